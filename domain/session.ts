@@ -1,0 +1,40 @@
+import * as v from 'valibot'
+
+/** Access rights a staff user can hold; the first user of a new practice is an Admin. */
+export const ACCESS_RIGHTS = ['Admin', 'Staff'] as const
+export const AccessRightsSchema = v.picklist(ACCESS_RIGHTS)
+export type AccessRights = v.InferOutput<typeof AccessRightsSchema>
+
+/** The signed-in person as the API returns it (never a password hash). */
+export const SessionUserSchema = v.object({
+  id: v.number(),
+  email: v.string(),
+  username: v.optional(v.string()),
+  title: v.optional(v.nullable(v.string())),
+  first_name: v.string(),
+  last_name: v.string(),
+  image_path: v.nullable(v.string()),
+  position: v.optional(v.nullable(v.string())),
+  access_rights: AccessRightsSchema,
+  practice_id: v.number(),
+})
+export type SessionUser = v.InferOutput<typeof SessionUserSchema>
+
+/** The practice the signed-in person belongs to. */
+export const SessionPracticeSchema = v.object({
+  id: v.number(),
+  practice_name: v.string(),
+  image_path: v.nullable(v.string()),
+})
+export type SessionPractice = v.InferOutput<typeof SessionPracticeSchema>
+
+/**
+ * The current user: what `POST /auth/local` and `POST /auth/reset-password` answer and what the
+ * SPA stores under the key `currentUser` (spec section 3).
+ */
+export const SessionSchema = v.object({
+  jwt: v.string(),
+  user: SessionUserSchema,
+  practice: SessionPracticeSchema,
+})
+export type Session = v.InferOutput<typeof SessionSchema>

@@ -1,0 +1,41 @@
+import '@testing-library/jest-dom/vitest'
+import { cleanup } from '@testing-library/react'
+import { afterEach, vi } from 'vitest'
+
+afterEach(() => {
+  cleanup()
+})
+
+// Mantine needs these browser APIs that jsdom lacks.
+Object.defineProperty(window, 'matchMedia', {
+  writable: true,
+  value: vi.fn().mockImplementation((query: string) => ({
+    matches: false,
+    media: query,
+    onchange: null,
+    addListener: () => {},
+    removeListener: () => {},
+    addEventListener: () => {},
+    removeEventListener: () => {},
+    dispatchEvent: () => false,
+  })),
+})
+
+class ResizeObserverStub {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+}
+window.ResizeObserver = ResizeObserverStub as unknown as typeof ResizeObserver
+HTMLElement.prototype.scrollIntoView = () => {}
+window.scrollTo = (() => {}) as typeof window.scrollTo
+Object.defineProperty(document, 'fonts', {
+  value: { addEventListener: () => {}, removeEventListener: () => {}, ready: Promise.resolve() },
+})
+
+// A React warning in a test is a bug: fail loudly instead of scrolling past it.
+const originalError = console.error
+console.error = (...args: unknown[]) => {
+  originalError(...args)
+  throw new Error(`console.error was called: ${args.map(String).join(' ').slice(0, 500)}`)
+}
