@@ -1,0 +1,37 @@
+import { defineConfig, devices } from '@playwright/test'
+import { CHROMIUM_ARGS, chromiumPath } from './tests/e2e/support/chromium.ts'
+
+// `npm test` picks a free port and passes it in E2E_PORT; a fixed fallback serves a direct
+// `npx playwright test`. The server gets a fresh temporary DATA_DIR every run (support/serve.ts).
+const port = Number(process.env.E2E_PORT ?? 4310)
+const baseURL = `http://127.0.0.1:${port}`
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  testMatch: '**/*.spec.ts',
+  outputDir: '.tmp/test-results',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
+  use: {
+    baseURL,
+    browserName: 'chromium',
+    headless: true,
+    screenshot: 'only-on-failure',
+    trace: 'off',
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
+  },
+  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
+  webServer: {
+    command: 'npx tsx tests/e2e/support/serve.ts',
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseURL, NODE_ENV: 'test' },
+  },
+})

@@ -1,0 +1,146 @@
+/**
+ * `npm test`: every check the project has, in one command, ending with `N passed, N failed`.
+ * Type check and lint count as one check each; then the unit, machine, model and API tests
+ * (Vitest), then the end-to-end tests in a real Chromium against the real server (Playwright).
+ * Stages run even when an earlier one fails, so one run shows everything that is wrong.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { findChromium } from '../tests/e2e/support/chromium.ts'
+import { ensureBuilt } from './lib/build.ts'
+
+type Tally = { name: string; passed: number; failed: number; skipped: number; seconds: number }
+const tallies: Tally[] = []
+const tmp = '.tmp'
+mkdirSync(tmp, { recursive: true })
+
+function run(command: string, args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  return result.status ?? 1
+}
+
+function timed<T>(work: () => T): [T, number] {
+  const started = performance.now()
+  const value = work()
+  return [value, (performance.now() - started) / 1000]
+}
+
+function check(name: string, command: string, args: string[]) {
+  console.log(`\n▶ ${name}`)
+  const [status, seconds] = timed(() => run(command, args))
+  tallies.push({
+    name,
+    passed: status === 0 ? 1 : 0,
+    failed: status === 0 ? 0 : 1,
+    skipped: 0,
+    seconds,
+  })
+}
+
+function readJson<T>(path: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T
+  } catch {
+    return undefined
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+const only = process.argv.slice(2)
+const wants = (stage: string) => only.length === 0 || only.includes(stage)
+
+const chromium = findChromium()
+if (wants('e2e') && !chromium) {
+  console.error(
+    '\n✖ No Chromium found, and the end-to-end tests need one.\n' +
+      '  Install it with `apt-get update && apt-get install -y chromium` (Debian/Ubuntu),\n' +
+      '  or set CHROMIUM_PATH to a Chromium or Chrome executable. Tests are never skipped silently.\n',
+  )
+  console.log('0 passed, 1 failed')
+  process.exit(1)
+}
+
+if (wants('typecheck')) {
+  check('type check (web)', 'npx', ['tsc', '--noEmit'])
+  check('type check (server)', 'npx', ['tsc', '--noEmit', '-p', 'server'])
+}
+if (wants('lint')) check('lint and format (Biome)', 'npx', ['biome', 'ci', '--colors=off', '.'])
+
+if (wants('unit')) {
+  console.log('\n▶ unit, machine, model and API tests (Vitest)')
+  const report = `${tmp}/vitest.json`
+  rmSync(report, { force: true })
+  const [status, seconds] = timed(() =>
+    run('npx', [
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${report}`,
+    ]),
+  )
+  const json = readJson<{
+    numPassedTests: number
+    numFailedTests: number
+    numPendingTests: number
+    numTodoTests: number
+  }>(report)
+  tallies.push({
+    name: 'Vitest',
+    passed: json?.numPassedTests ?? 0,
+    // A crashed run with no report, or a failing exit with no failing test, still counts as a failure.
+    failed: json ? json.numFailedTests + (status !== 0 && json.numFailedTests === 0 ? 1 : 0) : 1,
+    skipped: (json?.numPendingTests ?? 0) + (json?.numTodoTests ?? 0),
+    seconds,
+  })
+}
+
+if (wants('e2e')) {
+  console.log('\n▶ end-to-end tests (Playwright in Chromium against the real server)')
+  const started = performance.now()
+  await ensureBuilt()
+  const report = `${tmp}/playwright.json`
+  rmSync(report, { force: true })
+  const port = await freePort()
+  const status = run('npx', ['playwright', 'test'], {
+    E2E_PORT: String(port),
+    CHROMIUM_PATH: chromium ?? '',
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  })
+  const json = readJson<{
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number }
+  }>(report)
+  const stats = json?.stats
+  tallies.push({
+    name: 'Playwright',
+    passed: stats ? stats.expected + stats.flaky : 0,
+    failed: stats ? stats.unexpected + (status !== 0 && stats.unexpected === 0 ? 1 : 0) : 1,
+    skipped: stats?.skipped ?? 0,
+    seconds: (performance.now() - started) / 1000,
+  })
+  if (!existsSync(report)) console.error('Playwright wrote no report: see its output above.')
+}
+
+console.log('\nSummary')
+for (const t of tallies) {
+  console.log(
+    `  ${t.failed ? '✖' : '✔'} ${t.name.padEnd(28)} ${String(t.passed).padStart(4)} passed  ${String(t.failed).padStart(3)} failed  ${t.skipped ? `${t.skipped} skipped  ` : ''}${t.seconds.toFixed(1)} s`,
+  )
+}
+const passed = tallies.reduce((sum, t) => sum + t.passed, 0)
+const failed = tallies.reduce((sum, t) => sum + t.failed, 0)
+const skipped = tallies.reduce((sum, t) => sum + t.skipped, 0)
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(failed === 0 ? 0 : 1)

@@ -1,0 +1,97 @@
+import AxeBuilder from '@axe-core/playwright'
+import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test'
+
+export { expect }
+
+/** The seeded demo Admin (DESIGN.md section 6). */
+export const DEMO = { email: 'demo@example.com', password: 'DemoPass123' } as const
+
+export type OutboxMessage = {
+  channel: 'sms' | 'email'
+  to: string
+  subject?: string | null
+  text: string
+  code?: string | null
+  link?: string | null
+  sentAt: string
+}
+
+/** Every message the development outbox holds, newest first. */
+export async function readOutbox(request: APIRequestContext): Promise<OutboxMessage[]> {
+  const response = await request.get('/api/dev/outbox')
+  expect(response.ok()).toBeTruthy()
+  const body = (await response.json()) as { messages: OutboxMessage[] }
+  return body.messages
+}
+
+/** Waits for the newest outbox message on a channel to an address (e-mail or phone). */
+export async function waitForMessage(
+  request: APIRequestContext,
+  channel: OutboxMessage['channel'],
+  to: string,
+  { after = new Date(0), timeout = 10_000 } = {},
+): Promise<OutboxMessage> {
+  const deadline = Date.now() + timeout
+  while (Date.now() < deadline) {
+    const found = (await readOutbox(request)).find(
+      (message) =>
+        message.channel === channel &&
+        message.to.toLowerCase() === to.toLowerCase() &&
+        new Date(message.sentAt) >= after,
+    )
+    if (found) return found
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`No ${channel} message to ${to} arrived in the outbox within ${timeout} ms`)
+}
+
+/** Signs in through the real API and returns the session answer `{jwt, user, practice}`. */
+export async function apiSignIn(
+  request: APIRequestContext,
+  email: string = DEMO.email,
+  password: string = DEMO.password,
+): Promise<{ jwt: string; user: { id: number; first_name: string; last_name: string } }> {
+  const response = await request.post('/api/auth/local', {
+    data: { identifier: email, password },
+  })
+  expect(response.status(), await response.text()).toBe(200)
+  return response.json()
+}
+
+/** Stores a session the way the SPA does (sessionStorage, or localStorage with Remember me). */
+export async function storeSession(page: Page, session: unknown, remember = false) {
+  await page.goto('/404')
+  await page.evaluate(
+    ([value, useLocal]) => {
+      const storage = useLocal ? window.localStorage : window.sessionStorage
+      storage.setItem('currentUser', JSON.stringify(value))
+    },
+    [session, remember] as const,
+  )
+}
+
+/** Runs axe on the page and returns its violations (empty when the page passes). */
+export async function axeViolations(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .analyze()
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    impact: violation.impact,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(' ')),
+  }))
+}
+
+/** Our test: Playwright's, with a page that fails on uncaught page errors. */
+export const test = base.extend<{ pageErrors: string[] }>({
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = []
+      page.on('pageerror', (error) => errors.push(error.message))
+      await use(errors)
+      expect(errors, 'uncaught errors in the page').toEqual([])
+    },
+    { auto: true },
+  ],
+})
