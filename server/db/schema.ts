@@ -1,0 +1,414 @@
+/**
+ * The database schema (drizzle pg-core) for every entity of the product: spec section 3 and
+ * DESIGN.md. Column keys are snake_case so that a selected row already has the JSON shape the
+ * API answers with (domain/practice-data.ts, domain/session.ts). Timestamps are `timestamptz`
+ * read as `Date`; money is in cents.
+ *
+ * Change it, then run `npm run db:generate` to write a migration into `server/db/migrations/`.
+ */
+import { sql } from 'drizzle-orm'
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
+
+const createdAt = () => timestamp({ withTimezone: true }).notNull().defaultNow()
+const instant = () => timestamp({ withTimezone: true })
+
+/** The Nextech EHR credentials of a practice that chose `e_record: 'nextech'`. */
+export type NextechSettings = {
+  client_id: string
+  username: string
+  password: string
+  nx_practice_id: string
+}
+
+/** A price tier of a plan, in Stripe's shape. */
+export type PlanTierRow = {
+  amount: number | null
+  flat_amount: number | null
+  up_to: number | null
+}
+
+/** A subscribed practice (the spec's practice_details plus its billing and subscription). */
+export const practices = pgTable(
+  'practices',
+  {
+    id: serial().primaryKey(),
+    practice_name: text().notNull(),
+    office_name: text(),
+    url: text(),
+    practice_phone: text(),
+    practice_email: text(),
+    practice_address: text(),
+    practice_address_2: text(),
+    city: text(),
+    practice_zip: text(),
+    state: text(),
+    country: text().notNull().default('US'),
+    e_record: text().notNull().default('no_integration'),
+    nextech: jsonb().$type<NextechSettings>(),
+    image_path: text(),
+    stripe_customer_id: text(),
+    plan_id: text().references(() => plans.id),
+    coupon_id: text().references(() => coupons.id),
+    subscription_basic: boolean().notNull().default(true),
+    subscription_ehr: boolean().notNull().default(false),
+    subscription_months: integer(),
+    subscription_status: text().notNull().default('active'),
+    billing_address_1: text(),
+    billing_address_2: text(),
+    billing_city: text(),
+    billing_state: text(),
+    billing_zip: text(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    check('practices_e_record_check', sql`${t.e_record} in ('no_integration', 'nextech')`),
+    check(
+      'practices_subscription_status_check',
+      sql`${t.subscription_status} in ('active', 'past_due', 'cancelled')`,
+    ),
+  ],
+)
+
+/** A staff member who signs in. The e-mail is stored lower-cased and is unique. */
+export const users = pgTable(
+  'users',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    email: text().notNull(),
+    username: text(),
+    password_hash: text().notNull(),
+    title: text(),
+    first_name: text().notNull(),
+    last_name: text().notNull(),
+    cell_phone: text(),
+    country_code: text(),
+    position: text(),
+    access_rights: text().notNull().default('Staff'),
+    image_path: text(),
+    // Sessions issued before this instant are refused (password reset, sign out everywhere).
+    tokens_valid_after: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    index('users_practice_idx').on(t.practice_id),
+    check('users_email_lower_check', sql`${t.email} = lower(${t.email})`),
+    check('users_access_rights_check', sql`${t.access_rights} in ('Admin', 'Staff')`),
+  ],
+)
+
+/** A subscription plan (Stripe's shape; amounts in cents). */
+export const plans = pgTable(
+  'plans',
+  {
+    id: text().primaryKey(),
+    nickname: text().notNull(),
+    interval: text().notNull(),
+    interval_count: integer().notNull().default(1),
+    amount: integer(),
+    tiers: jsonb().$type<PlanTierRow[]>(),
+    active: boolean().notNull().default(true),
+    sort_order: integer().notNull().default(0),
+    created_at: createdAt(),
+  },
+  (t) => [check('plans_interval_check', sql`${t.interval} in ('month', 'year')`)],
+)
+
+/** A promo coupon; the id is the code. Only `public` coupons are listed to every browser. */
+export const coupons = pgTable(
+  'coupons',
+  {
+    id: text().primaryKey(),
+    amount_off: integer(),
+    percent_off: integer(),
+    public: boolean().notNull().default(false),
+    created_at: createdAt(),
+  },
+  (t) => [
+    check(
+      'coupons_one_discount_check',
+      sql`(${t.amount_off} is null) <> (${t.percent_off} is null)`,
+    ),
+    check(
+      'coupons_percent_range_check',
+      sql`${t.percent_off} is null or (${t.percent_off} > 0 and ${t.percent_off} <= 100)`,
+    ),
+    check('coupons_amount_positive_check', sql`${t.amount_off} is null or ${t.amount_off} > 0`),
+  ],
+)
+
+/** An invitation for a person to join a practice; the id travels in the link (>= 128 bits). */
+export const personnelInvitations = pgTable(
+  'personnel_invitations',
+  {
+    id: text().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    invited_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    email: text().notNull(),
+    title: text(),
+    first_name: text().notNull(),
+    last_name: text().notNull(),
+    position: text().notNull(),
+    status: text().notNull().default('pending'),
+    expires_at: instant().notNull(),
+    used_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('personnel_invitations_practice_idx').on(t.practice_id),
+    check('personnel_invitations_status_check', sql`${t.status} in ('pending', 'used', 'revoked')`),
+  ],
+)
+
+/** A client of the practice. `unsubscribe_id` is the random token of the unsubscribe link. */
+export const patients = pgTable(
+  'patients',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    first_name: text().notNull(),
+    last_name: text().notNull(),
+    email: text(),
+    phone: text(),
+    email_subscription: boolean().notNull().default(true),
+    unsubscribe_id: text().notNull(),
+    converted: boolean().notNull().default(false),
+    points: integer().notNull().default(0),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('patients_unsubscribe_id_unique').on(t.unsubscribe_id),
+    index('patients_practice_idx').on(t.practice_id),
+  ],
+)
+
+/** A treatment the practice offers. */
+export const procedures = pgTable(
+  'procedures',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    price: integer().notNull().default(0),
+    points: integer().notNull().default(0),
+    created_at: createdAt(),
+  },
+  (t) => [index('procedures_practice_idx').on(t.practice_id)],
+)
+
+/** A retail product the practice sells. */
+export const products = pgTable(
+  'products',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    price: integer().notNull().default(0),
+    points: integer().notNull().default(0),
+    created_at: createdAt(),
+  },
+  (t) => [index('products_practice_idx').on(t.practice_id)],
+)
+
+/** A booked visit of a patient. */
+export const appointments = pgTable(
+  'appointments',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    procedure_id: integer().references(() => procedures.id, { onDelete: 'set null' }),
+    starts_at: instant().notNull(),
+    status: text().notNull().default('scheduled'),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('appointments_practice_starts_idx').on(t.practice_id, t.starts_at),
+    check('appointments_status_check', sql`${t.status} in ('scheduled', 'completed', 'cancelled')`),
+  ],
+)
+
+/** Something that happened to a patient (visit, points earned, promotion redeemed). */
+export const activities = pgTable(
+  'activities',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    kind: text().notNull(),
+    description: text().notNull(),
+    points: integer().notNull().default(0),
+    created_at: createdAt(),
+  },
+  (t) => [index('activities_patient_idx').on(t.patient_id, t.created_at)],
+)
+
+/** A reward the practice offers its patients. */
+export const promotions = pgTable(
+  'promotions',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    title: text().notNull(),
+    description: text().notNull().default(''),
+    points: integer().notNull().default(0),
+    starts_at: instant(),
+    ends_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [index('promotions_practice_idx').on(t.practice_id)],
+)
+
+/** A patient's promotion: claimed, then redeemed. */
+export const patientPromotions = pgTable(
+  'patient_promotions',
+  {
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    promotion_id: integer()
+      .notNull()
+      .references(() => promotions.id, { onDelete: 'cascade' }),
+    status: text().notNull().default('claimed'),
+    claimed_at: instant(),
+    redeemed_at: instant(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.patient_id, t.promotion_id] }),
+    check('patient_promotions_status_check', sql`${t.status} in ('claimed', 'redeemed')`),
+  ],
+)
+
+/** A stored file (practice logo, avatar, attachment); `storage_key` names it in the file store. */
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    uploaded_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    name: text().notNull(),
+    mime: text().notNull(),
+    size: integer().notNull(),
+    storage_key: text().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [index('uploads_practice_idx').on(t.practice_id)],
+)
+
+/** A phone verification in progress; the id is the `authyId` the client carries. */
+export const verificationCodes = pgTable(
+  'verification_codes',
+  {
+    id: text().primaryKey(),
+    phone: text().notNull(),
+    email: text(),
+    code_hash: text().notNull(),
+    expires_at: instant().notNull(),
+    attempts: integer().notNull().default(0),
+    verified_at: instant(),
+    last_sent_at: instant().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [index('verification_codes_phone_idx').on(t.phone)],
+)
+
+/** A password reset code, stored only as its SHA-256; single-use and short-lived. */
+export const resetCodes = pgTable(
+  'reset_codes',
+  {
+    id: serial().primaryKey(),
+    code_hash: text().notNull(),
+    user_id: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expires_at: instant().notNull(),
+    used_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [uniqueIndex('reset_codes_code_hash_unique').on(t.code_hash)],
+)
+
+/** Messages recorded instead of (or as well as) being sent: the development outbox. */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: serial().primaryKey(),
+    channel: text().notNull(),
+    to: text().notNull(),
+    subject: text(),
+    text: text().notNull(),
+    code: text(),
+    link: text(),
+    sent_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('outbox_sent_at_idx').on(t.sent_at),
+    check('outbox_channel_check', sql`${t.channel} in ('sms', 'email')`),
+  ],
+)
+
+/** Card payments already turned into a customer: makes `POST /auth/pay` idempotent per token. */
+export const payments = pgTable('payments', {
+  id: serial().primaryKey(),
+  token: text().notNull().unique('payments_token_unique'),
+  email: text().notNull(),
+  customer_id: text().notNull(),
+  created_at: createdAt(),
+})
+
+/** Fixed-window counters for rate limits shared by every server instance. */
+export const rateLimits = pgTable('rate_limits', {
+  key: text().primaryKey(),
+  count: integer().notNull().default(0),
+  window_start: timestamp({ withTimezone: true }).notNull(),
+})
+
+/** Security-relevant events (sign-in, reset, invitation) for the audit trail. */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer().references(() => practices.id, { onDelete: 'set null' }),
+    user_id: integer().references(() => users.id, { onDelete: 'set null' }),
+    action: text().notNull(),
+    ip: text(),
+    details: jsonb().$type<Record<string, unknown>>(),
+    created_at: createdAt(),
+  },
+  (t) => [index('audit_events_created_idx').on(t.created_at)],
+)
