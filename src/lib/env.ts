@@ -1,0 +1,82 @@
+import * as v from 'valibot'
+
+/** A build-time flag: `true`/`1`/`yes` are on, `false`/`0`/`no`/empty are off; anything else is a mistake. */
+const Flag = v.optional(
+  v.union([
+    v.boolean(),
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['true', 'false', '1', '0', 'yes', 'no', ''], 'Use true or false.'),
+      v.transform((value) => value === 'true' || value === '1' || value === 'yes'),
+    ),
+  ]),
+  false,
+)
+
+/** An optional text setting: unset and empty both mean "not configured". */
+const OptionalText = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.transform((value) => (value === '' ? undefined : value)),
+  ),
+)
+
+/**
+ * The SPA's configuration, read from `import.meta.env` (Vite exposes only `VITE_*` variables to the
+ * browser). Every key is listed in `.env.example`.
+ */
+export const EnvSchema = v.object({
+  /** Base of every API call; relative values are resolved against the page's origin. */
+  VITE_API_URL: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty()), '/api'),
+  /** hCaptcha site key; without it the sign-in captcha is off. */
+  VITE_HCAPTCHA_SITEKEY: OptionalText,
+  /** Stripe publishable key; without it the server's test payment gateway is used. */
+  VITE_STRIPE_PUBLISHABLE_KEY: OptionalText,
+  /** Tester mode hides the captcha (spec section 6). */
+  VITE_TESTER_MODE: Flag,
+  VITE_PRODUCTION: Flag,
+  VITE_LOCAL: Flag,
+  /** Keys of the mobile analytics and push services (spec section 3); optional. */
+  VITE_ANALYTICS_KEY: OptionalText,
+  VITE_PUSH_KEY: OptionalText,
+  /** Minutes of inactivity before a signed-in session is ended. */
+  VITE_IDLE_TIMEOUT_MINUTES: v.optional(
+    v.pipe(
+      v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number))]),
+      v.integer(),
+      v.minValue(1),
+    ),
+    15,
+  ),
+})
+export type Env = v.InferOutput<typeof EnvSchema>
+
+/**
+ * Parses raw environment values. Throws with every problem listed, so a misconfigured build fails
+ * at start-up instead of misbehaving later.
+ */
+export function parseEnv(raw: Record<string, unknown>): Env {
+  const result = v.safeParse(EnvSchema, raw)
+  if (result.success) return result.output
+  const problems = result.issues.map((issue) => `${v.getDotPath(issue) ?? '?'}: ${issue.message}`)
+  throw new Error(`Invalid environment configuration: ${problems.join('; ')}`)
+}
+
+/** The parsed configuration of this build. */
+export const env: Env = parseEnv(import.meta.env)
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1'])
+
+/**
+ * Whether the sign-in captcha is off: no site key configured, running on localhost, or tester mode
+ * (spec sections 5 and 6).
+ */
+export function isCaptchaOff(
+  hostname: string = globalThis.location?.hostname ?? '',
+  config: Pick<Env, 'VITE_HCAPTCHA_SITEKEY' | 'VITE_TESTER_MODE'> = env,
+): boolean {
+  return !config.VITE_HCAPTCHA_SITEKEY || LOCAL_HOSTS.has(hostname) || config.VITE_TESTER_MODE
+}
