@@ -1,0 +1,41 @@
+import type { Database } from '#server/db/client.ts'
+import { outbox } from '#server/db/schema.ts'
+import { type Logger, maskEmail } from '#server/lib/log.ts'
+
+/** An e-mail the product sends: invitation, password reset, welcome. */
+export type MailMessage = {
+  to: string
+  subject: string
+  text: string
+  /** The one link the reader should follow (also shown in the development outbox). */
+  link?: string | undefined
+}
+
+/** Sends e-mail. Routes receive it injected, so tests and development never reach a mail server. */
+export interface MailService {
+  send(message: MailMessage): Promise<void>
+}
+
+/**
+ * The outbox implementation: records each e-mail in the `outbox` table, where `GET /api/dev/outbox`
+ * shows it. SMTP delivery (`SMTP_URL`) is not wired yet: no SMTP client is installed, so the
+ * server keeps using the outbox and says so at start.
+ */
+export function createOutboxMail(
+  db: Database,
+  { now = () => new Date(), log }: { now?: () => Date; log?: Logger } = {},
+): MailService {
+  return {
+    async send({ to, subject, text, link }) {
+      await db.insert(outbox).values({
+        channel: 'email',
+        to,
+        subject,
+        text,
+        link: link ?? null,
+        sent_at: now(),
+      })
+      log?.info(`E-mail "${subject}" to ${maskEmail(to)} recorded in the outbox`)
+    },
+  }
+}
