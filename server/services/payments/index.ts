@@ -1,0 +1,27 @@
+import type { PaymentProvider } from './provider.ts'
+import { createStripeProvider } from './stripe.ts'
+import { createTestGateway } from './test-gateway.ts'
+
+export type {
+  CardTokeniser,
+  CreateCustomerInput,
+  CreateSubscriptionInput,
+  CustomerBilling,
+  PaymentProvider,
+  TestCardInput,
+} from './provider.ts'
+export { PaymentError, PROVIDER_UNAVAILABLE_MESSAGE } from './provider.ts'
+export { createStripeProvider } from './stripe.ts'
+export { createTestGateway, type TestGateway } from './test-gateway.ts'
+
+/**
+ * Chooses the payment provider from the environment (DESIGN.md section 5): Stripe when
+ * `STRIPE_SECRET_KEY` is set, else the built-in test gateway.
+ */
+export function createPaymentProvider(
+  env: { STRIPE_SECRET_KEY?: string | undefined } = process.env,
+  options: { now?: () => Date } = {},
+): PaymentProvider {
+  const secretKey = env.STRIPE_SECRET_KEY?.trim()
+  return secretKey ? createStripeProvider({ secretKey }) : createTestGateway(options)
+}
