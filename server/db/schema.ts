@@ -341,6 +341,8 @@ export const verificationCodes = pgTable(
     expires_at: instant().notNull(),
     attempts: integer().notNull().default(0),
     verified_at: instant(),
+    // Set when a registration consumed the verified phone, so one code registers one account.
+    used_at: instant(),
     last_sent_at: instant().notNull(),
     created_at: createdAt(),
   },
