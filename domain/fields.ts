@@ -1,0 +1,205 @@
+import * as v from 'valibot'
+
+/**
+ * Field rules shared by the sign-up wizard and personnel registration (spec section 5), as
+ * valibot schemas with the spec's exact messages. Each schema reports one problem at a time in
+ * the order a person fixes them: an empty field says "Please fill …" and nothing else.
+ */
+
+/** Every message of this module; the spec's own texts where it gives one. */
+export const FIELD_MESSAGES = {
+  firstName: {
+    required: 'Please fill first name field',
+    minLength: 'First name should contain minimum 2 characters',
+    pattern: "First name should contain only letters, -, ` and '",
+  },
+  lastName: {
+    required: 'Please fill last name field',
+    minLength: 'Last name should contain minimum 2 characters',
+    pattern: "Last name should contain only letters, -, ` and '",
+  },
+  phone: {
+    required: 'Please fill phone number field',
+    digits: 'Phone number should contain only numbers',
+    length: 'Phone number should contain only 7 or 10 digits',
+    personnelLength: 'Phone number should contain 8 to 21 characters',
+  },
+  email: {
+    required: 'Please fill email field',
+    pattern: 'Please enter a valid email',
+  },
+  password: {
+    required: 'Please fill password field',
+    strong: 'At least 8 characters in length, lowercase letters, uppercase letters, numbers.',
+    strongWizard:
+      'At least 8 characters in length, lowercase letters, uppercase letters, numbers and special characters.',
+  },
+  passwordConfirm: {
+    required: 'Please fill confirm password field',
+    mismatch: 'Passwords should match',
+  },
+  position: { required: 'Please fill position field' },
+  confirmCode: {
+    required: 'Please fill confirmation code field',
+    minLength: 'Confirmation code should contain minimum 6 characters',
+  },
+} as const
+
+/** Whether a text is empty once surrounding spaces are removed. */
+export function isBlank(text: string): boolean {
+  return text.trim().length === 0
+}
+
+/** A string that must not be blank; `message` is also the answer to a missing value. */
+export function requiredString(message: string) {
+  return v.pipe(
+    v.string(message),
+    v.check((text) => !isBlank(text), message),
+  )
+}
+
+/** A rule that only speaks once the field has content (the required rule speaks first). */
+export function whenFilled(rule: (text: string) => boolean, message: string) {
+  return v.check<string, string>((text) => isBlank(text) || rule(text), message)
+}
+
+/** Letters of any script, hyphen, backtick and apostrophe (spec section 5, names). */
+const NAME_PATTERN = /^[\p{L}\-`']+$/u
+
+/** Minimum length of first and last names. */
+export const NAME_MIN_LENGTH = 2
+
+function personNameSchema(messages: { required: string; minLength: string; pattern: string }) {
+  return v.pipe(
+    requiredString(messages.required),
+    whenFilled((text) => text.length >= NAME_MIN_LENGTH, messages.minLength),
+    whenFilled((text) => NAME_PATTERN.test(text), messages.pattern),
+  )
+}
+
+/** First name: required, at least 2 characters, only letters, -, ` and '. */
+export const FirstNameSchema = personNameSchema(FIELD_MESSAGES.firstName)
+
+/** Last name: required, at least 2 characters, only letters, -, ` and '. */
+export const LastNameSchema = personNameSchema(FIELD_MESSAGES.lastName)
+
+/** The phone input mask keeps at most this many digits (spec section 9). */
+export const PHONE_MASK_MAX_DIGITS = 15
+
+/** A phone has exactly 7 or 10 digits, whatever else it contains. */
+function hasSevenOrTenDigits(text: string): boolean {
+  const digits = text.replace(/\D/g, '').length
+  return digits === 7 || digits === 10
+}
+
+/** Phone (personnel registration): digits only, 7 or 10 of them. */
+export const PhoneSchema = v.pipe(
+  requiredString(FIELD_MESSAGES.phone.required),
+  whenFilled((text) => /^\d+$/.test(text), FIELD_MESSAGES.phone.digits),
+  whenFilled(hasSevenOrTenDigits, FIELD_MESSAGES.phone.length),
+)
+
+/** Phone (sign-up wizard): digits with an optional leading plus sign, 7 or 10 digits. */
+export const WizardPhoneSchema = v.pipe(
+  requiredString(FIELD_MESSAGES.phone.required),
+  whenFilled((text) => /^\+?\d+$/.test(text), FIELD_MESSAGES.phone.digits),
+  whenFilled(hasSevenOrTenDigits, FIELD_MESSAGES.phone.length),
+)
+
+/**
+ * Phone (personnel registration with its extra rule of 8 to 21 characters). Together with the 7
+ * or 10 digits rule only 10-digit numbers pass, which is what the personnel form accepts.
+ */
+export const PersonnelPhoneSchema = v.pipe(
+  PhoneSchema,
+  whenFilled((text) => text.length >= 8 && text.length <= 21, FIELD_MESSAGES.phone.personnelLength),
+)
+
+/** The phone country codes offered; the product serves the US and Canada, both `+1`. */
+export const PHONE_COUNTRY_CODES = ['+1'] as const
+export const DEFAULT_PHONE_COUNTRY_CODE = '+1'
+/** The phone country code selector's value. */
+export const PhoneCountryCodeSchema = v.picklist(PHONE_COUNTRY_CODES)
+
+/** E-mail: required and well-formed. */
+export const EmailSchema = v.pipe(
+  requiredString(FIELD_MESSAGES.email.required),
+  whenFilled((text) => v.is(v.pipe(v.string(), v.email()), text), FIELD_MESSAGES.email.pattern),
+)
+
+/** Minimum password length (spec section 9). */
+export const PASSWORD_MIN_LENGTH = 8
+
+/** At least 8 characters, a digit, an uppercase and a lowercase letter, no whitespace. */
+const STRONG_PASSWORD = /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])(?!.*\s).{8,}$/
+
+/** Whether a password passes the strength rule of spec section 5. */
+export function isStrongPassword(password: string): boolean {
+  return STRONG_PASSWORD.test(password)
+}
+
+/**
+ * Password with the personnel wording. The rule is the spec's: at least 8 characters, a digit,
+ * an uppercase and a lowercase letter, no whitespace.
+ */
+export const PasswordSchema = v.pipe(
+  v.string(FIELD_MESSAGES.password.required),
+  v.nonEmpty(FIELD_MESSAGES.password.required),
+  v.check<string, string>(
+    (text) => text === '' || isStrongPassword(text),
+    FIELD_MESSAGES.password.strong,
+  ),
+)
+
+/**
+ * Password with the wizard wording. The spec gives one strength rule and changes only the
+ * wording in the wizard (it adds "and special characters"), so the rule is the same.
+ */
+export const WizardPasswordSchema = v.pipe(
+  v.string(FIELD_MESSAGES.password.required),
+  v.nonEmpty(FIELD_MESSAGES.password.required),
+  v.check<string, string>(
+    (text) => text === '' || isStrongPassword(text),
+    FIELD_MESSAGES.password.strongWizard,
+  ),
+)
+
+/** Confirm password: required; the form's object schema checks that it matches. */
+export const PasswordConfirmSchema = v.pipe(
+  v.string(FIELD_MESSAGES.passwordConfirm.required),
+  v.nonEmpty(FIELD_MESSAGES.passwordConfirm.required),
+)
+
+/** The positions offered at sign-up (spec section 6). */
+export const POSITIONS = ['Staff', 'Provider'] as const
+export type Position = (typeof POSITIONS)[number]
+/** Position: Staff or Provider, required. */
+export const PositionSchema = v.picklist(POSITIONS, FIELD_MESSAGES.position.required)
+
+/** Minimum length of the SMS confirmation code. */
+export const CONFIRM_CODE_MIN_LENGTH = 6
+
+/** Confirmation code: required, at least 6 characters. */
+export const ConfirmCodeSchema = v.pipe(
+  requiredString(FIELD_MESSAGES.confirmCode.required),
+  whenFilled(
+    (text) => text.trim().length >= CONFIRM_CODE_MIN_LENGTH,
+    FIELD_MESSAGES.confirmCode.minLength,
+  ),
+)
+
+/** Whether a confirmation code passes its rule (enables Verify Code). */
+export function isConfirmCodeValid(code: string): boolean {
+  return v.is(ConfirmCodeSchema, code)
+}
+
+/** Titles offered before a person's name; the field is optional. */
+export const TITLES = ['Mr.', 'Mrs.', 'Ms.', 'Dr.'] as const
+/** Title: optional free text (the form offers {@link TITLES}). */
+export const TitleSchema = v.optional(v.pipe(v.string(), v.maxLength(20)), '')
+
+/** The first message of a failed validation, or null when the value passes. */
+export function firstIssue(schema: v.GenericSchema, value: unknown): string | null {
+  const result = v.safeParse(schema, value)
+  return result.success ? null : (result.issues[0]?.message ?? null)
+}
