@@ -55,6 +55,16 @@ describe('test payment gateway', () => {
       }),
     )
     expect(error).toMatchObject({ status: 402, code, message })
+    // A retry with the same key answers the same decline, as Stripe's idempotency does.
+    const again = await failure(
+      gateway.createCustomer({
+        token: id,
+        email: 'a@b.co',
+        billingInformation: billing,
+        idempotencyKey: 'k',
+      }),
+    )
+    expect(again).toMatchObject({ status: 402, code, message })
     expect(gateway.customers).toHaveLength(0)
   })
 

@@ -98,7 +98,8 @@ function toInteger(value: number | string): number | null {
 export function createTestGateway(options: { now?: () => Date } = {}): TestGateway {
   const now = options.now ?? (() => new Date())
   const tokens = new Map<string, StoredToken>()
-  const customerResults = new Map<string, { customerId: string }>()
+  // Like Stripe, a repeated idempotency key answers the first outcome, a failure included.
+  const customerResults = new Map<string, { customerId: string } | PaymentError>()
   const subscriptionResults = new Map<string, { subscriptionId: string }>()
   const customers: TestCustomer[] = []
   const subscriptions: TestSubscription[] = []
@@ -150,6 +151,7 @@ export function createTestGateway(options: { now?: () => Date } = {}): TestGatew
 
     async createCustomer(input: CreateCustomerInput) {
       const earlier = customerResults.get(input.idempotencyKey)
+      if (earlier instanceof PaymentError) throw earlier
       if (earlier) return earlier
       const token = tokens.get(input.token)
       if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
@@ -160,7 +162,11 @@ export function createTestGateway(options: { now?: () => Date } = {}): TestGatew
       }
       token.used = true
       const failure = TEST_CARD_FAILURES[token.number]
-      if (failure) throw new PaymentError(402, failure.code, failure.message)
+      if (failure) {
+        const declined = new PaymentError(402, failure.code, failure.message)
+        customerResults.set(input.idempotencyKey, declined)
+        throw declined
+      }
       const customerId = randomId(CUSTOMER_PREFIX)
       customers.push({
         id: customerId,
