@@ -1,0 +1,164 @@
+import type {
+  CreateTokenCardData,
+  Stripe,
+  StripeCardNumberElement,
+  StripeError,
+} from '@stripe/stripe-js'
+import { HTTPError } from 'ky'
+import * as v from 'valibot'
+import { env } from '#src/lib/env.ts'
+import { apiErrorMessage, http } from '#src/lib/http.ts'
+
+/**
+ * Card tokenisation in the browser (spec section 7, DESIGN.md section 5). The card never reaches
+ * our API's sign-up calls: it becomes a one-time token (`tok_…`) that `POST /auth/pay` charges.
+ * - Test mode (no `VITE_STRIPE_PUBLISHABLE_KEY`): the card goes to the server's test tokeniser,
+ *   `POST /payments/test-tokens`, which follows Stripe's test cards.
+ * - Stripe mode: the card fields are Stripe Elements that the wizard view mounts; it hands them
+ *   over as {@link StripeCardFields} and Stripe.js makes the token.
+ */
+
+/** The card as the wizard collects it (Stripe's card object shape). */
+export type CardInput = {
+  number: string
+  exp_month: number | string
+  exp_year: number | string
+  cvc: string
+  name: string
+}
+
+/** The billing address sent along with a Stripe token (it helps Stripe's address checks). */
+export type CardBillingAddress = {
+  line1?: string
+  line2?: string
+  city?: string
+  state?: string
+  zip?: string
+  country?: string
+}
+
+/** Which tokeniser is in use. */
+export type PaymentsMode = 'test' | 'stripe'
+
+/** `stripe` when a publishable key is configured, else the built-in `test` gateway. */
+export function paymentsMode(
+  publishableKey: string | undefined = env.VITE_STRIPE_PUBLISHABLE_KEY,
+): PaymentsMode {
+  return publishableKey ? 'stripe' : 'test'
+}
+
+/**
+ * The mounted Stripe card fields, as the wizard view hands them over: one function that makes a
+ * token from them. Build it with {@link stripeCardFields}; tests pass a fake.
+ */
+export interface StripeCardFields {
+  createToken(data: CreateTokenCardData): Promise<{
+    token?: { id: string } | undefined
+    error?: Pick<StripeError, 'message'> | undefined
+  }>
+}
+
+/** Binds a Stripe.js instance and the mounted card-number Element into {@link StripeCardFields}. */
+export function stripeCardFields(
+  stripe: Pick<Stripe, 'createToken'>,
+  cardNumber: StripeCardNumberElement,
+): StripeCardFields {
+  return { createToken: (data) => stripe.createToken(cardNumber, data) }
+}
+
+let stripeJs: Promise<Stripe | null> | undefined
+
+/**
+ * Loads Stripe.js once, with the configured publishable key, for the view that mounts the card
+ * Elements. The module is imported lazily so the test-mode bundle never carries it.
+ */
+export function loadStripeJs(
+  publishableKey: string | undefined = env.VITE_STRIPE_PUBLISHABLE_KEY,
+): Promise<Stripe | null> {
+  if (!publishableKey) return Promise.resolve(null)
+  stripeJs ??= import('@stripe/stripe-js').then(({ loadStripe }) => loadStripe(publishableKey))
+  return stripeJs
+}
+
+/** A tokenisation failure whose message is the provider's own, for the wizard to show as is. */
+export class CardTokenError extends Error {
+  override readonly name = 'CardTokenError'
+}
+
+/** Shown when the browser is in Stripe mode but the card Elements are not mounted. */
+export const CARD_FIELDS_NOT_READY_MESSAGE =
+  'The card fields are still loading. Please wait a moment and try again.'
+/** Shown when the browser expects the test gateway but the server runs with Stripe. */
+export const TEST_GATEWAY_OFF_MESSAGE =
+  'Card payments are not set up correctly on this site. Please contact support.'
+
+const TokenSchema = v.object({ id: v.pipe(v.string(), v.startsWith('tok_')) })
+
+/** Options of {@link createCardToken}. */
+export type CreateCardTokenOptions = {
+  /** Defaults to {@link paymentsMode} from the build's configuration. */
+  mode?: PaymentsMode
+  /** Required in Stripe mode: the mounted card Elements. */
+  fields?: StripeCardFields | null
+  billing?: CardBillingAddress
+}
+
+/**
+ * Turns the card into a one-time token id for `POST /auth/pay`. In test mode it posts the card to
+ * the server's test tokeniser (a 400 carries the reason, e.g. `Your card number is incorrect.`);
+ * in Stripe mode it asks Stripe.js, and a refusal rejects with {@link CardTokenError} carrying
+ * Stripe's message. Show failures with {@link paymentErrorMessage}.
+ */
+export async function createCardToken(
+  card: CardInput,
+  options: CreateCardTokenOptions = {},
+): Promise<{ id: string }> {
+  const mode = options.mode ?? paymentsMode()
+  if (mode === 'test') {
+    try {
+      const answer = await http
+        .post('payments/test-tokens', {
+          json: {
+            number: card.number.replace(/\s/g, ''),
+            exp_month: card.exp_month,
+            exp_year: card.exp_year,
+            cvc: card.cvc,
+            name: card.name,
+          },
+        })
+        .json()
+      return v.parse(TokenSchema, answer)
+    } catch (error) {
+      if (error instanceof HTTPError && error.response.status === 404) {
+        throw new CardTokenError(TEST_GATEWAY_OFF_MESSAGE)
+      }
+      throw error
+    }
+  }
+
+  if (!options.fields) throw new CardTokenError(CARD_FIELDS_NOT_READY_MESSAGE)
+  const billing = options.billing ?? {}
+  const data: CreateTokenCardData = {
+    name: card.name,
+    ...(billing.line1 ? { address_line1: billing.line1 } : {}),
+    ...(billing.line2 ? { address_line2: billing.line2 } : {}),
+    ...(billing.city ? { address_city: billing.city } : {}),
+    ...(billing.state ? { address_state: billing.state } : {}),
+    ...(billing.zip ? { address_zip: billing.zip } : {}),
+    address_country: billing.country ?? 'US',
+  }
+  const result = await options.fields.createToken(data)
+  if (result.error || !result.token) {
+    throw new CardTokenError(result.error?.message ?? CARD_FIELDS_NOT_READY_MESSAGE)
+  }
+  return { id: result.token.id }
+}
+
+/**
+ * The sentence to show for a failed tokenisation or payment: the provider's message for a
+ * {@link CardTokenError}, else what {@link apiErrorMessage} makes of the API's answer.
+ */
+export async function paymentErrorMessage(error: unknown): Promise<string> {
+  if (error instanceof CardTokenError) return error.message
+  return apiErrorMessage(error)
+}
