@@ -1,0 +1,200 @@
+import { type Context, Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { getCookie, setCookie } from 'hono/cookie'
+import { createMiddleware } from 'hono/factory'
+import { HTTPException } from 'hono/http-exception'
+import { secureHeaders } from 'hono/secure-headers'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
+import { ApiError, errorBody } from '#server/http/errors.ts'
+import { consoleLogger, type Logger } from '#server/lib/log.ts'
+import { randomToken } from '#server/lib/random.ts'
+import { activityRoutes } from '#server/routes/activities.ts'
+import { appointmentRoutes } from '#server/routes/appointments.ts'
+import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
+import { devRoutes } from '#server/routes/dev.ts'
+import { patientRoutes } from '#server/routes/patients.ts'
+import { practiceRoutes } from '#server/routes/practice.ts'
+import { promotionRoutes } from '#server/routes/promotions.ts'
+import { uploadRoutes } from '#server/routes/uploads.ts'
+import { userRoutes } from '#server/routes/users.ts'
+import { serveSpa } from '#server/static.ts'
+
+export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
+
+/** Largest request body the API reads (DESIGN.md section 8: no input reaches a 5xx). */
+export const MAX_BODY_BYTES = 100 * 1024
+
+const HCAPTCHA = ['https://hcaptcha.com', 'https://*.hcaptcha.com']
+const STRIPE_SCRIPTS = ['https://js.stripe.com', 'https://*.js.stripe.com']
+
+/** Security headers for every response (hono/secure-headers). */
+function securityHeaders(config: AppConfig) {
+  return secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      // No inline script anywhere; the captcha and card scripts come from their own hosts.
+      scriptSrc: ["'self'", 'https://js.hcaptcha.com', ...HCAPTCHA, ...STRIPE_SCRIPTS],
+      // Mantine injects <style> tags at run time: inline styles only, never inline scripts.
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:', 'blob:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'", ...HCAPTCHA, 'https://api.stripe.com'],
+      frameSrc: [...HCAPTCHA, ...STRIPE_SCRIPTS, 'https://hooks.stripe.com'],
+      frameAncestors: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      objectSrc: ["'none'"],
+    },
+    referrerPolicy: 'strict-origin-when-cross-origin',
+    // HSTS pins browsers to HTTPS: right for a production host, wrong for http://localhost.
+    strictTransportSecurity: config.production ? 'max-age=63072000; includeSubDomains' : false,
+    xFrameOptions: 'DENY',
+    // Card-issuer (3-D Secure) windows may open as pop-ups.
+    crossOriginOpenerPolicy: 'same-origin-allow-popups',
+  })
+}
+
+/**
+ * Gives every browser an `XSRF-TOKEN` cookie (readable by the SPA, which echoes it as
+ * `X-XSRF-TOKEN` on unsafe calls). Checking that header is issue 7; nothing is enforced yet.
+ * Hashed assets are skipped so that shared caches may keep them.
+ */
+function xsrfCookie(config: AppConfig) {
+  return createMiddleware(async (c, next) => {
+    await next()
+    if (c.req.path.startsWith('/assets/') || getCookie(c, 'XSRF-TOKEN')) return
+    setCookie(c, 'XSRF-TOKEN', randomToken(), {
+      path: '/',
+      sameSite: 'Strict',
+      httpOnly: false,
+      secure: config.production,
+    })
+  })
+}
+
+const NAMES_BY_STATUS: Record<number, string> = {
+  400: API_ERROR_NAMES.validation,
+  401: API_ERROR_NAMES.unauthorized,
+  403: API_ERROR_NAMES.forbidden,
+  404: API_ERROR_NAMES.notFound,
+  409: API_ERROR_NAMES.conflict,
+  413: API_ERROR_NAMES.payloadTooLarge,
+  415: API_ERROR_NAMES.unsupportedMediaType,
+  429: API_ERROR_NAMES.rateLimit,
+}
+
+/** The SQLSTATE of a Postgres error, also when drizzle wraps it (`DrizzleQueryError.cause`). */
+function postgresCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 3; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** One JSON error shape for everything; the stack goes to the log only. */
+function errorHandler(log: Logger) {
+  return (error: Error, c: Context<AppEnv>) => {
+    if (error instanceof ApiError) return c.json(error.toBody(), error.status)
+    if (error instanceof HTTPException) {
+      const status = error.status as ContentfulStatusCode
+      const message =
+        status === 400 && /json/i.test(error.message)
+          ? 'Malformed JSON body: the request body is not valid JSON.'
+          : error.message || 'The request could not be handled.'
+      return c.json(
+        errorBody(status, NAMES_BY_STATUS[status] ?? API_ERROR_NAMES.validation, message),
+        status,
+      )
+    }
+    // Constraint checks race with validation (two requests at once); they are the caller's 4xx.
+    switch (postgresCode(error)) {
+      case '23505':
+        return c.json(errorBody(409, API_ERROR_NAMES.conflict, 'This record already exists.'), 409)
+      case '23503':
+        return c.json(
+          errorBody(409, API_ERROR_NAMES.conflict, 'A record this one refers to does not exist.'),
+          409,
+        )
+      case '22P02':
+      case '22003':
+      case '22007':
+      case '22008':
+      case '23514':
+        return c.json(
+          errorBody(400, API_ERROR_NAMES.validation, 'A value in the request is not valid.'),
+          400,
+        )
+    }
+    log.error(`Unhandled error on ${c.req.method} ${c.req.path}`, error)
+    return c.json(
+      errorBody(
+        500,
+        API_ERROR_NAMES.internal,
+        'Something went wrong on our side. Please try again.',
+      ),
+      500,
+    )
+  }
+}
+
+/**
+ * Builds the whole server: the JSON API under `/api` (DESIGN.md section 4) and, when
+ * `config.distDir` is set, the SPA next to it. Every dependency is injected, so tests run it
+ * with `app.request()` on an in-memory database and no port.
+ */
+export function createApp(deps: AppDeps) {
+  const ctx: ServerContext = {
+    ...deps,
+    now: deps.now ?? (() => new Date()),
+    log: deps.log ?? consoleLogger,
+  }
+  const app = new Hono<AppEnv>()
+  app.use(securityHeaders(ctx.config))
+  app.use(xsrfCookie(ctx.config))
+  app.onError(errorHandler(ctx.log))
+  app.notFound((c) =>
+    c.json(
+      errorBody(404, API_ERROR_NAMES.notFound, `Nothing answers ${c.req.method} ${c.req.path}.`),
+      404,
+    ),
+  )
+
+  const api = new Hono<AppEnv>()
+  api.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          errorBody(
+            413,
+            API_ERROR_NAMES.payloadTooLarge,
+            `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`,
+          ),
+          413,
+        ),
+    }),
+  )
+  api.get('/health', (c) => c.json({ ok: true }))
+  // One line per resource; new resources (auth, personnel, ...) mount the same way.
+  api.route('/practice', practiceRoutes(ctx))
+  api.route('/patients', patientRoutes(ctx))
+  api.route('/procedures', procedureRoutes(ctx))
+  api.route('/products', productRoutes(ctx))
+  api.route('/appointments', appointmentRoutes(ctx))
+  api.route('/upload', uploadRoutes(ctx))
+  api.route('/activities', activityRoutes(ctx))
+  api.route('/promotions', promotionRoutes(ctx))
+  api.route('/users', userRoutes(ctx))
+  if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
+
+  app.route('/api', api)
+  if (ctx.config.distDir) app.use(serveSpa(ctx.config.distDir, { log: ctx.log }))
+  return app
+}
+
+/** The app's type, for typed clients (`hono/client`) and tests. */
+export type AppType = ReturnType<typeof createApp>

@@ -1,0 +1,46 @@
+import type { Database } from '#server/db/client.ts'
+import type { Logger } from '#server/lib/log.ts'
+import type { MailService } from '#server/services/mail.ts'
+import type { SmsService } from '#server/services/sms.ts'
+
+/** Settings the app reads; built from the environment by server/config.ts, or by tests. */
+export type AppConfig = {
+  /** HS256 secret for session tokens. */
+  jwtSecret: string
+  /** Where users reach the app, e.g. `http://localhost:3000`; e-mailed links start with it. */
+  publicUrl: string
+  /** Origins that may appear in links the server e-mails (PUBLIC_URL's origin is one of them). */
+  allowedOrigins: string[]
+  /** Production turns HSTS on and the development outbox endpoint off. */
+  production: boolean
+  /** The built SPA to serve next to the API; unset serves the API only. */
+  distDir?: string | undefined
+  /** Folder of uploaded files (`uploads.storage_key` is relative to it); unset: rows only. */
+  uploadsDir?: string | undefined
+}
+
+/** Everything `createApp` needs, injected so that tests and other servers can swap any part. */
+export type AppDeps = {
+  db: Database
+  mail: MailService
+  sms: SmsService
+  config: AppConfig
+  /** The clock (tests move it to check expiries). */
+  now?: () => Date
+  /** Server-side log; defaults to the console. */
+  log?: Logger
+}
+
+/** {@link AppDeps} with the defaults filled in: what every route factory receives. */
+export type ServerContext = AppDeps & { now: () => Date; log: Logger }
+
+/** The signed-in user that `requireAuth` puts on the context (`c.var.user`). */
+export type AuthUser = {
+  id: number
+  practice_id: number
+  access_rights: 'Admin' | 'Staff'
+  email: string
+}
+
+/** Hono's environment for our routes: the variables middleware sets. */
+export type AppEnv = { Variables: { user: AuthUser } }

@@ -1,0 +1,68 @@
+import type { Context } from 'hono'
+import { validator } from 'hono/validator'
+import * as v from 'valibot'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { ApiError, badRequest } from './errors.ts'
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
+
+/** Turns valibot issues into `{ issues: [{ path, message }] }` and a readable first message. */
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]) {
+  const list = issues.map((issue) => ({
+    path: v.getDotPath(issue) ?? '',
+    message: issue.message,
+  }))
+  const first = list[0]
+  const message = first ? (first.path ? `${first.path}: ${first.message}` : first.message) : ''
+  return { message: message || 'The request is not valid.', details: { issues: list } }
+}
+
+/** Parses `value` with `schema` or throws a 400 ApiError naming the first problem. */
+export function parseOr400<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, value)
+  if (result.success) return result.output
+  const { message, details } = describeIssues(result.issues)
+  throw badRequest(message, details)
+}
+
+/**
+ * Validates a JSON body with a valibot schema: 415 when the body is not JSON, 400 for malformed
+ * JSON (thrown by Hono, shaped by the app's error handler) and for a body the schema refuses.
+ * The handler reads the typed value with `c.req.valid('json')`.
+ */
+export function jsonBody<S extends v.GenericSchema>(schema: S) {
+  return validator('json', (value, c: Context): v.InferOutput<S> => {
+    const mediaType = (c.req.header('Content-Type') ?? '').split(';')[0]?.trim() ?? ''
+    if (!JSON_MEDIA_TYPE.test(mediaType)) {
+      throw new ApiError(
+        415,
+        API_ERROR_NAMES.unsupportedMediaType,
+        'The request body must be JSON (Content-Type: application/json).',
+      )
+    }
+    return parseOr400(schema, value)
+  })
+}
+
+const MAX_INT4 = 2_147_483_647
+
+/** A path or query value that must be a row id: a positive 32-bit integer written in digits. */
+export function toId(raw: string | undefined, name: string): number {
+  if (raw !== undefined && /^[1-9]\d{0,9}$/.test(raw)) {
+    const value = Number(raw)
+    if (value <= MAX_INT4) return value
+  }
+  throw badRequest(`${name} must be a positive whole number.`, { [name]: raw ?? null })
+}
+
+/**
+ * Validates integer path parameters, so that `abc` answers 400 instead of reaching Postgres.
+ * The handler reads them with `c.req.valid('param')`.
+ */
+export function idParams<const K extends string>(...names: K[]) {
+  return validator('param', (params: Record<string, string>) => {
+    const ids = {} as Record<K, number>
+    for (const name of names) ids[name] = toId(params[name], name)
+    return ids
+  })
+}

@@ -1,0 +1,32 @@
+import { desc } from 'drizzle-orm'
+import { Hono } from 'hono'
+import type { OutboxMessage } from '#domain/practice-data.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { outbox } from '#server/db/schema.ts'
+
+/** How many messages the outbox shows: plenty for a developer or a test run. */
+const OUTBOX_LIMIT = 200
+
+/**
+ * Development helpers, mounted only when not in production: `GET /dev/outbox` lists the e-mails
+ * and SMS codes the outbox services recorded, newest first (domain `OutboxMessageSchema`).
+ */
+export function devRoutes(ctx: ServerContext) {
+  return new Hono<AppEnv>().get('/outbox', async (c) => {
+    const rows = await ctx.db
+      .select()
+      .from(outbox)
+      .orderBy(desc(outbox.sent_at), desc(outbox.id))
+      .limit(OUTBOX_LIMIT)
+    const messages: OutboxMessage[] = rows.map((row) => ({
+      channel: row.channel === 'sms' ? 'sms' : 'email',
+      to: row.to,
+      subject: row.subject,
+      text: row.text,
+      code: row.code,
+      link: row.link,
+      sentAt: row.sent_at.toISOString(),
+    }))
+    return c.json({ messages })
+  })
+}

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { extname, join, relative, sep } from 'node:path'
+import { promisify } from 'node:util'
+import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib'
+import type { MiddlewareHandler } from 'hono'
+import type { Logger } from '#server/lib/log.ts'
+
+const gzipAsync = promisify(gzip)
+const brotliAsync = promisify(brotliCompress)
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.wasm': 'application/wasm',
+}
+
+const COMPRESSIBLE = new Set([
+  '.html',
+  '.js',
+  '.mjs',
+  '.css',
+  '.json',
+  '.map',
+  '.webmanifest',
+  '.txt',
+  '.xml',
+  '.svg',
+  '.ico',
+  '.ttf',
+  '.wasm',
+])
+
+// Below this size the encoding headers cost about as much as compression saves.
+const MIN_COMPRESS_BYTES = 1024
+
+/** Hashed bundles never change under the same name; everything else is revalidated. */
+const IMMUTABLE = 'public, max-age=31536000, immutable'
+const REVALIDATE = 'no-cache'
+
+type Encoding = 'br' | 'gzip'
+
+type StaticFile = {
+  body: Buffer
+  contentType: string
+  etag: string
+  cacheControl: string
+  /** Present for text assets: the compressed bodies, made once in the background. */
+  encoded?: Promise<Partial<Record<Encoding, Buffer>>>
+}
+
+function listFiles(dir: string): string[] {
+  const found: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) found.push(...listFiles(path))
+    else if (entry.isFile()) found.push(path)
+  }
+  return found
+}
+
+async function compressBoth(body: Buffer): Promise<Partial<Record<Encoding, Buffer>>> {
+  const [gz, br] = await Promise.all([
+    gzipAsync(body, { level: 9 }),
+    brotliAsync(body, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    }),
+  ])
+  const encoded: Partial<Record<Encoding, Buffer>> = {}
+  if (gz.length < body.length) encoded.gzip = gz
+  if (br.length < body.length) encoded.br = br
+  return encoded
+}
+
+/** The best encoding the client accepts among those we have: brotli, then gzip. */
+function pickEncoding(
+  acceptEncoding: string | undefined,
+  available: Partial<Record<Encoding, Buffer>>,
+): Encoding | undefined {
+  if (!acceptEncoding) return undefined
+  const accepted = new Map<string, number>()
+  for (const part of acceptEncoding.toLowerCase().split(',')) {
+    const [token, ...params] = part.trim().split(';')
+    if (!token) continue
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean)
+    accepted.set(token.trim(), q === undefined ? 1 : Number(q))
+  }
+  const wildcard = accepted.get('*')
+  for (const encoding of ['br', 'gzip'] as const) {
+    const q = accepted.get(encoding) ?? wildcard ?? 0
+    if (q > 0 && available[encoding]) return encoding
+  }
+  return undefined
+}
+
+function decodePath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Serves the built SPA from `distDir` (Hono middleware, mounted after the API):
+ * - files are indexed once at start, so a request can only ever reach a file that is in dist/;
+ * - `/assets/*` (content-hashed by Vite) is cached for a year as immutable, everything else
+ *   (index.html above all) is `no-cache` and revalidated with its ETag;
+ * - history fallback: a GET or HEAD outside `/api` that names no file answers `index.html` (200),
+ *   except under `/assets/`, where a missing file stays a 404;
+ * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
+ *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
+ */
+export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): MiddlewareHandler {
+  const files = new Map<string, StaticFile>()
+  for (const path of listFiles(distDir)) {
+    const urlPath = `/${relative(distDir, path).split(sep).join('/')}`
+    const extension = extname(path).toLowerCase()
+    const body = readFileSync(path)
+    const file: StaticFile = {
+      body,
+      contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
+      etag: `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`,
+      cacheControl: urlPath.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
+    }
+    if (COMPRESSIBLE.has(extension) && body.length >= MIN_COMPRESS_BYTES) {
+      file.encoded = compressBoth(body).catch((error: unknown) => {
+        log?.warn(`Could not compress ${urlPath}: ${String(error)}; serving it uncompressed`)
+        return {}
+      })
+    }
+    files.set(urlPath, file)
+  }
+  const index = files.get('/index.html')
+  if (!index || !statSync(distDir).isDirectory()) {
+    throw new Error(`${distDir} has no index.html: build the web app first (npm run build)`)
+  }
+
+  return async (c, next) => {
+    const method = c.req.method
+    const path = c.req.path
+    if ((method !== 'GET' && method !== 'HEAD') || path === '/api' || path.startsWith('/api/')) {
+      return next()
+    }
+    const decoded = decodePath(path)
+    let file =
+      decoded === undefined ? undefined : files.get(decoded === '/' ? '/index.html' : decoded)
+    if (!file) {
+      if (path.startsWith('/assets/')) return next()
+      file = index
+    }
+
+    const headers = new Headers({
+      'Content-Type': file.contentType,
+      'Cache-Control': file.cacheControl,
+      ETag: file.etag,
+    })
+    let body = file.body
+    if (file.encoded) {
+      headers.set('Vary', 'Accept-Encoding')
+      const encoded = await file.encoded
+      const encoding = pickEncoding(c.req.header('Accept-Encoding'), encoded)
+      const chosen = encoding && encoded[encoding]
+      if (encoding && chosen) {
+        headers.set('Content-Encoding', encoding)
+        body = chosen
+      }
+    }
+    const ifNoneMatch = c.req.header('If-None-Match')
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === file.etag || tag.trim() === '*')) {
+      headers.delete('Content-Type')
+      headers.delete('Content-Encoding')
+      return new Response(null, { status: 304, headers })
+    }
+    headers.set('Content-Length', String(body.length))
+    return new Response(method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers })
+  }
+}
