@@ -17,8 +17,11 @@ import { devRoutes } from '#server/routes/dev.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
+import { signUpRoutes } from '#server/routes/sign-up.ts'
+import { testTokenRoutes } from '#server/routes/test-tokens.ts'
 import { uploadRoutes } from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
+import { createPaymentProvider } from '#server/services/payments/index.ts'
 import { serveSpa } from '#server/static.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
@@ -147,10 +150,12 @@ function errorHandler(log: Logger) {
  * with `app.request()` on an in-memory database and no port.
  */
 export function createApp(deps: AppDeps) {
+  const now = deps.now ?? (() => new Date())
   const ctx: ServerContext = {
     ...deps,
-    now: deps.now ?? (() => new Date()),
+    now,
     log: deps.log ?? consoleLogger,
+    payments: deps.payments ?? createPaymentProvider(process.env, { now }),
   }
   const app = new Hono<AppEnv>()
   app.use(securityHeaders(ctx.config))
@@ -189,6 +194,8 @@ export function createApp(deps: AppDeps) {
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
   api.route('/users', userRoutes(ctx))
+  api.route('/auth', signUpRoutes(ctx))
+  api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
 
   app.route('/api', api)

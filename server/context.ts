@@ -1,6 +1,7 @@
 import type { Database } from '#server/db/client.ts'
 import type { Logger } from '#server/lib/log.ts'
 import type { MailService } from '#server/services/mail.ts'
+import type { PaymentProvider } from '#server/services/payments/provider.ts'
 import type { SmsService } from '#server/services/sms.ts'
 
 /** Settings the app reads; built from the environment by server/config.ts, or by tests. */
@@ -29,10 +30,12 @@ export type AppDeps = {
   now?: () => Date
   /** Server-side log; defaults to the console. */
   log?: Logger
+  /** Card payments; defaults to Stripe when STRIPE_SECRET_KEY is set, else the test gateway. */
+  payments?: PaymentProvider
 }
 
 /** {@link AppDeps} with the defaults filled in: what every route factory receives. */
-export type ServerContext = AppDeps & { now: () => Date; log: Logger }
+export type ServerContext = AppDeps & { now: () => Date; log: Logger; payments: PaymentProvider }
 
 /** The signed-in user that `requireAuth` puts on the context (`c.var.user`). */
 export type AuthUser = {

@@ -1,0 +1,59 @@
+import { Hono } from 'hono'
+import { createMiddleware } from 'hono/factory'
+import * as v from 'valibot'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { ApiError, notFound } from '#server/http/errors.ts'
+import { jsonBody } from '#server/http/validate.ts'
+import { PaymentError } from '#server/services/payments/index.ts'
+
+const Digits = (max: number) =>
+  v.union([
+    v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10 ** max - 1)),
+    v.pipe(v.string(), v.trim(), v.maxLength(max)),
+  ])
+
+/** The card the browser posts: Stripe's card shape. The tokeniser checks the values themselves. */
+export const TestCardBodySchema = v.object({
+  number: v.pipe(v.string('Your card number is incorrect.'), v.maxLength(30)),
+  exp_month: Digits(2),
+  exp_year: Digits(4),
+  cvc: v.pipe(v.string("Your card's security code is invalid."), v.maxLength(4)),
+  name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+})
+
+/**
+ * `POST /api/payments/test-tokens`: the test payment gateway's tokeniser (DESIGN.md section 5).
+ * Exists only while payments run in test mode (no `STRIPE_SECRET_KEY`); otherwise it answers 404
+ * like any unknown path. Answers `{id: "tok_…"}`, or 400 with Stripe's wording for a card it cannot
+ * use (`Your card number is incorrect.`). The card itself is kept in memory only, never stored or
+ * logged.
+ */
+export function testTokenRoutes(ctx: ServerContext) {
+  const testModeOnly = createMiddleware<AppEnv>(async (c, next) => {
+    if (ctx.payments.mode !== 'test' || !ctx.payments.tokeniser) {
+      throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+    }
+    await next()
+  })
+  return new Hono<AppEnv>().post(
+    '/test-tokens',
+    testModeOnly,
+    jsonBody(TestCardBodySchema),
+    async (c) => {
+      const card = c.req.valid('json')
+      try {
+        // Checked by testModeOnly; repeated for the type checker.
+        if (!ctx.payments.tokeniser) throw notFound()
+        return c.json(ctx.payments.tokeniser.createToken(card))
+      } catch (error) {
+        if (error instanceof PaymentError) {
+          throw new ApiError(error.status, API_ERROR_NAMES.payment, error.message, {
+            code: error.code,
+          })
+        }
+        throw error
+      }
+    },
+  )
+}
