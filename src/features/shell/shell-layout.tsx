@@ -1,0 +1,101 @@
+import { Anchor, AppShell, Box, Burger, Group, Image, Text } from '@mantine/core'
+import { useDisclosure, useMediaQuery } from '@mantine/hooks'
+import { Link, useLocation } from '@tanstack/react-router'
+import type { ReactNode } from 'react'
+import type { Session } from '#domain/session.ts'
+import { NavLinkLink } from '#src/ui/links.tsx'
+import { FOOTER_LINKS, NAV_ITEMS } from './nav-items.ts'
+import classes from './shell-layout.module.css'
+import { UserMenu } from './user-menu.tsx'
+
+/** Width of the side menu; on phones the closed menu waits at -287px (spec section 2). */
+const NAVBAR_WIDTH = 287
+
+/**
+ * The signed-in frame (DESIGN.md 9): header with the practice logo, greeting and avatar menu; side
+ * menu with the eight areas, a burger below 768 px; the page; the footer with the site links.
+ */
+export function ShellLayout({ session, children }: { session: Session; children: ReactNode }) {
+  const [opened, { toggle, close }] = useDisclosure(false)
+  const isMobile = useMediaQuery('(max-width: 47.99em)') ?? false
+  const pathname = useLocation({ select: (location) => location.pathname })
+  const logo = session.practice.image_path
+
+  return (
+    <AppShell
+      header={{ height: 64 }}
+      navbar={{ width: NAVBAR_WIDTH, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding={0}
+    >
+      <AppShell.Header className={classes.header}>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
+          <Group gap="sm" wrap="nowrap" miw={0}>
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={opened ? 'Close navigation' : 'Open navigation'}
+              aria-expanded={opened}
+              aria-controls="shell-navigation"
+            />
+            <Link to="/dashboard" aria-label="Dashboard" className={classes.logoLink}>
+              {logo ? (
+                <Image src={logo} alt="Practice logo" h={40} w="auto" maw={160} fit="contain" />
+              ) : (
+                <Image
+                  src="/logo.svg"
+                  alt="Practice logo"
+                  h={32}
+                  w="auto"
+                  maw={160}
+                  fit="contain"
+                />
+              )}
+            </Link>
+          </Group>
+          <UserMenu user={session.user} />
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar
+        id="shell-navigation"
+        p="sm"
+        aria-label="Main navigation"
+        component="nav"
+        // Mantine makes the phone menu full width; the spec's menu is 287px and slides out to -287px.
+        style={{ '--app-shell-navbar-width': `${NAVBAR_WIDTH}px` }}
+        // A closed phone menu is off screen: keep its links out of the tab order too.
+        inert={isMobile && !opened}
+      >
+        {NAV_ITEMS.map(({ to, label, icon: Icon }) => (
+          <NavLinkLink
+            key={to}
+            to={to}
+            label={label}
+            leftSection={<Icon size={20} stroke={1.6} aria-hidden />}
+            active={pathname === to || pathname.startsWith(`${to}/`)}
+            onClick={close}
+            className={classes.navLink}
+          />
+        ))}
+      </AppShell.Navbar>
+
+      <AppShell.Main className={classes.main}>
+        <Box className={classes.content}>{children}</Box>
+        <Box component="footer" className={classes.footer}>
+          <Group gap="md" justify="center" wrap="wrap" component="nav" aria-label="Footer">
+            {FOOTER_LINKS.map(({ href, label }) => (
+              <Anchor key={href} href={href} size="sm" target="_blank" rel="noopener noreferrer">
+                {label}
+              </Anchor>
+            ))}
+          </Group>
+          <Text size="sm" c="dimmed" ta="center" mt="xs">
+            © 2018-2025 Glow Rewards
+          </Text>
+        </Box>
+      </AppShell.Main>
+    </AppShell>
+  )
+}
