@@ -12,6 +12,7 @@ import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { activityRoutes } from '#server/routes/activities.ts'
 import { appointmentRoutes } from '#server/routes/appointments.ts'
+import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
@@ -194,7 +195,9 @@ export function createApp(deps: AppDeps) {
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
   api.route('/users', userRoutes(ctx))
+  api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))
+  api.route('/users-permissions', usersPermissionsRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
 
