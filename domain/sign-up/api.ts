@@ -1,0 +1,151 @@
+import * as v from 'valibot'
+import {
+  ConfirmCodeSchema,
+  EmailSchema,
+  FirstNameSchema,
+  LastNameSchema,
+  PhoneCountryCodeSchema,
+  PositionSchema,
+  requiredString,
+  TitleSchema,
+  WizardPasswordSchema,
+  WizardPhoneSchema,
+} from '#domain/fields.ts'
+import { COUNTRY_CODES } from '#domain/regions.ts'
+import {
+  AgreementSignatureSchema,
+  BILLING_MESSAGES,
+  billingAddressEntries,
+  CardholderNameSchema,
+  PromoCodeSchema,
+} from '#domain/sign-up/billing-information.ts'
+import { PRACTICE_MESSAGES, PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
+
+/**
+ * The sign-up calls of spec section 7 as DESIGN.md section 4 completes them: request and answer
+ * shapes shared by the SPA (which builds them) and the server (which re-validates them with the
+ * same rules).
+ */
+
+/** `POST /auth/check-email`: the e-mail and phone that must still be free. */
+export const CheckAvailabilityInputSchema = v.object({
+  email: EmailSchema,
+  phone: requiredString('Please fill phone number field'),
+})
+export type CheckAvailabilityInput = v.InferOutput<typeof CheckAvailabilityInputSchema>
+
+/** `POST /auth/get-code`: where the 6-digit code goes. */
+export const GetCodeInputSchema = v.object({
+  email: EmailSchema,
+  phone: WizardPhoneSchema,
+  countryCode: PhoneCountryCodeSchema,
+})
+export type GetCodeInput = v.InferOutput<typeof GetCodeInputSchema>
+
+/** Answer of `POST /auth/get-code`: the verification id. */
+export const GetCodeAnswerSchema = v.object({ authyId: v.pipe(v.string(), v.nonEmpty()) })
+export type GetCodeAnswer = v.InferOutput<typeof GetCodeAnswerSchema>
+
+/** `POST /auth/verify-code`: the verification id, the phone and the code typed. */
+export const VerifyCodeInputSchema = v.object({
+  authyId: v.pipe(v.string(), v.nonEmpty()),
+  phone: WizardPhoneSchema,
+  code: ConfirmCodeSchema,
+})
+export type VerifyCodeInput = v.InferOutput<typeof VerifyCodeInputSchema>
+
+/** Answer of `POST /auth/verify-code`. */
+export const VerifyCodeAnswerSchema = v.object({ verified: v.boolean() })
+export type VerifyCodeAnswer = v.InferOutput<typeof VerifyCodeAnswerSchema>
+
+/** The billing details `POST /auth/pay` creates the customer with (no card data). */
+export const PayBillingInformationSchema = v.object({
+  name: CardholderNameSchema,
+  ...billingAddressEntries,
+  country: v.optional(v.picklist(COUNTRY_CODES), 'US'),
+})
+export type PayBillingInformation = v.InferOutput<typeof PayBillingInformationSchema>
+
+/** `POST /auth/pay`: the one-time card token, the practice e-mail and the billing details. */
+export const PayPayloadSchema = v.object({
+  token: v.pipe(v.string(), v.nonEmpty()),
+  email: EmailSchema,
+  billingInformation: PayBillingInformationSchema,
+})
+export type PayPayload = v.InferOutput<typeof PayPayloadSchema>
+
+/** Answer of `POST /auth/pay`: the customer id, kept as `stripe_id`. */
+export const PayAnswerSchema = v.object({ id: v.pipe(v.string(), v.nonEmpty()) })
+export type PayAnswer = v.InferOutput<typeof PayAnswerSchema>
+
+const TermMonthsSchema = v.picklist([1, 12])
+
+/**
+ * The subscription part of the sign-up payload (`billingInformation`): the plans chosen (basic
+ * always, EHR when chosen or forced), the term in months, the promo code, both agreements and
+ * the agreement's signature. It never carries card data.
+ */
+export const SubscriptionChoiceSchema = v.object({
+  subscription_basic: v.literal(true),
+  subscription_ehr: v.boolean(),
+  subscription_months: TermMonthsSchema,
+  subscription_months_basic: TermMonthsSchema,
+  subscription_months_ehr: v.nullable(TermMonthsSchema),
+  /** The plan ids: the Lite plan of the term, then the EHR plan when chosen. */
+  plan: v.pipe(v.array(v.pipe(v.string(), v.nonEmpty())), v.minLength(1)),
+  promo_code: v.nullish(PromoCodeSchema, null),
+  terms: v.literal(true, BILLING_MESSAGES.terms),
+  business_agreement: v.literal(true, BILLING_MESSAGES.businessAgreement),
+  sign: v.nullish(AgreementSignatureSchema, null),
+})
+export type SubscriptionChoice = v.InferOutput<typeof SubscriptionChoiceSchema>
+
+/**
+ * `POST /auth/local/register`: the whole sign-up (spec section 7). The server parses the body
+ * with this schema, so every field rule of the wizard holds again there; with Nextech the EHR
+ * plan must be part of the subscription.
+ */
+export const SignUpPayloadSchema = v.pipe(
+  v.object({
+    email: EmailSchema,
+    password: WizardPasswordSchema,
+    username: v.pipe(v.string(), v.nonEmpty()),
+    coupon: v.nullish(v.pipe(v.string(), v.nonEmpty()), null),
+    practice: PracticeDetailsSchema,
+    billingInformation: SubscriptionChoiceSchema,
+    title: TitleSchema,
+    first_name: FirstNameSchema,
+    last_name: LastNameSchema,
+    authyId: v.pipe(v.string(), v.nonEmpty()),
+    cell_phone: WizardPhoneSchema,
+    country_code: PhoneCountryCodeSchema,
+    position: PositionSchema,
+    access_rights: v.literal('Admin'),
+    stripe_id: v.pipe(v.string(), v.nonEmpty()),
+    // The spec names the first billing line `billing_address` in this payload.
+    billing_address: billingAddressEntries.billing_address_1,
+    billing_address_2: billingAddressEntries.billing_address_2,
+    billing_city: billingAddressEntries.billing_city,
+    billing_state: billingAddressEntries.billing_state,
+    billing_zip: billingAddressEntries.billing_zip,
+  }),
+  v.forward(
+    v.partialCheck(
+      [
+        ['practice', 'e_record'],
+        ['billingInformation', 'subscription_ehr'],
+      ],
+      (input) => input.practice.e_record !== 'nextech' || input.billingInformation.subscription_ehr,
+      PRACTICE_MESSAGES.ehrRequired,
+    ),
+    ['billingInformation', 'subscription_ehr'],
+  ),
+)
+export type SignUpPayload = v.InferOutput<typeof SignUpPayloadSchema>
+export type SignUpPayloadInput = v.InferInput<typeof SignUpPayloadSchema>
+
+/** Answer of `POST /auth/local/register`: the new Admin user. */
+export const SignUpAnswerSchema = v.object({
+  user: v.looseObject({ id: v.number(), email: v.string() }),
+})
+export type SignUpAnswer = v.InferOutput<typeof SignUpAnswerSchema>

@@ -1,0 +1,37 @@
+/**
+ * What the sign-up wizard tells people outside the field rules (spec section 8): availability,
+ * phone verification, promo and the messages the machine shows on its own.
+ */
+export const SIGN_UP_MESSAGES = {
+  /** The availability check found the e-mail or phone in use. */
+  taken: 'Phone or email is already taken',
+  /** Any other failure of a wizard call that has no message of its own. */
+  generic: 'Ooops, something going wrong please try again',
+  codeSent: 'Confirmation Code is sent',
+  incorrectCode: 'Incorrect Confirmation Code entered',
+  /** A promo code that is neither public nor known to the server. */
+  invalidPromo: 'Invalid promo code',
+  /**
+   * After a reload the passwords are gone (they are never stored in the browser); submitting
+   * then asks for them again on the step that lost them.
+   */
+  reenterPasswords: 'Please enter your password again to finish signing up',
+  /** Step 1 cannot be left before the phone is verified. */
+  verifyPhoneFirst: 'Please verify your phone number first',
+} as const
+
+/** The texts of the server's availability answer that mean "already in use" (DESIGN.md 4). */
+export const AVAILABILITY_TAKEN_TEXTS = [
+  'Phone number is already taken.',
+  'Email is already taken.',
+] as const
+
+/**
+ * The alert for a failed availability check: 'Phone or email is already taken' when the
+ * server's text says the phone or e-mail is in use, otherwise the generic failure text.
+ */
+export function availabilityFailureMessage(text: string): string {
+  return AVAILABILITY_TAKEN_TEXTS.some((taken) => text.includes(taken))
+    ? SIGN_UP_MESSAGES.taken
+    : SIGN_UP_MESSAGES.generic
+}
