@@ -1,0 +1,100 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from './config.ts'
+
+let cwd: string
+beforeAll(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'glow-config-'))
+})
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+describe('loadConfig', () => {
+  it('has the defaults of .env.example', () => {
+    expect(loadConfig({}, { cwd })).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      dataDir: join(cwd, '.data'),
+      databaseUrl: undefined,
+      publicUrl: 'http://localhost:3000',
+      allowedOrigins: ['http://localhost:3000'],
+      production: false,
+      jwtSecret: undefined,
+      distDir: undefined,
+      smtpUrl: undefined,
+      twilioConfigured: false,
+    })
+  })
+
+  it('treats empty values copied from .env.example as unset', () => {
+    const config = loadConfig(
+      { DATABASE_URL: '', JWT_SECRET: '', PUBLIC_URL: '', SMTP_URL: '', DATA_DIR: '' },
+      { cwd },
+    )
+    expect(config.databaseUrl).toBeUndefined()
+    expect(config.jwtSecret).toBeUndefined()
+    expect(config.publicUrl).toBe('http://localhost:3000')
+    expect(config.dataDir).toBe(join(cwd, '.data'))
+  })
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        PORT: '4000',
+        HOST: '127.0.0.1',
+        DATA_DIR: 'memory',
+        DATABASE_URL: 'postgres://u:p@db:5432/glow',
+        PUBLIC_URL: 'https://app.example.com/',
+        ALLOWED_ORIGINS: 'http://localhost:5173, https://staging.example.com/path',
+        NODE_ENV: 'production',
+        JWT_SECRET: 'x'.repeat(32),
+        SERVE_DIST: 'build',
+        SMTP_URL: 'smtp://mail.example.com:587',
+        TWILIO_ACCOUNT_SID: 'AC123',
+      },
+      { cwd },
+    )
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      dataDir: 'memory',
+      databaseUrl: 'postgres://u:p@db:5432/glow',
+      publicUrl: 'https://app.example.com',
+      allowedOrigins: [
+        'https://app.example.com',
+        'http://localhost:5173',
+        'https://staging.example.com',
+      ],
+      production: true,
+      jwtSecret: 'x'.repeat(32),
+      distDir: join(cwd, 'build'),
+      smtpUrl: 'smtp://mail.example.com:587',
+      twilioConfigured: true,
+    })
+  })
+
+  it('serves dist/ by default only when it has an index.html; empty SERVE_DIST means API only', () => {
+    expect(loadConfig({}, { cwd }).distDir).toBeUndefined()
+    mkdirSync(join(cwd, 'dist'))
+    writeFileSync(join(cwd, 'dist', 'index.html'), '<!doctype html>')
+    expect(loadConfig({}, { cwd }).distDir).toBe(join(cwd, 'dist'))
+    expect(loadConfig({ SERVE_DIST: '' }, { cwd }).distDir).toBeUndefined()
+    expect(loadConfig({ PORT: '8080' }, { cwd }).publicUrl).toBe('http://localhost:8080')
+  })
+
+  it('names the variable that is wrong', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: 'eighty' }, /PORT/],
+      [{ PORT: '70000' }, /PORT/],
+      [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+      [{ PUBLIC_URL: 'localhost:3000' }, /PUBLIC_URL/],
+      [{ JWT_SECRET: 'short' }, /JWT_SECRET/],
+      [{ ALLOWED_ORIGINS: 'not a url' }, /ALLOWED_ORIGINS/],
+    ]
+    for (const [env, message] of cases) {
+      expect(() => loadConfig(env, { cwd })).toThrow(ConfigError)
+      expect(() => loadConfig(env, { cwd })).toThrow(message)
+    }
+  })
+})

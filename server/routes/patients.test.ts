@@ -1,0 +1,227 @@
+import { eq } from 'drizzle-orm'
+import * as v from 'valibot'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PatientPromotionSchema, PatientSchema } from '#domain/practice-data.ts'
+import { patients } from '#server/db/schema.ts'
+import {
+  createPracticeFixture,
+  createTestApp,
+  type PracticeFixture,
+  type TestApp,
+  testBackends,
+} from '#server/test-support.ts'
+
+const PatientListSchema = v.array(PatientSchema)
+
+describe.each(testBackends())('patients API on $name', (backend) => {
+  let t: TestApp
+  let other: PracticeFixture
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+    other = await createPracticeFixture(t.db)
+  })
+  afterAll(() => t?.close())
+
+  const get = (path: string, token = t.demo.adminToken) => t.request(path, { token })
+
+  describe('lists', () => {
+    it('lists every patient of the practice by name (all/by-practice)', async () => {
+      const response = await get(`/api/patients/all/by-practice/${t.demo.practiceId}`)
+      expect(response.status).toBe(200)
+      const list = v.parse(PatientListSchema, await response.json())
+      expect(list.length).toBeGreaterThanOrEqual(6)
+      expect(list.every((p) => p.practice_id === t.demo.practiceId)).toBe(true)
+      const names = list.map((p) => `${p.last_name} ${p.first_name}`)
+      expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, 'en')))
+      expect(list.some((p) => p.id === other.patientId)).toBe(false)
+    })
+
+    it('pages by-practice with limit and offset', async () => {
+      const all = v.parse(
+        PatientListSchema,
+        await (await get(`/api/patients/all/by-practice/${t.demo.practiceId}`)).json(),
+      )
+      const page = v.parse(
+        PatientListSchema,
+        await (await get(`/api/patients/by-practice/${t.demo.practiceId}?limit=2&offset=1`)).json(),
+      )
+      expect(page.map((p) => p.id)).toEqual(all.slice(1, 3).map((p) => p.id))
+      const first = await get(`/api/patients/by-practice/${t.demo.practiceId}`)
+      expect(v.parse(PatientListSchema, await first.json()).length).toBe(Math.min(all.length, 50))
+      expect((await get(`/api/patients/by-practice/${t.demo.practiceId}?limit=0`)).status).toBe(400)
+      expect((await get(`/api/patients/by-practice/${t.demo.practiceId}?limit=x`)).status).toBe(400)
+    })
+
+    it('lists only converted patients on all/by-practice/converted', async () => {
+      const response = await get(`/api/patients/all/by-practice/converted/${t.demo.practiceId}`)
+      expect(response.status).toBe(200)
+      const list = v.parse(PatientListSchema, await response.json())
+      expect(list.length).toBeGreaterThan(0)
+      expect(list.every((p) => p.converted)).toBe(true)
+      const rows = await t.db.select().from(patients).where(eq(patients.converted, true))
+      expect(list.length).toBe(rows.filter((r) => r.practice_id === t.demo.practiceId).length)
+    })
+
+    it("answers 403 for another practice's lists and 401 without a session", async () => {
+      for (const path of [
+        `/api/patients/by-practice/${other.practiceId}`,
+        `/api/patients/all/by-practice/${other.practiceId}`,
+        `/api/patients/all/by-practice/converted/${other.practiceId}`,
+      ]) {
+        const response = await get(path)
+        expect(response.status).toBe(403)
+        expect(await response.json()).toMatchObject({
+          error: { status: 403, name: 'ForbiddenError' },
+        })
+        expect((await t.request(path)).status).toBe(401)
+      }
+    })
+  })
+
+  describe('one patient', () => {
+    it('reads one patient of the practice', async () => {
+      const [row] = await t.db
+        .select()
+        .from(patients)
+        .where(eq(patients.practice_id, t.demo.practiceId))
+        .limit(1)
+      const response = await get(`/api/patients/${row?.id}`)
+      expect(response.status).toBe(200)
+      const patient = v.parse(PatientSchema, await response.json())
+      expect(patient).toMatchObject({ id: row?.id, unsubscribe_id: row?.unsubscribe_id })
+    })
+
+    it("answers 403 for another practice's patient, 404 for none, 401 without a session", async () => {
+      expect((await get(`/api/patients/${other.patientId}`)).status).toBe(403)
+      expect((await get('/api/patients/2147483647')).status).toBe(404)
+      expect((await t.request(`/api/patients/${other.patientId}`)).status).toBe(401)
+    })
+
+    it('creates a patient in the user’s own practice with a fresh unsubscribe id', async () => {
+      const response = await t.request('/api/patients', {
+        method: 'POST',
+        token: t.demo.staffToken,
+        json: {
+          first_name: ' Grace ',
+          last_name: 'Hopper',
+          email: 'grace@example.com',
+          phone: '+15550001111',
+          practice_id: other.practiceId,
+        },
+      })
+      expect(response.status).toBe(201)
+      const patient = v.parse(PatientSchema, await response.json())
+      expect(patient).toMatchObject({
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        practice_id: t.demo.practiceId,
+        email_subscription: true,
+        converted: false,
+        points: 0,
+      })
+      expect(patient.unsubscribe_id).toMatch(/^[\w-]{43}$/)
+      const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
+      expect(stored?.practice_id).toBe(t.demo.practiceId)
+    })
+
+    it('updates the given fields only', async () => {
+      const created = v.parse(
+        PatientSchema,
+        await (
+          await t.request('/api/patients', {
+            method: 'POST',
+            token: t.demo.adminToken,
+            json: { first_name: 'Ada', last_name: 'Lovelace' },
+          })
+        ).json(),
+      )
+      const response = await t.request(`/api/patients/${created.id}`, {
+        method: 'PUT',
+        token: t.demo.adminToken,
+        json: { converted: true, points: 120, unsubscribe_id: 'attacker-chosen' },
+      })
+      expect(response.status).toBe(200)
+      const updated = v.parse(PatientSchema, await response.json())
+      expect(updated).toMatchObject({ first_name: 'Ada', converted: true, points: 120 })
+      expect(updated.unsubscribe_id).toBe(created.unsubscribe_id)
+      const bad = await t.request(`/api/patients/${created.id}`, {
+        method: 'PUT',
+        token: t.demo.adminToken,
+        json: { points: -5 },
+      })
+      expect(bad.status).toBe(400)
+    })
+
+    it("refuses to update another practice's patient", async () => {
+      const response = await t.request(`/api/patients/${other.patientId}`, {
+        method: 'PUT',
+        token: t.demo.adminToken,
+        json: { first_name: 'Hacked' },
+      })
+      expect(response.status).toBe(403)
+      const [row] = await t.db.select().from(patients).where(eq(patients.id, other.patientId))
+      expect(row?.first_name).toBe('Peter')
+    })
+  })
+
+  describe('unsubscribe by link (no session)', () => {
+    it('turns off e-mail for that patient only', async () => {
+      const before = await t.db.select().from(patients).orderBy(patients.id)
+      const target = before.find((p) => p.practice_id === t.demo.practiceId && p.email_subscription)
+      if (!target) throw new Error('no subscribed patient')
+      const response = await t.request(`/api/patients/unsubscribe/${target.unsubscribe_id}`, {
+        method: 'PUT',
+        json: { email_subscription: false },
+      })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ email_subscription: false })
+      const after = await t.db.select().from(patients).orderBy(patients.id)
+      for (const row of after) {
+        const was = before.find((p) => p.id === row.id)
+        expect(row.email_subscription).toBe(row.id === target.id ? false : was?.email_subscription)
+      }
+    })
+
+    it('answers 404 JSON for an unknown link and 400 for anything but email_subscription:false', async () => {
+      const unknown = await t.request('/api/patients/unsubscribe/not-a-real-link-at-all', {
+        method: 'PUT',
+        json: { email_subscription: false },
+      })
+      expect(unknown.status).toBe(404)
+      expect(await unknown.json()).toMatchObject({ error: { status: 404, name: 'NotFoundError' } })
+      const resubscribe = await t.request(`/api/patients/unsubscribe/${other.unsubscribeId}`, {
+        method: 'PUT',
+        json: { email_subscription: true },
+      })
+      expect(resubscribe.status).toBe(400)
+      const [row] = await t.db.select().from(patients).where(eq(patients.id, other.patientId))
+      expect(row?.email_subscription).toBe(true)
+    })
+
+    it('never accepts a row number instead of the token', async () => {
+      const response = await t.request(`/api/patients/unsubscribe/${other.patientId}`, {
+        method: 'PUT',
+        json: { email_subscription: false },
+      })
+      expect(response.status).toBe(404)
+    })
+  })
+
+  describe("a patient's promotions", () => {
+    it('lists them with the promotion inside', async () => {
+      const [claimant] = await t.db
+        .select()
+        .from(patients)
+        .where(eq(patients.last_name, "O'Connor"))
+      const response = await get(`/api/patients/promotions/${claimant?.id}`)
+      expect(response.status).toBe(200)
+      const list = v.parse(v.array(PatientPromotionSchema), await response.json())
+      expect(list).toHaveLength(1)
+      expect(list[0]).toMatchObject({ status: 'claimed', promotion: { title: 'Birthday Glow' } })
+    })
+
+    it("answers 403 for another practice's patient", async () => {
+      expect((await get(`/api/patients/promotions/${other.patientId}`)).status).toBe(403)
+    })
+  })
+})

@@ -1,0 +1,143 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { Hono } from 'hono'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveSpa } from './static.ts'
+import { createTestApp, type TestApp, testBackends } from './test-support.ts'
+
+const INDEX = `<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div>${' '.repeat(2048)}</body></html>`
+const SCRIPT = `console.log(${JSON.stringify('glow '.repeat(2000))})`
+
+let dist: string
+beforeAll(() => {
+  dist = mkdtempSync(join(tmpdir(), 'glow-dist-'))
+  mkdirSync(join(dist, 'assets'))
+  writeFileSync(join(dist, 'index.html'), INDEX)
+  writeFileSync(join(dist, 'assets', 'index-abc123.js'), SCRIPT)
+  writeFileSync(join(dist, 'assets', 'logo-def456.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]))
+  writeFileSync(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
+})
+afterAll(() => rmSync(dist, { recursive: true, force: true }))
+
+describe('serveSpa', () => {
+  const app = () => new Hono().use(serveSpa(dist)).all('*', (c) => c.text('next', 404))
+
+  it('serves hashed assets as immutable for a year, with the right type', async () => {
+    const response = await app().request('/assets/index-abc123.js')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
+    expect(response.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8')
+    expect(await response.text()).toBe(SCRIPT)
+  })
+
+  it('serves index.html with no-cache at / and as the history fallback for any other path', async () => {
+    for (const path of ['/', '/index.html', '/dashboard', '/signup/personnel/abc', '/reset=XYZ']) {
+      const response = await app().request(path)
+      expect(response.status, path).toBe(200)
+      expect(response.headers.get('Content-Type')).toBe('text/html; charset=utf-8')
+      expect(response.headers.get('Cache-Control')).toBe('no-cache')
+      expect(await response.text()).toBe(INDEX)
+    }
+  })
+
+  it('leaves /api, other methods and missing hashed assets to the next handler', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/nothing'],
+      ['GET', '/api'],
+      ['POST', '/dashboard'],
+      ['GET', '/assets/index-missing.js'],
+    ] as const) {
+      const response = await app().request(path, { method })
+      expect(await response.text(), `${method} ${path}`).toBe('next')
+    }
+  })
+
+  it('never reads outside dist', async () => {
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/..%2f..%2fpackage.json',
+    ]) {
+      const response = await app().request(path)
+      const text = await response.text()
+      expect(text).not.toContain('"name"')
+    }
+  })
+
+  it('sends gzip when accepted, brotli when preferred, identity otherwise; always Vary', async () => {
+    const gzip = await app().request('/assets/index-abc123.js', {
+      headers: { 'Accept-Encoding': 'gzip, deflate' },
+    })
+    expect(gzip.headers.get('Content-Encoding')).toBe('gzip')
+    expect(gzip.headers.get('Vary')).toBe('Accept-Encoding')
+    const zipped = Buffer.from(await gzip.arrayBuffer())
+    expect(zipped.length).toBeLessThan(SCRIPT.length)
+    expect(gunzipSync(zipped).toString()).toBe(SCRIPT)
+
+    const br = await app().request('/dashboard', { headers: { 'Accept-Encoding': 'gzip, br' } })
+    expect(br.headers.get('Content-Encoding')).toBe('br')
+    expect(brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString()).toBe(INDEX)
+
+    const refused = await app().request('/assets/index-abc123.js', {
+      headers: { 'Accept-Encoding': 'br;q=0, gzip;q=0' },
+    })
+    expect(refused.headers.get('Content-Encoding')).toBeNull()
+    expect(refused.headers.get('Vary')).toBe('Accept-Encoding')
+    const plain = await app().request('/assets/index-abc123.js')
+    expect(plain.headers.get('Content-Encoding')).toBeNull()
+    expect(await plain.text()).toBe(SCRIPT)
+  })
+
+  it('does not compress binary files', async () => {
+    const response = await app().request('/assets/logo-def456.png', {
+      headers: { 'Accept-Encoding': 'gzip' },
+    })
+    expect(response.headers.get('Content-Type')).toBe('image/png')
+    expect(response.headers.get('Content-Encoding')).toBeNull()
+  })
+
+  it('answers a matching If-None-Match with 304 and HEAD without a body', async () => {
+    const first = await app().request('/favicon.svg')
+    const etag = first.headers.get('ETag')
+    expect(etag).toMatch(/^W\/".+"$/)
+    const cached = await app().request('/favicon.svg', { headers: { 'If-None-Match': etag ?? '' } })
+    expect(cached.status).toBe(304)
+    const head = await app().request('/assets/index-abc123.js', { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('Content-Length')).toBe(String(SCRIPT.length))
+    expect(await head.text()).toBe('')
+  })
+
+  it('refuses to start without an index.html', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'glow-empty-'))
+    try {
+      expect(() => serveSpa(empty)).toThrow(/no index\.html/)
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+})
+
+describe.each(testBackends().slice(0, 1))('the SPA inside the app on $name', (backend) => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp(backend, { distDir: dist })
+  })
+  afterAll(() => t?.close())
+
+  it('serves the SPA with the security headers and keeps /api answering JSON', async () => {
+    const page = await t.request('/patients', { headers: { 'Accept-Encoding': 'gzip' } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('Content-Encoding')).toBe('gzip')
+    expect(page.headers.get('Content-Security-Policy')).toContain("frame-ancestors 'none'")
+    expect(page.headers.get('Set-Cookie')).toMatch(/^XSRF-TOKEN=/)
+    const asset = await t.request('/assets/index-abc123.js')
+    expect(asset.headers.get('Set-Cookie')).toBeNull()
+    const missing = await t.request('/api/unknown')
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toMatchObject({ error: { status: 404 } })
+    expect((await t.request('/api/health')).status).toBe(200)
+  })
+})
