@@ -2,16 +2,15 @@ import * as v from 'valibot'
 import { type Appointment, AppointmentSchema } from '#domain/practice-data.ts'
 import { http } from '#src/lib/http.ts'
 
-/** A calendar day as `YYYY-MM-DD` in the browser's time zone. */
+/** The calendar day of `date` as `YYYY-MM-DD` in UTC, the day the server counts in. */
 export function toDay(date: Date): string {
-  const month = String(date.getMonth() + 1).padStart(2, '0')
-  const day = String(date.getDate()).padStart(2, '0')
-  return `${date.getFullYear()}-${month}-${day}`
+  return date.toISOString().slice(0, 10)
 }
 
 /**
- * `GET /appointments/{practiceId}/{day}`: the practice's appointments on one day (`YYYY-MM-DD`).
- * The spec names the segments only `{a}/{b}`; practice and day is our contract with the server.
+ * `GET /appointments/{practiceId}/{day}`: the practice's appointments starting on one UTC day
+ * (`YYYY-MM-DD`), earliest first. The spec names the segments only `{a}/{b}`; practice and day is
+ * our contract with the server.
  */
 export async function listAppointments(practiceId: number, day: string): Promise<Appointment[]> {
   return v.parse(

@@ -35,7 +35,11 @@ export function UserMenu({ user }: { user: Session['user'] }) {
           >
             My Profile
           </MenuItemLink>
-          <MenuItemLink to="/logout" leftSection={<IconLogout size={16} aria-hidden />}>
+          <MenuItemLink
+            to="/logout"
+            preload={false}
+            leftSection={<IconLogout size={16} aria-hidden />}
+          >
             Logout
           </MenuItemLink>
         </Menu.Dropdown>

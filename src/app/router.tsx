@@ -1,0 +1,49 @@
+import { createRouter, type RouterHistory } from '@tanstack/react-router'
+import type { Session } from '#domain/session.ts'
+import { noteNavigation } from '#src/lib/alerts.ts'
+import { readSession } from '#src/lib/session.ts'
+import { routeTree } from '#src/routeTree.gen.ts'
+import { PendingPage } from '#src/ui/page-loading.tsx'
+import { RouteError } from './route-error.tsx'
+
+/** What every route's `beforeLoad`/`loader` receives from the router. */
+export type RouterContext = {
+  /** The signed-in user, read fresh on each navigation (tests can replace it). */
+  getSession: () => Session | null
+}
+
+/** Options of {@link createAppRouter}; tests pass a memory history. */
+export type AppRouterOptions = {
+  history?: RouterHistory
+  context?: Partial<RouterContext>
+}
+
+/**
+ * The application router: the generated route tree, scroll to top after each navigation (and
+ * restored on back/forward), a pending view for slow loaders, and the alert store told about each
+ * finished navigation so banners clear (spec section 3).
+ */
+export function createAppRouter({ history, context }: AppRouterOptions = {}) {
+  const router = createRouter({
+    routeTree,
+    ...(history ? { history } : {}),
+    context: { getSession: readSession, ...context },
+    scrollRestoration: true,
+    defaultPreload: 'intent',
+    defaultPendingComponent: PendingPage,
+    defaultErrorComponent: RouteError,
+  })
+  router.subscribe('onResolved', (event) => {
+    if (event.hrefChanged) noteNavigation()
+  })
+  return router
+}
+
+/** The router type, registered for type-safe links and navigation. */
+export type AppRouter = ReturnType<typeof createAppRouter>
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: AppRouter
+  }
+}

@@ -1,0 +1,51 @@
+import { Paper, SimpleGrid, Text } from '@mantine/core'
+import { createFileRoute } from '@tanstack/react-router'
+import { listAppointments, toDay } from '#src/api/appointments.ts'
+import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { loadData } from '#src/app/load-data.ts'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+
+export const Route = createFileRoute('/_shell/dashboard')({
+  loader: ({ context }) =>
+    loadData(async () => {
+      const practiceId = context.session.practice.id
+      const [patients, appointments] = await Promise.all([
+        listAllPatientsByPractice(practiceId),
+        listAppointments(practiceId, toDay(new Date())),
+      ])
+      return {
+        patients: patients.length,
+        subscribed: patients.filter((patient) => patient.email_subscription).length,
+        converted: patients.filter((patient) => patient.converted).length,
+        appointmentsToday: appointments.length,
+      }
+    }),
+  component: DashboardPage,
+})
+
+function DashboardPage() {
+  const counts = Route.useLoaderData()
+  const practice = Route.useRouteContext({ select: (context) => context.session.practice })
+  const tiles = [
+    { label: 'Patients', value: counts.patients },
+    { label: 'Subscribed to e-mail', value: counts.subscribed },
+    { label: 'Converted patients', value: counts.converted },
+    { label: 'Appointments today', value: counts.appointmentsToday },
+  ]
+  return (
+    <AreaPage title="Dashboard" description={practice.practice_name}>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="md">
+        {tiles.map((tile) => (
+          <Paper key={tile.label} withBorder p="md" radius="md">
+            <Text size="sm" c="dimmed">
+              {tile.label}
+            </Text>
+            <Text fz={32} fw={700} lh={1.2}>
+              {tile.value}
+            </Text>
+          </Paper>
+        ))}
+      </SimpleGrid>
+    </AreaPage>
+  )
+}

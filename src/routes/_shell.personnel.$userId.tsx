@@ -1,0 +1,58 @@
+import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
+import { createFileRoute, notFound } from '@tanstack/react-router'
+import { getUser } from '#src/api/users.ts'
+import { loadData } from '#src/app/load-data.ts'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+
+export const Route = createFileRoute('/_shell/personnel/$userId')({
+  loader: ({ params }) => {
+    // Ids are positive integers; anything else is an unknown page, not a server error.
+    if (!/^[1-9]\d{0,9}$/.test(params.userId)) throw notFound()
+    return loadData(() => getUser(Number(params.userId)))
+  },
+  component: ProfilePage,
+})
+
+function Field({ label, value }: { label: string; value: string }) {
+  return (
+    <Stack gap={2}>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={500}>{value}</Text>
+    </Stack>
+  )
+}
+
+function ProfilePage() {
+  const member = Route.useLoaderData()
+  const ownId = Route.useRouteContext({ select: (context) => context.session.user.id })
+  const name = `${member.first_name} ${member.last_name}`
+  return (
+    <AreaPage title={member.id === ownId ? 'My Profile' : 'Profile'}>
+      <Paper withBorder p="lg" radius="md">
+        <Stack gap="lg">
+          <Group gap="md" wrap="nowrap">
+            <Avatar src={member.image_path} alt={name} size="lg" radius="xl" color="glow">
+              {member.first_name.charAt(0).toUpperCase()}
+            </Avatar>
+            <Stack gap={0} miw={0}>
+              <Text fw={600} size="lg" truncate="end">
+                {[member.title, name].filter(Boolean).join(' ')}
+              </Text>
+              <Text c="dimmed" truncate="end">
+                {member.email}
+              </Text>
+            </Stack>
+          </Group>
+          <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
+            <Field label="Name" value={name} />
+            <Field label="Email" value={member.email} />
+            <Field label="Position" value={member.position ?? '—'} />
+            <Field label="Access rights" value={member.access_rights} />
+          </SimpleGrid>
+        </Stack>
+      </Paper>
+    </AreaPage>
+  )
+}

@@ -1,0 +1,27 @@
+import { createFileRoute, Navigate, Outlet, redirect } from '@tanstack/react-router'
+import { ShellLayout } from '#src/features/shell/shell-layout.tsx'
+import { useSession } from '#src/lib/session.ts'
+
+/**
+ * The signed-in areas. The guard checks that a current user is stored (spec section 4) and, as a
+ * deliberate fix of the spec's guard that let navigation continue, redirects to /signin when not.
+ */
+export const Route = createFileRoute('/_shell')({
+  beforeLoad: ({ context }) => {
+    const session = context.getSession()
+    if (!session) throw redirect({ to: '/signin' })
+    return { session }
+  },
+  component: ShellRoute,
+})
+
+function ShellRoute() {
+  // Read live rather than the guard's copy so a sign-out in another tab takes effect here too.
+  const session = useSession()
+  if (!session) return <Navigate to="/signin" />
+  return (
+    <ShellLayout session={session}>
+      <Outlet />
+    </ShellLayout>
+  )
+}
