@@ -1,0 +1,341 @@
+import { screen, waitFor, within } from '@testing-library/react'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { toDay } from '#src/api/appointments.ts'
+import { SESSION_KEY } from '#src/lib/session.ts'
+import { demoSession } from '#tests/support/demo-session.ts'
+import { apiError, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
+import { renderRoute } from '#tests/support/render.tsx'
+
+const AREAS = [
+  ['/dashboard', 'Dashboard'],
+  ['/appointments', 'Appointments'],
+  ['/patients', 'Patients'],
+  ['/promotions', 'Promotions'],
+  ['/procedures', 'Procedures'],
+  ['/personnel', 'Personnel'],
+  ['/archive', 'Archive'],
+  ['/settings', 'Settings'],
+] as const
+
+const patient = (id: number, first: string, last: string, subscribed: boolean) => ({
+  id,
+  practice_id: 1,
+  first_name: first,
+  last_name: last,
+  email: `${first.toLowerCase()}@example.com`,
+  phone: '5551234567',
+  email_subscription: subscribed,
+  unsubscribe_id: `token-${id}-abcdefghijklmnop`,
+  converted: id === 1,
+  points: id * 10,
+  created_at: '2025-01-02T10:00:00.000Z',
+})
+
+const staff = {
+  id: 5,
+  email: 'demo@example.com',
+  title: null,
+  first_name: 'Demo',
+  last_name: 'Admin',
+  position: 'Provider',
+  access_rights: 'Admin',
+  image_path: null,
+}
+
+const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
+
+/** A fake of the practice's data, enough for every shell area. */
+function practiceApi(): FakeRoutes {
+  return {
+    'GET /patients/all/by-practice/1': [
+      patient(1, 'Ada', 'Lovelace', true),
+      patient(2, 'Grace', 'Hopper', false),
+    ],
+    [`GET /appointments/1/${toDay(new Date())}`]: [
+      {
+        id: 9,
+        practice_id: 1,
+        patient_id: 2,
+        procedure_id: 3,
+        starts_at: new Date().toISOString(),
+        status: 'scheduled',
+      },
+    ],
+    [`GET /appointments/1/${yesterday}`]: [],
+    'GET /procedures': [{ id: 3, practice_id: 1, name: 'Hydrafacial', price: 19900, points: 200 }],
+    'GET /products': [{ id: 4, practice_id: 1, name: 'Vitamin C serum', price: 4500, points: 45 }],
+    'GET /users': [
+      staff,
+      { ...staff, id: 6, email: 'staff@example.com', first_name: 'Sam', access_rights: 'Staff' },
+    ],
+    'GET /users/5': staff,
+  }
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals()
+  localStorage.clear()
+  sessionStorage.clear()
+})
+
+describe('the shell guard', () => {
+  it('sends the empty path to the dashboard, and a signed-out visitor on to sign in', async () => {
+    const { router, history } = renderRoute('/')
+    await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+    expect(screen.queryByText(/^Hello, /)).not.toBeInTheDocument()
+    // The visit went through /dashboard, replaced rather than stacked in history.
+    expect(history.length).toBe(1)
+  })
+
+  it.each([...AREAS.map(([path]) => path), '/personnel/5'])(
+    'sends a signed-out visitor from %s to sign in',
+    async (path) => {
+      const calls = stubApi(practiceApi())
+      const { router } = renderRoute(path)
+      await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+      expect(screen.queryByText(/^Hello, /)).not.toBeInTheDocument()
+      // No practice data is asked for without a session.
+      expect(calls.filter((call) => !call.path.startsWith('/auth'))).toEqual([])
+    },
+  )
+
+  it.each(AREAS)('shows %s in the shell to a signed-in user', async (path, title) => {
+    stubApi(practiceApi())
+    const { router } = renderRoute(path, { session: demoSession })
+    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument()
+    expect(router.state.location.pathname).toBe(path)
+    expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
+    expect(screen.getByText('© 2018-2025 Glow Rewards')).toBeInTheDocument()
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' })
+    for (const [, label] of AREAS) {
+      expect(within(nav).getByRole('link', { name: label })).toBeInTheDocument()
+    }
+  })
+
+  it('shows My Profile with the user from GET /users/{id}', async () => {
+    const calls = stubApi(practiceApi())
+    renderRoute('/personnel/5', { session: demoSession })
+    expect(await screen.findByRole('heading', { level: 1, name: 'My Profile' })).toBeInTheDocument()
+    expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
+    expect(screen.getAllByText('demo@example.com').length).toBeGreaterThan(0)
+    expect(screen.getByText('Provider')).toBeInTheDocument()
+    expect(screen.getByText('Admin')).toBeInTheDocument()
+    const call = calls.find((c) => c.path === '/users/5')
+    expect(call?.method).toBe('GET')
+  })
+
+  it('sends a profile address that is not a user id to the not-found page', async () => {
+    stubApi(practiceApi())
+    const { router } = renderRoute('/personnel/not-a-number', { session: demoSession })
+    await waitFor(() => expect(router.state.location.pathname).toBe('/404'))
+    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument()
+  })
+})
+
+describe('the shell', () => {
+  it('greets with the avatar initial and shows the default logo without a practice image', async () => {
+    stubApi(practiceApi())
+    renderRoute('/settings', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Settings' })
+    const header = screen.getByRole('banner')
+    expect(within(header).getByText('D')).toBeInTheDocument()
+    expect(within(header).getByRole('img', { name: 'Practice logo' })).toHaveAttribute(
+      'src',
+      '/logo.svg',
+    )
+  })
+
+  it("shows the practice's own logo and the user's picture when they have one", async () => {
+    stubApi(practiceApi())
+    renderRoute('/settings', {
+      session: {
+        ...demoSession,
+        user: { ...demoSession.user, image_path: '/uploads/demo.png' },
+        practice: { ...demoSession.practice, image_path: '/uploads/practice.png' },
+      },
+    })
+    await screen.findByRole('heading', { level: 1, name: 'Settings' })
+    const header = screen.getByRole('banner')
+    expect(within(header).getByRole('img', { name: 'Practice logo' })).toHaveAttribute(
+      'src',
+      '/uploads/practice.png',
+    )
+  })
+
+  it('opens My Profile and Logout from the avatar menu', async () => {
+    stubApi(practiceApi())
+    const { router, user } = renderRoute('/dashboard', { session: demoSession, remember: true })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+
+    await user.click(screen.getByRole('button', { name: 'Account menu' }))
+    await user.click(await screen.findByRole('menuitem', { name: 'My Profile' }))
+    await waitFor(() => expect(router.state.location.pathname).toBe('/personnel/5'))
+    await screen.findByRole('heading', { level: 1, name: 'My Profile' })
+
+    await user.click(screen.getByRole('button', { name: 'Account menu' }))
+    const logout = await screen.findByRole('menuitem', { name: 'Logout' })
+    // Pointing at Logout must not sign out (links preload their route on intent).
+    await user.hover(logout)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(localStorage.getItem(SESSION_KEY)).not.toBeNull()
+    await user.click(logout)
+    await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+    expect(localStorage.getItem(SESSION_KEY)).toBeNull()
+    expect(sessionStorage.getItem(SESSION_KEY)).toBeNull()
+  })
+
+  it('moves between areas with the side menu and scrolls back to the top', async () => {
+    stubApi(practiceApi())
+    const scrollTo = vi.spyOn(window, 'scrollTo')
+    const { router, user } = renderRoute('/dashboard', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+    scrollTo.mockClear()
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' })
+    await user.click(within(nav).getByRole('link', { name: 'Patients' }))
+    await screen.findByRole('heading', { level: 1, name: 'Patients' })
+    expect(router.state.location.pathname).toBe('/patients')
+    await waitFor(() => expect(scrollTo).toHaveBeenCalledWith(expect.objectContaining({ top: 0 })))
+  })
+
+  it('ends the session when another tab signs out', async () => {
+    stubApi(practiceApi())
+    const { router } = renderRoute('/settings', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Settings' })
+    sessionStorage.clear()
+    window.dispatchEvent(new StorageEvent('storage', { key: SESSION_KEY }))
+    await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+  })
+})
+
+describe('shell areas with data', () => {
+  it('dashboard counts the patients, subscribers, converted and today', async () => {
+    stubApi(practiceApi())
+    renderRoute('/dashboard', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+    const main = within(screen.getByRole('main'))
+    const tile = (label: string) => main.getByText(label).parentElement as HTMLElement
+    expect(within(tile('Patients')).getByText('2')).toBeInTheDocument()
+    expect(within(tile('Subscribed to e-mail')).getByText('1')).toBeInTheDocument()
+    expect(within(tile('Converted patients')).getByText('1')).toBeInTheDocument()
+    expect(within(tile('Appointments today')).getByText('1')).toBeInTheDocument()
+  })
+
+  it("patients lists the practice's patients with their e-mail subscription", async () => {
+    stubApi(practiceApi())
+    renderRoute('/patients', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Patients' })
+    const rows = screen.getAllByRole('row')
+    expect(rows).toHaveLength(3)
+    expect(within(rows[1] as HTMLElement).getByText('Ada Lovelace')).toBeInTheDocument()
+    expect(within(rows[1] as HTMLElement).getByText('Subscribed')).toBeInTheDocument()
+    expect(within(rows[2] as HTMLElement).getByText('Unsubscribed')).toBeInTheDocument()
+  })
+
+  it('appointments shows today with patient and procedure names', async () => {
+    stubApi(practiceApi())
+    renderRoute('/appointments', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Appointments' })
+    const row = screen.getAllByRole('row')[1] as HTMLElement
+    expect(within(row).getByText('Grace Hopper')).toBeInTheDocument()
+    expect(within(row).getByText('Hydrafacial')).toBeInTheDocument()
+    expect(within(row).getByText('scheduled')).toBeInTheDocument()
+  })
+
+  it('procedures lists treatments and products with prices in dollars', async () => {
+    const calls = stubApi(practiceApi())
+    renderRoute('/procedures', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Procedures' })
+    expect(screen.getByText('Hydrafacial')).toBeInTheDocument()
+    expect(screen.getByText('$199.00')).toBeInTheDocument()
+    expect(screen.getByText('Vitamin C serum')).toBeInTheDocument()
+    expect(calls.find((c) => c.path === '/procedures')?.search).toBe('?practice=1')
+    expect(calls.find((c) => c.path === '/products')?.search).toBe('?practice=1')
+  })
+
+  it("promotions shows a chosen patient's promotions", async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /patients/promotions/2': [
+        {
+          patient_id: 2,
+          promotion_id: 7,
+          status: 'claimed',
+          claimed_at: '2025-03-01T12:00:00.000Z',
+          redeemed_at: null,
+          promotion: {
+            id: 7,
+            practice_id: 1,
+            title: 'Spring glow',
+            description: 'Double points',
+            points: 100,
+            starts_at: null,
+            ends_at: null,
+          },
+        },
+      ],
+    })
+    const { user, router } = renderRoute('/promotions', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Promotions' })
+    expect(screen.getByText('Choose a patient to see their promotions.')).toBeInTheDocument()
+    await user.click(screen.getByRole('combobox', { name: 'Patient' }))
+    await user.click(await screen.findByRole('option', { name: 'Grace Hopper' }))
+    expect(await screen.findByText('Spring glow')).toBeInTheDocument()
+    expect(router.state.location.search).toEqual({ patient: 2 })
+  })
+
+  it('personnel lists the staff from GET /users', async () => {
+    stubApi(practiceApi())
+    renderRoute('/personnel', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Personnel' })
+    expect(screen.getByRole('link', { name: 'Demo Admin' })).toHaveAttribute('href', '/personnel/5')
+    expect(screen.getByRole('link', { name: 'Sam Admin' })).toHaveAttribute('href', '/personnel/6')
+    expect(screen.getByText('staff@example.com')).toBeInTheDocument()
+  })
+
+  it('shows a clear message when the data cannot be loaded', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /patients/all/by-practice/1': apiError(500, 'The database is resting.'),
+    })
+    renderRoute('/patients', { session: demoSession })
+    expect(await screen.findByRole('alert')).toHaveTextContent('The database is resting.')
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument()
+    expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
+  })
+
+  it('signs out and goes to sign in when the server no longer accepts the session', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /users': apiError(401, 'Your session has ended.'),
+    })
+    const { router } = renderRoute('/personnel', { session: demoSession, remember: true })
+    await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+    expect(localStorage.getItem(SESSION_KEY)).toBeNull()
+  })
+
+  it("says 'Please wait...' while a page's data is on its way", async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    stubApi({
+      ...practiceApi(),
+      'GET /users': async () => {
+        await gate
+        return [staff]
+      },
+    })
+    const { user } = renderRoute('/dashboard', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+    expect(screen.queryByText('Please wait...')).not.toBeInTheDocument()
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' })
+    await user.click(within(nav).getByRole('link', { name: 'Personnel' }))
+    expect(await screen.findByText('Please wait...')).toBeInTheDocument()
+    expect(screen.getAllByRole('status').some((el) => el.textContent === 'Please wait...')).toBe(
+      true,
+    )
+    release()
+    await screen.findByRole('heading', { level: 1, name: 'Personnel' })
+    await waitFor(() => expect(screen.queryByText('Please wait...')).not.toBeInTheDocument())
+  })
+})
