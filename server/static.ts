@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { extname, join, relative, sep } from 'node:path'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib'
@@ -133,6 +133,9 @@ function decodePath(path: string): string | undefined {
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
 export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): MiddlewareHandler {
+  if (!existsSync(join(distDir, 'index.html'))) {
+    throw new Error(`${distDir} has no index.html: build the web app first (npm run build)`)
+  }
   const files = new Map<string, StaticFile>()
   for (const path of listFiles(distDir)) {
     const urlPath = `/${relative(distDir, path).split(sep).join('/')}`
@@ -153,9 +156,7 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
     files.set(urlPath, file)
   }
   const index = files.get('/index.html')
-  if (!index || !statSync(distDir).isDirectory()) {
-    throw new Error(`${distDir} has no index.html: build the web app first (npm run build)`)
-  }
+  if (!index) throw new Error(`${distDir} has no index.html`)
 
   return async (c, next) => {
     const method = c.req.method

@@ -45,7 +45,11 @@ const pgliteBackend: TestBackend = {
   open: () => openDatabase({ dataDir: 'memory' }),
 }
 
-/** A PostgreSQL backend that creates `glow_test_<random>` next to `baseUrl`'s database. */
+/**
+ * A PostgreSQL backend that creates `glow_test_<random>` next to `baseUrl`'s database and drops
+ * it on close. A database rather than a schema per run: drizzle-kit writes foreign keys as
+ * `REFERENCES "public"."practices"`, so the migrations cannot run inside another schema.
+ */
 export function postgresBackend(baseUrl: string): TestBackend {
   return {
     name: 'postgres',

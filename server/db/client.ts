@@ -36,6 +36,28 @@ export type OpenDatabaseOptions = {
 /** Where drizzle-kit writes the migrations (`npm run db:generate`). */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url))
 
+// Any constant works; it only has to be the same for every instance sharing the database.
+const MIGRATION_LOCK_KEY = 7_340_220
+
+/**
+ * Runs `work` while holding a session advisory lock on a dedicated connection, so that several
+ * instances starting together against one PostgreSQL apply the migrations one after the other
+ * (drizzle's migrator does not lock by itself; the second one then finds nothing to do).
+ */
+async function migrateLocked(pool: pg.Pool, work: () => Promise<void>): Promise<void> {
+  const lock = await pool.connect()
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+    try {
+      await work()
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    }
+  } finally {
+    lock.release()
+  }
+}
+
 /**
  * Opens the database and applies pending migrations with drizzle's migrator: node-postgres when
  * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
@@ -48,7 +70,8 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     pool.on('error', () => {})
     const db = drizzleNodePg(pool, { schema })
     try {
-      if (migrate) await migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER })
+      if (migrate)
+        await migrateLocked(pool, () => migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER }))
     } catch (error) {
       await pool.end()
       throw error

@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { count, eq, sql } from 'drizzle-orm'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyPassword } from '#server/services/passwords.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
+import { MIGRATIONS_FOLDER, openDatabase } from './client.ts'
 import {
   activities,
   appointments,
@@ -143,3 +148,46 @@ describe.each(testBackends())('migrations and seed on $name', (backend) => {
     ).rejects.toThrow()
   })
 })
+
+describe.each(testBackends().filter((backend) => backend.name === 'postgres'))(
+  'several instances starting together on $name',
+  () => {
+    it('migrate and seed the shared database exactly once', async () => {
+      const baseUrl = process.env.TEST_DATABASE_URL ?? ''
+      const name = `glow_test_${randomBytes(6).toString('hex')}`
+      const admin = new pg.Client({ connectionString: baseUrl })
+      await admin.connect()
+      await admin.query(`create database "${name}"`)
+      const url = new URL(baseUrl)
+      url.pathname = `/${name}`
+      try {
+        const handles = await Promise.all(
+          [1, 2, 3].map(() => openDatabase({ databaseUrl: url.toString() })),
+        )
+        try {
+          const seeded = await Promise.all(
+            handles.map((h) => seedIfEmpty(h.db, { publicUrl: 'http://localhost:3000' })),
+          )
+          expect(seeded.filter(Boolean)).toHaveLength(1)
+          const first = handles[0]
+          if (!first) throw new Error('no handle')
+          const [practiceCount] = await first.db.select({ n: count() }).from(practices)
+          expect(practiceCount?.n).toBe(1)
+          const migrations = (await first.db.execute(
+            sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+          )) as unknown as { rows: { n: number }[] }
+          const journal = JSON.parse(
+            readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
+          ) as { entries: unknown[] }
+          // One row per migration: none applied twice.
+          expect(migrations.rows[0]?.n).toBe(journal.entries.length)
+        } finally {
+          await Promise.all(handles.map((h) => h.close()))
+        }
+      } finally {
+        await admin.query(`drop database if exists "${name}" with (force)`)
+        await admin.end()
+      }
+    })
+  },
+)
