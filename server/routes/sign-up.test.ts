@@ -1,28 +1,69 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
+import * as v from 'valibot'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PlansAnswerSchema } from '#domain/plans.ts'
+import type { SignUpPayloadInput } from '#domain/sign-up/api.ts'
+import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
+import { buildSignUpPayload } from '#domain/sign-up/payload.ts'
+import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
+import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
 import { createApp } from '#server/app.ts'
-import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
-import { outbox, payments, verificationCodes } from '#server/db/schema.ts'
+import type { DatabaseHandle } from '#server/db/client.ts'
+import { outbox, payments, practices, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_ADMIN, seedIfEmpty } from '#server/db/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
-import { createTestGateway, type TestGateway } from '#server/services/payments/index.ts'
+import {
+  createTestGateway,
+  type PaymentProvider,
+  type TestGateway,
+} from '#server/services/payments/index.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 import { VERIFICATION_MESSAGES } from '#server/services/verification.ts'
-import { AVAILABILITY_MESSAGES } from './sign-up.ts'
+import { TEST_JWT_SECRET, testBackends } from '#server/test-support.ts'
+import { AVAILABILITY_MESSAGES, REGISTER_MESSAGES } from './sign-up.ts'
 
 const T0 = new Date('2026-06-01T09:00:00Z')
 
-describe('sign-up calls', () => {
+const billingInformation = {
+  name: 'Jane Doe',
+  billing_address_1: '1 Main Street',
+  billing_address_2: '',
+  billing_city: 'Austin',
+  billing_state: 'TX',
+  billing_zip: '73301',
+  country: 'US',
+}
+
+describe.each(testBackends())('sign-up calls on $name', (backend) => {
   let handle: DatabaseHandle
   let gateway: TestGateway
   let now = T0
   let app: ReturnType<typeof createApp>
-  let phoneCounter = 0
-  const nextPhone = () => `555${String(2000000 + ++phoneCounter).slice(1)}`
+  let log: ReturnType<typeof memoryLogger>
+  let seed = 0
+  // Phones and e-mails differ in every test, so per-phone limits and taken e-mails never leak.
+  const nextSeed = () => ++seed + Math.floor(Math.random() * 1000) * 1000
+  const nextPhone = () => `555${String(nextSeed()).padStart(7, '0')}`
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    app.request(`/api${path}`, {
+  const appWith = (payments: PaymentProvider) =>
+    createApp({
+      db: handle.db,
+      mail: createOutboxMail(handle.db, { now: () => now }),
+      sms: createOutboxSms(handle.db, { now: () => now }),
+      payments,
+      config: {
+        jwtSecret: TEST_JWT_SECRET,
+        publicUrl: 'http://localhost:3000',
+        allowedOrigins: ['http://localhost:3000'],
+        production: false,
+      },
+      now: () => now,
+      log,
+    })
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}, on = app) =>
+    on.request(`/api${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -39,6 +80,19 @@ describe('sign-up calls', () => {
     return message.code
   }
 
+  async function getCode(phone: string, email = 'jane@clinic.com'): Promise<string> {
+    const response = await post('/auth/get-code', { email, phone, countryCode: '+1' })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { authyId: string }).authyId
+  }
+
+  async function verifiedPhone(phone: string): Promise<string> {
+    const authyId = await getCode(phone)
+    const code = await lastCodeFor(phone)
+    expect((await post('/auth/verify-code', { authyId, phone, code })).status).toBe(200)
+    return authyId
+  }
+
   async function tokenFor(number: string): Promise<string> {
     const response = await post('/payments/test-tokens', {
       number,
@@ -51,36 +105,68 @@ describe('sign-up calls', () => {
     return ((await response.json()) as { id: string }).id
   }
 
-  const billingInformation = {
-    billing_address_1: '1 Main Street',
-    billing_address_2: '',
-    billing_city: 'Austin',
-    billing_state: 'TX',
-    billing_zip: '73301',
+  async function pay(email: string, number = '4242424242424242'): Promise<string> {
+    const token = await tokenFor(number)
+    const response = await post('/auth/pay', { token, email, billingInformation })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { id: string }).id
   }
 
+  /** A whole sign-up as the wizard makes it: verified phone, payment, then the payload. */
+  async function readySignUp(
+    options: { ehr?: boolean; coupon?: string | null; nextech?: boolean } = {},
+  ): Promise<SignUpPayloadInput> {
+    const fixtures = createSignUpTestFixtures(nextSeed())
+    const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
+    const practice = v.parse(
+      PracticeDetailsSchema,
+      options.nextech
+        ? {
+            ...fixtures.practiceDetails,
+            e_record: 'nextech',
+            nextech: { client_id: 'c1', username: 'nx', password: 'secret', nx_practice_id: 'p1' },
+          }
+        : fixtures.practiceDetails,
+    )
+    const authyId = await verifiedPhone(clientDetails.phone)
+    const stripeId = await pay(practice.practice_email)
+    const plans = v.parse(
+      PlansAnswerSchema,
+      await (await app.request('/api/practice/plans')).json(),
+    ).plans.data
+    return buildSignUpPayload({
+      clientDetails,
+      authyId,
+      practice,
+      billingAddress: {
+        billing_address_1: '1 Main Street',
+        billing_address_2: '',
+        billing_city: 'Austin',
+        billing_state: 'TX',
+        billing_zip: '73301',
+      },
+      plans,
+      term: 'year',
+      ehr: options.ehr ?? false,
+      coupon: options.coupon ?? null,
+      stripeId,
+      signature: null,
+    })
+  }
+
+  const countPractices = async (email: string) =>
+    (await handle.db.select().from(practices).where(eq(practices.practice_email, email))).length
+
   beforeAll(async () => {
-    handle = await openDatabase({ dataDir: 'memory' })
+    handle = await backend.open()
     await seedIfEmpty(handle.db, { publicUrl: 'http://localhost:3000' })
   })
   afterAll(() => handle.close())
   beforeEach(() => {
     now = T0
+    log = memoryLogger()
     gateway = createTestGateway({ now: () => now })
-    app = createApp({
-      db: handle.db,
-      mail: createOutboxMail(handle.db),
-      sms: createOutboxSms(handle.db),
-      payments: gateway,
-      config: {
-        jwtSecret: 'test-secret-test-secret-test-secret',
-        publicUrl: 'http://localhost:3000',
-        allowedOrigins: ['http://localhost:3000'],
-        production: false,
-      },
-      now: () => now,
-      log: memoryLogger(),
-    })
+    app = appWith(gateway)
   })
 
   describe('POST /auth/check-email', () => {
@@ -117,8 +203,7 @@ describe('sign-up calls', () => {
       const bad = await post('/auth/check-email', { email: 'not-an-email', phone: 'abc' })
       expect(bad.status).toBe(400)
       expect(await bad.json()).toMatchObject({ error: { status: 400, name: 'ValidationError' } })
-      const missing = await post('/auth/check-email', { email: 'a@b.co' })
-      expect(missing.status).toBe(400)
+      expect((await post('/auth/check-email', { email: 'a@b.co' })).status).toBe(400)
       const text = await post('/auth/check-email', 'email=a@b.co', { 'Content-Type': 'text/plain' })
       expect(text.status).toBe(415)
     })
@@ -137,13 +222,7 @@ describe('sign-up calls', () => {
   describe('POST /auth/get-code and /auth/verify-code', () => {
     it('texts a 6-digit code to the outbox and keeps only its hash', async () => {
       const phone = nextPhone()
-      const response = await post('/auth/get-code', {
-        email: 'jane@clinic.com',
-        phone,
-        countryCode: '+1',
-      })
-      expect(response.status).toBe(200)
-      const { authyId } = (await response.json()) as { authyId: string }
+      const authyId = await getCode(phone)
       expect(authyId).toMatch(/^[\w-]{43}$/)
       const code = await lastCodeFor(phone)
       expect(code).toMatch(/^\d{6}$/)
@@ -157,23 +236,36 @@ describe('sign-up calls', () => {
 
     it('refuses a second code within 30 seconds with a clear 429', async () => {
       const phone = nextPhone()
-      const body = { email: 'jane@clinic.com', phone, countryCode: '+1' }
-      expect((await post('/auth/get-code', body)).status).toBe(200)
+      await getCode(phone)
       now = new Date(T0.getTime() + 5_000)
-      const again = await post('/auth/get-code', body)
+      const again = await post('/auth/get-code', {
+        email: 'jane@clinic.com',
+        phone,
+        countryCode: '+1',
+      })
       expect(again.status).toBe(429)
       expect(await again.json()).toMatchObject({
         error: { status: 429, message: VERIFICATION_MESSAGES.resendTooSoon(25) },
       })
       now = new Date(T0.getTime() + 31_000)
-      expect((await post('/auth/get-code', body)).status).toBe(200)
+      await getCode(phone)
+    })
+
+    it('refuses a phone of the wrong length with the spec message', async () => {
+      const response = await post('/auth/get-code', {
+        email: 'jane@clinic.com',
+        phone: '55512345',
+        countryCode: '+1',
+      })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({
+        error: { message: 'phone: Phone number should contain only 7 or 10 digits' },
+      })
     })
 
     it('verifies the right code and refuses a wrong one', async () => {
       const phone = nextPhone()
-      const { authyId } = (await (
-        await post('/auth/get-code', { email: 'jane@clinic.com', phone, countryCode: '+1' })
-      ).json()) as { authyId: string }
+      const authyId = await getCode(phone)
       const code = await lastCodeFor(phone)
       const wrong = await post('/auth/verify-code', {
         authyId,
@@ -196,9 +288,7 @@ describe('sign-up calls', () => {
 
     it('refuses an expired code', async () => {
       const phone = nextPhone()
-      const { authyId } = (await (
-        await post('/auth/get-code', { email: 'jane@clinic.com', phone, countryCode: '+1' })
-      ).json()) as { authyId: string }
+      const authyId = await getCode(phone)
       const code = await lastCodeFor(phone)
       now = new Date(T0.getTime() + 10 * 60_000 + 1)
       const response = await post('/auth/verify-code', { authyId, phone, code })
@@ -210,15 +300,12 @@ describe('sign-up calls', () => {
 
     it('kills the code after 5 wrong attempts', async () => {
       const phone = nextPhone()
-      const { authyId } = (await (
-        await post('/auth/get-code', { email: 'jane@clinic.com', phone, countryCode: '+1' })
-      ).json()) as { authyId: string }
+      const authyId = await getCode(phone)
       const code = await lastCodeFor(phone)
       const wrongCode = code === '000000' ? '111111' : '000000'
       for (let i = 0; i < 5; i++) {
-        expect((await post('/auth/verify-code', { authyId, phone, code: wrongCode })).status).toBe(
-          400,
-        )
+        const response = await post('/auth/verify-code', { authyId, phone, code: wrongCode })
+        expect(response.status).toBe(400)
       }
       const dead = await post('/auth/verify-code', { authyId, phone, code })
       expect(dead.status).toBe(429)
@@ -248,46 +335,30 @@ describe('sign-up calls', () => {
     })
 
     it('does not exist when payments are not in test mode', async () => {
-      const stripeLike = createApp({
-        db: handle.db,
-        mail: createOutboxMail(handle.db),
-        sms: createOutboxSms(handle.db),
-        payments: {
-          mode: 'stripe',
-          createCustomer: async () => ({ customerId: 'cus_x' }),
-          createSubscription: async () => ({ subscriptionId: 'sub_x' }),
-        },
-        config: {
-          jwtSecret: 'x'.repeat(32),
-          publicUrl: 'http://localhost:3000',
-          allowedOrigins: [],
-          production: false,
-        },
-        log: memoryLogger(),
+      const stripeLike = appWith({
+        mode: 'stripe',
+        createCustomer: async () => ({ customerId: 'cus_x' }),
+        createSubscription: async () => ({ subscriptionId: 'sub_x' }),
       })
-      const response = await stripeLike.request('/api/payments/test-tokens', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          number: '4242424242424242',
-          exp_month: 12,
-          exp_year: 2030,
-          cvc: '123',
-        }),
-      })
+      const response = await post(
+        '/payments/test-tokens',
+        { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+        {},
+        stripeLike,
+      )
       expect(response.status).toBe(404)
     })
   })
 
   describe('POST /auth/pay', () => {
-    it('creates the customer and remembers the token', async () => {
+    it('creates the customer, remembers the token and never reads card data', async () => {
       const token = await tokenFor('4242424242424242')
       const response = await post('/auth/pay', {
         token,
         email: 'Billing@Clinic.com',
         billingInformation: {
           ...billingInformation,
-          card: { number: '4242424242424242', cvv: '123', name: 'Jane Doe' },
+          card: { number: '4242424242424242', cvv: '123' },
         },
       })
       expect(response.status).toBe(200)
@@ -298,15 +369,20 @@ describe('sign-up calls', () => {
         expect.objectContaining({ token, email: 'billing@clinic.com', customer_id: id }),
       ])
       expect(gateway.customers).toEqual([
-        expect.objectContaining({
+        {
           id,
           email: 'billing@clinic.com',
-          billing: expect.objectContaining({
+          last4: '4242',
+          billing: {
             name: 'Jane Doe',
             line1: '1 Main Street',
+            line2: null,
+            city: 'Austin',
+            state: 'TX',
             postalCode: '73301',
-          }),
-        }),
+            country: 'US',
+          },
+        },
       ])
     })
 
@@ -346,8 +422,7 @@ describe('sign-up calls', () => {
       const token = await tokenFor('4242424242424242')
       const body = { token, email: 'billing@clinic.com', billingInformation }
       const [a, b] = await Promise.all([post('/auth/pay', body), post('/auth/pay', body)])
-      expect(a.status).toBe(200)
-      expect(b.status).toBe(200)
+      expect([a.status, b.status]).toEqual([200, 200])
       expect(await a.json()).toEqual(await b.json())
       expect(gateway.customers).toHaveLength(1)
       expect(await handle.db.select().from(payments).where(eq(payments.token, token))).toHaveLength(
@@ -358,27 +433,10 @@ describe('sign-up calls', () => {
     it('keeps one payment row when two server instances race on one token', async () => {
       const token = await tokenFor('4242424242424242')
       const body = { token, email: 'billing@clinic.com', billingInformation }
-      const other = createApp({
-        db: handle.db,
-        mail: createOutboxMail(handle.db),
-        sms: createOutboxSms(handle.db),
-        payments: gateway,
-        config: {
-          jwtSecret: 'x'.repeat(32),
-          publicUrl: 'http://localhost:3000',
-          allowedOrigins: [],
-          production: false,
-        },
-        now: () => now,
-        log: memoryLogger(),
-      })
+      const other = appWith(gateway)
       const [a, b] = await Promise.all([
         post('/auth/pay', body),
-        other.request('/api/auth/pay', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
+        post('/auth/pay', body, {}, other),
       ])
       expect([a.status, b.status]).toEqual([200, 200])
       expect(await a.json()).toEqual(await b.json())
@@ -398,7 +456,7 @@ describe('sign-up calls', () => {
       })
       expect(other.status).toBe(409)
       const malformed = await post('/auth/pay', {
-        token: 'cus_123',
+        token: 'cus_1',
         email: 'a@b.co',
         billingInformation,
       })
@@ -409,6 +467,263 @@ describe('sign-up calls', () => {
         billingInformation: {},
       })
       expect(noBilling.status).toBe(400)
+    })
+  })
+
+  describe('POST /auth/local/register', () => {
+    it('creates the practice and its Admin, subscribes, welcomes, and the Admin can sign in', async () => {
+      const payload = await readySignUp({ ehr: true, coupon: 'WELCOME10' })
+      const email = payload.email.toLowerCase()
+      const response = await post('/auth/local/register', { ...payload, access_rights: 'Staff' })
+      expect(response.status).toBe(200)
+      const { user } = (await response.json()) as { user: Record<string, unknown> }
+      expect(user).toMatchObject({
+        email,
+        first_name: 'Jane',
+        last_name: 'Doe',
+        title: 'Dr.',
+        position: 'Provider',
+        access_rights: 'Admin',
+      })
+      expect(JSON.stringify(user)).not.toMatch(/password|argon2/)
+
+      const [row] = await handle.db.select().from(users).where(eq(users.email, email))
+      expect(row?.access_rights).toBe('Admin')
+      expect(row?.password_hash).toMatch(/^\$argon2id\$/)
+      expect(row?.cell_phone).toBe(payload.cell_phone)
+      const [practice] = await handle.db
+        .select()
+        .from(practices)
+        .where(eq(practices.id, row?.practice_id ?? -1))
+      expect(practice).toMatchObject({
+        practice_name: 'Glow Test Clinic',
+        practice_email: payload.practice.practice_email,
+        stripe_customer_id: payload.stripe_id,
+        plan_id: 'plan_glow_yearly_lite',
+        coupon_id: 'WELCOME10',
+        subscription_ehr: true,
+        subscription_months: 12,
+        subscription_status: 'active',
+        billing_zip: '73301',
+      })
+      const [verification] = await handle.db
+        .select()
+        .from(verificationCodes)
+        .where(eq(verificationCodes.id, payload.authyId))
+      expect(verification?.used_at).toEqual(T0)
+      expect(gateway.subscriptions).toEqual([
+        expect.objectContaining({
+          customerId: payload.stripe_id,
+          planIds: ['plan_glow_yearly_lite', 'plan_glow_ehr_yearly'],
+          coupon: 'WELCOME10',
+        }),
+      ])
+      const welcome = await handle.db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.channel, 'email'), eq(outbox.to, email)))
+      expect(welcome).toEqual([
+        expect.objectContaining({
+          subject: 'Welcome to Glow Rewards',
+          link: 'http://localhost:3000/signin',
+        }),
+      ])
+
+      const signIn = await post('/auth/local', { identifier: email, password: payload.password })
+      expect(signIn.status).toBe(200)
+      expect(await signIn.json()).toMatchObject({ user: { email, access_rights: 'Admin' } })
+    })
+
+    it('answers a retry of the same payload with the same user, without a second account or charge', async () => {
+      const payload = await readySignUp()
+      const first = await post('/auth/local/register', payload)
+      expect(first.status).toBe(200)
+      const again = await post('/auth/local/register', payload)
+      expect(again.status).toBe(200)
+      expect(await again.json()).toEqual(await first.json())
+      expect(await countPractices(payload.practice.practice_email)).toBe(1)
+      expect(gateway.customers).toHaveLength(1)
+      expect(gateway.subscriptions).toHaveLength(1)
+    })
+
+    it('makes one account for two concurrent submits of one payload', async () => {
+      const payload = await readySignUp()
+      const [a, b] = await Promise.all([
+        post('/auth/local/register', payload),
+        post('/auth/local/register', payload),
+      ])
+      expect([a.status, b.status]).toEqual([200, 200])
+      expect(await a.json()).toEqual(await b.json())
+      expect(await countPractices(payload.practice.practice_email)).toBe(1)
+      expect(gateway.subscriptions).toHaveLength(1)
+    })
+
+    it('answers 409 for an e-mail that is taken', async () => {
+      const payload = await readySignUp()
+      const response = await post('/auth/local/register', {
+        ...payload,
+        email: DEMO_ADMIN.email.toUpperCase(),
+      })
+      expect(response.status).toBe(409)
+      expect(await response.json()).toMatchObject({
+        error: { status: 409, message: 'Email is already taken.' },
+      })
+      expect(await countPractices(payload.practice.practice_email)).toBe(0)
+    })
+
+    it('refuses a phone that was not verified, or a verification used before', async () => {
+      const payload = await readySignUp()
+      now = new Date(T0.getTime() + 31_000)
+      const unverified = await getCode(payload.cell_phone)
+      const response = await post('/auth/local/register', { ...payload, authyId: unverified })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({
+        error: { message: 'Please verify your phone number before signing up.' },
+      })
+      const unknown = await post('/auth/local/register', { ...payload, authyId: 'made-up' })
+      expect(unknown.status).toBe(400)
+      expect(await countPractices(payload.practice.practice_email)).toBe(0)
+
+      expect((await post('/auth/local/register', payload)).status).toBe(200)
+      const second = await readySignUp()
+      const reused = await post('/auth/local/register', {
+        ...second,
+        authyId: payload.authyId,
+        cell_phone: payload.cell_phone,
+      })
+      expect(reused.status).toBe(400)
+      expect(await countPractices(second.practice.practice_email)).toBe(0)
+    })
+
+    it('refuses a sign-up without a payment for the practice e-mail', async () => {
+      const payload = await readySignUp()
+      const unpaid = await post('/auth/local/register', { ...payload, stripe_id: 'cus_test_none' })
+      expect(unpaid.status).toBe(402)
+      expect(await unpaid.json()).toMatchObject({
+        error: { status: 402, message: REGISTER_MESSAGES.paymentRequired },
+      })
+      const otherEmail = await post('/auth/local/register', {
+        ...payload,
+        practice: { ...payload.practice, practice_email: 'other.practice@example.com' },
+      })
+      expect(otherEmail.status).toBe(402)
+      expect(await countPractices(payload.practice.practice_email)).toBe(0)
+    })
+
+    it('refuses a payment that already opened another practice', async () => {
+      const first = await readySignUp()
+      expect((await post('/auth/local/register', first)).status).toBe(200)
+      const second = await readySignUp()
+      const response = await post('/auth/local/register', {
+        ...second,
+        stripe_id: first.stripe_id,
+        practice: { ...second.practice, practice_email: first.practice.practice_email },
+      })
+      expect(response.status).toBe(409)
+      expect(await response.json()).toMatchObject({
+        error: { message: REGISTER_MESSAGES.paymentUsed },
+      })
+      expect(gateway.subscriptions).toHaveLength(1)
+    })
+
+    it('re-validates the fields, the plans, the promo code and Nextech', async () => {
+      const payload = await readySignUp()
+      const badName = await post('/auth/local/register', { ...payload, first_name: 'J' })
+      expect(badName.status).toBe(400)
+      expect(await badName.json()).toMatchObject({
+        error: { message: 'first_name: First name should contain minimum 2 characters' },
+      })
+      const weak = await post('/auth/local/register', { ...payload, password: 'password' })
+      expect(weak.status).toBe(400)
+      const wrongPlan = await post('/auth/local/register', {
+        ...payload,
+        billingInformation: { ...payload.billingInformation, plan: ['plan_glow_monthly_lite'] },
+      })
+      expect(wrongPlan.status).toBe(400)
+      expect(await wrongPlan.json()).toMatchObject({
+        error: { message: REGISTER_MESSAGES.plansUnavailable },
+      })
+      const promo = await post('/auth/local/register', { ...payload, coupon: 'NOSUCHCODE' })
+      expect(promo.status).toBe(400)
+      expect(await promo.json()).toMatchObject({ error: { message: 'Invalid promo code' } })
+      const nextech = await post('/auth/local/register', {
+        ...payload,
+        practice: {
+          ...payload.practice,
+          e_record: 'nextech',
+          nextech: { client_id: 'c', username: 'u', password: 'p', nx_practice_id: 'x' },
+        },
+      })
+      expect(nextech.status).toBe(400)
+      expect(await nextech.json()).toMatchObject({
+        error: {
+          message:
+            'billingInformation.subscription_ehr: The Nextech integration needs the EHR plan',
+        },
+      })
+      const notJson = await post('/auth/local/register', '[1,2]')
+      expect(notJson.status).toBe(400)
+      expect(await countPractices(payload.practice.practice_email)).toBe(0)
+    })
+
+    it('keeps a Nextech practice with its settings and the EHR plan', async () => {
+      const payload = await readySignUp({ nextech: true, ehr: true })
+      expect((await post('/auth/local/register', payload)).status).toBe(200)
+      const [practice] = await handle.db
+        .select()
+        .from(practices)
+        .where(eq(practices.practice_email, payload.practice.practice_email))
+      expect(practice).toMatchObject({
+        e_record: 'nextech',
+        nextech: { client_id: 'c1', username: 'nx', password: 'secret', nx_practice_id: 'p1' },
+        subscription_ehr: true,
+      })
+    })
+
+    it('rolls the practice back when the user cannot be stored', async () => {
+      const payload = await readySignUp()
+      // A database that refuses this one user row, as a failing disk or constraint would.
+      await handle.db.execute(
+        sql.raw(`create or replace function refuse_user() returns trigger language plpgsql as $$
+          begin raise exception 'user insert refused'; end $$`),
+      )
+      await handle.db.execute(
+        sql.raw(`create trigger refuse_user before insert on users for each row
+          when (new.first_name = 'Rollback') execute function refuse_user()`),
+      )
+      try {
+        const response = await post('/auth/local/register', { ...payload, first_name: 'Rollback' })
+        expect(response.status).toBe(500)
+        expect(await response.json()).toMatchObject({ error: { status: 500 } })
+      } finally {
+        await handle.db.execute(sql.raw('drop trigger refuse_user on users'))
+        await handle.db.execute(sql.raw('drop function refuse_user()'))
+      }
+      expect(await countPractices(payload.practice.practice_email)).toBe(0)
+      const [verification] = await handle.db
+        .select()
+        .from(verificationCodes)
+        .where(eq(verificationCodes.id, payload.authyId))
+      expect(verification?.used_at).toBeNull()
+      expect(gateway.subscriptions).toHaveLength(0)
+      // The verified phone and the payment still work for the next try.
+      expect((await post('/auth/local/register', payload)).status).toBe(200)
+    })
+
+    it('keeps the account and marks it past due when the subscription fails', async () => {
+      const payload = await readySignUp()
+      const failing: PaymentProvider = {
+        ...gateway,
+        createSubscription: async () => Promise.reject(new Error('provider down')),
+      }
+      const response = await post('/auth/local/register', payload, {}, appWith(failing))
+      expect(response.status).toBe(200)
+      const [practice] = await handle.db
+        .select()
+        .from(practices)
+        .where(eq(practices.practice_email, payload.practice.practice_email))
+      expect(practice?.subscription_status).toBe('past_due')
+      expect(log.lines.join('\n')).not.toContain(payload.password)
     })
   })
 })

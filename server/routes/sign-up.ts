@@ -1,14 +1,35 @@
-import { eq, or, sql } from 'drizzle-orm'
+import { and, eq, or, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import { EmailSchema } from '#domain/fields.ts'
+import type { Plan } from '#domain/plans.ts'
+import { selectedPlanIds } from '#domain/pricing.ts'
+import type { SessionUser } from '#domain/session.ts'
+import {
+  CheckAvailabilityInputSchema,
+  GetCodeInputSchema,
+  type PayPayload,
+  PayPayloadSchema,
+  type SignUpPayload,
+  SignUpPayloadSchema,
+  VerifyCodeInputSchema,
+} from '#domain/sign-up/api.ts'
+import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { payments, users } from '#server/db/schema.ts'
-import { ApiError, conflict } from '#server/http/errors.ts'
+import type { Transaction } from '#server/db/client.ts'
+import { coupons, payments, plans, practices, users } from '#server/db/schema.ts'
+import { ApiError, badRequest, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
+import { maskEmail } from '#server/lib/log.ts'
+import { hashPassword, verifyPassword } from '#server/services/passwords.ts'
 import { type CustomerBilling, PaymentError } from '#server/services/payments/index.ts'
 import {
+  createMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimitStore,
+} from '#server/services/rate-limit.ts'
+import {
+  consumeVerification,
   issueCode,
   phoneDigits,
   VerificationError,
@@ -22,97 +43,65 @@ export const AVAILABILITY_MESSAGES = {
   phoneTaken: 'Phone number is already taken.',
 } as const
 
+/** The answers of `POST /auth/local/register` beyond the field rules. */
+export const REGISTER_MESSAGES = {
+  emailTaken: 'Email is already taken.',
+  paymentRequired: 'Please complete the payment before signing up.',
+  paymentUsed: 'This payment was already used to sign up another practice.',
+  plansUnavailable: 'The chosen plan is not available. Please choose your plan again.',
+  invalidPromo: SIGN_UP_MESSAGES.invalidPromo,
+} as const
+
 /** Per-IP limits of the public sign-up calls; per-phone code limits live in the verification. */
 export const SIGN_UP_LIMITS = {
   checkEmail: { max: 60, windowMs: 60 * 1000 },
   getCode: { max: 100, windowMs: 60 * 60 * 1000 },
   verifyCode: { max: 100, windowMs: 60 * 60 * 1000 },
   pay: { max: 50, windowMs: 60 * 60 * 1000 },
+  register: { max: 50, windowMs: 60 * 60 * 1000 },
 } as const
 
-/** Shown with every 429 of these calls. */
+/** Shown with every 429 of the per-IP limits. */
 export const TOO_MANY_REQUESTS_MESSAGE =
   'Too many attempts. Please wait a few minutes and try again.'
 
-const trimmed = v.pipe(v.string(), v.trim())
-
-/** A phone as any of our forms send it: digits with spaces, dashes, brackets or a leading plus. */
-const PhoneInput = v.pipe(
-  trimmed,
-  v.regex(/^\+?[\d\s().-]+$/, 'Phone number should contain only numbers'),
-  v.check((text) => {
-    const digits = phoneDigits(text).length
-    return digits >= 7 && digits <= 15
-  }, 'Phone number should contain 7 to 15 digits'),
-)
-
-/** Body of `POST /auth/check-email`. */
-export const CheckEmailBodySchema = v.object({ email: EmailSchema, phone: PhoneInput })
-
-/** Body of `POST /auth/get-code`. */
-export const GetCodeBodySchema = v.object({
-  email: EmailSchema,
-  phone: PhoneInput,
-  countryCode: v.optional(
-    v.pipe(trimmed, v.regex(/^\+?\d{1,3}$/, 'Country code should look like +1')),
-    '+1',
-  ),
-})
-
-/** Body of `POST /auth/verify-code`. */
-export const VerifyCodeBodySchema = v.object({
-  authyId: v.pipe(trimmed, v.nonEmpty('Please get a Confirmation Code first'), v.maxLength(100)),
-  phone: PhoneInput,
-  code: v.pipe(v.string('Please fill confirmation code field'), v.trim(), v.maxLength(20)),
-})
-
-const BillingText = (name: string, min: number) =>
-  v.pipe(
-    trimmed,
-    v.minLength(min, `${name} should contain minimum ${min} characters`),
-    v.maxLength(200),
-  )
+/** A phone has 7 to 15 digits once spaces, dashes, brackets and the plus sign are dropped. */
+const hasPhoneDigits = (text: string) => {
+  const digits = phoneDigits(text).length
+  return digits >= 7 && digits <= 15
+}
 
 /**
- * Body of `POST /auth/pay`. Only the billing address and the cardholder's name are read: card
- * numbers and CVVs have no business on our server, so any such keys are dropped unread.
+ * Body of `POST /auth/check-email`: the domain's shape, and a phone of digits (the wizard's own
+ * phone or the practice's). Step 2 sends the practice phone, whose rule is looser than step 1's.
  */
-export const PayBodySchema = v.object({
-  token: v.pipe(trimmed, v.regex(/^tok_[\w]{1,200}$/, 'The card token is missing or malformed')),
-  email: EmailSchema,
-  billingInformation: v.object({
-    billing_address_1: BillingText('Billing address', 3),
-    billing_address_2: v.optional(v.nullable(v.pipe(trimmed, v.maxLength(200)))),
-    billing_city: BillingText('Billing city', 3),
-    billing_state: v.pipe(trimmed, v.nonEmpty('Please choose billing state'), v.maxLength(50)),
-    billing_zip: v.pipe(
-      trimmed,
-      v.minLength(5, 'Billing zip should contain 5 to 9 characters'),
-      v.maxLength(10, 'Billing zip should contain 5 to 9 characters'),
+export const CheckEmailBodySchema = v.pipe(
+  CheckAvailabilityInputSchema,
+  v.forward(
+    v.partialCheck(
+      [['phone']],
+      (input) => /^\+?[\d\s().-]+$/.test(input.phone) && hasPhoneDigits(input.phone),
+      'Phone number should contain only numbers',
     ),
-    country: v.optional(v.nullable(v.picklist(['US', 'CA']))),
-    card: v.optional(v.object({ name: v.optional(v.nullable(v.pipe(trimmed, v.maxLength(200)))) })),
-  }),
-})
-export type PayBody = v.InferOutput<typeof PayBodySchema>
+    ['phone'],
+  ),
+)
 
-/** A small fixed-window counter kept in memory, per server instance. */
-function createWindowCounter() {
-  const windows = new Map<string, { start: number; count: number }>()
-  return (key: string, max: number, windowMs: number, at: number): number | null => {
-    const current = windows.get(key)
-    if (!current || at - current.start >= windowMs) {
-      // Forget finished windows now and then so the map stays small.
-      if (windows.size > 10_000) {
-        for (const [k, w] of windows) if (at - w.start >= windowMs) windows.delete(k)
-      }
-      windows.set(key, { start: at, count: 1 })
-      return null
-    }
-    current.count += 1
-    return current.count > max ? Math.ceil((current.start + windowMs - at) / 1000) : null
-  }
-}
+/**
+ * Body of `POST /auth/local/register`: the domain's {@link SignUpPayloadSchema}, every field
+ * re-validated. `access_rights` is set to Admin before validation: the first user of a new
+ * practice is its Admin whatever the client sent (spec section 6).
+ */
+export const RegisterBodySchema = v.pipe(
+  v.looseObject({}),
+  v.transform((body) => ({ ...body, access_rights: 'Admin' })),
+  SignUpPayloadSchema,
+)
+
+const STRIPE_TOKEN = /^tok_\w{1,200}$/
+
+/** A fixed Stripe-style customer id, as `POST /auth/pay` answers it. */
+const CUSTOMER_ID = /^cus_\w{1,200}$/
 
 /**
  * The caller's address for per-IP limits: the socket's address when served by Node. A proxy's
@@ -131,7 +120,7 @@ function tooMany(retryAfterSeconds: number, message = TOO_MANY_REQUESTS_MESSAGE)
 function verificationFailure(error: VerificationError): ApiError {
   return error.status === 429
     ? tooMany(error.retryAfterSeconds ?? 60, error.message)
-    : new ApiError(400, API_ERROR_NAMES.validation, error.message)
+    : badRequest(error.message)
 }
 
 function paymentFailure(error: PaymentError): ApiError {
@@ -139,44 +128,111 @@ function paymentFailure(error: PaymentError): ApiError {
 }
 
 /** The billing details of `POST /auth/pay` in the provider's terms. */
-function customerBilling(billing: PayBody['billingInformation']): CustomerBilling {
+function customerBilling(billing: PayPayload['billingInformation']): CustomerBilling {
   return {
-    name: billing.card?.name ?? null,
-    line1: billing.billing_address_1,
-    line2: billing.billing_address_2 ?? null,
-    city: billing.billing_city,
-    state: billing.billing_state,
-    postalCode: billing.billing_zip,
-    country: billing.country ?? 'US',
+    name: billing.name.trim(),
+    line1: billing.billing_address_1.trim(),
+    line2: billing.billing_address_2.trim() || null,
+    city: billing.billing_city.trim(),
+    state: billing.billing_state.trim(),
+    postalCode: billing.billing_zip.trim(),
+    country: billing.country,
   }
+}
+
+/** The SQLSTATE and constraint of a Postgres error, also when drizzle wraps it in `cause`. */
+function postgresError(error: unknown): { code?: string; constraint?: string } {
+  for (let current = error, depth = 0; current && depth < 3; depth++) {
+    const { code, constraint } = current as { code?: unknown; constraint?: unknown }
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+      return { code, constraint: typeof constraint === 'string' ? constraint : undefined }
+    }
+    current = (current as { cause?: unknown }).cause
+  }
+  return {}
+}
+
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  username: users.username,
+  title: users.title,
+  first_name: users.first_name,
+  last_name: users.last_name,
+  image_path: users.image_path,
+  position: users.position,
+  access_rights: users.access_rights,
+  practice_id: users.practice_id,
+}
+
+type UserRow = {
+  id: number
+  email: string
+  username: string | null
+  title: string | null
+  first_name: string
+  last_name: string
+  image_path: string | null
+  position: string | null
+  access_rights: string
+  practice_id: number
+}
+
+/** A user as the API answers it (domain/session.ts), never with the password hash. */
+function toSessionUser(row: UserRow): SessionUser {
+  return {
+    id: row.id,
+    email: row.email,
+    ...(row.username ? { username: row.username } : {}),
+    title: row.title,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    image_path: row.image_path,
+    position: row.position,
+    access_rights: row.access_rights === 'Admin' ? 'Admin' : 'Staff',
+    practice_id: row.practice_id,
+  }
+}
+
+/** Options of {@link signUpRoutes}. */
+export type SignUpRouteOptions = {
+  /** Where the per-IP counters live; in memory by default. */
+  rateLimitStore?: RateLimitStore
 }
 
 /**
  * The public calls of the sign-up wizard (spec section 7, DESIGN.md section 4), mounted under
- * `/api/auth`:
+ * `/api/auth`. Bodies are the domain's shapes (domain/sign-up/api.ts), re-validated here.
  * - `POST /check-email {email, phone}`: text/plain `OK`, or 409 `Email is already taken.` /
- *   `Phone number is already taken.` (e-mail compared case-insensitively, phone by its digits).
- *   Refused input answers the usual JSON error (400, 415), as does the 429 of the per-IP limit.
+ *   `Phone number is already taken.` (e-mail compared case-insensitively, phone by its digits,
+ *   against every user). Refused input answers the usual JSON error (400, 415), as does the 429
+ *   of the per-IP limit (60 a minute).
  * - `POST /get-code {email, phone, countryCode}`: `{authyId}`; texts a 6-digit code; 429 when
  *   asked again within 30 s or more than 5 times an hour for one phone.
  * - `POST /verify-code {authyId, phone, code}`: `{verified: true}`; 400
  *   `Incorrect Confirmation Code entered`, 400 for an expired code, 429 after 5 attempts.
  * - `POST /pay {token, email, billingInformation}`: `{id}` (the customer id kept as
- *   `stripe_id`); 402 with the provider's message for a refused card; idempotent per token.
- * - `POST /local/register`: see {@link registerRoute}.
+ *   `stripe_id`); 402 with the provider's message for a refused card; idempotent per token: a
+ *   repeat answers the same id and never charges again.
+ * - `POST /local/register` (the spec's payload): `{user}`, the new practice's Admin. It needs the
+ *   phone verified for that `authyId` and not used before (400 otherwise), and a payment whose
+ *   customer is `stripe_id` and whose e-mail is the practice e-mail (402 otherwise). Practice and
+ *   Admin are created in one transaction; then the subscription is made with the provider and a
+ *   welcome e-mail is sent. A taken e-mail answers 409 `Email is already taken.`; the same
+ *   payload again (same e-mail, payment and password) answers the same user, so a retry never
+ *   makes a second account or a second charge.
  */
-export function signUpRoutes(ctx: ServerContext) {
-  const overLimit = createWindowCounter()
-  const limit = (c: Context, name: keyof typeof SIGN_UP_LIMITS) => {
-    const { max, windowMs } = SIGN_UP_LIMITS[name]
-    const wait = overLimit(`${name}:${clientIp(c)}`, max, windowMs, ctx.now().getTime())
-    if (wait !== null) throw tooMany(wait)
+export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {}) {
+  const limiter = createRateLimiter(options.rateLimitStore ?? createMemoryRateLimitStore())
+  const limit = async (c: Context, name: keyof typeof SIGN_UP_LIMITS) => {
+    const key = `sign-up:${name}:ip:${clientIp(c)}`
+    const decision = await limiter.consume(key, SIGN_UP_LIMITS[name], ctx.now().getTime())
+    if (!decision.allowed) throw tooMany(decision.retryAfterSeconds)
   }
   // Two concurrent calls for one token in this process share one provider call.
   const paymentsInFlight = new Map<string, { email: string; customerId: Promise<string> }>()
 
-  async function payOnce(body: PayBody): Promise<string> {
-    const email = body.email.trim().toLowerCase()
+  async function payOnce(body: PayPayload, email: string): Promise<string> {
     const [earlier] = await ctx.db
       .select({ email: payments.email, customer_id: payments.customer_id })
       .from(payments)
@@ -216,14 +272,199 @@ export function signUpRoutes(ctx: ServerContext) {
     return winner.customer_id
   }
 
+  /** The plans the payload may subscribe to, derived on the server from the term and EHR. */
+  async function subscriptionPlans(body: SignUpPayload): Promise<string[]> {
+    const rows = await ctx.db
+      .select({
+        id: plans.id,
+        nickname: plans.nickname,
+        interval: plans.interval,
+        interval_count: plans.interval_count,
+        amount: plans.amount,
+        tiers: plans.tiers,
+      })
+      .from(plans)
+      .where(eq(plans.active, true))
+    const available: Plan[] = rows.map((row) => ({
+      ...row,
+      interval: row.interval === 'year' ? 'year' : 'month',
+    }))
+    const choice = body.billingInformation
+    const term = choice.subscription_months === 12 ? 'year' : 'month'
+    const expected = selectedPlanIds(available, term, choice.subscription_ehr)
+    const sent = [...choice.plan].sort()
+    // The Lite plan is always part of it, and the client's ids must be exactly the server's.
+    const lite = expected[0]
+    const matches =
+      lite !== undefined &&
+      expected.length === (choice.subscription_ehr ? 2 : 1) &&
+      sent.length === expected.length &&
+      [...expected].sort().every((id, i) => id === sent[i])
+    if (!matches) throw badRequest(REGISTER_MESSAGES.plansUnavailable)
+    return expected
+  }
+
+  async function couponOf(body: SignUpPayload): Promise<string | null> {
+    const code = (body.coupon ?? body.billingInformation.promo_code ?? '').trim()
+    if (code === '') return null
+    const [row] = await ctx.db
+      .select({ id: coupons.id })
+      .from(coupons)
+      .where(eq(coupons.id, code))
+      .limit(1)
+    if (!row) throw badRequest(REGISTER_MESSAGES.invalidPromo)
+    return row.id
+  }
+
+  /** Subscribes the practice; a failure leaves the account and marks it for billing follow-up. */
+  async function subscribe(
+    practiceId: number,
+    customerId: string,
+    planIds: string[],
+    coupon: string | null,
+  ) {
+    try {
+      await ctx.payments.createSubscription({
+        customerId,
+        planIds,
+        coupon,
+        idempotencyKey: `subscribe:${customerId}`,
+      })
+    } catch (error) {
+      // The card was accepted by /auth/pay and the account exists; the subscription can be
+      // retried from billing, so the sign-up itself succeeds.
+      ctx.log.warn(
+        `Subscription for practice ${practiceId} failed: ${error instanceof Error ? error.message : 'unknown error'}`,
+      )
+      await ctx.db
+        .update(practices)
+        .set({ subscription_status: 'past_due' })
+        .where(eq(practices.id, practiceId))
+    }
+  }
+
+  async function sendWelcome(to: string, firstName: string, practiceName: string) {
+    const link = new URL('/signin', ctx.config.publicUrl).toString()
+    try {
+      await ctx.mail.send({
+        to,
+        subject: 'Welcome to Glow Rewards',
+        text: [
+          `Hello ${firstName},`,
+          '',
+          `${practiceName} is set up on Glow Rewards and you are its admin.`,
+          `Sign in with this e-mail address and the password you chose: ${link}`,
+          '',
+          'Welcome aboard!',
+        ].join('\n'),
+        link,
+      })
+    } catch (error) {
+      ctx.log.error(`Welcome e-mail to ${maskEmail(to)} could not be sent`, error)
+    }
+  }
+
+  /** The earlier answer to the same payload, or 409 when the e-mail belongs to someone else. */
+  async function repeatedSignUp(
+    existing: UserRow & { password_hash: string },
+    body: SignUpPayload,
+  ): Promise<SessionUser> {
+    const [practice] = await ctx.db
+      .select({ stripe_customer_id: practices.stripe_customer_id })
+      .from(practices)
+      .where(eq(practices.id, existing.practice_id))
+      .limit(1)
+    const same =
+      existing.access_rights === 'Admin' &&
+      practice?.stripe_customer_id === body.stripe_id &&
+      (await verifyPassword(existing.password_hash, body.password))
+    if (!same) throw conflict(REGISTER_MESSAGES.emailTaken)
+    return toSessionUser(existing)
+  }
+
+  async function createAccount(
+    tx: Transaction,
+    body: SignUpPayload,
+    input: { email: string; passwordHash: string; planIds: string[]; coupon: string | null },
+  ): Promise<UserRow> {
+    const at = ctx.now()
+    // One registration per payment at a time, so a payment can never open two practices.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`register:${body.stripe_id}`}))`)
+    const [used] = await tx
+      .select({ id: practices.id })
+      .from(practices)
+      .where(eq(practices.stripe_customer_id, body.stripe_id))
+      .limit(1)
+    if (used) throw conflict(REGISTER_MESSAGES.paymentUsed)
+    try {
+      await consumeVerification(tx, { authyId: body.authyId, phone: body.cell_phone }, at)
+    } catch (error) {
+      if (error instanceof VerificationError) throw verificationFailure(error)
+      throw error
+    }
+    const p = body.practice
+    const [practice] = await tx
+      .insert(practices)
+      .values({
+        practice_name: p.practice_name.trim(),
+        office_name: p.office_name?.trim() || null,
+        url: p.url.trim(),
+        practice_phone: phoneDigits(p.practice_phone),
+        practice_email: p.practice_email.trim().toLowerCase(),
+        practice_address: p.practice_address.trim(),
+        practice_address_2: p.practice_address_2.trim() || null,
+        city: p.city.trim(),
+        practice_zip: p.practice_zip.trim().toUpperCase(),
+        state: p.state.trim(),
+        country: p.country,
+        e_record: p.e_record,
+        nextech: p.nextech,
+        stripe_customer_id: body.stripe_id,
+        plan_id: input.planIds[0] ?? null,
+        coupon_id: input.coupon,
+        subscription_basic: true,
+        subscription_ehr: body.billingInformation.subscription_ehr,
+        subscription_months: body.billingInformation.subscription_months,
+        subscription_status: 'active',
+        billing_address_1: body.billing_address.trim(),
+        billing_address_2: body.billing_address_2.trim() || null,
+        billing_city: body.billing_city.trim(),
+        billing_state: body.billing_state.trim(),
+        billing_zip: body.billing_zip.trim(),
+        created_at: at,
+      })
+      .returning({ id: practices.id })
+    if (!practice) throw new Error('practice row was not created')
+    const [user] = await tx
+      .insert(users)
+      .values({
+        practice_id: practice.id,
+        email: input.email,
+        username: body.username.trim() || input.email,
+        password_hash: input.passwordHash,
+        title: body.title.trim() || null,
+        first_name: body.first_name.trim(),
+        last_name: body.last_name.trim(),
+        cell_phone: phoneDigits(body.cell_phone),
+        country_code: body.country_code,
+        position: body.position,
+        // The first user of a new practice is its Admin, whatever the client sent (spec 6).
+        access_rights: 'Admin',
+        created_at: at,
+      })
+      .returning(userColumns)
+    if (!user) throw new Error('user row was not created')
+    return user
+  }
+
   return new Hono<AppEnv>()
     .post('/check-email', jsonBody(CheckEmailBodySchema), async (c) => {
-      limit(c, 'checkEmail')
+      await limit(c, 'checkEmail')
       const { email, phone } = c.req.valid('json')
       const address = email.trim().toLowerCase()
       const digits = phoneDigits(phone)
       const taken = await ctx.db
-        .select({ email: users.email, phone: users.cell_phone })
+        .select({ email: users.email })
         .from(users)
         .where(
           or(
@@ -238,26 +479,23 @@ export function signUpRoutes(ctx: ServerContext) {
       if (taken.length > 0) return c.text(AVAILABILITY_MESSAGES.phoneTaken, 409)
       return c.text(AVAILABILITY_MESSAGES.ok, 200)
     })
-    .post('/get-code', jsonBody(GetCodeBodySchema), async (c) => {
-      limit(c, 'getCode')
+    .post('/get-code', jsonBody(GetCodeInputSchema), async (c) => {
+      await limit(c, 'getCode')
       const { email, phone, countryCode } = c.req.valid('json')
       try {
-        const answer = await issueCode(
-          { db: ctx.db, sms: ctx.sms, now: ctx.now },
-          {
-            email,
-            phone,
-            countryCode: countryCode.startsWith('+') ? countryCode : `+${countryCode}`,
-          },
+        return c.json(
+          await issueCode(
+            { db: ctx.db, sms: ctx.sms, now: ctx.now },
+            { email, phone, countryCode },
+          ),
         )
-        return c.json(answer)
       } catch (error) {
         if (error instanceof VerificationError) throw verificationFailure(error)
         throw error
       }
     })
-    .post('/verify-code', jsonBody(VerifyCodeBodySchema), async (c) => {
-      limit(c, 'verifyCode')
+    .post('/verify-code', jsonBody(VerifyCodeInputSchema), async (c) => {
+      await limit(c, 'verifyCode')
       const input = c.req.valid('json')
       try {
         await verifyCode({ db: ctx.db, now: ctx.now }, input)
@@ -267,9 +505,10 @@ export function signUpRoutes(ctx: ServerContext) {
         throw error
       }
     })
-    .post('/pay', jsonBody(PayBodySchema), async (c) => {
-      limit(c, 'pay')
+    .post('/pay', jsonBody(PayPayloadSchema), async (c) => {
+      await limit(c, 'pay')
       const body = c.req.valid('json')
+      if (!STRIPE_TOKEN.test(body.token)) throw badRequest('The card token is malformed.')
       const email = body.email.trim().toLowerCase()
       let pending = paymentsInFlight.get(body.token)
       if (pending && pending.email !== email) {
@@ -278,10 +517,66 @@ export function signUpRoutes(ctx: ServerContext) {
       if (!pending) {
         pending = {
           email,
-          customerId: payOnce(body).finally(() => paymentsInFlight.delete(body.token)),
+          customerId: payOnce(body, email).finally(() => paymentsInFlight.delete(body.token)),
         }
         paymentsInFlight.set(body.token, pending)
       }
       return c.json({ id: await pending.customerId })
+    })
+    .post('/local/register', jsonBody(RegisterBodySchema), async (c) => {
+      await limit(c, 'register')
+      const body = c.req.valid('json')
+      const email = body.email.trim().toLowerCase()
+
+      const [existing] = await ctx.db
+        .select({ ...userColumns, password_hash: users.password_hash })
+        .from(users)
+        .where(eq(users.email, email))
+        .limit(1)
+      if (existing) return c.json({ user: await repeatedSignUp(existing, body) })
+
+      const [payment] = CUSTOMER_ID.test(body.stripe_id)
+        ? await ctx.db
+            .select({ id: payments.id })
+            .from(payments)
+            .where(
+              and(
+                eq(payments.customer_id, body.stripe_id),
+                eq(payments.email, body.practice.practice_email.trim().toLowerCase()),
+              ),
+            )
+            .limit(1)
+        : []
+      if (!payment) {
+        throw new ApiError(402, API_ERROR_NAMES.payment, REGISTER_MESSAGES.paymentRequired)
+      }
+      const planIds = await subscriptionPlans(body)
+      const coupon = await couponOf(body)
+      const passwordHash = await hashPassword(body.password)
+
+      let user: UserRow
+      try {
+        user = await ctx.db.transaction((tx) =>
+          createAccount(tx, body, { email, passwordHash, planIds, coupon }),
+        )
+      } catch (error) {
+        // Two sign-ups at once (a double click, a retry racing the first try): the payment lock
+        // or the e-mail's unique index decides; the same payload then gets the winner's answer.
+        const { code, constraint } = postgresError(error)
+        const emailRace = code === '23505' && constraint === 'users_email_unique'
+        const paymentRace = error instanceof ApiError && error.status === 409
+        if (!emailRace && !paymentRace) throw error
+        const [winner] = await ctx.db
+          .select({ ...userColumns, password_hash: users.password_hash })
+          .from(users)
+          .where(eq(users.email, email))
+          .limit(1)
+        if (winner) return c.json({ user: await repeatedSignUp(winner, body) })
+        throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
+      }
+
+      await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
+      await sendWelcome(email, user.first_name, body.practice.practice_name.trim())
+      return c.json({ user: toSessionUser(user) })
     })
 }

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import type { DatabaseHandle } from '#server/db/client.ts'
 import { verificationCodes } from '#server/db/schema.ts'
 import type { SmsMessage } from '#server/services/sms.ts'
+import { testBackends } from '#server/test-support.ts'
 import {
   consumeVerification,
   hashCode,
@@ -27,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<VerificationError> 
   throw new Error(`expected a VerificationError, got ${String(error)}`)
 }
 
-describe('phone verification service', () => {
+describe.each(testBackends())('phone verification service on $name', (backend) => {
   let handle: DatabaseHandle
   const sent: SmsMessage[] = []
   const sms = { send: async (message: SmsMessage) => void sent.push(message) }
@@ -36,7 +37,7 @@ describe('phone verification service', () => {
   const nextPhone = () => `555${String(1000000 + ++phoneCounter).slice(1)}`
 
   beforeAll(async () => {
-    handle = await openDatabase({ dataDir: 'memory' })
+    handle = await backend.open()
   })
   afterAll(() => handle.close())
 
