@@ -1,0 +1,37 @@
+import * as v from 'valibot'
+import {
+  ForgotPasswordAnswerSchema,
+  type ForgotPasswordPayload,
+  type InitPermissionsAnswer,
+  InitPermissionsAnswerSchema,
+  type ResetPasswordPayload,
+  type SignInPayload,
+} from '#domain/auth.ts'
+import { type Session, SessionSchema } from '#domain/session.ts'
+import { http } from '#src/lib/http.ts'
+
+/** `POST /auth/local`: signs in; the answer is the session to store as the current user. */
+export async function signIn(payload: SignInPayload): Promise<Session> {
+  return v.parse(SessionSchema, await http.post('auth/local', { json: payload }).json())
+}
+
+/**
+ * `POST /auth/forgot-password`: asks for a reset link to be e-mailed. `url` is the reset page the
+ * link should open; the server answers alike for every well-formed e-mail.
+ */
+export async function forgotPassword(payload: ForgotPasswordPayload): Promise<void> {
+  v.parse(
+    ForgotPasswordAnswerSchema,
+    await http.post('auth/forgot-password', { json: payload }).json(),
+  )
+}
+
+/** `POST /auth/reset-password`: sets the new password with the e-mailed code and signs in. */
+export async function resetPassword(payload: ResetPasswordPayload): Promise<Session> {
+  return v.parse(SessionSchema, await http.post('auth/reset-password', { json: payload }).json())
+}
+
+/** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */
+export async function initPermissions(): Promise<InitPermissionsAnswer> {
+  return v.parse(InitPermissionsAnswerSchema, await http.get('users-permissions/init').json())
+}

@@ -1,0 +1,81 @@
+import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useSelector } from '@xstate/react'
+import { AUTH_MESSAGES, type ForgotPasswordForm, ForgotPasswordFormSchema } from '#domain/auth.ts'
+import { PublicPage } from '#src/ui/public-page.tsx'
+import type { SignInScreenActorRef } from './sign-in-view.tsx'
+
+/**
+ * The Forgot Password view (spec section 2): Email, Reset and Cancel; once the link is on its way,
+ * 'We have sent the link to your email' with Check email and a way back to Sign In.
+ */
+export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRef }) {
+  const sent = useSelector(actorRef, (s) => s.matches({ forgotPassword: 'sent' }))
+  const sending = useSelector(actorRef, (s) => s.matches({ forgotPassword: 'sending' }))
+  const error = useSelector(actorRef, (s) => s.context.error)
+
+  const form = useForm<ForgotPasswordForm>({
+    mode: 'uncontrolled',
+    initialValues: { email: '' },
+    validate: schemaResolver(ForgotPasswordFormSchema, { sync: true }),
+    validateInputOnBlur: true,
+  })
+
+  const back = () => actorRef.send({ type: 'link.back' })
+
+  if (sent) {
+    return (
+      <PublicPage title={AUTH_MESSAGES.forgotPasswordSent}>
+        <Alert color="green" role="status">
+          {AUTH_MESSAGES.forgotPasswordSuccess}
+        </Alert>
+        <Text size="sm" ta="center">
+          The link works for one hour. If no e-mail arrives, check your spam folder.
+        </Text>
+        <Button component="a" href="mailto:" fullWidth>
+          Check email
+        </Button>
+        <Anchor component="button" type="button" size="sm" ta="center" onClick={back}>
+          Back to Sign In
+        </Anchor>
+      </PublicPage>
+    )
+  }
+
+  return (
+    <PublicPage title="Forgot Password">
+      <Text size="sm" ta="center">
+        Enter the e-mail of your account and we will send you a link to choose a new password.
+      </Text>
+      {error && (
+        <Alert color="red" role="alert">
+          {error}
+        </Alert>
+      )}
+      <form
+        noValidate
+        onSubmit={form.onSubmit((input) => actorRef.send({ type: 'forgotForm.submit', input }))}
+      >
+        <Stack gap="md">
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="email"
+            withAsterisk
+            errorProps={{ role: 'alert' }}
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
+          <Group grow>
+            <Button variant="default" type="button" onClick={back} disabled={sending}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={sending}>
+              Reset
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </PublicPage>
+  )
+}

@@ -1,0 +1,114 @@
+import { Alert, Anchor, Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useSelector } from '@xstate/react'
+import type { ActorRefFrom } from 'xstate'
+import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
+import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
+import { AnchorLink } from '#src/ui/links.tsx'
+import { PublicPage } from '#src/ui/public-page.tsx'
+import { CaptchaField } from './captcha-field.tsx'
+import { PasswordField } from './password-field.tsx'
+
+/** The screen's actor, as every view of the sign-in screen receives it. */
+export type SignInScreenActorRef = ActorRefFrom<typeof signInScreenMachine>
+
+/** Props of {@link SignInView}. */
+export type SignInViewProps = {
+  actorRef: SignInScreenActorRef
+  /** The hCaptcha site key; the widget shows only when the machine requires a captcha. */
+  captchaSiteKey?: string | undefined
+}
+
+/**
+ * The Sign In view (spec section 2): Email, Password with an eye toggle, Remember me, Forgot
+ * Password, the captcha when it is on, Sign In and the way to Sign Up; banners for the
+ * personnel sign-up success, an outdated reset link and a failed sign-in.
+ */
+export function SignInView({ actorRef, captchaSiteKey }: SignInViewProps) {
+  const submitting = useSelector(actorRef, (s) => s.matches({ signIn: 'submitting' }))
+  const notice = useSelector(actorRef, (s) => s.context.notice)
+  const error = useSelector(actorRef, (s) => s.context.error)
+  const captchaRequired = useSelector(actorRef, (s) => s.context.captchaRequired)
+  const captchaError = useSelector(actorRef, (s) => s.context.captchaError)
+  const attempts = useSelector(actorRef, (s) => s.context.signInAttempts)
+
+  const form = useForm<SignInForm>({
+    mode: 'uncontrolled',
+    initialValues: { email: '', password: '', remember: false },
+    validate: schemaResolver(SignInFormSchema, { sync: true }),
+    validateInputOnBlur: true,
+  })
+
+  return (
+    <PublicPage title="Sign In">
+      {notice && (
+        <Alert color="green" role="status">
+          {notice}
+        </Alert>
+      )}
+      {error && (
+        <Alert color="red" role="alert">
+          {error}
+        </Alert>
+      )}
+      <form
+        noValidate
+        onSubmit={form.onSubmit((input) => actorRef.send({ type: 'signInForm.submit', input }))}
+      >
+        <Stack gap="md">
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="username"
+            withAsterisk
+            errorProps={{ role: 'alert' }}
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
+          <PasswordField
+            label="Password"
+            autoComplete="current-password"
+            withAsterisk
+            key={form.key('password')}
+            {...form.getInputProps('password')}
+          />
+          <Group justify="space-between" wrap="wrap" gap="xs">
+            <Checkbox
+              label="Remember me"
+              key={form.key('remember')}
+              {...form.getInputProps('remember', { type: 'checkbox' })}
+            />
+            <Anchor
+              component="button"
+              type="button"
+              size="sm"
+              onClick={() => actorRef.send({ type: 'link.forgot' })}
+              disabled={submitting}
+            >
+              Forgot Password
+            </Anchor>
+          </Group>
+          {captchaRequired && captchaSiteKey && (
+            <CaptchaField
+              // A token works once: after a failed attempt the widget starts over.
+              key={attempts}
+              siteKey={captchaSiteKey}
+              error={captchaError}
+              onVerify={(token) => actorRef.send({ type: 'captcha.verified', token })}
+              onExpire={() => actorRef.send({ type: 'captcha.expired' })}
+            />
+          )}
+          <Button type="submit" fullWidth loading={submitting}>
+            Sign In
+          </Button>
+        </Stack>
+      </form>
+      <Text size="sm" ta="center">
+        New practice?{' '}
+        <AnchorLink to="/signup" fw={600}>
+          Sign Up
+        </AnchorLink>
+      </Text>
+    </PublicPage>
+  )
+}

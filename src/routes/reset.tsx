@@ -1,0 +1,50 @@
+import { createFileRoute, redirect } from '@tanstack/react-router'
+import * as v from 'valibot'
+import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
+import { readLastResetCode, writeLastResetCode } from '#src/features/sign-in/sign-in-storage.ts'
+import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'
+import { env, isCaptchaOff } from '#src/lib/env.ts'
+import { writeSession } from '#src/lib/session.ts'
+
+const ResetSearchSchema = v.object({
+  /** The code the reset e-mail carries (`/reset?code=…`; `/reset=…` is redirected here). */
+  code: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(512))),
+})
+
+/**
+ * `/reset?code=…`: the reset-password view of the sign-in screen, also for a signed-in visitor.
+ * Without a code there is nothing to reset: sign-in. When the link is outdated (used before in
+ * this browser, or refused by the server) the visitor lands on `/signin` with
+ * 'Password Reset link is outdated!' for 3 seconds.
+ */
+export const Route = createFileRoute('/reset')({
+  validateSearch: ResetSearchSchema,
+  beforeLoad: ({ search }) => {
+    if (!search.code) throw redirect({ to: '/signin', replace: true })
+  },
+  component: ResetRoute,
+})
+
+function ResetRoute() {
+  const navigate = Route.useNavigate()
+  const { code } = Route.useSearch()
+  const actorRef = useSignInScreenActor(
+    {
+      resetCode: code ?? null,
+      lastUsedResetCode: readLastResetCode(),
+      captchaRequired: !isCaptchaOff(),
+    },
+    {
+      onSignedIn: ({ session, remember }) => {
+        writeSession(session, remember)
+        void navigate({ to: '/dashboard' })
+      },
+      onResetCodeUsed: ({ code: used }) => writeLastResetCode(used),
+      // /signin opens with the same (now remembered) code and so shows the outdated notice there.
+      onResetLinkOutdated: ({ code: outdated }) => {
+        void navigate({ to: '/signin', search: outdated ? { code: outdated } : {}, replace: true })
+      },
+    },
+  )
+  return <SignInScreen actorRef={actorRef} captchaSiteKey={env.VITE_HCAPTCHA_SITEKEY} />
+}

@@ -1,0 +1,57 @@
+import { createFileRoute, redirect } from '@tanstack/react-router'
+import * as v from 'valibot'
+import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
+import {
+  consumePersonnelSignedUp,
+  readLastResetCode,
+  writeLastResetCode,
+} from '#src/features/sign-in/sign-in-storage.ts'
+import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'
+import { env, isCaptchaOff } from '#src/lib/env.ts'
+import { writeSession } from '#src/lib/session.ts'
+
+const SignInSearchSchema = v.object({
+  /** A reset code: `/signin?code=…` opens the reset view, like `/reset?code=…`. */
+  code: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(512))),
+})
+
+/**
+ * `/signin`: the sign-in screen (sign in, forgot password, reset password). A signed-in visitor
+ * goes to the dashboard, unless the address carries a reset code. The personnel registration's
+ * one-time flag (sessionStorage `personnelSignedUp`) turns on the success banner.
+ */
+export const Route = createFileRoute('/signin')({
+  validateSearch: SignInSearchSchema,
+  beforeLoad: ({ context, search, preload }) => {
+    if (!search.code && context.getSession()) throw redirect({ to: '/dashboard', replace: true })
+    // A preload (hovering a link) must not use up the one-time flag.
+    return { personnelSignedUp: !preload && consumePersonnelSignedUp() }
+  },
+  component: SignInRoute,
+})
+
+function SignInRoute() {
+  const navigate = Route.useNavigate()
+  const { code } = Route.useSearch()
+  const { personnelSignedUp } = Route.useRouteContext()
+  const actorRef = useSignInScreenActor(
+    {
+      resetCode: code ?? null,
+      lastUsedResetCode: readLastResetCode(),
+      captchaRequired: !isCaptchaOff(),
+      personnelSignedUp,
+    },
+    {
+      onSignedIn: ({ session, remember }) => {
+        writeSession(session, remember)
+        void navigate({ to: '/dashboard' })
+      },
+      onResetCodeUsed: ({ code: used }) => writeLastResetCode(used),
+      // The outdated code has no business in the address any more.
+      onResetLinkOutdated: () => {
+        void navigate({ to: '/signin', search: {}, replace: true })
+      },
+    },
+  )
+  return <SignInScreen actorRef={actorRef} captchaSiteKey={env.VITE_HCAPTCHA_SITEKEY} />
+}
