@@ -43,7 +43,15 @@ export async function ensureBuilt(root = process.cwd(), { force = false } = {}):
   console.log('Building the web app (dist/ is missing or older than the sources)…')
   const started = performance.now()
   const { build } = await import('vite')
-  await build({ root, configFile: resolve(root, 'vite.config.ts'), logLevel: 'warn' })
+  // Vite's build sets process.env.NODE_ENV to production for this process; the server that boots
+  // next in the same process must keep the mode it was started with (outbox, HSTS, cookies).
+  const nodeEnv = process.env.NODE_ENV
+  try {
+    await build({ root, configFile: resolve(root, 'vite.config.ts'), logLevel: 'warn' })
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV
+    else process.env.NODE_ENV = nodeEnv
+  }
   console.log(`Built in ${((performance.now() - started) / 1000).toFixed(1)} s.`)
   return true
 }
