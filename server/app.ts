@@ -16,6 +16,7 @@ import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
+import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
@@ -197,6 +198,8 @@ export function createApp(deps: AppDeps) {
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))
+  api.route('/auth', personnelRegisterRoutes(ctx))
+  api.route('/personnel', personnelRoutes(ctx))
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
