@@ -17,13 +17,17 @@ const SignInSearchSchema = v.object({
 
 /**
  * `/signin`: the sign-in screen (sign in, forgot password, reset password). A signed-in visitor
- * goes to the dashboard, unless the address carries a reset code. The personnel registration's
+ * goes to the dashboard, unless the address carries a reset code (a signed-in visitor who opens
+ * an outdated reset link also sees the notice here). The personnel registration's
  * one-time flag (sessionStorage `personnelSignedUp`) turns on the success banner.
  */
 export const Route = createFileRoute('/signin')({
   validateSearch: SignInSearchSchema,
-  beforeLoad: ({ context, search, preload }) => {
-    if (!search.code && context.getSession()) throw redirect({ to: '/dashboard', replace: true })
+  beforeLoad: ({ context, search, preload, cause }) => {
+    // Only on arrival: dropping an outdated code from the address ('stay') keeps the notice in view.
+    if (cause === 'enter' && !search.code && context.getSession()) {
+      throw redirect({ to: '/dashboard', replace: true })
+    }
     // A preload (hovering a link) must not use up the one-time flag.
     return { personnelSignedUp: !preload && consumePersonnelSignedUp() }
   },

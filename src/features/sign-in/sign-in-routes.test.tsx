@@ -168,6 +168,14 @@ describe('/reset', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Sign In' })).toBeVisible()
   })
 
+  it('shows the outdated notice on /signin also to a visitor who is signed in', async () => {
+    localStorage.setItem(LAST_RESET_CODE_KEY, 'abc')
+    const { router } = renderRoute('/reset?code=abc', { session: demoSession })
+    expect(await screen.findByRole('alert')).toHaveTextContent('Password Reset link is outdated!')
+    await waitFor(() => expect(router.state.location.href).toBe('/signin'))
+    expect(screen.getByRole('heading', { level: 1, name: 'Sign In' })).toBeVisible()
+  })
+
   it('a link the server refuses lands on /signin with the outdated notice', async () => {
     stubApi({ 'POST /auth/reset-password': apiError(400, 'Password Reset link is outdated!') })
     const { user, router } = renderRoute('/reset?code=expired')
