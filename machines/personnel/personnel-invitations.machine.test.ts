@@ -1,0 +1,171 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createActor, fromPromise, waitFor } from 'xstate'
+import type { InvitePersonnelInput, PersonnelInvitation } from '#domain/personnel.ts'
+import {
+  type InvitationRef,
+  personnelInvitationsMachine,
+} from '#machines/personnel/personnel-invitations.machine.ts'
+
+type Deferred<T> = {
+  promise: Promise<T>
+  resolve: (value: T) => void
+  reject: (e: unknown) => void
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void
+  let reject!: (e: unknown) => void
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+function controlled<TOutput, TInput>() {
+  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
+  return {
+    calls,
+    logic: fromPromise<TOutput, TInput>(({ input }) => {
+      const answer = deferred<TOutput>()
+      calls.push({ input, answer })
+      return answer.promise
+    }),
+    last() {
+      const call = calls.at(-1)
+      if (!call) throw new Error('not called')
+      return call
+    },
+  }
+}
+
+const input: InvitePersonnelInput = {
+  email: 'new.person@example.com',
+  first_name: 'New',
+  last_name: 'Person',
+  position: 'Staff',
+  title: null,
+}
+
+const created: PersonnelInvitation = {
+  id: 'inv-9',
+  email: 'new.person@example.com',
+  title: null,
+  first_name: 'New',
+  last_name: 'Person',
+  position: 'Staff',
+  status: 'pending',
+  expires_at: '2026-06-15T00:00:00.000Z',
+  created_at: '2026-06-01T00:00:00.000Z',
+}
+
+const row: InvitationRef = { id: 'inv-1', email: 'jordan.lee@example.com' }
+
+function start() {
+  const invitePersonnel = controlled<PersonnelInvitation, InvitePersonnelInput>()
+  const resendInvitation = controlled<unknown, InvitationRef>()
+  const revokeInvitation = controlled<unknown, InvitationRef>()
+  const onChanged = vi.fn()
+  const actor = createActor(
+    personnelInvitationsMachine.provide({
+      actors: {
+        invitePersonnel: invitePersonnel.logic,
+        resendInvitation: resendInvitation.logic,
+        revokeInvitation: revokeInvitation.logic,
+      },
+      actions: { onChanged },
+    }),
+  ).start()
+  return { actor, invitePersonnel, resendInvitation, revokeInvitation, onChanged }
+}
+
+describe('personnel invitations', () => {
+  it('invites, says so, starts a fresh form and lets the route reload', async () => {
+    const s = start()
+    s.actor.send({ type: 'invite.submit', input })
+    expect(s.actor.getSnapshot().value).toBe('inviting')
+    expect(s.invitePersonnel.last().input).toEqual(input)
+    s.invitePersonnel.last().answer.resolve(created)
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    expect(s.actor.getSnapshot().context).toMatchObject({
+      notice: { type: 'success', message: 'Invitation sent to new.person@example.com.' },
+      sentCount: 1,
+    })
+    expect(s.onChanged).toHaveBeenCalledTimes(1)
+  })
+
+  it("shows the server's message when inviting fails, and keeps the form", async () => {
+    const s = start()
+    s.actor.send({ type: 'invite.submit', input })
+    s.invitePersonnel
+      .last()
+      .answer.reject(new Error('A person with this e-mail already has an account.'))
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    expect(s.actor.getSnapshot().context).toMatchObject({
+      notice: { type: 'danger', message: 'A person with this e-mail already has an account.' },
+      sentCount: 0,
+    })
+    expect(s.onChanged).not.toHaveBeenCalled()
+  })
+
+  it('resends a pending invitation, showing which row is busy', async () => {
+    const s = start()
+    s.actor.send({ type: 'invitation.resend', invitation: row })
+    expect(s.actor.getSnapshot().value).toBe('resending')
+    expect(s.actor.getSnapshot().context.working).toEqual(row)
+    expect(s.resendInvitation.last().input).toEqual(row)
+    s.resendInvitation.last().answer.resolve(undefined)
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    expect(s.actor.getSnapshot().context).toMatchObject({
+      notice: { type: 'success', message: 'Invitation sent again to jordan.lee@example.com.' },
+      working: null,
+    })
+    expect(s.onChanged).toHaveBeenCalledTimes(1)
+  })
+
+  it('revokes a pending invitation', async () => {
+    const s = start()
+    s.actor.send({ type: 'invitation.revoke', invitation: row })
+    expect(s.actor.getSnapshot().value).toBe('revoking')
+    s.revokeInvitation.last().answer.resolve(undefined)
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    expect(s.actor.getSnapshot().context.notice).toEqual({
+      type: 'success',
+      message: 'Invitation to jordan.lee@example.com revoked.',
+    })
+    expect(s.onChanged).toHaveBeenCalledTimes(1)
+  })
+
+  it.each([
+    ['resend', 'invitation.resend', 'resendInvitation'],
+    ['revoke', 'invitation.revoke', 'revokeInvitation'],
+  ] as const)('a failed %s says why and frees the row', async (_, type, actorName) => {
+    const s = start()
+    s.actor.send({ type, invitation: row })
+    s[actorName].last().answer.reject({ status: 502 })
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    expect(s.actor.getSnapshot().context).toMatchObject({
+      notice: { type: 'danger', message: 'Ooops, something going wrong please try again' },
+      working: null,
+    })
+  })
+
+  it('runs one action at a time', () => {
+    const s = start()
+    s.actor.send({ type: 'invite.submit', input })
+    s.actor.send({ type: 'invitation.revoke', invitation: row })
+    s.actor.send({ type: 'invite.submit', input })
+    expect(s.actor.getSnapshot().value).toBe('inviting')
+    expect(s.invitePersonnel.calls).toHaveLength(1)
+    expect(s.revokeInvitation.calls).toHaveLength(0)
+  })
+
+  it('dismisses the message', async () => {
+    const s = start()
+    s.actor.send({ type: 'invite.submit', input })
+    s.invitePersonnel.last().answer.reject(new Error('No.'))
+    await waitFor(s.actor, (snap) => snap.matches('idle'))
+    s.actor.send({ type: 'notice.dismiss' })
+    expect(s.actor.getSnapshot().context.notice).toBeNull()
+  })
+})
