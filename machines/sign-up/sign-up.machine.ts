@@ -135,14 +135,6 @@ export function restoreSignUpInput(
   return { testMode: options.testMode ?? false, restore: parseStoredSignUp(stored) }
 }
 
-/** The first step whose committed values are missing (after a reload drops the passwords). */
-export function firstIncompleteStep(context: SignUpContext): SignUpStep | null {
-  if (context.clientDetails === null || context.verifiedPhone === null) return 'clientDetails'
-  if (context.practiceDetails === null) return 'accountSetup'
-  if (context.billingAddress === null || context.stripeId === null) return 'billing'
-  return null
-}
-
 /** Today as `YYYY-MM-DD` in local time, the agreement's date. */
 function today(): string {
   const now = new Date()
@@ -255,8 +247,11 @@ export const signUpMachine = setup({
     hasPromoCode: ({ event }) => event.type === 'promo.apply' && event.code.trim() !== '',
     hasBillingValues: ({ event }) =>
       event.type === 'billing.continue' && event.values !== undefined,
-    isIncompleteAt: ({ context }, params: { step: SignUpStep }) =>
-      firstIncompleteStep(context) === params.step,
+    isPersonOrPracticeMissing: ({ context }) =>
+      context.clientDetails === null ||
+      context.verifiedPhone === null ||
+      context.practiceDetails === null,
+    isBillingMissing: ({ context }) => context.billingAddress === null || context.stripeId === null,
     isTokenisationError: (_, params: { error: unknown }) =>
       params.error instanceof Error && params.error.name === TOKENISATION_ERROR_NAME,
   },
@@ -645,17 +640,14 @@ export const signUpMachine = setup({
           on: {
             'confirmation.submit': [
               {
-                guard: { type: 'isIncompleteAt', params: { step: 'clientDetails' } },
+                // A reload dropped the passwords: step 1 (and step 2 with Nextech) again.
+                guard: 'isPersonOrPracticeMissing',
                 target: '#signUp.clientDetails',
                 actions: 'alertReenterPasswords',
               },
               {
-                guard: { type: 'isIncompleteAt', params: { step: 'accountSetup' } },
-                target: '#signUp.accountSetup',
-                actions: 'alertReenterPasswords',
-              },
-              {
-                guard: { type: 'isIncompleteAt', params: { step: 'billing' } },
+                // Stored progress without a usable billing address: step 3 again (paid, locked).
+                guard: 'isBillingMissing',
                 target: '#signUp.billing.editing',
                 actions: 'clearAlert',
               },
