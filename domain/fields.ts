@@ -117,6 +117,7 @@ export const PersonnelPhoneSchema = v.pipe(
 
 /** The phone country codes offered; the product serves the US and Canada, both `+1`. */
 export const PHONE_COUNTRY_CODES = ['+1'] as const
+/** The phone country code every form starts with. */
 export const DEFAULT_PHONE_COUNTRY_CODE = '+1'
 /** The phone country code selector's value. */
 export const PhoneCountryCodeSchema = v.picklist(PHONE_COUNTRY_CODES)

@@ -102,8 +102,9 @@ export function isRegionOf(country: CountryCode, code: string): boolean {
   return regionsFor(country).some((region) => region.code === code)
 }
 
-/** The first and last card expiry year the forms offer (spec section 9). */
+/** The first card expiry year the forms offer (spec section 9). */
 export const EXPIRY_YEAR_MIN = 2020
+/** The last card expiry year the forms offer (spec section 9). */
 export const EXPIRY_YEAR_MAX = 2032
 
 /** Card expiry years offered: 2020 to 2032. */

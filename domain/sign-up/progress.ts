@@ -13,6 +13,7 @@ import { type PracticeDetails, PracticeDetailsSchema } from '#domain/sign-up/pra
 export const SIGN_UP_STEPS = ['clientDetails', 'accountSetup', 'billing', 'confirmation'] as const
 export type SignUpStep = (typeof SIGN_UP_STEPS)[number]
 
+/** The stepper's name of each step. */
 export const SIGN_UP_STEP_LABELS: Readonly<Record<SignUpStep, string>> = {
   clientDetails: 'Client Information',
   accountSetup: 'Account Setup',
