@@ -43,9 +43,11 @@ export async function ensureBuilt(root = process.cwd(), { force = false } = {}):
   console.log('Building the web app (dist/ is missing or older than the sources)…')
   const started = performance.now()
   const { build } = await import('vite')
-  // Vite's build sets process.env.NODE_ENV to production for this process; the server that boots
-  // next in the same process must keep the mode it was started with (outbox, HSTS, cookies).
+  // The bundle is always a production bundle, whatever mode the server runs in (NODE_ENV=test would
+  // ship React's development runtime). The server that boots next in this process must keep the
+  // mode it was started with (outbox, HSTS, cookies), so NODE_ENV is put back afterwards.
   const nodeEnv = process.env.NODE_ENV
+  process.env.NODE_ENV = 'production'
   try {
     await build({ root, configFile: resolve(root, 'vite.config.ts'), logLevel: 'warn' })
   } finally {

@@ -96,7 +96,7 @@ test.describe('public pages', () => {
   }) => {
     const session = await apiSignIn(request)
     const headers = { Authorization: `Bearer ${session.jwt}` }
-    const practiceId = (session as unknown as { practice: { id: number } }).practice.id
+    const practiceId = session.practice.id
     const list = await request.get(`/api/patients/all/by-practice/${practiceId}`, { headers })
     expect(list.status()).toBe(200)
     const patients = (await list.json()) as {

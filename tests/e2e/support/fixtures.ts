@@ -45,17 +45,33 @@ export async function waitForMessage(
   throw new Error(`No ${channel} message to ${to} arrived in the outbox within ${timeout} ms`)
 }
 
-/** Signs in through the real API and returns the session answer `{jwt, user, practice}`. */
+export type ApiSession = {
+  jwt: string
+  user: { id: number; first_name: string; last_name: string; email: string; access_rights: string }
+  practice: { id: number; practice_name: string; image_path: string | null }
+}
+
+// One API session per account for the whole run: the server allows 30 sign-ins per client address
+// in 5 minutes, and every journey comes from 127.0.0.1. Journeys that test sign-in itself use the UI.
+const sessions = new Map<string, ApiSession>()
+
+/** Signs in through the real API (once per account per run) and returns `{jwt, user, practice}`. */
 export async function apiSignIn(
   request: APIRequestContext,
   email: string = DEMO.email,
   password: string = DEMO.password,
-): Promise<{ jwt: string; user: { id: number; first_name: string; last_name: string } }> {
+  { fresh = false } = {},
+): Promise<ApiSession> {
+  const key = `${email.toLowerCase()}\n${password}`
+  const cached = sessions.get(key)
+  if (cached && !fresh) return cached
   const response = await request.post('/api/auth/local', {
     data: { identifier: email, password },
   })
   expect(response.status(), await response.text()).toBe(200)
-  return response.json()
+  const session = (await response.json()) as ApiSession
+  sessions.set(key, session)
+  return session
 }
 
 /** Stores a session the way the SPA does (sessionStorage, or localStorage with Remember me). */
