@@ -1,4 +1,10 @@
 import * as v from 'valibot'
+import {
+  type InvitePersonnelInput,
+  type PersonnelInvitation,
+  PersonnelInvitationSchema,
+  type PersonnelRegisterPayloadInput,
+} from '#domain/personnel.ts'
 import { type InvitationPreview, InvitationPreviewSchema } from '#domain/practice-data.ts'
 import { http } from '#src/lib/http.ts'
 
@@ -8,43 +14,19 @@ const RegisteredSchema = v.object({
 })
 export type Registered = v.InferOutput<typeof RegisteredSchema>
 
-/**
- * Body of `POST /auth/personnel/register` (spec section 3, personnel registration). The
- * registration form (issue 5) validates it before it is sent.
- */
-export type RegisterPersonnelInput = {
-  id: string
-  title?: string | null
-  first_name: string
-  last_name: string
-  email: string
-  position: string
-  cell_phone: string
-  password: string
-  password_confirm: string
-  authyId: string
-  confirm_code: string
-  username?: string
-}
+/** Body of `POST /auth/personnel/register` (spec section 3, personnel registration). */
+export type RegisterPersonnelInput = PersonnelRegisterPayloadInput
 
-/** Body of `POST /personnel`: an Admin invites a staff member by e-mail. */
-export type InvitePersonnelInput = {
-  email: string
-  first_name: string
-  last_name: string
-  position: string
-  title?: string | null
-}
+export type { InvitePersonnelInput, PersonnelInvitation }
+
+const path = (id: string) => `personnel/${encodeURIComponent(id)}`
 
 /**
- * `GET /personnel/{id}`: what an invitation pre-fills (names, e-mail, position). 404 for an
- * unknown, used or expired invitation, which the registration route turns into /404.
+ * `GET /personnel/{id}`: what an invitation pre-fills (names, e-mail, position, title). 404 for an
+ * unknown, used, revoked or expired invitation, which the registration route turns into /404.
  */
 export async function getInvitation(id: string): Promise<InvitationPreview> {
-  return v.parse(
-    InvitationPreviewSchema,
-    await http.get(`personnel/${encodeURIComponent(id)}`).json(),
-  )
+  return v.parse(InvitationPreviewSchema, await http.get(path(id)).json())
 }
 
 /** `POST /auth/personnel/register`: an invited person creates an account (phone verified first). */
@@ -55,7 +37,22 @@ export async function registerPersonnel(input: RegisterPersonnelInput): Promise<
   )
 }
 
+/** `GET /personnel`: the practice's invitations with their status (ids for an Admin only). */
+export async function listInvitations(): Promise<PersonnelInvitation[]> {
+  return v.parse(v.array(PersonnelInvitationSchema), await http.get('personnel').json())
+}
+
 /** `POST /personnel` (Admin): invites a staff member; the server e-mails the registration link. */
-export async function invitePersonnel(input: InvitePersonnelInput): Promise<void> {
-  await http.post('personnel', { json: input })
+export async function invitePersonnel(input: InvitePersonnelInput): Promise<PersonnelInvitation> {
+  return v.parse(PersonnelInvitationSchema, await http.post('personnel', { json: input }).json())
+}
+
+/** `POST /personnel/{id}/resend` (Admin): e-mails the link again; it works 14 more days. */
+export async function resendInvitation(id: string): Promise<PersonnelInvitation> {
+  return v.parse(PersonnelInvitationSchema, await http.post(`${path(id)}/resend`).json())
+}
+
+/** `DELETE /personnel/{id}` (Admin): revokes a pending invitation; its link stops working. */
+export async function revokeInvitation(id: string): Promise<PersonnelInvitation> {
+  return v.parse(PersonnelInvitationSchema, await http.delete(path(id)).json())
 }

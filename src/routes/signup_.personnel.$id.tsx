@@ -1,20 +1,40 @@
-import { Text } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
-import { AnchorLink } from '#src/ui/links.tsx'
-import { PublicPage } from '#src/ui/public-page.tsx'
+import { useActorRef } from '@xstate/react'
+import { registerPersonnelMachine } from '#machines/personnel/register-personnel.machine.ts'
+import { registerPersonnelActors } from '#src/features/personnel/personnel.actors.ts'
+import { markPersonnelSignedUp } from '#src/features/personnel/personnel-storage.ts'
+import { RegisterPersonnelView } from '#src/features/personnel/register-personnel-view.tsx'
 
-// The registration form for invited personnel replaces this page (issue 5).
+/**
+ * `signup/personnel/{id}`: registration by invitation (spec section 2). An invitation that cannot
+ * be loaded goes to /404; a finished registration goes to /signin, which shows the success banner.
+ */
 export const Route = createFileRoute('/signup_/personnel/$id')({
-  component: RegistrationPage,
+  component: RegistrationRoute,
 })
 
-function RegistrationPage() {
-  return (
-    <PublicPage title="Registration">
-      <Text ta="center">Registration for invited personnel is coming soon.</Text>
-      <AnchorLink to="/signin" ta="center">
-        Back to Sign In
-      </AnchorLink>
-    </PublicPage>
+function RegistrationRoute() {
+  const { id } = Route.useParams()
+  // A new link is a new registration: the keyed component starts a fresh actor.
+  return <Registration key={id} invitationId={id} />
+}
+
+function Registration({ invitationId }: { invitationId: string }) {
+  const navigate = Route.useNavigate()
+  const actorRef = useActorRef(
+    registerPersonnelMachine.provide({
+      actors: registerPersonnelActors,
+      actions: {
+        onInvitationMissing: () => {
+          void navigate({ to: '/404', replace: true })
+        },
+        onRegistered: () => {
+          markPersonnelSignedUp()
+          void navigate({ to: '/signin' })
+        },
+      },
+    }),
+    { input: { invitationId } },
   )
+  return <RegisterPersonnelView actorRef={actorRef} />
 }
