@@ -107,17 +107,8 @@ describe('unsubscribe page', () => {
   })
 })
 
-describe('placeholders of later flows', () => {
-  it.each([
-    ['/signup', 'Sign Up'],
-    // The personnel registration is tested in src/features/personnel (issue 5).
-  ])('%s is a titled page with a way back to sign in', async (path, title) => {
-    renderRoute(path)
-    expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument()
-    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/signin')
-    expect(screen.getByRole('img', { name: 'Glow Rewards' })).toHaveAttribute('src', '/logo.svg')
-  })
-})
+// /signup (the wizard) is tested in src/features/sign-up; the personnel registration in
+// src/features/personnel.
 
 describe('alert banner', () => {
   it('shows an alert and clears it on the next navigation', async () => {

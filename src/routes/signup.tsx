@@ -1,20 +1,31 @@
-import { Text } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
-import { AnchorLink } from '#src/ui/links.tsx'
-import { PublicPage } from '#src/ui/public-page.tsx'
+import { SignUpView } from '#src/features/sign-up/sign-up-view.tsx'
+import { useSignUpActor } from '#src/features/sign-up/use-sign-up-actor.ts'
 
-// The four-step wizard replaces this page (issue 4).
+/**
+ * `/signup`: the four-step sign-up wizard. Back on step 1 returns to sign in; a finished sign-up
+ * forgets the stored progress and shows the thank-you page. Progress survives a reload in
+ * sessionStorage, without passwords, card number, CVV or code.
+ */
 export const Route = createFileRoute('/signup')({
-  component: SignUpPage,
+  component: SignUpRoute,
 })
 
-function SignUpPage() {
+function SignUpRoute() {
+  const navigate = Route.useNavigate()
+  const { actorRef, paymentsMode, onStripeFieldsChange } = useSignUpActor({
+    onBackToSignIn: () => {
+      void navigate({ to: '/signin' })
+    },
+    onSubmitted: () => {
+      void navigate({ to: '/thankyou' })
+    },
+  })
   return (
-    <PublicPage title="Sign Up">
-      <Text ta="center">Online sign-up for new practices is coming soon.</Text>
-      <AnchorLink to="/signin" ta="center">
-        Back to Sign In
-      </AnchorLink>
-    </PublicPage>
+    <SignUpView
+      actorRef={actorRef}
+      paymentsMode={paymentsMode}
+      onStripeFieldsChange={onStripeFieldsChange}
+    />
   )
 }

@@ -1,0 +1,189 @@
+import { Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useSelector } from '@xstate/react'
+import { useRef, useState } from 'react'
+import * as v from 'valibot'
+import {
+  DEFAULT_PHONE_COUNTRY_CODE,
+  PHONE_COUNTRY_CODES,
+  POSITIONS,
+  TITLES,
+} from '#domain/fields.ts'
+import { type ClientDetailsInput, ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
+import {
+  selectPhoneVerificationRef,
+  selectVerifiedPhone,
+} from '#machines/sign-up/sign-up.selectors.ts'
+import {
+  focusFirstInvalid,
+  SecretInput,
+  type SignUpActorRef,
+  STEP_FORM_ID,
+  StepHeading,
+} from './form-helpers.tsx'
+import { maskPhone } from './masks.ts'
+import { PhoneVerificationFields } from './phone-verification-fields.tsx'
+
+/** Props of a step view. */
+export type StepProps = {
+  actorRef: SignUpActorRef
+  /** Focus the step heading when it appears (the wizard moved here). */
+  focusHeading: boolean
+}
+
+function initialValues(actorRef: SignUpActorRef): ClientDetailsInput {
+  const draft = actorRef.getSnapshot().context.drafts.clientDetails
+  return {
+    title: draft.title ?? '',
+    name: draft.name ?? '',
+    last_name: draft.last_name ?? '',
+    country_code:
+      (draft.country_code as ClientDetailsInput['country_code']) ?? DEFAULT_PHONE_COUNTRY_CODE,
+    phone: draft.phone ?? '',
+    email: draft.email ?? '',
+    password: draft.password ?? '',
+    password_confirm: draft.password_confirm ?? '',
+    position: (draft.position as ClientDetailsInput['position']) ?? ('' as never),
+  }
+}
+
+/**
+ * Step 1, Client Information: the person who signs up (title, names, phone with its country code,
+ * e-mail, password twice, position) and the phone verification by SMS code. The values go to the
+ * machine as drafts while typing; Continue sends the validated step.
+ */
+export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
+  const verificationRef = useSelector(actorRef, selectPhoneVerificationRef)
+  const verifiedPhone = useSelector(actorRef, selectVerifiedPhone)
+  const phoneLocked = useSelector(
+    verificationRef,
+    (s) => s === undefined || !(s.matches('idle') || s.matches('codeSent')),
+  )
+  const formRef = useRef<HTMLFormElement>(null)
+  const [initial] = useState(() => initialValues(actorRef))
+
+  const form = useForm<ClientDetailsInput>({
+    mode: 'controlled',
+    initialValues: initial,
+    validate: schemaResolver(ClientDetailsSchema, { sync: true }),
+    validateInputOnBlur: true,
+    onValuesChange: (values) => {
+      actorRef.send({ type: 'form.draft', step: 'clientDetails', values })
+      // Get Code needs every field of the step valid; the verification follows the form.
+      actorRef.getSnapshot().children.phoneVerification?.send({
+        type: 'fields.change',
+        valid: v.is(ClientDetailsSchema, values),
+        target: { email: values.email, phone: values.phone, countryCode: values.country_code },
+      })
+    },
+  })
+  const locked = verifiedPhone !== null || phoneLocked
+
+  return (
+    <form
+      id={STEP_FORM_ID}
+      ref={formRef}
+      noValidate
+      onSubmit={form.onSubmit(
+        (values) =>
+          actorRef.send({
+            type: 'clientDetails.continue',
+            values: v.parse(ClientDetailsSchema, values),
+          }),
+        (errors) => focusFirstInvalid(formRef.current, errors),
+      )}
+    >
+      <Stack gap="md">
+        <StepHeading focusOnMount={focusHeading}>Client Information</StepHeading>
+        <Text size="sm" c="dimmed">
+          Tell us who you are. We text a code to your phone to confirm it.
+        </Text>
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+          <Select
+            label="Title"
+            placeholder="Choose"
+            data={[...TITLES]}
+            clearable
+            {...form.getInputProps('title')}
+            value={form.values.title || null}
+            onChange={(value) => form.setFieldValue('title', value ?? '')}
+          />
+          <TextInput
+            label="First name"
+            withAsterisk
+            autoComplete="given-name"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('name')}
+          />
+          <TextInput
+            label="Last name"
+            withAsterisk
+            autoComplete="family-name"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('last_name')}
+          />
+        </SimpleGrid>
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+          <Select
+            label="Country code"
+            data={PHONE_COUNTRY_CODES.map((code) => ({
+              value: code,
+              label: `${code} (US, Canada)`,
+            }))}
+            allowDeselect={false}
+            disabled={locked}
+            {...form.getInputProps('country_code')}
+          />
+          <TextInput
+            label="Phone number"
+            withAsterisk
+            type="tel"
+            inputMode="tel"
+            autoComplete="tel-national"
+            disabled={locked}
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('phone')}
+            onChange={(event) => form.setFieldValue('phone', maskPhone(event.currentTarget.value))}
+          />
+          <TextInput
+            label="Email"
+            withAsterisk
+            type="email"
+            autoComplete="email"
+            disabled={locked}
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('email')}
+          />
+        </SimpleGrid>
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+          <SecretInput
+            label="Password"
+            withAsterisk
+            autoComplete="new-password"
+            {...form.getInputProps('password')}
+          />
+          <SecretInput
+            label="Confirm password"
+            withAsterisk
+            autoComplete="new-password"
+            description="Please retype your password"
+            {...form.getInputProps('password_confirm')}
+          />
+          <Select
+            label="Position"
+            withAsterisk
+            placeholder="Choose"
+            data={[...POSITIONS]}
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('position')}
+            value={form.values.position || null}
+            onChange={(value) =>
+              form.setFieldValue('position', (value ?? '') as ClientDetailsInput['position'])
+            }
+          />
+        </SimpleGrid>
+        <PhoneVerificationFields actorRef={verificationRef} verified={verifiedPhone !== null} />
+      </Stack>
+    </form>
+  )
+}

@@ -1,0 +1,119 @@
+import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core'
+import { IconCircleCheck } from '@tabler/icons-react'
+import { useSelector } from '@xstate/react'
+import type { ActorRefFrom } from 'xstate'
+import { CONFIRM_CODE_MIN_LENGTH } from '#domain/fields.ts'
+import type { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
+import {
+  selectBusy,
+  selectCanSendCode,
+  selectCanVerifyCode,
+  selectCodeInputEnabled,
+  selectError,
+  selectNotice,
+  selectResendSecondsLeft,
+} from '#machines/phone-verification/phone-verification.selectors.ts'
+import { maskDigits } from './masks.ts'
+import { useNow } from './use-now.ts'
+
+/** The phone verification actor (a child of the wizard on step 1). */
+export type PhoneVerificationActorRef = ActorRefFrom<typeof phoneVerificationMachine>
+
+/** Props of {@link PhoneVerificationFields}. */
+export type PhoneVerificationFieldsProps = {
+  /** The running verification; undefined once the wizard has a verified phone from before. */
+  actorRef: PhoneVerificationActorRef | undefined
+  /** The wizard already holds a verified phone (Back to step 1, a reload). */
+  verified: boolean
+}
+
+// The longest code the input keeps; the server's codes have 6 digits.
+const CODE_MAX_LENGTH = 10
+
+/**
+ * Get Code, the confirmation code input and Verify Code (spec section 2, step 1), with 'Confirmation
+ * Code is sent', 'Incorrect Confirmation Code entered' and the 30 s wait before a new code. Every
+ * enabled or disabled state comes from the phone verification machine.
+ */
+export function PhoneVerificationFields({ actorRef, verified }: PhoneVerificationFieldsProps) {
+  if (!actorRef || verified) return <VerifiedNote />
+  return <ActiveVerification actorRef={actorRef} />
+}
+
+function VerifiedNote() {
+  return (
+    <Group gap="xs" role="status">
+      <IconCircleCheck size={20} color="var(--mantine-color-green-8)" aria-hidden />
+      <Text size="sm" c="green.9" fw={600}>
+        Phone number verified
+      </Text>
+    </Group>
+  )
+}
+
+function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef }) {
+  const canSend = useSelector(actorRef, selectCanSendCode)
+  const canVerify = useSelector(actorRef, selectCanVerifyCode)
+  const codeEnabled = useSelector(actorRef, selectCodeInputEnabled)
+  const busy = useSelector(actorRef, selectBusy)
+  const notice = useSelector(actorRef, selectNotice)
+  const error = useSelector(actorRef, selectError)
+  const code = useSelector(actorRef, (s) => s.context.code)
+  const isVerified = useSelector(actorRef, (s) => s.matches('verified'))
+  const coolingDown = useSelector(actorRef, (s) => s.matches({ codeSent: 'coolingDown' }))
+  const now = useNow(coolingDown)
+  const secondsLeft = useSelector(actorRef, (s) => selectResendSecondsLeft(s, now))
+
+  if (isVerified) return <VerifiedNote />
+  return (
+    <Stack gap="xs">
+      <Group align="flex-end" gap="sm" wrap="wrap">
+        <Button
+          variant="light"
+          onClick={() => actorRef.send({ type: 'code.send' })}
+          disabled={!canSend}
+          loading={busy === 'sending'}
+        >
+          Get Code
+        </Button>
+        <TextInput
+          label="Confirmation code"
+          description={`The ${CONFIRM_CODE_MIN_LENGTH}-digit code we text to your phone`}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          value={code}
+          onChange={(event) =>
+            actorRef.send({
+              type: 'code.change',
+              code: maskDigits(event.currentTarget.value, CODE_MAX_LENGTH),
+            })
+          }
+          disabled={!codeEnabled}
+          style={{ flex: '1 1 12rem' }}
+        />
+        <Button
+          onClick={() => actorRef.send({ type: 'code.verify' })}
+          disabled={!canVerify}
+          loading={busy === 'verifying'}
+        >
+          Verify Code
+        </Button>
+      </Group>
+      {secondsLeft > 0 && (
+        <Text size="sm" c="dimmed">
+          You can ask for a new code in {secondsLeft} s
+        </Text>
+      )}
+      {notice && !error && (
+        <Text size="sm" c="green.9" role="status">
+          {notice}
+        </Text>
+      )}
+      {error && (
+        <Alert color="red" role="alert" py="xs">
+          {error}
+        </Alert>
+      )}
+    </Stack>
+  )
+}

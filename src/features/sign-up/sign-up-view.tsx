@@ -1,0 +1,160 @@
+import { Alert, Button, Group, Stepper, Text } from '@mantine/core'
+import { IconAlertTriangle } from '@tabler/icons-react'
+import { useSelector } from '@xstate/react'
+import { useState } from 'react'
+import { SIGN_UP_STEP_LABELS, SIGN_UP_STEPS } from '#domain/sign-up/progress.ts'
+import {
+  selectAlert,
+  selectBusy,
+  selectOpenDocument,
+  selectStep,
+  selectStepIndex,
+  selectVerifiedPhone,
+} from '#machines/sign-up/sign-up.selectors.ts'
+import { AnchorLink } from '#src/ui/links.tsx'
+import { PublicPage } from '#src/ui/public-page.tsx'
+import { AccountSetupStep } from './account-setup-step.tsx'
+import { BillingStep } from './billing-step.tsx'
+import { ClientDetailsStep } from './client-details-step.tsx'
+import { ConfirmationStep } from './confirmation-step.tsx'
+import { AgreementView, TermsView } from './document-views.tsx'
+import { type SignUpActorRef, STEP_FORM_ID } from './form-helpers.tsx'
+import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
+import classes from './sign-up.module.css'
+
+/** Props of {@link SignUpView}. */
+export type SignUpViewProps = {
+  actorRef: SignUpActorRef
+  /** Which card fields step 3 shows: ours (test gateway) or Stripe Elements. */
+  paymentsMode?: PaymentsMode
+  /** Stripe mode: receives the mounted card fields for the payment. */
+  onStripeFieldsChange?: (fields: StripeCardFields | null) => void
+}
+
+/**
+ * The sign-up wizard at `/signup` (spec section 2): a stepper with Client Information, Account
+ * Setup, Billing Information and Confirmation, the current step, the wizard's alert, and a
+ * sticky footer with Back ('Back to Sign In' on step 1) and Continue (Submit on step 4). Terms
+ * and Conditions and the Business Associates Agreement replace the step while open.
+ */
+export function SignUpView({
+  actorRef,
+  paymentsMode = 'test',
+  onStripeFieldsChange,
+}: SignUpViewProps) {
+  const step = useSelector(actorRef, selectStep)
+  const stepIndex = useSelector(actorRef, selectStepIndex)
+  const alert = useSelector(actorRef, selectAlert)
+  const busy = useSelector(actorRef, selectBusy)
+  const document = useSelector(actorRef, selectOpenDocument)
+  const verified = useSelector(actorRef, (s) => selectVerifiedPhone(s) !== null)
+  const plansFailed = useSelector(actorRef, (s) => s.matches({ billing: 'plansFailed' }))
+
+  // The step heading takes focus whenever the wizard moves, but not on the first page load.
+  const [shownStep, setShownStep] = useState(step)
+  const [moved, setMoved] = useState(false)
+  if (step !== shownStep) {
+    setShownStep(step)
+    setMoved(true)
+  }
+
+  const first = step === 'clientDetails'
+  const last = step === 'confirmation'
+  const continueDisabled =
+    step === 'submitted' ||
+    (first && !verified) ||
+    busy === 'loadingPlans' ||
+    busy === 'lookingUpCoupon' ||
+    plansFailed
+  const continueBusy =
+    busy === 'checkingAvailability' || busy === 'lockingPayment' || busy === 'submitting'
+
+  return (
+    <PublicPage title="Sign Up" width={960}>
+      <Text size="sm" ta="center">
+        Already signed up?{' '}
+        <AnchorLink to="/signin" fw={600}>
+          Sign In
+        </AnchorLink>
+      </Text>
+      <Stepper
+        active={stepIndex}
+        size="sm"
+        allowNextStepsSelect={false}
+        classNames={{
+          root: classes.stepper,
+          step: classes.step,
+          stepBody: classes.stepBody,
+          separator: classes.separator,
+        }}
+      >
+        {SIGN_UP_STEPS.map((name) => (
+          <Stepper.Step key={name} label={SIGN_UP_STEP_LABELS[name]} />
+        ))}
+      </Stepper>
+
+      {alert && (
+        <Alert
+          color={alert.kind === 'warning' ? 'yellow' : 'red'}
+          role="alert"
+          icon={alert.kind === 'warning' ? <IconAlertTriangle size={20} aria-hidden /> : undefined}
+          title={alert.kind === 'warning' ? 'Payment not completed' : undefined}
+          withCloseButton
+          closeButtonLabel="Dismiss"
+          onClose={() => actorRef.send({ type: 'alert.dismiss' })}
+        >
+          {alert.message}
+        </Alert>
+      )}
+
+      {step === 'clientDetails' && <ClientDetailsStep actorRef={actorRef} focusHeading={moved} />}
+      {step === 'accountSetup' && <AccountSetupStep actorRef={actorRef} focusHeading={moved} />}
+      {step === 'billing' && (
+        <>
+          {document === 'terms' && <TermsView actorRef={actorRef} />}
+          {document === 'agreement' && <AgreementView actorRef={actorRef} />}
+          <BillingStep
+            actorRef={actorRef}
+            focusHeading={moved}
+            paymentsMode={paymentsMode}
+            onStripeFieldsChange={onStripeFieldsChange}
+            hidden={document !== null}
+          />
+        </>
+      )}
+      {(step === 'confirmation' || step === 'submitted') && (
+        <ConfirmationStep actorRef={actorRef} focusHeading={moved} />
+      )}
+
+      {document === null && (
+        <Group justify="space-between" className={classes.footer} wrap="nowrap">
+          <Button
+            variant="default"
+            onClick={() => actorRef.send({ type: 'step.back' })}
+            disabled={continueBusy || step === 'submitted'}
+          >
+            {first ? 'Back to Sign In' : 'Back'}
+          </Button>
+          {last || step === 'submitted' ? (
+            <Button
+              onClick={() => actorRef.send({ type: 'confirmation.submit' })}
+              loading={busy === 'submitting'}
+              disabled={step === 'submitted'}
+            >
+              Submit
+            </Button>
+          ) : (
+            <Button
+              type="submit"
+              form={STEP_FORM_ID}
+              loading={continueBusy}
+              disabled={continueDisabled}
+            >
+              Continue
+            </Button>
+          )}
+        </Group>
+      )}
+    </PublicPage>
+  )
+}

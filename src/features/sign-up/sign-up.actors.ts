@@ -1,0 +1,134 @@
+import { fromPromise } from 'xstate'
+import type { Coupon, PlansAnswer } from '#domain/plans.ts'
+import type {
+  CheckAvailabilityInput,
+  GetCodeAnswer,
+  GetCodeInput,
+  PayAnswer,
+  SignUpAnswer,
+  SignUpPayload,
+  SignUpPayloadInput,
+  VerifyCodeAnswer,
+  VerifyCodeInput,
+} from '#domain/sign-up/api.ts'
+import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
+import {
+  type LockPaymentInput,
+  TOKENISATION_ERROR_NAME,
+} from '#machines/sign-up/sign-up.machine.ts'
+import {
+  createCardToken,
+  type PaymentsMode,
+  paymentErrorMessage,
+  paymentsMode,
+  type StripeCardFields,
+} from '#src/api/payments.ts'
+import { getCoupon, getPlans } from '#src/api/practice.ts'
+import { checkEmail, getCode, pay, registerPractice, verifyCode } from '#src/api/sign-up.ts'
+import { apiErrorMessage } from '#src/lib/http.ts'
+
+/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
+async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw new Error(await apiErrorMessage(error))
+  }
+}
+
+/** A failed tokenisation, named so the machine shows it as an alert rather than a warning box. */
+function tokenisationError(message: string): Error {
+  const error = new Error(message)
+  error.name = TOKENISATION_ERROR_NAME
+  return error
+}
+
+/** Options of {@link createSignUpActors}. */
+export type SignUpActorsOptions = {
+  /** Which tokeniser to use; defaults to the build's configuration. */
+  mode?: PaymentsMode
+  /** In Stripe mode: the mounted card Elements, or null while they are not ready. */
+  getStripeFields?: () => StripeCardFields | null
+}
+
+/**
+ * Tokenises the card (the server's test tokeniser, or Stripe.js with the mounted Elements), then
+ * pays with `POST /auth/pay`. A tokenisation failure rejects with a `TokenisationError` carrying
+ * the provider's message; a declined payment rejects with the provider's message (402).
+ */
+export async function lockPayment(
+  input: LockPaymentInput,
+  options: SignUpActorsOptions = {},
+): Promise<PayAnswer> {
+  const { card, email, billingInformation } = input
+  let token: { id: string }
+  try {
+    token = await createCardToken(
+      {
+        number: card.number,
+        exp_month: card.exp_month,
+        exp_year: card.exp_year,
+        cvc: card.cvv,
+        name: card.name,
+      },
+      {
+        mode: options.mode ?? paymentsMode(),
+        fields: options.getStripeFields?.() ?? null,
+        billing: {
+          line1: billingInformation.billing_address_1,
+          line2: billingInformation.billing_address_2,
+          city: billingInformation.billing_city,
+          state: billingInformation.billing_state,
+          zip: billingInformation.billing_zip,
+          country: billingInformation.country,
+        },
+      },
+    )
+  } catch (error) {
+    throw tokenisationError(await paymentErrorMessage(error))
+  }
+  return withUserMessage(() => pay({ token: token.id, email, billingInformation }))
+}
+
+/**
+ * The real effects of the sign-up wizard's machine: its actors bound to the API (the phone
+ * verification child included). The route provides them with `signUpMachine.provide`.
+ */
+export function createSignUpActors(options: SignUpActorsOptions = {}) {
+  return {
+    phoneVerification: phoneVerificationMachine.provide({
+      actors: {
+        sendCode: fromPromise<GetCodeAnswer, GetCodeInput>(({ input }) =>
+          withUserMessage(() => getCode(input)),
+        ),
+        verifyCode: fromPromise<VerifyCodeAnswer, VerifyCodeInput>(({ input }) =>
+          withUserMessage(() => verifyCode(input)),
+        ),
+      },
+    }),
+    checkAvailability: fromPromise<string, CheckAvailabilityInput>(({ input }) =>
+      withUserMessage(() => checkEmail(input)),
+    ),
+    loadPlans: fromPromise<PlansAnswer, void>(() => withUserMessage(() => getPlans())),
+    lookupCoupon: fromPromise<Coupon, { code: string }>(({ input }) =>
+      withUserMessage(() => getCoupon(input.code)),
+    ),
+    lockPayment: fromPromise<PayAnswer, LockPaymentInput>(({ input }) =>
+      lockPayment(input, options),
+    ),
+    submitSignUp: fromPromise<SignUpAnswer, SignUpPayloadInput>(({ input }) =>
+      // The machine builds the payload from validated steps; the server re-validates it.
+      withUserMessage(() => registerPractice(input as SignUpPayload)),
+    ),
+  }
+}
+
+// The wizard's view mounts Stripe Elements in Stripe mode; it reaches the payment module through
+// this file, the feature's only door to src/api.
+export {
+  loadStripeJs,
+  type PaymentsMode,
+  paymentsMode,
+  type StripeCardFields,
+  stripeCardFields,
+} from '#src/api/payments.ts'
