@@ -1,59 +1,71 @@
-import { Badge, Table } from '@mantine/core'
-import { createFileRoute } from '@tanstack/react-router'
+import { createFileRoute, useRouter } from '@tanstack/react-router'
+import { useActorRef } from '@xstate/react'
+import type { PersonnelInvitation } from '#domain/personnel.ts'
+import { personnelInvitationsMachine } from '#machines/personnel/personnel-invitations.machine.ts'
+import { listInvitations } from '#src/api/personnel.ts'
 import { listUsers } from '#src/api/users.ts'
-import { loadData } from '#src/app/load-data.ts'
-import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
-import { AnchorLink } from '#src/ui/links.tsx'
-import { TableScroll } from '#src/ui/table-scroll.tsx'
+import { loadData, UserFacingError } from '#src/app/load-data.ts'
+import { personnelInvitationsActors } from '#src/features/personnel/personnel.actors.ts'
+import { PersonnelArea } from '#src/features/personnel/personnel-area.tsx'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+
+/**
+ * The invitations, or why they could not be read: the staff list stays useful when only the
+ * invitations fail.
+ */
+async function loadInvitations(): Promise<{
+  invitations: PersonnelInvitation[]
+  invitationsError: string | null
+}> {
+  try {
+    return { invitations: await loadData(listInvitations), invitationsError: null }
+  } catch (error) {
+    if (error instanceof UserFacingError)
+      return { invitations: [], invitationsError: error.message }
+    throw error
+  }
+}
 
 export const Route = createFileRoute('/_shell/personnel/')({
-  loader: () => loadData(listUsers),
+  loader: async () => {
+    const [staff, invitations] = await Promise.all([loadData(listUsers), loadInvitations()])
+    return { staff, ...invitations }
+  },
   component: PersonnelPage,
 })
 
 function PersonnelPage() {
-  const staff = Route.useLoaderData()
+  const { staff, invitations, invitationsError } = Route.useLoaderData()
+  const isAdmin = Route.useRouteContext({
+    select: (context) => context.session.user.access_rights === 'Admin',
+  })
+  const router = useRouter()
+  const actorRef = useActorRef(
+    personnelInvitationsMachine.provide({
+      actors: personnelInvitationsActors,
+      actions: {
+        onChanged: () => {
+          void router.invalidate()
+        },
+      },
+    }),
+  )
   return (
-    <AreaPage title="Personnel" description="The staff of your practice.">
-      {staff.length === 0 ? (
-        <EmptyNote>No staff yet.</EmptyNote>
-      ) : (
-        <TableScroll label="Staff" minWidth={560}>
-          <Table striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Position</Table.Th>
-                <Table.Th>Access rights</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {staff.map((member) => (
-                <Table.Tr key={member.id}>
-                  <Table.Td>
-                    <AnchorLink to="/personnel/$userId" params={{ userId: String(member.id) }}>
-                      {[member.title, member.first_name, member.last_name]
-                        .filter(Boolean)
-                        .join(' ')}
-                    </AnchorLink>
-                  </Table.Td>
-                  <Table.Td>{member.email}</Table.Td>
-                  <Table.Td>{member.position ?? '—'}</Table.Td>
-                  <Table.Td>
-                    <Badge
-                      color={member.access_rights === 'Admin' ? 'glow' : 'gray'}
-                      variant="light"
-                    >
-                      {member.access_rights}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
-      )}
+    <AreaPage
+      title="Personnel"
+      description={
+        isAdmin
+          ? 'The staff of your practice and the people you invited.'
+          : 'The staff of your practice.'
+      }
+    >
+      <PersonnelArea
+        staff={staff}
+        invitations={invitations}
+        invitationsError={invitationsError}
+        isAdmin={isAdmin}
+        actorRef={actorRef}
+      />
     </AreaPage>
   )
 }
