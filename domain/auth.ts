@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
 
 /**
  * Every text the sign-in screen and the auth endpoints show. The spec fixes most of them (sections
@@ -69,6 +70,7 @@ const NewPasswordSchema = v.pipe(
     PASSWORD_MAX_LENGTH,
     `Password should contain at most ${PASSWORD_MAX_LENGTH} characters`,
   ),
+  v.check((text) => !isCommonPassword(text), COMMON_PASSWORD_MESSAGE),
 )
 
 /** The Sign In form (spec sections 3 and 5): e-mail required and well-formed, password required. */

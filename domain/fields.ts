@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
 
 /**
  * Field rules shared by the sign-up wizard and personnel registration (spec section 5), as
@@ -150,6 +151,7 @@ export const PasswordSchema = v.pipe(
     (text) => text === '' || isStrongPassword(text),
     FIELD_MESSAGES.password.strong,
   ),
+  v.check<string, string>((text) => !isCommonPassword(text), COMMON_PASSWORD_MESSAGE),
 )
 
 /**
@@ -163,6 +165,7 @@ export const WizardPasswordSchema = v.pipe(
     (text) => text === '' || isStrongPassword(text),
     FIELD_MESSAGES.password.strongWizard,
   ),
+  v.check<string, string>((text) => !isCommonPassword(text), COMMON_PASSWORD_MESSAGE),
 )
 
 /** Confirm password: required; the form's object schema checks that it matches. */
