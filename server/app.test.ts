@@ -77,20 +77,21 @@ describe.each(testBackends())('the API app on $name', (backend) => {
       expect(response.headers.get('Strict-Transport-Security')).toMatch(/^max-age=\d+/)
     })
 
-    it('sets a readable, SameSite=Strict XSRF-TOKEN cookie when the browser has none', async () => {
-      const response = await t.request('/api/health')
+    it('sets a readable, SameSite=Strict XSRF-TOKEN cookie with a page, not with API answers', async () => {
+      expect((await t.request('/api/health')).headers.get('Set-Cookie')).toBeNull()
+      const response = await t.request('/signin')
       const cookie = response.headers.get('Set-Cookie') ?? ''
       expect(cookie).toMatch(/^XSRF-TOKEN=[\w-]{43};/)
       expect(cookie).toContain('Path=/')
       expect(cookie).toContain('SameSite=Strict')
       expect(cookie).not.toMatch(/HttpOnly/i)
-      const again = await t.request('/api/health', {
+      const again = await t.request('/signin', {
         headers: { Cookie: cookie.split(';')[0] ?? '' },
       })
       expect(again.headers.get('Set-Cookie')).toBeNull()
     })
 
-    it('does not yet refuse unsafe requests without the X-XSRF-TOKEN header', async () => {
+    it('lets an unsafe request without the XSRF cookie through (a bearer-token client)', async () => {
       const response = await t.request('/api/patients', {
         method: 'POST',
         token: t.demo.adminToken,

@@ -23,7 +23,11 @@ import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
 import { uploadRoutes } from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
+import { clientIp } from '#server/security/client-ip.ts'
+import { xsrfCheck } from '#server/security/xsrf.ts'
+import { createAuditLog } from '#server/services/audit.ts'
 import { createPaymentProvider } from '#server/services/payments/index.ts'
+import { createMemoryRateLimitStore } from '#server/services/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
@@ -62,14 +66,18 @@ function securityHeaders(config: AppConfig) {
 }
 
 /**
- * Gives every browser an `XSRF-TOKEN` cookie (readable by the SPA, which echoes it as
- * `X-XSRF-TOKEN` on unsafe calls). Checking that header is issue 7; nothing is enforced yet.
- * Hashed assets are skipped so that shared caches may keep them.
+ * Hands every browser that loads a page an `XSRF-TOKEN` cookie (readable by the SPA, which echoes
+ * it as `X-XSRF-TOKEN` on unsafe calls; server/security/xsrf.ts checks the pair). API answers do
+ * not set it: a client that never loaded a page is a bearer-token client, not a browser
+ * (docs/decisions/001-xsrf-double-submit.md). Hashed assets are skipped so that shared caches may
+ * keep them.
  */
 function xsrfCookie(config: AppConfig) {
   return createMiddleware(async (c, next) => {
     await next()
-    if (c.req.path.startsWith('/assets/') || getCookie(c, 'XSRF-TOKEN')) return
+    const path = c.req.path
+    if (path === '/api' || path.startsWith('/api/') || path.startsWith('/assets/')) return
+    if (getCookie(c, 'XSRF-TOKEN')) return
     setCookie(c, 'XSRF-TOKEN', randomToken(), {
       path: '/',
       sameSite: 'Strict',
@@ -153,11 +161,15 @@ function errorHandler(log: Logger) {
  */
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date())
+  const log = deps.log ?? consoleLogger
   const ctx: ServerContext = {
     ...deps,
     now,
-    log: deps.log ?? consoleLogger,
+    log,
     payments: deps.payments ?? createPaymentProvider(process.env, { now }),
+    rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
+    clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
+    audit: createAuditLog(deps.db, { now, log }),
   }
   const app = new Hono<AppEnv>()
   app.use(securityHeaders(ctx.config))
@@ -185,6 +197,7 @@ export function createApp(deps: AppDeps) {
         ),
     }),
   )
+  api.use(xsrfCheck())
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice', practiceRoutes(ctx))
@@ -198,7 +211,7 @@ export function createApp(deps: AppDeps) {
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))
-  api.route('/auth', personnelRegisterRoutes(ctx))
+  api.route('/auth', personnelRegisterRoutes(ctx, { rateLimitStore: ctx.rateLimitStore }))
   api.route('/personnel', personnelRoutes(ctx))
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       distDir: undefined,
       smtpUrl: undefined,
       twilioConfigured: false,
+      trustProxy: false,
     })
   })
 
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
         SERVE_DIST: 'build',
         SMTP_URL: 'smtp://mail.example.com:587',
         TWILIO_ACCOUNT_SID: 'AC123',
+        TRUST_PROXY: 'true',
       },
       { cwd },
     )
@@ -71,6 +73,7 @@ describe('loadConfig', () => {
       distDir: join(cwd, 'build'),
       smtpUrl: 'smtp://mail.example.com:587',
       twilioConfigured: true,
+      trustProxy: true,
     })
   })
 

@@ -21,6 +21,8 @@ export type ServerConfig = {
   smtpUrl?: string | undefined
   /** True when TWILIO_ACCOUNT_SID is set: SMS delivery through Twilio is not wired yet. */
   twilioConfigured: boolean
+  /** TRUST_PROXY: the client address comes from the last X-Forwarded-For entry. */
+  trustProxy?: boolean
 }
 
 /** A setting that does not parse; the message names the variable. */
@@ -79,6 +81,16 @@ const EnvSchema = v.object({
   SERVE_DIST: v.optional(v.pipe(v.string(), v.trim())),
   SMTP_URL: optionalText,
   TWILIO_ACCOUNT_SID: optionalText,
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['', 'true', 'false', '1', '0'], 'TRUST_PROXY must be true or false'),
+      v.transform((value) => value === 'true' || value === '1'),
+    ),
+    '',
+  ),
 })
 
 function originOf(url: string, variable: string): string {
@@ -136,5 +148,6 @@ export function loadConfig(
     distDir,
     smtpUrl: e.SMTP_URL,
     twilioConfigured: e.TWILIO_ACCOUNT_SID !== undefined,
+    trustProxy: e.TRUST_PROXY,
   }
 }

@@ -1,7 +1,10 @@
+import type { Context } from 'hono'
 import type { Database } from '#server/db/client.ts'
 import type { Logger } from '#server/lib/log.ts'
+import type { AuditLog } from '#server/services/audit.ts'
 import type { MailService } from '#server/services/mail.ts'
 import type { PaymentProvider } from '#server/services/payments/provider.ts'
+import type { RateLimitStore } from '#server/services/rate-limit.ts'
 import type { SmsService } from '#server/services/sms.ts'
 
 /** Settings the app reads; built from the environment by server/config.ts, or by tests. */
@@ -18,6 +21,11 @@ export type AppConfig = {
   distDir?: string | undefined
   /** Folder of uploaded files (`uploads.storage_key` is relative to it); unset: rows only. */
   uploadsDir?: string | undefined
+  /**
+   * Take the client's address from the last `X-Forwarded-For` entry (TRUST_PROXY): only behind
+   * exactly one reverse proxy that appends it. Otherwise the socket's address counts.
+   */
+  trustProxy?: boolean | undefined
 }
 
 /** Everything `createApp` needs, injected so that tests and other servers can swap any part. */
@@ -32,10 +40,24 @@ export type AppDeps = {
   log?: Logger
   /** Card payments; defaults to Stripe when STRIPE_SECRET_KEY is set, else the test gateway. */
   payments?: PaymentProvider
+  /**
+   * Where rate-limit counters live; defaults to memory (one instance). Instances behind a load
+   * balancer share `createPostgresRateLimitStore(db)`.
+   */
+  rateLimitStore?: RateLimitStore
 }
 
 /** {@link AppDeps} with the defaults filled in: what every route factory receives. */
-export type ServerContext = AppDeps & { now: () => Date; log: Logger; payments: PaymentProvider }
+export type ServerContext = AppDeps & {
+  now: () => Date
+  log: Logger
+  payments: PaymentProvider
+  rateLimitStore: RateLimitStore
+  /** The caller's address (socket, or the trusted proxy's `X-Forwarded-For`). */
+  clientIp: (c: Context) => string
+  /** The append-only audit trail of security events. */
+  audit: AuditLog
+}
 
 /** The signed-in user that `requireAuth` puts on the context (`c.var.user`). */
 export type AuthUser = {

@@ -8,6 +8,7 @@ import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
 import { seedIfEmpty } from '#server/db/seed.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
+import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 
 /** A started server. */
@@ -63,8 +64,14 @@ export async function startServer(
         allowedOrigins: config.allowedOrigins,
         production: config.production,
         distDir: config.distDir,
+        trustProxy: config.trustProxy,
       },
       log,
+      // Several instances may share a PostgreSQL server: their rate-limit counters must be shared
+      // too. Embedded PGlite belongs to this one process, where counters in memory suffice.
+      ...(database.driver === 'postgres'
+        ? { rateLimitStore: createPostgresRateLimitStore(database.db) }
+        : {}),
     })
     const server = createAdaptorServer({ fetch: app.fetch }) as Server
     const address = await listen(server, config.port, config.host)

@@ -19,6 +19,7 @@ const encoder = new TextEncoder()
 export type SessionClaims = {
   userId: number
   practiceId: number
+  /** When the token was made, to the millisecond (the `iat_ms` claim; `iat` has whole seconds). */
   issuedAt: Date
   expiresAt: Date
 }
@@ -34,7 +35,9 @@ export async function signSession(
 ): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000)
   const ttl = remember ? REMEMBER_TTL_SECONDS : SESSION_TTL_SECONDS
-  return new SignJWT({ pid: practiceId })
+  // `iat_ms` lets a sign-out in one second end the tokens made before it but not the one made
+  // right after it (issue 7): `iat` alone cannot tell them apart.
+  return new SignJWT({ pid: practiceId, iat_ms: now.getTime() })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
     .setSubject(String(userId))
@@ -60,13 +63,21 @@ export async function verifySession(
   })
   const userId = Number(payload.sub)
   const practiceId = payload.pid
+  const iat = payload.iat ?? 0
+  // A millisecond issue time within the same second as `iat`; tokens without it count from `iat`.
+  const iatMs =
+    typeof payload.iat_ms === 'number' &&
+    Number.isInteger(payload.iat_ms) &&
+    Math.floor(payload.iat_ms / 1000) === iat
+      ? payload.iat_ms
+      : iat * 1000
   if (!Number.isInteger(userId) || userId < 1 || typeof practiceId !== 'number') {
     throw new joseErrors.JWTClaimValidationFailed('malformed session claims', payload)
   }
   return {
     userId,
     practiceId,
-    issuedAt: new Date((payload.iat ?? 0) * 1000),
+    issuedAt: new Date(iatMs),
     expiresAt: new Date((payload.exp ?? 0) * 1000),
   }
 }
@@ -126,12 +137,10 @@ export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
       .where(eq(users.id, claims.userId))
       .limit(1)
     if (!user || user.practice_id !== claims.practiceId) throw unauthorized(SESSION_ENDED)
-    // `iat` has whole seconds, so compare in seconds: a token issued in the same second as the
-    // revocation (the new session a password reset hands out) stays valid.
-    if (
-      user.tokens_valid_after &&
-      claims.issuedAt.getTime() < Math.floor(user.tokens_valid_after.getTime() / 1000) * 1000
-    ) {
+    // Milliseconds on both sides: a token made after a sign-out or reset, even in the same second,
+    // stays valid; every token made before it is refused. The reset's own new session is made at
+    // the very instant it stores, hence `<` rather than `<=`.
+    if (user.tokens_valid_after && claims.issuedAt.getTime() < user.tokens_valid_after.getTime()) {
       throw unauthorized(SESSION_ENDED)
     }
     c.set('user', {

@@ -400,13 +400,17 @@ export const rateLimits = pgTable('rate_limits', {
   window_start: timestamp({ withTimezone: true }).notNull(),
 })
 
-/** Security-relevant events (sign-in, reset, invitation) for the audit trail. */
+/**
+ * Security-relevant events (sign-in, reset, invitation, registration, payment) for the audit
+ * trail: append-only, a trigger refuses UPDATE, DELETE and TRUNCATE (migration 0002). The ids are
+ * plain numbers, not foreign keys, so a removed user or practice keeps its history.
+ */
 export const auditEvents = pgTable(
   'audit_events',
   {
     id: serial().primaryKey(),
-    practice_id: integer().references(() => practices.id, { onDelete: 'set null' }),
-    user_id: integer().references(() => users.id, { onDelete: 'set null' }),
+    practice_id: integer(),
+    user_id: integer(),
     action: text().notNull(),
     ip: text(),
     details: jsonb().$type<Record<string, unknown>>(),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { and, eq, gt, isNull } from 'drizzle-orm'
-import { type Context, Hono } from 'hono'
+import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   AUTH_MESSAGES,
@@ -21,7 +21,6 @@ import { randomToken } from '#server/lib/random.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/services/captcha.ts'
 import { hashPassword, verifyPassword } from '#server/services/passwords.ts'
 import {
-  createMemoryRateLimitStore,
   createRateLimiter,
   type RateLimitDecision,
   type RateLimitRule,
@@ -51,7 +50,7 @@ export const RESET_CODE_TTL_MS = 60 * MINUTE
 export type AuthRouteOptions = {
   /** The human check; `null` turns it off. Default: hCaptcha when `HCAPTCHA_SECRET` is set. */
   captcha?: CaptchaVerifier | null
-  /** Where the counters live. Default: in memory, per app. */
+  /** Where the counters live. Default: the app's store (memory, or Postgres shared by instances). */
   rateLimitStore?: RateLimitStore
   /** Overrides of {@link AUTH_LIMITS}. */
   limits?: Partial<typeof AUTH_LIMITS>
@@ -68,16 +67,6 @@ let dummyHash: Promise<string> | undefined
 function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomToken())
   return dummyHash
-}
-
-/**
- * The caller's address for per-IP limits: the socket's address when served by Node. A proxy's
- * `X-Forwarded-For` is not trusted here, since any client can write it.
- */
-function clientIp(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
-    ?.incoming
-  return incoming?.socket?.remoteAddress ?? 'local'
 }
 
 function refuseWhenLimited(decision: RateLimitDecision): void {
@@ -113,8 +102,9 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     options.captcha === undefined
       ? captchaVerifierFromEnv(process.env, { production: ctx.config.production, log: ctx.log })
       : options.captcha
-  const limiter = createRateLimiter(options.rateLimitStore ?? createMemoryRateLimitStore())
+  const limiter = createRateLimiter(options.rateLimitStore ?? ctx.rateLimitStore)
   const limits = { ...AUTH_LIMITS, ...options.limits }
+  const clientIp = ctx.clientIp
   const nowMs = () => ctx.now().getTime()
   const allowedOrigins = new Set([
     ...ctx.config.allowedOrigins,
@@ -181,10 +171,27 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       )
       if (!user || !matches) {
         await limiter.fail(accountKey, limits.signInFailuresPerAccount, nowMs())
+        await ctx.audit.record({
+          action: 'signin.failure',
+          userId: user?.id ?? null,
+          ip,
+          // A known account is named by its id; an unknown address only in masked form.
+          details: user
+            ? { reason: 'wrong_password' }
+            : { reason: 'unknown_email', email: maskEmail(identifier) },
+        })
         throw badRequest(AUTH_MESSAGES.invalidCredentials)
       }
       await limiter.reset(accountKey)
-      return c.json(await sessionFor(user.id, remember))
+      const session = await sessionFor(user.id, remember)
+      await ctx.audit.record({
+        action: 'signin.success',
+        userId: user.id,
+        practiceId: session.practice.id,
+        ip,
+        details: { remember },
+      })
+      return c.json(session)
     })
     .post('/forgot-password', jsonBody(ForgotPasswordPayloadSchema), async (c) => {
       const { email, url } = c.req.valid('json')
@@ -200,10 +207,19 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         await limiter.consume(`forgot:email:${email}`, limits.forgotPasswordPerEmail, nowMs()),
       )
       const [user] = await ctx.db
-        .select({ id: users.id, first_name: users.first_name })
+        .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
         .from(users)
         .where(eq(users.email, email))
         .limit(1)
+      await ctx.audit.record({
+        action: 'password_reset.requested',
+        userId: user?.id ?? null,
+        practiceId: user?.practice_id ?? null,
+        ip: clientIp(c),
+        details: user
+          ? { link_origin: resetPage.origin }
+          : { email: maskEmail(email), known: false },
+      })
       if (user) {
         const code = randomToken(32)
         await ctx.db.insert(resetCodes).values({
@@ -270,12 +286,31 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       })
       if (userId === null) throw badRequest(AUTH_MESSAGES.resetLinkOutdated)
       const [user] = await ctx.db
-        .select({ email: users.email })
+        .select({ email: users.email, practice_id: users.practice_id })
         .from(users)
         .where(eq(users.id, userId))
       // A new password lifts a lock that failed guesses put on the account.
       if (user) await limiter.reset(`signin:account:${user.email}`)
+      await ctx.audit.record({
+        action: 'password_reset.used',
+        userId,
+        practiceId: user?.practice_id ?? null,
+        ip: clientIp(c),
+      })
       return c.json(await sessionFor(userId, false))
+    })
+    .post('/logout', requireAuth(ctx), async (c) => {
+      const { id, practice_id } = c.var.user
+      // Every token of this user made before now stops working (all devices): the server-side half
+      // of signing out, since a JWT cannot be recalled otherwise.
+      await ctx.db.update(users).set({ tokens_valid_after: ctx.now() }).where(eq(users.id, id))
+      await ctx.audit.record({
+        action: 'session.logout',
+        userId: id,
+        practiceId: practice_id,
+        ip: clientIp(c),
+      })
+      return c.json({ ok: true as const })
     })
 }
 

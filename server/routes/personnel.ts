@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt } from 'drizzle-orm'
-import { type Context, Hono } from 'hono'
+import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   INVITATION_ID_MAX_LENGTH,
@@ -71,16 +71,6 @@ function requireAdmin(user: AuthUser): void {
 }
 
 const invitationGone = () => notFound(PERSONNEL_MESSAGES.invitationNotFound)
-
-/**
- * The caller's address for the per-IP limit: the socket's address when served by Node. A proxy's
- * `X-Forwarded-For` is not trusted, since any client can write it.
- */
-function clientIp(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
-    ?.incoming
-  return incoming?.socket?.remoteAddress ?? 'local'
-}
 
 /** The registration link of an invitation: `{PUBLIC_URL}/signup/personnel/{id}`. */
 export function invitationLink(publicUrl: string, id: string): string {
@@ -218,6 +208,13 @@ export function personnelRoutes(ctx: ServerContext) {
         await ctx.db.delete(personnelInvitations).where(eq(personnelInvitations.id, row.id))
         throw error
       }
+      await ctx.audit.record({
+        action: 'invitation.created',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { invited_email: maskEmail(email), position: row.position },
+      })
       return c.json(toInvitation(row, now, true), 201)
     })
     .post('/:id/resend', auth, async (c) => {
@@ -310,7 +307,7 @@ export function personnelRegisterRoutes(
     jsonBody(PersonnelRegisterPayloadSchema),
     async (c) => {
       const decision = await limiter.consume(
-        `personnel-register:ip:${clientIp(c)}`,
+        `personnel-register:ip:${ctx.clientIp(c)}`,
         PERSONNEL_REGISTER_LIMIT,
         ctx.now().getTime(),
       )
@@ -380,6 +377,12 @@ export function personnelRegisterRoutes(
         return created
       })
 
+      await ctx.audit.record({
+        action: 'invitation.used',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+      })
       const answer: SessionUser = {
         id: user.id,
         email: user.email,

@@ -23,11 +23,7 @@ import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { hashPassword, verifyPassword } from '#server/services/passwords.ts'
 import { type CustomerBilling, PaymentError } from '#server/services/payments/index.ts'
-import {
-  createMemoryRateLimitStore,
-  createRateLimiter,
-  type RateLimitStore,
-} from '#server/services/rate-limit.ts'
+import { createRateLimiter, type RateLimitStore } from '#server/services/rate-limit.ts'
 import {
   consumeVerification,
   issueCode,
@@ -102,16 +98,6 @@ const STRIPE_TOKEN = /^tok_\w{1,200}$/
 
 /** A fixed Stripe-style customer id, as `POST /auth/pay` answers it. */
 const CUSTOMER_ID = /^cus_\w{1,200}$/
-
-/**
- * The caller's address for per-IP limits: the socket's address when served by Node. A proxy's
- * `X-Forwarded-For` is not trusted here, since any client can write it.
- */
-function clientIp(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
-    ?.incoming
-  return incoming?.socket?.remoteAddress ?? 'local'
-}
 
 function tooMany(retryAfterSeconds: number, message = TOO_MANY_REQUESTS_MESSAGE): ApiError {
   return new ApiError(429, API_ERROR_NAMES.rateLimit, message, { retryAfterSeconds })
@@ -196,7 +182,7 @@ function toSessionUser(row: UserRow): SessionUser {
 
 /** Options of {@link signUpRoutes}. */
 export type SignUpRouteOptions = {
-  /** Where the per-IP counters live; in memory by default. */
+  /** Where the per-IP counters live; the app's store by default. */
   rateLimitStore?: RateLimitStore
 }
 
@@ -223,16 +209,16 @@ export type SignUpRouteOptions = {
  *   makes a second account or a second charge.
  */
 export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {}) {
-  const limiter = createRateLimiter(options.rateLimitStore ?? createMemoryRateLimitStore())
+  const limiter = createRateLimiter(options.rateLimitStore ?? ctx.rateLimitStore)
   const limit = async (c: Context, name: keyof typeof SIGN_UP_LIMITS) => {
-    const key = `sign-up:${name}:ip:${clientIp(c)}`
+    const key = `sign-up:${name}:ip:${ctx.clientIp(c)}`
     const decision = await limiter.consume(key, SIGN_UP_LIMITS[name], ctx.now().getTime())
     if (!decision.allowed) throw tooMany(decision.retryAfterSeconds)
   }
   // Two concurrent calls for one token in this process share one provider call.
   const paymentsInFlight = new Map<string, { email: string; customerId: Promise<string> }>()
 
-  async function payOnce(body: PayPayload, email: string): Promise<string> {
+  async function payOnce(body: PayPayload, email: string, ip: string): Promise<string> {
     const [earlier] = await ctx.db
       .select({ email: payments.email, customer_id: payments.customer_id })
       .from(payments)
@@ -261,7 +247,15 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       .values({ token: body.token, email, customer_id: customerId, created_at: ctx.now() })
       .onConflictDoNothing({ target: payments.token })
       .returning({ customer_id: payments.customer_id })
-    if (stored) return stored.customer_id
+    if (stored) {
+      // Recorded once per charged card token: never the token or any card data.
+      await ctx.audit.record({
+        action: 'payment.completed',
+        ip,
+        details: { customer_id: stored.customer_id, email: maskEmail(email) },
+      })
+      return stored.customer_id
+    }
     // Another instance stored this token first; its row is the one answer.
     const [winner] = await ctx.db
       .select({ customer_id: payments.customer_id })
@@ -517,7 +511,9 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       if (!pending) {
         pending = {
           email,
-          customerId: payOnce(body, email).finally(() => paymentsInFlight.delete(body.token)),
+          customerId: payOnce(body, email, ctx.clientIp(c)).finally(() =>
+            paymentsInFlight.delete(body.token),
+          ),
         }
         paymentsInFlight.set(body.token, pending)
       }
@@ -575,6 +571,13 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
       }
 
+      await ctx.audit.record({
+        action: 'signup.registered',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { customer_id: body.stripe_id },
+      })
       await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
       await sendWelcome(email, user.first_name, body.practice.practice_name.trim())
       return c.json({ user: toSessionUser(user) })

@@ -1,0 +1,78 @@
+import type { Database } from '#server/db/client.ts'
+import { auditEvents } from '#server/db/schema.ts'
+import type { Logger } from '#server/lib/log.ts'
+
+/** The security events the audit trail records (issue 7). */
+export const AUDIT_ACTIONS = [
+  'signin.success',
+  'signin.failure',
+  'session.logout',
+  'password_reset.requested',
+  'password_reset.used',
+  'invitation.created',
+  'invitation.used',
+  'signup.registered',
+  'payment.completed',
+] as const
+
+/** One of {@link AUDIT_ACTIONS}. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+/** A detail value: plain data only, never an object that could smuggle a secret through. */
+export type AuditDetail = string | number | boolean | null
+
+/** What happened, who did it (user and practice when known) and from which address. */
+export type AuditEvent = {
+  action: AuditAction
+  userId?: number | null | undefined
+  practiceId?: number | null | undefined
+  ip?: string | null | undefined
+  details?: Record<string, AuditDetail> | undefined
+}
+
+/** Writes audit events. There is no update or delete: the trail is append-only. */
+export interface AuditLog {
+  record(event: AuditEvent): Promise<void>
+}
+
+// Keys whose values are secrets: they never reach the table, whatever a caller passes.
+const SECRET_KEY = /pass|code|token|secret|jwt|hash|card|cvc|cvv|authori[sz]ation|cookie/i
+
+/** `details` without secret-looking keys and with long strings cut, so a row stays small. */
+export function safeDetails(
+  details: Record<string, AuditDetail> = {},
+): Record<string, AuditDetail> {
+  const safe: Record<string, AuditDetail> = {}
+  for (const [key, value] of Object.entries(details)) {
+    if (SECRET_KEY.test(key)) continue
+    safe[key] = typeof value === 'string' ? value.slice(0, 200) : value
+  }
+  return safe
+}
+
+/**
+ * The audit trail in the `audit_events` table. Only inserts; a trigger in the database refuses
+ * UPDATE, DELETE and TRUNCATE as well. A failed write is logged and does not fail the request
+ * that caused it: the person's sign-in or sign-up matters more than its record.
+ */
+export function createAuditLog(
+  db: Database,
+  { now, log }: { now: () => Date; log: Logger },
+): AuditLog {
+  return {
+    async record(event) {
+      try {
+        await db.insert(auditEvents).values({
+          action: event.action,
+          user_id: event.userId ?? null,
+          practice_id: event.practiceId ?? null,
+          ip: event.ip ?? null,
+          details: safeDetails(event.details),
+          created_at: now(),
+        })
+      } catch (error) {
+        log.error(`Audit event ${event.action} could not be recorded`, error)
+      }
+    },
+  }
+}
