@@ -232,7 +232,11 @@ type StoredDrafts = {
   billing?: Record<string, unknown>
 }
 
-function stored(
+/**
+ * Progress as a reload restores it (what `selectPersistable` keeps): the fixture drafts at
+ * `step`, the verified phone, the plans, and the payment when `paid`.
+ */
+export function storedProgress(
   step: StoredSignUp['step'],
   paid: boolean,
   drafts: StoredDrafts = {},
@@ -266,14 +270,14 @@ function stored(
 export const signUpScenarios: { name: string; input: SignUpInput }[] = [
   { name: 'new sign-up', input: {} },
   { name: 'test mode', input: { testMode: true } },
-  { name: 'reloaded on step 2', input: { restore: stored('accountSetup', false) } },
-  { name: 'reloaded on step 3', input: { restore: stored('billing', false) } },
-  { name: 'reloaded on step 4', input: { restore: stored('confirmation', true) } },
+  { name: 'reloaded on step 2', input: { restore: storedProgress('accountSetup', false) } },
+  { name: 'reloaded on step 3', input: { restore: storedProgress('billing', false) } },
+  { name: 'reloaded on step 4', input: { restore: storedProgress('confirmation', true) } },
   {
     // The Nextech password is never stored, so step 2 is not complete after a reload.
     name: 'reloaded on step 3 with Nextech',
     input: {
-      restore: stored('billing', false, {
+      restore: storedProgress('billing', false, {
         accountSetup: {
           ...values.practiceDetails,
           e_record: 'nextech',
@@ -284,6 +288,6 @@ export const signUpScenarios: { name: string; input: SignUpInput }[] = [
   },
   {
     name: 'reloaded on step 4 without a billing address',
-    input: { restore: stored('confirmation', true, { billing: { promo_code: '' } }) },
+    input: { restore: storedProgress('confirmation', true, { billing: { promo_code: '' } }) },
   },
 ]

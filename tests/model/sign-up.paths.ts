@@ -44,6 +44,11 @@ export type Model = {
    * left out, or the graph would never end.
    */
   signature: (snapshot: AnyMachineSnapshot) => string
+  /**
+   * Which events may be taken in a snapshot besides the machine's own `can` (a view-level model
+   * leaves out what its screen cannot send there).
+   */
+  allows?: (snapshot: AnyMachineSnapshot, event: EventObject) => boolean
 }
 
 /** One generated path and the situation it starts from. */
@@ -154,7 +159,10 @@ function traversalOptions(
     events: model.events,
     // Only events the state handles (the rest would be self-loops that test nothing), and none
     // once the machine has finished.
-    filterEvents: (snapshot, event) => snapshot.status === 'active' && snapshot.can(event),
+    filterEvents: (snapshot, event) =>
+      snapshot.status === 'active' &&
+      snapshot.can(event) &&
+      (model.allows?.(snapshot, event) ?? true),
     serializeState: (snapshot) => model.signature(snapshot),
     // Errors serialise as {}: name the fixture so that two failures stay two edges.
     serializeEvent: (event) =>
