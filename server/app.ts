@@ -133,6 +133,9 @@ function errorHandler(log: Logger) {
           409,
         )
       case '22P02':
+      case '22001':
+      case '22021':
+      case '54000':
       case '22003':
       case '22007':
       case '22008':

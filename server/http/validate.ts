@@ -40,8 +40,24 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
         'The request body must be JSON (Content-Type: application/json).',
       )
     }
+    if (hasNulCharacter(value)) {
+      throw badRequest('The request contains a NUL character (\\u0000), which no field accepts.')
+    }
     return parseOr400(schema, value)
   })
+}
+
+/**
+ * Whether a parsed JSON value holds U+0000 in any string or key. PostgreSQL text cannot store it
+ * and would answer with an error of its own, so it is refused here as the caller's 400.
+ */
+export function hasNulCharacter(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000')
+  if (typeof value !== 'object' || value === null || depth > 64) return false
+  if (Array.isArray(value)) return value.some((item) => hasNulCharacter(item, depth + 1))
+  return Object.entries(value).some(
+    ([key, item]) => key.includes('\u0000') || hasNulCharacter(item, depth + 1),
+  )
 }
 
 const MAX_INT4 = 2_147_483_647

@@ -1,0 +1,279 @@
+import { eq } from 'drizzle-orm'
+import { SignJWT } from 'jose'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { patients, personnelInvitations } from '#server/db/schema.ts'
+import { randomToken } from '#server/lib/random.ts'
+import {
+  createPracticeFixture,
+  createTestApp,
+  mintToken,
+  type PracticeFixture,
+  type TestApp,
+  testBackends,
+} from '#server/test-support.ts'
+import { apiRoutes, PUBLIC_ROUTES } from './routes.ts'
+
+/** A request at another practice's rows, and what must come back. */
+type ForeignCase = {
+  path: string
+  body?: unknown
+  /** 403 for another practice's row; or a check that the answer holds only the user's own data. */
+  expect: 403 | ((response: Response) => Promise<void>)
+}
+
+type Foreign = PracticeFixture & { invitationId: string; invitationEmail: string }
+
+const DAY = '2026-06-01'
+
+/**
+ * Every protected route, with a request that reaches for the other practice. A route missing here
+ * (and from PUBLIC_ROUTES) fails the suite: a new route must say how it is protected.
+ */
+const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) => ForeignCase> = {
+  'GET /api/patients/by-practice/:id': (o) => ({
+    path: `/api/patients/by-practice/${o.practiceId}`,
+    expect: 403,
+  }),
+  'GET /api/patients/all/by-practice/:id': (o) => ({
+    path: `/api/patients/all/by-practice/${o.practiceId}`,
+    expect: 403,
+  }),
+  'GET /api/patients/all/by-practice/converted/:id': (o) => ({
+    path: `/api/patients/all/by-practice/converted/${o.practiceId}`,
+    expect: 403,
+  }),
+  'GET /api/patients/promotions/:id': (o) => ({
+    path: `/api/patients/promotions/${o.patientId}`,
+    expect: 403,
+  }),
+  'GET /api/patients/:id': (o) => ({ path: `/api/patients/${o.patientId}`, expect: 403 }),
+  'PUT /api/patients/:id': (o) => ({
+    path: `/api/patients/${o.patientId}`,
+    body: { first_name: 'Stolen' },
+    expect: 403,
+  }),
+  'POST /api/patients': (o, own) => ({
+    path: '/api/patients',
+    // A practice id in the body is not the caller's to choose: the row lands in its own practice.
+    body: { first_name: 'Placed', last_name: 'Elsewhere', practice_id: o.practiceId },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      const row = (await response.json()) as { practice_id: number }
+      expect(row.practice_id).toBe(own.practiceId)
+    },
+  }),
+  'GET /api/procedures': (o) => ({ path: `/api/procedures?practice=${o.practiceId}`, expect: 403 }),
+  'GET /api/products': (o) => ({ path: `/api/products?practice=${o.practiceId}`, expect: 403 }),
+  'GET /api/appointments/:practiceId/:date': (o) => ({
+    path: `/api/appointments/${o.practiceId}/${DAY}`,
+    expect: 403,
+  }),
+  'DELETE /api/appointments/:id': (o) => ({
+    path: `/api/appointments/${o.appointmentId}`,
+    expect: 403,
+  }),
+  'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 403 }),
+  'GET /api/activities/patient/:id': (o) => ({
+    path: `/api/activities/patient/${o.patientId}`,
+    expect: 403,
+  }),
+  'PUT /api/promotions/claimed/:promo': (o) => ({
+    path: `/api/promotions/claimed/${o.promotionId}`,
+    body: { promo: o.promotionId, patient_id: o.patientId },
+    expect: 403,
+  }),
+  'PUT /api/promotions/redeemed/:promo': (o) => ({
+    path: `/api/promotions/redeemed/${o.promotionId}`,
+    body: { promo: o.promotionId, patient_id: o.patientId },
+    expect: 403,
+  }),
+  'GET /api/users': (o) => ({
+    path: '/api/users',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const rows = (await response.json()) as { id: number; practice_id: number }[]
+      expect(rows.length).toBeGreaterThan(0)
+      expect(rows.some((row) => row.id === o.admin.id || row.practice_id === o.practiceId)).toBe(
+        false,
+      )
+    },
+  }),
+  'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 403 }),
+  'POST /api/auth/logout': () => ({
+    path: '/api/auth/logout',
+    body: {},
+    // Acts on the caller only; checked with its own token in the suite below.
+    expect: async (response) => expect(response.status).toBe(200),
+  }),
+  'GET /api/personnel': (o) => ({
+    path: '/api/personnel',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const rows = (await response.json()) as { email: string }[]
+      expect(rows.some((row) => row.email === o.invitationEmail)).toBe(false)
+    },
+  }),
+  'POST /api/personnel': (o, own) => ({
+    path: '/api/personnel',
+    body: {
+      email: `placed-${randomToken(4).toLowerCase()}@example.com`,
+      first_name: 'Placed',
+      last_name: 'Person',
+      position: 'Staff',
+      practice_id: o.practiceId,
+    },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      const body = (await response.json()) as { id: string }
+      expect(body.id).toBeTruthy()
+      void own
+    },
+  }),
+  'POST /api/personnel/:id/resend': (o) => ({
+    path: `/api/personnel/${o.invitationId}/resend`,
+    expect: 403,
+  }),
+  'DELETE /api/personnel/:id': (o) => ({ path: `/api/personnel/${o.invitationId}`, expect: 403 }),
+  'GET /api/users-permissions/init': () => ({
+    path: '/api/users-permissions/init',
+    expect: async (response) => expect(response.status).toBe(200),
+  }),
+}
+
+describe.each(testBackends())('authorisation of every route on $name', (backend) => {
+  let t: TestApp
+  let other: Foreign
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+    const fixture = await createPracticeFixture(t.db, {
+      startsAt: new Date(`${DAY}T10:00:00Z`),
+    })
+    const invitationEmail = `other-invite-${randomToken(4).toLowerCase()}@other.example`
+    const invitationId = randomToken(32)
+    await t.db.insert(personnelInvitations).values({
+      id: invitationId,
+      practice_id: fixture.practiceId,
+      invited_by: fixture.admin.id,
+      email: invitationEmail,
+      first_name: 'Other',
+      last_name: 'Invitee',
+      position: 'Staff',
+      expires_at: new Date(Date.now() + 86_400_000),
+    })
+    other = { ...fixture, invitationId, invitationEmail }
+  })
+  afterAll(() => t.close())
+
+  it('classifies every route of the app as public or protected', () => {
+    const routes = apiRoutes(t.app).map((route) => route.key)
+    expect(routes.length).toBeGreaterThan(35)
+    const unclassified = routes.filter((key) => !PUBLIC_ROUTES.has(key) && !(key in PROTECTED))
+    expect(unclassified, 'routes that are neither public nor in the protected table').toEqual([])
+    const stale = [...PUBLIC_ROUTES, ...Object.keys(PROTECTED)].filter(
+      (key) => !routes.includes(key),
+    )
+    expect(stale, 'table entries for routes the app does not have').toEqual([])
+  })
+
+  async function badTokens(): Promise<Record<string, string | null>> {
+    const good = await mintToken(t.demo.admin)
+    const [header, payload, signature] = good.split('.') as [string, string, string]
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >
+    const forged = Buffer.from(JSON.stringify({ ...claims, pid: other.practiceId })).toString(
+      'base64url',
+    )
+    return {
+      missing: null,
+      malformed: 'not-a-jwt',
+      expired: await mintToken(t.demo.admin, { now: new Date(Date.now() - 9 * 3_600_000) }),
+      tampered: `${header}.${forged}.${signature}`,
+      'foreign secret': await mintToken(t.demo.admin, {
+        secret: 'another-secret-that-is-long-enough-for-hs256-xyz',
+      }),
+      'alg none': `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`,
+      'other issuer': await new SignJWT({ pid: t.demo.practiceId })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(String(t.demo.admin.id))
+        .setIssuer('someone-else')
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode('test-secret-that-is-long-enough-for-hs256-0123456789')),
+    }
+  }
+
+  it('refuses missing, malformed, expired, tampered and foreign tokens on every protected route with 401', async () => {
+    const tokens = await badTokens()
+    const protectedRoutes = apiRoutes(t.app).filter((route) => !PUBLIC_ROUTES.has(route.key))
+    expect(protectedRoutes.length).toBeGreaterThan(20)
+    const answers: string[] = []
+    for (const route of protectedRoutes) {
+      const target = PROTECTED[route.key]?.(other, { practiceId: t.demo.practiceId })
+      if (!target) throw new Error(`unclassified route ${route.key}`)
+      for (const [kind, token] of Object.entries(tokens)) {
+        const response = await t.request(target.path, {
+          method: route.method,
+          ...(token ? { token } : {}),
+          ...(target.body !== undefined ? { json: target.body } : {}),
+        })
+        const body = (await response.json()) as { error?: { status: number; name: string } }
+        answers.push(`${route.key} ${kind} → ${response.status} ${body.error?.name ?? ''}`)
+      }
+    }
+    const wrong = answers.filter((line) => !line.endsWith('→ 401 UnauthorizedError'))
+    expect(wrong).toEqual([])
+    expect(answers.length).toBe(protectedRoutes.length * Object.keys(tokens).length)
+  })
+
+  it("refuses another practice's rows with 403 and keeps lists and new rows to the user's practice", async () => {
+    const results: string[] = []
+    for (const route of apiRoutes(t.app).filter((r) => !PUBLIC_ROUTES.has(r.key))) {
+      const make = PROTECTED[route.key]
+      if (!make) throw new Error(`unclassified route ${route.key}`)
+      const target = make(other, { practiceId: t.demo.practiceId })
+      // A fresh token each time: the logout case ends the sessions made before it.
+      const token = await mintToken(t.demo.admin)
+      const response = await t.request(target.path, {
+        method: route.method,
+        token,
+        ...(target.body !== undefined ? { json: target.body } : {}),
+      })
+      if (target.expect === 403) {
+        results.push(`${route.key} → ${response.status}`)
+        expect(response.status, route.key).toBe(403)
+        expect(((await response.json()) as { error: { name: string } }).error.name).toBe(
+          'ForbiddenError',
+        )
+      } else {
+        await target.expect(response)
+      }
+    }
+    expect(results.length).toBeGreaterThanOrEqual(15)
+    // Nothing of the other practice changed.
+    const [patient] = await t.db.select().from(patients).where(eq(patients.id, other.patientId))
+    expect(patient?.first_name).toBe('Peter')
+    const [invitation] = await t.db
+      .select()
+      .from(personnelInvitations)
+      .where(eq(personnelInvitations.id, other.invitationId))
+    expect(invitation?.status).toBe('pending')
+  })
+
+  it('answers the public routes without a session (never 401)', async () => {
+    const statuses: string[] = []
+    for (const route of apiRoutes(t.app).filter((r) => PUBLIC_ROUTES.has(r.key))) {
+      const path = route.path.replace(/:(\w+)/g, 'x')
+      const response = await t.request(path, {
+        method: route.method,
+        ...(route.method === 'GET' ? {} : { json: {} }),
+      })
+      statuses.push(`${route.key} → ${response.status}`)
+      expect(response.status, route.key).not.toBe(401)
+      expect(response.status, route.key).toBeLessThan(500)
+    }
+    expect(statuses.length).toBe(PUBLIC_ROUTES.size)
+  })
+})
