@@ -1,0 +1,340 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createApp } from '#server/app.ts'
+import { users } from '#server/db/schema.ts'
+import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { randomToken } from '#server/lib/random.ts'
+import { AUTH_LIMITS } from '#server/routes/auth.ts'
+import { PERSONNEL_REGISTER_LIMIT } from '#server/routes/personnel.ts'
+import { SIGN_UP_LIMITS } from '#server/routes/sign-up.ts'
+import { createOutboxMail } from '#server/services/mail.ts'
+import { hashPassword } from '#server/services/passwords.ts'
+import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
+import { createOutboxSms } from '#server/services/sms.ts'
+import { VERIFICATION_RULES } from '#server/services/verification.ts'
+import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
+import { type ApiCall, lastSmsCode, postJson, readySignUp } from './flows.ts'
+
+const T0 = new Date('2026-07-01T09:00:00Z')
+const MINUTE = 60_000
+
+/** What was measured for the report: the request number that first answered 429. */
+const measured: string[] = []
+
+describe.each(testBackends())('rate limits on $name', (backend) => {
+  let t: TestApp
+  let call: ApiCall
+  let clock = T0
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+  })
+  afterAll(async () => {
+    if (measured.length) console.info(`rate limits (${backend.name}):\n  ${measured.join('\n  ')}`)
+    measured.length = 0
+    await t.close()
+  })
+  beforeEach(() => {
+    clock = T0
+    t.setNow(clock)
+    // A fresh app per test, so every test starts with empty (in-memory) counters.
+    const app = t.makeApp()
+    call = (path, init) => Promise.resolve(app.request(path, init))
+  })
+  const advance = (ms: number) => {
+    clock = new Date(clock.getTime() + ms)
+    t.setNow(clock)
+  }
+
+  /**
+   * Sends `send(i)` until the first 429 (at most `limit` + 5 times); answers the number of the
+   * request that got it, and checks the 429 says so clearly in the JSON error shape.
+   */
+  async function firstRefusal(
+    name: string,
+    limit: number,
+    send: (i: number) => Promise<Response>,
+  ): Promise<number> {
+    for (let i = 1; i <= limit + 5; i++) {
+      const response = await send(i)
+      if (response.status === 429) {
+        const body = (await response.json()) as {
+          error: { name: string; message: string; details: { retryAfterSeconds?: number } }
+        }
+        expect(body.error.name).toBe('RateLimitError')
+        expect(body.error.message).toMatch(/Too many|Please wait/)
+        measured.push(`${name}: request ${i} → 429 (limit ${limit})`)
+        return i
+      }
+      expect(response.status, `${name} #${i}`).toBeLessThan(500)
+    }
+    throw new Error(`${name}: no 429 after ${limit + 5} requests`)
+  }
+
+  async function newUser(password = 'Limit-Pass-123') {
+    const email = `limit-${randomToken(6).toLowerCase()}@example.com`
+    await t.db.insert(users).values({
+      practice_id: t.demo.practiceId,
+      email,
+      password_hash: await hashPassword(password),
+      first_name: 'Lim',
+      last_name: 'It',
+    })
+    return { email, password }
+  }
+
+  it('sign-in: 10 failures per account in 15 minutes, then 429 even for the right password', async () => {
+    const user = await newUser()
+    const n = await firstRefusal('sign-in failures per account', 10, () =>
+      postJson(call, '/api/auth/local', { identifier: user.email, password: 'Wrong-Pass-1' }),
+    )
+    expect(n).toBe(AUTH_LIMITS.signInFailuresPerAccount.max + 1)
+    const right = await postJson(call, '/api/auth/local', {
+      identifier: user.email,
+      password: user.password,
+    })
+    expect(right.status).toBe(429)
+    advance(15 * MINUTE + 1000)
+    expect(
+      (await postJson(call, '/api/auth/local', { identifier: user.email, password: user.password }))
+        .status,
+    ).toBe(200)
+  })
+
+  it('sign-in: 30 attempts per address in 5 minutes, then 429', async () => {
+    const n = await firstRefusal('sign-in attempts per address', 30, (i) =>
+      postJson(call, '/api/auth/local', {
+        identifier: `nobody-${i}@example.com`,
+        password: 'Wrong-Pass-1',
+      }),
+    )
+    expect(n).toBe(AUTH_LIMITS.signInPerIp.max + 1)
+    advance(5 * MINUTE + 1000)
+    const again = await postJson(call, '/api/auth/local', {
+      identifier: DEMO_ADMIN.email,
+      password: DEMO_ADMIN.password,
+    })
+    expect(again.status).toBe(200)
+  })
+
+  it('forgot-password: 5 per e-mail an hour, 30 per address in 15 minutes', async () => {
+    const user = await newUser()
+    const url = 'http://localhost:3000/reset'
+    expect(
+      await firstRefusal('forgot-password per e-mail', 5, () =>
+        postJson(call, '/api/auth/forgot-password', { email: user.email, url }),
+      ),
+    ).toBe(AUTH_LIMITS.forgotPasswordPerEmail.max + 1)
+    advance(61 * MINUTE)
+    expect(
+      await firstRefusal('forgot-password per address', 30, (i) =>
+        postJson(call, '/api/auth/forgot-password', { email: `x${i}@example.com`, url }),
+      ),
+    ).toBe(AUTH_LIMITS.forgotPasswordPerIp.max + 1)
+  })
+
+  it('forgot-password sends links only to allowed origins', async () => {
+    const user = await newUser()
+    for (const url of [
+      'https://evil.example/reset',
+      'http://localhost:3001/reset',
+      'javascript:alert(1)',
+    ]) {
+      const response = await postJson(call, '/api/auth/forgot-password', { email: user.email, url })
+      expect(response.status, url).toBe(400)
+    }
+    const outbox = (await (await call('/api/dev/outbox')).json()) as { messages: { to: string }[] }
+    expect(outbox.messages.some((m) => m.to === user.email)).toBe(false)
+  })
+
+  it('reset-password: 30 attempts per address in 15 minutes', async () => {
+    expect(
+      await firstRefusal('reset-password per address', 30, () =>
+        postJson(call, '/api/auth/reset-password', {
+          password: 'Glow2Rewards-Teal',
+          passwordConfirmation: 'Glow2Rewards-Teal',
+          code: randomToken(),
+        }),
+      ),
+    ).toBe(AUTH_LIMITS.resetPasswordPerIp.max + 1)
+  })
+
+  it('get-code: 30 seconds between codes and 5 codes an hour per phone', async () => {
+    const phone = `555${String(Date.now()).slice(-7)}`
+    const get = () =>
+      postJson(call, '/api/auth/get-code', { email: 'p@example.com', phone, countryCode: '+1' })
+    expect((await get()).status).toBe(200)
+    expect((await get()).status).toBe(429)
+    measured.push('get-code resend gap per phone: second request within 30 s → 429')
+    advance(VERIFICATION_RULES.resendGapMs + 1000)
+    let sent = 1
+    for (; sent < 10; sent++) {
+      const response = await get()
+      if (response.status === 429) break
+      expect(response.status).toBe(200)
+      advance(VERIFICATION_RULES.resendGapMs + 1000)
+    }
+    expect(sent).toBe(VERIFICATION_RULES.maxCodesPerHour)
+    measured.push(`get-code per phone an hour: code ${sent + 1} → 429 (limit 5)`)
+  })
+
+  it('verify-code: 5 attempts per code, then 429 even for the right code', async () => {
+    const phone = `556${String(Date.now()).slice(-7)}`
+    const sent = await postJson(call, '/api/auth/get-code', {
+      email: 'v@example.com',
+      phone,
+      countryCode: '+1',
+    })
+    const { authyId } = (await sent.json()) as { authyId: string }
+    const code = await lastSmsCode(call, `+1${phone}`)
+    const wrong = code === '000000' ? '111111' : '000000'
+    expect(
+      await firstRefusal('verify-code attempts per code', 5, () =>
+        postJson(call, '/api/auth/verify-code', { authyId, phone, code: wrong }),
+      ),
+    ).toBe(VERIFICATION_RULES.maxAttempts + 1)
+    expect((await postJson(call, '/api/auth/verify-code', { authyId, phone, code })).status).toBe(
+      429,
+    )
+  })
+
+  it('availability checks: 60 per address a minute', async () => {
+    expect(
+      await firstRefusal('check-email per address', 60, (i) =>
+        postJson(call, '/api/auth/check-email', {
+          email: `free-${i}@example.com`,
+          phone: '5550001111',
+        }),
+      ),
+    ).toBe(SIGN_UP_LIMITS.checkEmail.max + 1)
+    advance(MINUTE + 1000)
+    const again = await postJson(call, '/api/auth/check-email', {
+      email: 'free-again@example.com',
+      phone: '5550001111',
+    })
+    expect(again.status).toBe(200)
+  })
+
+  it('pay, register and personnel registration: per-address limits on well-formed calls', async () => {
+    const billingInformation = {
+      name: 'Jane Doe',
+      billing_address_1: '1 Main Street',
+      billing_address_2: '',
+      billing_city: 'Austin',
+      billing_state: 'TX',
+      billing_zip: '73301',
+      country: 'US',
+    }
+    expect(
+      await firstRefusal('pay per address', SIGN_UP_LIMITS.pay.max, (i) =>
+        postJson(call, '/api/auth/pay', {
+          token: `tok_unknown${i}`,
+          email: 'limits@example.com',
+          billingInformation,
+        }),
+      ),
+    ).toBe(SIGN_UP_LIMITS.pay.max + 1)
+    advance(61 * MINUTE)
+    const payload = await readySignUp(call, 9_000_000 + Math.floor(Math.random() * 999_999))
+    // The first call signs up; repeats of the same payload answer the same user, and all count.
+    expect(
+      await firstRefusal('register per address', SIGN_UP_LIMITS.register.max, () =>
+        postJson(call, '/api/auth/local/register', payload),
+      ),
+    ).toBe(SIGN_UP_LIMITS.register.max + 1)
+    expect(
+      await firstRefusal('personnel register per address', PERSONNEL_REGISTER_LIMIT.max, () =>
+        postJson(call, '/api/auth/personnel/register', {
+          id: randomToken(32),
+          title: '',
+          first_name: 'Ivy',
+          last_name: 'Vited',
+          cell_phone: '5550101234',
+          country_code: '+1',
+          password: 'Glow2Rewards-Teal',
+          password_confirm: 'Glow2Rewards-Teal',
+          authyId: randomToken(32),
+        }),
+      ),
+    ).toBe(PERSONNEL_REGISTER_LIMIT.max + 1)
+  })
+
+  it('two app instances on one database share the counts (Postgres store)', async () => {
+    const instance = () => {
+      const now = () => clock
+      return createApp({
+        db: t.db,
+        mail: createOutboxMail(t.db, { now }),
+        sms: createOutboxSms(t.db, { now }),
+        config: t.config,
+        now,
+        log: t.log,
+        rateLimitStore: createPostgresRateLimitStore(t.db),
+      })
+    }
+    const [a, b] = [instance(), instance()]
+    // Each test run is its own window: the shared table outlives the in-memory apps.
+    advance(24 * 60 * MINUTE * Math.floor(Math.random() * 1000 + 1))
+    const n = await firstRefusal('sign-in per address across two instances', 30, (i) =>
+      Promise.resolve(
+        (i % 2 ? a : b).request('/api/auth/local', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ identifier: `shared-${i}@example.com`, password: 'Wrong-Pass-1' }),
+        }),
+      ),
+    )
+    expect(n).toBe(31)
+  })
+})
+
+describe.each(testBackends())(
+  'sign-in does not tell whether an e-mail exists on $name',
+  (backend) => {
+    let t: TestApp
+    beforeAll(async () => {
+      t = await createTestApp(backend)
+    })
+    afterAll(() => t.close())
+
+    async function attempt(identifier: string) {
+      // A fresh app each time keeps the per-address and per-account limits out of the measurement.
+      const app = t.makeApp()
+      const started = performance.now()
+      const response = await app.request('/api/auth/local', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ identifier, password: 'Not-The-Password-1' }),
+      })
+      const ms = performance.now() - started
+      return { status: response.status, text: await response.text(), ms }
+    }
+
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((x, y) => x - y)
+      return sorted[Math.floor(sorted.length / 2)] ?? 0
+    }
+
+    it('answers an unknown e-mail and a wrong password alike, in similar time', async () => {
+      await attempt('warm-up@example.com')
+      const known: number[] = []
+      const unknown: number[] = []
+      for (let i = 0; i < 12; i++) {
+        const a = await attempt(DEMO_ADMIN.email)
+        const b = await attempt(`nobody-${i}@example.com`)
+        expect([a.status, b.status]).toEqual([400, 400])
+        expect(b.text).toBe(a.text)
+        known.push(a.ms)
+        unknown.push(b.ms)
+      }
+      const ratio = median(unknown) / median(known)
+      measured.push(
+        `sign-in timing: median known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms (ratio ${ratio.toFixed(2)})`,
+      )
+      console.info(measured.at(-1))
+      // Both verify one argon2id hash (about 18 ms here); without the dummy hash the unknown case
+      // would take a fraction of it. A wide band keeps a busy machine from failing the test.
+      expect(ratio).toBeGreaterThan(0.6)
+      expect(ratio).toBeLessThan(1.7)
+    })
+  },
+)
