@@ -354,6 +354,9 @@ function expectPhoneScreen(phone: AnyMachineSnapshot) {
   const hint = screen.queryByText('You can ask for a new code 30 seconds after the last one.')
   if (phone.matches({ codeSent: 'coolingDown' })) expect(hint).toBeVisible()
   else expect(hint).toBeNull()
+  const fillFirst = screen.queryByText('Fill in every field above to get a code by SMS.')
+  if (phone.matches('idle') && !phone.can({ type: 'code.send' })) expect(fillFirst).toBeVisible()
+  else expect(fillFirst).toBeNull()
   if (verified) expect(screen.getByText('Phone number verified')).toBeVisible()
   else expect(screen.queryByText('Phone number verified')).toBeNull()
 }

@@ -14,6 +14,7 @@ import {
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
+import type { ReactNode } from 'react'
 import * as v from 'valibot'
 import type { ActorRefFrom } from 'xstate'
 import { POSITIONS, TITLES } from '#domain/fields.ts'
@@ -118,14 +119,14 @@ export function PersonnelArea({
           Invitations could not be loaded: {invitationsError}
         </Alert>
       )}
-      <TableScroll label="Personnel" minWidth={isAdmin ? 720 : 560}>
+      <TableScroll label="Personnel" minWidth={isAdmin ? 600 : 440}>
         <Table striped verticalSpacing="sm">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Position</Table.Th>
+              {/* Status next to the name, so a phone shows it without scrolling sideways. */}
               <Table.Th>Status</Table.Th>
+              <Table.Th>Position</Table.Th>
               {isAdmin && <Table.Th>Actions</Table.Th>}
             </Table.Tr>
           </Table.Thead>
@@ -134,7 +135,7 @@ export function PersonnelArea({
               row.kind === 'staff' ? (
                 <Table.Tr key={row.key}>
                   <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
+                    <PersonCell email={row.member.email}>
                       <AnchorLink
                         to="/personnel/$userId"
                         params={{ userId: String(row.member.id) }}
@@ -146,13 +147,12 @@ export function PersonnelArea({
                           Admin
                         </Badge>
                       )}
-                    </Group>
+                    </PersonCell>
                   </Table.Td>
-                  <Table.Td>{row.member.email}</Table.Td>
-                  <Table.Td>{row.member.position ?? '—'}</Table.Td>
                   <Table.Td>
                     <StatusBadge status={row.status} />
                   </Table.Td>
+                  <Table.Td>{row.member.position ?? '—'}</Table.Td>
                   {isAdmin && <Table.Td />}
                 </Table.Tr>
               ) : (
@@ -168,6 +168,20 @@ export function PersonnelArea({
           </Table.Tbody>
         </Table>
       </TableScroll>
+    </Stack>
+  )
+}
+
+/** A person's name (and badges) over their e-mail address. */
+function PersonCell({ email, children }: { email: string; children: ReactNode }) {
+  return (
+    <Stack gap={2}>
+      <Group gap="xs" wrap="wrap">
+        {children}
+      </Group>
+      <Text size="sm" c="dimmed">
+        {email}
+      </Text>
     </Stack>
   )
 }
@@ -199,12 +213,15 @@ function InvitationRow({
   const open = status === 'invited' || status === 'expired'
   return (
     <Table.Tr>
-      <Table.Td>{fullName(invitation)}</Table.Td>
-      <Table.Td>{invitation.email}</Table.Td>
-      <Table.Td>{invitation.position}</Table.Td>
+      <Table.Td>
+        <PersonCell email={invitation.email}>
+          <Text size="sm">{fullName(invitation)}</Text>
+        </PersonCell>
+      </Table.Td>
       <Table.Td>
         <StatusBadge status={status} />
       </Table.Td>
+      <Table.Td>{invitation.position}</Table.Td>
       {isAdmin && (
         <Table.Td>
           {open && id && (
@@ -227,7 +244,7 @@ function InvitationRow({
               <Button
                 size="xs"
                 variant="subtle"
-                color="red.9"
+                color="red"
                 aria-label={`Revoke invitation to ${invitation.email}`}
                 disabled={busy && working !== 'revoke'}
                 loading={working === 'revoke'}
@@ -286,21 +303,13 @@ function InviteForm({ actorRef }: { actorRef: PersonnelInvitationsActorRef }) {
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
             <TextInput
               label="Email"
+              style={{ gridColumn: '1 / -1' }}
               type="email"
               autoComplete="off"
               withAsterisk
               errorProps={{ role: 'alert' }}
               key={form.key('email')}
               {...form.getInputProps('email')}
-            />
-            <Select
-              label="Position"
-              placeholder="Choose a position"
-              data={[...POSITIONS]}
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('position')}
-              {...form.getInputProps('position')}
             />
             <TextInput
               label="First name"
@@ -325,6 +334,15 @@ function InviteForm({ actorRef }: { actorRef: PersonnelInvitationsActorRef }) {
               clearable
               key={form.key('title')}
               {...form.getInputProps('title')}
+            />
+            <Select
+              label="Position"
+              placeholder="Choose a position"
+              data={[...POSITIONS]}
+              withAsterisk
+              errorProps={{ role: 'alert' }}
+              key={form.key('position')}
+              {...form.getInputProps('position')}
             />
           </SimpleGrid>
           <Group justify="flex-end">

@@ -52,6 +52,7 @@ export const REGISTRATION_TEXTS = {
   registered: 'Taking you to Sign In…',
   phoneVerified: 'Phone number verified',
   resendWait: 'You can ask for a new code 30 seconds after the last one.',
+  fillFormFirst: 'Fill in every field above to get a code by SMS.',
 } as const
 
 /**
@@ -210,6 +211,26 @@ function RegistrationForm({
           <TextInput label="Position" value={invitation.position} disabled readOnly />
 
           <Stack gap="xs">
+            <Group gap="sm" wrap="wrap">
+              <Button
+                variant="outline"
+                onClick={() => phoneRef?.send({ type: 'code.send' })}
+                disabled={flags.disableGetCodeButton}
+                loading={flags.busy === 'sending'}
+              >
+                Get Code
+              </Button>
+              {phone?.matches({ codeSent: 'coolingDown' }) && (
+                <Text size="sm" c="dimmed">
+                  {REGISTRATION_TEXTS.resendWait}
+                </Text>
+              )}
+              {phone?.matches('idle') && flags.disableGetCodeButton && (
+                <Text size="sm" c="dimmed">
+                  {REGISTRATION_TEXTS.fillFormFirst}
+                </Text>
+              )}
+            </Group>
             <Group gap="sm" align="flex-end" wrap="nowrap">
               <TextInput
                 label="Confirmation code"
@@ -238,21 +259,6 @@ function RegistrationForm({
                 Verify Code
               </Button>
             </Group>
-            <Group gap="sm" wrap="wrap">
-              <Button
-                variant="outline"
-                onClick={() => phoneRef?.send({ type: 'code.send' })}
-                disabled={flags.disableGetCodeButton}
-                loading={flags.busy === 'sending'}
-              >
-                Get Code
-              </Button>
-              {phone?.matches({ codeSent: 'coolingDown' }) && (
-                <Text size="sm" c="dimmed">
-                  {REGISTRATION_TEXTS.resendWait}
-                </Text>
-              )}
-            </Group>
             <Box aria-live="polite">
               {phone?.context.notice && !phone.context.error && (
                 <Text size="sm" c="glow.8" role="status">
@@ -261,8 +267,13 @@ function RegistrationForm({
               )}
               {snapshot.context.verifiedPhone && (
                 <Group gap={6} role="status">
-                  <IconCircleCheck size={18} aria-hidden color="var(--mantine-color-green-8)" />
-                  <Text size="sm" c="green.9">
+                  <IconCircleCheck
+                    size={18}
+                    aria-hidden
+                    color="var(--mantine-color-green-light-color)"
+                  />
+                  {/* The theme's success green: Mantine's green 9 is only 4.4:1 on white. */}
+                  <Text size="sm" c="var(--mantine-color-green-light-color)">
                     {REGISTRATION_TEXTS.phoneVerified}
                   </Text>
                 </Group>

@@ -1,0 +1,209 @@
+import { mkdirSync } from 'node:fs'
+import type { Page } from '@playwright/test'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  storeSession,
+  test,
+  waitForMessage,
+} from './support/fixtures.ts'
+
+const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+const SHOTS = process.env.PERSONNEL_SHOTS_DIR ?? '/tmp/shots'
+const VIEWPORTS = [
+  { name: 'desktop', width: 1440, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const
+
+// Every run invites new people with new phones: the server keeps per-phone code limits.
+const stamp = `${Date.now()}`.slice(-7)
+const uniquePhone = (n: number) => `55${n}${stamp}`.slice(0, 10).padEnd(10, '0')
+
+async function shoot(page: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true })
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height })
+    // Let the layout settle at the new width (Mantine's breakpoints are media queries).
+    await page.waitForTimeout(150)
+    const noSideScroll = await page.evaluate(
+      () => document.documentElement.scrollWidth <= window.innerWidth,
+    )
+    expect(noSideScroll, `no horizontal scrolling at ${viewport.width}px on ${name}`).toBe(true)
+    await page.screenshot({
+      path: `${SHOTS}/personnel-${name}-${viewport.name}.png`,
+      fullPage: true,
+      animations: 'disabled',
+    })
+  }
+  await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height })
+}
+
+async function invite(
+  page: Page,
+  person: { email: string; first: string; last: string; title?: string; position: string },
+) {
+  const form = page.getByRole('form', { name: 'Invite' })
+  await form.getByLabel(/^Email/).fill(person.email)
+  await form.getByLabel(/^First name/).fill(person.first)
+  await form.getByLabel(/^Last name/).fill(person.last)
+  if (person.title) {
+    await form.getByRole('combobox', { name: 'Title' }).click()
+    await page.getByRole('option', { name: person.title }).click()
+  }
+  await form.getByRole('combobox', { name: /^Position/ }).click()
+  await page.getByRole('option', { name: person.position }).click()
+  await form.getByRole('button', { name: 'Invite' }).click()
+  await expect(page.getByText(`Invitation sent to ${person.email}.`)).toBeVisible()
+}
+
+test.describe('personnel', () => {
+  test('an Admin invites a colleague, who registers from the e-mailed link and signs in', async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const person = {
+      email: `riley.${stamp}@example.com`,
+      first: 'Riley',
+      last: "O'Neil",
+      title: 'Ms.',
+      position: 'Staff',
+    }
+    const phone = uniquePhone(1)
+    const password = 'Welcome2026'
+
+    // The demo Admin invites from the Personnel area.
+    const session = await apiSignIn(request)
+    await storeSession(page, session)
+    await page.goto('/personnel')
+    await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
+    expect(await axeViolations(page)).toEqual([])
+    const sentAt = new Date()
+    await invite(page, person)
+    const row = page.getByRole('row', { name: new RegExp(person.email) })
+    await expect(row.getByText('invited')).toBeVisible()
+    await shoot(page, 'area')
+    expect(await axeViolations(page)).toEqual([])
+
+    // The outbox e-mail carries the registration link.
+    const mail = await waitForMessage(request, 'email', person.email, { after: sentAt })
+    expect(mail.link).toMatch(/\/signup\/personnel\/[\w-]{43}$/)
+    const link = mail.link ?? ''
+
+    // The invited person opens it in a browser of their own.
+    const context = await browser.newContext()
+    const invitee = await context.newPage()
+    await invitee.goto(link)
+    await expect(invitee.getByRole('heading', { level: 1, name: 'Registration' })).toBeVisible()
+    await expect(
+      invitee.getByRole('heading', { level: 2, name: 'Registration Details' }),
+    ).toBeVisible()
+    await expect(invitee.getByLabel('Email')).toHaveValue(person.email)
+    await expect(invitee.getByLabel('Email')).toBeDisabled()
+    await expect(invitee.getByLabel('Position')).toHaveValue(person.position)
+    await expect(invitee.getByLabel('Position')).toBeDisabled()
+    await expect(invitee.getByLabel(/^First name/)).toHaveValue(person.first)
+    await expect(invitee.getByLabel(/^Last name/)).toHaveValue(person.last)
+    await expect(invitee.getByRole('button', { name: 'Get Code' })).toBeDisabled()
+    await expect(invitee.getByRole('button', { name: 'Submit' })).toBeDisabled()
+    expect(await axeViolations(invitee)).toEqual([])
+
+    await invitee.getByLabel(/^Phone number/).fill(phone)
+    await invitee.getByLabel(/^Password/).fill(password)
+    await invitee.getByLabel(/^Confirm password/).fill(password)
+    const codeAskedAt = new Date()
+    await invitee.getByRole('button', { name: 'Get Code' }).click()
+    await expect(invitee.getByText('Confirmation Code is sent')).toBeVisible()
+    const sms = await waitForMessage(request, 'sms', `+1${phone}`, { after: codeAskedAt })
+    expect(sms.code).toMatch(/^\d{6}$/)
+    await invitee.getByLabel('Confirmation code').fill(sms.code ?? '')
+    await invitee.getByRole('button', { name: 'Verify Code' }).click()
+    await expect(invitee.getByText('Phone number verified')).toBeVisible()
+    await expect(invitee.getByLabel(/^Phone number/)).toBeDisabled()
+    await expect(invitee.getByRole('button', { name: 'Submit' })).toBeEnabled()
+    await shoot(invitee, 'registration')
+    expect(await axeViolations(invitee)).toEqual([])
+
+    await invitee.getByRole('button', { name: 'Submit' }).click()
+    await expect(invitee).toHaveURL(/\/signin$/)
+    await expect(
+      invitee.getByText(
+        'You are successfully Signed Up! Use your new credentials to sign into the system.',
+      ),
+    ).toBeVisible()
+
+    // The new person signs in with the new credentials.
+    await invitee.getByLabel(/^Email/).fill(person.email)
+    await invitee.getByLabel(/^Password/).fill(password)
+    await invitee.getByRole('button', { name: 'Sign In' }).click()
+    await expect(invitee).toHaveURL(/\/dashboard$/)
+    await expect(invitee.getByText(`Hello, ${person.first} ${person.last}`)).toBeVisible()
+
+    // The link is spent.
+    await invitee.goto(link)
+    await expect(invitee).toHaveURL(/\/404$/)
+    await context.close()
+
+    // The Admin's list now shows the colleague as active.
+    await page.reload()
+    const member = page.getByRole('row', { name: new RegExp(person.email) })
+    await expect(member).toHaveCount(1)
+    await expect(member.getByText('active')).toBeVisible()
+    await expect(member.getByText('Staff', { exact: true })).toBeVisible()
+  })
+
+  test('an Admin resends and revokes an invitation; a revoked link goes to /404', async ({
+    page,
+    request,
+  }) => {
+    const person = {
+      email: `casey.${stamp}@example.com`,
+      first: 'Casey',
+      last: 'Morgan',
+      position: 'Provider',
+    }
+    await storeSession(page, await apiSignIn(request))
+    await page.goto('/personnel')
+    await invite(page, person)
+    const mail = await waitForMessage(request, 'email', person.email)
+    await page.getByRole('button', { name: `Resend invitation to ${person.email}` }).click()
+    await expect(page.getByText(`Invitation sent again to ${person.email}.`)).toBeVisible()
+    await page.getByRole('button', { name: `Revoke invitation to ${person.email}` }).click()
+    await expect(page.getByText(`Invitation to ${person.email} revoked.`)).toBeVisible()
+    const row = page.getByRole('row', { name: new RegExp(person.email) })
+    await expect(row.getByText('revoked')).toBeVisible()
+    await expect(row.getByRole('button')).toHaveCount(0)
+
+    await page.goto(mail.link ?? '')
+    await expect(page).toHaveURL(/\/404$/)
+  })
+
+  test('staff who are not Admin see the list without invite controls and get 403 from the API', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request, STAFF.email, STAFF.password)
+    const response = await request.post('/api/personnel', {
+      headers: { Authorization: `Bearer ${session.jwt}` },
+      data: {
+        email: `nope.${stamp}@example.com`,
+        first_name: 'No',
+        last_name: 'Pe',
+        position: 'Staff',
+      },
+    })
+    expect(response.status()).toBe(403)
+    expect(await response.json()).toMatchObject({
+      error: { status: 403, message: 'Only an Admin can invite personnel.' },
+    })
+
+    await storeSession(page, session)
+    await page.goto('/personnel')
+    await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
+    await expect(page.getByText('demo@example.com')).toBeVisible()
+    await expect(page.getByRole('form', { name: 'Invite' })).toHaveCount(0)
+    await expect(page.getByRole('button', { name: /Resend|Revoke/ })).toHaveCount(0)
+    expect(await axeViolations(page)).toEqual([])
+  })
+})
