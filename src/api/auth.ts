@@ -35,3 +35,19 @@ export async function resetPassword(payload: ResetPasswordPayload): Promise<Sess
 export async function initPermissions(): Promise<InitPermissionsAnswer> {
   return v.parse(InitPermissionsAnswerSchema, await http.get('users-permissions/init').json())
 }
+
+/** How long signing out waits for the server before giving up; the browser forgets the user anyway. */
+export const LOGOUT_TIMEOUT_MS = 5_000
+
+/**
+ * `POST /auth/logout` (auth): ends every session of the user on the server, so the token stops
+ * working even if a copy of it survives. Takes the token explicitly because the browser forgets
+ * the stored user first. One try, no retry.
+ */
+export async function logout(jwt: string): Promise<void> {
+  await http.post('auth/logout', {
+    headers: { Authorization: `Bearer ${jwt}` },
+    timeout: LOGOUT_TIMEOUT_MS,
+    retry: 0,
+  })
+}

@@ -1,4 +1,5 @@
-import { createFileRoute, Navigate, Outlet, redirect } from '@tanstack/react-router'
+import { createFileRoute, Navigate, Outlet, redirect, useNavigate } from '@tanstack/react-router'
+import { IdleLogoff } from '#src/features/idle-logoff/idle-logoff.tsx'
 import { ShellLayout } from '#src/features/shell/shell-layout.tsx'
 import { useSession } from '#src/lib/session.ts'
 
@@ -18,9 +19,12 @@ export const Route = createFileRoute('/_shell')({
 function ShellRoute() {
   // Read live rather than the guard's copy so a sign-out in another tab takes effect here too.
   const session = useSession()
+  const navigate = useNavigate()
   if (!session) return <Navigate to="/signin" />
   return (
     <ShellLayout session={session}>
+      {/* HIPAA automatic logoff: /logout tells the server and forgets the user. */}
+      <IdleLogoff onTimeout={() => void navigate({ to: '/logout', replace: true })} />
       <Outlet />
     </ShellLayout>
   )
