@@ -174,6 +174,7 @@ export function AccountSetupStep({ actorRef, focusHeading }: StepProps) {
           <SimpleGrid cols={2} spacing="md">
             <Select
               label={canada ? 'Province or territory' : 'State'}
+              allowDeselect={false}
               withAsterisk
               placeholder="Choose"
               searchable

@@ -261,6 +261,7 @@ export function BillingStep({
               <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="md">
                 <Select
                   label="Expiration month"
+                  allowDeselect={false}
                   withAsterisk
                   placeholder="MM"
                   data={EXPIRY_MONTHS.map((month) => ({
@@ -273,6 +274,7 @@ export function BillingStep({
                 />
                 <Select
                   label="Expiration year"
+                  allowDeselect={false}
                   withAsterisk
                   placeholder="YYYY"
                   data={EXPIRY_YEARS.map((year) => String(year))}
@@ -329,6 +331,7 @@ export function BillingStep({
             <SimpleGrid cols={2} spacing="md">
               <Select
                 label="Billing state"
+                allowDeselect={false}
                 withAsterisk
                 placeholder="Choose"
                 searchable

@@ -171,6 +171,7 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
           />
           <Select
             label="Position"
+            allowDeselect={false}
             withAsterisk
             placeholder="Choose"
             data={[...POSITIONS]}

@@ -57,7 +57,13 @@ function DocumentFrame({
           Back to Billing Information
         </Button>
       </Group>
-      <ScrollArea.Autosize mah="60vh" type="auto" offsetScrollbars>
+      <ScrollArea.Autosize
+        mah="60vh"
+        type="auto"
+        offsetScrollbars
+        // Keyboard users scroll the text too: the scrolling box takes focus.
+        viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': `${title}, full text` }}
+      >
         <Suspense
           fallback={
             <Center py="xl" role="status">

@@ -44,7 +44,7 @@ function VerifiedNote() {
   return (
     <Group gap="xs" role="status">
       <IconCircleCheck size={20} color="var(--mantine-color-green-8)" aria-hidden />
-      <Text size="sm" c="green.9" fw={600}>
+      <Text size="sm" c="var(--mantine-color-green-light-color)" fw={600}>
         Phone number verified
       </Text>
     </Group>
@@ -105,7 +105,7 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
         </Text>
       )}
       {notice && !error && (
-        <Text size="sm" c="green.9" role="status">
+        <Text size="sm" c="var(--mantine-color-green-light-color)" role="status">
           {notice}
         </Text>
       )}

@@ -126,7 +126,7 @@ export function PlanChoice({
       </Group>
       {promo.coupon && (
         <Group gap="xs">
-          <Text size="sm" c="green.9" role="status">
+          <Text size="sm" c="var(--mantine-color-green-light-color)" role="status">
             Promo code {promo.coupon.id} applied
           </Text>
           {!locked && (

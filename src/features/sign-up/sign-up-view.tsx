@@ -99,6 +99,10 @@ export function SignUpView({
           role="alert"
           icon={alert.kind === 'warning' ? <IconAlertTriangle size={20} aria-hidden /> : undefined}
           title={alert.kind === 'warning' ? 'Payment not completed' : undefined}
+          // Mantine's yellow title on its tint is too light to read (WCAG AA): body text colour.
+          styles={
+            alert.kind === 'warning' ? { title: { color: 'var(--mantine-color-text)' } } : undefined
+          }
           withCloseButton
           closeButtonLabel="Dismiss"
           onClose={() => actorRef.send({ type: 'alert.dismiss' })}

@@ -1,0 +1,324 @@
+/**
+ * The sign-up wizard in Chromium against the real server (test payment gateway, SMS and e-mail in
+ * the development outbox): a full sign-up and the new Admin's first sign-in, a declined card, a
+ * taken e-mail, Nextech forcing the EHR plan, Canada's provinces, and a reload on step 2. Axe
+ * checks every step. Each test signs up with its own e-mail and phone.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { APIRequestContext, Page } from '@playwright/test'
+import { axeViolations, DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
+
+/** A person who signs up; unique per test so that every availability check passes. */
+type Person = { first: string; last: string; phone: string; email: string; password: string }
+
+function newPerson(first = 'Ann', last = 'Smith'): Person {
+  const id = `${Date.now() % 10_000_000}${Math.floor(Math.random() * 1000)}`.slice(-7)
+  return {
+    first,
+    last,
+    phone: `555${id.padStart(7, '0')}`,
+    email: `${first.toLowerCase()}.${id}@example.com`,
+    password: 'Glow!Pass123',
+  }
+}
+
+const field = (page: Page, name: RegExp) => page.getByRole('textbox', { name })
+const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true })
+const stepHeading = (page: Page, name: string) => page.getByRole('heading', { level: 2, name })
+
+async function choose(page: Page, label: RegExp, option: string) {
+  const box = page.getByRole('combobox', { name: label })
+  if ((await box.inputValue()) === option) return
+  await box.click()
+  await page.getByRole('option', { name: option, exact: true }).click()
+  await expect(box).toHaveValue(option)
+}
+
+async function expectAccessible(page: Page) {
+  expect(await axeViolations(page)).toEqual([])
+}
+
+/** Opens the wizard afresh (no progress from an earlier test in this browser). */
+async function openWizard(page: Page) {
+  await page.goto('/signup')
+  await page.evaluate(() => window.sessionStorage.clear())
+  await page.reload()
+  await expect(stepHeading(page, 'Client Information')).toBeVisible()
+}
+
+async function fillClientDetails(page: Page, person: Person) {
+  await choose(page, /^Title/, 'Dr.')
+  await field(page, /^First name/).fill(person.first)
+  await field(page, /^Last name/).fill(person.last)
+  await field(page, /^Phone number/).fill(person.phone)
+  await field(page, /^Email/).fill(person.email)
+  await field(page, /^Password/).fill(person.password)
+  await field(page, /^Confirm password/).fill(person.password)
+  await choose(page, /^Position/, 'Provider')
+}
+
+/** Step 1 with the code texted to the phone (read from the outbox), then Continue. */
+async function passClientDetails(page: Page, request: APIRequestContext, person: Person) {
+  await fillClientDetails(page, person)
+  await expect(button(page, 'Continue')).toBeDisabled()
+  const asked = new Date(Date.now() - 1000)
+  await button(page, 'Get Code').click()
+  await expect(page.getByText('Confirmation Code is sent')).toBeVisible()
+  await expect(page.getByText(/You can ask for a new code in \d+ s/)).toBeVisible()
+  const sms = await waitForMessage(request, 'sms', `+1${person.phone}`, { after: asked })
+  expect(sms.code).toMatch(/^\d{6}$/)
+  await field(page, /^Confirmation code/).fill(sms.code ?? '')
+  await button(page, 'Verify Code').click()
+  await expect(page.getByText('Phone number verified')).toBeVisible()
+  await expect(field(page, /^Phone number/)).toBeDisabled()
+  await button(page, 'Continue').click()
+}
+
+async function reachBilling(page: Page, request: APIRequestContext, person: Person) {
+  await openWizard(page)
+  await passClientDetails(page, request, person)
+  await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+  await button(page, 'Continue').click()
+  await expect(stepHeading(page, 'Billing Information')).toBeVisible()
+  await expect(page.getByRole('region', { name: 'Price summary' })).toBeVisible()
+}
+
+async function fillCard(page: Page, number: string) {
+  await page.getByLabel(/^Card number/).fill(number)
+  await choose(page, /^Expiration month/, '12')
+  await choose(page, /^Expiration year/, '2030')
+  await page.getByLabel(/^CVV/).fill('123')
+  await field(page, /^Cardholder name/).fill('Ann Smith')
+}
+
+test.describe('sign-up wizard', () => {
+  test('a new practice signs up with the code from the outbox and a card, and its Admin signs in', async ({
+    page,
+    request,
+  }) => {
+    const person = newPerson()
+    await openWizard(page)
+    await expect(page.getByRole('button', { name: 'Back to Sign In' })).toBeVisible()
+    await expectAccessible(page)
+    await passClientDetails(page, request, person)
+
+    // Step 2 is pre-filled in test mode on localhost; the practice gets its own name.
+    await expect(stepHeading(page, 'Account Setup')).toBeFocused()
+    await field(page, /^Practice name/).fill('Radiance Med Spa')
+    await expectAccessible(page)
+    await button(page, 'Continue').click()
+
+    await expect(stepHeading(page, 'Billing Information')).toBeVisible()
+    const summary = page.getByRole('region', { name: 'Price summary' })
+    await expect(summary).toContainText('Lite plan (Monthly)')
+    await page
+      .locator('label')
+      .filter({ hasText: /^Yearly$/ })
+      .click()
+    await expect(page.getByRole('radio', { name: 'Yearly' })).toBeChecked()
+    await expect(summary).toContainText('Lite plan (Yearly)')
+    await field(page, /^Promo code/).fill('WELCOME10')
+    await button(page, 'Apply').click()
+    await expect(page.getByText('Promo code WELCOME10 applied')).toBeVisible()
+    await expect(summary).toContainText('Promo deduction (WELCOME10)')
+    await fillCard(page, '4242 4242 4242 4242')
+    await expectAccessible(page)
+
+    await page.getByRole('button', { name: 'Terms and Conditions' }).click()
+    await expect(stepHeading(page, 'Terms and Conditions')).toBeVisible()
+    await expect(page.getByText('Effective January 1, 2019')).toBeVisible()
+    await expectAccessible(page)
+    await button(page, 'Back to Billing Information').click()
+
+    await page.getByRole('button', { name: 'Business Associates Agreement' }).click()
+    await expect(stepHeading(page, 'Business Associates Agreement')).toBeVisible()
+    await field(page, /^Signature/).fill('Ann Smith')
+    await field(page, /^Signer's name/).fill('Ann Smith')
+    await button(page, 'Sign').click()
+    await expect(page.getByText(/^Signed by Ann Smith on \d{4}-\d{2}-\d{2}$/)).toBeVisible()
+    await expectAccessible(page)
+    await button(page, 'Back to Billing Information').click()
+    await expect(page.getByLabel(/^Card number/)).toHaveValue('4242 4242 4242 4242')
+
+    await button(page, 'Continue').click()
+    await expect(stepHeading(page, 'Confirmation')).toBeVisible()
+    const review = page.getByRole('region', { name: 'Billing Information' })
+    await expect(review).toContainText('•••• 4242')
+    const text = await page.locator('main').innerText()
+    expect(text).not.toContain('4242 4242')
+    expect(text).not.toContain('4242424242424242')
+    expect(text).not.toContain(person.password)
+    await expect(page.getByRole('region', { name: 'Client Information' })).toContainText('••••••••')
+    await expect(page.getByRole('region', { name: 'Account Setup' })).toContainText(
+      'Radiance Med Spa',
+    )
+    await expectAccessible(page)
+
+    await button(page, 'Submit').click()
+    await expect(page).toHaveURL(/\/thankyou$/)
+    await expect(page.getByRole('heading', { name: 'Congratulations!' })).toBeVisible()
+    expect(await page.evaluate(() => window.sessionStorage.getItem('signUpProgress'))).toBeNull()
+    await expectAccessible(page)
+
+    await page.getByRole('link', { name: 'Back to Sign In' }).click()
+    await expect(page).toHaveURL(/\/signin$/)
+    await page.getByLabel(/^Email/).fill(person.email)
+    await page.getByLabel(/^Password/).fill(person.password)
+    await button(page, 'Sign In').click()
+    await expect(page).toHaveURL(/\/dashboard$/)
+    await expect(page.getByText(`Hello, ${person.first} ${person.last}`)).toBeVisible()
+  })
+
+  test('a declined card stays on the billing step with the provider message', async ({
+    page,
+    request,
+  }) => {
+    await reachBilling(page, request, newPerson('Bea', 'Jones'))
+    await fillCard(page, '4000 0000 0000 0002')
+    await button(page, 'Continue').click()
+    const warning = page.getByRole('alert').filter({ hasText: 'Your card was declined.' })
+    await expect(warning).toBeVisible()
+    await expect(warning).toContainText('Payment not completed')
+    await expect(stepHeading(page, 'Billing Information')).toBeVisible()
+    await expect(page.getByLabel(/^Card number/)).toBeEnabled()
+    await expectAccessible(page)
+  })
+
+  test('a taken e-mail stops step 1', async ({ page, request }) => {
+    const person = { ...newPerson('Cal', 'Taken'), email: DEMO.email }
+    await openWizard(page)
+    await passClientDetails(page, request, person)
+    await expect(
+      page.getByRole('alert').filter({ hasText: 'Phone or email is already taken' }),
+    ).toBeVisible()
+    await expect(stepHeading(page, 'Client Information')).toBeVisible()
+    await expectAccessible(page)
+  })
+
+  test('Nextech forces the EHR plan', async ({ page, request }) => {
+    await openWizard(page)
+    await passClientDetails(page, request, newPerson('Dee', 'Nextech'))
+    await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+    await page.getByRole('radio', { name: 'Nextech' }).check()
+    await field(page, /^Client ID/).fill('client-42')
+    await field(page, /^Username/).fill('nx-admin')
+    await page.getByLabel(/^Nextech password/).fill('nx-secret')
+    await field(page, /^NX Practice ID/).fill('77')
+    await expectAccessible(page)
+    await button(page, 'Continue').click()
+    await expect(stepHeading(page, 'Billing Information')).toBeVisible()
+    const ehr = page.getByRole('checkbox', { name: /EHR integration/ })
+    await expect(ehr).toBeChecked()
+    await expect(ehr).toBeDisabled()
+    await expect(page.getByRole('region', { name: 'Price summary' })).toContainText(
+      'EHR integration',
+    )
+  })
+
+  test('Canada shows the provinces and territories', async ({ page, request }) => {
+    await openWizard(page)
+    await passClientDetails(page, request, newPerson('Eve', 'North'))
+    await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+    await choose(page, /^Country/, 'Canada')
+    const province = page.getByRole('combobox', { name: /^Province or territory/ })
+    await expect(province).toBeVisible()
+    await expect(province).toHaveValue('')
+    await province.click()
+    const options = page.getByRole('option')
+    await expect(options).toHaveCount(13)
+    await expect(page.getByRole('option', { name: 'Ontario' })).toBeVisible()
+    await expect(page.getByRole('option', { name: 'Texas' })).toHaveCount(0)
+    await page.getByRole('option', { name: 'Ontario' }).click()
+    await expect(page.getByRole('textbox', { name: /^Postal code/ })).toBeVisible()
+    await expectAccessible(page)
+  })
+
+  test('a reload on step 2 keeps steps 1 and 2, without the passwords', async ({
+    page,
+    request,
+  }) => {
+    const person = newPerson('Fay', 'Reload')
+    await openWizard(page)
+    await passClientDetails(page, request, person)
+    await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+    await field(page, /^Practice name/).fill('Reloaded Clinic')
+
+    const stored = await page.evaluate(() => window.sessionStorage.getItem('signUpProgress'))
+    expect(stored).toContain('Reloaded Clinic')
+    expect(stored).not.toContain(person.password)
+
+    await page.reload()
+    await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+    await expect(field(page, /^Practice name/)).toHaveValue('Reloaded Clinic')
+
+    await button(page, 'Back').click()
+    await expect(stepHeading(page, 'Client Information')).toBeVisible()
+    await expect(field(page, /^First name/)).toHaveValue(person.first)
+    await expect(field(page, /^Email/)).toHaveValue(person.email)
+    await expect(field(page, /^Phone number/)).toHaveValue(person.phone)
+    await expect(page.getByText('Phone number verified')).toBeVisible()
+    await expect(field(page, /^Password/)).toHaveValue('')
+    await expect(field(page, /^Confirm password/)).toHaveValue('')
+  })
+})
+
+/** Where the step screenshots go: SHOTS_DIR (for a look by eye), else the test output. */
+function shotsDir(outputDir: string): string {
+  const dir = process.env.SHOTS_DIR ?? join(outputDir, 'shots')
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+for (const width of [1440, 390]) {
+  test(`every step fits ${width} px wide without horizontal scrolling`, async ({
+    page,
+    request,
+  }, testInfo) => {
+    const dir = shotsDir(testInfo.outputDir)
+    await page.setViewportSize({ width, height: 900 })
+    const shot = async (name: string) => {
+      const fits = await page.evaluate(
+        () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+      )
+      expect(fits, `${name} scrolls sideways at ${width} px`).toBe(true)
+      // The whole page at once: a viewport as tall as the page keeps the sticky footer in place.
+      const height = await page.evaluate(() => document.documentElement.scrollHeight)
+      await page.setViewportSize({ width, height })
+      await page.screenshot({ path: join(dir, `signup-${name}-${width}.png`) })
+      await page.setViewportSize({ width, height: 900 })
+    }
+    const person = newPerson('Gil', 'Shots')
+    await openWizard(page)
+    await page.getByRole('textbox', { name: /^First name/ }).fill('G')
+    await page.getByRole('textbox', { name: /^Last name/ }).focus()
+    await expect(page.getByText('First name should contain minimum 2 characters')).toBeVisible()
+    await shot('1-client-information-error')
+    await fillClientDetails(page, person)
+    await button(page, 'Get Code').click()
+    await expect(page.getByText('Confirmation Code is sent')).toBeVisible()
+    await shot('1-client-information')
+    const sms = await waitForMessage(request, 'sms', `+1${person.phone}`)
+    await field(page, /^Confirmation code/).fill(sms.code ?? '')
+    await button(page, 'Verify Code').click()
+    await expect(page.getByText('Phone number verified')).toBeVisible()
+    await button(page, 'Continue').click()
+    await expect(stepHeading(page, 'Account Setup')).toBeVisible()
+    await shot('2-account-setup')
+    await button(page, 'Continue').click()
+    await expect(page.getByRole('region', { name: 'Price summary' })).toBeVisible()
+    await shot('3-billing-information')
+    await page.getByRole('button', { name: 'Business Associates Agreement' }).click()
+    await expect(page.getByText(/5 business days/)).toBeVisible()
+    await shot('3-agreement')
+    await button(page, 'Back to Billing Information').click()
+    await fillCard(page, '4000 0000 0000 0002')
+    await button(page, 'Continue').click()
+    await expect(page.getByText('Your card was declined.')).toBeVisible()
+    await shot('3-billing-declined')
+    await fillCard(page, '4242 4242 4242 4242')
+    await button(page, 'Continue').click()
+    await expect(stepHeading(page, 'Confirmation')).toBeVisible()
+    await shot('4-confirmation')
+  })
+}
