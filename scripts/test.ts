@@ -78,6 +78,21 @@ if (wants('typecheck')) {
 }
 if (wants('lint')) check('lint and format (Biome)', 'npx', ['biome', 'ci', '--colors=off', '.'])
 
+if (wants('audit')) {
+  // npm audit of the production dependencies at high severity (scripts/audit-deps.ts). Exit 2 means
+  // the advisory service could not be asked: shown as skipped with its message, never a failure, so
+  // an unreachable service cannot block CI; a high or critical advisory fails.
+  console.log('\n▶ dependency audit (npm audit, production, high)')
+  const [status, seconds] = timed(() => run('npx', ['tsx', 'scripts/audit-deps.ts']))
+  tallies.push({
+    name: 'dependency audit',
+    passed: status === 0 ? 1 : 0,
+    failed: status === 0 || status === 2 ? 0 : 1,
+    skipped: status === 2 ? 1 : 0,
+    seconds,
+  })
+}
+
 if (wants('unit')) {
   console.log('\n▶ unit, machine, model and API tests (Vitest)')
   const report = `${tmp}/vitest.json`
