@@ -51,11 +51,12 @@ export type ApiSession = {
   practice: { id: number; practice_name: string; image_path: string | null }
 }
 
-// One API session per account for the whole run: the server allows 30 sign-ins per client address
-// in 5 minutes, and every journey comes from 127.0.0.1. Journeys that test sign-in itself use the UI.
+// One API session per account for the whole run (renewed after a sign-out ended it): the server
+// allows 30 sign-ins per client address in 5 minutes, and every journey comes from 127.0.0.1.
+// Journeys that test sign-in itself use the UI.
 const sessions = new Map<string, ApiSession>()
 
-/** Signs in through the real API (once per account per run) and returns `{jwt, user, practice}`. */
+/** Signs in through the real API (once per account per run, again after a sign-out) and returns `{jwt, user, practice}`. */
 export async function apiSignIn(
   request: APIRequestContext,
   email: string = DEMO.email,
@@ -64,7 +65,14 @@ export async function apiSignIn(
 ): Promise<ApiSession> {
   const key = `${email.toLowerCase()}\n${password}`
   const cached = sessions.get(key)
-  if (cached && !fresh) return cached
+  if (cached && !fresh) {
+    // A journey that signed this account out (the SPA's /logout ends its sessions on the server)
+    // made the cached token useless: check it, and sign in again only then.
+    const check = await request.get('/api/users-permissions/init', {
+      headers: { Authorization: `Bearer ${cached.jwt}` },
+    })
+    if (check.ok()) return cached
+  }
   const response = await request.post('/api/auth/local', {
     data: { identifier: email, password },
   })
