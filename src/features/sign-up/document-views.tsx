@@ -29,10 +29,14 @@ function DocumentFrame({
   actorRef,
   title,
   children,
+  after,
 }: {
   actorRef: SignUpActorRef
   title: string
+  /** The document's text, in a scrolling box. */
   children: ReactNode
+  /** What follows the text, always in view below it (the agreement's signature). */
+  after?: ReactNode
 }) {
   const titleRef = useFocusOnMount<HTMLHeadingElement>(true)
   return (
@@ -58,7 +62,7 @@ function DocumentFrame({
         </Button>
       </Group>
       <ScrollArea.Autosize
-        mah="60vh"
+        mah="50vh"
         type="auto"
         offsetScrollbars
         // Keyboard users scroll the text too: the scrolling box takes focus.
@@ -75,6 +79,7 @@ function DocumentFrame({
           {children}
         </Suspense>
       </ScrollArea.Autosize>
+      {after}
     </Stack>
   )
 }
@@ -117,9 +122,10 @@ export function AgreementView({ actorRef }: { actorRef: SignUpActorRef }) {
     validateInputOnBlur: true,
   })
   return (
-    <DocumentFrame actorRef={actorRef} title="Business Associates Agreement">
-      <Stack gap="lg">
-        <AgreementText />
+    <DocumentFrame
+      actorRef={actorRef}
+      title="Business Associates Agreement"
+      after={
         <form
           noValidate
           aria-label="Sign the agreement"
@@ -135,7 +141,7 @@ export function AgreementView({ actorRef }: { actorRef: SignUpActorRef }) {
               <TextInput
                 label="Signature"
                 withAsterisk
-                description="Type your name as your signature"
+                placeholder="Type your name to sign"
                 errorProps={{ role: 'alert' }}
                 styles={{ input: { fontFamily: 'cursive', fontSize: '1.1rem' } }}
                 {...form.getInputProps('signature')}
@@ -159,7 +165,9 @@ export function AgreementView({ actorRef }: { actorRef: SignUpActorRef }) {
             )}
           </Stack>
         </form>
-      </Stack>
+      }
+    >
+      <AgreementText />
     </DocumentFrame>
   )
 }

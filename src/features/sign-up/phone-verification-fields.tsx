@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core'
+import { Alert, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
 import { IconCircleCheck } from '@tabler/icons-react'
 import { useSelector } from '@xstate/react'
 import type { ActorRefFrom } from 'xstate'
@@ -67,7 +67,12 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
   if (isVerified) return <VerifiedNote />
   return (
     <Stack gap="xs">
-      <Group align="flex-end" gap="sm" wrap="wrap">
+      <SimpleGrid
+        cols={{ base: 1, sm: 3 }}
+        spacing="md"
+        verticalSpacing="xs"
+        style={{ alignItems: 'end' }}
+      >
         <Button
           variant="light"
           onClick={() => actorRef.send({ type: 'code.send' })}
@@ -78,7 +83,7 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
         </Button>
         <TextInput
           label="Confirmation code"
-          description={`The ${CONFIRM_CODE_MIN_LENGTH}-digit code we text to your phone`}
+          placeholder={`${CONFIRM_CODE_MIN_LENGTH}-digit code from the SMS`}
           inputMode="numeric"
           autoComplete="one-time-code"
           value={code}
@@ -89,7 +94,6 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
             })
           }
           disabled={!codeEnabled}
-          style={{ flex: '1 1 12rem' }}
         />
         <Button
           onClick={() => actorRef.send({ type: 'code.verify' })}
@@ -98,7 +102,7 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
         >
           Verify Code
         </Button>
-      </Group>
+      </SimpleGrid>
       {secondsLeft > 0 && (
         <Text size="sm" c="dimmed">
           You can ask for a new code in {secondsLeft} s

@@ -1,8 +1,9 @@
 import { Alert, Button, Group, Stepper, Text } from '@mantine/core'
 import { IconAlertTriangle } from '@tabler/icons-react'
 import { useSelector } from '@xstate/react'
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { SIGN_UP_STEP_LABELS, SIGN_UP_STEPS } from '#domain/sign-up/progress.ts'
+import type { SignUpAlert } from '#machines/sign-up/sign-up.machine.ts'
 import {
   selectAlert,
   selectBusy,
@@ -21,6 +22,34 @@ import { AgreementView, TermsView } from './document-views.tsx'
 import { type SignUpActorRef, STEP_FORM_ID } from './form-helpers.tsx'
 import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
 import classes from './sign-up.module.css'
+
+/**
+ * The wizard's alert: a danger alert, or the warning box of a declined payment. It scrolls into
+ * view when it appears, since the Continue that caused it sits at the bottom of a long step.
+ */
+function WizardAlert({ alert, onDismiss }: { alert: SignUpAlert; onDismiss: () => void }) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
+  }, [])
+  const warning = alert.kind === 'warning'
+  return (
+    <Alert
+      ref={ref}
+      color={warning ? 'yellow' : 'red'}
+      role="alert"
+      icon={warning ? <IconAlertTriangle size={20} aria-hidden /> : undefined}
+      title={warning ? 'Payment not completed' : undefined}
+      // Mantine's yellow title on its tint is too light to read (WCAG AA): body text colour.
+      styles={warning ? { title: { color: 'var(--mantine-color-text)' } } : undefined}
+      withCloseButton
+      closeButtonLabel="Dismiss"
+      onClose={onDismiss}
+    >
+      {alert.message}
+    </Alert>
+  )
+}
 
 /** Props of {@link SignUpView}. */
 export type SignUpViewProps = {
@@ -94,21 +123,11 @@ export function SignUpView({
       </Stepper>
 
       {alert && (
-        <Alert
-          color={alert.kind === 'warning' ? 'yellow' : 'red'}
-          role="alert"
-          icon={alert.kind === 'warning' ? <IconAlertTriangle size={20} aria-hidden /> : undefined}
-          title={alert.kind === 'warning' ? 'Payment not completed' : undefined}
-          // Mantine's yellow title on its tint is too light to read (WCAG AA): body text colour.
-          styles={
-            alert.kind === 'warning' ? { title: { color: 'var(--mantine-color-text)' } } : undefined
-          }
-          withCloseButton
-          closeButtonLabel="Dismiss"
-          onClose={() => actorRef.send({ type: 'alert.dismiss' })}
-        >
-          {alert.message}
-        </Alert>
+        <WizardAlert
+          key={`${alert.kind}:${alert.message}`}
+          alert={alert}
+          onDismiss={() => actorRef.send({ type: 'alert.dismiss' })}
+        />
       )}
 
       {step === 'clientDetails' && <ClientDetailsStep actorRef={actorRef} focusHeading={moved} />}
