@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: the speed and size figures of issue 8, printed as one table and written to
+ * .tmp/bench.json. It is a measurement, not a test: it never fails on a missed budget (the table
+ * says which are met) and exits non-zero only when a part could not run.
+ *
+ * - First-load JS and CSS of /signin, /signup, /thankyou, /unsubscribe/:id from the production
+ *   build: each page is loaded in headless Chromium against the real server; the scripts and style
+ *   sheets fetched until the network is quiet are summed as gzip (level 9, computed from dist/) and
+ *   as the bytes actually transferred (brotli).
+ * - Lighthouse 12.8 mobile: performance and accessibility scores, LCP, TBT, CLS of the same pages.
+ * - The wizard's layout shift while errors appear and disappear, at 390 and 1440 px.
+ * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold` runs some parts; `--duration=N` sets
+ * the autocannon seconds (default 5). Needs Chromium (CHROMIUM_PATH or /usr/bin/chromium).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
+import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumPath } from '#tests/e2e/support/chromium.ts'
+import { benchApi } from './bench/api.ts'
+import { benchColdStart } from './bench/cold-start.ts'
+import { measureFirstLoad } from './bench/first-load.ts'
+import { runLighthouse } from './bench/lighthouse.ts'
+import {
+  type ChildServer,
+  freePort,
+  ROOT,
+  removeDir,
+  startAppServer,
+  tempDataDir,
+} from './bench/processes.ts'
+import { type BenchResult, formatTable, toRows } from './bench/report.ts'
+import { measureWizardShift } from './bench/wizard-cls.ts'
+import { ensureBuilt } from './lib/build.ts'
+
+const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold'] as const
+type Part = (typeof PARTS)[number]
+
+const args = new Map(
+  process.argv.slice(2).map((arg) => {
+    const [key, value = ''] = arg.replace(/^--/, '').split('=')
+    return [key ?? '', value]
+  }),
+)
+const only = args.get('only')
+const wanted = new Set<Part>(
+  only
+    ? (only.split(',').filter((p) => (PARTS as readonly string[]).includes(p)) as Part[])
+    : PARTS,
+)
+const durationSeconds = Number(args.get('duration') ?? 5)
+
+const load = () => loadavg().map((n) => Number(n.toFixed(2)))
+const outDir = join(ROOT, '.tmp', 'bench')
+mkdirSync(outDir, { recursive: true })
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT })
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: ROOT,
+    })
+    return `${head.toString().trim()}${dirty.length ? ' + uncommitted changes' : ''}`
+  } catch {
+    return 'unknown'
+  }
+}
+
+const result: BenchResult = {
+  takenAt: new Date().toISOString(),
+  commit: commit(),
+  machine: { cpus: availableParallelism(), loadAverageBefore: load(), loadAverageAfter: [] },
+  firstLoad: [],
+  lighthouse: [],
+  wizardShift: [],
+  failures: [],
+}
+
+async function attempt(name: string, work: () => Promise<void>) {
+  const started = performance.now()
+  process.stdout.write(`… ${name}`)
+  try {
+    await work()
+    console.log(` (${((performance.now() - started) / 1000).toFixed(0)} s)`)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    console.log(` FAILED: ${message}`)
+    result.failures.push(`${name}: ${message}`)
+  }
+}
+
+/** Signs in as the demo Admin once and returns a seeded patient's unsubscribe token. */
+async function unsubscribeToken(baseUrl: string): Promise<string> {
+  const signIn = await fetch(`${baseUrl}/api/auth/local`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ identifier: 'demo@example.com', password: 'DemoPass123' }),
+  })
+  if (!signIn.ok) throw new Error(`demo sign-in answered ${signIn.status}`)
+  const session = (await signIn.json()) as { jwt: string; practice: { id: number } }
+  const patients = await fetch(`${baseUrl}/api/patients/by-practice/${session.practice.id}`, {
+    headers: { Authorization: `Bearer ${session.jwt}` },
+  })
+  const rows = (await patients.json()) as { unsubscribe_id?: string }[]
+  const token = rows.find((row) => row.unsubscribe_id)?.unsubscribe_id
+  if (!token) throw new Error('no seeded patient has an unsubscribe token')
+  return token
+}
+
+console.log(
+  `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
+)
+await attempt('production build (only when dist/ is stale)', async () => {
+  await ensureBuilt(ROOT)
+})
+
+const needsApp = wanted.has('first-load') || wanted.has('lighthouse') || wanted.has('wizard')
+if (needsApp) {
+  const dataDir = tempDataDir('app')
+  let server: ChildServer | undefined
+  await attempt('starting the server as npm start does (temp DATA_DIR, free port)', async () => {
+    server = await startAppServer({ port: await freePort(), dataDir })
+  })
+  if (server) {
+    const baseUrl = server.url
+    const pages = ['/signin', '/signup', '/thankyou']
+    await attempt('finding an unsubscribe link', async () => {
+      pages.push(`/unsubscribe/${await unsubscribeToken(baseUrl)}`)
+    })
+    const executablePath = chromiumPath()
+    if (wanted.has('first-load') || wanted.has('wizard')) {
+      const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
+      try {
+        if (wanted.has('first-load')) {
+          for (const path of pages) {
+            await attempt(`first load of ${path}`, async () => {
+              result.firstLoad.push(
+                await measureFirstLoad(browser, baseUrl, path, join(ROOT, 'dist')),
+              )
+            })
+          }
+        }
+        if (wanted.has('wizard')) {
+          for (const viewport of [
+            { width: 390, height: 844 },
+            { width: 1440, height: 900 },
+          ]) {
+            await attempt(`wizard layout shift at ${viewport.width} px`, async () => {
+              result.wizardShift.push(await measureWizardShift(browser, baseUrl, viewport))
+            })
+          }
+        }
+      } finally {
+        await browser.close()
+      }
+    }
+    if (wanted.has('lighthouse')) {
+      for (const path of pages) {
+        await attempt(`Lighthouse (mobile) on ${path}`, async () => {
+          result.lighthouse.push(
+            await runLighthouse(baseUrl, path, { chromePath: executablePath, outDir }),
+          )
+        })
+      }
+    }
+    await server.stop()
+  }
+  removeDir(dataDir)
+}
+
+if (wanted.has('api')) {
+  await attempt(`API under load (autocannon, ${durationSeconds} s a run)`, async () => {
+    result.api = await benchApi({ durationSeconds })
+  })
+}
+if (wanted.has('cold')) {
+  await attempt('cold start, fresh and existing DATA_DIR', async () => {
+    result.coldStart = await benchColdStart()
+  })
+}
+
+result.machine.loadAverageAfter = load()
+const jsonPath = join(ROOT, '.tmp', 'bench.json')
+writeFileSync(jsonPath, `${JSON.stringify(result, null, 2)}\n`)
+
+console.log(`\n${formatTable(toRows(result))}\n`)
+console.log(
+  `Load average (1, 5, 15 min): ${result.machine.loadAverageBefore.join(' ')} before, ` +
+    `${result.machine.loadAverageAfter.join(' ')} after, on ${result.machine.cpus} CPUs. ` +
+    'Figures taken while the machine is loaded (load above the CPU count) are pessimistic: ' +
+    'throughput is lower and latencies, TBT and start times are higher than on an idle machine.',
+)
+console.log(`Written to ${jsonPath}; Lighthouse reports in ${outDir}.`)
+for (const failure of result.failures) console.log(`✖ ${failure}`)
+process.exit(result.failures.length ? 1 : 0)

@@ -1,0 +1,48 @@
+/**
+ * The API server the benchmark loads: the real `createApp` on PGlite in DATA_DIR, seeded like a
+ * first `npm start`, serving on HOST:PORT, with one difference: the rate limiter's store never
+ * refuses (unlimited-store.ts), so that load from one address measures the work, not 429s.
+ * Started by scripts/bench/api.ts; not for anything else.
+ */
+import { mkdirSync } from 'node:fs'
+import type { Server } from 'node:http'
+import { createAdaptorServer } from '@hono/node-server'
+import { createApp } from '#server/app.ts'
+import { resolveJwtSecret } from '#server/auth/jwt.ts'
+import { openDatabase } from '#server/db/client.ts'
+import { seedIfEmpty } from '#server/db/seed.ts'
+import type { Logger } from '#server/lib/log.ts'
+import { createOutboxMail } from '#server/services/mail.ts'
+import { createOutboxSms } from '#server/services/sms.ts'
+import { createUnlimitedRateLimitStore } from './unlimited-store.ts'
+
+const port = Number(process.env.PORT)
+const host = process.env.HOST ?? '127.0.0.1'
+const dataDir = process.env.DATA_DIR
+if (!port || !dataDir) throw new Error('PORT and DATA_DIR are required')
+const publicUrl = `http://${host}:${port}`
+
+// Request logs would cost more than some of the requests measured.
+const log: Logger = { info: () => {}, warn: () => {}, error: (m, e) => console.error(m, e) }
+
+mkdirSync(dataDir, { recursive: true })
+const database = await openDatabase({ dataDir })
+await seedIfEmpty(database.db, { publicUrl })
+const app = createApp({
+  db: database.db,
+  mail: createOutboxMail(database.db, { log }),
+  sms: createOutboxSms(database.db, { log }),
+  config: {
+    jwtSecret: resolveJwtSecret({ dataDir }),
+    publicUrl,
+    allowedOrigins: [publicUrl],
+    production: true,
+  },
+  log,
+  rateLimitStore: createUnlimitedRateLimitStore(),
+})
+const server = createAdaptorServer({ fetch: app.fetch }) as Server
+server.listen(port, host)
+const stop = () => server.close(() => void database.close().then(() => process.exit(0)))
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

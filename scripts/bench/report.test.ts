@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest'
+import { type BenchResult, formatTable, toRows } from './report.ts'
+
+const base: BenchResult = {
+  takenAt: '2026-01-01T00:00:00.000Z',
+  commit: 'abc1234',
+  machine: { cpus: 2, loadAverageBefore: [1, 1, 1], loadAverageAfter: [1, 1, 1] },
+  firstLoad: [],
+  lighthouse: [],
+  wizardShift: [],
+  failures: [],
+}
+
+describe('bench report', () => {
+  it('checks each figure against its budget', () => {
+    const rows = toRows({
+      ...base,
+      firstLoad: [
+        {
+          path: '/signin',
+          jsGzip: 119_000,
+          cssGzip: 20_000,
+          jsTransferred: 100_000,
+          cssTransferred: 18_000,
+          files: [{ url: '/assets/index.js', gzip: 119_000, transferred: 100_000 }],
+        },
+        {
+          path: '/unsubscribe/abcdefghijklmnopqrstuvwxyz',
+          jsGzip: 200_000,
+          cssGzip: 20_000,
+          jsTransferred: 150_000,
+          cssTransferred: 18_000,
+          files: [],
+        },
+      ],
+      lighthouse: [
+        {
+          path: '/signup',
+          performance: 94,
+          accessibility: 100,
+          lcpMs: 2000,
+          tbtMs: 10,
+          cls: 0,
+          failedAccessibilityAudits: [],
+          reportPath: 'x.json',
+        },
+      ],
+      api: {
+        connections: 20,
+        durationSeconds: 5,
+        bareGet: {
+          label: 'bare',
+          requestsPerSecond: 10_000,
+          p50Ms: 1,
+          p99Ms: 3,
+          statusCounts: { 200: 50_000 },
+          errors: 0,
+          timeouts: 0,
+        },
+        plans: {
+          label: 'plans',
+          requestsPerSecond: 6_000,
+          p50Ms: 2,
+          p99Ms: 6,
+          statusCounts: { 200: 30_000 },
+          errors: 0,
+          timeouts: 0,
+        },
+        barePost: {
+          label: 'bare',
+          requestsPerSecond: 9_000,
+          p50Ms: 1,
+          p99Ms: 3,
+          statusCounts: { 200: 45_000 },
+          errors: 0,
+          timeouts: 0,
+        },
+        checkEmail: {
+          label: 'check',
+          requestsPerSecond: 2_000,
+          p50Ms: 9,
+          p99Ms: 30,
+          statusCounts: { 200: 10_000 },
+          errors: 0,
+          timeouts: 0,
+        },
+        signIn: { requests: 200, medianMs: 20, p99Ms: 40, statusCounts: { 200: 200 } },
+      },
+    })
+    const met = (measure: string, subject?: string) =>
+      rows.find((row) => row.measure.startsWith(measure) && (!subject || row.subject === subject))
+        ?.met
+    expect(met('First-load JS', '/signin')).toBe(true)
+    expect(met('First-load JS', '/unsubscribe/:id')).toBeUndefined()
+    expect(met('Lighthouse mobile performance')).toBe(false)
+    expect(met('Lighthouse mobile accessibility')).toBe(true)
+    expect(met('GET /api/practice/plans,')).toBe(true)
+    expect(met('POST /api/auth/check-email p99')).toBe(false)
+    expect(rows.find((row) => row.measure.startsWith('POST /api/auth/local'))?.value).toBe(
+      '20.0 ms / 40.0 ms',
+    )
+  })
+
+  it('prints one aligned table with a header', () => {
+    const table = formatTable([
+      { measure: 'A', subject: 'b', value: '1', budget: '≤ 2', met: true },
+      { measure: 'Longer', subject: 'c', value: '3', budget: '≤ 2', met: false },
+    ])
+    const lines = table.split('\n')
+    expect(lines[0]).toMatch(/^Measure │ Subject │ Value │ Budget │ Met$/)
+    expect(lines[2]).toContain('│ yes')
+    expect(lines[3]).toContain('│ NO')
+    expect(lines).toHaveLength(4)
+  })
+})

@@ -1,0 +1,177 @@
+import type { ApiBench, LoadResult } from './api.ts'
+import type { ColdStart } from './cold-start.ts'
+import type { FirstLoad } from './first-load.ts'
+import type { LighthouseResult } from './lighthouse.ts'
+import { count, kb, ms } from './stats.ts'
+import type { WizardShift } from './wizard-cls.ts'
+
+/** Everything one `npm run bench` measured (also written to .tmp/bench.json). */
+export type BenchResult = {
+  takenAt: string
+  commit: string
+  machine: { cpus: number; loadAverageBefore: number[]; loadAverageAfter: number[] }
+  firstLoad: FirstLoad[]
+  lighthouse: LighthouseResult[]
+  wizardShift: WizardShift[]
+  api?: ApiBench
+  coldStart?: ColdStart
+  /** Parts that failed to run, with the reason. */
+  failures: string[]
+}
+
+/** One row of the printed table. */
+export type Row = {
+  measure: string
+  subject: string
+  value: string
+  budget: string
+  /** true met, false missed, undefined when the row has no budget. */
+  met?: boolean | undefined
+}
+
+/** The budgets of issue 8. */
+export const BUDGETS = {
+  signInFirstLoadJsBytes: 120_000,
+  lighthousePerformance: 95,
+  lighthouseAccessibility: 100,
+  plansShareOfBare: 0.5,
+  checkEmailP99Ms: 25,
+} as const
+
+/** A page's path for the table: the unsubscribe token is long and says nothing. */
+function pageLabel(path: string): string {
+  return path.replace(/^\/unsubscribe\/.+$/, '/unsubscribe/:id')
+}
+
+function statuses(result: LoadResult | ApiBench['signIn']): string {
+  return Object.entries(result.statusCounts)
+    .map(([status, n]) => `${status}×${count(n)}`)
+    .join(' ')
+}
+
+/** Turns a result into the rows of the table, budget by budget. */
+export function toRows(result: BenchResult): Row[] {
+  const rows: Row[] = []
+  for (const load of result.firstLoad) {
+    const isSignIn = load.path === '/signin'
+    rows.push({
+      measure: 'First-load JS, gzip',
+      subject: pageLabel(load.path),
+      value: `${kb(load.jsGzip)} (${load.files.filter((f) => !f.url.endsWith('.css')).length} files, br on the wire ${kb(load.jsTransferred)})`,
+      budget: isSignIn ? `≤ ${kb(BUDGETS.signInFirstLoadJsBytes)}` : '',
+      met: isSignIn ? load.jsGzip <= BUDGETS.signInFirstLoadJsBytes : undefined,
+    })
+    rows.push({
+      measure: 'First-load CSS, gzip',
+      subject: pageLabel(load.path),
+      value: `${kb(load.cssGzip)} (br on the wire ${kb(load.cssTransferred)})`,
+      budget: '',
+    })
+  }
+  for (const lh of result.lighthouse) {
+    rows.push({
+      measure: 'Lighthouse mobile performance',
+      subject: pageLabel(lh.path),
+      value: String(lh.performance),
+      budget: `≥ ${BUDGETS.lighthousePerformance}`,
+      met: lh.performance >= BUDGETS.lighthousePerformance,
+    })
+    rows.push({
+      measure: 'Lighthouse mobile accessibility',
+      subject: pageLabel(lh.path),
+      value:
+        String(lh.accessibility) +
+        (lh.failedAccessibilityAudits.length
+          ? ` (${lh.failedAccessibilityAudits.join(', ')})`
+          : ''),
+      budget: `= ${BUDGETS.lighthouseAccessibility}`,
+      met: lh.accessibility >= BUDGETS.lighthouseAccessibility,
+    })
+    rows.push({
+      measure: 'Lighthouse LCP / TBT / CLS',
+      subject: pageLabel(lh.path),
+      value: `${ms(lh.lcpMs)} / ${ms(lh.tbtMs)} / ${lh.cls.toFixed(3)}`,
+      budget: '',
+    })
+  }
+  for (const run of result.wizardShift) {
+    for (const phase of run.phases) {
+      rows.push({
+        measure: 'Wizard layout shift (all entries)',
+        subject: `${run.viewport} ${phase.name}`,
+        value: phase.error
+          ? `not measured: ${phase.error}`
+          : `${phase.totalShift.toFixed(4)} (CLS-counted ${phase.cls.toFixed(4)})`,
+        budget: '= 0',
+        met: phase.error ? false : phase.totalShift === 0,
+      })
+    }
+  }
+  const api = result.api
+  if (api) {
+    const ratio = api.plans.requestsPerSecond / api.bareGet.requestsPerSecond
+    rows.push({
+      measure: `GET /api/practice/plans, ${api.connections} conn, ${api.durationSeconds} s`,
+      subject: 'req/s (bare node:http GET) = share',
+      value: `${count(api.plans.requestsPerSecond)} (${count(api.bareGet.requestsPerSecond)}) = ${(ratio * 100).toFixed(0)}%`,
+      budget: `≥ ${BUDGETS.plansShareOfBare * 100}%`,
+      met: ratio >= BUDGETS.plansShareOfBare,
+    })
+    rows.push({
+      measure: 'GET /api/practice/plans p99 (bare)',
+      subject: statuses(api.plans),
+      value: `${ms(api.plans.p99Ms)} (${ms(api.bareGet.p99Ms)})`,
+      budget: '',
+    })
+    const emailRatio = api.checkEmail.requestsPerSecond / api.barePost.requestsPerSecond
+    rows.push({
+      measure: `POST /api/auth/check-email, ${api.connections} conn`,
+      subject: 'req/s (bare node:http POST) = share',
+      value: `${count(api.checkEmail.requestsPerSecond)} (${count(api.barePost.requestsPerSecond)}) = ${(emailRatio * 100).toFixed(0)}%`,
+      budget: '',
+    })
+    rows.push({
+      measure: 'POST /api/auth/check-email p99 (bare)',
+      subject: statuses(api.checkEmail),
+      value: `${ms(api.checkEmail.p99Ms)} (${ms(api.barePost.p99Ms)})`,
+      budget: `< ${BUDGETS.checkEmailP99Ms} ms`,
+      met: api.checkEmail.p99Ms < BUDGETS.checkEmailP99Ms,
+    })
+    rows.push({
+      measure: `POST /api/auth/local median / p99, ${api.signIn.requests} one at a time`,
+      subject: statuses(api.signIn),
+      value: `${ms(api.signIn.medianMs)} / ${ms(api.signIn.p99Ms)}`,
+      budget: '',
+    })
+  }
+  if (result.coldStart) {
+    rows.push({
+      measure: 'Cold start to first 200 of /api/health',
+      subject: 'fresh DATA_DIR / existing DATA_DIR',
+      value: `${ms(result.coldStart.freshDataDirMs)} / ${ms(result.coldStart.existingDataDirMs)}`,
+      budget: '',
+    })
+  }
+  return rows
+}
+
+/** The rows as a fixed-width text table. */
+export function formatTable(rows: Row[]): string {
+  const header: Row = { measure: 'Measure', subject: 'Subject', value: 'Value', budget: 'Budget' }
+  const cells = (row: Row) => [
+    row.measure,
+    row.subject,
+    row.value,
+    row.budget,
+    row === header ? 'Met' : row.met === undefined ? '' : row.met ? 'yes' : 'NO',
+  ]
+  const all = [header, ...rows].map(cells)
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...all.map((line) => line[i]?.length ?? 0)))
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i] ?? 0))
+      .join(' │ ')
+      .trimEnd()
+  const rule = widths.map((w) => '─'.repeat(w)).join('─┼─')
+  return [line(all[0] ?? []), rule, ...all.slice(1).map(line)].join('\n')
+}
