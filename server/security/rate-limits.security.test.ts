@@ -333,8 +333,8 @@ describe.each(testBackends())(
       console.info(measured.at(-1))
       // Both verify one argon2id hash (about 18 ms here); without the dummy hash the unknown case
       // would take a fraction of it. A wide band keeps a busy machine from failing the test.
-      expect(ratio).toBeGreaterThan(0.6)
-      expect(ratio).toBeLessThan(1.7)
+      expect(ratio).toBeGreaterThan(0.5)
+      expect(ratio).toBeLessThan(2)
     })
   },
 )
