@@ -29,18 +29,30 @@ function newestMtime(path: string): number {
   return newest
 }
 
-/** True when `dist/index.html` is missing or older than any source of the bundle. */
-export function isBuildStale(root = process.cwd()): boolean {
-  const built = join(root, 'dist', 'index.html')
+/** True when `<outDir>/index.html` (default `dist/`) is missing or older than any source of the bundle. */
+export function isBuildStale(root = process.cwd(), outDir = 'dist'): boolean {
+  const built = join(root, outDir, 'index.html')
   if (!existsSync(built)) return true
   const builtAt = statSync(built).mtimeMs
   return SOURCES.some((source) => newestMtime(resolve(root, source)) > builtAt)
 }
 
-/** Builds the SPA with Vite when `dist/` is missing or stale; returns whether it built. */
-export async function ensureBuilt(root = process.cwd(), { force = false } = {}): Promise<boolean> {
-  if (!force && !isBuildStale(root)) return false
-  console.log('Building the web app (dist/ is missing or older than the sources)…')
+/** What {@link ensureBuilt} may change: another output folder, and build-time `VITE_*` values. */
+export type BuildOptions = {
+  force?: boolean
+  /** Output folder relative to `root` (default `dist`). */
+  outDir?: string
+  /** `VITE_*` values for this build only (the QA path replay builds with a captcha site key). */
+  env?: Record<string, string>
+}
+
+/** Builds the SPA with Vite when its output folder is missing or stale; returns whether it built. */
+export async function ensureBuilt(
+  root = process.cwd(),
+  { force = false, outDir = 'dist', env = {} }: BuildOptions = {},
+): Promise<boolean> {
+  if (!force && !isBuildStale(root, outDir)) return false
+  console.log(`Building the web app (${outDir}/ is missing or older than the sources)…`)
   const started = performance.now()
   const { build } = await import('vite')
   // The bundle is always a production bundle, whatever mode the server runs in (NODE_ENV=test would
@@ -48,11 +60,22 @@ export async function ensureBuilt(root = process.cwd(), { force = false } = {}):
   // mode it was started with (outbox, HSTS, cookies), so NODE_ENV is put back afterwards.
   const nodeEnv = process.env.NODE_ENV
   process.env.NODE_ENV = 'production'
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]))
+  Object.assign(process.env, env)
   try {
-    await build({ root, configFile: resolve(root, 'vite.config.ts'), logLevel: 'warn' })
+    await build({
+      root,
+      configFile: resolve(root, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    })
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV
     else process.env.NODE_ENV = nodeEnv
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
   }
   console.log(`Built in ${((performance.now() - started) / 1000).toFixed(1)} s.`)
   return true

@@ -78,45 +78,16 @@ import {
   type ModelPath,
   modelStateNodes,
   modelTransitions,
-  phoneVerificationModel,
+  phoneVerificationViewModel,
   selectPaths,
-  signUpModel,
+  signUpViewModel,
 } from './sign-up.paths.ts'
 
 // ---------------------------------------------------------------------------------------------
-// The models as the screen can drive them
+// The models as the screen can drive them (shared with the QA path replay)
 
-/**
- * What the wizard's screen can send in a snapshot. The graph otherwise takes events no person
- * can cause there: a draft where no form is shown, dismissing an alert that is not shown,
- * removing a promo code that is not applied, or Continue on the billing step without its values
- * before payment (the view always sends the form; the machine's guard rails for events the
- * screen never sends are exercised by sending them directly, see the actions below).
- */
-function wizardAllows(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
-  const e = event as SignUpModelEvent
-  // Without values only once paid: the machine's guard rail for progress without an address.
-  if (e.type === 'billing.continue')
-    return e.values !== undefined || snapshot.context.stripeId !== null
-  if (e.type === 'form.draft') return snapshot.matches({ clientDetails: 'editing' })
-  if (e.type === 'alert.dismiss') return snapshot.context.alert !== null
-  // Remove shows next to an applied promo code only.
-  if (e.type === 'promo.clear') return snapshot.context.coupon !== null
-  if (e.type === 'xstate.done.actor.phoneVerification')
-    return snapshot.context.verifiedPhone === null
-  return true
-}
-
-/** The phone verification can only be typed into while its inputs are open. */
-function phoneAllows(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
-  if (event.type === 'fields.change')
-    return snapshot.matches('idle') || snapshot.matches('codeSent')
-  if (event.type === 'code.change') return snapshot.matches('codeSent')
-  return true
-}
-
-const wizardModel: Model = { ...signUpModel, allows: wizardAllows }
-const phoneModel: Model = { ...phoneVerificationModel, allows: phoneAllows }
+const wizardModel: Model = signUpViewModel
+const phoneModel: Model = phoneVerificationViewModel
 
 /** The wizard input each phone verification scenario runs in (step 1 of the wizard). */
 const phoneScenarioInputs: Record<string, SignUpInput> = {
