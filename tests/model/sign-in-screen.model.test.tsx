@@ -198,7 +198,9 @@ const perform: Record<SignInScreenModelEvent['type'], (h: Harness) => Promise<vo
     await act(async () => requestPasswordReset.latest().answer.resolve())
   },
   'xstate.error.actor.requestPasswordReset': async ({ requestPasswordReset }) => {
-    await act(async () => requestPasswordReset.latest().answer.reject(new Error('')))
+    await act(async () =>
+      requestPasswordReset.latest().answer.reject(new Error(fixtures.forgotFailure)),
+    )
   },
   'xstate.done.actor.resetPassword': async ({ resetPassword }) => {
     await act(async () => resetPassword.latest().answer.resolve(fixturesSession()))

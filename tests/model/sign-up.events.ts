@@ -89,7 +89,8 @@ export const signUpFixtures = {
     declined: 'Your card was declined.',
     tokenisation: 'Your card number is incorrect.',
     invalidPromo: 'Invalid promo code',
-    sendCode: 'Too many codes requested',
+    // The real server's answer to a code asked for too soon (the QA paths replay it for real).
+    sendCode: 'Please wait 30 seconds before requesting another Confirmation Code.',
   },
 } as const
 
