@@ -6,7 +6,6 @@ import {
   type CheckAvailabilityInput,
   type GetCodeAnswer,
   type GetCodeInput,
-  type PayAnswer,
   type SignUpAnswer,
   type SignUpPayloadInput,
   SignUpPayloadSchema,
@@ -20,6 +19,7 @@ import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
 import {
   type LockPaymentInput,
+  type LockPaymentOutput,
   restoreSignUpInput,
   type SignUpInput,
   signUpMachine,
@@ -108,7 +108,7 @@ function start(input: SignUpInput = {}) {
   const checkAvailability = recorder<CheckAvailabilityInput, string>()
   const loadPlans = recorder<void, PlansAnswer>()
   const lookupCoupon = recorder<{ code: string }, Coupon>()
-  const lockPayment = recorder<LockPaymentInput, PayAnswer>()
+  const lockPayment = recorder<LockPaymentInput, LockPaymentOutput>()
   const submitSignUp = recorder<SignUpPayloadInput, SignUpAnswer>()
   const backToSignIn = vi.fn()
   const submitted = vi.fn()
@@ -499,6 +499,38 @@ describe('step 3: billing information', () => {
       kind: 'danger',
       message: 'Your card number is incorrect.',
     })
+  })
+
+  it('with Stripe Elements the paid card comes from the payment, so the review and the stored progress keep it', async () => {
+    const h = await atStep3()
+    // The page never sees the number in Stripe mode: the card it sends has none.
+    h.actor.send({
+      type: 'billing.continue',
+      values: { ...billing, card: { ...billing.card, number: '', cvv: '' } },
+    })
+    const card = {
+      last4: '4444',
+      type: 'mastercard',
+      name: 'Jane Doe',
+      exp_month: 1,
+      exp_year: 2031,
+    }
+    h.calls.lockPayment.calls[0]?.answer.resolve({ id: 'cus_stripe', card })
+    await waitFor(h.actor, (s) => s.matches({ confirmation: 'reviewing' }))
+    expect(selectReview(h.snapshot()).card).toEqual(card)
+    expect(selectPersistable(h.snapshot())?.paidCard).toEqual(card)
+  })
+
+  it('a paid card without four digits is not kept, and the progress still is', async () => {
+    const h = await atStep3()
+    h.actor.send({
+      type: 'billing.continue',
+      values: { ...billing, card: { ...billing.card, number: '', cvv: '' } },
+    })
+    h.calls.lockPayment.calls[0]?.answer.resolve({ id: 'cus_stripe' })
+    await waitFor(h.actor, (s) => s.matches({ confirmation: 'reviewing' }))
+    expect(selectReview(h.snapshot()).card).toBeNull()
+    expect(selectPersistable(h.snapshot())?.stripeId).toBe('cus_stripe')
   })
 
   it('Continue without values does nothing before payment', async () => {

@@ -48,6 +48,25 @@ export type LockPaymentInput = {
   billingInformation: PayBillingInformation
 }
 
+/**
+ * What `lockPayment` answers: the customer id, and the card as the payment provider describes it
+ * when the page never saw its number (Stripe Elements).
+ */
+export type LockPaymentOutput = PayAnswer & { card?: PaidCard }
+
+/** The paid card as the review shows it, from the typed card; null without four digits. */
+function paidCardOf(card: Card | null): PaidCard | null {
+  const last4 = card ? cardLastFour(card.number) : ''
+  if (!card || !/^\d{4}$/.test(last4)) return null
+  return {
+    last4,
+    type: detectCardType(card.number),
+    name: card.name,
+    exp_month: card.exp_month,
+    exp_year: card.exp_year,
+  }
+}
+
 /** A message for the person: a danger alert, or a warning box for a declined payment. */
 export type SignUpAlert = { kind: 'danger' | 'warning'; message: string }
 
@@ -223,7 +242,7 @@ export const signUpMachine = setup({
     lookupCoupon: fromPromise<Coupon, { code: string }>(() =>
       Promise.reject(new Error('lookupCoupon: not provided')),
     ),
-    lockPayment: fromPromise<PayAnswer, LockPaymentInput>(() =>
+    lockPayment: fromPromise<LockPaymentOutput, LockPaymentInput>(() =>
       Promise.reject(new Error('lockPayment: not provided')),
     ),
     submitSignUp: fromPromise<SignUpAnswer, SignUpPayloadInput>(() =>
@@ -564,15 +583,8 @@ export const signUpMachine = setup({
               target: '#signUp.confirmation',
               actions: assign(({ context, event }) => ({
                 stripeId: event.output.id,
-                paidCard: context.card
-                  ? {
-                      last4: cardLastFour(context.card.number),
-                      type: detectCardType(context.card.number),
-                      name: context.card.name,
-                      exp_month: context.card.exp_month,
-                      exp_year: context.card.exp_year,
-                    }
-                  : null,
+                // With Stripe Elements only the provider knows the number: its description wins.
+                paidCard: event.output.card ?? paidCardOf(context.card),
                 // Paid: the card number and CVV are not needed any more and are not kept.
                 card: null,
                 drafts: {

@@ -53,10 +53,13 @@ export function paymentsMode(
  */
 export interface StripeCardFields {
   createToken(data: CreateTokenCardData): Promise<{
-    token?: { id: string } | undefined
+    token?: { id: string; card?: TokenCard | null | undefined } | undefined
     error?: Pick<StripeError, 'message'> | undefined
   }>
 }
+
+/** What Stripe tells about a tokenised card (the page never sees its number). */
+export type TokenCard = { last4: string; brand: string; exp_month: number; exp_year: number }
 
 /** Binds a Stripe.js instance and the mounted card-number Element into {@link StripeCardFields}. */
 export function stripeCardFields(
@@ -104,7 +107,8 @@ export type CreateCardTokenOptions = {
 }
 
 /**
- * Turns the card into a one-time token id for `POST /auth/pay`. In test mode it posts the card to
+ * Turns the card into a one-time token id for `POST /auth/pay` (with Stripe, also the card's
+ * last four digits, brand and expiry, for the review). In test mode it posts the card to
  * the server's test tokeniser (a 400 carries the reason, e.g. `Your card number is incorrect.`);
  * in Stripe mode it asks Stripe.js, and a refusal rejects with {@link CardTokenError} carrying
  * Stripe's message. Show failures with {@link paymentErrorMessage}.
@@ -112,7 +116,7 @@ export type CreateCardTokenOptions = {
 export async function createCardToken(
   card: CardInput,
   options: CreateCardTokenOptions = {},
-): Promise<{ id: string }> {
+): Promise<{ id: string; card?: TokenCard }> {
   const mode = options.mode ?? paymentsMode()
   if (mode === 'test') {
     try {
@@ -150,6 +154,10 @@ export async function createCardToken(
   const result = await options.fields.createToken(data)
   if (result.error || !result.token) {
     throw new CardTokenError(result.error?.message ?? CARD_FIELDS_NOT_READY_MESSAGE)
+  }
+  const { last4, brand, exp_month, exp_year } = result.token.card ?? {}
+  if (last4 && brand && exp_month && exp_year) {
+    return { id: result.token.id, card: { last4, brand, exp_month, exp_year } }
   }
   return { id: result.token.id }
 }

@@ -1,19 +1,21 @@
 import { fromPromise } from 'xstate'
+import type { CardType } from '#domain/cards.ts'
 import type { Coupon, PlansAnswer } from '#domain/plans.ts'
 import type {
   CheckAvailabilityInput,
   GetCodeAnswer,
   GetCodeInput,
-  PayAnswer,
   SignUpAnswer,
   SignUpPayload,
   SignUpPayloadInput,
   VerifyCodeAnswer,
   VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
+import type { PaidCard } from '#domain/sign-up/progress.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
 import {
   type LockPaymentInput,
+  type LockPaymentOutput,
   TOKENISATION_ERROR_NAME,
 } from '#machines/sign-up/sign-up.machine.ts'
 import {
@@ -22,6 +24,7 @@ import {
   paymentErrorMessage,
   paymentsMode,
   type StripeCardFields,
+  type TokenCard,
 } from '#src/api/payments.ts'
 import { getCoupon, getPlans } from '#src/api/practice.ts'
 import { checkEmail, getCode, pay, registerPractice, verifyCode } from '#src/api/sign-up.ts'
@@ -53,15 +56,16 @@ export type SignUpActorsOptions = {
 
 /**
  * Tokenises the card (the server's test tokeniser, or Stripe.js with the mounted Elements), then
- * pays with `POST /auth/pay`. A tokenisation failure rejects with a `TokenisationError` carrying
- * the provider's message; a declined payment rejects with the provider's message (402).
+ * pays with `POST /auth/pay`; with Stripe the answer also carries the card as Stripe describes
+ * it. A tokenisation failure rejects with a `TokenisationError` carrying the provider's message;
+ * a declined payment rejects with the provider's message (402).
  */
 export async function lockPayment(
   input: LockPaymentInput,
   options: SignUpActorsOptions = {},
-): Promise<PayAnswer> {
+): Promise<LockPaymentOutput> {
   const { card, email, billingInformation } = input
-  let token: { id: string }
+  let token: { id: string; card?: TokenCard }
   try {
     token = await createCardToken(
       {
@@ -87,7 +91,30 @@ export async function lockPayment(
   } catch (error) {
     throw tokenisationError(await paymentErrorMessage(error))
   }
-  return withUserMessage(() => pay({ token: token.id, email, billingInformation }))
+  const answer = await withUserMessage(() => pay({ token: token.id, email, billingInformation }))
+  return token.card ? { ...answer, card: paidCardFromToken(token.card, card.name) } : answer
+}
+
+// Stripe's brand names, in the card type names of spec section 3.
+const STRIPE_BRANDS: Readonly<Record<string, CardType>> = {
+  'American Express': 'amex',
+  'Diners Club': 'dinersclub',
+  Discover: 'discover',
+  JCB: 'jcb',
+  MasterCard: 'mastercard',
+  UnionPay: 'unionpay',
+  Visa: 'visa',
+}
+
+/** The paid card as the review shows it, from what Stripe tells about the token's card. */
+export function paidCardFromToken(card: TokenCard, name: string): PaidCard {
+  return {
+    last4: card.last4,
+    type: STRIPE_BRANDS[card.brand] ?? null,
+    name,
+    exp_month: card.exp_month,
+    exp_year: card.exp_year,
+  }
 }
 
 /**
@@ -113,7 +140,7 @@ export function createSignUpActors(options: SignUpActorsOptions = {}) {
     lookupCoupon: fromPromise<Coupon, { code: string }>(({ input }) =>
       withUserMessage(() => getCoupon(input.code)),
     ),
-    lockPayment: fromPromise<PayAnswer, LockPaymentInput>(({ input }) =>
+    lockPayment: fromPromise<LockPaymentOutput, LockPaymentInput>(({ input }) =>
       lockPayment(input, options),
     ),
     submitSignUp: fromPromise<SignUpAnswer, SignUpPayloadInput>(({ input }) =>
