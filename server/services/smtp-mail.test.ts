@@ -1,0 +1,361 @@
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net'
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
+import { afterEach, describe, expect, it } from 'vitest'
+import { memoryLogger } from '#server/lib/log.ts'
+import {
+  createSmtpMail,
+  DEFAULT_MAIL_FROM,
+  describeSmtpUrl,
+  MailDeliveryError,
+  mailHtml,
+} from '#server/services/smtp-mail.ts'
+
+/** One message as the SMTP server received it. */
+type Received = { from: string; to: string[]; raw: string }
+
+/** A mail server on 127.0.0.1 and a free port that keeps what it receives and who logged in. */
+async function startSmtpServer(options: SMTPServerOptions = {}) {
+  const received: Received[] = []
+  const logins: { username?: string | null | undefined; password?: string | null | undefined }[] =
+    []
+  const server = new SMTPServer({
+    // Plain text on the loopback only, so the test can read the login (TLS cases set `secure`).
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authOptional: true,
+    disableReverseLookup: true,
+    onAuth(auth, _session, callback) {
+      logins.push({ username: auth.username, password: auth.password })
+      callback(null, { user: auth.username })
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = []
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        })
+        callback()
+      })
+    },
+    ...options,
+  })
+  // Clients that hang up mid-handshake (the TLS case) are expected here, not test failures.
+  const errors: Error[] = []
+  server.on('error', (error) => errors.push(error))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.server.address() as AddressInfo
+  return {
+    port,
+    received,
+    logins,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+type MimePart = { headers: Record<string, string>; body: string }
+
+/** Header block → lower-case names, folded lines joined. */
+function parseHeaders(block: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
+    const colon = line.indexOf(':')
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return headers
+}
+
+function decodeBody(body: string, encoding = '7bit'): string {
+  if (/quoted-printable/i.test(encoding)) {
+    const latin1 = body
+      .replace(/=\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_, hex: string) =>
+        String.fromCharCode(Number.parseInt(hex, 16)),
+      )
+    return Buffer.from(latin1, 'latin1').toString('utf8')
+  }
+  if (/base64/i.test(encoding)) return Buffer.from(body, 'base64').toString('utf8')
+  return body
+}
+
+/** RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) in a header. */
+function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : decodeBody(text.replace(/_/g, ' '), 'quoted-printable'),
+    )
+}
+
+/** A received message's headers and decoded parts (one part, or the parts of a multipart). */
+function parseMessage(raw: string): { headers: Record<string, string>; parts: MimePart[] } {
+  const text = raw.replace(/\r\n/g, '\n')
+  const split = text.indexOf('\n\n')
+  const headers = parseHeaders(text.slice(0, split))
+  const content = text.slice(split + 2)
+  const boundary = /boundary="?([^";]+)"?/.exec(headers['content-type'] ?? '')?.[1]
+  if (!boundary) {
+    return {
+      headers,
+      parts: [
+        {
+          headers,
+          body: decodeBody(content.replace(/\n$/, ''), headers['content-transfer-encoding']),
+        },
+      ],
+    }
+  }
+  const parts = content
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((chunk) => {
+      const part = chunk.replace(/^\n/, '').replace(/\n$/, '')
+      const end = part.indexOf('\n\n')
+      const partHeaders = parseHeaders(part.slice(0, end))
+      return {
+        headers: partHeaders,
+        body: decodeBody(part.slice(end + 2), partHeaders['content-transfer-encoding']),
+      }
+    })
+  return { headers, parts }
+}
+
+function partOf(parts: MimePart[], type: string): MimePart | undefined {
+  return parts.find((part) => part.headers['content-type']?.startsWith(type))
+}
+
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
+})
+
+async function smtpServer(options?: SMTPServerOptions) {
+  const server = await startSmtpServer(options)
+  cleanups.push(server.close)
+  return server
+}
+
+/** The error a send rejects with. */
+async function sendError(send: Promise<void>): Promise<MailDeliveryError> {
+  const error = await send.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  )
+  expect(error).toBeInstanceOf(MailDeliveryError)
+  return error as MailDeliveryError
+}
+
+const RESET_TEXT = [
+  'Hello Rhea,',
+  '',
+  'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:',
+  '',
+  'http://localhost:3000/reset?code=abc123_XYZ-def',
+  '',
+  'If it was not you, ignore this e-mail: your password stays as it is.',
+].join('\n')
+
+describe('createSmtpMail', () => {
+  it('delivers recipient, subject, text and an HTML alternative with the link, logged in with the URL credentials', async () => {
+    const server = await smtpServer()
+    const log = memoryLogger()
+    const mail = createSmtpMail({
+      url: `smtp://mailer%40clinic.example:s3cr%3At@127.0.0.1:${server.port}`,
+      log,
+    })
+
+    await mail.send({
+      to: 'rhea@example.com',
+      subject: 'Reset your Glow Rewards password',
+      text: RESET_TEXT,
+      link: 'http://localhost:3000/reset?code=abc123_XYZ-def',
+    })
+
+    expect(server.logins).toEqual([{ username: 'mailer@clinic.example', password: 's3cr:t' }])
+    expect(server.received).toHaveLength(1)
+    const [message] = server.received
+    expect(message?.from).toBe('no-reply@glowrewards.example')
+    expect(message?.to).toEqual(['rhea@example.com'])
+    const { headers, parts } = parseMessage(message?.raw ?? '')
+    expect(headers.from).toBe(DEFAULT_MAIL_FROM)
+    expect(headers.to).toBe('rhea@example.com')
+    expect(decodeHeader(headers.subject ?? '')).toBe('Reset your Glow Rewards password')
+    expect(headers['content-type']).toMatch(/^multipart\/alternative/)
+    expect(partOf(parts, 'text/plain')?.body).toBe(RESET_TEXT)
+    const html = partOf(parts, 'text/html')?.body ?? ''
+    expect(html).toContain(
+      '<a href="http://localhost:3000/reset?code=abc123_XYZ-def">http://localhost:3000/reset?code=abc123_XYZ-def</a>',
+    )
+    expect(html).toContain('<p>Hello Rhea,</p>')
+
+    // The log names the message and a masked recipient, never the body or the credentials.
+    const logged = log.lines.join('\n')
+    expect(logged).toMatch(/E-mail "Reset your Glow Rewards password" to r\*\*\*@example\.com sent/)
+    expect(logged).not.toContain('abc123')
+    expect(logged).not.toContain('rhea@example.com')
+    expect(logged).not.toContain('s3cr')
+  })
+
+  it('sends text only without a link, from MAIL_FROM, with non-ASCII subjects intact', async () => {
+    const server = await smtpServer()
+    const mail = createSmtpMail({
+      url: `smtp://127.0.0.1:${server.port}`,
+      from: 'Clinique Éclat <bonjour@eclat.example>',
+    })
+    const text = 'Bonjour Zoë,\n\nVotre compte est prêt.'
+
+    await mail.send({ to: 'zoe@example.com', subject: 'Bienvenue chez Éclat', text })
+
+    expect(server.logins).toEqual([])
+    const [message] = server.received
+    expect(message?.from).toBe('bonjour@eclat.example')
+    expect(message?.to).toEqual(['zoe@example.com'])
+    const { headers, parts } = parseMessage(message?.raw ?? '')
+    expect(decodeHeader(headers.from ?? '')).toBe('Clinique Éclat <bonjour@eclat.example>')
+    expect(decodeHeader(headers.subject ?? '')).toBe('Bienvenue chez Éclat')
+    expect(headers['content-type']).toMatch(/^text\/plain/)
+    expect(parts).toHaveLength(1)
+    expect(parts[0]?.body).toBe(text)
+  })
+
+  it('throws a clear error when the server refuses the recipient, without the body', async () => {
+    const server = await smtpServer({
+      onRcptTo(address, _session, callback) {
+        const refusal = new Error(`<${address.address}>: Recipient address rejected`) as Error & {
+          responseCode: number
+        }
+        refusal.responseCode = 550
+        callback(refusal)
+      },
+    })
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${server.port}` })
+
+    const error = await sendError(
+      mail.send({ to: 'gone@example.com', subject: 'Welcome to Glow Rewards', text: RESET_TEXT }),
+    )
+
+    expect(error.message).toMatch(
+      new RegExp(
+        `^E-mail "Welcome to Glow Rewards" could not be sent over smtp://127\\.0\\.0\\.1:${server.port}: .*550`,
+      ),
+    )
+    expect(error.message).toContain('g***@example.com')
+    expect(error.message).not.toContain('gone@example.com')
+    expect(error.message).not.toContain('Someone asked')
+    expect(error.code).toBe('EENVELOPE')
+    expect(error.responseCode).toBe(550)
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('throws when the login is refused', async () => {
+    const server = await smtpServer({
+      onAuth(_auth, _session, callback) {
+        callback(new Error('Authentication credentials invalid'))
+      },
+    })
+    const mail = createSmtpMail({ url: `smtp://someone:wrong@127.0.0.1:${server.port}` })
+
+    const error = await sendError(mail.send({ to: 'a@example.com', subject: 'Hi', text: 'Hello' }))
+
+    expect(error.code).toBe('EAUTH')
+    expect(error.responseCode).toBe(535)
+    expect(error.message).toMatch(/could not be sent over smtp:\/\/127\.0\.0\.1:\d+: Invalid login/)
+    expect(error.message).not.toContain('wrong')
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('throws when nothing listens on the port', async () => {
+    const closed = await smtpServer()
+    await closed.close()
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${closed.port}` })
+
+    const error = await sendError(mail.send({ to: 'a@example.com', subject: 'Hi', text: 'Hello' }))
+
+    expect(error.code).toBe('ESOCKET')
+    expect(error.message).toMatch(/ECONNREFUSED/)
+  })
+
+  it('gives up on a server that never greets', async () => {
+    const sockets = new Set<Socket>()
+    const silent: Server = createServer((socket) => sockets.add(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    })
+    const { port } = silent.address() as AddressInfo
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${port}`, timeoutMs: 300 })
+
+    const started = Date.now()
+    const error = await sendError(mail.send({ to: 'a@example.com', subject: 'Hi', text: 'Hello' }))
+
+    expect(error.code).toBe('ETIMEDOUT')
+    expect(error.message).toMatch(/Greeting never received|Timeout/)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
+  it('verifies the certificate of an smtps:// server', async () => {
+    // smtp-server's built-in certificate is self-signed: a real mail server's would be trusted.
+    const server = await smtpServer({ secure: true, disabledCommands: [] })
+    const mail = createSmtpMail({ url: `smtps://127.0.0.1:${server.port}` })
+
+    const error = await sendError(mail.send({ to: 'a@example.com', subject: 'Hi', text: 'Hello' }))
+
+    expect(error.message).toMatch(/certificate/i)
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('passes URL options to the client: requireTLS refuses a server without STARTTLS', async () => {
+    const server = await smtpServer()
+    const mail = createSmtpMail({ url: `smtp://u:p@127.0.0.1:${server.port}?requireTLS=true` })
+
+    const error = await sendError(mail.send({ to: 'a@example.com', subject: 'Hi', text: 'Hello' }))
+
+    expect(error.message).toMatch(/STARTTLS/)
+    expect(server.logins).toEqual([])
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('refuses a URL that is not smtp:// or smtps://', () => {
+    expect(() => createSmtpMail({ url: 'http://mail.example.com' })).toThrow(
+      'The SMTP URL must start with smtp:// or smtps://',
+    )
+  })
+})
+
+describe('describeSmtpUrl', () => {
+  it('keeps scheme, host and port, and drops credentials and options', () => {
+    expect(describeSmtpUrl('smtp://user:pass@mail.example.com:2525?requireTLS=true')).toBe(
+      'smtp://mail.example.com:2525',
+    )
+    expect(describeSmtpUrl('smtps://user:pass@mail.example.com')).toBe(
+      'smtps://mail.example.com:465',
+    )
+    expect(describeSmtpUrl('smtp://mail.example.com')).toBe('smtp://mail.example.com:587')
+  })
+})
+
+describe('mailHtml', () => {
+  it('escapes what people typed and turns the link into an anchor where the text shows it', () => {
+    const html = mailHtml(
+      'Hello <b>Jo</b> & "Al",\n\nJoin here:\nhttps://app.example/signup/personnel/abc?x=1&y=2',
+      'https://app.example/signup/personnel/abc?x=1&y=2',
+    )
+    expect(html).toContain('<p>Hello &lt;b&gt;Jo&lt;/b&gt; &amp; &quot;Al&quot;,</p>')
+    expect(html).toContain(
+      '<p>Join here:<br>\n<a href="https://app.example/signup/personnel/abc?x=1&amp;y=2">https://app.example/signup/personnel/abc?x=1&amp;y=2</a></p>',
+    )
+    expect(html).not.toContain('<b>')
+  })
+
+  it('adds the link at the end when the text does not show it, and anchors web links only', () => {
+    expect(mailHtml('Welcome aboard!', 'https://app.example/signin')).toContain(
+      '<p>Welcome aboard!</p>\n<p><a href="https://app.example/signin">https://app.example/signin</a></p>',
+    )
+    expect(mailHtml('Open javascript:alert(1)', 'javascript:alert(1)')).not.toContain('<a')
+  })
+})
