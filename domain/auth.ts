@@ -31,15 +31,9 @@ export const AUTH_MESSAGES = {
   captchaInvalid: 'The human check failed. Please try again.',
 } as const
 
-/**
- * The sessionStorage key the personnel registration sets (to any value) when an invited person
- * finished signing up; the sign-in screen removes it and shows `AUTH_MESSAGES.personnelSignedUp`
- * once.
- */
-export const PERSONNEL_SIGNED_UP_KEY = 'personnelSignedUp'
-
-/** The localStorage key of the last reset code this browser submitted (DESIGN.md section 7). */
-export const LAST_RESET_CODE_KEY = 'lastResetCode'
+// The browser storage keys of sign-in live in auth-keys.ts, which the entry chunk can import
+// without this module's password rules (and their list of common passwords).
+export { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth-keys.ts'
 
 /** Longest e-mail address a mailbox can have (RFC 5321). */
 export const EMAIL_MAX_LENGTH = 254

@@ -2,11 +2,9 @@ import { redirect } from '@tanstack/react-router'
 import { HTTPError } from 'ky'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { clearSession } from '#src/lib/session.ts'
+import { UserFacingError } from './user-facing-error.ts'
 
-/** A failure whose message is already the sentence the user should read. */
-export class UserFacingError extends Error {
-  override name = 'UserFacingError'
-}
+export { UserFacingError }
 
 /**
  * Runs a route loader's API reads. A 401 means the stored session is no longer accepted: it is

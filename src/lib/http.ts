@@ -2,6 +2,7 @@ import ky, { HTTPError, TimeoutError } from 'ky'
 import * as v from 'valibot'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { env } from './env.ts'
+import { FALLBACK_ERROR_MESSAGE } from './messages.ts'
 import { readSession } from './session.ts'
 
 /** Shown when the request never reached the server (offline, DNS, refused connection). */
@@ -9,8 +10,8 @@ export const NETWORK_ERROR_MESSAGE =
   'We could not reach the server. Check your connection and try again.'
 /** Shown when the server did not answer within the timeout. */
 export const TIMEOUT_ERROR_MESSAGE = 'The server is taking too long to answer. Please try again.'
-/** Shown when nothing more specific is known. */
-export const FALLBACK_ERROR_MESSAGE = 'Something went wrong. Please try again.'
+// Kept in messages.ts so that views outside the API path can show it without loading ky.
+export { FALLBACK_ERROR_MESSAGE }
 /** Shown when an answer arrived but does not have the agreed shape. */
 export const UNEXPECTED_ANSWER_MESSAGE = 'The server sent an unexpected answer. Please try again.'
 

@@ -1,7 +1,7 @@
 import { Badge, Table, TextInput } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import * as v from 'valibot'
-import { listAppointments, toDay } from '#src/api/appointments.ts'
+import { listAppointments } from '#src/api/appointments.ts'
 import { listAllPatientsByPractice } from '#src/api/patients.ts'
 import { loadData } from '#src/app/load-data.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
@@ -14,8 +14,10 @@ const SearchSchema = v.object({
   day: v.fallback(v.optional(v.pipe(v.string(), v.regex(DAY))), undefined),
 })
 
+// The UTC day as toDay() of src/api/appointments.ts writes it. Not imported from there: loaderDeps
+// stays in the entry chunk of every page, which must not carry the API client (issue 8).
 function yesterday(): string {
-  return toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
+  return new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
 }
 
 export const Route = createFileRoute('/_shell/archive')({

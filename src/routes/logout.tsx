@@ -1,5 +1,4 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
-import { logout } from '#src/api/auth.ts'
 import { clearSession, readSession } from '#src/lib/session.ts'
 
 // Signing out forgets the current user in both storages, then shows sign-in (spec section 4). The
@@ -11,7 +10,10 @@ export const Route = createFileRoute('/logout')({
     if (preload) return
     const jwt = readSession()?.jwt
     clearSession()
-    if (jwt) void logout(jwt).catch(() => {})
+    // Imported on use: the route's beforeLoad sits in the entry chunk, the API client need not.
+    if (jwt) {
+      void import('#src/api/auth.ts').then(({ logout }) => logout(jwt)).catch(() => {})
+    }
     throw redirect({ to: '/signin', replace: true })
   },
 })

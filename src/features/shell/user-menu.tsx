@@ -1,7 +1,7 @@
 import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core'
 import { IconChevronDown, IconLogout, IconUserCircle } from '@tabler/icons-react'
 import type { Session } from '#domain/session.ts'
-import { MenuItemLink } from '#src/ui/links.tsx'
+import { MenuItemLink } from '#src/ui/shell-links.tsx'
 
 /**
  * The header's greeting and avatar menu (spec section 2): 'Hello, ' with the first and last name,

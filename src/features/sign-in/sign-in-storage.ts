@@ -1,4 +1,4 @@
-import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth.ts'
+import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth-keys.ts'
 
 // Storage may be missing or throw (private browsing, blocked storage): then nothing is remembered.
 function storage(name: 'localStorage' | 'sessionStorage'): Storage | null {
