@@ -23,17 +23,31 @@ describe('loadConfig', () => {
       jwtSecret: undefined,
       distDir: undefined,
       smtpUrl: undefined,
-      twilioConfigured: false,
+      mailFrom: 'Glow Rewards <no-reply@glowrewards.example>',
+      twilio: undefined,
       trustProxy: false,
     })
   })
 
   it('treats empty values copied from .env.example as unset', () => {
     const config = loadConfig(
-      { DATABASE_URL: '', JWT_SECRET: '', PUBLIC_URL: '', SMTP_URL: '', DATA_DIR: '' },
+      {
+        DATABASE_URL: '',
+        JWT_SECRET: '',
+        PUBLIC_URL: '',
+        SMTP_URL: '',
+        MAIL_FROM: '',
+        TWILIO_ACCOUNT_SID: '',
+        TWILIO_AUTH_TOKEN: '',
+        TWILIO_FROM: '',
+        DATA_DIR: '',
+      },
       { cwd },
     )
     expect(config.databaseUrl).toBeUndefined()
+    expect(config.smtpUrl).toBeUndefined()
+    expect(config.mailFrom).toBe('Glow Rewards <no-reply@glowrewards.example>')
+    expect(config.twilio).toBeUndefined()
     expect(config.jwtSecret).toBeUndefined()
     expect(config.publicUrl).toBe('http://localhost:3000')
     expect(config.dataDir).toBe(join(cwd, '.data'))
@@ -51,8 +65,11 @@ describe('loadConfig', () => {
         NODE_ENV: 'production',
         JWT_SECRET: 'x'.repeat(32),
         SERVE_DIST: 'build',
-        SMTP_URL: 'smtp://mail.example.com:587',
-        TWILIO_ACCOUNT_SID: 'AC123',
+        SMTP_URL: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
+        MAIL_FROM: 'Clinic <hello@clinic.example>',
+        TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+        TWILIO_AUTH_TOKEN: 'token',
+        TWILIO_FROM: '+15550100100',
         TRUST_PROXY: 'true',
       },
       { cwd },
@@ -71,8 +88,13 @@ describe('loadConfig', () => {
       production: true,
       jwtSecret: 'x'.repeat(32),
       distDir: join(cwd, 'build'),
-      smtpUrl: 'smtp://mail.example.com:587',
-      twilioConfigured: true,
+      smtpUrl: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
+      mailFrom: 'Clinic <hello@clinic.example>',
+      twilio: {
+        accountSid: 'AC0123456789abcdef0123456789abcdef',
+        authToken: 'token',
+        from: '+15550100100',
+      },
       trustProxy: true,
     })
   })
@@ -94,10 +116,40 @@ describe('loadConfig', () => {
       [{ PUBLIC_URL: 'localhost:3000' }, /PUBLIC_URL/],
       [{ JWT_SECRET: 'short' }, /JWT_SECRET/],
       [{ ALLOWED_ORIGINS: 'not a url' }, /ALLOWED_ORIGINS/],
+      [{ SMTP_URL: 'https://mail.example.com' }, /SMTP_URL must be an smtp:\/\/ or smtps:\/\//],
+      [{ SMTP_URL: 'mail.example.com:587' }, /SMTP_URL/],
+      [{ MAIL_FROM: 'Glow Rewards' }, /MAIL_FROM must be an e-mail address/],
+      [{ TWILIO_ACCOUNT_SID: 'AC123' }, /TWILIO_ACCOUNT_SID must be AC followed by 32/],
+      [{ TWILIO_FROM: '5550100100' }, /TWILIO_FROM must be a number in E\.164 form/],
     ]
     for (const [env, message] of cases) {
       expect(() => loadConfig(env, { cwd })).toThrow(ConfigError)
       expect(() => loadConfig(env, { cwd })).toThrow(message)
     }
+  })
+
+  it('sends through SMTP with a bare MAIL_FROM address, and e-mail only when SMTP_URL is set', () => {
+    expect(
+      loadConfig({ SMTP_URL: 'smtp://mail.example.com', MAIL_FROM: 'no-reply@x.example' }, { cwd }),
+    ).toMatchObject({ smtpUrl: 'smtp://mail.example.com', mailFrom: 'no-reply@x.example' })
+  })
+
+  it('takes the three TWILIO_* together, a Messaging Service SID as sender, and refuses half of them', () => {
+    const account = {
+      TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+      TWILIO_AUTH_TOKEN: 'token',
+      TWILIO_FROM: 'MG0123456789abcdef0123456789abcdef',
+    }
+    expect(loadConfig(account, { cwd }).twilio).toEqual({
+      accountSid: 'AC0123456789abcdef0123456789abcdef',
+      authToken: 'token',
+      from: 'MG0123456789abcdef0123456789abcdef',
+    })
+    expect(() => loadConfig({ ...account, TWILIO_FROM: '' }, { cwd })).toThrow(
+      'Invalid configuration: TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together; missing TWILIO_FROM',
+    )
+    expect(() => loadConfig({ TWILIO_AUTH_TOKEN: 'token' }, { cwd })).toThrow(
+      /missing TWILIO_ACCOUNT_SID, TWILIO_FROM$/,
+    )
   })
 })

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as v from 'valibot'
+import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
+import type { TwilioSettings } from '#server/services/twilio-sms.ts'
 
 /** Everything the server reads from its environment (see `.env.example`). */
 export type ServerConfig = {
@@ -17,10 +19,12 @@ export type ServerConfig = {
   jwtSecret?: string | undefined
   /** The built SPA to serve; unset serves the API only. */
   distDir?: string | undefined
-  /** Set when SMTP_URL is: e-mail delivery over SMTP is not wired yet (see the start warning). */
+  /** SMTP_URL (smtp:// or smtps://): e-mail goes out over SMTP; unset keeps the outbox. */
   smtpUrl?: string | undefined
-  /** True when TWILIO_ACCOUNT_SID is set: SMS delivery through Twilio is not wired yet. */
-  twilioConfigured: boolean
+  /** MAIL_FROM: the From of every e-mail sent over SMTP. */
+  mailFrom: string
+  /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM: SMS codes go through Twilio. */
+  twilio?: TwilioSettings | undefined
   /** TRUST_PROXY: the client address comes from the last X-Forwarded-For entry. */
   trustProxy?: boolean
 }
@@ -79,8 +83,48 @@ const EnvSchema = v.object({
     ),
   ),
   SERVE_DIST: v.optional(v.pipe(v.string(), v.trim())),
-  SMTP_URL: optionalText,
-  TWILIO_ACCOUNT_SID: optionalText,
+  SMTP_URL: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(
+          v.string(),
+          v.trim(),
+          v.regex(/^smtps?:\/\/\S+$/i),
+          v.check((url) => URL.canParse(url) && new URL(url).hostname !== ''),
+        ),
+      ],
+      'SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:pass@smtp.example.com:587',
+    ),
+  ),
+  MAIL_FROM: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/)),
+      ],
+      'MAIL_FROM must be an e-mail address, optionally with a name: Glow Rewards <no-reply@example.com>',
+    ),
+  ),
+  TWILIO_ACCOUNT_SID: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^AC[0-9a-f]{32}$/i)),
+      ],
+      'TWILIO_ACCOUNT_SID must be AC followed by 32 hexadecimal digits',
+    ),
+  ),
+  TWILIO_AUTH_TOKEN: optionalText,
+  TWILIO_FROM: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^\+[1-9]\d{1,14}$|^MG[0-9a-f]{32}$/i)),
+      ],
+      'TWILIO_FROM must be a number in E.164 form such as +15550100100, or a Messaging Service SID (MG…)',
+    ),
+  ),
   TRUST_PROXY: v.optional(
     v.pipe(
       v.string(),
@@ -92,6 +136,32 @@ const EnvSchema = v.object({
     '',
   ),
 })
+
+/** The Twilio account when all three TWILIO_* are set, none when none is; anything between is an error. */
+function twilioSettings(e: {
+  TWILIO_ACCOUNT_SID?: string | undefined
+  TWILIO_AUTH_TOKEN?: string | undefined
+  TWILIO_FROM?: string | undefined
+}): TwilioSettings | undefined {
+  const accountSid = e.TWILIO_ACCOUNT_SID || undefined
+  const authToken = e.TWILIO_AUTH_TOKEN || undefined
+  const from = e.TWILIO_FROM || undefined
+  if (accountSid && authToken && from) return { accountSid, authToken, from }
+  const missing = Object.entries({
+    TWILIO_ACCOUNT_SID: accountSid,
+    TWILIO_AUTH_TOKEN: authToken,
+    TWILIO_FROM: from,
+  })
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name)
+  // Half a Twilio account would quietly send codes to the outbox instead: refuse to start.
+  if (missing.length < 3) {
+    throw new ConfigError(
+      `Invalid configuration: TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together; missing ${missing.join(', ')}`,
+    )
+  }
+  return undefined
+}
 
 function originOf(url: string, variable: string): string {
   try {
@@ -105,7 +175,9 @@ function originOf(url: string, variable: string): string {
  * Reads the server's settings from environment variables, with the defaults of `.env.example`:
  * PORT 3000, HOST 0.0.0.0, DATA_DIR `.data`, PGlite unless DATABASE_URL, PUBLIC_URL
  * `http://localhost:PORT`, SERVE_DIST `dist` when that folder has an index.html (an explicitly
- * empty SERVE_DIST serves the API only). Throws {@link ConfigError} naming a bad variable.
+ * empty SERVE_DIST serves the API only), MAIL_FROM `Glow Rewards <no-reply@glowrewards.example>`,
+ * the outbox unless SMTP_URL or all three TWILIO_* are set. Throws {@link ConfigError} naming a bad
+ * variable.
  */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -146,8 +218,9 @@ export function loadConfig(
     production: e.NODE_ENV === 'production',
     jwtSecret: e.JWT_SECRET || undefined,
     distDir,
-    smtpUrl: e.SMTP_URL,
-    twilioConfigured: e.TWILIO_ACCOUNT_SID !== undefined,
+    smtpUrl: e.SMTP_URL || undefined,
+    mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
+    twilio: twilioSettings(e),
     trustProxy: e.TRUST_PROXY,
   }
 }

@@ -2,7 +2,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { OutboxMessage } from '#domain/practice-data.ts'
+import {
+  decodeHeader,
+  parseMessage,
+  partOf,
+  startSmtpServer,
+  startTwilioStub,
+  twilioCreated,
+} from '#server/services/provider-stubs.ts'
+import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
 import type { ServerConfig } from './config.ts'
 import { DEMO_ADMIN } from './db/seed.ts'
 import { memoryLogger } from './lib/log.ts'
@@ -15,7 +25,13 @@ const base: ServerConfig = {
   publicUrl: 'http://localhost:3000',
   allowedOrigins: ['http://localhost:3000'],
   production: false,
-  twilioConfigured: false,
+  mailFrom: DEFAULT_MAIL_FROM,
+}
+
+const TWILIO = {
+  accountSid: 'AC0123456789abcdef0123456789abcdef',
+  authToken: 'twilio-auth-token-secret',
+  from: '+15550100100',
 }
 
 describe('startServer', () => {
@@ -57,19 +73,156 @@ describe('startServer', () => {
     }
   }, 60_000)
 
-  it('rejects when the port is taken, and warns that SMTP is not wired', async () => {
+  it('rejects when the port is taken', async () => {
     const log = memoryLogger()
     const taken = createServer()
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     const { port } = taken.address() as AddressInfo
     try {
-      await expect(
-        startServer({ ...base, port, smtpUrl: 'smtp://mail.example.com' }, { log }),
-      ).rejects.toThrow(/EADDRINUSE/)
-      expect(log.lines.join('\n')).toMatch(/SMTP_URL is set, but SMTP delivery is not wired yet/)
+      await expect(startServer({ ...base, port }, { log })).rejects.toThrow(/EADDRINUSE/)
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }
+  })
+
+  describe('delivery providers', () => {
+    const cleanups: (() => Promise<void>)[] = []
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+    })
+
+    async function post(url: string, path: string, body: unknown) {
+      return fetch(`${url}/api${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    }
+
+    async function outbox(url: string): Promise<OutboxMessage[]> {
+      const response = await fetch(`${url}/api/dev/outbox`)
+      return ((await response.json()) as { messages: OutboxMessage[] }).messages
+    }
+
+    it('says which providers are active: the outbox when nothing is set', async () => {
+      const log = memoryLogger()
+      const server = await startServer(base, { log })
+      cleanups.push(server.close)
+      expect(log.lines).toContain(
+        'info: E-mail: the development outbox (GET /api/dev/outbox); set SMTP_URL to send real e-mail',
+      )
+      expect(log.lines).toContain(
+        'info: SMS: the development outbox (GET /api/dev/outbox); set TWILIO_* to send real text messages',
+      )
+      expect(log.lines.join('\n')).not.toMatch(/not wired/)
+    })
+
+    it('sends e-mail over SMTP and codes through Twilio when configured, nothing to the outbox', async () => {
+      const smtp = await startSmtpServer()
+      cleanups.push(smtp.close)
+      const twilio = await startTwilioStub()
+      cleanups.push(twilio.close)
+      const log = memoryLogger()
+      const server = await startServer(
+        {
+          ...base,
+          smtpUrl: `smtp://glow:smtp-password-secret@127.0.0.1:${smtp.port}`,
+          mailFrom: 'Glow Rewards <hello@glow.example>',
+          twilio: TWILIO,
+        },
+        { log, twilioBaseUrl: twilio.baseUrl },
+      )
+      cleanups.push(server.close)
+      const before = await outbox(server.url)
+
+      expect(log.lines).toContain(
+        `info: E-mail: SMTP via smtp://127.0.0.1:${smtp.port}, from Glow Rewards <hello@glow.example>`,
+      )
+      expect(log.lines).toContain('info: SMS: Twilio, from +15550100100')
+
+      const forgot = await post(server.url, '/auth/forgot-password', {
+        email: DEMO_ADMIN.email,
+        url: 'http://localhost:3000/reset',
+      })
+      expect(forgot.status).toBe(200)
+      expect(smtp.logins).toEqual([{ username: 'glow', password: 'smtp-password-secret' }])
+      expect(smtp.received).toHaveLength(1)
+      expect(smtp.received[0]?.to).toEqual([DEMO_ADMIN.email])
+      const { headers, parts } = parseMessage(smtp.received[0]?.raw ?? '')
+      expect(headers.from).toBe('Glow Rewards <hello@glow.example>')
+      expect(decodeHeader(headers.subject ?? '')).toBe('Reset your Glow Rewards password')
+      const text = partOf(parts, 'text/plain')?.body ?? ''
+      const link = /http:\/\/localhost:3000\/reset\?code=[\w-]+/.exec(text)?.[0] ?? ''
+      expect(link).not.toBe('')
+      expect(partOf(parts, 'text/html')?.body).toContain(`<a href="${link}">`)
+
+      const getCode = await post(server.url, '/auth/get-code', {
+        email: 'jane@clinic.example',
+        phone: '5550100199',
+        countryCode: '+1',
+      })
+      expect(getCode.status).toBe(200)
+      expect(twilio.requests).toHaveLength(1)
+      expect(twilio.requests[0]?.path).toBe(
+        `/2010-04-01/Accounts/${TWILIO.accountSid}/Messages.json`,
+      )
+      expect(twilio.requests[0]?.form).toMatchObject({ To: '+15550100199', From: '+15550100100' })
+      expect(twilio.requests[0]?.form.Body).toMatch(
+        /^Your Glow Rewards confirmation code is \d{6}\. It expires in 10 minutes\.$/,
+      )
+
+      expect(await outbox(server.url)).toEqual(before)
+      const logged = log.lines.join('\n')
+      for (const secret of ['smtp-password-secret', TWILIO.authToken, link.split('=')[1] ?? '']) {
+        expect(logged).not.toContain(secret)
+      }
+    })
+
+    it('when the providers fail: forgot-password answers alike, get-code fails and forgets the code', async () => {
+      const closedSmtp = await startSmtpServer()
+      await closedSmtp.close()
+      const twilio = await startTwilioStub((response) => {
+        response.writeHead(400, { 'Content-Type': 'application/json' })
+        response.end(JSON.stringify({ code: 21614, message: 'Not a mobile number', status: 400 }))
+      })
+      cleanups.push(twilio.close)
+      const log = memoryLogger()
+      const server = await startServer(
+        { ...base, smtpUrl: `smtp://127.0.0.1:${closedSmtp.port}`, twilio: TWILIO },
+        { log, twilioBaseUrl: twilio.baseUrl },
+      )
+      cleanups.push(server.close)
+
+      const known = await post(server.url, '/auth/forgot-password', {
+        email: DEMO_ADMIN.email,
+        url: 'http://localhost:3000/reset',
+      })
+      const unknown = await post(server.url, '/auth/forgot-password', {
+        email: 'nobody-here@example.com',
+        url: 'http://localhost:3000/reset',
+      })
+      expect(known.status).toBe(200)
+      expect(unknown.status).toBe(200)
+      expect(await known.json()).toEqual(await unknown.json())
+      const failure = log.lines.find((line) => line.startsWith('error: Password reset e-mail'))
+      expect(failure).toMatch(
+        /^error: Password reset e-mail to d\*\*\*@example\.com could not be sent MailDeliveryError: E-mail "Reset your Glow Rewards password" could not be sent over smtp:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+      )
+      expect(failure).not.toContain('code=')
+      expect(failure).not.toContain(DEMO_ADMIN.email)
+
+      const phone = { email: 'jane@clinic.example', phone: '5550100198', countryCode: '+1' }
+      const refused = await post(server.url, '/auth/get-code', phone)
+      expect(refused.status).toBeGreaterThanOrEqual(500)
+      expect(log.lines.join('\n')).toContain(
+        'SmsDeliveryError: SMS to ***0198 not sent: Twilio answered 400: Not a mobile number (Twilio error 21614)',
+      )
+      // The code that never left was forgotten: asking again at once is not held back 30 s.
+      twilio.setReply(twilioCreated)
+      const again = await post(server.url, '/auth/get-code', phone)
+      expect(again.status).toBe(200)
+      expect(twilio.requests).toHaveLength(2)
+    })
   })
 
   it('names the demo credentials the banner prints', () => {

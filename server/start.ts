@@ -4,12 +4,14 @@ import { createAdaptorServer } from '@hono/node-server'
 import { type AppType, createApp } from '#server/app.ts'
 import { resolveJwtSecret } from '#server/auth/jwt.ts'
 import type { ServerConfig } from '#server/config.ts'
-import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
 import { seedIfEmpty } from '#server/db/seed.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
-import { createOutboxMail } from '#server/services/mail.ts'
+import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
-import { createOutboxSms } from '#server/services/sms.ts'
+import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
+import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
+import { createTwilioSms } from '#server/services/twilio-sms.ts'
 
 /** A started server. */
 export type RunningServer = {
@@ -35,29 +37,63 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   })
 }
 
+/** What {@link startServer} takes besides the configuration. */
+export type StartOptions = {
+  log?: Logger
+  /** Where the Twilio REST API lives (tests point it at a local stub); Twilio's own by default. */
+  twilioBaseUrl?: string
+}
+
+/**
+ * The e-mail and SMS services the configuration asks for: SMTP when `smtpUrl` is set, Twilio when
+ * `twilio` is, the outbox table otherwise. Logs which provider each one uses, never a secret.
+ */
+function deliveryServices(
+  config: ServerConfig,
+  db: Database,
+  log: Logger,
+  twilioBaseUrl: string | undefined,
+): { mail: MailService; sms: SmsService } {
+  // In production the outbox endpoint is off, so whatever goes there reaches nobody.
+  const outboxNote = config.production
+    ? 'the outbox table only (GET /api/dev/outbox is off in production)'
+    : 'the development outbox (GET /api/dev/outbox)'
+  const note = (message: string) => (config.production ? log.warn(message) : log.info(message))
+  let mail: MailService
+  if (config.smtpUrl) {
+    mail = createSmtpMail({ url: config.smtpUrl, from: config.mailFrom, log })
+    log.info(`E-mail: SMTP via ${describeSmtpUrl(config.smtpUrl)}, from ${config.mailFrom}`)
+  } else {
+    mail = createOutboxMail(db, { log })
+    note(`E-mail: ${outboxNote}; set SMTP_URL to send real e-mail`)
+  }
+  let sms: SmsService
+  if (config.twilio) {
+    sms = createTwilioSms({ ...config.twilio, baseUrl: twilioBaseUrl, log })
+    log.info(`SMS: Twilio, from ${config.twilio.from}`)
+  } else {
+    sms = createOutboxSms(db, { log })
+    note(`SMS: ${outboxNote}; set TWILIO_* to send real text messages`)
+  }
+  return { mail, sms }
+}
+
 /**
  * Boots the whole server: opens the database (PGlite under `dataDir`, or `databaseUrl`), applies
- * migrations, seeds an empty database, builds the app with the outbox mail and SMS services,
- * and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
+ * migrations, seeds an empty database, builds the app with the mail and SMS services the
+ * configuration chooses (SMTP and Twilio, else the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
  */
 export async function startServer(
   config: ServerConfig,
-  { log = consoleLogger }: { log?: Logger } = {},
+  { log = consoleLogger, twilioBaseUrl }: StartOptions = {},
 ): Promise<RunningServer> {
-  if (config.smtpUrl) {
-    log.warn('SMTP_URL is set, but SMTP delivery is not wired yet: e-mails go to the outbox.')
-  }
-  if (config.twilioConfigured) {
-    log.warn('TWILIO_* is set, but Twilio delivery is not wired yet: SMS codes go to the outbox.')
-  }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   try {
     const seeded = await seedIfEmpty(database.db, { publicUrl: config.publicUrl })
     const jwtSecret = resolveJwtSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir })
     const app = createApp({
       db: database.db,
-      mail: createOutboxMail(database.db, { log }),
-      sms: createOutboxSms(database.db, { log }),
+      ...deliveryServices(config, database.db, log, twilioBaseUrl),
       config: {
         jwtSecret,
         publicUrl: config.publicUrl,

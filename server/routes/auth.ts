@@ -231,20 +231,25 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         resetPage.hash = ''
         resetPage.searchParams.set('code', code)
         const link = resetPage.toString()
-        await ctx.mail.send({
-          to: email,
-          subject: 'Reset your Glow Rewards password',
-          text: [
-            `Hello ${user.first_name},`,
-            '',
-            'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:',
-            '',
+        try {
+          await ctx.mail.send({
+            to: email,
+            subject: 'Reset your Glow Rewards password',
+            text: [
+              `Hello ${user.first_name},`,
+              '',
+              'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:',
+              '',
+              link,
+              '',
+              'If it was not you, ignore this e-mail: your password stays as it is.',
+            ].join('\n'),
             link,
-            '',
-            'If it was not you, ignore this e-mail: your password stays as it is.',
-          ].join('\n'),
-          link,
-        })
+          })
+        } catch (error) {
+          // An error answer here would tell that the address has an account: log, answer alike.
+          ctx.log.error(`Password reset e-mail to ${maskEmail(email)} could not be sent`, error)
+        }
       } else {
         ctx.log.info(`Password reset asked for an unknown address ${maskEmail(email)}`)
       }

@@ -1,7 +1,13 @@
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net'
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
+import type { SMTPServerOptions } from 'smtp-server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryLogger } from '#server/lib/log.ts'
+import {
+  decodeHeader,
+  parseMessage,
+  partOf,
+  startSmtpServer,
+} from '#server/services/provider-stubs.ts'
 import {
   createSmtpMail,
   DEFAULT_MAIL_FROM,
@@ -9,124 +15,6 @@ import {
   MailDeliveryError,
   mailHtml,
 } from '#server/services/smtp-mail.ts'
-
-/** One message as the SMTP server received it. */
-type Received = { from: string; to: string[]; raw: string }
-
-/** A mail server on 127.0.0.1 and a free port that keeps what it receives and who logged in. */
-async function startSmtpServer(options: SMTPServerOptions = {}) {
-  const received: Received[] = []
-  const logins: { username?: string | null | undefined; password?: string | null | undefined }[] =
-    []
-  const server = new SMTPServer({
-    // Plain text on the loopback only, so the test can read the login (TLS cases set `secure`).
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    authOptional: true,
-    disableReverseLookup: true,
-    onAuth(auth, _session, callback) {
-      logins.push({ username: auth.username, password: auth.password })
-      callback(null, { user: auth.username })
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        })
-        callback()
-      })
-    },
-    ...options,
-  })
-  // Clients that hang up mid-handshake (the TLS case) are expected here, not test failures.
-  const errors: Error[] = []
-  server.on('error', (error) => errors.push(error))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.server.address() as AddressInfo
-  return {
-    port,
-    received,
-    logins,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
-type MimePart = { headers: Record<string, string>; body: string }
-
-/** Header block → lower-case names, folded lines joined. */
-function parseHeaders(block: string): Record<string, string> {
-  const headers: Record<string, string> = {}
-  for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
-    const colon = line.indexOf(':')
-    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
-  }
-  return headers
-}
-
-function decodeBody(body: string, encoding = '7bit'): string {
-  if (/quoted-printable/i.test(encoding)) {
-    const latin1 = body
-      .replace(/=\n/g, '')
-      .replace(/=([0-9A-F]{2})/gi, (_, hex: string) =>
-        String.fromCharCode(Number.parseInt(hex, 16)),
-      )
-    return Buffer.from(latin1, 'latin1').toString('utf8')
-  }
-  if (/base64/i.test(encoding)) return Buffer.from(body, 'base64').toString('utf8')
-  return body
-}
-
-/** RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) in a header. */
-function decodeHeader(value: string): string {
-  return value
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
-      kind.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeBody(text.replace(/_/g, ' '), 'quoted-printable'),
-    )
-}
-
-/** A received message's headers and decoded parts (one part, or the parts of a multipart). */
-function parseMessage(raw: string): { headers: Record<string, string>; parts: MimePart[] } {
-  const text = raw.replace(/\r\n/g, '\n')
-  const split = text.indexOf('\n\n')
-  const headers = parseHeaders(text.slice(0, split))
-  const content = text.slice(split + 2)
-  const boundary = /boundary="?([^";]+)"?/.exec(headers['content-type'] ?? '')?.[1]
-  if (!boundary) {
-    return {
-      headers,
-      parts: [
-        {
-          headers,
-          body: decodeBody(content.replace(/\n$/, ''), headers['content-transfer-encoding']),
-        },
-      ],
-    }
-  }
-  const parts = content
-    .split(`--${boundary}`)
-    .slice(1, -1)
-    .map((chunk) => {
-      const part = chunk.replace(/^\n/, '').replace(/\n$/, '')
-      const end = part.indexOf('\n\n')
-      const partHeaders = parseHeaders(part.slice(0, end))
-      return {
-        headers: partHeaders,
-        body: decodeBody(part.slice(end + 2), partHeaders['content-transfer-encoding']),
-      }
-    })
-  return { headers, parts }
-}
-
-function partOf(parts: MimePart[], type: string): MimePart | undefined {
-  return parts.find((part) => part.headers['content-type']?.startsWith(type))
-}
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

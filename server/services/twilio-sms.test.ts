@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryLogger } from '#server/lib/log.ts'
+import { type Reply, startTwilioStub } from '#server/services/provider-stubs.ts'
 import {
   createTwilioSms,
   SmsDeliveryError,
@@ -9,51 +8,6 @@ import {
   TWILIO_TIMEOUT_MS,
   toE164,
 } from '#server/services/twilio-sms.ts'
-
-/** One request as the stub received it. */
-type Recorded = {
-  method: string
-  path: string
-  headers: IncomingMessage['headers']
-  form: Record<string, string>
-}
-
-type Reply = (response: ServerResponse) => void
-
-/** Answers like Twilio's Messages endpoint when a message is accepted. */
-const created: Reply = (response) => {
-  response.writeHead(201, { 'Content-Type': 'application/json' })
-  response.end(JSON.stringify({ sid: 'SM0123456789abcdef0123456789abcdef', status: 'queued' }))
-}
-
-/** A stand-in for Twilio's REST API on 127.0.0.1 that records every request. */
-async function startTwilioStub(reply: Reply = created) {
-  const requests: Recorded[] = []
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      requests.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        headers: request.headers,
-        form: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))),
-      })
-      reply(response)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
