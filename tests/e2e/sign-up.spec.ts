@@ -98,6 +98,18 @@ test.describe('sign-up wizard', () => {
     request,
   }) => {
     const person = newPerson()
+    // Layout shifts that no input explains, summed over the whole wizard (cumulative layout shift).
+    await page.addInitScript(() => {
+      const w = window as unknown as { unexpectedShift: number }
+      w.unexpectedShift = 0
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as Array<
+          PerformanceEntry & { value: number; hadRecentInput: boolean }
+        >) {
+          if (!entry.hadRecentInput) w.unexpectedShift += entry.value
+        }
+      }).observe({ type: 'layout-shift', buffered: true })
+    })
     await openWizard(page)
     await expect(page.getByRole('button', { name: 'Back to Sign In' })).toBeVisible()
     await expectAccessible(page)
@@ -154,6 +166,10 @@ test.describe('sign-up wizard', () => {
       'Radiance Med Spa',
     )
     await expectAccessible(page)
+    const shift = await page.evaluate(
+      () => (window as unknown as { unexpectedShift: number }).unexpectedShift,
+    )
+    expect(shift, 'cumulative layout shift over the wizard').toBeLessThan(0.1)
 
     await button(page, 'Submit').click()
     await expect(page).toHaveURL(/\/thankyou$/)

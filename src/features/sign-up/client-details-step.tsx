@@ -166,7 +166,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             label="Confirm password"
             withAsterisk
             autoComplete="new-password"
-            description="Please retype your password"
             {...form.getInputProps('password_confirm')}
           />
           <Select
