@@ -18,8 +18,7 @@ export interface MailService {
 
 /**
  * The outbox implementation: records each e-mail in the `outbox` table, where `GET /api/dev/outbox`
- * shows it. SMTP delivery (`SMTP_URL`) is not wired yet: no SMTP client is installed, so the
- * server keeps using the outbox and says so at start.
+ * shows it. The server uses it unless `SMTP_URL` is set (then `createSmtpMail` in smtp-mail.ts).
  */
 export function createOutboxMail(
   db: Database,

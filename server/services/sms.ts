@@ -17,7 +17,8 @@ export interface SmsService {
 
 /**
  * The outbox implementation: records each message in the `outbox` table for
- * `GET /api/dev/outbox`. A Twilio implementation (`TWILIO_*`) is not wired yet.
+ * `GET /api/dev/outbox`. The server uses it unless `TWILIO_*` is set (then `createTwilioSms` in
+ * twilio-sms.ts).
  */
 export function createOutboxSms(
   db: Database,
