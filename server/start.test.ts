@@ -213,7 +213,10 @@ describe('startServer', () => {
 
       const phone = { email: 'jane@clinic.example', phone: '5550100198', countryCode: '+1' }
       const refused = await post(server.url, '/auth/get-code', phone)
-      expect(refused.status).toBeGreaterThanOrEqual(500)
+      expect(refused.status).toBe(502)
+      expect(await refused.text()).toContain(
+        'We could not send the confirmation code by SMS. Please check the number and try again.',
+      )
       expect(log.lines.join('\n')).toContain(
         'SmsDeliveryError: SMS to ***0198 not sent: Twilio answered 400: Not a mobile number (Twilio error 21614)',
       )

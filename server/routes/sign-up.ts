@@ -485,7 +485,13 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         )
       } catch (error) {
         if (error instanceof VerificationError) throw verificationFailure(error)
-        throw error
+        // The SMS provider failed (the unsent code was already forgotten, so a retry is allowed).
+        ctx.log.error('A confirmation code could not be sent by SMS', error)
+        throw new ApiError(
+          502,
+          API_ERROR_NAMES.internal,
+          'We could not send the confirmation code by SMS. Please check the number and try again.',
+        )
       }
     })
     .post('/verify-code', jsonBody(VerifyCodeInputSchema), async (c) => {
