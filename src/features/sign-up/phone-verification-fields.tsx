@@ -33,21 +33,72 @@ const CODE_MAX_LENGTH = 10
 /**
  * Get Code, the confirmation code input and Verify Code (spec section 2, step 1), with 'Confirmation
  * Code is sent', 'Incorrect Confirmation Code entered' and the 30 s wait before a new code. Every
- * enabled or disabled state comes from the phone verification machine.
+ * enabled or disabled state comes from the phone verification machine; once the phone is verified
+ * both buttons and the code input stay locked.
  */
 export function PhoneVerificationFields({ actorRef, verified }: PhoneVerificationFieldsProps) {
-  if (!actorRef || verified) return <VerifiedNote />
+  if (!actorRef || verified) return <LockedVerification />
   return <ActiveVerification actorRef={actorRef} />
 }
 
-function VerifiedNote() {
+type CodeRowProps = {
+  canSend: boolean
+  canVerify: boolean
+  codeEnabled: boolean
+  busy: 'sending' | 'verifying' | null
+  code: string
+  onSend?: () => void
+  onVerify?: () => void
+  onCodeChange?: (code: string) => void
+}
+
+function CodeRow({
+  canSend,
+  canVerify,
+  codeEnabled,
+  busy,
+  code,
+  onSend,
+  onVerify,
+  onCodeChange,
+}: CodeRowProps) {
   return (
-    <Group gap="xs" role="status">
-      <IconCircleCheck size={20} color="var(--mantine-color-green-8)" aria-hidden />
-      <Text size="sm" c="var(--mantine-color-green-light-color)" fw={600}>
-        Phone number verified
-      </Text>
-    </Group>
+    <SimpleGrid
+      cols={{ base: 1, sm: 3 }}
+      spacing="md"
+      verticalSpacing="xs"
+      style={{ alignItems: 'end' }}
+    >
+      <Button variant="light" onClick={onSend} disabled={!canSend} loading={busy === 'sending'}>
+        Get Code
+      </Button>
+      <TextInput
+        label="Confirmation code"
+        placeholder={`${CONFIRM_CODE_MIN_LENGTH}-digit code from the SMS`}
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        value={code}
+        onChange={(event) => onCodeChange?.(maskDigits(event.currentTarget.value, CODE_MAX_LENGTH))}
+        disabled={!codeEnabled}
+      />
+      <Button onClick={onVerify} disabled={!canVerify} loading={busy === 'verifying'}>
+        Verify Code
+      </Button>
+    </SimpleGrid>
+  )
+}
+
+function LockedVerification() {
+  return (
+    <Stack gap="xs">
+      <CodeRow canSend={false} canVerify={false} codeEnabled={false} busy={null} code="" />
+      <Group gap="xs" role="status">
+        <IconCircleCheck size={20} color="var(--mantine-color-green-8)" aria-hidden />
+        <Text size="sm" c="var(--mantine-color-green-light-color)" fw={600}>
+          Phone number verified
+        </Text>
+      </Group>
+    </Stack>
   )
 }
 
@@ -64,45 +115,19 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
   const now = useNow(coolingDown)
   const secondsLeft = useSelector(actorRef, (s) => selectResendSecondsLeft(s, now))
 
-  if (isVerified) return <VerifiedNote />
+  if (isVerified) return <LockedVerification />
   return (
     <Stack gap="xs">
-      <SimpleGrid
-        cols={{ base: 1, sm: 3 }}
-        spacing="md"
-        verticalSpacing="xs"
-        style={{ alignItems: 'end' }}
-      >
-        <Button
-          variant="light"
-          onClick={() => actorRef.send({ type: 'code.send' })}
-          disabled={!canSend}
-          loading={busy === 'sending'}
-        >
-          Get Code
-        </Button>
-        <TextInput
-          label="Confirmation code"
-          placeholder={`${CONFIRM_CODE_MIN_LENGTH}-digit code from the SMS`}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          value={code}
-          onChange={(event) =>
-            actorRef.send({
-              type: 'code.change',
-              code: maskDigits(event.currentTarget.value, CODE_MAX_LENGTH),
-            })
-          }
-          disabled={!codeEnabled}
-        />
-        <Button
-          onClick={() => actorRef.send({ type: 'code.verify' })}
-          disabled={!canVerify}
-          loading={busy === 'verifying'}
-        >
-          Verify Code
-        </Button>
-      </SimpleGrid>
+      <CodeRow
+        canSend={canSend}
+        canVerify={canVerify}
+        codeEnabled={codeEnabled}
+        busy={busy}
+        code={code}
+        onSend={() => actorRef.send({ type: 'code.send' })}
+        onVerify={() => actorRef.send({ type: 'code.verify' })}
+        onCodeChange={(next) => actorRef.send({ type: 'code.change', code: next })}
+      />
       {secondsLeft > 0 && (
         <Text size="sm" c="dimmed">
           You can ask for a new code in {secondsLeft} s
