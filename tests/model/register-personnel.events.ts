@@ -176,3 +176,25 @@ export const phoneEventDescriptions: Record<string, string> = {
     'The server refuses the code: you see "Incorrect Confirmation Code entered"',
   [RESEND_READY_EVENT]: `Wait ${RESEND_COOLDOWN_MS / 1000} seconds: Get Code is enabled again`,
 }
+
+/**
+ * The words for one phone verification event with its payload, for the QA path files (issue 6):
+ * which phone, a valid or an emptied form, a short or a full code, a right or a wrong one.
+ */
+export function describePhoneEvent(event: PhoneModelEvent): string {
+  switch (event.type) {
+    case 'fields.change':
+      if (!event.valid) return 'Clear Last name (the form is no longer complete)'
+      return `Fill in the form: Phone number ${event.target.phone}, Password and Confirm password ${fixtures.password}`
+    case 'code.change':
+      return event.code.length < fixtures.code.length
+        ? `Type ${event.code} as Confirmation code (too short)`
+        : 'Type the 6-digit code from the SMS as Confirmation code'
+    case 'xstate.done.actor.verifyCode':
+      return event.output.verified
+        ? 'The server accepts the code: you see "Phone number verified"'
+        : 'The server does not accept the code: you see "Incorrect Confirmation Code entered"'
+    default:
+      return phoneEventDescriptions[event.type] ?? ''
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Replays one QA path in the browser: for every step it performs the event (a person's action, or
+ * lets the server's answer through), then checks that the screen shows the state the machine is
+ * in. Calls that a busy state makes are held in the browser (request interception that only
+ * waits) until the busy screen has been checked; the answer then comes from the real server, or,
+ * for the steps the path file marks, from interception. A failing step is annotated and
+ * photographed (`.tmp/paths/<flow>-<n>.png`) for the reporter.
+ */
+import { mkdirSync } from 'node:fs'
+import type { APIRequestContext, Page, Request, Route, TestInfo } from '@playwright/test'
+import {
+  answerActor,
+  invokedActors,
+  MACHINES,
+  pathCoverage,
+  type QaPath,
+  type QaStep,
+} from '#tests/paths/flows.ts'
+
+/** Where failure screenshots go (relative to the project). */
+export const SHOTS_DIR = '.tmp/paths'
+
+/** The request of each call a state makes, by the machine's actor id. */
+const CALLS: Record<string, { method: string; url: RegExp }> = {
+  signIn: { method: 'POST', url: /\/api\/auth\/local$/ },
+  requestPasswordReset: { method: 'POST', url: /\/api\/auth\/forgot-password$/ },
+  resetPassword: { method: 'POST', url: /\/api\/auth\/reset-password$/ },
+  sendCode: { method: 'POST', url: /\/api\/auth\/get-code$/ },
+  verifyCode: { method: 'POST', url: /\/api\/auth\/verify-code$/ },
+  checkAvailability: { method: 'POST', url: /\/api\/auth\/check-email$/ },
+  loadPlans: { method: 'GET', url: /\/api\/practice\/plans$/ },
+  lookupCoupon: { method: 'GET', url: /\/api\/practice\/coupons\/[^/]+$/ },
+  // The card is tokenised first; the payment call that follows is not held.
+  lockPayment: { method: 'POST', url: /\/api\/payments\/test-tokens$/ },
+  submitSignUp: { method: 'POST', url: /\/api\/auth\/local\/register$/ },
+  loadInvitation: { method: 'GET', url: /\/api\/personnel\/[^/]+$/ },
+  registerPersonnel: { method: 'POST', url: /\/api\/auth\/personnel\/register$/ },
+}
+
+/** An answer given by interception instead of the server. */
+export type Fulfil = { status: number; body: unknown }
+
+/** The server's JSON error shape (DESIGN.md section 4). */
+export function apiError(status: number, name: string, message: string): Fulfil {
+  return { status, body: { error: { status, name, message, details: {} } } }
+}
+
+type Held = { route: Route; request: Request }
+
+/**
+ * Holds the calls of busy states. `arm(actor)` makes the next matching request wait; `held(actor)`
+ * resolves once it arrived; `release(actor)` lets it through to the server, or answers it.
+ * Requests of actors not armed pass untouched. An answer given with `repeat` is also given to the
+ * automatic retries of that call until the actor is armed again.
+ */
+export class Gate {
+  private armed = new Set<string>()
+  private waiting = new Map<string, Held>()
+  private arrivals = new Map<string, Array<(held: Held) => void>>()
+  private repeating = new Map<string, Fulfil>()
+
+  private readonly page: Page
+
+  constructor(page: Page) {
+    this.page = page
+  }
+
+  async install(): Promise<void> {
+    await this.page.route('**/api/**', (route, request) => this.handle(route, request))
+  }
+
+  private actorOf(request: Request): string | undefined {
+    const url = new URL(request.url()).pathname
+    return Object.entries(CALLS).find(
+      ([, call]) => call.method === request.method() && call.url.test(url),
+    )?.[0]
+  }
+
+  private async handle(route: Route, request: Request): Promise<void> {
+    const actor = this.actorOf(request)
+    const repeat = actor ? this.repeating.get(actor) : undefined
+    if (actor && repeat) {
+      await route.fulfill({ status: repeat.status, json: repeat.body })
+      return
+    }
+    if (!actor || !this.armed.has(actor)) {
+      await route.fallback()
+      return
+    }
+    this.armed.delete(actor)
+    const held = { route, request }
+    const listeners = this.arrivals.get(actor) ?? []
+    this.arrivals.delete(actor)
+    if (listeners.length > 0) for (const listener of listeners) listener(held)
+    this.waiting.set(actor, held)
+  }
+
+  /** The next request of `actor` waits for {@link release}. */
+  arm(actor: string): void {
+    if (!CALLS[actor]) throw new Error(`no request known for the call ${actor}`)
+    this.repeating.delete(actor)
+    this.armed.add(actor)
+  }
+
+  /** Resolves once the armed request of `actor` arrived. */
+  async held(actor: string, timeout = 15_000): Promise<Request> {
+    const already = this.waiting.get(actor)
+    if (already) return already.request
+    return new Promise<Request>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the page did not call ${actor} within ${timeout} ms`)),
+        timeout,
+      )
+      const listeners = this.arrivals.get(actor) ?? []
+      listeners.push((held) => {
+        clearTimeout(timer)
+        resolve(held.request)
+      })
+      this.arrivals.set(actor, listeners)
+    })
+  }
+
+  /** Lets the held request of `actor` through, or answers it (and its retries, with `repeat`). */
+  async release(actor: string, answer?: Fulfil & { repeat?: boolean }): Promise<void> {
+    await this.held(actor)
+    const held = this.waiting.get(actor)
+    this.waiting.delete(actor)
+    if (!held) throw new Error(`no held request of ${actor}`)
+    if (!answer) {
+      await held.route.fallback()
+      return
+    }
+    if (answer.repeat) this.repeating.set(actor, answer)
+    await held.route.fulfill({ status: answer.status, json: answer.body })
+  }
+
+  /** Lets everything still held through (end of a path). */
+  async drain(): Promise<void> {
+    this.armed.clear()
+    for (const [actor, held] of this.waiting) {
+      this.waiting.delete(actor)
+      await held.route.fallback().catch(() => undefined)
+    }
+  }
+}
+
+/** What a flow's spec supplies to replay its paths. */
+export type Replayer<C> = {
+  /** Opens the path's start situation (setup through the API, the first page). */
+  open: (context: C) => Promise<void>
+  /** Performs the event of step `i`. */
+  perform: (context: C, i: number) => Promise<void>
+  /** Checks the screen for the state after step `i`. */
+  expectStep: (context: C, i: number) => Promise<void>
+  /** For a path whose next event the screen cannot send: checks that the screen refuses it. */
+  expectRefusal?: (context: C, i: number) => Promise<void>
+}
+
+/** What every replay has: the page, the API, the path and its call gate. */
+export type ReplayContext = {
+  page: Page
+  request: APIRequestContext
+  path: QaPath
+  gate: Gate
+  testInfo: TestInfo
+}
+
+/** The annotations the reporter reads. */
+export const ANNOTATIONS = {
+  path: 'qa-path',
+  failedStep: 'qa-failed-step',
+  screenshot: 'qa-screenshot',
+  coverage: 'qa-coverage',
+  partial: 'qa-partial',
+} as const
+
+function describeStep(path: QaPath, i: number): string {
+  const step = path.steps[i] as QaStep
+  return i === 0 ? 'the start' : `step ${i} (${step.event.type})`
+}
+
+/**
+ * Replays `context.path` with `replayer`: opens it, then performs and checks every step the
+ * screen can do. Records the path's coverage of its machine for the reporter; on a failure, the
+ * failing step and a screenshot.
+ */
+export async function replayPath<C extends ReplayContext>(
+  context: C,
+  replayer: Replayer<C>,
+): Promise<void> {
+  const { path, gate, testInfo, page } = context
+  const machine = MACHINES[path.machine]
+  testInfo.annotations.push({
+    type: ANNOTATIONS.path,
+    description: JSON.stringify({ flow: path.flow, number: path.number, machine: path.machine }),
+  })
+  let current = 0
+  try {
+    await gate.install()
+    for (const actor of invokedActors(machine, (path.steps[0] as QaStep).state)) gate.arm(actor)
+    await replayer.open(context)
+    await replayer.expectStep(context, 0)
+    for (let i = 1; i <= path.lastReplayable; i++) {
+      current = i
+      const step = path.steps[i] as QaStep
+      // The call the next state makes is held, so that its busy screen can be seen.
+      const busy = invokedActors(machine, step.state)
+      const answered = answerActor(step.event)
+      for (const actor of busy) if (actor !== answered || answered === undefined) gate.arm(actor)
+      await replayer.perform(context, i)
+      await replayer.expectStep(context, i)
+    }
+    if (path.lastReplayable < path.steps.length - 1) {
+      current = path.lastReplayable + 1
+      if (!replayer.expectRefusal) throw new Error('the screen cannot send the next event')
+      await replayer.expectRefusal(context, current)
+      testInfo.annotations.push({
+        type: ANNOTATIONS.partial,
+        description: `steps ${current} to ${path.steps.length - 1} need an event the screen cannot send; the model tests replay them`,
+      })
+    }
+    testInfo.annotations.push({
+      type: ANNOTATIONS.coverage,
+      description: JSON.stringify(serialise(pathCoverage(path, path.lastReplayable))),
+    })
+  } catch (error) {
+    mkdirSync(SHOTS_DIR, { recursive: true })
+    const shot = `${SHOTS_DIR}/${path.flow}-${path.number}.png`
+    await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined)
+    testInfo.annotations.push({
+      type: ANNOTATIONS.failedStep,
+      description: describeStep(path, current),
+    })
+    testInfo.annotations.push({ type: ANNOTATIONS.screenshot, description: shot })
+    throw error
+  } finally {
+    await gate.drain()
+  }
+}
+
+function serialise(coverage: { states: Set<string>; transitions: Set<string> }) {
+  return { states: [...coverage.states], transitions: [...coverage.transitions] }
+}
