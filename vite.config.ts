@@ -1,6 +1,8 @@
 import { tanstackRouter } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
+import { checkMantineStyles } from './scripts/vite/mantine-styles.ts'
+import { routePreloads } from './scripts/vite/route-preloads.ts'
 
 const apiPort = process.env.API_PORT ?? '3001'
 
@@ -21,6 +23,8 @@ export default defineConfig({
       },
     }),
     react(),
+    routePreloads(),
+    checkMantineStyles(),
   ],
   server: {
     proxy: {
