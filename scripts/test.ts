@@ -1,12 +1,14 @@
 /**
  * `npm test`: every check the project has, in one command, ending with `N passed, N failed`.
  * Type check and lint count as one check each; then the unit, machine, model and API tests
- * (Vitest), then the end-to-end tests in a real Chromium against the real server (Playwright).
+ * (Vitest), then the end-to-end tests in a real Chromium against the real server (Playwright),
+ * then the QA paths generated from the flow machines, replayed the same way (`paths`).
  * Stages run even when an earlier one fails, so one run shows everything that is wrong.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { resolve } from 'node:path'
 import { findChromium } from '../tests/e2e/support/chromium.ts'
 import { ensureBuilt } from './lib/build.ts'
 
@@ -62,9 +64,9 @@ const only = process.argv.slice(2)
 const wants = (stage: string) => only.length === 0 || only.includes(stage)
 
 const chromium = findChromium()
-if (wants('e2e') && !chromium) {
+if ((wants('e2e') || wants('paths')) && !chromium) {
   console.error(
-    '\n✖ No Chromium found, and the end-to-end tests need one.\n' +
+    '\n✖ No Chromium found, and the end-to-end tests and the QA path replay need one.\n' +
       '  Install it with `apt-get update && apt-get install -y chromium` (Debian/Ubuntu),\n' +
       '  or set CHROMIUM_PATH to a Chromium or Chrome executable. Tests are never skipped silently.\n',
   )
@@ -146,6 +148,34 @@ if (wants('e2e')) {
     seconds: (performance.now() - started) / 1000,
   })
   if (!existsSync(report)) console.error('Playwright wrote no report: see its output above.')
+}
+
+if (wants('paths')) {
+  console.log('\n▶ QA paths (every generated path replayed in Chromium against the real server)')
+  const started = performance.now()
+  // Absolute: the replay's Playwright config lives in tests/paths, and resolves from there.
+  const report = resolve(tmp, 'paths.json')
+  rmSync(report, { force: true })
+  const port = await freePort()
+  const status = run('npx', ['playwright', 'test', '-c', 'tests/paths/playwright.config.ts'], {
+    PATHS_PORT: String(port),
+    CHROMIUM_PATH: chromium ?? '',
+    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
+  })
+  const json = readJson<{
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number }
+  }>(report)
+  const stats = json?.stats
+  tallies.push({
+    name: 'QA paths (Playwright)',
+    passed: stats ? stats.expected + stats.flaky : 0,
+    // The replay also fails when the paths that passed miss a state or transition.
+    failed: stats ? stats.unexpected + (status !== 0 && stats.unexpected === 0 ? 1 : 0) : 1,
+    skipped: stats?.skipped ?? 0,
+    seconds: (performance.now() - started) / 1000,
+  })
+  if (!existsSync(report))
+    console.error('The QA path replay wrote no report: see its output above.')
 }
 
 console.log('\nSummary')

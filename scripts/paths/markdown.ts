@@ -13,6 +13,7 @@ import {
   MACHINES,
   type MachineKey,
   pathCoverage,
+  pathTitle,
   type QaFlow,
   type QaPath,
   type QaSection,
@@ -93,7 +94,9 @@ export function seenAt(section: QaSection, path: QaPath, i: number): string {
     const leaf = leafNode(machine, step.state)
     texts.push(section.describeState(leaf.id) ?? `You see: ${shortStateId(leaf.id)}`)
   }
-  return texts.map((text, n) => (n === 0 ? text : text.replace(/^You see: /, ''))).join('; ')
+  const extras = section.extras?.(step.state, i > 0 ? path.steps[i - 1]?.state : undefined) ?? []
+  const seen = texts.map((text, n) => (n === 0 ? text : text.replace(/^You see: /, ''))).join('; ')
+  return extras.length > 0 ? `${seen}; also ${extras.join(', ')}` : seen
 }
 
 /** The words of step `i` (its event): the running product's input where it differs. */
@@ -135,18 +138,25 @@ function renderPath(
     `- **Proves** (first reached by this path): ${proves.length > 0 ? proves.join('; ') : 'nothing new'}.`,
   )
   lines.push(`- **Start:** ${path.start}`)
-  const intercepted = path.plans
-    .map((plan, i) => (plan.intercepted ? `step ${i} (${plan.intercepted})` : null))
-    .filter((text): text is string => text !== null)
+  // Step i's event is item 2i of the list, what you then see item 2i + 1.
+  const intercepted = [
+    ...(path.intercepted ? [`the whole path: ${path.intercepted}`] : []),
+    ...path.plans
+      .map((plan, i) => (plan.intercepted ? `item ${2 * i}: ${plan.intercepted}` : null))
+      .filter((text): text is string => text !== null),
+  ]
   lines.push(
     intercepted.length > 0
-      ? `- **Replayed with request interception** at ${intercepted.join('; ')}`
+      ? `- **Replayed with request interception** at ${intercepted.join(' — ')}`
       : '- **Request interception:** none; every answer comes from the real server.',
   )
   const blocked = path.plans.findIndex((plan) => plan.unreachable)
   if (blocked > 0) {
-    lines.push(`- **Not on the screen from step ${blocked}:** ${path.plans[blocked]?.unreachable}`)
+    lines.push(
+      `- **Not possible on the screen from item ${2 * blocked}:** ${path.plans[blocked]?.unreachable}`,
+    )
   }
+  lines.push(`- **Replay:** \`npm run test:paths -- -g "${pathTitle(path)}"\``)
   lines.push('')
 
   let n = 1

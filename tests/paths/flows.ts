@@ -93,6 +93,8 @@ export type QaPath = {
   steps: QaStep[]
   host: Host
   start: string
+  /** Request interception the whole path needs (a third-party script), and why. */
+  intercepted?: string
   plans: StepPlan[]
   /** The last step the browser replays: all of them, unless a step is out of the screen's reach. */
   lastReplayable: number
@@ -107,6 +109,11 @@ export type QaSection = {
   paths: QaPath[]
   describeState: (nodeId: string) => string | undefined
   describeEvent: (event: EventObject) => string
+  /**
+   * What else the screen shows that the state's words leave out (a banner, a field's error),
+   * from what the graph tells states apart by; `before` is the previous step's state.
+   */
+  extras?: (state: AnyMachineSnapshot, before: AnyMachineSnapshot | undefined) => string[]
 }
 
 /** One path file. */
@@ -210,10 +217,8 @@ function signInStart(path: QaPath): string {
       return (
         'Open /signin under a host name other than this machine, where the human check (hCaptcha) ' +
         'is on, right after a personnel registration finished (it leaves the one-time success ' +
-        'banner). The replay opens the app as glow.test, sets the banner flag the registration ' +
-        'leaves (sessionStorage personnelSignedUp), and serves a stand-in for the hCaptcha widget ' +
-        'with request interception: hCaptcha cannot be reached from the test network, and the ' +
-        'stand-in can be ticked and made to expire on demand.'
+        'banner). The replay opens the app as glow.test and sets the banner flag the registration ' +
+        'leaves (sessionStorage personnelSignedUp).'
       )
     case SIGN_IN_RESET_LINK:
       return path.steps.some((step) => step.event.type === 'xstate.error.actor.resetPassword')
@@ -224,6 +229,20 @@ function signInStart(path: QaPath): string {
     default:
       throw new Error(`no start for the sign-in scenario "${path.scenario}"`)
   }
+}
+
+/** The sign-in view's banners and the human check, as they change. */
+function signInExtras(state: AnyMachineSnapshot, before: AnyMachineSnapshot | undefined): string[] {
+  const now = state.context
+  const then = before?.context
+  const extras: string[] = []
+  if (now.notice && now.notice !== then?.notice) extras.push(`the green banner "${now.notice}"`)
+  if (now.captchaError && now.captchaError !== then?.captchaError) {
+    extras.push(`"${now.captchaError}" under Human check`)
+  }
+  if (now.captchaToken && !then?.captchaToken) extras.push('the human check ticked')
+  if (!now.captchaToken && then?.captchaToken) extras.push('the human check no longer ticked')
+  return extras
 }
 
 function signInStep(path: QaPath, i: number): StepPlan {
@@ -254,7 +273,35 @@ function signInStep(path: QaPath, i: number): StepPlan {
 
 const RESEND_EVENT = 'xstate.after.resendCooldown.phoneVerification.codeSent.coolingDown'
 
-function phoneStep(path: QaPath, i: number): StepPlan {
+/**
+ * Whether the 30-second wait is already over in the browser at step `i`: the replay moved the
+ * browser's clock on after the last code went out, so entering the wait again ends it at once.
+ * The model, which runs no clock, still calls that moment the wait.
+ */
+export function resendWaitIsOver(path: QaPath, i: number): boolean {
+  let over = false
+  for (let k = 1; k <= i; k++) {
+    const type = (path.steps[k] as QaStep).event.type
+    if (type === RESEND_EVENT) over = true
+    if (type === 'xstate.done.actor.sendCode') over = false
+  }
+  return over
+}
+
+/** The phone verification's steps, with the words of the screen it runs on. */
+function phoneStep(describeState: (id: string) => string | undefined) {
+  return (path: QaPath, i: number): StepPlan => {
+    const plan = phoneStepPlan(path, i)
+    const { state } = path.steps[i] as QaStep
+    if (state.matches({ codeSent: 'coolingDown' }) && resendWaitIsOver(path, i)) {
+      const ready = describeState('phoneVerification.codeSent.resendReady') ?? ''
+      return { ...plan, seen: `${ready} (the 30 seconds are already over)` }
+    }
+    return plan
+  }
+}
+
+function phoneStepPlan(path: QaPath, i: number): StepPlan {
   const step = path.steps[i] as QaStep
   const previous = path.steps[i - 1]
   const event = step.event as PhoneModelEvent
@@ -361,6 +408,7 @@ function signUpStep(path: QaPath, i: number): StepPlan {
     case 'billing.continue': {
       if (!event.values) {
         return {
+          text: 'Click Continue (paid: the card, billing address and plan are locked, and the address is empty)',
           unreachable:
             'the machine also takes Continue without the billing form (stored progress whose address is missing), but the screen always sends the form, and once paid the address fields are locked: with no address Continue only shows the fields as required. The model tests replay this step and the rest of the path; the browser replay checks that the screen stays on Billing Information.',
         }
@@ -450,6 +498,7 @@ function section(
     host: (path: QaPath) => Host
     start: (path: QaPath) => string
     step: (path: QaPath, i: number) => StepPlan
+    intercepted?: (path: QaPath) => string | undefined
   },
   first: number,
 ): QaSection {
@@ -468,12 +517,21 @@ function section(
     }
     path.host = options.host(path)
     path.start = options.start(path)
+    const intercepted = options.intercepted?.(path)
+    if (intercepted) path.intercepted = intercepted
     path.plans = path.steps.map((_, i) => (i === 0 ? {} : options.step(path, i)))
     const blocked = path.plans.findIndex((plan) => plan.unreachable !== undefined)
     if (blocked > 0) path.lastReplayable = blocked - 1
     return path
   })
-  const { raw: _raw, host: _host, start: _start, step: _step, ...rest } = options
+  const {
+    raw: _raw,
+    host: _host,
+    start: _start,
+    step: _step,
+    intercepted: _intercepted,
+    ...rest
+  } = options
   return { ...rest, paths }
 }
 
@@ -499,9 +557,14 @@ function signInFlow(): QaFlow {
           describeState: (id) => signInStateDescriptions[id],
           describeEvent: (event) =>
             signInEventDescriptions[event.type as SignInScreenModelEvent['type']] ?? '',
+          extras: signInExtras,
           host: (path) => (path.scenario === SIGN_IN_CAPTCHA ? 'remote' : 'local'),
           start: signInStart,
           step: signInStep,
+          intercepted: (path) =>
+            path.scenario === SIGN_IN_CAPTCHA
+              ? "hCaptcha's widget script is replaced by a stand-in with the same programming interface: hCaptcha cannot be reached from the test network, and the stand-in can be ticked and made to expire on demand"
+              : undefined,
         },
         1,
       ),
@@ -554,7 +617,7 @@ function signUpFlow(): QaFlow {
         path.scenario === 'new phone'
           ? 'Open /signup under a host name other than this machine (glow.test in the replay), with a phone number that has had no code in the last 30 seconds.'
           : 'Open /signup (glow.test), fill in step 1 and verify the phone, then reload the page. The replay verifies the phone through the API and writes the progress the wizard keeps in sessionStorage (signUpProgress).',
-      step: phoneStep,
+      step: phoneStep((id) => phoneVerificationStateDescriptions[id]),
     },
     wizardSection.paths.length + 1,
   )
@@ -607,7 +670,7 @@ function personnelFlow(): QaFlow {
       describeEvent: (event) => describePhoneEvent(event as PhoneModelEvent),
       host: () => 'local',
       start: personnelStart,
-      step: phoneStep,
+      step: phoneStep((id) => personnelPhoneStateDescriptions[id]),
     },
     registrationSection.paths.length + 1,
   )

@@ -6,7 +6,13 @@
 import { expect, type Locator, type Page } from '@playwright/test'
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
 import type { PhoneModelEvent } from '#tests/model/register-personnel.events.ts'
-import { answerActor, nextAnswerFails, type QaPath, type QaStep } from '#tests/paths/flows.ts'
+import {
+  answerActor,
+  nextAnswerFails,
+  type QaPath,
+  type QaStep,
+  resendWaitIsOver,
+} from '#tests/paths/flows.ts'
 import { askCode, smsCode } from './api.ts'
 import type { ReplayContext } from './replay.ts'
 
@@ -45,21 +51,6 @@ const button = (page: Page, name: string) => page.getByRole('button', { name, ex
 /** The phone verification snapshot after step `i`. */
 function snapshotAt(path: QaPath, i: number): AnyMachineSnapshot {
   return (path.steps[i] as QaStep).state
-}
-
-/**
- * Whether the 30-second wait is already over in the browser at step `i`: the replay moved the
- * browser's clock on after the last code went out, so entering the wait again ends it at once
- * (the model, which runs no clock, still calls that moment the wait).
- */
-function waitIsOver(path: QaPath, i: number): boolean {
-  let over = false
-  for (let k = 1; k <= i; k++) {
-    const type = (path.steps[k] as QaStep).event.type
-    if (type === RESEND_EVENT) over = true
-    if (type === 'xstate.done.actor.sendCode') over = false
-  }
-  return over
 }
 
 /** Performs phone verification event `i` of the path. */
@@ -126,7 +117,7 @@ export async function expectPhone(
 ): Promise<void> {
   const { page, path, gate, form } = context
   const state = snapshotAt(path, i)
-  const over = waitIsOver(path, i)
+  const over = resendWaitIsOver(path, i)
   const coolingDown = state.matches({ codeSent: 'coolingDown' }) && !over
   const verified = state.matches('verified')
   const phoneInput = page.getByRole('textbox', { name: /^Phone number/ })

@@ -110,9 +110,6 @@ export default class PathsReporter implements Reporter {
     const rows = coverageRows(this.reached, Object.fromEntries(this.passedPaths)).filter((row) =>
       this.machines.has(row.machine),
     )
-    console.log(
-      `\n${formatCoverage(rows, 'Coverage of the flow machines by the paths that passed in the browser')}`,
-    )
     // What only the model tests can replay: the steps after the last one a screen can send.
     const declared = new Set<string>()
     for (const { path } of this.modelOnly) {
@@ -120,17 +117,12 @@ export default class PathsReporter implements Reporter {
       for (const key of full.transitions) declared.add(key)
       for (const id of full.states) declared.add(id)
     }
+    console.log(
+      `\n${formatCoverage(rows, 'Coverage of the flow machines by the paths that passed in the browser', declared)}`,
+    )
     const undeclared = rows.flatMap((row) =>
       [...row.states.missing, ...row.transitions.missing].filter((key) => !declared.has(key)),
     )
-    const modelOnly = rows.flatMap((row) =>
-      [...row.states.missing, ...row.transitions.missing].filter((key) => declared.has(key)),
-    )
-    if (modelOnly.length > 0) {
-      console.log(
-        `  (model tests only, no screen can send the event: ${modelOnly.join('; ')}; see the path files)`,
-      )
-    }
     const total = this.passed + this.failed
     console.log(
       `\n${this.passed} of ${total} paths passed in ${seconds(Date.now() - this.started)}${this.failed ? `, ${this.failed} failed` : ''}`,
