@@ -94,7 +94,7 @@ export function seenAt(section: QaSection, path: QaPath, i: number): string {
     const leaf = leafNode(machine, step.state)
     texts.push(section.describeState(leaf.id) ?? `You see: ${shortStateId(leaf.id)}`)
   }
-  const extras = section.extras?.(step.state, i > 0 ? path.steps[i - 1]?.state : undefined) ?? []
+  const extras = section.extras?.(path, i) ?? []
   const seen = texts.map((text, n) => (n === 0 ? text : text.replace(/^You see: /, ''))).join('; ')
   return extras.length > 0 ? `${seen}; also ${extras.join(', ')}` : seen
 }

@@ -110,10 +110,10 @@ export type QaSection = {
   describeState: (nodeId: string) => string | undefined
   describeEvent: (event: EventObject) => string
   /**
-   * What else the screen shows that the state's words leave out (a banner, a field's error),
-   * from what the graph tells states apart by; `before` is the previous step's state.
+   * What else the screen shows after step `i` that the state's words leave out (a banner, an
+   * alert, a field's error): only from what the graph tells states apart by, and the events.
    */
-  extras?: (state: AnyMachineSnapshot, before: AnyMachineSnapshot | undefined) => string[]
+  extras?: (path: QaPath, i: number) => string[]
 }
 
 /** One path file. */
@@ -232,9 +232,9 @@ function signInStart(path: QaPath): string {
 }
 
 /** The sign-in view's banners and the human check, as they change. */
-function signInExtras(state: AnyMachineSnapshot, before: AnyMachineSnapshot | undefined): string[] {
-  const now = state.context
-  const then = before?.context
+function signInExtras(path: QaPath, i: number): string[] {
+  const now = (path.steps[i] as QaStep).state.context
+  const then = path.steps[i - 1]?.state.context
   const extras: string[] = []
   if (now.notice && now.notice !== then?.notice) extras.push(`the green banner "${now.notice}"`)
   if (now.captchaError && now.captchaError !== then?.captchaError) {
@@ -364,6 +364,36 @@ function signUpStart(path: QaPath): string {
     default:
       throw new Error(`no start for the sign-up scenario "${path.scenario}"`)
   }
+}
+
+/** The wizard's alert, the applied promo code, the verified phone, the payment, the signature. */
+function signUpExtras(path: QaPath, i: number): string[] {
+  const step = path.steps[i] as QaStep
+  const now = step.state.context
+  const then = path.steps[i - 1]?.state.context
+  const extras: string[] = []
+  if (now.alert && now.alert.message !== then?.alert?.message) {
+    extras.push(
+      now.alert.kind === 'warning'
+        ? `the "Payment not completed" box with "${now.alert.message}"`
+        : `the alert "${now.alert.message}"`,
+    )
+  }
+  if (!now.alert && then?.alert) extras.push('no alert any more')
+  if (now.coupon && now.coupon.id !== then?.coupon?.id) {
+    extras.push(`"Promo code ${now.coupon.id} applied" and the deduction in the Price summary`)
+  }
+  if (now.verifiedPhone && !then?.verifiedPhone) extras.push('"Phone number verified"')
+  if (now.stripeId && then && !then.stripeId) {
+    extras.push('on step 3 "Paid with the card ending in 4242", card and address locked')
+  }
+  const signed = step.event as EventObject & { signer_name?: string }
+  if (signed.type === 'agreement.sign')
+    extras.push(`"Signed by ${signed.signer_name} on" today's date`)
+  if (step.event.type === 'xstate.error.actor.lookupCoupon') {
+    extras.push('"Invalid promo code" under Promo code')
+  }
+  return extras
 }
 
 function signUpStep(path: QaPath, i: number): StepPlan {
@@ -592,6 +622,7 @@ function signUpFlow(): QaFlow {
       raw: wizard,
       describeState: (id) => signUpStateDescriptions[id],
       describeEvent: describeSignUpEvent,
+      extras: signUpExtras,
       host: () => 'remote',
       start: signUpStart,
       step: signUpStep,

@@ -61,6 +61,11 @@ export default class PathsReporter implements Reporter {
     console.log(`Replaying ${tests.length} QA paths in Chromium against the real server\n`)
   }
 
+  onStdOut(chunk: string | Buffer, test?: TestCase): void {
+    // Output of the web server (the build, the start banner); a path's own output stays quiet.
+    if (!test) process.stdout.write(chunk)
+  }
+
   onStdErr(chunk: string | Buffer): void {
     process.stderr.write(chunk)
   }
