@@ -14,8 +14,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: 0,
-  timeout: 120_000,
+  timeout: 60_000,
   expect: { timeout: 10_000 },
+  // PATHS_LIST=1 shows Playwright's own list instead of the per-path lines (for debugging).
   reporter: [
     process.env.PATHS_LIST ? ['list'] : ['./support/reporter.ts'],
     ...(process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['json'] as ['json']] : []),
