@@ -1,4 +1,4 @@
-import { and, eq, or, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
@@ -24,6 +24,7 @@ import { maskEmail } from '#server/lib/log.ts'
 import { hashPassword, verifyPassword } from '#server/services/passwords.ts'
 import { type CustomerBilling, PaymentError } from '#server/services/payments/index.ts'
 import { createRateLimiter, type RateLimitStore } from '#server/services/rate-limit.ts'
+import { createTakenContacts } from '#server/services/taken-contacts.ts'
 import {
   consumeVerification,
   issueCode,
@@ -215,6 +216,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     const decision = await limiter.consume(key, SIGN_UP_LIMITS[name], ctx.now().getTime())
     if (!decision.allowed) throw tooMany(decision.retryAfterSeconds)
   }
+  const takenContacts = createTakenContacts(ctx.db, { now: () => ctx.now().getTime() })
   // Two concurrent calls for one token in this process share one provider call.
   const paymentsInFlight = new Map<string, { email: string; customerId: Promise<string> }>()
 
@@ -455,22 +457,14 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     .post('/check-email', jsonBody(CheckEmailBodySchema), async (c) => {
       await limit(c, 'checkEmail')
       const { email, phone } = c.req.valid('json')
-      const address = email.trim().toLowerCase()
-      const digits = phoneDigits(phone)
-      const taken = await ctx.db
-        .select({ email: users.email })
-        .from(users)
-        .where(
-          or(
-            eq(users.email, address),
-            eq(sql`regexp_replace(coalesce(${users.cell_phone}, ''), '\\D', '', 'g')`, digits),
-          ),
-        )
-        .limit(5)
-      if (taken.some((row) => row.email === address)) {
+      // A snapshot of every user's e-mail and phone, not a query per check (issue 8).
+      const taken = await takenContacts.get()
+      if (taken.emails.has(email.trim().toLowerCase())) {
         return c.text(AVAILABILITY_MESSAGES.emailTaken, 409)
       }
-      if (taken.length > 0) return c.text(AVAILABILITY_MESSAGES.phoneTaken, 409)
+      if (taken.phones.has(phoneDigits(phone))) {
+        return c.text(AVAILABILITY_MESSAGES.phoneTaken, 409)
+      }
       return c.text(AVAILABILITY_MESSAGES.ok, 200)
     })
     .post('/get-code', jsonBody(GetCodeInputSchema), async (c) => {
@@ -576,6 +570,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         if (winner) return c.json({ user: await repeatedSignUp(winner, body) })
         throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
       }
+      takenContacts.invalidate()
 
       await ctx.audit.record({
         action: 'signup.registered',
