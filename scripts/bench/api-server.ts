@@ -1,12 +1,13 @@
 /**
  * The API server the benchmark loads: the real `createApp` on PGlite in DATA_DIR, seeded like a
- * first `npm start`, serving on HOST:PORT, with one difference: the rate limiter's store never
- * refuses (unlimited-store.ts), so that load from one address measures the work, not 429s.
+ * first `npm start`, serving on HOST:PORT, with two differences: the rate limiter's store never
+ * refuses (unlimited-store.ts), so that load from one address measures the work, not 429s; and
+ * `GET /__bench/cpu` tells the process's CPU time (cpu-endpoint.ts).
  * Started by scripts/bench/api.ts; not for anything else.
  */
 import { mkdirSync } from 'node:fs'
-import type { Server } from 'node:http'
-import { createAdaptorServer } from '@hono/node-server'
+import { createServer } from 'node:http'
+import { getRequestListener } from '@hono/node-server'
 import { createApp } from '#server/app.ts'
 import { resolveJwtSecret } from '#server/auth/jwt.ts'
 import { openDatabase } from '#server/db/client.ts'
@@ -14,6 +15,7 @@ import { seedIfEmpty } from '#server/db/seed.ts'
 import type { Logger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
+import { answerCpu } from './cpu-endpoint.ts'
 import { createUnlimitedRateLimitStore } from './unlimited-store.ts'
 
 const port = Number(process.env.PORT)
@@ -41,7 +43,11 @@ const app = createApp({
   log,
   rateLimitStore: createUnlimitedRateLimitStore(),
 })
-const server = createAdaptorServer({ fetch: app.fetch }) as Server
+// As @hono/node-server's createAdaptorServer does, plus the benchmark's CPU reading.
+const listener = getRequestListener(app.fetch)
+const server = createServer((request, response) => {
+  if (!answerCpu(request, response)) void listener(request, response)
+})
 server.listen(port, host)
 const stop = () => server.close(() => void database.close().then(() => process.exit(0)))
 process.on('SIGTERM', stop)

@@ -48,9 +48,15 @@ describe('bench report', () => {
       api: {
         connections: 20,
         durationSeconds: 5,
+        rounds: 3,
+        getShares: [0.5, 0.6, 0.7],
+        getCpuShares: [0.55, 0.6, 0.65],
+        postShares: [0.2],
+        postCpuShares: [0.4],
         bareGet: {
           label: 'bare',
           requestsPerSecond: 10_000,
+          cpuMicrosPerRequest: 30,
           p50Ms: 1,
           p99Ms: 3,
           statusCounts: { 200: 50_000 },
@@ -60,6 +66,7 @@ describe('bench report', () => {
         plans: {
           label: 'plans',
           requestsPerSecond: 6_000,
+          cpuMicrosPerRequest: 50,
           p50Ms: 2,
           p99Ms: 6,
           statusCounts: { 200: 30_000 },
@@ -69,6 +76,7 @@ describe('bench report', () => {
         barePost: {
           label: 'bare',
           requestsPerSecond: 9_000,
+          cpuMicrosPerRequest: 40,
           p50Ms: 1,
           p99Ms: 3,
           statusCounts: { 200: 45_000 },
@@ -78,6 +86,7 @@ describe('bench report', () => {
         checkEmail: {
           label: 'check',
           requestsPerSecond: 2_000,
+          cpuMicrosPerRequest: 100,
           p50Ms: 9,
           p99Ms: 30,
           statusCounts: { 200: 10_000 },
@@ -99,6 +108,12 @@ describe('bench report', () => {
     expect(rows.find((row) => row.measure.startsWith('POST /api/auth/local'))?.value).toBe(
       '20.0 ms / 40.0 ms',
     )
+    expect(rows.find((row) => row.measure.startsWith('GET /api/practice/plans,'))?.value).toBe(
+      '6,000 (10,000) = 60% (median of 50%, 60%, 70%)',
+    )
+    const cpu = rows.find((row) => row.measure.startsWith('GET /api/practice/plans CPU'))
+    expect(cpu?.value).toBe('50 µs (30 µs) = 60% (rounds: 55%, 60%, 65%)')
+    expect(cpu?.met).toBe(true)
   })
 
   it('prints one aligned table with a header', () => {
@@ -111,5 +126,38 @@ describe('bench report', () => {
     expect(lines[2]).toContain('│ yes')
     expect(lines[3]).toContain('│ NO')
     expect(lines).toHaveLength(4)
+  })
+})
+
+describe('bench report of a run without answers', () => {
+  it('never counts an API run with no 2xx answers as a met budget', () => {
+    const silent = {
+      label: 'x',
+      requestsPerSecond: 0,
+      cpuMicrosPerRequest: Number.NaN,
+      p50Ms: 0,
+      p99Ms: 0,
+      statusCounts: {},
+      errors: 20,
+      timeouts: 0,
+    }
+    const rows = toRows({
+      ...base,
+      api: {
+        connections: 20,
+        durationSeconds: 5,
+        rounds: 1,
+        getShares: [Number.NaN],
+        getCpuShares: [Number.NaN],
+        postShares: [Number.NaN],
+        postCpuShares: [Number.NaN],
+        bareGet: silent,
+        plans: silent,
+        barePost: silent,
+        checkEmail: silent,
+        signIn: { requests: 0, medianMs: Number.NaN, p99Ms: Number.NaN, statusCounts: {} },
+      },
+    })
+    expect(rows.filter((row) => row.met === true)).toEqual([])
   })
 })
