@@ -1,43 +1,11 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createActor, fromPromise, waitFor } from 'xstate'
+import { createActor, waitFor } from 'xstate'
 import type { InvitePersonnelInput, PersonnelInvitation } from '#domain/personnel.ts'
 import {
   type InvitationRef,
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
-
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-function controlled<TOutput, TInput>() {
-  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
-  return {
-    calls,
-    logic: fromPromise<TOutput, TInput>(({ input }) => {
-      const answer = deferred<TOutput>()
-      calls.push({ input, answer })
-      return answer.promise
-    }),
-    last() {
-      const call = calls.at(-1)
-      if (!call) throw new Error('not called')
-      return call
-    },
-  }
-}
+import { controlled } from '#tests/support/deferred.ts'
 
 const input: InvitePersonnelInput = {
   email: 'new.person@example.com',
@@ -84,8 +52,8 @@ describe('personnel invitations', () => {
     const s = start()
     s.actor.send({ type: 'invite.submit', input })
     expect(s.actor.getSnapshot().value).toBe('inviting')
-    expect(s.invitePersonnel.last().input).toEqual(input)
-    s.invitePersonnel.last().answer.resolve(created)
+    expect(s.invitePersonnel.latest().input).toEqual(input)
+    s.invitePersonnel.latest().answer.resolve(created)
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     expect(s.actor.getSnapshot().context).toMatchObject({
       notice: { type: 'success', message: 'Invitation sent to new.person@example.com.' },
@@ -98,7 +66,7 @@ describe('personnel invitations', () => {
     const s = start()
     s.actor.send({ type: 'invite.submit', input })
     s.invitePersonnel
-      .last()
+      .latest()
       .answer.reject(new Error('A person with this e-mail already has an account.'))
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     expect(s.actor.getSnapshot().context).toMatchObject({
@@ -113,8 +81,8 @@ describe('personnel invitations', () => {
     s.actor.send({ type: 'invitation.resend', invitation: row })
     expect(s.actor.getSnapshot().value).toBe('resending')
     expect(s.actor.getSnapshot().context.working).toEqual(row)
-    expect(s.resendInvitation.last().input).toEqual(row)
-    s.resendInvitation.last().answer.resolve(undefined)
+    expect(s.resendInvitation.latest().input).toEqual(row)
+    s.resendInvitation.latest().answer.resolve(undefined)
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     expect(s.actor.getSnapshot().context).toMatchObject({
       notice: { type: 'success', message: 'Invitation sent again to jordan.lee@example.com.' },
@@ -127,7 +95,7 @@ describe('personnel invitations', () => {
     const s = start()
     s.actor.send({ type: 'invitation.revoke', invitation: row })
     expect(s.actor.getSnapshot().value).toBe('revoking')
-    s.revokeInvitation.last().answer.resolve(undefined)
+    s.revokeInvitation.latest().answer.resolve(undefined)
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     expect(s.actor.getSnapshot().context.notice).toEqual({
       type: 'success',
@@ -142,7 +110,7 @@ describe('personnel invitations', () => {
   ] as const)('a failed %s says why and frees the row', async (_, type, actorName) => {
     const s = start()
     s.actor.send({ type, invitation: row })
-    s[actorName].last().answer.reject({ status: 502 })
+    s[actorName].latest().answer.reject({ status: 502 })
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     expect(s.actor.getSnapshot().context).toMatchObject({
       notice: { type: 'danger', message: 'Ooops, something going wrong please try again' },
@@ -163,7 +131,7 @@ describe('personnel invitations', () => {
   it('dismisses the message', async () => {
     const s = start()
     s.actor.send({ type: 'invite.submit', input })
-    s.invitePersonnel.last().answer.reject(new Error('No.'))
+    s.invitePersonnel.latest().answer.reject(new Error('No.'))
     await waitFor(s.actor, (snap) => snap.matches('idle'))
     s.actor.send({ type: 'notice.dismiss' })
     expect(s.actor.getSnapshot().context.notice).toBeNull()

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createActor, fromPromise, waitFor } from 'xstate'
+import { createActor, waitFor } from 'xstate'
 import type { PersonnelRegisterPayloadInput, RegistrationDetails } from '#domain/personnel.ts'
 import type { InvitationPreview } from '#domain/practice-data.ts'
 import type {
@@ -19,41 +19,9 @@ import {
   selectRegistrationFlags,
 } from '#machines/personnel/register-personnel.selectors.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
-
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+import { controlled } from '#tests/support/deferred.ts'
 
 /** A fake actor whose calls wait for the test; each call's input is recorded. */
-function controlled<TOutput, TInput>() {
-  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
-  return {
-    calls,
-    logic: fromPromise<TOutput, TInput>(({ input }) => {
-      const answer = deferred<TOutput>()
-      calls.push({ input, answer })
-      return answer.promise
-    }),
-    last() {
-      const call = calls.at(-1)
-      if (!call) throw new Error('not called')
-      return call
-    },
-  }
-}
-
 const invitation: InvitationPreview = {
   first_name: 'Jordan',
   last_name: 'Lee',
@@ -122,7 +90,7 @@ function phone({ actor }: Setup) {
 }
 
 async function loaded(setup: Setup) {
-  setup.loadInvitation.last().answer.resolve(invitation)
+  setup.loadInvitation.latest().answer.resolve(invitation)
   await waitFor(setup.actor, (s) => s.matches('editing'))
 }
 
@@ -130,11 +98,11 @@ async function verified(setup: Setup) {
   await loaded(setup)
   phone(setup).send({ type: 'fields.change', valid: true, target })
   phone(setup).send({ type: 'code.send' })
-  setup.sendCode.last().answer.resolve({ authyId: 'authy-1' })
+  setup.sendCode.latest().answer.resolve({ authyId: 'authy-1' })
   await waitFor(phone(setup), (s) => s.matches('codeSent'))
   phone(setup).send({ type: 'code.change', code: '123456' })
   phone(setup).send({ type: 'code.verify' })
-  setup.verifyCode.last().answer.resolve({ verified: true })
+  setup.verifyCode.latest().answer.resolve({ verified: true })
   await waitFor(setup.actor, (s) => s.matches({ editing: 'phoneVerified' }))
 }
 
@@ -161,7 +129,7 @@ describe('personnel registration', () => {
   it('goes to notFound through onInvitationMissing when the invitation cannot be loaded', async () => {
     const setup = start()
     const error = new Error('This invitation link is not valid any more.')
-    setup.loadInvitation.last().answer.reject(error)
+    setup.loadInvitation.latest().answer.reject(error)
     await waitFor(setup.actor, (s) => s.status === 'done')
     expect(setup.actor.getSnapshot().value).toBe('notFound')
     expect(setup.onInvitationMissing).toHaveBeenCalledWith({ error })
@@ -189,7 +157,7 @@ describe('personnel registration', () => {
     phone(setup).send({ type: 'code.send' })
     expect(flags(setup)).toMatchObject({ busy: 'sending', lockPhoneInput: true })
     expect(setup.sendCode.calls.map((c) => c.input)).toEqual([target])
-    setup.sendCode.last().answer.resolve({ authyId: 'authy-1' })
+    setup.sendCode.latest().answer.resolve({ authyId: 'authy-1' })
     await waitFor(phone(setup), (s) => s.matches('codeSent'))
     expect(flags(setup)).toMatchObject({
       disableGetCodeButton: true,
@@ -234,7 +202,7 @@ describe('personnel registration', () => {
     setup.actor.send({ type: 'form.submit', details: { ...details, phoneNumber: '5550000000' } })
     expect(setup.actor.getSnapshot().value).toBe('submitting')
     expect(flags(setup)).toMatchObject({ disableSignUpButton: true, busy: 'submitting' })
-    expect(setup.registerPersonnel.last().input).toEqual({
+    expect(setup.registerPersonnel.latest().input).toEqual({
       id: 'inv-1',
       title: 'Dr.',
       first_name: 'Jordan',
@@ -250,7 +218,7 @@ describe('personnel registration', () => {
       username: 'jordan.lee@example.com',
     })
     const user = { id: 9, email: 'jordan.lee@example.com' }
-    setup.registerPersonnel.last().answer.resolve({ user })
+    setup.registerPersonnel.latest().answer.resolve({ user })
     await waitFor(setup.actor, (s) => s.status === 'done')
     expect(setup.actor.getSnapshot().value).toBe('registered')
     expect(setup.onRegistered).toHaveBeenCalledWith({ user })
@@ -261,7 +229,7 @@ describe('personnel registration', () => {
     await verified(setup)
     setup.actor.send({ type: 'form.submit', details })
     setup.registerPersonnel
-      .last()
+      .latest()
       .answer.reject(new Error('A person with this e-mail already has an account.'))
     await waitFor(setup.actor, (s) => s.matches('editing'))
     const snapshot = setup.actor.getSnapshot()
@@ -277,7 +245,7 @@ describe('personnel registration', () => {
     const setup = start()
     await verified(setup)
     setup.actor.send({ type: 'form.submit', details })
-    setup.registerPersonnel.last().answer.reject({ status: 500 })
+    setup.registerPersonnel.latest().answer.reject({ status: 500 })
     await waitFor(setup.actor, (s) => s.matches('editing'))
     expect(setup.actor.getSnapshot().context.error).toBe(
       'Ooops, something going wrong please try again',

@@ -8,13 +8,7 @@ import { act, screen, waitFor } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
-import {
-  type Actor,
-  type AnyMachineSnapshot,
-  createActor,
-  fromPromise,
-  SimulatedClock,
-} from 'xstate'
+import { type Actor, type AnyMachineSnapshot, createActor, SimulatedClock } from 'xstate'
 import type { PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
 import type { InvitationPreview } from '#domain/practice-data.ts'
 import type {
@@ -30,6 +24,7 @@ import {
 import { selectPhoneVerificationRef } from '#machines/personnel/register-personnel.selectors.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
 import { RegisterPersonnelView } from '#src/features/personnel/register-personnel-view.tsx'
+import { controlled } from '#tests/support/deferred.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import {
   eventDescriptions,
@@ -52,40 +47,6 @@ import {
   registerPersonnelPlan,
   transitionKey,
 } from './register-personnel.paths.ts'
-
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-/** A fake actor whose every call waits until the test answers it. */
-function controlled<TOutput, TInput>() {
-  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
-  return {
-    calls,
-    logic: fromPromise<TOutput, TInput>(({ input }) => {
-      const answer = deferred<TOutput>()
-      calls.push({ input, answer })
-      return answer.promise
-    }),
-    latest() {
-      const call = calls.at(-1)
-      if (!call) throw new Error('the actor was not called')
-      return call
-    },
-  }
-}
 
 type Harness = {
   actor: Actor<typeof registerPersonnelMachine>

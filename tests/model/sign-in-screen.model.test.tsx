@@ -8,7 +8,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
-import { type Actor, createActor, fromPromise, SimulatedClock } from 'xstate'
+import { type Actor, createActor, SimulatedClock } from 'xstate'
 import type { ForgotPasswordForm, SignInPayload } from '#domain/auth.ts'
 import type { Session } from '#domain/session.ts'
 import {
@@ -18,6 +18,7 @@ import {
   signInScreenMachine,
 } from '#machines/auth/sign-in-screen.machine.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
+import { controlled } from '#tests/support/deferred.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import {
   eventDescriptions,
@@ -56,40 +57,6 @@ vi.mock('@hcaptcha/react-hcaptcha', () => ({
     </div>
   ),
 }))
-
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-/** A fake actor whose every call waits until the test answers it. */
-function controlled<TOutput, TInput>() {
-  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
-  return {
-    calls,
-    logic: fromPromise<TOutput, TInput>(({ input }) => {
-      const answer = deferred<TOutput>()
-      calls.push({ input, answer })
-      return answer.promise
-    }),
-    latest() {
-      const call = calls.at(-1)
-      if (!call) throw new Error('the actor was not called')
-      return call
-    },
-  }
-}
 
 type Harness = {
   actor: Actor<typeof signInScreenMachine>

@@ -15,13 +15,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import {
-  type Actor,
-  type AnyMachineSnapshot,
-  createActor,
-  type EventObject,
-  fromPromise,
-} from 'xstate'
+import { type Actor, type AnyMachineSnapshot, createActor, type EventObject } from 'xstate'
 import type { Coupon, PlansAnswer } from '#domain/plans.ts'
 import { formatUsd } from '#domain/pricing.ts'
 import { type CountryCode, regionsFor } from '#domain/regions.ts'
@@ -53,6 +47,7 @@ import {
   selectPricing,
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { SignUpView } from '#src/features/sign-up/sign-up-view.tsx'
+import { controlled, type Deferred } from '#tests/support/deferred.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import {
   describePhoneVerificationEvent,
@@ -97,40 +92,6 @@ const phoneScenarioInputs: Record<string, SignUpInput> = {
 
 // ---------------------------------------------------------------------------------------------
 // Fake actors the test answers
-
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-/** A fake actor whose every call waits until the test answers it. */
-function controlled<TOutput, TInput>() {
-  const calls: Array<{ input: TInput; answer: Deferred<TOutput> }> = []
-  return {
-    calls,
-    logic: fromPromise<TOutput, TInput>(({ input }) => {
-      const answer = deferred<TOutput>()
-      calls.push({ input, answer })
-      return answer.promise
-    }),
-    latest() {
-      const call = calls.at(-1)
-      if (!call) throw new Error('the actor was not called')
-      return call
-    },
-  }
-}
 
 function fakeCalls() {
   return {
