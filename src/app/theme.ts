@@ -38,6 +38,10 @@ export const theme = createTheme({
   components: {
     Card: { defaultProps: { withBorder: true, shadow: 'sm', radius: 'md' } },
     Alert: { defaultProps: { variant: 'light' } },
+    // Without the placeholder Mantine puts first in every menu (a focusable role=presentation
+    // element, which axe refuses inside role=menu), opening a menu focuses its first item, as the
+    // WAI-ARIA menu button pattern has it.
+    Menu: { defaultProps: { withInitialFocusPlaceholder: false } },
   },
 })
 
