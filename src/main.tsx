@@ -1,4 +1,5 @@
 import './app/mantine-styles.ts'
+import './app/forms.css'
 import { MantineProvider } from '@mantine/core'
 import { RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
