@@ -5,11 +5,10 @@ import {
   ForgotPasswordFormSchema,
   ForgotPasswordPayloadSchema,
   InitPermissionsAnswerSchema,
-  ResetPasswordFormSchema,
-  ResetPasswordPayloadSchema,
   SignInFormSchema,
   SignInPayloadSchema,
 } from '#domain/auth.ts'
+import { ResetPasswordFormSchema, ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 
 /**
  * The message shown for each field, keyed by the dotted field path: the first issue of a path,

@@ -1,5 +1,8 @@
 import * as v from 'valibot'
-import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
+
+// The reset password's rules (with the list of common passwords) live in reset-password.ts, so
+// that the sign-in view does not download the list; their types stay reachable from here.
+export type { ResetPasswordForm, ResetPasswordPayload } from '#domain/reset-password.ts'
 
 /**
  * Every text the sign-in screen and the auth endpoints show. The spec fixes most of them (sections
@@ -32,7 +35,7 @@ export const AUTH_MESSAGES = {
 } as const
 
 // The browser storage keys of sign-in live in auth-keys.ts, which the entry chunk can import
-// without this module's password rules (and their list of common passwords).
+// without the sign-in schemas below.
 export { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth-keys.ts'
 
 /** Longest e-mail address a mailbox can have (RFC 5321). */
@@ -56,17 +59,6 @@ const RequiredPasswordSchema = v.pipe(
   v.maxLength(PASSWORD_MAX_LENGTH, AUTH_MESSAGES.invalidCredentials),
 )
 
-const NewPasswordSchema = v.pipe(
-  v.string(),
-  v.nonEmpty(AUTH_MESSAGES.passwordRequired),
-  v.minLength(RESET_PASSWORD_MIN_LENGTH, AUTH_MESSAGES.passwordTooShort),
-  v.maxLength(
-    PASSWORD_MAX_LENGTH,
-    `Password should contain at most ${PASSWORD_MAX_LENGTH} characters`,
-  ),
-  v.check((text) => !isCommonPassword(text), COMMON_PASSWORD_MESSAGE),
-)
-
 /** The Sign In form (spec sections 3 and 5): e-mail required and well-formed, password required. */
 export const SignInFormSchema = v.object({
   email: EmailSchema,
@@ -80,23 +72,6 @@ export const ForgotPasswordFormSchema = v.object({
   email: EmailSchema,
 })
 export type ForgotPasswordForm = v.InferOutput<typeof ForgotPasswordFormSchema>
-
-/** The Reset Password form (spec section 5: minimum 8 and matching). */
-export const ResetPasswordFormSchema = v.pipe(
-  v.object({
-    password: NewPasswordSchema,
-    confirm_password: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['confirm_password']],
-      (input) => input.password === input.confirm_password,
-      AUTH_MESSAGES.passwordsDoNotMatch,
-    ),
-    ['confirm_password'],
-  ),
-)
-export type ResetPasswordForm = v.InferOutput<typeof ResetPasswordFormSchema>
 
 /**
  * `POST /auth/local` body. The identifier is the e-mail, compared case-insensitively, so it is
@@ -116,28 +91,6 @@ export const ForgotPasswordPayloadSchema = v.object({
   url: v.pipe(v.string(), v.maxLength(2048), v.url('Please send the address of the reset page')),
 })
 export type ForgotPasswordPayload = v.InferOutput<typeof ForgotPasswordPayloadSchema>
-
-/** `POST /auth/reset-password` body: the new password twice and the code from the e-mail. */
-export const ResetPasswordPayloadSchema = v.pipe(
-  v.object({
-    password: NewPasswordSchema,
-    passwordConfirmation: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
-    code: v.pipe(
-      v.string(),
-      v.nonEmpty(AUTH_MESSAGES.resetLinkOutdated),
-      v.maxLength(512, AUTH_MESSAGES.resetLinkOutdated),
-    ),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['passwordConfirmation']],
-      (input) => input.password === input.passwordConfirmation,
-      AUTH_MESSAGES.passwordsDoNotMatch,
-    ),
-    ['passwordConfirmation'],
-  ),
-)
-export type ResetPasswordPayload = v.InferOutput<typeof ResetPasswordPayloadSchema>
 
 /** `POST /auth/forgot-password` answer: the same for every well-formed e-mail. */
 export const ForgotPasswordAnswerSchema = v.object({ ok: v.literal(true) })

@@ -7,9 +7,9 @@ import {
   type ForgotPasswordAnswer,
   ForgotPasswordPayloadSchema,
   type InitPermissionsAnswer,
-  ResetPasswordPayloadSchema,
   SignInPayloadSchema,
 } from '#domain/auth.ts'
+import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import type { Session } from '#domain/session.ts'
 import { requireAuth, signSession } from '#server/auth/jwt.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'

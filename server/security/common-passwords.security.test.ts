@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ResetPasswordPayloadSchema } from '#domain/auth.ts'
 import {
   COMMON_PASSWORD_MESSAGE,
   commonPasswords,
   isCommonPassword,
 } from '#domain/common-passwords.ts'
 import { PasswordSchema, WizardPasswordSchema } from '#domain/fields.ts'
+import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
 import { type ApiCall, postJson, readySignUp } from './flows.ts'
 

@@ -1,7 +1,7 @@
 import { Button, Stack } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
-import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/auth.ts'
+import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/reset-password.ts'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import { PasswordField } from './password-field.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
