@@ -165,12 +165,16 @@ if (needsApp) {
         await attempt(`Lighthouse (mobile) on ${path}, ${lighthouseRuns} runs`, async () => {
           const runs: LighthouseResult[] = []
           for (let run = 1; run <= lighthouseRuns; run++) {
+            const options = {
+              chromePath: executablePath,
+              outDir,
+              suffix: lighthouseRuns > 1 ? `-${run}` : '',
+            }
+            // Lighthouse now and then fails to record a trace on a busy machine: one more try.
             runs.push(
-              await runLighthouse(baseUrl, path, {
-                chromePath: executablePath,
-                outDir,
-                suffix: lighthouseRuns > 1 ? `-${run}` : '',
-              }),
+              await runLighthouse(baseUrl, path, options).catch(() =>
+                runLighthouse(baseUrl, path, options),
+              ),
             )
           }
           result.lighthouse.push(medianRun(runs))

@@ -1,7 +1,7 @@
-import { Alert, Button, Group, Stepper, Text } from '@mantine/core'
+import { Alert, Button, Center, Group, Loader, Stepper, Text } from '@mantine/core'
 import { IconAlertTriangle } from '@tabler/icons-react'
 import { useSelector } from '@xstate/react'
-import { useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { SIGN_UP_STEP_LABELS, SIGN_UP_STEPS } from '#domain/sign-up/progress.ts'
 import type { SignUpAlert } from '#machines/sign-up/sign-up.machine.ts'
 import {
@@ -14,14 +14,39 @@ import {
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import { AccountSetupStep } from './account-setup-step.tsx'
-import { BillingStep } from './billing-step.tsx'
 import { ClientDetailsStep } from './client-details-step.tsx'
-import { ConfirmationStep } from './confirmation-step.tsx'
 import { AgreementView, TermsView } from './document-views.tsx'
 import { type SignUpActorRef, STEP_FORM_ID } from './form-helpers.tsx'
 import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
 import classes from './sign-up.module.css'
+
+// Steps 2 to 4 load apart from step 1, so a first visit downloads and renders step 1 only
+// (issue 8); they are fetched as soon as the person starts on step 1.
+const loadAccountSetup = () => import('./account-setup-step.tsx')
+const loadBilling = () => import('./billing-step.tsx')
+const loadConfirmation = () => import('./confirmation-step.tsx')
+const AccountSetupStep = lazy(() =>
+  loadAccountSetup().then((module) => ({ default: module.AccountSetupStep })),
+)
+const BillingStep = lazy(() => loadBilling().then((module) => ({ default: module.BillingStep })))
+const ConfirmationStep = lazy(() =>
+  loadConfirmation().then((module) => ({ default: module.ConfirmationStep })),
+)
+
+function preloadLaterSteps() {
+  void loadAccountSetup()
+  void loadBilling()
+  void loadConfirmation()
+}
+
+/** Shown for the moment a later step's code is still on its way. */
+function StepLoading() {
+  return (
+    <Center mih={240}>
+      <Loader size="sm" aria-label="Loading the step" />
+    </Center>
+  )
+}
 
 /**
  * The wizard's alert: a danger alert, or the warning box of a declined payment. It scrolls into
@@ -79,6 +104,12 @@ export function SignUpView({
   const verified = useSelector(actorRef, (s) => selectVerifiedPhone(s) !== null)
   const plansFailed = useSelector(actorRef, (s) => s.matches({ billing: 'plansFailed' }))
 
+  // The later steps are fetched once the person starts on step 1, or arrives on a later step.
+  const [started, setStarted] = useState(false)
+  useEffect(() => {
+    if (started || step !== 'clientDetails') preloadLaterSteps()
+  }, [started, step])
+
   // The step heading takes focus whenever the wizard moves, but not on the first page load.
   const [shownStep, setShownStep] = useState(step)
   const [moved, setMoved] = useState(false)
@@ -130,24 +161,30 @@ export function SignUpView({
         />
       )}
 
-      {step === 'clientDetails' && <ClientDetailsStep actorRef={actorRef} focusHeading={moved} />}
-      {step === 'accountSetup' && <AccountSetupStep actorRef={actorRef} focusHeading={moved} />}
-      {step === 'billing' && (
-        <>
-          {document === 'terms' && <TermsView actorRef={actorRef} />}
-          {document === 'agreement' && <AgreementView actorRef={actorRef} />}
-          <BillingStep
-            actorRef={actorRef}
-            focusHeading={moved}
-            paymentsMode={paymentsMode}
-            onStripeFieldsChange={onStripeFieldsChange}
-            hidden={document !== null}
-          />
-        </>
+      {step === 'clientDetails' && (
+        <div onFocusCapture={() => setStarted(true)}>
+          <ClientDetailsStep actorRef={actorRef} focusHeading={moved} />
+        </div>
       )}
-      {(step === 'confirmation' || step === 'submitted') && (
-        <ConfirmationStep actorRef={actorRef} focusHeading={moved} />
-      )}
+      <Suspense fallback={<StepLoading />}>
+        {step === 'accountSetup' && <AccountSetupStep actorRef={actorRef} focusHeading={moved} />}
+        {step === 'billing' && (
+          <>
+            {document === 'terms' && <TermsView actorRef={actorRef} />}
+            {document === 'agreement' && <AgreementView actorRef={actorRef} />}
+            <BillingStep
+              actorRef={actorRef}
+              focusHeading={moved}
+              paymentsMode={paymentsMode}
+              onStripeFieldsChange={onStripeFieldsChange}
+              hidden={document !== null}
+            />
+          </>
+        )}
+        {(step === 'confirmation' || step === 'submitted') && (
+          <ConfirmationStep actorRef={actorRef} focusHeading={moved} />
+        )}
+      </Suspense>
 
       {document === null && (
         <Group justify="space-between" className={classes.footer} wrap="nowrap">
