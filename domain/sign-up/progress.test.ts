@@ -83,6 +83,47 @@ describe('stored progress', () => {
     expect(parseStoredSignUp(stored({ step: 'elsewhere' }))).toBeNull()
   })
 
+  it('resumes step 4 only with the payment and the billing address it was made with', () => {
+    const card = { last4: '4242', type: 'visa', name: 'Jane Doe', exp_month: 12, exp_year: 2030 }
+    const paid = { stripeId: 'cus_9', paidCard: card }
+    expect(parseStoredSignUp(stored({ step: 'confirmation', ...paid }))).toMatchObject({
+      step: 'confirmation',
+      ...paid,
+    })
+    expect(parseStoredSignUp(stored({ step: 'confirmation' }))?.step).toBe('billing')
+  })
+
+  it('drops a payment whose billing address is gone, so that step 3 is open again', () => {
+    const card = { last4: '4242', type: 'visa', name: 'Jane Doe', exp_month: 12, exp_year: 2030 }
+    const raw = stored({ step: 'confirmation', stripeId: 'cus_9', paidCard: card })
+    for (const billing of [
+      { promo_code: '' },
+      { ...fixtures.billingInformation, billing_zip: '12' },
+      { ...fixtures.billingInformation, billing_city: undefined },
+    ]) {
+      const parsed = parseStoredSignUp({ ...raw, drafts: { ...raw.drafts, billing } })
+      expect(parsed).toMatchObject({ step: 'billing', stripeId: null, paidCard: null })
+      // The rest of the progress stays: the drafts as typed, the phone, the plan choice.
+      expect(parsed?.drafts.accountSetup.practice_name).toBe('Glow Test Clinic')
+      expect(parsed?.drafts.billing.promo_code).toBe(billing.promo_code)
+      expect(parsed?.verifiedPhone).toEqual({ authyId: 'a', phone: '5551234567' })
+    }
+    // On an earlier step (Back after paying), the same payment is dropped and the step kept.
+    const earlier = parseStoredSignUp({
+      ...raw,
+      step: 'accountSetup',
+      drafts: { ...raw.drafts, billing: { promo_code: '' } },
+    })
+    expect(earlier).toMatchObject({ step: 'accountSetup', stripeId: null, paidCard: null })
+    // A paid card without its payment is not kept either.
+    expect(parseStoredSignUp(stored({ paidCard: card }))?.paidCard).toBeNull()
+  })
+
+  it('keeps a payment on an earlier step when its billing address is there', () => {
+    const parsed = parseStoredSignUp(stored({ step: 'accountSetup', stripeId: 'cus_9' }))
+    expect(parsed).toMatchObject({ step: 'accountSetup', stripeId: 'cus_9' })
+  })
+
   it('commits a draft only when it passes the step rules', () => {
     expect(parsePracticeDetails(fixtures.practiceDetails)?.practice_name).toBe('Glow Test Clinic')
     expect(parsePracticeDetails({ practice_name: 'X' })).toBeNull()

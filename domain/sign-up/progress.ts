@@ -175,11 +175,30 @@ export type StoredSignUp = v.InferOutput<typeof StoredSignUpSchema>
 
 /**
  * Reads stored progress: the object with every field that must not be stored removed, or null
- * when it is not progress of this version.
+ * when it is not progress of this version. Progress that claims more than it holds is brought
+ * back to what it does hold (see {@link consistentProgress}).
  */
 export function parseStoredSignUp(raw: unknown): StoredSignUp | null {
   const result = v.safeParse(StoredSignUpSchema, raw)
-  return result.success ? result.output : null
+  return result.success ? consistentProgress(result.output) : null
+}
+
+/**
+ * Stored progress as far as it holds together. The wizard only ever stores consistent progress,
+ * but sessionStorage can be edited, so a restored wizard trusts no more than this:
+ *
+ * - A payment is kept only with the billing address it was made with. Once paid, step 3 locks
+ *   the card, the address and the plan, so a payment without a valid address could never be
+ *   completed: it is dropped (with its card), and step 3 asks for the card and address again.
+ *   The dropped customer is never billed: the subscription starts when Submit creates the
+ *   account, with the payment the wizard then holds.
+ * - Step 4 needs the payment, and so the billing address: without them the wizard resumes on
+ *   step 3.
+ */
+export function consistentProgress(progress: StoredSignUp): StoredSignUp {
+  const paid = progress.stripeId !== null && parseBillingAddress(progress.drafts.billing) !== null
+  const step = progress.step === 'confirmation' && !paid ? 'billing' : progress.step
+  return paid ? { ...progress, step } : { ...progress, step, stripeId: null, paidCard: null }
 }
 
 /** Step 2's values from a draft when they pass every rule of the step, else null. */

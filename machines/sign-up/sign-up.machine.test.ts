@@ -770,6 +770,44 @@ describe('progress across a reload', () => {
     expect(again.snapshot().value).toEqual({ billing: 'loadingPlans' })
   })
 
+  it('a reload on step 3 after paying keeps the payment and the address it was made with', async () => {
+    const h = start()
+    await passStep1(h)
+    await passStep2(h)
+    await passStep3(h)
+    h.actor.send({ type: 'step.back' })
+    const again = start(restoreSignUpInput(selectPersistable(h.snapshot())))
+    expect(again.snapshot().value).toEqual({ billing: 'loadingPlans' })
+    expect(selectPaymentLocked(again.snapshot())).toBe(true)
+    expect(again.snapshot().context.billingAddress?.billing_zip).toBe(billing.billing_zip)
+    again.calls.loadPlans.calls[0]?.answer.resolve(PLANS_ANSWER)
+    await waitFor(again.actor, (s) => s.matches({ billing: 'editing' }))
+    again.actor.send({ type: 'billing.continue', values: billing })
+    expect(again.snapshot().value).toEqual({ confirmation: 'reviewing' })
+    expect(selectReview(again.snapshot()).billingAddress?.billing_city).toBe(billing.billing_city)
+    expect(again.calls.lockPayment.calls).toHaveLength(0)
+  })
+
+  it('a stored step 4 whose billing address is gone resumes on step 3 without the payment', async () => {
+    const h = start()
+    await passStep1(h)
+    await passStep2(h)
+    await passStep3(h)
+    const stored = selectPersistable(h.snapshot())
+    if (!stored) throw new Error('nothing stored')
+    const again = start(
+      restoreSignUpInput({ ...stored, drafts: { ...stored.drafts, billing: { promo_code: '' } } }),
+    )
+    expect(again.snapshot().value).toEqual({ billing: 'loadingPlans' })
+    expect(selectPaymentLocked(again.snapshot())).toBe(false)
+    expect(selectReview(again.snapshot()).card).toBeNull()
+    again.calls.loadPlans.calls[0]?.answer.resolve(PLANS_ANSWER)
+    await waitFor(again.actor, (s) => s.matches({ billing: 'editing' }))
+    // Step 3 is open again: the card and the address are typed and paid with once more.
+    again.actor.send({ type: 'billing.continue', values: billing })
+    expect(again.snapshot().value).toEqual({ billing: 'lockingPayment' })
+  })
+
   it('ignores anything that is not stored progress', () => {
     expect(restoreSignUpInput('nonsense')).toEqual({ testMode: false, restore: null })
     expect(restoreSignUpInput({ version: 2 }).restore).toBeNull()

@@ -84,7 +84,7 @@ export type SignUpContext = {
   verifiedPhone: VerifiedPhone | null
   /** Step 2 as committed by Continue. */
   practiceDetails: PracticeDetails | null
-  /** Step 3's billing address as committed by Continue. */
+  /** Step 3's billing address as committed by Continue; set whenever the payment is. */
   billingAddress: BillingAddress | null
   /** The card while it is being paid with; never stored, dropped once paid. */
   card: Card | null
@@ -145,7 +145,8 @@ function withoutCardSecrets(card: BillingDraft['card']): BillingDraft['card'] {
 
 /**
  * The machine input that resumes stored progress (from sessionStorage; anything that is not
- * progress of this version is ignored).
+ * progress of this version is ignored, and progress that claims more than it holds resumes at
+ * the last step it completes: a stored step 4 always has its payment and billing address).
  */
 export function restoreSignUpInput(
   stored: unknown,
@@ -173,10 +174,8 @@ function initialContext(input: SignUpInput | undefined): SignUpContext {
   if (fixtures && restore?.drafts.billing.card) {
     drafts.billing.card = { ...fixtures.billingInformation.card, ...restore.drafts.billing.card }
   }
-  // Confirmation needs the payment; without it the wizard resumes on the billing step.
-  const storedStep = restore?.step ?? 'clientDetails'
-  const resumeStep: SignUpStep =
-    storedStep === 'confirmation' && !restore?.stripeId ? 'billing' : storedStep
+  // Parsed progress is consistent: step 4 comes with the payment, a payment with its address.
+  const resumeStep: SignUpStep = restore?.step ?? 'clientDetails'
   const passed = (step: SignUpStep) =>
     SIGN_UP_STEPS.indexOf(resumeStep) > SIGN_UP_STEPS.indexOf(step)
   return {
@@ -185,7 +184,8 @@ function initialContext(input: SignUpInput | undefined): SignUpContext {
     verifiedPhone: restore?.verifiedPhone ?? null,
     practiceDetails:
       restore && passed('accountSetup') ? parsePracticeDetails(drafts.accountSetup) : null,
-    billingAddress: restore && passed('billing') ? parseBillingAddress(drafts.billing) : null,
+    // The address the payment was made with: once paid, step 3 locks it.
+    billingAddress: restore?.stripeId ? parseBillingAddress(drafts.billing) : null,
     card: null,
     drafts,
     country: restore?.country ?? DEFAULT_COUNTRY,
@@ -270,7 +270,6 @@ export const signUpMachine = setup({
       context.clientDetails === null ||
       context.verifiedPhone === null ||
       context.practiceDetails === null,
-    isBillingMissing: ({ context }) => context.billingAddress === null || context.stripeId === null,
     isTokenisationError: (_, params: { error: unknown }) =>
       params.error instanceof Error && params.error.name === TOKENISATION_ERROR_NAME,
   },
@@ -292,19 +291,6 @@ export const signUpMachine = setup({
         message: availabilityFailureMessage(errorMessage(params.error, '')),
       },
     })),
-    // The billing address as the step shows it; after payment the fields are locked, so this only
-    // fills in an address that a reload could not restore.
-    assignBillingAddress: assign(({ context, event }) => {
-      if (event.type !== 'billing.continue' || !event.values || context.billingAddress) return {}
-      const {
-        card: _card,
-        terms: _terms,
-        business_agreement: _agreement,
-        promo_code: _promo,
-        ...address
-      } = event.values
-      return { billingAddress: address }
-    }),
     alertReenterPasswords: assign({
       alert: { kind: 'danger', message: SIGN_UP_MESSAGES.reenterPasswords },
     }),
@@ -504,9 +490,10 @@ export const signUpMachine = setup({
             },
             'billing.continue': [
               {
+                // Paid: the card, billing address and plan are locked, and the address is kept.
                 guard: 'isPaymentLocked',
                 target: '#signUp.confirmation',
-                actions: ['clearAlert', 'assignBillingAddress'],
+                actions: 'clearAlert',
               },
               {
                 // Paying needs the practice e-mail; a reload with Nextech lost step 2's password.
@@ -656,12 +643,6 @@ export const signUpMachine = setup({
                 guard: 'isPersonOrPracticeMissing',
                 target: '#signUp.clientDetails',
                 actions: 'alertReenterPasswords',
-              },
-              {
-                // Stored progress without a usable billing address: step 3 again (paid, locked).
-                guard: 'isBillingMissing',
-                target: '#signUp.billing.editing',
-                actions: 'clearAlert',
               },
               { target: 'submitting' },
             ],

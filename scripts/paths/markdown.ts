@@ -150,12 +150,6 @@ function renderPath(
       ? `- **Replayed with request interception** at ${intercepted.join(' — ')}`
       : '- **Request interception:** none; every answer comes from the real server.',
   )
-  const blocked = path.plans.findIndex((plan) => plan.unreachable)
-  if (blocked > 0) {
-    lines.push(
-      `- **Not possible on the screen from item ${2 * blocked}:** ${path.plans[blocked]?.unreachable}`,
-    )
-  }
   lines.push(`- **Replay:** \`npm run test:paths -- -g "${pathTitle(path)}"\``)
   lines.push('')
 
@@ -163,11 +157,10 @@ function renderPath(
   lines.push(`${n++}. ${seenAt(section, path, 0)}`)
   for (let i = 1; i < path.steps.length; i++) {
     const plan = path.plans[i] ?? {}
-    const modelOnly = blocked > 0 && i >= blocked ? '*(model tests only)* ' : ''
     const interception = plan.intercepted ? ' *(request interception)*' : ''
-    lines.push(`${n++}. ${modelOnly}${stepText(section, path, i)}${interception}`)
+    lines.push(`${n++}. ${stepText(section, path, i)}${interception}`)
     if (plan.note) lines.push(`   - ${plan.note}`)
-    lines.push(`${n++}. ${modelOnly}${seenAt(section, path, i)}`)
+    lines.push(`${n++}. ${seenAt(section, path, i)}`)
   }
   lines.push('')
   return lines

@@ -216,7 +216,6 @@ export const signUpEvents: SignUpModelEvent[] = [
   { type: 'agreement.sign', signature: 'J. Doe', signer_name: 'Jane Doe' },
   { type: 'view.close' },
   { type: 'billing.continue', values: signUpFixtures.billing },
-  { type: 'billing.continue' },
   { type: 'xstate.done.actor.lockPayment', output: { id: signUpFixtures.customerId } },
   { type: 'xstate.error.actor.lockPayment', error: new Error(signUpFixtures.failures.declined) },
   { type: 'xstate.error.actor.lockPayment', error: tokenisationError() },
@@ -230,7 +229,6 @@ export const signUpEvents: SignUpModelEvent[] = [
 
 type StoredDrafts = {
   accountSetup?: Record<string, unknown>
-  billing?: Record<string, unknown>
 }
 
 /**
@@ -248,7 +246,7 @@ export function storedProgress(
     drafts: {
       clientDetails: values.clientDetails,
       accountSetup: drafts.accountSetup ?? values.practiceDetails,
-      billing: drafts.billing ?? values.billingInformation,
+      billing: values.billingInformation,
     },
     verifiedPhone: fixtureVerifiedPhone,
     country: 'US',
@@ -286,9 +284,5 @@ export const signUpScenarios: { name: string; input: SignUpInput }[] = [
         },
       }),
     },
-  },
-  {
-    name: 'reloaded on step 4 without a billing address',
-    input: { restore: storedProgress('confirmation', true, { billing: { promo_code: '' } }) },
   },
 ]

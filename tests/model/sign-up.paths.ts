@@ -291,16 +291,11 @@ export const signUpModel: Model = {
 
 /**
  * What the wizard's screen can send in a snapshot. The graph otherwise takes events no person
- * can cause there: a draft where no form is shown, dismissing an alert that is not shown,
- * removing a promo code that is not applied, or Continue on the billing step without its values
- * before payment (the view always sends the form; the machine's guard rails for events the
- * screen never sends are exercised by sending them directly).
+ * can cause there: a draft where no form is shown, dismissing an alert that is not shown, or
+ * removing a promo code that is not applied.
  */
 export function wizardAllows(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
   const e = event as SignUpModelEvent
-  // Without values only once paid: the machine's guard rail for progress without an address.
-  if (e.type === 'billing.continue')
-    return e.values !== undefined || snapshot.context.stripeId !== null
   if (e.type === 'form.draft') return snapshot.matches({ clientDetails: 'editing' })
   if (e.type === 'alert.dismiss') return snapshot.context.alert !== null
   // Remove shows next to an applied promo code only.

@@ -97,15 +97,8 @@ export function isComplete(rows: CoverageRow[]): boolean {
   )
 }
 
-/**
- * The summary as text: one line per machine, then anything missing. `modelOnly` names what only
- * the model tests can reach (no screen sends the event); it is listed as such, not as a miss.
- */
-export function formatCoverage(
-  rows: CoverageRow[],
-  heading: string,
-  modelOnly: ReadonlySet<string> = new Set(),
-): string {
+/** The summary as text: one line per machine, then anything missing. */
+export function formatCoverage(rows: CoverageRow[], heading: string): string {
   const lines = [heading]
   for (const row of rows) {
     const states = `${row.states.reached}/${row.states.total} states (${percent(row.states.reached, row.states.total)})`
@@ -116,16 +109,10 @@ export function formatCoverage(
   }
   for (const row of rows) {
     const missing = [
-      ...row.states.missing.map((id) => [id, `state ${id} not reached`] as const),
-      ...row.transitions.missing.map((key) => [key, `transition ${key} not taken`] as const),
+      ...row.states.missing.map((id) => `state ${id} not reached`),
+      ...row.transitions.missing.map((key) => `transition ${key} not taken`),
     ]
-    for (const [key, text] of missing) {
-      lines.push(
-        modelOnly.has(key)
-          ? `  ◦ ${row.title}: ${text} in the browser (model tests only: no screen sends its event)`
-          : `  ✖ ${row.title}: ${text}`,
-      )
-    }
+    for (const text of missing) lines.push(`  ✖ ${row.title}: ${text}`)
   }
   return lines.join('\n')
 }

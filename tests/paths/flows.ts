@@ -75,8 +75,6 @@ export type StepPlan = {
   note?: string
   /** Why this step's answer comes from request interception rather than the server. */
   intercepted?: string
-  /** Why the screen cannot cause this event (the replay stops before it and checks the refusal). */
-  unreachable?: string
   /** What the screen shows instead of the machine's state, where the route moves on. */
   seen?: string
 }
@@ -96,8 +94,6 @@ export type QaPath = {
   /** Request interception the whole path needs (a third-party script), and why. */
   intercepted?: string
   plans: StepPlan[]
-  /** The last step the browser replays: all of them, unless a step is out of the screen's reach. */
-  lastReplayable: number
 }
 
 /** A machine as one screen drives it, with its paths and its words. */
@@ -359,8 +355,6 @@ function signUpStart(path: QaPath): string {
       return `Open /signup (glow.test), go through steps 1 to 3 (paying with 4242 4242 4242 4242), then reload the page on step 4.${person}${reload}`
     case 'reloaded on step 3 with Nextech':
       return `Open /signup (glow.test), go through step 1 and step 2 with Health record Nextech, then reload the page on step 3: the Nextech password is never kept, so step 2 is no longer complete.${reload}`
-    case 'reloaded on step 4 without a billing address':
-      return `Progress on step 4, paid, whose billing address is missing: after a payment on step 3 and a reload on step 4, remove the billing address from sessionStorage signUpProgress (developer tools) and reload.${reload}`
     default:
       throw new Error(`no start for the sign-up scenario "${path.scenario}"`)
   }
@@ -436,13 +430,6 @@ function signUpStep(path: QaPath, i: number): StepPlan {
       return {}
     }
     case 'billing.continue': {
-      if (!event.values) {
-        return {
-          text: 'Click Continue (paid: the card, billing address and plan are locked, and the address is empty)',
-          unreachable:
-            'the machine also takes Continue without the billing form (stored progress whose address is missing), but the screen always sends the form, and once paid the address fields are locked: with no address Continue only shows the fields as required. The model tests replay this step and the rest of the path; the browser replay checks that the screen stays on Billing Information.',
-        }
-      }
       if (before?.context.stripeId)
         return {
           text: 'Click Continue (card, billing address and plan are locked: the payment is done)',
@@ -543,15 +530,12 @@ function section(
       host: 'local',
       start: '',
       plans: [],
-      lastReplayable: raw.steps.length - 1,
     }
     path.host = options.host(path)
     path.start = options.start(path)
     const intercepted = options.intercepted?.(path)
     if (intercepted) path.intercepted = intercepted
     path.plans = path.steps.map((_, i) => (i === 0 ? {} : options.step(path, i)))
-    const blocked = path.plans.findIndex((plan) => plan.unreachable !== undefined)
-    if (blocked > 0) path.lastReplayable = blocked - 1
     return path
   })
   const {
@@ -745,12 +729,9 @@ export function pathTitle(path: QaPath): string {
   return `${path.flow} ${path.number}: ${path.scenario}`
 }
 
-/** What a path reaches of its machine, up to `through` (default: its last step). */
-export function pathCoverage(
-  path: QaPath,
-  through = path.steps.length - 1,
-): { states: Set<string>; transitions: Set<string> } {
-  const steps = path.steps.slice(0, through + 1)
+/** What a path reaches of its machine. */
+export function pathCoverage(path: QaPath): { states: Set<string>; transitions: Set<string> } {
+  const { steps } = path
   const last = steps.at(-1) as QaStep
   return coverageOf(MACHINES[path.machine], { state: last.state, steps, weight: steps.length })
 }

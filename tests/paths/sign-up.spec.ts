@@ -53,7 +53,6 @@ const RESUME: Record<string, SignUpStep> = {
   'reloaded on step 3': 'billing',
   'reloaded on step 3 with Nextech': 'billing',
   'reloaded on step 4': 'confirmation',
-  'reloaded on step 4 without a billing address': 'confirmation',
   'phone verified before a reload': 'clientDetails',
 }
 
@@ -200,7 +199,6 @@ async function open(context: Context) {
           },
         }
       : {}),
-    ...(path.scenario.includes('without a billing address') ? { billing: { promo_code: '' } } : {}),
   })
   await page.goto(`${REMOTE_ORIGIN}/404`)
   await page.evaluate(
@@ -477,19 +475,6 @@ const wizard: Replayer<Context> = {
       default:
         throw new Error(`no screen check for ${leaf}`)
     }
-  },
-
-  async expectRefusal(context) {
-    // Paid, with no billing address: the locked, empty address fields keep Continue from sending.
-    await continueButton(context).click()
-    await expect(
-      context.page.getByRole('heading', { level: 2, name: 'Billing Information' }),
-    ).toBeVisible()
-    await expect(field(context, /^Billing address( \*)?$/)).toBeDisabled()
-    await expect(field(context, /^Billing address( \*)?$/)).toHaveValue('')
-    await expect(context.page.getByRole('heading', { level: 2, name: 'Confirmation' })).toHaveCount(
-      0,
-    )
   },
 }
 

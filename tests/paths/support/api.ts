@@ -111,7 +111,6 @@ export function storedProgress(options: {
   plans: PlansAnswer
   stripeId: string | null
   accountSetup?: Record<string, unknown>
-  billing?: Record<string, unknown>
 }): StoredSignUp {
   const { values } = options
   const progress = parseStoredSignUp({
@@ -120,7 +119,7 @@ export function storedProgress(options: {
     drafts: {
       clientDetails: values.clientDetails,
       accountSetup: options.accountSetup ?? values.practiceDetails,
-      billing: options.billing ?? values.billingInformation,
+      billing: values.billingInformation,
     },
     verifiedPhone: options.verifiedPhone,
     country: 'US',
