@@ -110,6 +110,48 @@ describe('serveSpa', () => {
     expect(await head.text()).toBe('')
   })
 
+  it("links a page's own chunks and style sheets in the index.html it answers for that page", async () => {
+    const withRoutes = mkdtempSync(join(tmpdir(), 'glow-dist-routes-'))
+    try {
+      writeFileSync(join(withRoutes, 'index.html'), INDEX)
+      writeFileSync(
+        join(withRoutes, 'route-preloads.json'),
+        JSON.stringify({
+          routes: [
+            { pattern: '^/signin/?$', files: ['/assets/signin-1.js', '/assets/signin-2.css'] },
+            { pattern: '^/unsubscribe/[^/]+/?$', files: ['/assets/unsubscribe-3.js'] },
+            // Nothing but /assets/ file names ever reaches the HTML.
+            { pattern: '^/evil/?$', files: ['"><script>alert(1)</script>', 'https://x.test/a.js'] },
+          ],
+        }),
+      )
+      const spa = new Hono().use(serveSpa(withRoutes)).all('*', (c) => c.text('next', 404))
+      const signin = await (await spa.request('/signin')).text()
+      const head = signin.slice(0, signin.indexOf('</head>'))
+      expect(head).toContain('<link rel="modulepreload" crossorigin href="/assets/signin-1.js">')
+      expect(head).toContain('<link rel="stylesheet" crossorigin href="/assets/signin-2.css">')
+      expect(signin.replace(/\s*<link[^>]+>/g, '')).toBe(INDEX)
+      const unsubscribe = await (await spa.request('/unsubscribe/abc')).text()
+      expect(unsubscribe).toContain('href="/assets/unsubscribe-3.js"')
+      expect(unsubscribe).not.toContain('signin-1')
+      for (const path of ['/dashboard', '/signinx', '/unsubscribe/abc/more', '/evil', '/']) {
+        expect(await (await spa.request(path)).text(), path).toBe(INDEX)
+      }
+      // The list itself is for the server, not for the browser.
+      expect(await (await spa.request('/route-preloads.json')).text()).toBe(INDEX)
+      const etags = new Set(
+        await Promise.all(
+          ['/signin', '/unsubscribe/abc', '/dashboard'].map(async (path) =>
+            (await spa.request(path)).headers.get('ETag'),
+          ),
+        ),
+      )
+      expect(etags.size).toBe(3)
+    } finally {
+      rmSync(withRoutes, { recursive: true, force: true })
+    }
+  })
+
   it('refuses to start without an index.html', () => {
     const empty = mkdtempSync(join(tmpdir(), 'glow-empty-'))
     try {

@@ -5,6 +5,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib'
 import type { MiddlewareHandler } from 'hono'
 import type { Logger } from '#server/lib/log.ts'
+import { parseRoutePreloads, ROUTE_PRELOADS_FILE, withPreloads } from './route-preloads.ts'
 
 const gzipAsync = promisify(gzip)
 const brotliAsync = promisify(brotliCompress)
@@ -122,13 +123,56 @@ function decodePath(path: string): string | undefined {
   }
 }
 
+function staticFile(
+  urlPath: string,
+  body: Buffer,
+  log: Logger | undefined,
+  cacheControl = urlPath.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
+): StaticFile {
+  const extension = extname(urlPath).toLowerCase()
+  const file: StaticFile = {
+    body,
+    contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
+    etag: `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`,
+    cacheControl,
+  }
+  if (COMPRESSIBLE.has(extension) && body.length >= MIN_COMPRESS_BYTES) {
+    file.encoded = compressBoth(body).catch((error: unknown) => {
+      log?.warn(`Could not compress ${urlPath}: ${String(error)}; serving it uncompressed`)
+      return {}
+    })
+  }
+  return file
+}
+
+/**
+ * The history fallback of each page the build listed in its route preloads: index.html with the
+ * page's chunks and style sheets linked in its head (server/route-preloads.ts). The build's list
+ * itself is not served.
+ */
+function pageVariants(
+  files: Map<string, StaticFile>,
+  index: StaticFile,
+  log: Logger | undefined,
+): { pattern: RegExp; file: StaticFile }[] {
+  const manifest = files.get(`/${ROUTE_PRELOADS_FILE}`)
+  if (!manifest) return []
+  files.delete(`/${ROUTE_PRELOADS_FILE}`)
+  const html = index.body.toString('utf8')
+  return parseRoutePreloads(manifest.body.toString('utf8')).map((route) => ({
+    pattern: new RegExp(route.pattern),
+    file: staticFile('/index.html', Buffer.from(withPreloads(html, route.files)), log),
+  }))
+}
+
 /**
  * Serves the built SPA from `distDir` (Hono middleware, mounted after the API):
  * - files are indexed once at start, so a request can only ever reach a file that is in dist/;
  * - `/assets/*` (content-hashed by Vite) is cached for a year as immutable, everything else
  *   (index.html above all) is `no-cache` and revalidated with its ETag;
  * - history fallback: a GET or HEAD outside `/api` that names no file answers `index.html` (200),
- *   except under `/assets/`, where a missing file stays a 404;
+ *   except under `/assets/`, where a missing file stays a 404; for a page the build listed in
+ *   `route-preloads.json`, that index.html links the page's own chunks and style sheets;
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
@@ -139,24 +183,11 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
   const files = new Map<string, StaticFile>()
   for (const path of listFiles(distDir)) {
     const urlPath = `/${relative(distDir, path).split(sep).join('/')}`
-    const extension = extname(path).toLowerCase()
-    const body = readFileSync(path)
-    const file: StaticFile = {
-      body,
-      contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
-      etag: `W/"${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`,
-      cacheControl: urlPath.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
-    }
-    if (COMPRESSIBLE.has(extension) && body.length >= MIN_COMPRESS_BYTES) {
-      file.encoded = compressBoth(body).catch((error: unknown) => {
-        log?.warn(`Could not compress ${urlPath}: ${String(error)}; serving it uncompressed`)
-        return {}
-      })
-    }
-    files.set(urlPath, file)
+    files.set(urlPath, staticFile(urlPath, readFileSync(path), log))
   }
   const index = files.get('/index.html')
   if (!index) throw new Error(`${distDir} has no index.html`)
+  const pages = pageVariants(files, index, log)
 
   return async (c, next) => {
     const method = c.req.method
@@ -169,7 +200,8 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
       decoded === undefined ? undefined : files.get(decoded === '/' ? '/index.html' : decoded)
     if (!file) {
       if (path.startsWith('/assets/')) return next()
-      file = index
+      file =
+        (decoded !== undefined && pages.find((page) => page.pattern.test(decoded))?.file) || index
     }
 
     const headers = new Headers({

@@ -1,6 +1,5 @@
-import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { preloadScript, routeFile } from './route-preloads.ts'
+import { routeFile, routePreloadTable } from './route-preloads.ts'
 
 describe('route preloads', () => {
   it('turns file route names into address patterns and the route files on the way', () => {
@@ -25,28 +24,47 @@ describe('route preloads', () => {
     for (const none of ['__root', 'index', '$', '_shell']) expect(routeFile(none)).toBeNull()
   })
 
-  it('adds preload links for the files of the route the address matches, and only those', () => {
-    const script = preloadScript([
-      { pattern: routeFile('signin')?.pattern ?? '', files: ['assets/a.js', 'assets/a.css'] },
-      { pattern: routeFile('unsubscribe.$id')?.pattern ?? '', files: ['assets/u.js'] },
+  it("lists each page's split chunks, their imports and CSS, without what the entry brings", () => {
+    const chunk = (fileName: string, extra: Record<string, unknown>) => ({
+      type: 'chunk',
+      fileName,
+      isEntry: false,
+      imports: [],
+      moduleIds: [],
+      viteMetadata: { importedCss: new Set<string>() },
+      ...extra,
+    })
+    const bundle = {
+      'assets/index.js': chunk('assets/index.js', {
+        isEntry: true,
+        imports: ['assets/react.js'],
+        viteMetadata: { importedCss: new Set(['assets/index.css']) },
+      }),
+      'assets/react.js': chunk('assets/react.js', {}),
+      'assets/signin.js': chunk('assets/signin.js', {
+        moduleIds: ['/app/src/routes/signin.tsx?tsr-split=component'],
+        imports: ['assets/react.js', 'assets/form.js'],
+        viteMetadata: { importedCss: new Set(['assets/signin.css']) },
+      }),
+      'assets/form.js': chunk('assets/form.js', {}),
+      'assets/shell.js': chunk('assets/shell.js', {
+        moduleIds: ['/app/src/routes/_shell.tsx?tsr-split=component'],
+      }),
+      'assets/dashboard.js': chunk('assets/dashboard.js', {
+        moduleIds: ['/app/src/routes/_shell.dashboard.tsx?tsr-split=component'],
+        imports: ['assets/form.js'],
+      }),
+      'index.html': { type: 'asset', fileName: 'index.html', source: '' },
+    } as unknown as Parameters<typeof routePreloadTable>[0]
+    expect(routePreloadTable(bundle)).toEqual([
+      {
+        pattern: '^/dashboard/?$',
+        files: ['/assets/shell.js', '/assets/dashboard.js', '/assets/form.js'],
+      },
+      {
+        pattern: '^/signin/?$',
+        files: ['/assets/signin.js', '/assets/signin.css', '/assets/form.js'],
+      },
     ])
-    const run = (pathname: string) => {
-      const appended: Record<string, string>[] = []
-      const document = {
-        createElement: () => ({}) as Record<string, string>,
-        head: { appendChild: (link: Record<string, string>) => appended.push(link) },
-      }
-      runInNewContext(script, { location: { pathname }, document })
-      return appended
-    }
-    expect(run('/signin')).toEqual([
-      { rel: 'modulepreload', crossOrigin: '', href: '/assets/a.js' },
-      { rel: 'preload', as: 'style', crossOrigin: '', href: '/assets/a.css' },
-    ])
-    expect(run('/unsubscribe/abc')).toEqual([
-      { rel: 'modulepreload', crossOrigin: '', href: '/assets/u.js' },
-    ])
-    expect(run('/unsubscribe/abc/more')).toEqual([])
-    expect(run('/signinx')).toEqual([])
   })
 })

@@ -1,4 +1,9 @@
 import type { Plugin, Rolldown } from 'vite'
+import {
+  ROUTE_PRELOADS_FILE,
+  type RoutePreload,
+  type RoutePreloads,
+} from '#server/route-preloads.ts'
 
 type OutputBundle = Rolldown.OutputBundle
 type OutputChunk = Rolldown.OutputChunk
@@ -61,37 +66,45 @@ function closure(bundle: OutputBundle, start: string, skip: ReadonlySet<string>)
 }
 
 /**
- * The tiny script that starts downloading the current route's chunks while the entry chunk is
- * still on its way: without it they are requested only after the entry has run and the router
- * has matched the address (a second round trip on every first load). `base` prefixes file names.
+ * For each page of the app, the files it needs on arrival: the route's split chunks (and those
+ * of the layouts above it), their static imports and their CSS, minus what the entry chunk
+ * already brings. Root-relative names, in the order they were found.
  */
-export function preloadScript(routes: { pattern: string; files: string[] }[], base = '/'): string {
-  const table = routes.map((route) => [route.pattern, route.files.map((file) => base + file)])
-  return `(function () {
-  var routes = ${JSON.stringify(table)};
-  var path = location.pathname;
-  for (var i = 0; i < routes.length; i++) {
-    if (!new RegExp(routes[i][0]).test(path)) continue;
-    var files = routes[i][1];
-    for (var j = 0; j < files.length; j++) {
-      var link = document.createElement('link');
-      var css = /\\.css$/.test(files[j]);
-      link.rel = css ? 'preload' : 'modulepreload';
-      if (css) link.as = 'style';
-      link.crossOrigin = '';
-      link.href = files[j];
-      document.head.appendChild(link);
+export function routePreloadTable(bundle: OutputBundle, base = '/'): RoutePreload[] {
+  const chunks = Object.values(bundle).filter((item): item is OutputChunk => item.type === 'chunk')
+  const entry = chunks.find((chunk) => chunk.isEntry)
+  if (!entry) return []
+  const initial = new Set(closure(bundle, entry.fileName, new Set()))
+  const chunksOfRoute = new Map<string, string[]>()
+  for (const chunk of chunks) {
+    for (const id of chunk.moduleIds) {
+      const name = SPLIT.exec(id)?.[1]
+      if (!name) continue
+      const list = chunksOfRoute.get(name) ?? []
+      if (!list.includes(chunk.fileName)) list.push(chunk.fileName)
+      chunksOfRoute.set(name, list)
     }
-    return;
   }
-})();
-`
+  const routes: RoutePreload[] = []
+  for (const name of [...chunksOfRoute.keys()].sort()) {
+    const route = routeFile(name)
+    if (!route) continue
+    const files = new Set<string>()
+    for (const file of route.files) {
+      for (const start of chunksOfRoute.get(file) ?? []) {
+        for (const needed of closure(bundle, start, initial)) files.add(base + needed)
+      }
+    }
+    if (files.size) routes.push({ pattern: route.pattern, files: [...files] })
+  }
+  return routes
 }
 
 /**
- * Vite plugin: writes `assets/route-preloads-<hash>.js` (see {@link preloadScript}) and loads it
- * `async` from index.html. For each route it lists the route's split chunks and their static
- * imports and CSS, minus what the entry chunk already brings.
+ * Vite plugin: writes `route-preloads.json` next to index.html (see {@link routePreloadTable}).
+ * The server reads it and links each page's files in the index.html it answers for that page
+ * (server/route-preloads.ts), so they download together with the entry chunk instead of a round
+ * trip after it has run.
  */
 export function routePreloads(): Plugin {
   return {
@@ -99,44 +112,12 @@ export function routePreloads(): Plugin {
     apply: 'build',
     enforce: 'post',
     generateBundle(_options, bundle) {
-      const chunks = Object.values(bundle).filter(
-        (item): item is OutputChunk => item.type === 'chunk',
-      )
-      const entry = chunks.find((chunk) => chunk.isEntry)
-      const html = bundle['index.html']
-      if (!entry || !html || html.type !== 'asset') return
-      const initial = new Set(closure(bundle, entry.fileName, new Set()))
-      const chunksOfRoute = new Map<string, string[]>()
-      for (const chunk of chunks) {
-        for (const id of chunk.moduleIds) {
-          const name = SPLIT.exec(id)?.[1]
-          if (!name) continue
-          const list = chunksOfRoute.get(name) ?? []
-          if (!list.includes(chunk.fileName)) list.push(chunk.fileName)
-          chunksOfRoute.set(name, list)
-        }
-      }
-      const routes: RouteFile[] = []
-      for (const name of [...chunksOfRoute.keys()].sort()) {
-        const route = routeFile(name)
-        if (!route) continue
-        const files = new Set<string>()
-        for (const file of route.files) {
-          for (const start of chunksOfRoute.get(file) ?? []) {
-            for (const needed of closure(bundle, start, initial)) files.add(needed)
-          }
-        }
-        if (files.size) routes.push({ pattern: route.pattern, files: [...files] })
-      }
-      const source = preloadScript(routes)
-      const reference = this.emitFile({
+      const manifest: RoutePreloads = { routes: routePreloadTable(bundle) }
+      this.emitFile({
         type: 'asset',
-        name: 'route-preloads.js',
-        source,
+        fileName: ROUTE_PRELOADS_FILE,
+        source: `${JSON.stringify(manifest, null, 2)}\n`,
       })
-      const fileName = this.getFileName(reference)
-      const tag = `<script async src="/${fileName}"></script>`
-      html.source = String(html.source).replace(/(\s*)<\/head>/, `$1  ${tag}$1</head>`)
     },
   }
 }
