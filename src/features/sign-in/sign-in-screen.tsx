@@ -1,8 +1,9 @@
 import { Center, Loader, Text } from '@mantine/core'
 import { useSelector } from '@xstate/react'
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import { ForgotPasswordView } from './forgot-password-view.tsx'
+import { loadSignInApi } from './sign-in.actors.ts'
 import { type SignInScreenActorRef, SignInView } from './sign-in-view.tsx'
 
 // Loaded when a reset link is opened: its password rules carry the list of common passwords
@@ -35,6 +36,12 @@ export type SignInScreenProps = {
  * route moves on to the dashboard.
  */
 export function SignInScreen({ actorRef, captchaSiteKey }: SignInScreenProps) {
+  // The API client is not part of the first load: it is fetched once someone starts on a form.
+  useEffect(() => {
+    const load = () => void loadSignInApi()
+    document.addEventListener('focusin', load, { once: true })
+    return () => document.removeEventListener('focusin', load)
+  }, [])
   const view = useSelector(actorRef, (s) => {
     if (s.matches('forgotPassword')) return 'forgotPassword'
     if (s.matches('resetPassword')) return 'resetPassword'

@@ -2,15 +2,28 @@ import { fromPromise } from 'xstate'
 import type { ForgotPasswordForm, SignInPayload } from '#domain/auth.ts'
 import type { Session } from '#domain/session.ts'
 import type { ResetPasswordActorInput } from '#machines/auth/sign-in-screen.machine.ts'
-import { forgotPassword, resetPassword, signIn } from '#src/api/auth.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
+
+type AuthApi = typeof import('#src/api/auth.ts')
+
+let api: Promise<[AuthApi, typeof import('#src/lib/http.ts')]> | undefined
+
+/**
+ * The auth API and its HTTP client, loaded on first use: nobody needs them to see the form, so
+ * they stay out of the first load of /signin (issue 8). The view asks for them as soon as the
+ * form gets focus, so they are in before the first submit.
+ */
+export function loadSignInApi() {
+  api ??= Promise.all([import('#src/api/auth.ts'), import('#src/lib/http.ts')])
+  return api
+}
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
+async function withUserMessage<T>(call: (auth: AuthApi) => Promise<T>): Promise<T> {
+  const [auth, http] = await loadSignInApi()
   try {
-    return await call()
+    return await call(auth)
   } catch (error) {
-    throw new Error(await apiErrorMessage(error))
+    throw new Error(await http.apiErrorMessage(error))
   }
 }
 
@@ -21,11 +34,15 @@ export function resetPageUrl(origin: string = globalThis.location.origin): strin
 
 /** The real effects of the sign-in screen's machine: its actors bound to the auth API. */
 export const signInScreenActors = {
-  signIn: fromPromise<Session, SignInPayload>(({ input }) => withUserMessage(() => signIn(input))),
+  signIn: fromPromise<Session, SignInPayload>(({ input }) =>
+    withUserMessage((auth) => auth.signIn(input)),
+  ),
   requestPasswordReset: fromPromise<void, ForgotPasswordForm>(({ input }) =>
-    withUserMessage(() => forgotPassword({ email: input.email.trim(), url: resetPageUrl() })),
+    withUserMessage((auth) =>
+      auth.forgotPassword({ email: input.email.trim(), url: resetPageUrl() }),
+    ),
   ),
   resetPassword: fromPromise<Session, ResetPasswordActorInput>(({ input }) =>
-    withUserMessage(() => resetPassword(input)),
+    withUserMessage((auth) => auth.resetPassword(input)),
   ),
 }
