@@ -1,10 +1,16 @@
 import '@testing-library/jest-dom/vitest'
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
 import { afterEach, vi } from 'vitest'
 
 afterEach(() => {
   cleanup()
 })
+
+// findBy*/waitFor give up after 1 s by default. A view that loads lazily (the wizard's later
+// steps, the card fields) is transformed on its first import in a test run, which takes longer
+// than that on a busy two-core machine: wait up to 5 s. A passing wait returns as soon as the
+// element is there, so this only changes how long a real failure takes to report.
+configure({ asyncUtilTimeout: 5000 })
 
 // Mantine needs these browser APIs that jsdom lacks.
 Object.defineProperty(window, 'matchMedia', {
