@@ -4,6 +4,7 @@ import type { PlansAnswer } from '#domain/plans.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { coupons, plans } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
+import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 
 const couponColumns = {
   id: coupons.id,
@@ -27,6 +28,8 @@ export function practiceRoutes(ctx: ServerContext) {
   // wizard asks for them: the serialized answer is kept for PLANS_MAX_AGE_MS (issue 8).
   let plansAnswer: { json: Uint8Array<ArrayBuffer>; readAt: number } | undefined
   let readingPlans: Promise<Uint8Array<ArrayBuffer>> | undefined
+  // The same headers on every answer: built once, sent as they are (server/security/headers.ts).
+  const plansHeaders = withSecurityHeaders(ctx.config, { 'Content-Type': 'application/json' })
 
   async function readPlans(): Promise<Uint8Array<ArrayBuffer>> {
     const readAt = ctx.now().getTime()
@@ -65,7 +68,7 @@ export function practiceRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/plans', async (c) => {
+    .get('/plans', async () => {
       let json = plansAnswer?.json
       if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
         // One read for all the requests that find the answer missing or old.
@@ -74,7 +77,7 @@ export function practiceRoutes(ctx: ServerContext) {
         })
         json = await readingPlans
       }
-      return c.body(json, 200, { 'Content-Type': 'application/json' })
+      return securedResponse(json, 200, plansHeaders)
     })
     .get('/coupons/:code', async (c) => {
       const code = c.req.param('code')
