@@ -7,6 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError, errorBody } from '#server/http/errors.ts'
+import { CachedRouter } from '#server/http/router.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { activityRoutes } from '#server/routes/activities.ts'
@@ -145,7 +146,7 @@ export function createApp(deps: AppDeps) {
     clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
     audit: createAuditLog(deps.db, { now, log }),
   }
-  const app = new Hono<AppEnv>()
+  const app = new Hono<AppEnv>({ router: new CachedRouter() })
   app.use(securityHeaders(ctx.config))
   app.use(xsrfCookie(ctx.config))
   app.onError(errorHandler(ctx.log))
