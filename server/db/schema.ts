@@ -129,6 +129,16 @@ export const plans = pgTable(
   (t) => [check('plans_interval_check', sql`${t.interval} in ('month', 'year')`)],
 )
 
+/** The columns of a plan as the API and the sign-up check read it (domain `Plan`). */
+export const planColumns = {
+  id: plans.id,
+  nickname: plans.nickname,
+  interval: plans.interval,
+  interval_count: plans.interval_count,
+  amount: plans.amount,
+  tiers: plans.tiers,
+}
+
 /** A promo coupon; the id is the code. Only `public` coupons are listed to every browser. */
 export const coupons = pgTable(
   'coupons',

@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import type { PlansAnswer } from '#domain/plans.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { coupons, plans } from '#server/db/schema.ts'
+import { coupons, planColumns, plans } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 
@@ -35,14 +35,7 @@ export function practiceRoutes(ctx: ServerContext) {
     const readAt = ctx.now().getTime()
     const [planRows, couponRows] = await Promise.all([
       ctx.db
-        .select({
-          id: plans.id,
-          nickname: plans.nickname,
-          interval: plans.interval,
-          interval_count: plans.interval_count,
-          amount: plans.amount,
-          tiers: plans.tiers,
-        })
+        .select(planColumns)
         .from(plans)
         .where(eq(plans.active, true))
         .orderBy(asc(plans.sort_order), asc(plans.id)),

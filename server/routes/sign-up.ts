@@ -17,7 +17,7 @@ import {
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { coupons, payments, plans, practices, users } from '#server/db/schema.ts'
+import { coupons, payments, planColumns, plans, practices, users } from '#server/db/schema.ts'
 import { ApiError, badRequest, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
@@ -270,17 +270,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
 
   /** The plans the payload may subscribe to, derived on the server from the term and EHR. */
   async function subscriptionPlans(body: SignUpPayload): Promise<string[]> {
-    const rows = await ctx.db
-      .select({
-        id: plans.id,
-        nickname: plans.nickname,
-        interval: plans.interval,
-        interval_count: plans.interval_count,
-        amount: plans.amount,
-        tiers: plans.tiers,
-      })
-      .from(plans)
-      .where(eq(plans.active, true))
+    const rows = await ctx.db.select(planColumns).from(plans).where(eq(plans.active, true))
     const available: Plan[] = rows.map((row) => ({
       ...row,
       interval: row.interval === 'year' ? 'year' : 'month',
