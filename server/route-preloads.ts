@@ -9,6 +9,9 @@
 /** The build's file in dist/ (never served itself). */
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json'
 
+/** The build's prerendered pages in dist/ (src/app/prerender-contract.ts; never served itself). */
+export const PRERENDERED_FILE = 'prerendered.json'
+
 /** One page: its address as a regular expression source, and the files it needs, root-relative. */
 export type RoutePreload = { pattern: string; files: string[] }
 
@@ -65,4 +68,46 @@ export function preloadLinks(files: readonly string[]): string {
 export function withPreloads(indexHtml: string, files: readonly string[]): string {
   if (!files.length) return indexHtml
   return indexHtml.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files)}$1</head>`)
+}
+
+/** The build's prerendered pages (src/app/prerender-contract.ts), as the server uses them. */
+export type PrerenderedPage = { path: string; html: string }
+
+const PRERENDERED_PATH = /^\/[\w/-]*$/
+
+/**
+ * Reads the build's prerendered pages: the guard script's `/assets/` name and, for each page, a
+ * plain path and its markup. Anything else is left out; without a valid guard, no page is used
+ * (a prerender must never be shown to a browser whose storage makes it wrong).
+ */
+export function parsePrerendered(text: string): { guard: string; pages: PrerenderedPage[] } | null {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch {
+    return null
+  }
+  const { guard, pages } = (data ?? {}) as { guard?: unknown; pages?: unknown }
+  if (typeof guard !== 'string' || !/^\/assets\/[\w.-]+\.js$/.test(guard)) return null
+  if (!Array.isArray(pages)) return null
+  const parsed: PrerenderedPage[] = []
+  for (const page of pages as unknown[]) {
+    const { path, html } = (page ?? {}) as Partial<PrerenderedPage>
+    if (typeof path === 'string' && PRERENDERED_PATH.test(path) && typeof html === 'string') {
+      parsed.push({ path, html })
+    }
+  }
+  return { guard, pages: parsed }
+}
+
+/**
+ * index.html for a prerendered page: the guard script first in the head (it runs before the
+ * first paint and before the style sheets arrive), and the page's markup in `#root`, marked with
+ * the address it was rendered for.
+ */
+export function withPrerendered(indexHtml: string, guard: string, page: PrerenderedPage): string {
+  const marked = `<div id="root" data-prerendered="${page.path}">${page.html}</div>`
+  return indexHtml
+    .replace(/(\s*)<\/head>/, `$1  <script src="${guard}"></script>$1</head>`)
+    .replace('<div id="root"></div>', () => marked)
 }

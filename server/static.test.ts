@@ -152,6 +152,64 @@ describe('serveSpa', () => {
     }
   })
 
+  it('answers a prerendered page with its markup in #root and its guard script, for its plain address only', async () => {
+    const withPages = mkdtempSync(join(tmpdir(), 'glow-dist-prerendered-'))
+    try {
+      mkdirSync(join(withPages, 'assets'))
+      writeFileSync(join(withPages, 'index.html'), INDEX)
+      writeFileSync(join(withPages, 'assets', 'prerender-guard-abc.js'), '// guard')
+      writeFileSync(
+        join(withPages, 'route-preloads.json'),
+        JSON.stringify({ routes: [{ pattern: '^/signin/?$', files: ['/assets/signin-1.js'] }] }),
+      )
+      writeFileSync(
+        join(withPages, 'prerendered.json'),
+        JSON.stringify({
+          guard: '/assets/prerender-guard-abc.js',
+          pages: [
+            { path: '/signin', html: '<h1>Sign In</h1>' },
+            // Only plain paths are pages; anything else is left out.
+            { path: '/x"><script>', html: '<h1>Evil</h1>' },
+          ],
+        }),
+      )
+      const spa = new Hono().use(serveSpa(withPages)).all('*', (c) => c.text('next', 404))
+      const signin = await (await spa.request('/signin')).text()
+      expect(signin).toContain('<div id="root" data-prerendered="/signin"><h1>Sign In</h1></div>')
+      const head = signin.slice(0, signin.indexOf('</head>'))
+      expect(head).toContain('<script src="/assets/prerender-guard-abc.js"></script>')
+      // The guard runs before the page's own files are even asked for.
+      expect(head.indexOf('prerender-guard')).toBeLessThan(head.indexOf('signin-1.js'))
+      // With a query string (a reset code, say) the page is the browser's to render.
+      const withCode = await (await spa.request('/signin?code=abc')).text()
+      expect(withCode).toContain('<div id="root"></div>')
+      expect(withCode).toContain('signin-1.js')
+      expect(withCode).not.toContain('prerender-guard')
+      expect(await (await spa.request('/dashboard')).text()).toBe(INDEX)
+      expect(await (await spa.request('/prerendered.json')).text()).toBe(INDEX)
+    } finally {
+      rmSync(withPages, { recursive: true, force: true })
+    }
+  })
+
+  it('never answers prerendered markup whose guard script is missing', async () => {
+    const noGuard = mkdtempSync(join(tmpdir(), 'glow-dist-no-guard-'))
+    try {
+      writeFileSync(join(noGuard, 'index.html'), INDEX)
+      writeFileSync(
+        join(noGuard, 'prerendered.json'),
+        JSON.stringify({
+          guard: '/assets/prerender-guard-gone.js',
+          pages: [{ path: '/signin', html: '<h1>Sign In</h1>' }],
+        }),
+      )
+      const spa = new Hono().use(serveSpa(noGuard)).all('*', (c) => c.text('next', 404))
+      expect(await (await spa.request('/signin')).text()).toBe(INDEX)
+    } finally {
+      rmSync(noGuard, { recursive: true, force: true })
+    }
+  })
+
   it('refuses to start without an index.html', () => {
     const empty = mkdtempSync(join(tmpdir(), 'glow-empty-'))
     try {

@@ -5,7 +5,14 @@ import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib'
 import type { MiddlewareHandler } from 'hono'
 import type { Logger } from '#server/lib/log.ts'
-import { parseRoutePreloads, ROUTE_PRELOADS_FILE, withPreloads } from './route-preloads.ts'
+import {
+  PRERENDERED_FILE,
+  parsePrerendered,
+  parseRoutePreloads,
+  ROUTE_PRELOADS_FILE,
+  withPreloads,
+  withPrerendered,
+} from './route-preloads.ts'
 
 const gzipAsync = promisify(gzip)
 const brotliAsync = promisify(brotliCompress)
@@ -154,15 +161,35 @@ function pageVariants(
   files: Map<string, StaticFile>,
   index: StaticFile,
   log: Logger | undefined,
-): { pattern: RegExp; file: StaticFile }[] {
+): { routes: { pattern: RegExp; file: StaticFile }[]; prerendered: Map<string, StaticFile> } {
   const manifest = files.get(`/${ROUTE_PRELOADS_FILE}`)
-  if (!manifest) return []
   files.delete(`/${ROUTE_PRELOADS_FILE}`)
+  const prerenderedFile = files.get(`/${PRERENDERED_FILE}`)
+  files.delete(`/${PRERENDERED_FILE}`)
   const html = index.body.toString('utf8')
-  return parseRoutePreloads(manifest.body.toString('utf8')).map((route) => ({
-    pattern: new RegExp(route.pattern),
-    file: staticFile('/index.html', Buffer.from(withPreloads(html, route.files)), log),
-  }))
+  const routes = manifest
+    ? parseRoutePreloads(manifest.body.toString('utf8')).map((route) => ({
+        pattern: new RegExp(route.pattern),
+        files: route.files,
+      }))
+    : []
+  const filesOf = (path: string) => routes.find((route) => route.pattern.test(path))?.files ?? []
+  const prerendered = new Map<string, StaticFile>()
+  const built = prerenderedFile && parsePrerendered(prerenderedFile.body.toString('utf8'))
+  // A page is answered prerendered only when its guard script is there to be fetched.
+  if (built && files.has(built.guard)) {
+    for (const page of built.pages) {
+      const body = withPreloads(withPrerendered(html, built.guard, page), filesOf(page.path))
+      prerendered.set(page.path, staticFile('/index.html', Buffer.from(body), log))
+    }
+  }
+  return {
+    routes: routes.map((route) => ({
+      pattern: route.pattern,
+      file: staticFile('/index.html', Buffer.from(withPreloads(html, route.files)), log),
+    })),
+    prerendered,
+  }
 }
 
 /**
@@ -172,7 +199,9 @@ function pageVariants(
  *   (index.html above all) is `no-cache` and revalidated with its ETag;
  * - history fallback: a GET or HEAD outside `/api` that names no file answers `index.html` (200),
  *   except under `/assets/`, where a missing file stays a 404; for a page the build listed in
- *   `route-preloads.json`, that index.html links the page's own chunks and style sheets;
+ *   `route-preloads.json`, that index.html links the page's own chunks and style sheets, and a
+ *   page the build prerendered (`prerendered.json`) is answered with its markup in `#root` when
+ *   the address has no query string (the prerender is what a first-time visitor sees);
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
@@ -187,7 +216,7 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
   }
   const index = files.get('/index.html')
   if (!index) throw new Error(`${distDir} has no index.html`)
-  const pages = pageVariants(files, index, log)
+  const { routes, prerendered } = pageVariants(files, index, log)
 
   return async (c, next) => {
     const method = c.req.method
@@ -200,8 +229,11 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
       decoded === undefined ? undefined : files.get(decoded === '/' ? '/index.html' : decoded)
     if (!file) {
       if (path.startsWith('/assets/')) return next()
+      const plain = decoded !== undefined && !c.req.url.includes('?')
       file =
-        (decoded !== undefined && pages.find((page) => page.pattern.test(decoded))?.file) || index
+        (plain && prerendered.get(decoded)) ||
+        (decoded !== undefined && routes.find((route) => route.pattern.test(decoded))?.file) ||
+        index
     }
 
     const headers = new Headers({

@@ -1,31 +1,38 @@
 import './app/mantine-styles.ts'
 import './app/forms.css'
-import { MantineProvider } from '@mantine/core'
-import { RouterProvider } from '@tanstack/react-router'
-import { StrictMode, startTransition } from 'react'
-import { createRoot } from 'react-dom/client'
+import { startTransition } from 'react'
+import { createRoot, hydrateRoot } from 'react-dom/client'
+import { App } from './app/app.tsx'
+import { PRERENDERED_ATTRIBUTE, STALE_PRERENDER_ATTRIBUTE } from './app/prerender-contract.ts'
 import { createAppRouter } from './app/router.tsx'
-import { cssVariablesResolver, theme } from './app/theme.ts'
 
 const router = createAppRouter()
 
 const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root element')
 
-const reactRoot = createRoot(root)
 // The first page is resolved before anything renders (its guards run and its code arrives; the
-// server already asked for that code in the HTML), then rendered once, as a transition: React
-// renders it in slices and yields to the browser between them. Rendering first and resolving
-// after made the router's state change re-render the whole page synchronously, one long task
-// of 600 ms on /signup at 4x CPU slowdown (issue 8).
-void router.load().finally(() =>
-  startTransition(() =>
-    reactRoot.render(
-      <StrictMode>
-        <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
-          <RouterProvider router={router} />
-        </MantineProvider>
-      </StrictMode>,
-    ),
-  ),
-)
+// server already asked for that code in the HTML).
+void router.load().finally(() => {
+  const app = <App router={router} />
+  const html = document.documentElement
+  // A page the server answered prerendered (src/app/prerender-contract.ts) is hydrated: React
+  // takes over the markup already on screen, in slices, and what a visitor typed meanwhile stays.
+  if (
+    root.getAttribute(PRERENDERED_ATTRIBUTE) === router.state.location.href &&
+    !html.hasAttribute(STALE_PRERENDER_ATTRIBUTE)
+  ) {
+    startTransition(() => {
+      hydrateRoot(root, app)
+    })
+    return
+  }
+  // Otherwise the page is rendered once, as a transition: React renders it in slices and yields
+  // to the browser between them. Rendering first and resolving after made the router's state
+  // change re-render the whole page synchronously, one long task of 600 ms on /signup at 4x CPU
+  // slowdown (issue 8). Prerendered markup this browser's storage made stale is dropped first.
+  root.replaceChildren()
+  root.removeAttribute(PRERENDERED_ATTRIBUTE)
+  html.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
+  startTransition(() => createRoot(root).render(app))
+})

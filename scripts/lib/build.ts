@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { prerenderPages } from './prerender.ts'
 
 /** Everything the SPA bundle is made from: when any of it is newer than dist/, dist/ is stale. */
 const SOURCES = [
@@ -69,6 +70,7 @@ export async function ensureBuilt(
       logLevel: 'warn',
       build: { outDir, emptyOutDir: true },
     })
+    await prerenderPages(root, outDir)
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV
     else process.env.NODE_ENV = nodeEnv

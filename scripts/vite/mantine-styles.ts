@@ -31,7 +31,8 @@ export function missingMantineStyles(moduleIds: Iterable<string>): string[] {
 export function checkMantineStyles(): Plugin {
   return {
     name: 'glow:mantine-styles',
-    apply: 'build',
+    // The client bundle only: the prerender's server bundle has neither style sheets nor pages.
+    apply: (config, { command }) => command === 'build' && !config.build?.ssr,
     // After tree-shaking: Mantine's index names every component, the chunks hold the used ones.
     generateBundle(_options, bundle) {
       const missing = missingMantineStyles(

@@ -109,7 +109,8 @@ export function routePreloadTable(bundle: OutputBundle, base = '/'): RoutePreloa
 export function routePreloads(): Plugin {
   return {
     name: 'glow:route-preloads',
-    apply: 'build',
+    // The client bundle only: the prerender's server bundle has neither style sheets nor pages.
+    apply: (config, { command }) => command === 'build' && !config.build?.ssr,
     enforce: 'post',
     generateBundle(_options, bundle) {
       const manifest: RoutePreloads = { routes: routePreloadTable(bundle) }

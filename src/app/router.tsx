@@ -16,6 +16,8 @@ export type RouterContext = {
 export type AppRouterOptions = {
   history?: RouterHistory
   context?: Partial<RouterContext>
+  /** Off for the build's prerender, which has no browser history to restore. */
+  scrollRestoration?: boolean
 }
 
 /**
@@ -23,12 +25,16 @@ export type AppRouterOptions = {
  * restored on back/forward), a pending view for slow loaders, and the alert store told about each
  * finished navigation so banners clear (spec section 3).
  */
-export function createAppRouter({ history, context }: AppRouterOptions = {}) {
+export function createAppRouter({
+  history,
+  context,
+  scrollRestoration = true,
+}: AppRouterOptions = {}) {
   const router = createRouter({
     routeTree,
     ...(history ? { history } : {}),
     context: { getSession: readSession, ...context },
-    scrollRestoration: true,
+    scrollRestoration,
     defaultPreload: 'intent',
     defaultPendingComponent: PendingPage,
     defaultErrorComponent: RouteError,
