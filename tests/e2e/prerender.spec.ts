@@ -1,0 +1,107 @@
+/**
+ * Prerendered pages (issue 8, src/app/prerender-contract.ts): the server answers /signin,
+ * /signup and /thankyou with their markup, the browser paints it before any script has run, and
+ * the app hydrates it without a mismatch. A browser whose storage changes the first render gets
+ * the right page instead, and what a visitor types before the scripts arrive is kept.
+ */
+import type { Page } from '@playwright/test'
+import { AUTH_MESSAGES } from '#domain/auth.ts'
+import { apiSignIn, DEMO, expect, storeSession, test } from './support/fixtures.ts'
+
+const PAGES = [
+  { path: '/signin', heading: 'Sign In' },
+  { path: '/signup', heading: 'Sign Up' },
+  { path: '/thankyou', heading: 'Congratulations!' },
+] as const
+
+/** Everything the page logs as an error or warning (React reports hydration mismatches there). */
+function collectConsoleProblems(page: Page): string[] {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text())
+  })
+  return problems
+}
+
+test.describe('prerendered pages', () => {
+  for (const { path, heading } of PAGES) {
+    test(`${path} arrives as markup and is hydrated without a mismatch`, async ({
+      page,
+      request,
+    }) => {
+      const html = await (await request.get(path)).text()
+      expect(html).toContain(`<div id="root" data-prerendered="${path}">`)
+      expect(html).toContain(`>${heading}</h1>`)
+      expect(html).toMatch(/<script src="\/assets\/prerender-guard-[\w-]+\.js"><\/script>/)
+
+      const problems = collectConsoleProblems(page)
+      await page.goto(path)
+      await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible()
+      await page.waitForLoadState('networkidle')
+      expect(problems).toEqual([])
+    })
+  }
+
+  test('the page paints before its scripts arrive, and what was typed meanwhile is kept', async ({
+    page,
+  }) => {
+    // Hold back every script until the visitor has typed, as on a slow connection.
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    // The guard script is not held: it runs in the head, before the markup is parsed.
+    await page.route(/\/assets\/(?!prerender-guard-).+\.js$/, async (route) => {
+      await released
+      await route.continue()
+    })
+    const problems = collectConsoleProblems(page)
+    await page.goto('/signin', { waitUntil: 'commit' })
+    const email = page.getByRole('textbox', { name: /^Email/ })
+    await expect(email).toBeVisible()
+    await email.fill(DEMO.email)
+    release()
+    await page.waitForLoadState('networkidle')
+
+    // Hydrated: the form now answers, and the e-mail typed before is still there.
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click()
+    await expect(page.getByText(AUTH_MESSAGES.passwordRequired)).toBeVisible()
+    await expect(email).toHaveValue(DEMO.email)
+    expect(problems).toEqual([])
+  })
+
+  test('a signed-in visitor on /signin goes to the dashboard, not through the sign-in markup', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    await storeSession(page, session)
+    const problems = collectConsoleProblems(page)
+    await page.goto('/signin')
+    await expect(page).toHaveURL(/\/dashboard$/)
+    await expect(
+      page.getByText(`Hello, ${session.user.first_name} ${session.user.last_name}`),
+    ).toBeVisible()
+    expect(problems).toEqual([])
+  })
+
+  test('a finished personnel registration still shows its banner on the prerendered /signin', async ({
+    page,
+  }) => {
+    await page.goto('/404')
+    await page.evaluate(() => window.sessionStorage.setItem('personnelSignedUp', '1'))
+    const problems = collectConsoleProblems(page)
+    await page.goto('/signin')
+    await expect(page.getByText(AUTH_MESSAGES.personnelSignedUp)).toBeVisible()
+    await expect(page.getByRole('textbox', { name: /^Email/ })).toBeEditable()
+    expect(problems).toEqual([])
+  })
+
+  test('an address with a query string gets the page rendered in the browser', async ({
+    request,
+  }) => {
+    const html = await (await request.get('/signin?code=abc')).text()
+    expect(html).toContain('<div id="root"></div>')
+    expect(html).not.toContain('prerender-guard')
+  })
+})
