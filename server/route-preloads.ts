@@ -54,20 +54,33 @@ export function parseRoutePreloads(text: string): RoutePreload[] {
  * linked as style sheets (they would be added anyway once the chunk runs; now they arrive with
  * the page, so nothing is drawn unstyled first).
  */
-export function preloadLinks(files: readonly string[]): string {
+export function preloadLinks(files: readonly string[], { lowPriority = false } = {}): string {
+  const priority = lowPriority ? ' fetchpriority="low"' : ''
   return files
     .map((file) =>
       file.endsWith('.css')
         ? `<link rel="stylesheet" crossorigin href="${file}">`
-        : `<link rel="modulepreload" crossorigin href="${file}">`,
+        : `<link rel="modulepreload"${priority} crossorigin href="${file}">`,
     )
     .join('\n    ')
 }
 
-/** index.html with a page's links added at the end of its head. */
-export function withPreloads(indexHtml: string, files: readonly string[]): string {
-  if (!files.length) return indexHtml
-  return indexHtml.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files)}$1</head>`)
+/**
+ * index.html with a page's links added at the end of its head. With `lowPriority` (a prerendered
+ * page, which paints without any script) the scripts are asked for at low priority, so that on a
+ * slow connection they do not share it with the style sheets and the logo the first paint waits
+ * for.
+ */
+export function withPreloads(
+  indexHtml: string,
+  files: readonly string[],
+  { lowPriority = false } = {},
+): string {
+  const html = lowPriority
+    ? indexHtml.replace(/<script type="module"/g, '<script type="module" fetchpriority="low"')
+    : indexHtml
+  if (!files.length) return html
+  return html.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files, { lowPriority })}$1</head>`)
 }
 
 /** The build's prerendered pages (src/app/prerender-contract.ts), as the server uses them. */

@@ -180,11 +180,19 @@ describe('serveSpa', () => {
       expect(head).toContain('<script src="/assets/prerender-guard-abc.js"></script>')
       // The guard runs before the page's own files are even asked for.
       expect(head.indexOf('prerender-guard')).toBeLessThan(head.indexOf('signin-1.js'))
+      // The page paints without its scripts: they yield the connection to what the paint needs.
+      expect(head).toContain(
+        '<link rel="modulepreload" fetchpriority="low" crossorigin href="/assets/signin-1.js">',
+      )
+      expect(head).toContain(
+        '<script type="module" fetchpriority="low" src="/assets/index-abc123.js"></script>',
+      )
       // With a query string (a reset code, say) the page is the browser's to render.
       const withCode = await (await spa.request('/signin?code=abc')).text()
       expect(withCode).toContain('<div id="root"></div>')
       expect(withCode).toContain('signin-1.js')
       expect(withCode).not.toContain('prerender-guard')
+      expect(withCode).not.toContain('fetchpriority')
       expect(await (await spa.request('/dashboard')).text()).toBe(INDEX)
       expect(await (await spa.request('/prerendered.json')).text()).toBe(INDEX)
     } finally {

@@ -179,7 +179,9 @@ function pageVariants(
   // A page is answered prerendered only when its guard script is there to be fetched.
   if (built && files.has(built.guard)) {
     for (const page of built.pages) {
-      const body = withPreloads(withPrerendered(html, built.guard, page), filesOf(page.path))
+      const body = withPreloads(withPrerendered(html, built.guard, page), filesOf(page.path), {
+        lowPriority: true,
+      })
       prerendered.set(page.path, staticFile('/index.html', Buffer.from(body), log))
     }
   }
