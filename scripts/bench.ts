@@ -7,13 +7,16 @@
  *   build: each page is loaded in headless Chromium against the real server; the scripts and style
  *   sheets fetched until the network is quiet are summed as gzip (level 9, computed from dist/) and
  *   as the bytes actually transferred (brotli).
- * - Lighthouse 12.8 mobile: performance and accessibility scores, LCP, TBT, CLS of the same pages,
- *   the run with the median performance score of three (Lighthouse's own advice for noisy hosts).
+ * - Lighthouse 12.8 mobile: performance and accessibility scores, FCP, LCP, TBT, CLS of the same
+ *   pages, the run with the median performance score of three (Lighthouse's own advice for noisy
+ *   hosts), with slow 4G simulated (Lighthouse's default) and applied (scripts/bench/lighthouse.ts
+ *   says why both).
  * - The wizard's layout shift while errors appear and disappear, at 390 and 1440 px.
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
  *
  * Options: `--only=first-load,lighthouse,wizard,api,cold` runs some parts; `--duration=N` sets
- * the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page (default 3). Needs
+ * the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page (default 3);
+ * `--lighthouse-throttling=simulate,devtools` the throttling methods (default both). Needs
  * Chromium (CHROMIUM_PATH or /usr/bin/chromium).
  */
 import { execFileSync } from 'node:child_process'
@@ -25,7 +28,12 @@ import { CHROMIUM_ARGS, chromiumPath } from '#tests/e2e/support/chromium.ts'
 import { benchApi } from './bench/api.ts'
 import { benchColdStart } from './bench/cold-start.ts'
 import { measureFirstLoad } from './bench/first-load.ts'
-import { type LighthouseResult, medianRun, runLighthouse } from './bench/lighthouse.ts'
+import {
+  type LighthouseResult,
+  type LighthouseThrottling,
+  medianRun,
+  runLighthouse,
+} from './bench/lighthouse.ts'
 import {
   type ChildServer,
   freePort,
@@ -55,6 +63,11 @@ const wanted = new Set<Part>(
 )
 const durationSeconds = Number(args.get('duration') ?? 5)
 const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
+const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
+  .split(',')
+  .filter(
+    (method): method is LighthouseThrottling => method === 'simulate' || method === 'devtools',
+  )
 
 const load = () => loadavg().map((n) => Number(n.toFixed(2)))
 const outDir = join(ROOT, '.tmp', 'bench')
@@ -160,15 +173,17 @@ if (needsApp) {
         await browser.close()
       }
     }
-    if (wanted.has('lighthouse')) {
+    for (const throttling of wanted.has('lighthouse') ? lighthouseThrottling : []) {
       for (const path of pages) {
-        await attempt(`Lighthouse (mobile) on ${path}, ${lighthouseRuns} runs`, async () => {
+        const label = `Lighthouse (mobile, ${throttling === 'devtools' ? 'applied' : 'simulated'} throttling) on ${path}, ${lighthouseRuns} runs`
+        await attempt(label, async () => {
           const runs: LighthouseResult[] = []
           for (let run = 1; run <= lighthouseRuns; run++) {
             const options = {
               chromePath: executablePath,
               outDir,
               suffix: lighthouseRuns > 1 ? `-${run}` : '',
+              throttling,
             }
             // Lighthouse now and then fails to record a trace on a busy machine: one more try.
             runs.push(

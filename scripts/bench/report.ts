@@ -93,8 +93,9 @@ export function toRows(result: BenchResult): Row[] {
     })
   }
   for (const lh of result.lighthouse) {
+    const method = lh.throttling === 'devtools' ? 'applied' : 'simulated'
     rows.push({
-      measure: 'Lighthouse mobile performance',
+      measure: `Lighthouse mobile performance, ${method}`,
       subject: pageLabel(lh.path),
       value:
         String(lh.performance) +
@@ -105,7 +106,7 @@ export function toRows(result: BenchResult): Row[] {
       met: lh.performance >= BUDGETS.lighthousePerformance,
     })
     rows.push({
-      measure: 'Lighthouse mobile accessibility',
+      measure: `Lighthouse mobile accessibility, ${method}`,
       subject: pageLabel(lh.path),
       value:
         String(lh.accessibility) +
@@ -116,9 +117,9 @@ export function toRows(result: BenchResult): Row[] {
       met: lh.accessibility >= BUDGETS.lighthouseAccessibility,
     })
     rows.push({
-      measure: 'Lighthouse LCP / TBT / CLS',
+      measure: `Lighthouse FCP / LCP / TBT / CLS, ${method}`,
       subject: pageLabel(lh.path),
-      value: `${ms(lh.lcpMs)} / ${ms(lh.tbtMs)} / ${lh.cls.toFixed(3)}`,
+      value: `${ms(lh.fcpMs)} / ${ms(lh.lcpMs)} / ${ms(lh.tbtMs)} / ${lh.cls.toFixed(3)}`,
       budget: '',
     })
   }
