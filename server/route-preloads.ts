@@ -86,6 +86,9 @@ export function withPreloads(
 /** The build's prerendered pages (src/app/prerender-contract.ts), as the server uses them. */
 export type PrerenderedPage = { path: string; html: string }
 
+/** A prerendered loading view, answered for every address its pattern matches. */
+export type PrerenderedShell = { pattern: RegExp; html: string }
+
 const PRERENDERED_PATH = /^\/[\w/-]*$/
 
 /**
@@ -93,14 +96,20 @@ const PRERENDERED_PATH = /^\/[\w/-]*$/
  * plain path and its markup. Anything else is left out; without a valid guard, no page is used
  * (a prerender must never be shown to a browser whose storage makes it wrong).
  */
-export function parsePrerendered(text: string): { guard: string; pages: PrerenderedPage[] } | null {
+export function parsePrerendered(
+  text: string,
+): { guard: string; pages: PrerenderedPage[]; shells: PrerenderedShell[] } | null {
   let data: unknown
   try {
     data = JSON.parse(text)
   } catch {
     return null
   }
-  const { guard, pages } = (data ?? {}) as { guard?: unknown; pages?: unknown }
+  const { guard, pages, shells } = (data ?? {}) as {
+    guard?: unknown
+    pages?: unknown
+    shells?: unknown
+  }
   if (typeof guard !== 'string' || !/^\/assets\/[\w.-]+\.js$/.test(guard)) return null
   if (!Array.isArray(pages)) return null
   const parsed: PrerenderedPage[] = []
@@ -110,7 +119,29 @@ export function parsePrerendered(text: string): { guard: string; pages: Prerende
       parsed.push({ path, html })
     }
   }
-  return { guard, pages: parsed }
+  const parsedShells: PrerenderedShell[] = []
+  for (const shell of Array.isArray(shells) ? (shells as unknown[]) : []) {
+    const { pattern, html } = (shell ?? {}) as { pattern?: unknown; html?: unknown }
+    if (typeof pattern !== 'string' || typeof html !== 'string') continue
+    try {
+      parsedShells.push({ pattern: new RegExp(pattern), html })
+    } catch {
+      // Not a regular expression: left out.
+    }
+  }
+  return { guard, pages: parsed, shells: parsedShells }
+}
+
+/** `#root`'s mark on a shell's markup (src/app/prerender-contract.ts `SHELL_MARK`). */
+const SHELL_MARK = 'shell'
+
+/**
+ * index.html for a shell: its loading view in `#root`, marked as a shell, which the app never
+ * hydrates (it renders the page over it).
+ */
+export function withShell(indexHtml: string, shell: PrerenderedShell): string {
+  const marked = `<div id="root" data-prerendered="${SHELL_MARK}">${shell.html}</div>`
+  return indexHtml.replace('<div id="root"></div>', () => marked)
 }
 
 /**

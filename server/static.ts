@@ -12,6 +12,7 @@ import {
   ROUTE_PRELOADS_FILE,
   withPreloads,
   withPrerendered,
+  withShell,
 } from './route-preloads.ts'
 
 const gzipAsync = promisify(gzip)
@@ -161,7 +162,11 @@ function pageVariants(
   files: Map<string, StaticFile>,
   index: StaticFile,
   log: Logger | undefined,
-): { routes: { pattern: RegExp; file: StaticFile }[]; prerendered: Map<string, StaticFile> } {
+): {
+  routes: { pattern: RegExp; file: StaticFile }[]
+  prerendered: Map<string, StaticFile>
+  shells: { pattern: RegExp; file: StaticFile }[]
+} {
   const manifest = files.get(`/${ROUTE_PRELOADS_FILE}`)
   files.delete(`/${ROUTE_PRELOADS_FILE}`)
   const prerenderedFile = files.get(`/${PRERENDERED_FILE}`)
@@ -175,7 +180,7 @@ function pageVariants(
     : []
   const filesOf = (path: string) => routes.find((route) => route.pattern.test(path))?.files ?? []
   const prerendered = new Map<string, StaticFile>()
-  const built = prerenderedFile && parsePrerendered(prerenderedFile.body.toString('utf8'))
+  const built = prerenderedFile ? parsePrerendered(prerenderedFile.body.toString('utf8')) : null
   // A page is answered prerendered only when its guard script is there to be fetched.
   if (built && files.has(built.guard)) {
     for (const page of built.pages) {
@@ -191,6 +196,20 @@ function pageVariants(
       file: staticFile('/index.html', Buffer.from(withPreloads(html, route.files)), log),
     })),
     prerendered,
+    // A shell is never hydrated, so it needs no guard; its page needs its scripts to show anything.
+    shells: (built?.shells ?? []).map((shell) => ({
+      pattern: shell.pattern,
+      file: staticFile(
+        '/index.html',
+        Buffer.from(
+          withPreloads(
+            withShell(html, shell),
+            routes.find((route) => route.pattern.source === shell.pattern.source)?.files ?? [],
+          ),
+        ),
+        log,
+      ),
+    })),
   }
 }
 
@@ -203,7 +222,8 @@ function pageVariants(
  *   except under `/assets/`, where a missing file stays a 404; for a page the build listed in
  *   `route-preloads.json`, that index.html links the page's own chunks and style sheets, and a
  *   page the build prerendered (`prerendered.json`) is answered with its markup in `#root` when
- *   the address has no query string (the prerender is what a first-time visitor sees);
+ *   the address has no query string (the prerender is what a first-time visitor sees), and a
+ *   page with a prerendered loading view (a shell) with that view;
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
@@ -218,7 +238,7 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
   }
   const index = files.get('/index.html')
   if (!index) throw new Error(`${distDir} has no index.html`)
-  const { routes, prerendered } = pageVariants(files, index, log)
+  const { routes, prerendered, shells } = pageVariants(files, index, log)
 
   return async (c, next) => {
     const method = c.req.method
@@ -234,6 +254,7 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
       const plain = decoded !== undefined && !c.req.url.includes('?')
       file =
         (plain && prerendered.get(decoded)) ||
+        (plain && shells.find((shell) => shell.pattern.test(decoded))?.file) ||
         (decoded !== undefined && routes.find((route) => route.pattern.test(decoded))?.file) ||
         index
     }

@@ -14,17 +14,36 @@ import { SESSION_KEY } from '#src/lib/session.ts'
 /** The pages the build prerenders: their first render depends on the address alone. */
 export const PRERENDERED_PAGES = ['/signin', '/signup', '/thankyou'] as const
 
+/**
+ * Pages whose first render depends on data the app fetches: the build renders their loading view
+ * only, as a first paint in place of a blank page. It is never hydrated: the app renders the page
+ * over it once its data is in. `pattern` is the addresses' regular expression.
+ */
+export const PRERENDERED_SHELLS = [
+  { name: 'unsubscribe', pattern: '^/unsubscribe/[^/]+/?$' },
+] as const
+
 /** The build's file in dist/ with each page's markup (read by the server, never served itself). */
 export const PRERENDERED_FILE = 'prerendered.json'
 
-/** What {@link PRERENDERED_FILE} holds: the guard script's URL and each page's `#root` markup. */
+/**
+ * What {@link PRERENDERED_FILE} holds: the guard script's URL, each page's `#root` markup, and
+ * each shell's.
+ */
 export type PrerenderedPages = {
   guard: string
   pages: { path: string; html: string }[]
+  shells: { pattern: string; html: string }[]
 }
 
-/** `#root`'s attribute naming the address its markup was rendered for. */
+/**
+ * `#root`'s attribute naming the address its markup was rendered for, or {@link SHELL_MARK} for a
+ * shell.
+ */
 export const PRERENDERED_ATTRIBUTE = 'data-prerendered'
+
+/** The {@link PRERENDERED_ATTRIBUTE} of a shell: never an address, so never hydrated. */
+export const SHELL_MARK = 'shell'
 
 /** Set on `<html>` by the guard script when this browser's storage changes the first render. */
 export const STALE_PRERENDER_ATTRIBUTE = 'data-stale-prerender'

@@ -2,8 +2,8 @@ import { Alert, Text } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { HTTPError } from 'ky'
 import { unsubscribePatient } from '#src/api/patients.ts'
+import { UnsubscribePending } from '#src/features/unsubscribe/unsubscribe-pending.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
-import { PendingPage } from '#src/ui/page-loading.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 
 const INVALID_LINK = 'This unsubscribe link is not valid or has expired.'
@@ -24,11 +24,7 @@ export const Route = createFileRoute('/unsubscribe/$id')({
   },
   // The call is not repeated when the page is revisited within the session.
   staleTime: Number.POSITIVE_INFINITY,
-  pendingComponent: () => (
-    <PublicPage title="Unsubscribe">
-      <PendingPage />
-    </PublicPage>
-  ),
+  pendingComponent: () => <UnsubscribePending />,
   component: UnsubscribePage,
 })
 

@@ -3,6 +3,7 @@
  * /signup and /thankyou with their markup, the browser paints it before any script has run, and
  * the app hydrates it without a mismatch. A browser whose storage changes the first render gets
  * the right page instead, and what a visitor types before the scripts arrive is kept.
+ * /unsubscribe/:id gets its loading view, which the app replaces with the outcome.
  */
 import type { Page } from '@playwright/test'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
@@ -95,6 +96,32 @@ test.describe('prerendered pages', () => {
     await expect(page.getByText(AUTH_MESSAGES.personnelSignedUp)).toBeVisible()
     await expect(page.getByRole('textbox', { name: /^Email/ })).toBeEditable()
     expect(problems).toEqual([])
+  })
+
+  test('/unsubscribe/:id paints its loading view before its scripts arrive, then the outcome over it', async ({
+    page,
+    request,
+  }) => {
+    const html = await (await request.get('/unsubscribe/no-such-link-0000000000')).text()
+    expect(html).toContain('<div id="root" data-prerendered="shell">')
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route(/\/assets\/.+\.js$/, async (route) => {
+      await released
+      await route.continue()
+    })
+    await page.goto('/unsubscribe/no-such-link-0000000000', { waitUntil: 'commit' })
+    await expect(page.getByRole('heading', { level: 1, name: 'Unsubscribe' })).toBeVisible()
+    await expect(page.getByRole('status')).toHaveText('Please wait...')
+    release()
+    await expect(page.getByRole('alert')).toHaveText(
+      'This unsubscribe link is not valid or has expired.',
+    )
+    // The app's page replaced the loading view: one page, and the indicator is gone.
+    await expect(page.getByRole('main')).toHaveCount(1)
+    await expect(page.getByText('Please wait...')).toHaveCount(0)
   })
 
   test('an address with a query string gets the page rendered in the browser', async ({
