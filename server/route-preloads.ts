@@ -7,10 +7,11 @@
  */
 
 /** The build's file in dist/ (never served itself). */
-export const ROUTE_PRELOADS_FILE = 'route-preloads.json'
+import { PRERENDERED_ATTRIBUTE, SHELL_MARK } from '#domain/prerender.ts'
 
-/** The build's prerendered pages in dist/ (src/app/prerender-contract.ts; never served itself). */
-export const PRERENDERED_FILE = 'prerendered.json'
+export { PRERENDERED_FILE } from '#domain/prerender.ts'
+
+export const ROUTE_PRELOADS_FILE = 'route-preloads.json'
 
 /** One page: its address as a regular expression source, and the files it needs, root-relative. */
 export type RoutePreload = { pattern: string; files: string[] }
@@ -132,15 +133,12 @@ export function parsePrerendered(
   return { guard, pages: parsed, shells: parsedShells }
 }
 
-/** `#root`'s mark on a shell's markup (src/app/prerender-contract.ts `SHELL_MARK`). */
-const SHELL_MARK = 'shell'
-
 /**
  * index.html for a shell: its loading view in `#root`, marked as a shell, which the app never
  * hydrates (it renders the page over it).
  */
 export function withShell(indexHtml: string, shell: PrerenderedShell): string {
-  const marked = `<div id="root" data-prerendered="${SHELL_MARK}">${shell.html}</div>`
+  const marked = `<div id="root" ${PRERENDERED_ATTRIBUTE}="${SHELL_MARK}">${shell.html}</div>`
   return indexHtml.replace('<div id="root"></div>', () => marked)
 }
 
@@ -150,7 +148,7 @@ export function withShell(indexHtml: string, shell: PrerenderedShell): string {
  * the address it was rendered for.
  */
 export function withPrerendered(indexHtml: string, guard: string, page: PrerenderedPage): string {
-  const marked = `<div id="root" data-prerendered="${page.path}">${page.html}</div>`
+  const marked = `<div id="root" ${PRERENDERED_ATTRIBUTE}="${page.path}">${page.html}</div>`
   return indexHtml
     .replace(/(\s*)<\/head>/, `$1  <script src="${guard}"></script>$1</head>`)
     .replace('<div id="root"></div>', () => marked)

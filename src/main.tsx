@@ -2,8 +2,9 @@ import './app/mantine-styles.ts'
 import './app/forms.css'
 import { startTransition } from 'react'
 import { createRoot, hydrateRoot } from 'react-dom/client'
+import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 import { App } from './app/app.tsx'
-import { PRERENDERED_ATTRIBUTE, STALE_PRERENDER_ATTRIBUTE } from './app/prerender-contract.ts'
+import { STALE_PRERENDER_ATTRIBUTE } from './app/prerender-contract.ts'
 import { createAppRouter } from './app/router.tsx'
 
 const router = createAppRouter()

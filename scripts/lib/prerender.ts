@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { PRERENDERED_FILE } from '#domain/prerender.ts'
 
 const RENDER_SCRIPT = fileURLToPath(new URL('./prerender-render.ts', import.meta.url))
 
@@ -54,7 +55,7 @@ export async function prerenderPages(root: string, outDir: string): Promise<void
     const dist = resolve(root, outDir)
     mkdirSync(join(dist, 'assets'), { recursive: true })
     writeFileSync(join(dist, guard), guardScript)
-    writeFileSync(join(dist, 'prerendered.json'), `${JSON.stringify({ guard, pages, shells })}\n`)
+    writeFileSync(join(dist, PRERENDERED_FILE), `${JSON.stringify({ guard, pages, shells })}\n`)
   } finally {
     rmSync(work, { recursive: true, force: true })
   }

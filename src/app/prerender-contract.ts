@@ -8,7 +8,8 @@ import { SESSION_KEY } from '#src/lib/session.ts'
  * browser paints the page before any JavaScript has arrived. The app then hydrates it: React
  * attaches to the markup instead of drawing it again.
  *
- * This module is what the build, the server and the browser agree on.
+ * This module is what the build and the browser agree on; the names the server shares with them
+ * are in domain/prerender.ts.
  */
 
 /** The pages the build prerenders: their first render depends on the address alone. */
@@ -23,11 +24,8 @@ export const PRERENDERED_SHELLS = [
   { name: 'unsubscribe', pattern: '^/unsubscribe/[^/]+/?$' },
 ] as const
 
-/** The build's file in dist/ with each page's markup (read by the server, never served itself). */
-export const PRERENDERED_FILE = 'prerendered.json'
-
 /**
- * What {@link PRERENDERED_FILE} holds: the guard script's URL, each page's `#root` markup, and
+ * What the build's prerendered.json (`PRERENDERED_FILE`) holds: the guard script's URL, each page's `#root` markup, and
  * each shell's.
  */
 export type PrerenderedPages = {
@@ -35,15 +33,6 @@ export type PrerenderedPages = {
   pages: { path: string; html: string }[]
   shells: { pattern: string; html: string }[]
 }
-
-/**
- * `#root`'s attribute naming the address its markup was rendered for, or {@link SHELL_MARK} for a
- * shell.
- */
-export const PRERENDERED_ATTRIBUTE = 'data-prerendered'
-
-/** The {@link PRERENDERED_ATTRIBUTE} of a shell: never an address, so never hydrated. */
-export const SHELL_MARK = 'shell'
 
 /** Set on `<html>` by the guard script when this browser's storage changes the first render. */
 export const STALE_PRERENDER_ATTRIBUTE = 'data-stale-prerender'

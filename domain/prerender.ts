@@ -1,0 +1,16 @@
+/**
+ * Prerendered pages (issue 8; src/app/prerender-contract.ts): the names the build, the server
+ * and the browser share.
+ */
+
+/** The build's file in dist/ with each page's markup (read by the server, never served itself). */
+export const PRERENDERED_FILE = 'prerendered.json'
+
+/**
+ * `#root`'s attribute naming the address its markup was rendered for, or {@link SHELL_MARK} for a
+ * shell.
+ */
+export const PRERENDERED_ATTRIBUTE = 'data-prerendered'
+
+/** The {@link PRERENDERED_ATTRIBUTE} of a shell: never an address, so never hydrated. */
+export const SHELL_MARK = 'shell'
