@@ -4,7 +4,13 @@ import { startTransition } from 'react'
 import { createRoot, hydrateRoot } from 'react-dom/client'
 import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 import { App } from './app/app.tsx'
-import { STALE_PRERENDER_ATTRIBUTE } from './app/prerender-contract.ts'
+import {
+  adoptTypedValues,
+  resendHeldSubmit,
+  STALE_PRERENDER_ATTRIBUTE,
+  takeHeldSubmit,
+  whenPageMounted,
+} from './app/prerender-contract.ts'
 import { createAppRouter } from './app/router.tsx'
 
 const router = createAppRouter()
@@ -15,16 +21,22 @@ if (!root) throw new Error('index.html has no #root element')
 // The first page is resolved before anything renders (its guards run and its code arrives; the
 // server already asked for that code in the HTML).
 void router.load().finally(() => {
-  const app = <App router={router} />
   const html = document.documentElement
   // A page the server answered prerendered (src/app/prerender-contract.ts) is hydrated: React
   // takes over the markup already on screen, in slices, and what a visitor typed meanwhile stays.
+  // Once the page's own content is React's, what was typed meanwhile goes into the app's form
+  // state, and a form sent before React listened (the guard script kept it) is sent again.
   if (
     root.getAttribute(PRERENDERED_ATTRIBUTE) === router.state.location.href &&
     !html.hasAttribute(STALE_PRERENDER_ATTRIBUTE)
   ) {
+    const held = takeHeldSubmit()
+    whenPageMounted(() => {
+      adoptTypedValues(root)
+      resendHeldSubmit(held)
+    })
     startTransition(() => {
-      hydrateRoot(root, app)
+      hydrateRoot(root, <App router={router} />)
     })
     return
   }
@@ -39,5 +51,7 @@ void router.load().finally(() => {
     html.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
   }
   root.removeAttribute(PRERENDERED_ATTRIBUTE)
-  startTransition(() => createRoot(root).render(app))
+  // No form of the prerendered markup stays: nothing kept is sent again.
+  takeHeldSubmit()
+  startTransition(() => createRoot(root).render(<App router={router} />))
 })

@@ -1,5 +1,6 @@
 import { Box, Card, Center, Image, Stack, Title } from '@mantine/core'
-import type { ReactNode } from 'react'
+import { type ReactNode, useEffect } from 'react'
+import { notePageMounted } from '#src/app/prerender-contract.ts'
 import classes from './public-page.module.css'
 
 /** Props of {@link PublicPage}. */
@@ -16,6 +17,8 @@ export type PublicPageProps = {
  * unsubscribe, 404): the product logo above a centred card on a soft background (DESIGN.md 9).
  */
 export function PublicPage({ title, children, width = 440 }: PublicPageProps) {
+  // The first public page to mount tells a prerendered page's start-up that it is hydrated.
+  useEffect(notePageMounted, [])
   return (
     <Box component="main" className={classes.root}>
       <Center>

@@ -64,11 +64,40 @@ test.describe('prerendered pages', () => {
     release()
     await page.waitForLoadState('networkidle')
 
-    // Hydrated: the form now answers, and the e-mail typed before is still there.
+    // Hydrated: the form now answers, and the e-mail typed before is still there and is the
+    // form's: with the password typed now, Sign In signs in.
     await page.getByRole('button', { name: 'Sign In', exact: true }).click()
     await expect(page.getByText(AUTH_MESSAGES.passwordRequired)).toBeVisible()
     await expect(email).toHaveValue(DEMO.email)
+    await page.getByLabel(/^Password/).fill(DEMO.password)
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click()
+    await expect(page).toHaveURL(/\/dashboard$/)
     expect(problems).toEqual([])
+  })
+
+  test('Sign In clicked before the scripts arrive signs in once they have, and the browser never sends the form itself', async ({
+    page,
+  }) => {
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route(/\/assets\/(?!prerender-guard-).+\.js$/, async (route) => {
+      await released
+      await route.continue()
+    })
+    const addresses: string[] = []
+    page.on('request', (request) => {
+      if (request.isNavigationRequest()) addresses.push(request.url())
+    })
+    await page.goto('/signin', { waitUntil: 'commit' })
+    await page.getByRole('textbox', { name: /^Email/ }).fill(DEMO.email)
+    await page.getByLabel(/^Password/).fill(DEMO.password)
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click()
+    release()
+    await expect(page).toHaveURL(/\/dashboard$/)
+    await expect(page.getByText('Hello, Demo Admin')).toBeVisible()
+    expect(addresses.filter((url) => url.includes('?'))).toEqual([])
   })
 
   test('a signed-in visitor on /signin goes to the dashboard, not through the sign-in markup', async ({
