@@ -24,6 +24,22 @@ function collectConsoleProblems(page: Page): string[] {
   return problems
 }
 
+/**
+ * Holds back the app's scripts, as a slow connection does, until the returned function is
+ * called. The guard script is not held: it runs in the head, before the markup is parsed.
+ */
+async function holdScripts(page: Page): Promise<() => void> {
+  let release: () => void = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  await page.route(/\/assets\/(?!prerender-guard-).+\.js$/, async (route) => {
+    await released
+    await route.continue()
+  })
+  return release
+}
+
 test.describe('prerendered pages', () => {
   for (const { path, heading } of PAGES) {
     test(`${path} arrives as markup and is hydrated without a mismatch`, async ({
@@ -46,16 +62,8 @@ test.describe('prerendered pages', () => {
   test('the page paints before its scripts arrive, and what was typed meanwhile is kept', async ({
     page,
   }) => {
-    // Hold back every script until the visitor has typed, as on a slow connection.
-    let release: () => void = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    // The guard script is not held: it runs in the head, before the markup is parsed.
-    await page.route(/\/assets\/(?!prerender-guard-).+\.js$/, async (route) => {
-      await released
-      await route.continue()
-    })
+    // Every script is held back until the visitor has typed.
+    const release = await holdScripts(page)
     const problems = collectConsoleProblems(page)
     await page.goto('/signin', { waitUntil: 'commit' })
     const email = page.getByRole('textbox', { name: /^Email/ })
@@ -78,14 +86,7 @@ test.describe('prerendered pages', () => {
   test('Sign In clicked before the scripts arrive signs in once they have, and the browser never sends the form itself', async ({
     page,
   }) => {
-    let release: () => void = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    await page.route(/\/assets\/(?!prerender-guard-).+\.js$/, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdScripts(page)
     const addresses: string[] = []
     page.on('request', (request) => {
       if (request.isNavigationRequest()) addresses.push(request.url())
@@ -133,14 +134,7 @@ test.describe('prerendered pages', () => {
   }) => {
     const html = await (await request.get('/unsubscribe/no-such-link-0000000000')).text()
     expect(html).toContain('<div id="root" data-prerendered="shell">')
-    let release: () => void = () => {}
-    const released = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    await page.route(/\/assets\/.+\.js$/, async (route) => {
-      await released
-      await route.continue()
-    })
+    const release = await holdScripts(page)
     await page.goto('/unsubscribe/no-such-link-0000000000', { waitUntil: 'commit' })
     await expect(page.getByRole('heading', { level: 1, name: 'Unsubscribe' })).toBeVisible()
     await expect(page.getByRole('status')).toHaveText('Please wait...')
