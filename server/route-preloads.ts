@@ -3,14 +3,14 @@
  * build next to index.html (scripts/vite/route-preloads.ts) and read by the static server, which
  * names them in the HTML it answers for that page. The browser then fetches a page's own code
  * together with the entry chunk, instead of one round trip later, once the entry has run and the
- * router has matched the address (issue 8).
+ * router has matched the address (issue 8). It also places the build's prerendered pages
+ * (src/app/prerender-contract.ts) in that HTML.
  */
-
-/** The build's file in dist/ (never served itself). */
 import { PRERENDERED_ATTRIBUTE, SHELL_MARK } from '#domain/prerender.ts'
 
 export { PRERENDERED_FILE } from '#domain/prerender.ts'
 
+/** The build's file in dist/ (never served itself). */
 export const ROUTE_PRELOADS_FILE = 'route-preloads.json'
 
 /** One page: its address as a regular expression source, and the files it needs, root-relative. */
