@@ -16,6 +16,7 @@ export default defineConfig({
             'machines/**/*.test.ts',
             'server/**/*.test.ts',
             'scripts/**/*.test.ts',
+            'tests/flows/**/*.test.ts',
           ],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -26,7 +27,7 @@ export default defineConfig({
         test: {
           name: 'web',
           environment: 'jsdom',
-          include: ['src/**/*.test.{ts,tsx}', 'tests/model/**/*.test.{ts,tsx}'],
+          include: ['src/**/*.test.{ts,tsx}', 'tests/flows/**/*.test.tsx'],
           setupFiles: ['tests/setup/vitest.setup.ts'],
           testTimeout: 30_000,
         },

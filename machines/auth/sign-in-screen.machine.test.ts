@@ -8,23 +8,12 @@ import {
   type SignInScreenInput,
   signInScreenMachine,
 } from '#machines/auth/sign-in-screen.machine.ts'
+import { fixtureSession, fixtures } from '#tests/flows/sign-in-screen/model.ts'
 
-const session: Session = {
-  jwt: 'header.payload.signature',
-  user: {
-    id: 1,
-    email: 'demo@example.com',
-    first_name: 'Demo',
-    last_name: 'Admin',
-    image_path: null,
-    access_rights: 'Admin',
-    practice_id: 1,
-  },
-  practice: { id: 1, practice_name: 'Glow Demo Med Spa', image_path: null },
-}
-
-const signInForm = { email: 'demo@example.com', password: 'DemoPass123', remember: true }
-const resetForm = { password: 'NewPass123', confirm_password: 'NewPass123' }
+// The fixtures of the flow model (tests/flows/sign-in-screen/model.ts).
+const session: Session = fixtureSession
+const signInForm = fixtures.signIn
+const resetForm = fixtures.reset
 
 type Fakes = {
   signIn?: (input: SignInPayload) => Promise<Session>

@@ -5,29 +5,11 @@ import {
   type InvitationRef,
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
+import { invitationFixtures } from '#tests/flows/personnel-invitations/model.ts'
 import { controlled } from '#tests/support/deferred.ts'
 
-const input: InvitePersonnelInput = {
-  email: 'new.person@example.com',
-  first_name: 'New',
-  last_name: 'Person',
-  position: 'Staff',
-  title: null,
-}
-
-const created: PersonnelInvitation = {
-  id: 'inv-9',
-  email: 'new.person@example.com',
-  title: null,
-  first_name: 'New',
-  last_name: 'Person',
-  position: 'Staff',
-  status: 'pending',
-  expires_at: '2026-06-15T00:00:00.000Z',
-  created_at: '2026-06-01T00:00:00.000Z',
-}
-
-const row: InvitationRef = { id: 'inv-1', email: 'jordan.lee@example.com' }
+// The fixtures of the flow model (tests/flows/personnel-invitations/model.ts).
+const { input, created, row } = invitationFixtures
 
 function start() {
   const invitePersonnel = controlled<PersonnelInvitation, InvitePersonnelInput>()

@@ -19,28 +19,17 @@ import {
   selectRegistrationFlags,
 } from '#machines/personnel/register-personnel.selectors.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
+import { fixtureDetails, fixtures } from '#tests/flows/register-personnel/model.ts'
 import { controlled } from '#tests/support/deferred.ts'
 
-/** A fake actor whose calls wait for the test; each call's input is recorded. */
-const invitation: InvitationPreview = {
-  first_name: 'Jordan',
-  last_name: 'Lee',
-  email: 'jordan.lee@example.com',
-  position: 'Provider',
-  title: 'Dr.',
-}
+// The fixtures of the flow model (tests/flows/register-personnel/model.ts).
+const invitation: InvitationPreview = fixtures.invitation
+const { invitationId } = fixtures.input
 
-const details: RegistrationDetails = {
-  title: 'Dr.',
-  firstName: 'Jordan',
-  lastName: 'Lee-Smith',
-  countryCode: '+1',
-  phoneNumber: '5551234567',
-  password: 'Secret123',
-  password_confirm: 'Secret123',
-}
+/** The form as sent, with a last name changed from the invitation's. */
+const details: RegistrationDetails = { ...fixtureDetails, lastName: 'Lee-Smith' }
 
-const target = { email: invitation.email, phone: '5551234567', countryCode: '+1' as const }
+const target = { email: invitation.email, phone: fixtures.phone, countryCode: '+1' as const }
 
 function start() {
   const loadInvitation = controlled<InvitationPreview, { invitationId: string }>()
@@ -63,7 +52,7 @@ function start() {
         onRegistered: (_, params) => onRegistered(params),
       },
     }),
-    { input: { invitationId: 'inv-1' } },
+    { input: { invitationId } },
   ).start()
   return {
     actor,
@@ -118,7 +107,7 @@ describe('personnel registration', () => {
     const setup = start()
     expect(setup.actor.getSnapshot().value).toBe('loading')
     expect(selectIsLoading(setup.actor.getSnapshot())).toBe(true)
-    expect(setup.loadInvitation.calls.map((c) => c.input)).toEqual([{ invitationId: 'inv-1' }])
+    expect(setup.loadInvitation.calls.map((c) => c.input)).toEqual([{ invitationId }])
     await loaded(setup)
     const snapshot = setup.actor.getSnapshot()
     expect(snapshot.value).toEqual({ editing: 'verifyingPhone' })
@@ -203,7 +192,7 @@ describe('personnel registration', () => {
     expect(setup.actor.getSnapshot().value).toBe('submitting')
     expect(flags(setup)).toMatchObject({ disableSignUpButton: true, busy: 'submitting' })
     expect(setup.registerPersonnel.latest().input).toEqual({
-      id: 'inv-1',
+      id: invitationId,
       title: 'Dr.',
       first_name: 'Jordan',
       last_name: 'Lee-Smith',

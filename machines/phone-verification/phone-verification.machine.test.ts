@@ -23,23 +23,11 @@ import {
   selectPhoneLocked,
   selectResendSecondsLeft,
 } from '#machines/phone-verification/phone-verification.selectors.ts'
+import { phoneTargets } from '#tests/flows/phone-verification/model.ts'
+import { type Deferred, deferred } from '#tests/support/deferred.ts'
 
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-const target: PhoneTarget = { email: 'jane@example.com', phone: '5551234567', countryCode: '+1' }
+// The fixtures of the flow model (tests/flows/phone-verification/model.ts).
+const target: PhoneTarget = phoneTargets.main
 
 /** An actor whose calls wait for the test; each call's input is recorded. */
 function start(input: PhoneVerificationInput = {}) {

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createActor, fromPromise, waitFor } from 'xstate'
-import type { Coupon, Plan, PlansAnswer } from '#domain/plans.ts'
+import { createActor, waitFor } from 'xstate'
+import type { Coupon, PlansAnswer } from '#domain/plans.ts'
 import {
   type CheckAvailabilityInput,
   type GetCodeAnswer,
@@ -13,9 +13,7 @@ import {
   type VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
 import { BillingInformationSchema } from '#domain/sign-up/billing-information.ts'
-import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
 import {
   type LockPaymentInput,
@@ -45,71 +43,25 @@ import {
   selectTermOptions,
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { fixturePlansAnswer, signUpFixtures } from '#tests/flows/sign-up/model.ts'
+import { controlled } from '#tests/support/deferred.ts'
 
-type Deferred<T> = {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (e: unknown) => void
-}
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-/** A recorded call of a fake actor: what it got, and the answer the test gives. */
-type Call<I, O> = { input: I; answer: Deferred<O> }
-
-function recorder<I, O>() {
-  const calls: Call<I, O>[] = []
-  const logic = fromPromise<O, I>(({ input }) => {
-    const answer = deferred<O>()
-    calls.push({ input, answer })
-    return answer.promise
-  })
-  return { calls, logic }
-}
-
-const fixtures = createSignUpTestFixtures(42)
-const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
-const practice = v.parse(PracticeDetailsSchema, fixtures.practiceDetails)
-const billing = v.parse(BillingInformationSchema, fixtures.billingInformation)
-const nextechPractice = v.parse(PracticeDetailsSchema, {
-  ...fixtures.practiceDetails,
-  e_record: 'nextech',
-  nextech: { client_id: 'client', username: 'nx', password: 'nx-secret', nx_practice_id: '77' },
-})
-
-const plan = (id: string, nickname: string, interval: 'month' | 'year', amount: number): Plan => ({
-  id,
-  nickname,
-  interval,
-  interval_count: 1,
-  amount,
-  tiers: null,
-})
-const PLANS: Plan[] = [
-  plan('lite-m', 'Glow Monthly Lite', 'month', 9900),
-  plan('lite-y', 'Glow Yearly Lite', 'year', 106800),
-  plan('ehr-m', 'Glow EHR Monthly', 'month', 49900),
-  plan('ehr-y', 'Glow EHR Yearly', 'year', 540000),
-]
-const WELCOME10: Coupon = { id: 'WELCOME10', percent_off: 10, amount_off: null }
-const SAVE50OFF: Coupon = { id: 'SAVE50OFF', percent_off: null, amount_off: 5000 }
-const PLANS_ANSWER: PlansAnswer = { plans: { data: PLANS }, coupons: { data: [WELCOME10] } }
+// The fixtures of the flow model (tests/flows/sign-up/model.ts).
+const fixtures = signUpFixtures.formValues
+const { clientDetails, practice, billing, nextechPractice } = signUpFixtures
+const nextech = nextechPractice.nextech as NonNullable<typeof nextechPractice.nextech>
+const WELCOME10: Coupon = signUpFixtures.publicCoupon
+const SAVE50OFF: Coupon = signUpFixtures.privateCoupon
+const PLANS_ANSWER: PlansAnswer = fixturePlansAnswer
 
 function start(input: SignUpInput = {}) {
-  const sendCode = recorder<GetCodeInput, GetCodeAnswer>()
-  const verifyCode = recorder<VerifyCodeInput, VerifyCodeAnswer>()
-  const checkAvailability = recorder<CheckAvailabilityInput, string>()
-  const loadPlans = recorder<void, PlansAnswer>()
-  const lookupCoupon = recorder<{ code: string }, Coupon>()
-  const lockPayment = recorder<LockPaymentInput, LockPaymentOutput>()
-  const submitSignUp = recorder<SignUpPayloadInput, SignUpAnswer>()
+  const sendCode = controlled<GetCodeAnswer, GetCodeInput>()
+  const verifyCode = controlled<VerifyCodeAnswer, VerifyCodeInput>()
+  const checkAvailability = controlled<string, CheckAvailabilityInput>()
+  const loadPlans = controlled<PlansAnswer, void>()
+  const lookupCoupon = controlled<Coupon, { code: string }>()
+  const lockPayment = controlled<LockPaymentOutput, LockPaymentInput>()
+  const submitSignUp = controlled<SignUpAnswer, SignUpPayloadInput>()
   const backToSignIn = vi.fn()
   const submitted = vi.fn()
   const machine = signUpMachine.provide({
@@ -182,6 +134,10 @@ async function passStep2(h: Harness, values = practice) {
 }
 
 async function passStep3(h: Harness) {
+  // Accepting the agreement is signing it (issue 21): the view ticks its box only then.
+  h.actor.send({ type: 'agreement.open' })
+  h.actor.send({ type: 'agreement.sign', signature: 'J. Doe', signer_name: 'Jane Doe' })
+  h.actor.send({ type: 'view.close' })
   h.actor.send({ type: 'billing.continue', values: billing })
   h.calls.lockPayment.calls.at(-1)?.answer.resolve({ id: 'cus_42' })
   await waitFor(h.actor, (s) => s.matches('confirmation'))
@@ -601,7 +557,7 @@ describe('step 4: confirmation', () => {
       stripe_id: 'cus_42',
       coupon: 'WELCOME10',
       access_rights: 'Admin',
-      billingInformation: { plan: ['lite-m', 'ehr-m'], subscription_ehr: true },
+      billingInformation: { plan: ['plan_lite_m', 'plan_ehr_m'], subscription_ehr: true },
     })
     const answer = { user: { id: 7, email: clientDetails.email } }
     h.calls.submitSignUp.calls[0]?.answer.resolve(answer)
@@ -645,8 +601,9 @@ describe('progress across a reload', () => {
       clientDetails.password,
       '4242424242424242',
       '"cvv"',
-      '123456',
-      'nx-secret',
+      // The code as a value (the phone number may contain its digits).
+      `"${signUpFixtures.code}"`,
+      nextech.password,
       '"password"',
     ])
       expect(text).not.toContain(secret)
@@ -729,9 +686,9 @@ describe('progress across a reload', () => {
     expect(again.snapshot().value).toEqual({ confirmation: 'reviewing' })
     expect(again.snapshot().context.practiceDetails).toBeNull()
     expect(selectDrafts(again.snapshot()).accountSetup.nextech).toEqual({
-      client_id: 'client',
-      username: 'nx',
-      nx_practice_id: '77',
+      client_id: nextech.client_id,
+      username: nextech.username,
+      nx_practice_id: nextech.nx_practice_id,
     })
     again.actor.send({ type: 'confirmation.submit' })
     expect(again.snapshot().value).toEqual({ clientDetails: 'editing' })
@@ -745,7 +702,7 @@ describe('progress across a reload', () => {
     again.actor.send({ type: 'billing.continue' })
     again.actor.send({ type: 'confirmation.submit' })
     const payload = v.parse(SignUpPayloadSchema, again.calls.submitSignUp.calls[0]?.input)
-    expect(payload.practice.nextech?.password).toBe('nx-secret')
+    expect(payload.practice.nextech?.password).toBe(nextech.password)
     expect(payload.billingInformation.subscription_ehr).toBe(true)
   })
 

@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test'
-import { CHROMIUM_ARGS, chromiumPath } from '#tests/e2e/support/chromium.ts'
+import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { LOCAL_ORIGIN, PATHS_PORT, REMOTE_HOST_ARGS } from '#tests/paths/support/hosts.ts'
 
 /**
@@ -8,8 +8,9 @@ import { LOCAL_ORIGIN, PATHS_PORT, REMOTE_HOST_ARGS } from '#tests/paths/support
  * paths share one server, and the machine has two cores.
  */
 export default defineConfig({
-  testDir: '.',
-  testMatch: '**/*.spec.ts',
+  // The Playwright driver of each flow: tests/flows/<flow>/browser.spec.ts.
+  testDir: '../flows',
+  testMatch: '**/browser.spec.ts',
   outputDir: '../../.tmp/paths/test-results',
   fullyParallel: false,
   workers: 1,
@@ -46,6 +47,11 @@ export default defineConfig({
       HOST: '127.0.0.1',
       PUBLIC_URL: LOCAL_ORIGIN,
       NODE_ENV: 'test',
+      // Every replay comes from 127.0.0.1: the per-address limits of public calls would stop the
+      // replay, not an attacker. Their own tests run against the defaults in-process.
+      SMS_PER_ADDRESS_HOURLY: '100000',
+      SMS_HOURLY_BUDGET: '100000',
+      PROMO_LOOKUPS_PER_ADDRESS: '100000',
     },
   },
 })

@@ -4,20 +4,8 @@
  * Playwright, e.g. `npm run test:paths -- sign-up` for one flow.
  */
 import { spawnSync } from 'node:child_process'
-import { createServer } from 'node:net'
-import { findChromium } from '#tests/e2e/support/chromium.ts'
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
+import { findChromium } from '#scripts/lib/chromium.ts'
+import { freePort } from '#scripts/lib/free-port.ts'
 
 const chromium = findChromium()
 if (!chromium) {

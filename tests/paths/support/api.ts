@@ -10,23 +10,28 @@ import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
 import { parseStoredSignUp, type StoredSignUp } from '#domain/sign-up/progress.ts'
-import { createSignUpTestFixtures, type SignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import {
+  createSignUpSampleValues,
+  nanpTestPhone,
+  type SignUpSampleValues,
+  sampleSignature,
+} from '#domain/sign-up/sample-values.ts'
 import { apiSignIn, waitForMessage } from '#tests/e2e/support/fixtures.ts'
 
 /** A number unique to this run, so that every path gets its own e-mails and phones. */
 const RUN = Date.now() % 100_000
 
 /**
- * Sign-up values of their own for one path: `createSignUpTestFixtures` with a seed made of the run
+ * Sign-up values of their own for one path: `createSignUpSampleValues` with a seed made of the run
  * and `slot`, so no two paths share an e-mail or a phone.
  */
-export function valuesFor(slot: number): SignUpTestFixtures {
-  return createSignUpTestFixtures(RUN * 100 + slot)
+export function valuesFor(slot: number): SignUpSampleValues {
+  return createSignUpSampleValues(RUN * 100 + slot)
 }
 
 /** A 10-digit phone of its own for `slot` with a prefix (the personnel paths use their own). */
 export function phoneFor(prefix: '556' | '557', slot: number): string {
-  return `${prefix}${String((RUN * 100 + slot) % 10_000_000).padStart(7, '0')}`
+  return nanpTestPhone(`${prefix}${String((RUN * 100 + slot) % 10_000_000).padStart(7, '0')}`)
 }
 
 /** The SMS code last sent to `phone` (+1) after `after`. */
@@ -40,17 +45,37 @@ export async function smsCode(
   return message.code ?? ''
 }
 
-/** Asks for a code for `phone` (as Get Code does); answers the HTTP status. */
+/** Asks for a code for `phone` (as Get Code does): the HTTP status, the id or the wait asked for. */
 export async function askCode(
   request: APIRequestContext,
   email: string,
   phone: string,
-): Promise<{ status: number; authyId?: string }> {
+): Promise<{ status: number; authyId?: string; retryAfterSeconds?: number }> {
   const response = await request.post('/api/auth/get-code', {
     data: { email, phone, countryCode: '+1' },
   })
-  const body = (await response.json()) as { authyId?: string }
-  return { status: response.status(), ...body }
+  const body = (await response.json()) as {
+    authyId?: string
+    error?: { details?: { retryAfterSeconds?: number } }
+  }
+  return {
+    status: response.status(),
+    authyId: body.authyId,
+    retryAfterSeconds: body.error?.details?.retryAfterSeconds,
+  }
+}
+
+/**
+ * {@link askCode}, waiting out the wait between two codes to one phone (a phone the screen had a
+ * code sent to a moment ago) as a person would; any other refusal is returned.
+ */
+async function askCodeWhenAllowed(request: APIRequestContext, email: string, phone: string) {
+  for (;;) {
+    const sent = await askCode(request, email, phone)
+    const wait = sent.retryAfterSeconds
+    if (sent.status !== 429 || wait === undefined || wait > 60) return sent
+    await new Promise((resolve) => setTimeout(resolve, (wait + 1) * 1000))
+  }
 }
 
 /** Verifies `phone` as step 1 does: a code by SMS, then Verify Code. */
@@ -60,7 +85,7 @@ export async function verifyPhone(
   phone: string,
 ): Promise<{ authyId: string; phone: string }> {
   const asked = new Date(Date.now() - 1000)
-  const sent = await askCode(request, email, phone)
+  const sent = await askCodeWhenAllowed(request, email, phone)
   expect(sent.status, 'get-code').toBe(200)
   const code = await smsCode(request, phone, asked)
   const verified = await request.post('/api/auth/verify-code', {
@@ -71,7 +96,7 @@ export async function verifyPhone(
 }
 
 /** Pays with the test card as step 3 does (tokenise, then `POST /auth/pay`); the customer id. */
-export async function pay(request: APIRequestContext, values: SignUpTestFixtures): Promise<string> {
+export async function pay(request: APIRequestContext, values: SignUpSampleValues): Promise<string> {
   const billing = v.parse(BillingInformationSchema, values.billingInformation)
   const practice = v.parse(PracticeDetailsSchema, values.practiceDetails)
   const token = await request.post('/api/payments/test-tokens', {
@@ -106,7 +131,7 @@ export async function plans(request: APIRequestContext): Promise<PlansAnswer> {
 /** What a reload of the wizard restores: the progress it keeps in sessionStorage. */
 export function storedProgress(options: {
   step: StoredSignUp['step']
-  values: SignUpTestFixtures
+  values: SignUpSampleValues
   verifiedPhone: { authyId: string; phone: string }
   plans: PlansAnswer
   stripeId: string | null
@@ -138,7 +163,14 @@ export function storedProgress(options: {
           exp_year: Number(values.billingInformation.card.exp_year),
         }
       : null,
-    signature: null,
+    // Paying takes the signed agreement (issue 21), so a paid progress carries its signature.
+    signature: options.stripeId
+      ? {
+          signature: values.billingInformation.card.name,
+          signer_name: values.billingInformation.card.name,
+          date: new Date().toISOString().slice(0, 10),
+        }
+      : null,
   })
   if (!progress) throw new Error('the progress to restore does not parse')
   return progress
@@ -146,25 +178,28 @@ export function storedProgress(options: {
 
 /**
  * Signs up a whole practice through the API (verified phone, payment, registration), its Admin
- * with the e-mail `email`: what someone else's finished sign-up leaves behind.
+ * with the e-mail `email` (and `phone`, when given): what someone else's finished sign-up leaves
+ * behind.
  */
 export async function signUpPractice(
   request: APIRequestContext,
   email: string,
   slot: number,
+  phone?: string,
 ): Promise<void> {
   const values = valuesFor(slot)
   values.clientDetails.email = email
+  if (phone) values.clientDetails.phone = phone
   const client = v.parse(ClientDetailsSchema, values.clientDetails)
   const practice = v.parse(PracticeDetailsSchema, values.practiceDetails)
   const billing = v.parse(BillingInformationSchema, values.billingInformation)
-  const phone = await verifyPhone(request, email, client.phone)
+  const verified = await verifyPhone(request, email, client.phone)
   const stripeId = await pay(request, values)
   const offer = await plans(request)
   const response = await request.post('/api/auth/local/register', {
     data: buildSignUpPayload({
       clientDetails: client,
-      authyId: phone.authyId,
+      authyId: verified.authyId,
       practice,
       billingAddress: billing,
       plans: offer.plans.data,
@@ -172,7 +207,7 @@ export async function signUpPractice(
       ehr: false,
       coupon: null,
       stripeId,
-      signature: null,
+      signature: sampleSignature(),
     }),
   })
   expect(response.status(), await response.text()).toBe(200)

@@ -8,14 +8,20 @@
  */
 import { mkdirSync } from 'node:fs'
 import type { APIRequestContext, Page, Request, Route, TestInfo } from '@playwright/test'
+import { test } from '#tests/e2e/support/fixtures.ts'
 import {
   answerActor,
+  type FlowSpec,
+  flowPaths,
   invokedActors,
-  MACHINES,
   pathCoverage,
+  pathTitle,
   type QaPath,
   type QaStep,
-} from '#tests/paths/flows.ts'
+  qaFlow,
+  ReplayError,
+  replayPath as replayWith,
+} from '#tests/mbt/index.ts'
 
 /** Where failure screenshots go (relative to the project). */
 export const SHOTS_DIR = '.tmp/paths'
@@ -35,6 +41,9 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   submitSignUp: { method: 'POST', url: /\/api\/auth\/local\/register$/ },
   loadInvitation: { method: 'GET', url: /\/api\/personnel\/[^/]+$/ },
   registerPersonnel: { method: 'POST', url: /\/api\/auth\/personnel\/register$/ },
+  invitePersonnel: { method: 'POST', url: /\/api\/personnel$/ },
+  resendInvitation: { method: 'POST', url: /\/api\/personnel\/[^/]+\/resend$/ },
+  revokeInvitation: { method: 'DELETE', url: /\/api\/personnel\/[^/]+$/ },
 }
 
 /** An answer given by interception instead of the server. */
@@ -171,42 +180,43 @@ export const ANNOTATIONS = {
   coverage: 'qa-coverage',
 } as const
 
-function describeStep(path: QaPath, i: number): string {
-  const step = path.steps[i] as QaStep
-  return i === 0 ? 'the start' : `step ${i} (${step.event.type})`
+/** The calls a snapshot's leaf state makes that the gate can hold (not its child flows). */
+function heldCalls(path: QaPath, i: number): string[] {
+  const state = (path.steps[i] as QaStep).state
+  return invokedActors(path.model.machine, state).filter((actor) => CALLS[actor] !== undefined)
 }
 
 /**
- * Replays `context.path` with `replayer`: opens it, then performs and checks every step.
- * Records the path's coverage of its machine for the reporter; on a failure, the
- * failing step and a screenshot.
+ * Replays `context.path` with `replayer` through the engine: opens it, then performs and checks
+ * every step, holding the call each busy state makes until its screen has been checked. Records
+ * the path's coverage of its machine for the reporter; on a failure, the failing step and a
+ * screenshot.
  */
 export async function replayPath<C extends ReplayContext>(
   context: C,
   replayer: Replayer<C>,
 ): Promise<void> {
   const { path, gate, testInfo, page } = context
-  const machine = MACHINES[path.machine]
   testInfo.annotations.push({
     type: ANNOTATIONS.path,
-    description: JSON.stringify({ flow: path.flow, number: path.number, machine: path.machine }),
+    description: JSON.stringify({ flow: path.flow, number: path.number, model: path.model.name }),
   })
-  let current = 0
   try {
-    await gate.install()
-    for (const actor of invokedActors(machine, (path.steps[0] as QaStep).state)) gate.arm(actor)
-    await replayer.open(context)
-    await replayer.expectStep(context, 0)
-    for (let i = 1; i < path.steps.length; i++) {
-      current = i
-      const step = path.steps[i] as QaStep
-      // The call the next state makes is held, so that its busy screen can be seen.
-      const busy = invokedActors(machine, step.state)
-      const answered = answerActor(step.event)
-      for (const actor of busy) if (actor !== answered || answered === undefined) gate.arm(actor)
-      await replayer.perform(context, i)
-      await replayer.expectStep(context, i)
-    }
+    await replayWith(path, {
+      open: async () => {
+        await gate.install()
+        for (const actor of heldCalls(path, 0)) gate.arm(actor)
+        await replayer.open(context)
+        return context
+      },
+      perform: async (_, i) => {
+        // The call the next state makes is held, so that its busy screen can be seen.
+        const answered = answerActor((path.steps[i] as QaStep).event)
+        for (const actor of heldCalls(path, i)) if (actor !== answered) gate.arm(actor)
+        await replayer.perform(context, i)
+      },
+      expect: (_, i) => replayer.expectStep(context, i),
+    })
     testInfo.annotations.push({
       type: ANNOTATIONS.coverage,
       description: JSON.stringify(serialise(pathCoverage(path))),
@@ -215,12 +225,13 @@ export async function replayPath<C extends ReplayContext>(
     mkdirSync(SHOTS_DIR, { recursive: true })
     const shot = `${SHOTS_DIR}/${path.flow}-${path.number}.png`
     await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined)
+    const step = error instanceof ReplayError ? error.step : 0
     testInfo.annotations.push({
       type: ANNOTATIONS.failedStep,
-      description: describeStep(path, current),
+      description: step === 0 ? 'the start' : `step ${step} (${path.steps[step]?.event.type})`,
     })
     testInfo.annotations.push({ type: ANNOTATIONS.screenshot, description: shot })
-    throw error
+    throw error instanceof ReplayError && error.cause instanceof Error ? error.cause : error
   } finally {
     await gate.drain()
   }
@@ -228,4 +239,27 @@ export async function replayPath<C extends ReplayContext>(
 
 function serialise(coverage: { states: Set<string>; transitions: Set<string> }) {
   return { states: [...coverage.states], transitions: [...coverage.transitions] }
+}
+
+/**
+ * Registers one Playwright test per path of `spec` (titled as the path files name them), each
+ * replayed by its section's replayer in a context `contextFor` makes from the page and the path.
+ */
+export function replayFlow<C extends ReplayContext>(
+  spec: FlowSpec,
+  replayers: Record<string, Replayer<C>>,
+  contextFor: (base: ReplayContext) => C,
+): void {
+  test.describe(`QA paths: ${spec.title.toLowerCase()}`, () => {
+    for (const path of flowPaths(qaFlow(spec))) {
+      test(pathTitle(path), async ({ page, request }, testInfo) => {
+        const replayer = replayers[path.section]
+        if (!replayer) throw new Error(`no replayer for the section ${path.section}`)
+        await replayPath(
+          contextFor({ page, request, path, gate: new Gate(page), testInfo }),
+          replayer,
+        )
+      })
+    }
+  })
 }

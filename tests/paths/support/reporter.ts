@@ -1,14 +1,27 @@
 /**
  * The QA path replay's reporter: one line per path (pass or fail; for a failure the step, the
- * error and the screenshot), then the coverage of each machine by the paths that passed. The run
- * fails when a state or transition is missing.
+ * error and the screenshot), then the coverage of each flow's machines by its paths that passed,
+ * and of every machine by all of them. The run fails when a state or transition is missing.
  */
 import type { FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter'
-import { coverageRows, formatCoverage, isComplete, type Reached } from '#tests/paths/coverage.ts'
-import { type FlowId, type MachineKey, pathTitle, qaFlows } from '#tests/paths/flows.ts'
+import { FLOWS } from '#tests/flows/registry.ts'
+import {
+  coverageRows,
+  flowPaths,
+  formatCoverage,
+  isComplete,
+  type Model,
+  modelsOf,
+  pathTitle,
+  qaFlow,
+  type Reached,
+} from '#tests/mbt/index.ts'
 import { ANNOTATIONS } from './replay.ts'
 
-type PathInfo = { flow: FlowId; number: number; machine: MachineKey }
+type PathInfo = { flow: string; number: number; model: string }
+
+/** The flows the browser replays, with their paths. */
+const browserFlows = () => FLOWS.filter((flow) => flow.browser).map(qaFlow)
 
 function annotation(test: TestCase | TestResult, type: string): string | undefined {
   return test.annotations.find((a) => a.type === type)?.description
@@ -29,12 +42,13 @@ function seconds(ms: number): string {
 /** Prints the per-path lines and the coverage summary of the QA path replay. */
 export default class PathsReporter implements Reporter {
   private started = Date.now()
-  private reached: Reached[] = []
-  private passedPaths = new Map<MachineKey, number>()
+  /** What the paths that passed reached, by flow. */
+  private reached = new Map<string, Reached[]>()
+  private passedPaths = new Map<string, Record<string, number>>()
   private failed = 0
   private passed = 0
-  /** The machines the run's paths walk, and whether the run holds every generated path. */
-  private machines = new Set<MachineKey>()
+  /** The flows the run's paths belong to, and whether the run holds every generated path. */
+  private flows = new Set<string>()
   private complete = false
 
   printsToStdio(): boolean {
@@ -44,9 +58,9 @@ export default class PathsReporter implements Reporter {
   onBegin(_config: unknown, suite: Suite): void {
     this.started = Date.now()
     const tests = suite.allTests()
-    const all = qaFlows().flatMap((flow) => flow.sections.flatMap((s) => s.paths))
+    const all = browserFlows().flatMap(flowPaths)
     const titles = new Set(tests.map((test) => test.title))
-    for (const path of all) if (titles.has(pathTitle(path))) this.machines.add(path.machine)
+    for (const path of all) if (titles.has(pathTitle(path))) this.flows.add(path.flow)
     this.complete = all.every((path) => titles.has(pathTitle(path)))
     console.log(`Replaying ${tests.length} QA paths in Chromium against the real server\n`)
   }
@@ -73,12 +87,12 @@ export default class PathsReporter implements Reporter {
           states: string[]
           transitions: string[]
         }
-        this.reached.push({
-          machine: info.machine,
-          states: new Set(states),
-          transitions: new Set(transitions),
-        })
-        this.passedPaths.set(info.machine, (this.passedPaths.get(info.machine) ?? 0) + 1)
+        const reached = this.reached.get(info.flow) ?? []
+        reached.push({ model: info.model, states, transitions })
+        this.reached.set(info.flow, reached)
+        const counts = this.passedPaths.get(info.flow) ?? {}
+        counts[info.model] = (counts[info.model] ?? 0) + 1
+        this.passedPaths.set(info.flow, counts)
       }
       return
     }
@@ -91,9 +105,23 @@ export default class PathsReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
-    const rows = coverageRows(this.reached, Object.fromEntries(this.passedPaths)).filter((row) =>
-      this.machines.has(row.machine),
-    )
+    const flows = browserFlows().filter((flow) => this.flows.has(flow.id))
+    for (const flow of flows) {
+      const rows = coverageRows(
+        modelsOf(flowPaths(flow)),
+        this.reached.get(flow.id) ?? [],
+        this.passedPaths.get(flow.id) ?? {},
+      )
+      console.log(
+        `\n${formatCoverage(rows, `Coverage of flow ${flow.id} by its paths that passed`)}`,
+      )
+    }
+    const models: Model[] = [...new Set(flows.flatMap((flow) => modelsOf(flowPaths(flow))))]
+    const counts: Record<string, number> = {}
+    for (const perFlow of this.passedPaths.values()) {
+      for (const [model, n] of Object.entries(perFlow)) counts[model] = (counts[model] ?? 0) + n
+    }
+    const rows = coverageRows(models, [...this.reached.values()].flat(), counts)
     console.log(
       `\n${formatCoverage(rows, 'Coverage of the flow machines by the paths that passed in the browser')}`,
     )

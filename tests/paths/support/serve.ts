@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureBuilt } from '../../../scripts/lib/build.ts'
+import { ensureBuilt } from '#scripts/lib/build.ts'
 import { PATHS_DIST, PATHS_SITE_KEY } from './hosts.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'glow-paths-'))

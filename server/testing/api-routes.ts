@@ -1,0 +1,53 @@
+/**
+ * Test support: the API's routes as the built Hono app lists them (`app.routes`), so the security
+ * suites cover every route there is, including ones added later, rather than a list kept by hand.
+ */
+import type { AppType } from '#server/app.ts'
+
+/** One API route: method and Hono path pattern, e.g. `GET /api/patients/:id`. */
+export type ApiRoute = { method: string; path: string; key: string }
+
+/** Every concrete route under `/api` (middleware entries, method `ALL`, left out), each once. */
+export function apiRoutes(app: AppType): ApiRoute[] {
+  const seen = new Map<string, ApiRoute>()
+  for (const route of app.routes) {
+    if (route.method === 'ALL' || !route.path.startsWith('/api/')) continue
+    const key = `${route.method} ${route.path}`
+    if (!seen.has(key)) seen.set(key, { method: route.method, path: route.path, key })
+  }
+  return [...seen.values()]
+}
+
+/**
+ * Routes anyone may call without a session (DESIGN.md section 4): the sign-in and sign-up calls,
+ * the public catalogue, the invitation preview, the unsubscribe link, the development outbox and
+ * the API's own contract and reference.
+ * Every other route must refuse a request without a valid session.
+ */
+export const PUBLIC_ROUTES = new Set([
+  'GET /api/health',
+  'GET /api/practice/plans',
+  'GET /api/practice/coupons/:code',
+  'PUT /api/patients/unsubscribe/:token',
+  'POST /api/auth/local',
+  'POST /api/auth/forgot-password',
+  'POST /api/auth/reset-password',
+  'POST /api/auth/reset-code-status',
+  'POST /api/auth/check-email',
+  'POST /api/auth/get-code',
+  'POST /api/auth/verify-code',
+  'POST /api/auth/pay',
+  'POST /api/auth/local/register',
+  'POST /api/auth/personnel/register',
+  'GET /api/personnel/:id',
+  'POST /api/payments/test-tokens',
+  'GET /api/dev/outbox',
+  'GET /api/openapi.json',
+  'GET /api/docs',
+  'GET /api/docs/assets/:file',
+])
+
+/** Fills a route's `:params` with values (encoded), e.g. `/api/users/:id` → `/api/users/7`. */
+export function fillPath(path: string, value: (name: string) => string): string {
+  return path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(value(name)))
+}

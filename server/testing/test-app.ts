@@ -1,0 +1,309 @@
+/**
+ * Test support for the API: builds the real app on a real database, once per test file and per
+ * backend. The backends are in-memory PGlite, always, and PostgreSQL when `TEST_DATABASE_URL` is
+ * set; each run there gets a database of its own (created, then dropped), so runs never collide.
+ *
+ * ```ts
+ * describe.each(testBackends())('patients on $name', (backend) => {
+ *   let t: TestApp
+ *   beforeAll(async () => { t = await createTestApp(backend) })
+ *   afterAll(() => t.close())
+ *   it('lists', async () => { const res = await t.request('/api/users', { token: t.demo.adminToken }) })
+ * })
+ * ```
+ */
+import { randomBytes } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import pg from 'pg'
+import { type AppConfig, type AppType, createApp } from '#server/app.ts'
+import { signSession } from '#server/auth/jwt.ts'
+import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import {
+  appointments,
+  patients,
+  practices,
+  procedures,
+  promotions,
+  uploads,
+  users,
+} from '#server/db/schema.ts'
+import { DEMO_ADMIN, DEMO_STAFF, seedIfEmpty } from '#server/db/seed.ts'
+import { memoryLogger } from '#server/lib/log.ts'
+import { randomToken } from '#server/lib/random.ts'
+import { assertConforms } from '#server/openapi/contract.ts'
+import { createOutboxMail } from '#server/services/mail.ts'
+import { createOutboundQueue } from '#server/services/outbound.ts'
+import { createOutboxSms } from '#server/services/sms.ts'
+
+/** A database the suite can run against. */
+export type TestBackend = {
+  name: 'pglite' | 'postgres'
+  /** Opens a fresh, migrated, empty database; closing it also removes it. */
+  open(): Promise<DatabaseHandle>
+}
+
+const pgliteBackend: TestBackend = {
+  name: 'pglite',
+  open: () => openDatabase({ dataDir: 'memory' }),
+}
+
+/**
+ * A PostgreSQL backend that creates `glow_test_<random>` next to `baseUrl`'s database and drops
+ * it on close. A database rather than a schema per run: drizzle-kit writes foreign keys as
+ * `REFERENCES "public"."practices"`, so the migrations cannot run inside another schema.
+ */
+export function postgresBackend(baseUrl: string): TestBackend {
+  return {
+    name: 'postgres',
+    async open() {
+      const name = `glow_test_${randomBytes(6).toString('hex')}`
+      const admin = new pg.Client({ connectionString: baseUrl })
+      await admin.connect()
+      try {
+        await admin.query(`create database "${name}"`)
+      } finally {
+        await admin.end()
+      }
+      const url = new URL(baseUrl)
+      url.pathname = `/${name}`
+      const handle = await openDatabase({ databaseUrl: url.toString() })
+      return {
+        ...handle,
+        async close() {
+          await handle.close()
+          const dropper = new pg.Client({ connectionString: baseUrl })
+          await dropper.connect()
+          try {
+            await dropper.query(`drop database if exists "${name}" with (force)`)
+          } finally {
+            await dropper.end()
+          }
+        },
+      }
+    },
+  }
+}
+
+/** In-memory PGlite, plus PostgreSQL when `TEST_DATABASE_URL` is set. */
+export function testBackends(): TestBackend[] {
+  const url = process.env.TEST_DATABASE_URL?.trim()
+  return url ? [pgliteBackend, postgresBackend(url)] : [pgliteBackend]
+}
+
+/** The secret every test app signs sessions with. */
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789'
+
+/** Mints a session token for a user, as sign-in would (test helper). */
+export function mintToken(
+  user: { id: number; practice_id: number },
+  {
+    secret = TEST_JWT_SECRET,
+    remember = false,
+    now = new Date(),
+  }: { secret?: string; remember?: boolean; now?: Date } = {},
+): Promise<string> {
+  return signSession({ userId: user.id, practiceId: user.practice_id }, { secret, remember, now })
+}
+
+/** Request options for {@link TestApp.request}: a bearer token and/or a JSON body. */
+export type TestRequestInit = RequestInit & { token?: string; json?: unknown }
+
+/** A built app on a seeded database, with helpers. */
+export type TestApp = {
+  backend: TestBackend['name']
+  app: AppType
+  db: Database
+  config: AppConfig
+  log: ReturnType<typeof memoryLogger>
+  /** The demo practice of the seed and tokens of its two users. */
+  demo: {
+    practiceId: number
+    admin: { id: number; practice_id: number }
+    staff: { id: number; practice_id: number }
+    adminToken: string
+    staffToken: string
+  }
+  /**
+   * Sends every queued e-mail and SMS into the outbox now (the worker does it right after the
+   * answer anyway; this makes a test wait for it).
+   */
+  deliver(): Promise<void>
+  /** Sets the app's clock; `undefined` goes back to real time. */
+  setNow(date: Date | undefined): void
+  /**
+   * `app.request` with `token` (Bearer) and `json` (serialised, with its Content-Type). Rejects
+   * when the answer breaks the OpenAPI document (an unlisted status, or a body its schema refuses).
+   */
+  request(path: string, init?: TestRequestInit): Promise<Response>
+  /** Another app over the same database, e.g. with `{ production: true }` or a `distDir`. */
+  makeApp(config?: Partial<AppConfig>): AppType
+  close(): Promise<void>
+}
+
+/** Builds the app on a fresh database of `backend`, migrated and seeded. */
+export async function createTestApp(
+  backend: TestBackend,
+  config: Partial<AppConfig> = {},
+): Promise<TestApp> {
+  const handle = await backend.open()
+  const db = handle.db
+  await seedIfEmpty(db, { publicUrl: 'http://localhost:3000' })
+  const log = memoryLogger()
+  let fixedNow: Date | undefined
+  const now = () => fixedNow ?? new Date()
+  const baseConfig: AppConfig = {
+    jwtSecret: TEST_JWT_SECRET,
+    publicUrl: 'http://localhost:3000',
+    allowedOrigins: ['http://localhost:3000'],
+    production: false,
+    ...config,
+  }
+  const mail = createOutboxMail(db, { now, log })
+  const sms = createOutboxSms(db, { now, log })
+  const outbound = createOutboundQueue({ db, mail, sms, log, now })
+  const makeApp = (overrides: Partial<AppConfig> = {}) =>
+    createApp({
+      db,
+      mail,
+      sms,
+      outbound,
+      config: { ...baseConfig, ...overrides },
+      now,
+      log,
+    })
+  const app = makeApp()
+
+  const [admin] = await db
+    .select({ id: users.id, practice_id: users.practice_id })
+    .from(users)
+    .where(eq(users.email, DEMO_ADMIN.email))
+  const [staff] = await db
+    .select({ id: users.id, practice_id: users.practice_id })
+    .from(users)
+    .where(eq(users.email, DEMO_STAFF.email))
+  if (!admin || !staff) throw new Error('The seed has no demo users')
+
+  return {
+    backend: backend.name,
+    app,
+    db,
+    config: baseConfig,
+    log,
+    demo: {
+      practiceId: admin.practice_id,
+      admin,
+      staff,
+      adminToken: await mintToken(admin),
+      staffToken: await mintToken(staff),
+    },
+    deliver: () => outbound.drain(),
+    setNow(date) {
+      fixedNow = date
+    },
+    request(path, { token, json, headers, ...init } = {}) {
+      const merged = new Headers(headers)
+      if (token) merged.set('Authorization', `Bearer ${token}`)
+      let body = init.body
+      if (json !== undefined) {
+        if (!merged.has('Content-Type')) merged.set('Content-Type', 'application/json')
+        body = JSON.stringify(json)
+      }
+      return Promise.resolve(app.request(path, { ...init, headers: merged, body })).then(
+        async (response) => {
+          // Every answer is held to the published contract (server/openapi/contract.ts).
+          const { pathname } = new URL(path, 'http://localhost')
+          await assertConforms(app.routes, init.method ?? 'GET', pathname, response)
+          return response
+        },
+      )
+    },
+    makeApp,
+    async close() {
+      await outbound.stop()
+      await handle.close()
+    },
+  }
+}
+
+/** What {@link createPracticeFixture} made. */
+export type PracticeFixture = {
+  practiceId: number
+  admin: { id: number; practice_id: number }
+  token: string
+  patientId: number
+  unsubscribeId: string
+  procedureId: number
+  promotionId: number
+  appointmentId: number
+  uploadId: number
+}
+
+/** A second practice with an Admin, a patient, a procedure, a promotion, an appointment, a file. */
+export async function createPracticeFixture(
+  db: Database,
+  { name = 'Other Practice', startsAt = new Date() }: { name?: string; startsAt?: Date } = {},
+): Promise<PracticeFixture> {
+  const suffix = randomBytes(4).toString('hex')
+  const [practice] = await db
+    .insert(practices)
+    .values({ practice_name: name })
+    .returning({ id: practices.id })
+  if (!practice) throw new Error('practice not created')
+  const [admin] = await db
+    .insert(users)
+    .values({
+      practice_id: practice.id,
+      email: `admin-${suffix}@other.example`,
+      password_hash: 'not-a-real-hash',
+      first_name: 'Olive',
+      last_name: 'Other',
+      access_rights: 'Admin',
+    })
+    .returning({ id: users.id, practice_id: users.practice_id })
+  const unsubscribeId = randomToken()
+  const [patient] = await db
+    .insert(patients)
+    .values({
+      practice_id: practice.id,
+      first_name: 'Peter',
+      last_name: 'Private',
+      email: `peter-${suffix}@other.example`,
+      unsubscribe_id: unsubscribeId,
+    })
+    .returning({ id: patients.id })
+  const [procedure] = await db
+    .insert(procedures)
+    .values({ practice_id: practice.id, name: 'Other Peel', price: 1000, points: 10 })
+    .returning({ id: procedures.id })
+  const [promotion] = await db
+    .insert(promotions)
+    .values({ practice_id: practice.id, title: 'Other Promo', points: 50 })
+    .returning({ id: promotions.id })
+  if (!admin || !patient || !procedure || !promotion) throw new Error('fixture not created')
+  const [appointment] = await db
+    .insert(appointments)
+    .values({ practice_id: practice.id, patient_id: patient.id, starts_at: startsAt })
+    .returning({ id: appointments.id })
+  const [upload] = await db
+    .insert(uploads)
+    .values({
+      practice_id: practice.id,
+      name: 'logo.png',
+      mime: 'image/png',
+      size: 10,
+      storage_key: `${suffix}.png`,
+    })
+    .returning({ id: uploads.id })
+  if (!appointment || !upload) throw new Error('fixture not created')
+  return {
+    practiceId: practice.id,
+    admin,
+    token: await mintToken(admin),
+    patientId: patient.id,
+    unsubscribeId,
+    procedureId: procedure.id,
+    promotionId: promotion.id,
+    appointmentId: appointment.id,
+    uploadId: upload.id,
+  }
+}

@@ -1,0 +1,14 @@
+/** The keys under which the app keeps things in the browser's storage (DESIGN.md section 7). */
+
+/**
+ * The sessionStorage key the personnel registration sets (to any value) when an invited person
+ * finished signing up; the sign-in screen removes it and shows `AUTH_MESSAGES.personnelSignedUp`
+ * once.
+ */
+export const PERSONNEL_SIGNED_UP_KEY = 'personnelSignedUp'
+
+/** The localStorage key of the last reset code this browser submitted (DESIGN.md section 7). */
+export const LAST_RESET_CODE_KEY = 'lastResetCode'
+
+/** The sessionStorage key of the sign-up wizard's progress (DESIGN.md section 7). */
+export const SIGN_UP_PROGRESS_KEY = 'signUpProgress'
