@@ -6,6 +6,26 @@ import { ApiError, badRequest } from './errors.ts'
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
 
+/**
+ * What a validator middleware checks, attached to the middleware itself so that the OpenAPI
+ * document (server/openapi/document.ts) reads each route's request body and path ids from the
+ * validators the route really runs, never from a second copy.
+ */
+export type ValidatorDoc = { json: v.GenericSchema } | { ids: readonly string[] }
+
+const VALIDATOR_DOC = Symbol.for('glow.validator-doc')
+
+function documented<M extends object>(middleware: M, doc: ValidatorDoc): M {
+  Object.defineProperty(middleware, VALIDATOR_DOC, { value: doc })
+  return middleware
+}
+
+/** What a middleware made by {@link jsonBody} or {@link idParams} validates, if it is one. */
+export function validatorDoc(middleware: unknown): ValidatorDoc | undefined {
+  if (typeof middleware !== 'function') return undefined
+  return (middleware as { [VALIDATOR_DOC]?: ValidatorDoc })[VALIDATOR_DOC]
+}
+
 /** Turns valibot issues into `{ issues: [{ path, message }] }` and a readable first message. */
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]) {
   const list = issues.map((issue) => ({
@@ -31,7 +51,7 @@ export function parseOr400<S extends v.GenericSchema>(schema: S, value: unknown)
  * The handler reads the typed value with `c.req.valid('json')`.
  */
 export function jsonBody<S extends v.GenericSchema>(schema: S) {
-  return validator('json', (value, c: Context): v.InferOutput<S> => {
+  const middleware = validator('json', (value, c: Context): v.InferOutput<S> => {
     const mediaType = (c.req.header('Content-Type') ?? '').split(';')[0]?.trim() ?? ''
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
       throw new ApiError(
@@ -45,6 +65,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
     }
     return parseOr400(schema, value)
   })
+  return documented(middleware, { json: schema })
 }
 
 /**
@@ -60,7 +81,8 @@ export function hasNulCharacter(value: unknown, depth = 0): boolean {
   )
 }
 
-const MAX_INT4 = 2_147_483_647
+/** The largest row id (a Postgres `integer`). */
+export const MAX_INT4 = 2_147_483_647
 
 /** A path or query value that must be a row id: a positive 32-bit integer written in digits. */
 export function toId(raw: string | undefined, name: string): number {
@@ -76,9 +98,10 @@ export function toId(raw: string | undefined, name: string): number {
  * The handler reads them with `c.req.valid('param')`.
  */
 export function idParams<const K extends string>(...names: K[]) {
-  return validator('param', (params: Record<string, string>) => {
+  const middleware = validator('param', (params: Record<string, string>) => {
     const ids = {} as Record<K, number>
     for (const name of names) ids[name] = toId(params[name], name)
     return ids
   })
+  return documented(middleware, { ids: names })
 }

@@ -1,0 +1,662 @@
+import type * as v from 'valibot'
+import {
+  DeletedFileSchema,
+  OkAnswerSchema,
+  RegisteredUserAnswerSchema,
+  TestTokenAnswerSchema,
+  UnsubscribeAnswerSchema,
+} from '#domain/api-answers.ts'
+import {
+  ForgotPasswordAnswerSchema,
+  InitPermissionsAnswerSchema,
+  ResetCodeStatusAnswerSchema,
+} from '#domain/auth.ts'
+import { LedgerPageSchema, LedgerPostingSchema } from '#domain/ledger.ts'
+import { PersonnelInvitationSchema } from '#domain/personnel.ts'
+import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
+import {
+  ActivitySchema,
+  AppointmentSchema,
+  InvitationPreviewSchema,
+  OutboxAnswerSchema,
+  PatientListQuerySchema,
+  PatientPageSchema,
+  PatientPromotionSchema,
+  PatientSchema,
+  ProcedureSchema,
+  ProductSchema,
+  StaffMemberSchema,
+} from '#domain/practice-data.ts'
+import { SessionSchema } from '#domain/session.ts'
+import {
+  GetCodeAnswerSchema,
+  PayAnswerSchema,
+  SignUpAnswerSchema,
+  SignUpPayloadSchema,
+  VerifyCodeAnswerSchema,
+} from '#domain/sign-up/api.ts'
+import { PageQuerySchema } from '#server/routes/patients.ts'
+import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
+import type { JsonSchemaObject } from './schemas.ts'
+
+/** An answer of an operation: its meaning, and its JSON body or its `text/plain` texts. */
+export type AnswerDoc =
+  | string
+  | { description: string; json: v.GenericSchema; array?: true }
+  | { description: string; text: readonly string[] }
+  | { description: string; media: readonly string[] }
+
+/** A path or query parameter that is not a row id (ids come from the routes' `idParams`). */
+export type ParameterDoc = { description: string; schema: JsonSchemaObject; required?: boolean }
+
+/**
+ * What the OpenAPI document says of one route beyond what its validators tell: the words, who may
+ * call it, and every status it can answer. The body and the id parameters are read from the
+ * route's own validators (server/http/validate.ts); the answers' schemas are the domain's.
+ *
+ * Statuses every route shares are added by the document itself: 400 for a body or id the
+ * validators refuse, 401 for a protected route, 403 for an unsafe call whose XSRF pair does not
+ * match, 413 for an unsafe call's body over the limit, 415 for a body that is not JSON and 500.
+ */
+/** The groups of the reference, in its order; an operation's `tag` must be one of them. */
+export const TAGS = [
+  { name: 'Authentication', description: 'Sign in, sign out and password reset.' },
+  { name: 'Sign-up', description: 'The calls of the four-step sign-up wizard, all public.' },
+  { name: 'Personnel', description: 'Staff, invitations and registration from an invitation.' },
+  { name: 'Patients', description: "The practice's patients, their promotions and activity." },
+  {
+    name: 'Points',
+    description: "The points ledger: a patient's entries, adjustments and reversals.",
+  },
+  { name: 'Promotions', description: 'Claiming and redeeming promotions.' },
+  { name: 'Appointments', description: "The practice's appointments." },
+  { name: 'Catalogue', description: "The practice's procedures and products." },
+  { name: 'Files', description: 'Uploaded files.' },
+  { name: 'Operations', description: 'Health and the development outbox.' },
+  { name: 'Reference', description: 'This document and its interactive reference.' },
+] as const satisfies readonly { name: string; description: string }[]
+
+export type TagName = (typeof TAGS)[number]['name']
+
+export type OperationDoc = {
+  summary: string
+  description: string
+  tag: TagName
+  /** Callable without a session (DESIGN.md section 4). */
+  public?: true
+  path?: Record<string, ParameterDoc>
+  query?: Record<string, ParameterDoc> | v.GenericSchema
+  /** The body as published, when the validator's schema rewrites it first (register). */
+  body?: v.GenericSchema
+  responses: Record<number, AnswerDoc>
+}
+
+const TOO_MANY =
+  'Too many attempts from this client or for this account; `details.retryAfterSeconds` says when to try again.'
+const OTHER_PRACTICE =
+  "No record has this id in your practice (another practice's record answers the same, so ids cannot be counted)."
+
+const tokenParam = (description: string): ParameterDoc => ({
+  description,
+  schema: { type: 'string', maxLength: 512 },
+})
+
+/**
+ * Every operation of the API, keyed `METHOD /api/path` as Hono writes the route. A route the app
+ * serves that is missing here, or an entry the app does not serve, fails
+ * server/openapi/coverage.test.ts: a new route cannot ship undocumented.
+ */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'GET /api/health': {
+    summary: 'Health check',
+    description: 'Answers while the server runs; for load balancers and uptime checks.',
+    tag: 'Operations',
+    public: true,
+    responses: { 200: { description: 'The server is up.', json: OkAnswerSchema } },
+  },
+  'GET /api/practice/plans': {
+    summary: 'List plans and public coupons',
+    description:
+      'The active subscription plans and the coupons marked public, in Stripe list shape. Public: the sign-up wizard needs them before an account exists. Private coupons are never listed.',
+    tag: 'Sign-up',
+    public: true,
+    responses: { 200: { description: 'Plans and public coupons.', json: PlansAnswerSchema } },
+  },
+  'GET /api/practice/coupons/:code': {
+    summary: 'Look up a promo code',
+    description: 'Finds any coupon, public or private, by its exact code.',
+    tag: 'Sign-up',
+    public: true,
+    path: {
+      code: { description: 'The promo code, as typed.', schema: { type: 'string', maxLength: 64 } },
+    },
+    responses: {
+      200: { description: 'The coupon.', json: CouponSchema },
+      404: 'Invalid promo code',
+      429: TOO_MANY,
+    },
+  },
+  'GET /api/patients/by-practice/:id': {
+    summary: 'List a page of patients',
+    description: "One page of the practice's patients, ordered by last name, first name and id.",
+    tag: 'Patients',
+    query: PageQuerySchema,
+    responses: {
+      200: { description: 'The page of patients.', json: PatientSchema, array: true },
+      400: 'The practice id, `limit` or `offset` is not valid.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/all/by-practice/:id': {
+    summary: 'List every patient',
+    description: 'Every patient of the practice, ordered by name.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The patients.', json: PatientSchema, array: true },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/all/by-practice/converted/:id': {
+    summary: 'List converted patients',
+    description: 'Every patient of the practice who became a client, ordered by name.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The converted patients.', json: PatientSchema, array: true },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/promotions/:id': {
+    summary: "List a patient's promotions",
+    description: 'The promotions the patient claimed or redeemed, latest claim first.',
+    tag: 'Patients',
+    responses: {
+      200: { description: "The patient's promotions.", json: PatientPromotionSchema, array: true },
+      404: 'No patient has this id.',
+    },
+  },
+  'PUT /api/patients/unsubscribe/:token': {
+    summary: 'Unsubscribe a patient from e-mails',
+    description:
+      'The link of a patient e-mail. The random token of the link is the key: no session is needed.',
+    tag: 'Patients',
+    public: true,
+    path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
+    responses: {
+      200: { description: 'The patient is unsubscribed.', json: UnsubscribeAnswerSchema },
+      404: 'This unsubscribe link is not valid.',
+    },
+  },
+  'GET /api/patients': {
+    summary: 'Search patients, a page at a time',
+    description:
+      "One page of the practice's patients (archived ones with `archived=true`), searched by name, e-mail or phone digits and sorted on the server. Each has `points`, the ledger's balance.",
+    tag: 'Patients',
+    query: PatientListQuerySchema,
+    responses: {
+      200: { description: 'The page and the total that match.', json: PatientPageSchema },
+      400: 'A query parameter is not valid (page from 1, pageSize 1 to 100, a known sort).',
+    },
+  },
+  'POST /api/patients/:id/archive': {
+    summary: 'Archive a patient',
+    description:
+      'Hides the patient from lists and marketing e-mail; the ledger and history stay. Manager or Admin.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The archived patient.', json: PatientSchema },
+      403: 'Only a manager or an admin can archive or restore a patient.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/patients/:id/restore': {
+    summary: 'Restore an archived patient',
+    description: 'Lists the patient again. Manager or Admin.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The restored patient.', json: PatientSchema },
+      403: 'Only a manager or an admin can archive or restore a patient.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/:id/ledger': {
+    summary: "Read a patient's points ledger",
+    description:
+      'A page of the ledger entries, newest first, each with the staff member who made it and the entry that reversed it; the balance, its worth at the programme point value, and the points that lapse within 60 days.',
+    tag: 'Points',
+    query: {
+      page: {
+        description: 'Page number, from 1.',
+        schema: { type: 'string', pattern: '^\\d{1,6}$' },
+      },
+      pageSize: {
+        description: 'Entries per page, 1 to 100 (default 25).',
+        schema: { type: 'string', pattern: '^\\d{1,3}$' },
+      },
+    },
+    responses: {
+      200: { description: 'The page of entries and the balance.', json: LedgerPageSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/patients/:id/adjustments': {
+    summary: "Adjust a patient's points",
+    description:
+      'Adds or takes points with a reason (Manager, Admin). The idempotency key makes a retry or a double click answer the entry already written. Taking points spends the oldest first and never below 0.',
+    tag: 'Points',
+    responses: {
+      201: { description: 'The entry and the balance after it.', json: LedgerPostingSchema },
+      403: 'Only a manager or an admin can adjust or reverse points.',
+      404: OTHER_PRACTICE,
+      409: 'Not enough points: the balance is N. (or the idempotency key was used for another change)',
+    },
+  },
+  'POST /api/ledger/:entryId/reverse': {
+    summary: 'Reverse a ledger entry',
+    description:
+      'Cancels one entry, once, with a reason (Manager, Admin). An award whose points were spent is refused until the redemption is reversed; a reversed redemption gives its points back to the lots it took them from.',
+    tag: 'Points',
+    responses: {
+      201: {
+        description: 'The reversing entry and the balance after it.',
+        json: LedgerPostingSchema,
+      },
+      403: 'Only a manager or an admin can adjust or reverse points.',
+      404: 'No ledger entry has this id in your practice.',
+      409: 'Already reversed, an expiry or reversal, already redeemed, or already expired.',
+    },
+  },
+  'GET /api/patients/:id': {
+    summary: 'Read a patient',
+    description: "One patient of the signed-in user's practice.",
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The patient.', json: PatientSchema },
+      404: 'No patient has this id.',
+    },
+  },
+  'PUT /api/patients/:id': {
+    summary: 'Update a patient',
+    description: 'Changes the fields sent; an empty body changes nothing and answers the patient.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The updated patient.', json: PatientSchema },
+      404: 'No patient has this id.',
+      409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
+    },
+  },
+  'POST /api/patients': {
+    summary: 'Add a patient',
+    description: "Adds a patient to the signed-in user's practice, with a new unsubscribe token.",
+    tag: 'Patients',
+    responses: {
+      201: { description: 'The new patient.', json: PatientSchema },
+      409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
+    },
+  },
+  'GET /api/procedures': {
+    summary: 'List procedures',
+    description: "The practice's procedures, by name. `practice` must be the user's own practice.",
+    tag: 'Catalogue',
+    query: {
+      practice: {
+        description: "The practice id: the signed-in user's own.",
+        required: true,
+        schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+      },
+    },
+    responses: {
+      200: { description: 'The procedures.', json: ProcedureSchema, array: true },
+      400: '`practice` is missing or not a positive whole number.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/products': {
+    summary: 'List products',
+    description: "The practice's products, by name. `practice` must be the user's own practice.",
+    tag: 'Catalogue',
+    query: {
+      practice: {
+        description: "The practice id: the signed-in user's own.",
+        required: true,
+        schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+      },
+    },
+    responses: {
+      200: { description: 'The products.', json: ProductSchema, array: true },
+      400: '`practice` is missing or not a positive whole number.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/appointments/:practiceId/:date': {
+    summary: "List a day's appointments",
+    description:
+      "The practice's appointments starting on `date` in UTC (00:00 inclusive to the next 00:00 exclusive), earliest first.",
+    tag: 'Appointments',
+    path: {
+      date: {
+        description: 'A calendar day written `YYYY-MM-DD`.',
+        schema: { type: 'string', format: 'date', maxLength: 10 },
+      },
+    },
+    responses: {
+      200: { description: 'The appointments.', json: AppointmentSchema, array: true },
+      400: 'The practice id or the date is not valid.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'DELETE /api/appointments/:id': {
+    summary: 'Delete an appointment',
+    description: 'Removes the appointment and answers the removed row.',
+    tag: 'Appointments',
+    responses: {
+      200: { description: 'The removed appointment.', json: AppointmentSchema },
+      404: 'No appointment has this id.',
+    },
+  },
+  'DELETE /api/upload/files/:id': {
+    summary: 'Delete an uploaded file',
+    description: 'Removes the file and its stored bytes.',
+    tag: 'Files',
+    responses: {
+      200: { description: 'The removed file.', json: DeletedFileSchema },
+      404: 'No file has this id.',
+    },
+  },
+  'GET /api/activities/patient/:id': {
+    summary: "List a patient's activity",
+    description: "The patient's activity (claims, redemptions, visits), newest first.",
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The activity.', json: ActivitySchema, array: true },
+      404: 'No patient has this id.',
+    },
+  },
+  'PUT /api/promotions/claimed/:promo': {
+    summary: 'Claim a promotion for a patient',
+    description:
+      'Claiming again is harmless. `promo` in the body must be the promotion of the path.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: "The patient's promotion.", json: PatientPromotionSchema },
+      404: 'No promotion or patient has this id.',
+      409: 'The promotion has not started, has ended, or is already redeemed.',
+    },
+  },
+  'PUT /api/promotions/redeemed/:promo': {
+    summary: "Redeem a patient's promotion",
+    description:
+      "Needs a claim; happens once, adds the promotion's points to the patient and records an activity.",
+    tag: 'Promotions',
+    responses: {
+      200: { description: "The patient's promotion.", json: PatientPromotionSchema },
+      404: 'No promotion or patient has this id.',
+      409: 'The promotion is not claimed, or already redeemed.',
+    },
+  },
+  'GET /api/users': {
+    summary: 'List the staff',
+    description: "The signed-in user's practice's staff, by name.",
+    tag: 'Personnel',
+    responses: { 200: { description: 'The staff.', json: StaffMemberSchema, array: true } },
+  },
+  'GET /api/users/:id': {
+    summary: 'Read a staff member',
+    description: "One user of the signed-in user's practice.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The staff member.', json: StaffMemberSchema },
+      404: 'No user has this id.',
+    },
+  },
+  'POST /api/auth/local': {
+    summary: 'Sign in',
+    description:
+      'Checks the e-mail and password and answers a session token: 8 hours, 30 days with `remember`. With the captcha on, `recaptchaToken` is required.',
+    tag: 'Authentication',
+    public: true,
+    responses: {
+      200: { description: 'Signed in.', json: SessionSchema },
+      400: 'Invalid Email or Password (also a refused body or captcha).',
+      429: TOO_MANY,
+      503: 'Too many sign-ins are being checked at once; `Retry-After` says when to try again.',
+    },
+  },
+  'POST /api/auth/forgot-password': {
+    summary: 'Ask for a password reset link',
+    description:
+      'Answers the same for every well-formed e-mail (no account enumeration); only a known user gets the e-mail, and only when `url` is on an allowed origin.',
+    tag: 'Authentication',
+    public: true,
+    responses: {
+      200: { description: 'Handled.', json: ForgotPasswordAnswerSchema },
+      400: 'The body is not valid, or `url` points to another site.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/reset-password': {
+    summary: 'Reset the password',
+    description:
+      'Sets a new password with the single-use, one-hour code of the e-mailed link, ends every earlier session and signs in.',
+    tag: 'Authentication',
+    public: true,
+    responses: {
+      200: { description: 'Password changed and signed in.', json: SessionSchema },
+      400: 'Password Reset link is outdated! (also a refused body).',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/reset-code-status': {
+    summary: 'Ask whether a reset link is still good',
+    description:
+      'Asked by the reset view before it shows the form, so a used or expired link is judged when opened. Answers only `valid`: nothing about the account.',
+    tag: 'Authentication',
+    public: true,
+    responses: {
+      200: {
+        description: 'Whether the code can still set a password.',
+        json: ResetCodeStatusAnswerSchema,
+      },
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/logout': {
+    summary: 'Sign out everywhere',
+    description: 'Ends every session token of the user issued until now (all devices).',
+    tag: 'Authentication',
+    responses: { 200: { description: 'Signed out.', json: OkAnswerSchema } },
+  },
+  'POST /api/auth/check-email': {
+    summary: 'Check that an e-mail and phone are free',
+    description:
+      'Answers `text/plain`, as the specification says. The e-mail is compared case-insensitively and the phone by its digits, against every user.',
+    tag: 'Sign-up',
+    public: true,
+    responses: {
+      200: { description: 'Both are free.', text: [AVAILABILITY_MESSAGES.ok] },
+      409: {
+        description: 'One of them is taken.',
+        text: [AVAILABILITY_MESSAGES.emailTaken, AVAILABILITY_MESSAGES.phoneTaken],
+      },
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/get-code': {
+    summary: 'Send a phone confirmation code',
+    description:
+      'Texts a 6-digit code to the phone and answers the verification id. At most one code every 30 seconds and 5 an hour per phone.',
+    tag: 'Sign-up',
+    public: true,
+    responses: {
+      200: { description: 'The code was sent.', json: GetCodeAnswerSchema },
+      429: TOO_MANY,
+      502: 'The SMS provider could not send the code.',
+    },
+  },
+  'POST /api/auth/verify-code': {
+    summary: 'Confirm the phone code',
+    description: 'Checks the code typed; 5 attempts per code, valid for 10 minutes.',
+    tag: 'Sign-up',
+    public: true,
+    responses: {
+      200: { description: 'The phone is verified.', json: VerifyCodeAnswerSchema },
+      400: 'Incorrect Confirmation Code entered (or an expired code, or a refused body).',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/pay': {
+    summary: 'Pay for the subscription',
+    description:
+      'Creates the paying customer from a one-time card token. Idempotent per token: a repeat answers the same customer id and never charges again.',
+    tag: 'Sign-up',
+    public: true,
+    responses: {
+      200: { description: 'The customer id, sent later as `stripe_id`.', json: PayAnswerSchema },
+      400: 'The body or the card token is not valid.',
+      402: "The card was refused: the provider's message.",
+      409: 'This card token was used for another e-mail.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/local/register': {
+    summary: 'Sign a practice up',
+    description:
+      'Creates the practice and its Admin in one transaction (every field re-validated, `access_rights` forced to Admin), subscribes it and e-mails a welcome. Needs the phone verified under `authyId` and the payment of `stripe_id` for the practice e-mail. The same payload again answers the same user.',
+    tag: 'Sign-up',
+    public: true,
+    body: SignUpPayloadSchema,
+    responses: {
+      200: { description: 'The new Admin user.', json: SignUpAnswerSchema },
+      400: 'A refused field, an unverified phone, an unknown promo code or an unavailable plan.',
+      402: 'Please complete the payment before signing up.',
+      409: 'Email is already taken, or the payment was already used.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/auth/personnel/register': {
+    summary: 'Register from an invitation',
+    description:
+      "Creates an invited person's account (Staff) in the inviting practice; the e-mail and position are the invitation's. Needs the phone verified under `authyId`.",
+    tag: 'Personnel',
+    public: true,
+    responses: {
+      200: { description: 'The new user.', json: RegisteredUserAnswerSchema },
+      400: 'A refused field or an unverified phone.',
+      404: 'The invitation is unknown, used, revoked or expired.',
+      409: 'The e-mail already has an account.',
+      429: TOO_MANY,
+    },
+  },
+  'GET /api/personnel': {
+    summary: 'List invitations',
+    description:
+      "The practice's invitations, newest first; the ids (the links' secret) only for an Admin.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The invitations.', json: PersonnelInvitationSchema, array: true },
+    },
+  },
+  'POST /api/personnel': {
+    summary: 'Invite a colleague',
+    description:
+      'Admin only. E-mails the registration link `{PUBLIC_URL}/signup/personnel/{id}`, valid for 14 days.',
+    tag: 'Personnel',
+    responses: {
+      201: { description: 'The invitation.', json: PersonnelInvitationSchema },
+      403: 'Only an Admin may invite.',
+      409: 'The e-mail already has an account or a pending invitation.',
+      502: 'The invitation e-mail could not be sent.',
+    },
+  },
+  'POST /api/personnel/:id/resend': {
+    summary: 'Send an invitation again',
+    description: 'Admin of the same practice. E-mails the link again and restarts its 14 days.',
+    tag: 'Personnel',
+    path: { id: tokenParam('The invitation id.') },
+    responses: {
+      200: { description: 'The invitation.', json: PersonnelInvitationSchema },
+      403: "Not an Admin, or another practice's invitation.",
+      404: 'Invitation not found.',
+      409: 'The invitation is used or revoked.',
+      429: 'The invitation was resent 3 times in the last hour.',
+      502: 'The invitation e-mail could not be sent.',
+    },
+  },
+  'DELETE /api/personnel/:id': {
+    summary: 'Revoke an invitation',
+    description: 'Admin of the same practice. Revoking twice is harmless.',
+    tag: 'Personnel',
+    path: { id: tokenParam('The invitation id.') },
+    responses: {
+      200: { description: 'The revoked invitation.', json: PersonnelInvitationSchema },
+      403: "Not an Admin, or another practice's invitation.",
+      404: 'Invitation not found.',
+      409: 'The invitation is already used.',
+    },
+  },
+  'GET /api/personnel/:id': {
+    summary: 'Preview an invitation',
+    description: 'What the registration form pre-fills. Public: the link is the key.',
+    tag: 'Personnel',
+    public: true,
+    path: { id: tokenParam('The invitation id of the link.') },
+    responses: {
+      200: { description: 'The invitation preview.', json: InvitationPreviewSchema },
+      404: 'The invitation is unknown, used, revoked or expired.',
+    },
+  },
+  'GET /api/users-permissions/init': {
+    summary: 'Whether the practice has an Admin',
+    description: "Whether the signed-in user's practice has an Admin.",
+    tag: 'Personnel',
+    responses: { 200: { description: 'The answer.', json: InitPermissionsAnswerSchema } },
+  },
+  'POST /api/payments/test-tokens': {
+    summary: 'Tokenise a test card',
+    description:
+      "The test payment gateway's tokeniser, only while payments run in test mode (no Stripe key); otherwise 404. Follows Stripe's test cards. The card is never stored or logged.",
+    tag: 'Sign-up',
+    public: true,
+    responses: {
+      200: { description: 'The one-time card token.', json: TestTokenAnswerSchema },
+      400: "A card the gateway cannot use, in Stripe's words.",
+      402: 'The card was declined.',
+      404: 'Payments are not in test mode.',
+    },
+  },
+  'GET /api/openapi.json': {
+    summary: 'This document',
+    description:
+      'The OpenAPI 3.1 description of this API, generated from the schemas the routes validate with.',
+    tag: 'Reference',
+    public: true,
+    responses: { 200: { description: 'The OpenAPI document.', media: ['application/json'] } },
+  },
+  'GET /api/docs': {
+    summary: 'Interactive reference',
+    description: 'A page that renders this document (Swagger UI, served from this server).',
+    tag: 'Reference',
+    public: true,
+    responses: { 200: { description: 'The reference page.', media: ['text/html'] } },
+  },
+  'GET /api/docs/assets/:file': {
+    summary: 'Reference page assets',
+    description: 'The scripts and stylesheet of the reference page.',
+    tag: 'Reference',
+    public: true,
+    path: {
+      file: { description: 'The asset file name.', schema: { type: 'string', maxLength: 64 } },
+    },
+    responses: {
+      200: { description: 'The asset.', media: ['text/javascript', 'text/css'] },
+      404: 'No such asset.',
+    },
+  },
+  'GET /api/dev/outbox': {
+    summary: 'Read the development outbox',
+    description:
+      'The e-mails and SMS codes recorded instead of sent, newest first. Served only when `NODE_ENV` is not `production`.',
+    tag: 'Operations',
+    public: true,
+    responses: { 200: { description: 'The messages.', json: OutboxAnswerSchema } },
+  },
+}

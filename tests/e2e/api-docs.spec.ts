@@ -1,0 +1,52 @@
+import { expect, test } from './support/fixtures.ts'
+
+type OpenApiDocument = { paths: Record<string, Record<string, { summary: string }>> }
+
+test.describe('the API reference at /api/docs', () => {
+  test('renders every operation of the document, under the CSP, from this server only', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    const cspReports: string[] = []
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to (execute|load|apply|connect)/i.test(message.text())) {
+        cspReports.push(message.text())
+      }
+    })
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        console.error(`Content Security Policy: ${event.violatedDirective} ${event.blockedURI}`)
+      })
+    })
+    const foreign: string[] = []
+    page.on('request', (sent) => {
+      const url = new URL(sent.url())
+      if (url.protocol.startsWith('http') && url.origin !== new URL(baseURL ?? '').origin) {
+        foreign.push(sent.url())
+      }
+    })
+
+    const openapi = (await (await request.get('/api/openapi.json')).json()) as OpenApiDocument
+    const operations = Object.values(openapi.paths).flatMap((item) => Object.values(item))
+    expect(operations.length).toBeGreaterThan(35)
+
+    const response = await page.goto('/api/docs')
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'")
+    await expect(page.getByRole('heading', { name: /Glow Rewards API/ })).toBeVisible()
+    // Each operation appears once, by its summary, in its tag's section.
+    for (const { summary } of operations) {
+      await expect(page.getByText(summary, { exact: true }).first()).toBeVisible()
+    }
+    await expect(page.locator('.opblock')).toHaveCount(operations.length)
+
+    // An operation opens to its parameters and answers.
+    await page.getByText('Sign in', { exact: true }).first().click()
+    await expect(
+      page.getByText('Invalid Email or Password (also a refused body or captcha).'),
+    ).toBeVisible()
+
+    expect(cspReports, 'CSP violations').toEqual([])
+    expect(foreign, 'requests to other hosts').toEqual([])
+  })
+})
