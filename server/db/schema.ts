@@ -8,8 +8,10 @@
  */
 import { sql } from 'drizzle-orm'
 import {
+  bigint,
   boolean,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -20,6 +22,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import type { SealedJson } from '#server/security/data-key.ts'
 
 const createdAt = () => timestamp({ withTimezone: true }).notNull().defaultNow()
 const instant = () => timestamp({ withTimezone: true })
@@ -56,7 +59,8 @@ export const practices = pgTable(
     state: text(),
     country: text().notNull().default('US'),
     e_record: text().notNull().default('no_integration'),
-    nextech: jsonb().$type<NextechSettings>(),
+    /** The {@link NextechSettings}, sealed with the data key (server/security/data-key.ts). */
+    nextech: jsonb().$type<SealedJson>(),
     image_path: text(),
     stripe_customer_id: text(),
     plan_id: text().references(() => plans.id),
@@ -70,6 +74,12 @@ export const practices = pgTable(
     billing_city: text(),
     billing_state: text(),
     billing_zip: text(),
+    // The rewards programme's rules (PORTAL.md section 3; domain/ledger.ts has the defaults).
+    point_value_cents: integer().notNull().default(10),
+    points_per_dollar: integer().notNull().default(1),
+    joining_bonus: integer().notNull().default(0),
+    expiry_months: integer().notNull().default(12),
+    redemption_code_threshold: integer().notNull().default(0),
     created_at: createdAt(),
   },
   (t) => [
@@ -108,7 +118,7 @@ export const users = pgTable(
     uniqueIndex('users_email_unique').on(t.email),
     index('users_practice_idx').on(t.practice_id),
     check('users_email_lower_check', sql`${t.email} = lower(${t.email})`),
-    check('users_access_rights_check', sql`${t.access_rights} in ('Admin', 'Staff')`),
+    check('users_access_rights_check', sql`${t.access_rights} in ('Admin', 'Manager', 'Staff')`),
   ],
 )
 
@@ -200,14 +210,22 @@ export const patients = pgTable(
     email: text(),
     phone: text(),
     email_subscription: boolean().notNull().default(true),
+    sms_subscription: boolean().notNull().default(false),
+    birth_date: date(),
     unsubscribe_id: text().notNull(),
     converted: boolean().notNull().default(false),
     points: integer().notNull().default(0),
+    // Patients are archived, never deleted: their ledger stays.
+    archived_at: instant(),
+    last_visit_at: instant(),
     created_at: createdAt(),
   },
   (t) => [
     uniqueIndex('patients_unsubscribe_id_unique').on(t.unsubscribe_id),
     index('patients_practice_idx').on(t.practice_id),
+    index('patients_practice_name_idx').on(t.practice_id, t.last_name, t.first_name, t.id),
+    // The cached balance of the ledger can never go below 0, whatever a bug in the app does.
+    check('patients_points_nonnegative_check', sql`${t.points} >= 0`),
   ],
 )
 
@@ -394,6 +412,39 @@ export const outbox = pgTable(
   ],
 )
 
+/**
+ * E-mail and SMS waiting to leave (docs/decisions/006-durable-outbound-queue.md): written in the
+ * same transaction as what caused them, sent by the outbound worker with retries and backoff.
+ * A row is deleted once delivered; one that exhausted its attempts keeps `failed_at` and the
+ * last error for the operator. `next_attempt_at` doubles as the lease of a claimed row, so a
+ * worker that dies mid-send leaves the row to be claimed again.
+ */
+export const outboundMessages = pgTable(
+  'outbound_messages',
+  {
+    id: serial().primaryKey(),
+    channel: text().notNull(),
+    to: text().notNull(),
+    subject: text(),
+    text: text().notNull(),
+    /** Extra mail headers (for example `List-Unsubscribe`), name to value. */
+    headers: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /** The SMS code inside `text`, kept apart for the development outbox. */
+    code: text(),
+    /** The one link of an e-mail, kept apart for the development outbox. */
+    link: text(),
+    attempts: integer().notNull().default(0),
+    next_attempt_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    last_error: text(),
+    failed_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('outbound_messages_due_idx').on(t.next_attempt_at),
+    check('outbound_messages_channel_check', sql`${t.channel} in ('sms', 'email')`),
+  ],
+)
+
 /** Card payments already turned into a customer: makes `POST /auth/pay` idempotent per token. */
 export const payments = pgTable('payments', {
   id: serial().primaryKey(),
@@ -425,6 +476,97 @@ export const auditEvents = pgTable(
     ip: text(),
     details: jsonb().$type<Record<string, unknown>>(),
     created_at: createdAt(),
+    /**
+     * Position in the hash chain, set by the database's insert trigger under a lock (ids are taken
+     * before the trigger runs, so two inserts at once could chain out of id order).
+     */
+    seq: bigint({ mode: 'number' }),
+    /** `hash` of the event before this one (by `seq`); null for the first. */
+    prev_hash: text(),
+    /** SHA-256 of this event's fields and `prev_hash` (`audit_event_hash`, migration 0003). */
+    hash: text(),
   },
-  (t) => [index('audit_events_created_idx').on(t.created_at)],
+  (t) => [
+    index('audit_events_created_idx').on(t.created_at),
+    uniqueIndex('audit_events_seq_unique').on(t.seq),
+  ],
+)
+
+/**
+ * The points ledger (PORTAL.md section 3): every change of a patient's points is one row, never
+ * updated or deleted (a trigger refuses both, migration 0005). `patients.points` caches the sum,
+ * written in the same transaction. Credits (`earn`, `bonus`, positive `adjust`) are lots with an
+ * expiry; debits take from lots oldest first through {@link ledgerAllocations}.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    kind: text().notNull(),
+    points: integer().notNull(),
+    source_type: text().notNull(),
+    source_id: integer(),
+    idempotency_key: text(),
+    reason: text(),
+    expires_at: instant(),
+    // The entry this one reverses; unique, so an entry is reversed at most once.
+    reverses_id: integer(),
+    balance_after: integer().notNull(),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('ledger_entries_idempotency_unique').on(t.practice_id, t.idempotency_key),
+    uniqueIndex('ledger_entries_reverses_unique').on(t.reverses_id),
+    index('ledger_entries_patient_idx').on(t.patient_id, t.id),
+    index('ledger_entries_practice_created_idx').on(t.practice_id, t.created_at),
+    check(
+      'ledger_entries_kind_check',
+      sql`${t.kind} in ('earn', 'bonus', 'adjust', 'redeem', 'expire', 'reverse')`,
+    ),
+    check('ledger_entries_points_nonzero_check', sql`${t.points} <> 0`),
+    check(
+      'ledger_entries_sign_check',
+      sql`(${t.kind} in ('earn', 'bonus') and ${t.points} > 0) or (${t.kind} in ('redeem', 'expire') and ${t.points} < 0) or ${t.kind} in ('adjust', 'reverse')`,
+    ),
+    check('ledger_entries_balance_check', sql`${t.balance_after} >= 0`),
+  ],
+)
+
+/**
+ * Which lots a debit took its points from (oldest first), append-only like the ledger. A reversal
+ * of a debit writes negative allocations that give the points back to the same lots; a lot's
+ * remaining points are its points less the sum of its allocations.
+ */
+export const ledgerAllocations = pgTable(
+  'ledger_allocations',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    debit_entry_id: integer()
+      .notNull()
+      .references(() => ledgerEntries.id, { onDelete: 'cascade' }),
+    lot_entry_id: integer()
+      .notNull()
+      .references(() => ledgerEntries.id, { onDelete: 'cascade' }),
+    points: integer().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('ledger_allocations_lot_idx').on(t.lot_entry_id),
+    index('ledger_allocations_debit_idx').on(t.debit_entry_id),
+    index('ledger_allocations_patient_idx').on(t.patient_id),
+    check('ledger_allocations_points_nonzero_check', sql`${t.points} <> 0`),
+  ],
 )

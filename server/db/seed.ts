@@ -1,5 +1,6 @@
-import { count, sql } from 'drizzle-orm'
+import { count, eq, sql } from 'drizzle-orm'
 import { randomToken } from '#server/lib/random.ts'
+import { createLedger } from '#server/services/ledger.ts'
 import { hashPassword } from '#server/services/passwords.ts'
 import type { Database } from './client.ts'
 import {
@@ -34,6 +35,9 @@ export const DEMO_STAFF = {
   last_name: 'Rivera',
 } as const
 
+/** The demo patients' opening balances, in the order the seed adds them. */
+const DEMO_OPENING_POINTS = [1250, 430, 90, 2210, 0, 315]
+
 export const DEMO_PRACTICE_NAME = 'Glow Demo Med Spa'
 
 /** The person the demo practice has invited but who has not registered yet. */
@@ -55,9 +59,17 @@ export const SEED_PLANS = [
   { id: 'plan_glow_ehr_yearly', nickname: 'Glow EHR Yearly', interval: 'year', amount: 540000 },
 ] as const
 
-/** The coupons: one public (listed to the wizard), one private (found only by its code). */
+/** The product's coupons, in every database: the public one the wizard lists. */
 export const SEED_COUPONS = [
   { id: 'WELCOME10', amount_off: null, percent_off: 10, public: true },
+] as const
+
+/**
+ * The demo's private coupon (found only by its code). Seeded with the demo practice only: a
+ * private code printed in the README is a discount anyone can type, so a production database does
+ * not get it (docs/decisions/005-production-defaults-and-audit-chain.md).
+ */
+export const DEMO_COUPONS = [
   { id: 'SAVE50OFF', amount_off: 5000, percent_off: null, public: false },
 ] as const
 
@@ -77,20 +89,37 @@ export type SeedOptions = {
   /** Base of the link in the seeded invitation e-mail, e.g. `http://localhost:3000`. */
   publicUrl: string
   now?: Date
+  /**
+   * Also seed the demo practice and its private coupon (default true; the server passes
+   * SEED_DEMO, which is off in production unless asked for).
+   */
+  demo?: boolean
+}
+
+/** Whether the demo practice's Admin exists (the start banner mentions the demo sign-in then). */
+export async function hasDemoAdmin(db: Database): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, DEMO_ADMIN.email))
+    .limit(1)
+  return row !== undefined
 }
 
 /**
- * Gives an empty database (no plans) the seed of DESIGN.md section 6: plans, coupons and a demo
- * practice with an Admin, a staff member, patients, a pending invitation (its e-mail sits in the
- * outbox), procedures, products, appointments, activities and promotions. Runs in one
- * transaction under an advisory lock, so several instances starting together seed once.
- * Returns whether it seeded.
+ * Gives an empty database (no plans) the seed of DESIGN.md section 6: the product's plans and
+ * public coupon always; with `demo`, the demo's private coupon and a demo practice with an Admin,
+ * a staff member, patients, a pending invitation (its e-mail sits in the outbox), procedures,
+ * products, appointments, activities and promotions. Runs in one transaction under an advisory
+ * lock, so several instances starting together seed once. Returns whether it seeded.
  */
-export async function seedIfEmpty(db: Database, { publicUrl, now = new Date() }: SeedOptions) {
-  const [adminHash, staffHash] = await Promise.all([
-    hashPassword(DEMO_ADMIN.password),
-    hashPassword(DEMO_STAFF.password),
-  ])
+export async function seedIfEmpty(
+  db: Database,
+  { publicUrl, now = new Date(), demo = true }: SeedOptions,
+) {
+  const hashes = demo
+    ? await Promise.all([hashPassword(DEMO_ADMIN.password), hashPassword(DEMO_STAFF.password)])
+    : undefined
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`)
     const [existing] = await tx.select({ plans: count() }).from(plans)
@@ -100,6 +129,9 @@ export async function seedIfEmpty(db: Database, { publicUrl, now = new Date() }:
       .insert(plans)
       .values(SEED_PLANS.map((plan, index) => ({ ...plan, interval_count: 1, sort_order: index })))
     await tx.insert(coupons).values([...SEED_COUPONS])
+    if (!hashes) return true
+    const [adminHash, staffHash] = hashes
+    await tx.insert(coupons).values([...DEMO_COUPONS])
 
     const [practice] = await tx
       .insert(practices)
@@ -139,7 +171,7 @@ export async function seedIfEmpty(db: Database, { publicUrl, now = new Date() }:
           title: 'Dr.',
           first_name: DEMO_ADMIN.first_name,
           last_name: DEMO_ADMIN.last_name,
-          cell_phone: '5550100101',
+          cell_phone: '5552100101',
           country_code: '+1',
           position: 'Provider',
           access_rights: 'Admin',
@@ -151,7 +183,7 @@ export async function seedIfEmpty(db: Database, { publicUrl, now = new Date() }:
           password_hash: staffHash,
           first_name: DEMO_STAFF.first_name,
           last_name: DEMO_STAFF.last_name,
-          cell_phone: '5550100102',
+          cell_phone: '5552100102',
           country_code: '+1',
           position: 'Staff',
           access_rights: 'Staff',
@@ -184,26 +216,42 @@ export async function seedIfEmpty(db: Database, { publicUrl, now = new Date() }:
       .insert(patients)
       .values(
         [
-          ['Avery', 'Johnson', 'avery.johnson@example.com', '5550101001', true, 1250],
-          ['Blake', 'Martinez', 'blake.martinez@example.com', '5550101002', true, 430],
-          ['Casey', 'Nguyen', 'casey.nguyen@example.com', '5550101003', false, 90],
-          ['Dana', "O'Connor", 'dana.oconnor@example.com', '5550101004', true, 2210],
-          ['Emery', 'Patel', 'emery.patel@example.com', null, false, 0],
-          ['Finley', 'Brooks', null, '5550101006', false, 315],
-        ].map(([first_name, last_name, email, phone, converted, points]) => ({
+          ['Avery', 'Johnson', 'avery.johnson@example.com', '5550101001', true],
+          ['Blake', 'Martinez', 'blake.martinez@example.com', '5550101002', true],
+          ['Casey', 'Nguyen', 'casey.nguyen@example.com', '5550101003', false],
+          ['Dana', "O'Connor", 'dana.oconnor@example.com', '5550101004', true],
+          ['Emery', 'Patel', 'emery.patel@example.com', null, false],
+          ['Finley', 'Brooks', null, '5550101006', false],
+        ].map(([first_name, last_name, email, phone, converted]) => ({
           practice_id: practiceId,
           first_name: first_name as string,
           last_name: last_name as string,
           email: email as string | null,
           phone: phone as string | null,
           converted: converted as boolean,
-          points: points as number,
           email_subscription: true,
           unsubscribe_id: randomToken(),
           created_at: now,
         })),
       )
       .returning({ id: patients.id })
+    // Balances come from the ledger, never written straight into the cache.
+    const ledger = createLedger({ db: tx, now: () => now })
+    for (const [index, points] of DEMO_OPENING_POINTS.entries()) {
+      const row = patientRows[index]
+      if (row && points > 0) {
+        await ledger.credit({
+          practiceId,
+          patientId: row.id,
+          userId: null,
+          kind: 'earn',
+          points,
+          sourceType: 'import',
+          reason: 'Opening balance',
+          idempotencyKey: `seed:opening:${row.id}`,
+        })
+      }
+    }
     const patientId = (index: number) => {
       const row = patientRows[index]
       if (!row) throw new Error(`Seed patient ${index} is missing`)

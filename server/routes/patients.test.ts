@@ -1,15 +1,22 @@
 import { eq } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PatientPromotionSchema, PatientSchema } from '#domain/practice-data.ts'
-import { patients } from '#server/db/schema.ts'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import {
+  DUPLICATE_PATIENT_MESSAGES,
+  PATIENT_POINTS_READ_ONLY,
+  PatientPageSchema,
+  PatientPromotionSchema,
+  PatientSchema,
+} from '#domain/practice-data.ts'
+import { auditEvents, patients } from '#server/db/schema.ts'
 import {
   createPracticeFixture,
   createTestApp,
   type PracticeFixture,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
+} from '#server/testing/test-app.ts'
 
 const PatientListSchema = v.array(PatientSchema)
 
@@ -62,16 +69,16 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(list.length).toBe(rows.filter((r) => r.practice_id === t.demo.practiceId).length)
     })
 
-    it("answers 403 for another practice's lists and 401 without a session", async () => {
+    it("answers 404 for another practice's lists and 401 without a session", async () => {
       for (const path of [
         `/api/patients/by-practice/${other.practiceId}`,
         `/api/patients/all/by-practice/${other.practiceId}`,
         `/api/patients/all/by-practice/converted/${other.practiceId}`,
       ]) {
         const response = await get(path)
-        expect(response.status).toBe(403)
+        expect(response.status).toBe(404)
         expect(await response.json()).toMatchObject({
-          error: { status: 403, name: 'ForbiddenError' },
+          error: { status: 404, name: 'NotFoundError', message: 'Practice not found.' },
         })
         expect((await t.request(path)).status).toBe(401)
       }
@@ -91,9 +98,13 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(patient).toMatchObject({ id: row?.id, unsubscribe_id: row?.unsubscribe_id })
     })
 
-    it("answers 403 for another practice's patient, 404 for none, 401 without a session", async () => {
-      expect((await get(`/api/patients/${other.patientId}`)).status).toBe(403)
-      expect((await get('/api/patients/2147483647')).status).toBe(404)
+    it("answers another practice's patient exactly as none (404), 401 without a session", async () => {
+      // A 403 here would tell which ids exist in other practices (issue 14).
+      const foreign = await get(`/api/patients/${other.patientId}`)
+      const none = await get('/api/patients/2147483647')
+      expect(foreign.status).toBe(404)
+      expect(none.status).toBe(404)
+      expect(await foreign.json()).toEqual(await none.json())
       expect((await t.request(`/api/patients/${other.patientId}`)).status).toBe(401)
     })
 
@@ -138,18 +149,25 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       const response = await t.request(`/api/patients/${created.id}`, {
         method: 'PUT',
         token: t.demo.adminToken,
-        json: { converted: true, points: 120, unsubscribe_id: 'attacker-chosen' },
+        json: { converted: true, unsubscribe_id: 'attacker-chosen' },
       })
       expect(response.status).toBe(200)
       const updated = v.parse(PatientSchema, await response.json())
-      expect(updated).toMatchObject({ first_name: 'Ada', converted: true, points: 120 })
+      expect(updated).toMatchObject({ first_name: 'Ada', converted: true, points: 0 })
       expect(updated.unsubscribe_id).toBe(created.unsubscribe_id)
-      const bad = await t.request(`/api/patients/${created.id}`, {
-        method: 'PUT',
-        token: t.demo.adminToken,
-        json: { points: -5 },
-      })
-      expect(bad.status).toBe(400)
+      // The balance is the ledger's: a body cannot set it, in either direction.
+      for (const points of [120, -5]) {
+        const bad = await t.request(`/api/patients/${created.id}`, {
+          method: 'PUT',
+          token: t.demo.adminToken,
+          json: { points },
+        })
+        expect(bad.status).toBe(400)
+        const body = (await bad.json()) as { error: { message: string } }
+        expect(body.error.message).toBe(`points: ${PATIENT_POINTS_READ_ONLY}`)
+      }
+      const [stored] = await t.db.select().from(patients).where(eq(patients.id, created.id))
+      expect(stored?.points).toBe(0)
     })
 
     it("refuses to update another practice's patient", async () => {
@@ -158,7 +176,7 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         token: t.demo.adminToken,
         json: { first_name: 'Hacked' },
       })
-      expect(response.status).toBe(403)
+      expect(response.status).toBe(404)
       const [row] = await t.db.select().from(patients).where(eq(patients.id, other.patientId))
       expect(row?.first_name).toBe('Peter')
     })
@@ -220,8 +238,136 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(list[0]).toMatchObject({ status: 'claimed', promotion: { title: 'Birthday Glow' } })
     })
 
-    it("answers 403 for another practice's patient", async () => {
-      expect((await get(`/api/patients/promotions/${other.patientId}`)).status).toBe(403)
+    it("answers 404 for another practice's patient", async () => {
+      expect((await get(`/api/patients/promotions/${other.patientId}`)).status).toBe(404)
     })
+  })
+})
+
+describe.each(testBackends())('patient management on $name', (backend) => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+  })
+  afterAll(() => t?.close())
+
+  const add = (json: object, token = t.demo.adminToken) =>
+    t.request('/api/patients', { method: 'POST', token, json })
+  const page = async (query: string, token = t.demo.staffToken) => {
+    const response = await t.request(`/api/patients?${query}`, { token })
+    expect(response.status).toBe(200)
+    return v.parse(PatientPageSchema, await response.json())
+  }
+
+  it('finds a patient by part of the name, the e-mail or the phone, as typed', async () => {
+    const created = v.parse(
+      PatientSchema,
+      await (
+        await add({
+          first_name: 'Quinn',
+          last_name: 'Zephyr',
+          email: 'quinn.zephyr@example.com',
+          phone: '(555) 987-6543',
+        })
+      ).json(),
+    )
+    expect(created.phone).toBe('5559876543')
+    for (const search of ['zeph', 'Quinn Z', 'zephyr quinn', 'QUINN.ZEPHYR@', '987-65', '876543']) {
+      const found = await page(`search=${encodeURIComponent(search)}`)
+      expect(
+        found.data.map((p) => p.id),
+        search,
+      ).toContain(created.id)
+    }
+    expect((await page('search=%25')).data.map((p) => p.id)).not.toContain(created.id)
+  })
+
+  it('pages on the server with a total, and sorts', async () => {
+    const first = await page('pageSize=2&page=1&sort=name')
+    const second = await page('pageSize=2&page=2&sort=name')
+    expect(first.total).toBeGreaterThan(3)
+    expect(first.data).toHaveLength(2)
+    expect(second.data[0]?.id).not.toBe(first.data[0]?.id)
+    const byPoints = await page('pageSize=100&sort=-points')
+    const points = byPoints.data.map((p) => p.points)
+    expect(points).toEqual([...points].sort((a, b) => b - a))
+    const bad = await t.request('/api/patients?pageSize=500', { token: t.demo.adminToken })
+    expect(bad.status).toBe(400)
+  })
+
+  it('refuses a duplicate e-mail or phone with the existing patient', async () => {
+    const original = v.parse(
+      PatientSchema,
+      await (
+        await add({
+          first_name: 'Dee',
+          last_name: 'Dupe',
+          email: 'dee@example.com',
+          phone: '5551112222',
+        })
+      ).json(),
+    )
+    const sameEmail = await add({
+      first_name: 'Other',
+      last_name: 'Person',
+      email: 'DEE@example.com',
+    })
+    expect(sameEmail.status).toBe(409)
+    expect(await sameEmail.json()).toMatchObject({
+      error: {
+        message: DUPLICATE_PATIENT_MESSAGES.email,
+        details: { patient_id: original.id, field: 'email' },
+      },
+    })
+    const samePhone = await add({ first_name: 'Other', last_name: 'Person', phone: '555 111 2222' })
+    expect(samePhone.status).toBe(409)
+    expect(await samePhone.json()).toMatchObject({
+      error: { message: DUPLICATE_PATIENT_MESSAGES.phone, details: { patient_id: original.id } },
+    })
+    // Saving a patient with its own e-mail is not a duplicate of itself.
+    const self = await t.request(`/api/patients/${original.id}`, {
+      method: 'PUT',
+      token: t.demo.adminToken,
+      json: { email: 'dee@example.com', first_name: 'Deirdre' },
+    })
+    expect(self.status).toBe(200)
+  })
+
+  it('archives and restores (manager or admin), and the archive lists archived patients', async () => {
+    const patient = v.parse(
+      PatientSchema,
+      await (await add({ first_name: 'Ari', last_name: 'Archive' })).json(),
+    )
+    const refused = await t.request(`/api/patients/${patient.id}/archive`, {
+      method: 'POST',
+      token: t.demo.staffToken,
+    })
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      PERMISSION_REFUSALS['patients.archive'],
+    )
+    const archived = await t.request(`/api/patients/${patient.id}/archive`, {
+      method: 'POST',
+      token: t.demo.adminToken,
+    })
+    expect(v.parse(PatientSchema, await archived.json()).archived).toBe(true)
+    expect((await page('pageSize=100')).data.map((p) => p.id)).not.toContain(patient.id)
+    expect((await page('pageSize=100&archived=true')).data.map((p) => p.id)).toContain(patient.id)
+    await t.request(`/api/patients/${patient.id}/restore`, {
+      method: 'POST',
+      token: t.demo.adminToken,
+    })
+    expect((await page('pageSize=100')).data.map((p) => p.id)).toContain(patient.id)
+    const events = await t.db
+      .select({ action: auditEvents.action, details: auditEvents.details })
+      .from(auditEvents)
+      .where(eq(auditEvents.user_id, t.demo.admin.id))
+    const mine = events.filter(
+      (e) => (e.details as { patient_id?: number }).patient_id === patient.id,
+    )
+    expect(mine.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['patient.created', 'patient.archived', 'patient.restored']),
+    )
+    expect(JSON.stringify(mine)).not.toContain('Archive')
   })
 })

@@ -1,15 +1,37 @@
-import { and, asc, desc, eq } from 'drizzle-orm'
-import { Hono } from 'hono'
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  ilike,
+  isNotNull,
+  isNull,
+  like,
+  ne,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm'
+import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
-import { PatientInputSchema } from '#domain/practice-data.ts'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import {
+  DUPLICATE_PATIENT_MESSAGES,
+  PatientInputSchema,
+  PatientListQuerySchema,
+  type PatientSort,
+  phoneDigits,
+} from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
 import { patientPromotions, patients, promotions } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
+import { ApiError, notFound } from '#server/http/errors.ts'
 import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
+import type { AuditAction } from '#server/services/audit.ts'
 
 /** The columns of a patient answer (domain `PatientSchema`). */
 export const patientColumns = {
@@ -20,10 +42,82 @@ export const patientColumns = {
   email: patients.email,
   phone: patients.phone,
   email_subscription: patients.email_subscription,
+  sms_subscription: patients.sms_subscription,
+  birth_date: patients.birth_date,
   unsubscribe_id: patients.unsubscribe_id,
   converted: patients.converted,
   points: patients.points,
+  archived: sql<boolean>`${patients.archived_at} is not null`.as('archived'),
+  last_visit_at: patients.last_visit_at,
   created_at: patients.created_at,
+}
+
+const SORT_ORDER: Record<PatientSort, SQL[]> = {
+  name: [asc(patients.last_name), asc(patients.first_name), asc(patients.id)],
+  '-name': [desc(patients.last_name), desc(patients.first_name), desc(patients.id)],
+  points: [asc(patients.points), asc(patients.id)],
+  '-points': [desc(patients.points), desc(patients.id)],
+  last_visit: [sql`${patients.last_visit_at} asc nulls first`, asc(patients.id)],
+  '-last_visit': [sql`${patients.last_visit_at} desc nulls last`, desc(patients.id)],
+  created: [asc(patients.created_at), asc(patients.id)],
+  '-created': [desc(patients.created_at), desc(patients.id)],
+}
+
+/** The `LIKE` pattern of a search term, its wildcards taken literally. */
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
+
+/**
+ * Where a search term matches: the name (first, last, or both in either order), the e-mail, or,
+ * when the term has 3 digits or more, the phone's digits ("555-0101" finds 5550101001).
+ */
+function searchCondition(term: string): SQL | undefined {
+  if (!term) return undefined
+  const pattern = likePattern(term)
+  const digits = phoneDigits(term)
+  return or(
+    ilike(sql`${patients.first_name} || ' ' || ${patients.last_name}`, pattern),
+    ilike(sql`${patients.last_name} || ' ' || ${patients.first_name}`, pattern),
+    ilike(patients.email, pattern),
+    digits.length >= 3 ? like(patients.phone, likePattern(digits)) : undefined,
+  )
+}
+
+/**
+ * Refuses (409) an e-mail or phone another patient of the practice already has, naming the field
+ * and that patient's id so the app can link to them.
+ */
+async function refuseDuplicate(
+  db: Database,
+  practiceId: number,
+  input: { email?: string | null | undefined; phone?: string | null | undefined },
+  exceptId?: number,
+) {
+  const checks = [
+    input.email
+      ? { field: 'email' as const, where: sql`lower(${patients.email}) = lower(${input.email})` }
+      : undefined,
+    input.phone ? { field: 'phone' as const, where: eq(patients.phone, input.phone) } : undefined,
+  ]
+  for (const check of checks) {
+    if (!check) continue
+    const [row] = await db
+      .select({ id: patients.id })
+      .from(patients)
+      .where(
+        and(
+          eq(patients.practice_id, practiceId),
+          check.where,
+          exceptId === undefined ? undefined : ne(patients.id, exceptId),
+        ),
+      )
+      .limit(1)
+    if (row) {
+      throw new ApiError(409, API_ERROR_NAMES.conflict, DUPLICATE_PATIENT_MESSAGES[check.field], {
+        patient_id: row.id,
+        field: check.field,
+      })
+    }
+  }
 }
 
 /** The columns of a promotion answer (domain `PromotionSchema`). */
@@ -45,7 +139,8 @@ export async function findPatient(db: Database, id: number) {
   return row
 }
 
-const PageQuerySchema = v.object({
+/** The `?limit=` and `?offset=` of `GET /patients/by-practice/{id}`. */
+export const PageQuerySchema = v.object({
   limit: v.optional(
     v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(200)),
     '50',
@@ -72,7 +167,68 @@ const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
 export function patientRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
 
+  const audit = (c: Context<AppEnv>, action: AuditAction, patientId: number) =>
+    ctx.audit.record({
+      action,
+      userId: c.var.user.id,
+      practiceId: c.var.user.practice_id,
+      ip: ctx.clientIp(c),
+      details: { patient_id: patientId },
+    })
+  const setArchived =
+    (archived: boolean) =>
+    async (c: Context<AppEnv, '/:id/archive', { out: { param: { id: number } } }>) => {
+      const { id } = c.req.valid('param')
+      ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+      const [row] = await ctx.db
+        .update(patients)
+        .set({ archived_at: archived ? ctx.now() : null })
+        .where(eq(patients.id, id))
+        .returning(patientColumns)
+      await audit(c, archived ? 'patient.archived' : 'patient.restored', id)
+      return c.json(row)
+    }
+
   return new Hono<AppEnv>()
+    .get('/', auth, requirePermission(ctx, 'patients.read'), async (c) => {
+      const query = parseOr400(PatientListQuerySchema, c.req.query())
+      const where = and(
+        eq(patients.practice_id, c.var.user.practice_id),
+        query.archived === 'true' ? isNotNull(patients.archived_at) : isNull(patients.archived_at),
+        searchCondition(query.search),
+      )
+      const [rows, [count]] = await Promise.all([
+        ctx.db
+          .select(patientColumns)
+          .from(patients)
+          .where(where)
+          .orderBy(...SORT_ORDER[query.sort])
+          .limit(query.pageSize)
+          .offset((query.page - 1) * query.pageSize),
+        ctx.db.select({ total: sql<number>`count(*)::int` }).from(patients).where(where),
+      ])
+      c.header('Cache-Control', 'no-store')
+      return c.json({
+        data: rows,
+        total: Number(count?.total ?? 0),
+        page: query.page,
+        pageSize: query.pageSize,
+      })
+    })
+    .post(
+      '/:id/archive',
+      auth,
+      requirePermission(ctx, 'patients.archive'),
+      idParams('id'),
+      setArchived(true),
+    )
+    .post(
+      '/:id/restore',
+      auth,
+      requirePermission(ctx, 'patients.archive'),
+      idParams('id'),
+      setArchived(false),
+    )
     .get('/by-practice/:id', auth, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       assertOwnPractice(c.var.user, id)
@@ -138,13 +294,18 @@ export function patientRoutes(ctx: ServerContext) {
     })
     .get('/:id', auth, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
-      return c.json(ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient'))
+      const patient = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+      // Opening a patient's record is itself on record (who, which patient; never the values).
+      await audit(c, 'patient.viewed', id)
+      return c.json(patient)
     })
     .put('/:id', auth, idParams('id'), jsonBody(PatientUpdateSchema), async (c) => {
       const { id } = c.req.valid('param')
       const current = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       const changes = c.req.valid('json')
       if (Object.keys(changes).length === 0) return c.json(current)
+      await refuseDuplicate(ctx.db, c.var.user.practice_id, changes, id)
+      await audit(c, 'patient.updated', id)
       const [row] = await ctx.db
         .update(patients)
         .set(changes)
@@ -154,6 +315,7 @@ export function patientRoutes(ctx: ServerContext) {
     })
     .post('/', auth, jsonBody(PatientInputSchema), async (c) => {
       const input = c.req.valid('json')
+      await refuseDuplicate(ctx.db, c.var.user.practice_id, input)
       const [row] = await ctx.db
         .insert(patients)
         .values({
@@ -163,6 +325,7 @@ export function patientRoutes(ctx: ServerContext) {
           created_at: ctx.now(),
         })
         .returning(patientColumns)
+      if (row) await audit(c, 'patient.created', row.id)
       return c.json(row, 201)
     })
 }

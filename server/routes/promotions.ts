@@ -1,13 +1,14 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { PromotionActionInputSchema } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
-import { activities, patientPromotions, patients, promotions } from '#server/db/schema.ts'
+import { activities, patientPromotions, promotions } from '#server/db/schema.ts'
 import { badRequest, conflict } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
+import { createLedger } from '#server/services/ledger.ts'
 import { findPatient, promotionColumns } from './patients.ts'
 
 /** Loads the promotion and the patient of a claim or redemption, both from the user's practice. */
@@ -122,10 +123,20 @@ export function promotionRoutes(ctx: ServerContext) {
               : 'This promotion has not been claimed yet.',
           )
         }
-        await tx
-          .update(patients)
-          .set({ points: sql`${patients.points} + ${promotion.points}` })
-          .where(eq(patients.id, patient.id))
+        // The promotion's points reach the balance through the ledger, as a bonus entry, in this
+        // same transaction: the redemption and its points are one change or none.
+        if (promotion.points > 0) {
+          await createLedger({ db: tx, now: ctx.now }).credit({
+            practiceId: patient.practice_id,
+            patientId: patient.id,
+            userId: c.var.user.id,
+            kind: 'bonus',
+            points: promotion.points,
+            sourceType: 'promotion',
+            sourceId: promotion.id,
+            idempotencyKey: `promotion:${promotion.id}:patient:${patient.id}:redeemed`,
+          })
+        }
         await tx.insert(activities).values({
           practice_id: patient.practice_id,
           patient_id: patient.id,

@@ -1,6 +1,14 @@
+import { HTTPError } from 'ky'
 import * as v from 'valibot'
-import { type Patient, type PatientInput, PatientSchema } from '#domain/practice-data.ts'
-import { http } from '#src/lib/http.ts'
+import {
+  type Patient,
+  type PatientInput,
+  type PatientPage,
+  PatientPageSchema,
+  PatientSchema,
+  type PatientSort,
+} from '#domain/practice-data.ts'
+import { apiErrorMessage, http } from '#src/lib/http.ts'
 
 const PatientListSchema = v.array(PatientSchema)
 
@@ -46,3 +54,55 @@ export async function unsubscribePatient(id: string): Promise<void> {
     json: { email_subscription: false },
   })
 }
+
+/** `GET /patients`: one page of the practice's patients, searched and sorted on the server. */
+export async function listPatients(query: {
+  search?: string | undefined
+  page?: number | undefined
+  pageSize?: number | undefined
+  sort?: PatientSort | undefined
+  archived?: boolean | undefined
+}): Promise<PatientPage> {
+  const searchParams: Record<string, string> = {}
+  if (query.search) searchParams.search = query.search
+  if (query.page) searchParams.page = String(query.page)
+  if (query.pageSize) searchParams.pageSize = String(query.pageSize)
+  if (query.sort) searchParams.sort = query.sort
+  if (query.archived) searchParams.archived = 'true'
+  return v.parse(PatientPageSchema, await http.get('patients', { searchParams }).json())
+}
+
+/** `POST /patients/{id}/archive` (Manager, Admin): hides the patient from lists; history stays. */
+export async function archivePatient(id: number): Promise<Patient> {
+  return v.parse(PatientSchema, await http.post(`patients/${id}/archive`).json())
+}
+
+/** `POST /patients/{id}/restore` (Manager, Admin): brings an archived patient back. */
+export async function restorePatient(id: number): Promise<Patient> {
+  return v.parse(PatientSchema, await http.post(`patients/${id}/restore`).json())
+}
+
+/**
+ * The sentence of a failed patient save and, for a duplicate e-mail or phone (409), the id of the
+ * patient who already has it, so the form can link to them.
+ */
+export async function patientSaveFailure(
+  error: unknown,
+): Promise<{ message: string; existingPatientId?: number | undefined }> {
+  const message = await apiErrorMessage(error)
+  if (error instanceof HTTPError && error.response.status === 409) {
+    const body = v.safeParse(
+      DuplicateSchema,
+      await error.response
+        .clone()
+        .json()
+        .catch(() => null),
+    )
+    if (body.success) return { message, existingPatientId: body.output.error.details.patient_id }
+  }
+  return { message }
+}
+
+const DuplicateSchema = v.object({
+  error: v.object({ details: v.object({ patient_id: v.number() }) }),
+})

@@ -1,0 +1,77 @@
+/**
+ * Who may do what in a practice (PORTAL.md section 2): one matrix, read by the server to enforce
+ * every route and by the app to hide what the server would refuse. A refusal names what is
+ * missing, in a sentence the person can act on.
+ */
+
+/** The roles of a practice's staff, most powerful first. `position` is a job title, not a role. */
+export const ROLES = ['Admin', 'Manager', 'Staff'] as const
+export type Role = (typeof ROLES)[number]
+
+/** The permissions the product knows. */
+export const PERMISSIONS = [
+  'patients.read',
+  'patients.write',
+  'patients.archive',
+  'visits.record',
+  'redeem.withCode',
+  'redeem.override',
+  'points.adjust',
+  'promotions.manage',
+  'catalogue.read',
+  'catalogue.manage',
+  'reports.money',
+  'practice.settings',
+  'personnel.manage',
+] as const
+export type Permission = (typeof PERMISSIONS)[number]
+
+const everyone: readonly Role[] = ['Admin', 'Manager', 'Staff']
+const managers: readonly Role[] = ['Admin', 'Manager']
+const admins: readonly Role[] = ['Admin']
+
+/** The matrix: which roles hold each permission. */
+export const PERMISSION_MATRIX: Record<Permission, readonly Role[]> = {
+  'patients.read': everyone,
+  'patients.write': everyone,
+  'patients.archive': managers,
+  'visits.record': everyone,
+  'redeem.withCode': everyone,
+  'redeem.override': managers,
+  'points.adjust': managers,
+  'promotions.manage': managers,
+  'catalogue.read': everyone,
+  'catalogue.manage': managers,
+  'reports.money': managers,
+  'practice.settings': admins,
+  'personnel.manage': admins,
+}
+
+/** What a refusal says: the missing role and the action, e.g. "Only a manager or an admin can adjust points." */
+export const PERMISSION_REFUSALS: Record<Permission, string> = {
+  'patients.read': 'Only staff of this practice can see its patients.',
+  'patients.write': 'Only staff of this practice can add or edit its patients.',
+  'patients.archive': 'Only a manager or an admin can archive or restore a patient.',
+  'visits.record': 'Only staff of this practice can record a visit.',
+  'redeem.withCode': 'Only staff of this practice can redeem points.',
+  'redeem.override': "Only a manager or an admin can redeem without the patient's code.",
+  'points.adjust': 'Only a manager or an admin can adjust or reverse points.',
+  'promotions.manage': 'Only a manager or an admin can create, change or send promotions.',
+  'catalogue.read': 'Only staff of this practice can see its catalogue.',
+  'catalogue.manage': 'Only a manager or an admin can change the catalogue.',
+  'reports.money': 'Only a manager or an admin can see money figures, reports and exports.',
+  'practice.settings': 'Only an admin can change the practice settings.',
+  'personnel.manage': 'Only an admin can manage personnel.',
+}
+
+/** Reads a stored `access_rights` value as a role; anything unknown is the least powerful. */
+export function toRole(accessRights: string | null | undefined): Role {
+  return (ROLES as readonly string[]).includes(accessRights ?? '')
+    ? (accessRights as Role)
+    : 'Staff'
+}
+
+/** Whether `role` holds `permission`. */
+export function can(role: Role, permission: Permission): boolean {
+  return PERMISSION_MATRIX[permission].includes(role)
+}

@@ -1,0 +1,624 @@
+/**
+ * The points ledger (PORTAL.md section 3). Every change of a patient's points goes through here:
+ * one append-only entry, its allocations, and the cached balance `patients.points`, written in one
+ * transaction that holds the patient's row lock. So two requests on one patient run one after the
+ * other (no overspend), a retried idempotency key answers the entry already written (exactly
+ * once), debits take the oldest unexpired points first, an entry is reversed at most once, and a
+ * lot's expiry only ever takes points that were not spent.
+ *
+ * ```ts
+ * const ledger = createLedger({ db, now })
+ * await ledger.credit({ practiceId, patientId, userId, kind: 'earn', points: 120, sourceType: 'visit', sourceId: 7, idempotencyKey })
+ * await ledger.redeem({ practiceId, patientId, userId, points: 100, sourceType: 'manual', idempotencyKey })
+ * ```
+ */
+import { and, asc, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import {
+  expiryDate,
+  LEDGER_MESSAGES,
+  type LedgerKind,
+  type LedgerSource,
+  MAX_ENTRY_POINTS,
+} from '#domain/ledger.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
+import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
+import { ApiError } from '#server/http/errors.ts'
+
+const ERROR_NAMES = {
+  400: API_ERROR_NAMES.validation,
+  404: API_ERROR_NAMES.notFound,
+  409: API_ERROR_NAMES.conflict,
+} as const
+
+/** A refusal of the ledger: the API answers it with its status and message as they are. */
+export class LedgerError extends ApiError {
+  constructor(status: 400 | 404 | 409, message: string) {
+    super(status, ERROR_NAMES[status], message)
+  }
+}
+
+/** A ledger entry as stored. */
+export type LedgerEntryRow = typeof ledgerEntries.$inferSelect
+
+/** What a posting answers: the entry, the balance after it, and whether it was a replay. */
+export type LedgerResult = {
+  entry: LedgerEntryRow
+  balance: number
+  /** True when the idempotency key had already written this entry: nothing new was posted. */
+  replayed: boolean
+  /** Expiries posted on the way (lots that had lapsed before this change). */
+  expired: LedgerEntryRow[]
+}
+
+/** Who does the change, for whom; every posting names them. */
+type Actor = {
+  practiceId: number
+  patientId: number
+  /** The staff member; null for the system (the expiry job). */
+  userId: number | null
+  /** Unique per practice; the same key again answers the entry it wrote. */
+  idempotencyKey?: string | undefined
+}
+
+export type CreditInput = Actor & {
+  kind: 'earn' | 'bonus'
+  points: number
+  sourceType: LedgerSource
+  sourceId?: number | null | undefined
+  reason?: string | null | undefined
+}
+
+export type AdjustInput = Actor & { points: number; reason: string }
+
+export type RedeemInput = Actor & {
+  points: number
+  sourceType: LedgerSource
+  sourceId?: number | null | undefined
+  reason?: string | null | undefined
+}
+
+export type ReverseInput = Omit<Actor, 'patientId'> & { entryId: number; reason: string }
+
+/** The ledger's operations over one database. */
+export type Ledger = ReturnType<typeof createLedger>
+
+const CREDIT_KINDS: LedgerKind[] = ['earn', 'bonus', 'adjust']
+
+/** Whether an entry is a lot (a credit that others can take from). */
+export function isLot(entry: Pick<LedgerEntryRow, 'kind' | 'points'>): boolean {
+  return CREDIT_KINDS.includes(entry.kind as LedgerKind) && entry.points > 0
+}
+
+function assertPoints(points: number): void {
+  if (!Number.isInteger(points) || points === 0)
+    throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+  if (Math.abs(points) > MAX_ENTRY_POINTS) {
+    throw new LedgerError(400, `A change can move at most ${MAX_ENTRY_POINTS} points.`)
+  }
+}
+
+function assertReason(reason: string | null | undefined): string {
+  const trimmed = reason?.trim() ?? ''
+  if (!trimmed) throw new LedgerError(400, LEDGER_MESSAGES.reasonRequired)
+  return trimmed
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true
+  }
+  return false
+}
+
+/** The staff member of an entry, as the API names them. */
+type Author = { id: number; first_name: string; last_name: string } | null
+
+/** An entry as the API answers it (domain `LedgerEntrySchema`). */
+export function toAnswer(entry: LedgerEntryRow, author: Author, reversedBy?: number | null) {
+  return {
+    id: entry.id,
+    patient_id: entry.patient_id,
+    kind: entry.kind as LedgerKind,
+    points: entry.points,
+    source_type: entry.source_type,
+    source_id: entry.source_id,
+    reason: entry.reason,
+    expires_at: entry.expires_at?.toISOString() ?? null,
+    reverses_id: entry.reverses_id,
+    reversed_by: reversedBy ?? null,
+    balance_after: entry.balance_after,
+    created_by: author?.id ? author : null,
+    created_at: entry.created_at.toISOString(),
+  }
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10)
+
+/** Builds the ledger over `db`, with `now` as its clock (expiry dates, lapsed lots). */
+export function createLedger({ db, now }: { db: Database; now: () => Date }) {
+  /** Locks the patient's row for the rest of the transaction; 404 for another practice's id too. */
+  async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
+    const [row] = await tx
+      .select({ id: patients.id, points: patients.points })
+      .from(patients)
+      .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
+      .for('update')
+    if (!row) throw new LedgerError(404, LEDGER_MESSAGES.patientNotFound)
+    return row
+  }
+
+  /** The entry a key already wrote, or undefined. */
+  async function byKey(tx: Database | Transaction, practiceId: number, key: string | undefined) {
+    if (!key) return undefined
+    const [row] = await tx
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.practice_id, practiceId), eq(ledgerEntries.idempotency_key, key)))
+    return row
+  }
+
+  /** The patient's lots with points left, oldest expiry first (never-expiring last). */
+  async function openLots(tx: Transaction, patientId: number) {
+    const allocated = sql<number>`coalesce(sum(${ledgerAllocations.points}), 0)::int`
+    const rows = await tx
+      .select({
+        id: ledgerEntries.id,
+        points: ledgerEntries.points,
+        expires_at: ledgerEntries.expires_at,
+        remaining: sql<number>`(${ledgerEntries.points} - ${allocated})::int`,
+      })
+      .from(ledgerEntries)
+      .leftJoin(ledgerAllocations, eq(ledgerAllocations.lot_entry_id, ledgerEntries.id))
+      .where(
+        and(
+          eq(ledgerEntries.patient_id, patientId),
+          inArray(ledgerEntries.kind, CREDIT_KINDS),
+          gt(ledgerEntries.points, 0),
+        ),
+      )
+      .groupBy(ledgerEntries.id)
+      .having(sql`${ledgerEntries.points} - ${allocated} > 0`)
+      .orderBy(sql`${ledgerEntries.expires_at} asc nulls last`, asc(ledgerEntries.id))
+    return rows.map((row) => ({ ...row, remaining: Number(row.remaining) }))
+  }
+
+  async function insertEntry(
+    tx: Transaction,
+    values: typeof ledgerEntries.$inferInsert,
+  ): Promise<LedgerEntryRow> {
+    const [entry] = await tx.insert(ledgerEntries).values(values).returning()
+    if (!entry) throw new Error('The ledger entry was not written')
+    await tx
+      .update(patients)
+      .set({ points: values.balance_after })
+      .where(eq(patients.id, values.patient_id))
+    return entry
+  }
+
+  /** Posts `expire` entries for the patient's lapsed lots with points left; returns them. */
+  async function expireLapsed(
+    tx: Transaction,
+    practiceId: number,
+    patientId: number,
+    balance: number,
+    keySuffix = '',
+  ): Promise<{ balance: number; expired: LedgerEntryRow[] }> {
+    const at = now()
+    const lapsed = (await openLots(tx, patientId)).filter(
+      (lot) => lot.expires_at && lot.expires_at.getTime() <= at.getTime(),
+    )
+    const expired: LedgerEntryRow[] = []
+    for (const lot of lapsed) {
+      balance -= lot.remaining
+      const entry = await insertEntry(tx, {
+        practice_id: practiceId,
+        patient_id: patientId,
+        kind: 'expire',
+        points: -lot.remaining,
+        source_type: 'expiry',
+        source_id: lot.id,
+        idempotency_key: `expire:${lot.id}:${day(at)}${keySuffix}`,
+        balance_after: balance,
+        created_by: null,
+        created_at: at,
+      })
+      await tx.insert(ledgerAllocations).values({
+        practice_id: practiceId,
+        patient_id: patientId,
+        debit_entry_id: entry.id,
+        lot_entry_id: lot.id,
+        points: lot.remaining,
+        created_at: at,
+      })
+      expired.push(entry)
+    }
+    return { balance, expired }
+  }
+
+  /**
+   * Runs one change on one patient: locks the row, answers a replayed key, posts lapsed expiries,
+   * then `work`. A unique-key race lost to another request reads as that request's replay.
+   */
+  async function onPatient(
+    actor: Actor,
+    matches: (existing: LedgerEntryRow) => boolean,
+    work: (
+      tx: Transaction,
+      balance: number,
+    ) => Promise<{ entry: LedgerEntryRow; balance: number; extra?: LedgerEntryRow[] }>,
+  ): Promise<LedgerResult> {
+    try {
+      return await db.transaction(async (tx) => {
+        const patient = await lockPatient(tx, actor.practiceId, actor.patientId)
+        const existing = await byKey(tx, actor.practiceId, actor.idempotencyKey)
+        if (existing) {
+          if (existing.patient_id !== actor.patientId || !matches(existing)) {
+            throw new LedgerError(409, LEDGER_MESSAGES.keyReused)
+          }
+          return { entry: existing, balance: patient.points, replayed: true, expired: [] }
+        }
+        const lapsed = await expireLapsed(tx, actor.practiceId, actor.patientId, patient.points)
+        const done = await work(tx, lapsed.balance)
+        return {
+          entry: done.entry,
+          balance: done.balance,
+          replayed: false,
+          expired: [...lapsed.expired, ...(done.extra ?? [])],
+        }
+      })
+    } catch (error) {
+      if (!(error instanceof LedgerError) && isUniqueViolation(error) && actor.idempotencyKey) {
+        // Another request with this key committed first (a different patient: the locks differ).
+        const existing = await byKey(db, actor.practiceId, actor.idempotencyKey)
+        if (existing?.patient_id === actor.patientId && matches(existing)) {
+          const [row] = await db
+            .select({ points: patients.points })
+            .from(patients)
+            .where(eq(patients.id, actor.patientId))
+          return { entry: existing, balance: row?.points ?? 0, replayed: true, expired: [] }
+        }
+        throw new LedgerError(409, LEDGER_MESSAGES.keyReused)
+      }
+      throw error
+    }
+  }
+
+  async function expiryFor(tx: Transaction, practiceId: number): Promise<Date | null> {
+    const [practice] = await tx
+      .select({ expiry_months: practices.expiry_months })
+      .from(practices)
+      .where(eq(practices.id, practiceId))
+    return expiryDate(now(), practice?.expiry_months ?? 0)
+  }
+
+  /** Adds a lot of `points` (> 0): a credit that expires by the programme's rule. */
+  async function addLot(
+    tx: Transaction,
+    actor: Actor,
+    balance: number,
+    values: {
+      kind: LedgerKind
+      points: number
+      sourceType: LedgerSource
+      sourceId?: number | null | undefined
+      reason?: string | null | undefined
+    },
+  ) {
+    const after = balance + values.points
+    const entry = await insertEntry(tx, {
+      practice_id: actor.practiceId,
+      patient_id: actor.patientId,
+      kind: values.kind,
+      points: values.points,
+      source_type: values.sourceType,
+      source_id: values.sourceId ?? null,
+      idempotency_key: actor.idempotencyKey ?? null,
+      reason: values.reason ?? null,
+      expires_at: await expiryFor(tx, actor.practiceId),
+      balance_after: after,
+      created_by: actor.userId,
+      created_at: now(),
+    })
+    return { entry, balance: after }
+  }
+
+  /** Takes `points` (> 0) from the open lots, oldest first; refuses more than the balance. */
+  async function takeFromLots(
+    tx: Transaction,
+    actor: Actor,
+    balance: number,
+    values: {
+      kind: LedgerKind
+      points: number
+      sourceType: LedgerSource
+      sourceId?: number | null | undefined
+      reason?: string | null | undefined
+    },
+  ) {
+    if (values.points > balance)
+      throw new LedgerError(409, LEDGER_MESSAGES.notEnoughPoints(balance))
+    const after = balance - values.points
+    const entry = await insertEntry(tx, {
+      practice_id: actor.practiceId,
+      patient_id: actor.patientId,
+      kind: values.kind,
+      points: -values.points,
+      source_type: values.sourceType,
+      source_id: values.sourceId ?? null,
+      idempotency_key: actor.idempotencyKey ?? null,
+      reason: values.reason ?? null,
+      balance_after: after,
+      created_by: actor.userId,
+      created_at: now(),
+    })
+    let left = values.points
+    const allocations: (typeof ledgerAllocations.$inferInsert)[] = []
+    for (const lot of await openLots(tx, actor.patientId)) {
+      if (left === 0) break
+      const take = Math.min(left, lot.remaining)
+      allocations.push({
+        practice_id: actor.practiceId,
+        patient_id: actor.patientId,
+        debit_entry_id: entry.id,
+        lot_entry_id: lot.id,
+        points: take,
+        created_at: now(),
+      })
+      left -= take
+    }
+    // The cache and the lots are kept together; a difference is a bug, never a partial spend.
+    if (left !== 0) throw new Error('The ledger lots do not cover the cached balance')
+    await tx.insert(ledgerAllocations).values(allocations)
+    return { entry, balance: after }
+  }
+
+  return {
+    /** An award (`earn` for a visit's items, `bonus` for joining or a promotion). */
+    credit(input: CreditInput): Promise<LedgerResult> {
+      assertPoints(input.points)
+      if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+      return onPatient(
+        input,
+        (e) => e.kind === input.kind && e.points === input.points,
+        (tx, balance) =>
+          addLot(tx, input, balance, {
+            kind: input.kind,
+            points: input.points,
+            sourceType: input.sourceType,
+            sourceId: input.sourceId,
+            reason: input.reason,
+          }),
+      )
+    },
+
+    /** A manual change by a manager or admin, + or -, with a reason. */
+    adjust(input: AdjustInput): Promise<LedgerResult> {
+      assertPoints(input.points)
+      const reason = assertReason(input.reason)
+      const values = { kind: 'adjust' as const, sourceType: 'manual' as const, reason }
+      return onPatient(
+        input,
+        (e) => e.kind === 'adjust' && e.points === input.points,
+        (tx, balance) =>
+          input.points > 0
+            ? addLot(tx, input, balance, { ...values, points: input.points })
+            : takeFromLots(tx, input, balance, { ...values, points: -input.points }),
+      )
+    },
+
+    /** Spends `points` (> 0) for a reward or a promotion; never below 0. */
+    redeem(input: RedeemInput): Promise<LedgerResult> {
+      assertPoints(input.points)
+      if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+      return onPatient(
+        input,
+        (e) => e.kind === 'redeem' && e.points === -input.points,
+        (tx, balance) =>
+          takeFromLots(tx, input, balance, {
+            kind: 'redeem',
+            points: input.points,
+            sourceType: input.sourceType,
+            sourceId: input.sourceId,
+            reason: input.reason,
+          }),
+      )
+    },
+
+    /**
+     * Cancels one earlier entry, once. An award is reversed only while none of its points were
+     * spent; a spend (redemption, negative adjustment) gives its points back to the lots it took
+     * them from, and any of those that lapsed meanwhile expire again at once.
+     */
+    async reverse(input: ReverseInput): Promise<LedgerResult> {
+      const reason = assertReason(input.reason)
+      const [target] = await db
+        .select()
+        .from(ledgerEntries)
+        .where(
+          and(eq(ledgerEntries.id, input.entryId), eq(ledgerEntries.practice_id, input.practiceId)),
+        )
+      if (!target) throw new LedgerError(404, LEDGER_MESSAGES.entryNotFound)
+      const actor: Actor = { ...input, patientId: target.patient_id }
+      return onPatient(
+        actor,
+        (e) => e.kind === 'reverse' && e.reverses_id === target.id,
+        async (tx, balance) => {
+          if (target.kind === 'expire' || target.kind === 'reverse') {
+            throw new LedgerError(409, LEDGER_MESSAGES.notReversible)
+          }
+          const [already] = await tx
+            .select({ id: ledgerEntries.id })
+            .from(ledgerEntries)
+            .where(eq(ledgerEntries.reverses_id, target.id))
+          if (already) throw new LedgerError(409, LEDGER_MESSAGES.alreadyReversed)
+          const base = {
+            practice_id: target.practice_id,
+            patient_id: target.patient_id,
+            kind: 'reverse',
+            source_type: 'reversal',
+            source_id: target.id,
+            reverses_id: target.id,
+            idempotency_key: input.idempotencyKey ?? null,
+            reason,
+            created_by: input.userId,
+            created_at: now(),
+          } as const
+
+          if (isLot(target)) {
+            const uses = await tx
+              .select({
+                kind: ledgerEntries.kind,
+                points: sql<number>`sum(${ledgerAllocations.points})::int`,
+              })
+              .from(ledgerAllocations)
+              .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerAllocations.debit_entry_id))
+              .where(eq(ledgerAllocations.lot_entry_id, target.id))
+              .groupBy(ledgerEntries.kind)
+            const used = uses.reduce((sum, u) => sum + Number(u.points), 0)
+            if (used > 0) {
+              const expiredOnly = uses.every((u) => u.kind === 'expire' || Number(u.points) === 0)
+              throw new LedgerError(
+                409,
+                expiredOnly ? LEDGER_MESSAGES.alreadyExpired : LEDGER_MESSAGES.alreadySpent,
+              )
+            }
+            const after = balance - target.points
+            const entry = await insertEntry(tx, {
+              ...base,
+              points: -target.points,
+              balance_after: after,
+            })
+            await tx.insert(ledgerAllocations).values({
+              practice_id: target.practice_id,
+              patient_id: target.patient_id,
+              debit_entry_id: entry.id,
+              lot_entry_id: target.id,
+              points: target.points,
+              created_at: now(),
+            })
+            return { entry, balance: after }
+          }
+
+          // A spend: give each lot back what this entry took from it.
+          const taken = await tx
+            .select({
+              lot: ledgerAllocations.lot_entry_id,
+              points: sql<number>`sum(${ledgerAllocations.points})::int`,
+            })
+            .from(ledgerAllocations)
+            .where(eq(ledgerAllocations.debit_entry_id, target.id))
+            .groupBy(ledgerAllocations.lot_entry_id)
+          const after = balance - target.points
+          const entry = await insertEntry(tx, {
+            ...base,
+            points: -target.points,
+            balance_after: after,
+          })
+          const back = taken.filter((t) => Number(t.points) !== 0)
+          if (back.length > 0) {
+            await tx.insert(ledgerAllocations).values(
+              back.map((t) => ({
+                practice_id: target.practice_id,
+                patient_id: target.patient_id,
+                debit_entry_id: entry.id,
+                lot_entry_id: t.lot,
+                points: -Number(t.points),
+                created_at: now(),
+              })),
+            )
+          }
+          const relapsed = await expireLapsed(
+            tx,
+            target.practice_id,
+            target.patient_id,
+            after,
+            `:after-${entry.id}`,
+          )
+          return { entry, balance: relapsed.balance, extra: relapsed.expired }
+        },
+      )
+    },
+
+    /**
+     * The daily expiry job: every lapsed lot with points left gets its `expire` entry. Running it
+     * again posts nothing new (a lot with nothing left is not open). Answers the entries posted.
+     */
+    async expireDue(practiceId?: number): Promise<LedgerEntryRow[]> {
+      const at = now()
+      const due = await db
+        .selectDistinct({
+          practice_id: ledgerEntries.practice_id,
+          patient_id: ledgerEntries.patient_id,
+        })
+        .from(ledgerEntries)
+        .where(
+          and(
+            practiceId === undefined ? undefined : eq(ledgerEntries.practice_id, practiceId),
+            inArray(ledgerEntries.kind, CREDIT_KINDS),
+            gt(ledgerEntries.points, 0),
+            // Lots already used up are filtered by the open-lot query under the lock.
+            lte(ledgerEntries.expires_at, at),
+          ),
+        )
+      const posted: LedgerEntryRow[] = []
+      for (const { practice_id, patient_id } of due) {
+        const result = await db.transaction(async (tx) => {
+          const patient = await lockPatient(tx, practice_id, patient_id)
+          return expireLapsed(tx, practice_id, patient_id, patient.points)
+        })
+        posted.push(...result.expired)
+      }
+      return posted
+    },
+
+    /** The patient's open lots (points left and when they lapse), oldest first. */
+    lots(patientId: number) {
+      return db.transaction((tx) => openLots(tx, patientId))
+    },
+
+    /**
+     * A page of the patient's entries, newest first: each with the staff member who made it and
+     * the entry that reversed it, if any.
+     */
+    async history(
+      practiceId: number,
+      patientId: number,
+      { page, pageSize }: { page: number; pageSize: number },
+    ) {
+      const where = and(
+        eq(ledgerEntries.practice_id, practiceId),
+        eq(ledgerEntries.patient_id, patientId),
+      )
+      const [rows, [count]] = await Promise.all([
+        db
+          .select({
+            entry: ledgerEntries,
+            author: { id: users.id, first_name: users.first_name, last_name: users.last_name },
+          })
+          .from(ledgerEntries)
+          .leftJoin(users, eq(users.id, ledgerEntries.created_by))
+          .where(where)
+          .orderBy(desc(ledgerEntries.id))
+          .limit(pageSize)
+          .offset((page - 1) * pageSize),
+        db.select({ total: sql<number>`count(*)::int` }).from(ledgerEntries).where(where),
+      ])
+      const ids = rows.map((r) => r.entry.id)
+      const reversals =
+        ids.length === 0
+          ? []
+          : await db
+              .select({ id: ledgerEntries.id, reverses_id: ledgerEntries.reverses_id })
+              .from(ledgerEntries)
+              .where(inArray(ledgerEntries.reverses_id, ids))
+      const reversedBy = new Map(reversals.map((r) => [r.reverses_id, r.id]))
+      return {
+        data: rows.map(({ entry, author }) => toAnswer(entry, author, reversedBy.get(entry.id))),
+        total: Number(count?.total ?? 0),
+        page,
+        pageSize,
+      }
+    },
+  }
+}

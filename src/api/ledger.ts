@@ -1,0 +1,37 @@
+import * as v from 'valibot'
+import {
+  type AdjustmentInput,
+  type LedgerPage,
+  LedgerPageSchema,
+  type LedgerPosting,
+  LedgerPostingSchema,
+  type ReverseInput,
+} from '#domain/ledger.ts'
+import { http } from '#src/lib/http.ts'
+
+/** `GET /patients/{id}/ledger`: a page of the patient's entries, the balance and what lapses soon. */
+export async function getLedger(patientId: number, page = 1, pageSize = 10): Promise<LedgerPage> {
+  return v.parse(
+    LedgerPageSchema,
+    await http.get(`patients/${patientId}/ledger`, { searchParams: { page, pageSize } }).json(),
+  )
+}
+
+/** `POST /patients/{id}/adjustments` (Manager, Admin): + or - points with a reason, once per key. */
+export async function adjustPoints(
+  patientId: number,
+  input: AdjustmentInput,
+): Promise<LedgerPosting> {
+  return v.parse(
+    LedgerPostingSchema,
+    await http.post(`patients/${patientId}/adjustments`, { json: input }).json(),
+  )
+}
+
+/** `POST /ledger/{entryId}/reverse` (Manager, Admin): cancels one entry, once. */
+export async function reverseEntry(entryId: number, input: ReverseInput): Promise<LedgerPosting> {
+  return v.parse(
+    LedgerPostingSchema,
+    await http.post(`ledger/${entryId}/reverse`, { json: input }).json(),
+  )
+}

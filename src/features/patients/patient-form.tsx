@@ -1,0 +1,244 @@
+import { Alert, Button, Checkbox, Group, Modal, SimpleGrid, Stack, TextInput } from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useState } from 'react'
+import * as v from 'valibot'
+import type { Patient, PatientInput } from '#domain/practice-data.ts'
+import { AnchorLink } from '#src/ui/links.tsx'
+
+/** What the form sends: the patient's contact details and consents. */
+export type PatientFormValues = {
+  first_name: string
+  last_name: string
+  email: string
+  phone: string
+  birth_date: string
+  email_subscription: boolean
+  sms_subscription: boolean
+}
+
+/** A failed save: the sentence to show and, for a duplicate, the patient who already has it. */
+export type SaveFailure = { message: string; existingPatientId?: number | undefined }
+
+/** The form's rules: the API's schema, with empty optional fields read as "none". */
+const FormSchema = v.pipe(
+  v.object({
+    first_name: v.pipe(v.string(), v.trim(), v.nonEmpty('Please enter the first name.')),
+    last_name: v.pipe(v.string(), v.trim(), v.nonEmpty('Please enter the last name.')),
+    email: v.string(),
+    phone: v.string(),
+    birth_date: v.string(),
+    email_subscription: v.boolean(),
+    sms_subscription: v.boolean(),
+  }),
+  v.forward(
+    v.check(
+      (input) =>
+        input.email.trim() === '' || v.is(v.pipe(v.string(), v.trim(), v.email()), input.email),
+      'Please enter a valid e-mail address.',
+    ),
+    ['email'],
+  ),
+  v.forward(
+    v.check(
+      (input) =>
+        input.phone.trim() === '' || /^\+?\d{7,15}$/.test(input.phone.replace(/[\s().-]/g, '')),
+      'Please enter a phone number of 7 to 15 digits.',
+    ),
+    ['phone'],
+  ),
+  v.forward(
+    v.check(
+      (input) =>
+        input.birth_date === '' ||
+        (/^\d{4}-\d{2}-\d{2}$/.test(input.birth_date) &&
+          input.birth_date <= new Date().toISOString().slice(0, 10)),
+      'Please enter a birth date in the past.',
+    ),
+    ['birth_date'],
+  ),
+)
+
+/** The body the API takes, from the form's values (empty optional fields become null). */
+export function toPatientInput(values: PatientFormValues): PatientInput {
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim())
+  return {
+    first_name: values.first_name.trim(),
+    last_name: values.last_name.trim(),
+    email: orNull(values.email),
+    phone: orNull(values.phone),
+    birth_date: orNull(values.birth_date),
+    email_subscription: values.email_subscription,
+    sms_subscription: values.sms_subscription,
+  }
+}
+
+const EMPTY: PatientFormValues = {
+  first_name: '',
+  last_name: '',
+  email: '',
+  phone: '',
+  birth_date: '',
+  email_subscription: true,
+  sms_subscription: false,
+}
+
+/** The form's starting values for an existing patient. */
+export function valuesOf(patient: Patient): PatientFormValues {
+  return {
+    first_name: patient.first_name,
+    last_name: patient.last_name,
+    email: patient.email ?? '',
+    phone: patient.phone ?? '',
+    birth_date: patient.birth_date ?? '',
+    email_subscription: patient.email_subscription,
+    sms_subscription: patient.sms_subscription,
+  }
+}
+
+/**
+ * "Add patient" and "Edit details" in a dialog. A refused save keeps every value typed and says
+ * why; a duplicate links to the patient who already has that e-mail or phone.
+ */
+export function PatientFormModal({
+  opened,
+  title,
+  submitLabel,
+  initial = EMPTY,
+  onClose,
+  onSave,
+}: {
+  opened: boolean
+  title: string
+  submitLabel: string
+  initial?: PatientFormValues
+  onClose: () => void
+  /** Saves; resolves with a failure to show, or nothing when saved. */
+  onSave: (values: PatientFormValues) => Promise<SaveFailure | undefined>
+}) {
+  return (
+    <Modal
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      opened={opened}
+      onClose={onClose}
+      title={title}
+      size="lg"
+    >
+      {/* Mounted only while open, so each opening starts from `initial`. */}
+      {opened && (
+        <PatientForm
+          submitLabel={submitLabel}
+          initial={initial}
+          onCancel={onClose}
+          onSave={onSave}
+        />
+      )}
+    </Modal>
+  )
+}
+
+function PatientForm({
+  submitLabel,
+  initial,
+  onCancel,
+  onSave,
+}: {
+  submitLabel: string
+  initial: PatientFormValues
+  onCancel: () => void
+  onSave: (values: PatientFormValues) => Promise<SaveFailure | undefined>
+}) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<SaveFailure>()
+  const form = useForm<PatientFormValues>({
+    mode: 'uncontrolled',
+    initialValues: initial,
+    validate: schemaResolver(FormSchema, { sync: true }),
+  })
+  return (
+    <form
+      noValidate
+      onSubmit={form.onSubmit(async (values) => {
+        setBusy(true)
+        setFailure(undefined)
+        try {
+          setFailure(await onSave(values))
+        } finally {
+          setBusy(false)
+        }
+      })}
+    >
+      <Stack gap="md">
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput
+            label="First name"
+            required
+            autoComplete="off"
+            data-autofocus
+            key={form.key('first_name')}
+            {...form.getInputProps('first_name')}
+          />
+          <TextInput
+            label="Last name"
+            required
+            autoComplete="off"
+            key={form.key('last_name')}
+            {...form.getInputProps('last_name')}
+          />
+          <TextInput
+            label="E-mail"
+            type="email"
+            autoComplete="off"
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
+          <TextInput
+            label="Phone"
+            type="tel"
+            autoComplete="off"
+            description="Digits; spaces and dashes are fine"
+            key={form.key('phone')}
+            {...form.getInputProps('phone')}
+          />
+          <TextInput
+            label="Birth date"
+            type="date"
+            key={form.key('birth_date')}
+            {...form.getInputProps('birth_date')}
+          />
+        </SimpleGrid>
+        <Checkbox
+          label="Agrees to receive e-mail (offers, points reminders)"
+          key={form.key('email_subscription')}
+          {...form.getInputProps('email_subscription', { type: 'checkbox' })}
+        />
+        <Checkbox
+          label="Agrees to receive text messages"
+          key={form.key('sms_subscription')}
+          {...form.getInputProps('sms_subscription', { type: 'checkbox' })}
+        />
+        {failure && (
+          <Alert color="red" role="alert">
+            {failure.message}{' '}
+            {failure.existingPatientId !== undefined && (
+              <AnchorLink
+                to="/patients/$patientId"
+                params={{ patientId: String(failure.existingPatientId) }}
+                fw={600}
+              >
+                Open the existing patient
+              </AnchorLink>
+            )}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
+            {submitLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}

@@ -1,0 +1,167 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  Pagination,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  VisuallyHidden,
+} from '@mantine/core'
+import { useDebouncedCallback } from '@mantine/hooks'
+import { IconPlus, IconSearch } from '@tabler/icons-react'
+import type { PatientPage } from '#domain/practice-data.ts'
+import { EmptyNote } from '#src/features/shell/area-page.tsx'
+import { formatDate } from '#src/features/shell/format.ts'
+import { AnchorLink } from '#src/ui/links.tsx'
+
+const plural = (n: number, one: string, many: string) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+
+function PatientName({ id, first, last }: { id: number; first: string; last: string }) {
+  return (
+    <AnchorLink to="/patients/$patientId" params={{ patientId: String(id) }} fw={600}>
+      {first} {last}
+    </AnchorLink>
+  )
+}
+
+/**
+ * The patient list: search as you type (name, e-mail or phone), one server page at a time, a table
+ * from 768 px and stacked cards below it so nothing hides off-screen on a phone.
+ */
+export function PatientList({
+  page,
+  search,
+  archived = false,
+  onSearch,
+  onPage,
+  onAdd,
+}: {
+  page: PatientPage
+  search: string
+  archived?: boolean
+  onSearch: (search: string) => void
+  onPage: (page: number) => void
+  /** Opens "Add patient"; absent where patients cannot be added (the archive). */
+  onAdd?: () => void
+}) {
+  const debounced = useDebouncedCallback(onSearch, 250)
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize))
+  const noun = archived ? ['archived patient', 'archived patients'] : ['patient', 'patients']
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+        <TextInput
+          label="Search patients"
+          placeholder="Name, e-mail or phone"
+          leftSection={<IconSearch size={16} aria-hidden />}
+          defaultValue={search}
+          onChange={(event) => debounced(event.currentTarget.value)}
+          type="search"
+          w={{ base: '100%', sm: 360 }}
+        />
+        {onAdd && (
+          <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={onAdd}>
+            Add patient
+          </Button>
+        )}
+      </Group>
+      <Text size="sm" c="dimmed" role="status" aria-live="polite">
+        {search
+          ? `${plural(page.total, ...(noun as [string, string]))} match “${search}”`
+          : plural(page.total, ...(noun as [string, string]))}
+      </Text>
+      {page.data.length === 0 ? (
+        <EmptyNote>
+          {search
+            ? 'No patient matches this search.'
+            : archived
+              ? 'No archived patients.'
+              : 'No patients yet.'}
+        </EmptyNote>
+      ) : (
+        <>
+          <Table visibleFrom="sm" striped highlightOnHover verticalSpacing="sm">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Phone</Table.Th>
+                <Table.Th>E-mail</Table.Th>
+                <Table.Th ta="right">Balance</Table.Th>
+                <Table.Th>Last visit</Table.Th>
+                <Table.Th>E-mail subscription</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {page.data.map((patient) => (
+                <Table.Tr key={patient.id}>
+                  <Table.Td>
+                    <PatientName
+                      id={patient.id}
+                      first={patient.first_name}
+                      last={patient.last_name}
+                    />
+                  </Table.Td>
+                  <Table.Td>{patient.phone ?? '—'}</Table.Td>
+                  <Table.Td style={{ wordBreak: 'break-all' }}>{patient.email ?? '—'}</Table.Td>
+                  <Table.Td ta="right">{patient.points.toLocaleString('en-US')}</Table.Td>
+                  <Table.Td>
+                    {patient.last_visit_at ? formatDate(patient.last_visit_at) : '—'}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={patient.email_subscription ? 'glow' : 'gray'} variant="light">
+                      {patient.email_subscription ? 'Subscribed' : 'Unsubscribed'}
+                    </Badge>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
+            {page.data.map((patient) => (
+              <Card key={patient.id} withBorder padding="md" radius="md" component="li">
+                <Group justify="space-between" wrap="nowrap" align="flex-start">
+                  <Stack gap={2} miw={0}>
+                    <PatientName
+                      id={patient.id}
+                      first={patient.first_name}
+                      last={patient.last_name}
+                    />
+                    <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                      {[patient.phone, patient.email].filter(Boolean).join(' · ') ||
+                        'No contact details'}
+                    </Text>
+                  </Stack>
+                  <Text fw={600} style={{ whiteSpace: 'nowrap' }}>
+                    {patient.points.toLocaleString('en-US')}
+                    <VisuallyHidden> points</VisuallyHidden>
+                    <Text span size="xs" c="dimmed" aria-hidden>
+                      {' '}
+                      pts
+                    </Text>
+                  </Text>
+                </Group>
+              </Card>
+            ))}
+          </Stack>
+        </>
+      )}
+      {pages > 1 && (
+        <Pagination
+          total={pages}
+          value={page.page}
+          onChange={onPage}
+          getControlProps={(control) => ({
+            'aria-label': control === 'previous' ? 'Previous page' : 'Next page',
+          })}
+          getItemProps={(n) => ({ 'aria-label': `Page ${n}` })}
+          siblings={1}
+          boundaries={1}
+        />
+      )}
+    </Stack>
+  )
+}

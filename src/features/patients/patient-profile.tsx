@@ -1,0 +1,531 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Modal,
+  NumberInput,
+  Pagination,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useState } from 'react'
+import * as v from 'valibot'
+import {
+  describeEntry,
+  type LedgerEntry,
+  type LedgerPage,
+  MAX_ENTRY_POINTS,
+} from '#domain/ledger.ts'
+import type { Patient } from '#domain/practice-data.ts'
+import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+
+/** What the signed-in person may do here (from the permission matrix). */
+export type ProfileAbilities = { adjust: boolean; archive: boolean }
+
+/** The answer of an action: nothing when it worked, else the sentence to show. */
+export type ActionResult = string | undefined
+
+const signed = (n: number) =>
+  `${n > 0 ? '+' : n < 0 ? '−' : ''}${Math.abs(n).toLocaleString('en-US')}`
+
+function Detail({ label, value }: { label: string; value: string }) {
+  return (
+    <Stack gap={2} miw={0}>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+        {value}
+      </Text>
+    </Stack>
+  )
+}
+
+/**
+ * A patient's profile: contact details, the balance and its worth, the points lapsing soon, and
+ * the ledger history with who made each entry and why. Managers and admins adjust points and
+ * reverse an entry, each with a reason; everyone else sees no such control.
+ */
+export function PatientProfile({
+  patient,
+  ledger,
+  can,
+  onEdit,
+  onAdjust,
+  onReverse,
+  onArchive,
+  onLedgerPage,
+}: {
+  patient: Patient
+  ledger: LedgerPage
+  can: ProfileAbilities
+  onEdit: () => void
+  onAdjust: (points: number, reason: string) => Promise<ActionResult>
+  onReverse: (entry: LedgerEntry, reason: string) => Promise<ActionResult>
+  onArchive: (archived: boolean) => Promise<ActionResult>
+  onLedgerPage: (page: number) => void
+}) {
+  const [adjusting, setAdjusting] = useState(false)
+  const [reversing, setReversing] = useState<LedgerEntry>()
+  const [archiving, setArchiving] = useState(false)
+  const pages = Math.max(1, Math.ceil(ledger.total / ledger.pageSize))
+  const soon = ledger.expiring_soon.reduce((sum, lot) => sum + lot.points, 0)
+  return (
+    <Stack gap="lg">
+      {patient.archived && (
+        <Alert color="gray" variant="light" title="Archived">
+          This patient is archived: they are not listed and get no e-mail. Their history stays.
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+        <Paper withBorder p="lg" radius="md">
+          <Stack gap="md">
+            <Group justify="space-between" wrap="nowrap">
+              <Title order={2} size="h4">
+                Contact details
+              </Title>
+              <Button variant="default" size="xs" onClick={onEdit}>
+                Edit details
+              </Button>
+            </Group>
+            <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
+              <Detail label="Phone" value={patient.phone ?? '—'} />
+              <Detail label="E-mail" value={patient.email ?? '—'} />
+              <Detail
+                label="Birth date"
+                value={patient.birth_date ? formatDate(`${patient.birth_date}T12:00:00Z`) : '—'}
+              />
+              <Detail
+                label="Consent"
+                value={
+                  [
+                    patient.email_subscription && 'E-mail',
+                    patient.sms_subscription && 'Text messages',
+                  ]
+                    .filter(Boolean)
+                    .join(', ') || 'None'
+                }
+              />
+              <Detail label="Patient since" value={formatDate(patient.created_at)} />
+              <Detail
+                label="Last visit"
+                value={patient.last_visit_at ? formatDate(patient.last_visit_at) : '—'}
+              />
+            </SimpleGrid>
+          </Stack>
+        </Paper>
+        <Paper withBorder p="lg" radius="md">
+          <Stack gap="md">
+            <Title order={2} size="h4">
+              Points
+            </Title>
+            <Group gap="xs" align="baseline">
+              <Text fz={32} fw={700} lh={1}>
+                {ledger.balance.toLocaleString('en-US')}
+              </Text>
+              <Text c="dimmed">points, worth {formatCents(ledger.balance_value_cents)}</Text>
+            </Group>
+            {soon > 0 ? (
+              <Stack gap={4}>
+                <Text size="sm" fw={600}>
+                  Expiring soon
+                </Text>
+                {ledger.expiring_soon.map((lot) => (
+                  <Text size="sm" key={lot.expires_at}>
+                    {lot.points.toLocaleString('en-US')} points on {formatDate(lot.expires_at)}
+                  </Text>
+                ))}
+              </Stack>
+            ) : (
+              <Text size="sm" c="dimmed">
+                No points expire in the next 60 days.
+              </Text>
+            )}
+            {(can.adjust || can.archive) && (
+              <Group gap="sm">
+                {can.adjust && <Button onClick={() => setAdjusting(true)}>Adjust points</Button>}
+                {can.archive && (
+                  <Button variant="default" onClick={() => setArchiving(true)}>
+                    {patient.archived ? 'Restore' : 'Archive'}
+                  </Button>
+                )}
+              </Group>
+            )}
+          </Stack>
+        </Paper>
+      </SimpleGrid>
+
+      <Stack gap="sm">
+        <Title order={2} size="h4">
+          History
+        </Title>
+        {ledger.data.length === 0 ? (
+          <Text c="dimmed">No points yet.</Text>
+        ) : (
+          <>
+            <Table visibleFrom="sm" verticalSpacing="sm" striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>When</Table.Th>
+                  <Table.Th>What</Table.Th>
+                  <Table.Th>By</Table.Th>
+                  <Table.Th ta="right">Points</Table.Th>
+                  <Table.Th ta="right">Balance</Table.Th>
+                  {can.adjust && (
+                    <Table.Th>
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </Table.Th>
+                  )}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {ledger.data.map((entry) => (
+                  <Table.Tr key={entry.id}>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                      {formatDateTime(entry.created_at)}
+                    </Table.Td>
+                    <Table.Td>
+                      {describeEntry(entry)}
+                      {entry.reversed_by !== null && (
+                        <Badge ml="xs" color="gray" variant="light">
+                          Reversed
+                        </Badge>
+                      )}
+                    </Table.Td>
+                    <Table.Td>{authorName(entry)}</Table.Td>
+                    <Table.Td ta="right">{signed(entry.points)}</Table.Td>
+                    <Table.Td ta="right">{entry.balance_after.toLocaleString('en-US')}</Table.Td>
+                    {can.adjust && (
+                      <Table.Td ta="right">
+                        {isReversible(entry) && (
+                          <Button size="xs" variant="subtle" onClick={() => setReversing(entry)}>
+                            Reverse
+                            <VisuallyHidden>
+                              {' '}
+                              entry of {formatDateTime(entry.created_at)}
+                            </VisuallyHidden>
+                          </Button>
+                        )}
+                      </Table.Td>
+                    )}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            <Stack
+              hiddenFrom="sm"
+              gap="sm"
+              component="ul"
+              p={0}
+              m={0}
+              style={{ listStyle: 'none' }}
+            >
+              {ledger.data.map((entry) => (
+                <Card key={entry.id} withBorder radius="md" padding="md" component="li">
+                  <Stack gap={4}>
+                    <Group justify="space-between" wrap="nowrap" align="flex-start">
+                      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+                        {describeEntry(entry)}
+                      </Text>
+                      <Text fw={700} style={{ whiteSpace: 'nowrap' }}>
+                        {signed(entry.points)}
+                      </Text>
+                    </Group>
+                    <Text size="sm" c="dimmed">
+                      {formatDateTime(entry.created_at)} · {authorName(entry)} · balance{' '}
+                      {entry.balance_after.toLocaleString('en-US')}
+                    </Text>
+                    {entry.reversed_by !== null && (
+                      <Badge color="gray" variant="light">
+                        Reversed
+                      </Badge>
+                    )}
+                    {can.adjust && isReversible(entry) && (
+                      <Button size="xs" variant="default" onClick={() => setReversing(entry)}>
+                        Reverse
+                      </Button>
+                    )}
+                  </Stack>
+                </Card>
+              ))}
+            </Stack>
+          </>
+        )}
+        {pages > 1 && (
+          <Pagination
+            total={pages}
+            value={ledger.page}
+            onChange={onLedgerPage}
+            getControlProps={(control) => ({
+              'aria-label': control === 'previous' ? 'Previous page' : 'Next page',
+            })}
+            getItemProps={(n) => ({ 'aria-label': `History page ${n}` })}
+            siblings={1}
+            boundaries={1}
+          />
+        )}
+      </Stack>
+
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={adjusting}
+        onClose={() => setAdjusting(false)}
+        title="Adjust points"
+      >
+        {adjusting && (
+          <AdjustForm
+            balance={ledger.balance}
+            onCancel={() => setAdjusting(false)}
+            onSubmit={async (points, reason) => {
+              const failure = await onAdjust(points, reason)
+              if (!failure) setAdjusting(false)
+              return failure
+            }}
+          />
+        )}
+      </Modal>
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={reversing !== undefined}
+        onClose={() => setReversing(undefined)}
+        title="Reverse entry"
+      >
+        {reversing && (
+          <ReasonForm
+            intro={`“${describeEntry(reversing)}” (${signed(reversing.points)} points) will be cancelled by a new entry of ${signed(-reversing.points)} points.`}
+            submitLabel="Reverse entry"
+            onCancel={() => setReversing(undefined)}
+            onSubmit={async (reason) => {
+              const failure = await onReverse(reversing, reason)
+              if (!failure) setReversing(undefined)
+              return failure
+            }}
+          />
+        )}
+      </Modal>
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={archiving}
+        onClose={() => setArchiving(false)}
+        title={patient.archived ? 'Restore patient' : 'Archive patient'}
+      >
+        {archiving && (
+          <ConfirmArchive
+            archived={patient.archived}
+            name={`${patient.first_name} ${patient.last_name}`}
+            onCancel={() => setArchiving(false)}
+            onConfirm={async () => {
+              const failure = await onArchive(!patient.archived)
+              if (!failure) setArchiving(false)
+              return failure
+            }}
+          />
+        )}
+      </Modal>
+    </Stack>
+  )
+}
+
+function authorName(entry: LedgerEntry): string {
+  return entry.created_by
+    ? `${entry.created_by.first_name} ${entry.created_by.last_name}`
+    : 'System'
+}
+
+function isReversible(entry: LedgerEntry): boolean {
+  return entry.reversed_by === null && entry.kind !== 'expire' && entry.kind !== 'reverse'
+}
+
+const ReasonSchema = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty('Please give a reason.'),
+  v.maxLength(500, 'The reason can be at most 500 characters.'),
+)
+
+function AdjustForm({
+  balance,
+  onCancel,
+  onSubmit,
+}: {
+  balance: number
+  onCancel: () => void
+  onSubmit: (points: number, reason: string) => Promise<ActionResult>
+}) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string>()
+  const form = useForm<{ points: number | string; reason: string }>({
+    mode: 'uncontrolled',
+    initialValues: { points: '', reason: '' },
+    validate: schemaResolver(
+      v.object({
+        points: v.pipe(
+          v.number('Please enter a number of points, e.g. 500 or -200.'),
+          v.integer('Points must be a whole number.'),
+          v.check((n) => n !== 0, 'Please enter a number of points other than 0.'),
+          v.check((n) => n >= -balance, `The balance is ${balance}: it cannot go below 0.`),
+          v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
+        ),
+        reason: ReasonSchema,
+      }),
+      { sync: true },
+    ),
+  })
+  return (
+    <form
+      noValidate
+      onSubmit={form.onSubmit(async (values) => {
+        setBusy(true)
+        setFailure(await onSubmit(Number(values.points), values.reason.trim()))
+        setBusy(false)
+      })}
+    >
+      <Stack gap="md">
+        <Text size="sm">
+          Current balance: {balance.toLocaleString('en-US')} points. Use a minus sign to take points
+          away.
+        </Text>
+        <NumberInput
+          label="Points"
+          required
+          allowDecimal={false}
+          hideControls
+          data-autofocus
+          key={form.key('points')}
+          {...form.getInputProps('points')}
+        />
+        <Textarea
+          label="Reason"
+          required
+          description="Shown in the patient's history and the activity log"
+          autosize
+          minRows={2}
+          key={form.key('reason')}
+          {...form.getInputProps('reason')}
+        />
+        {failure && (
+          <Alert color="red" role="alert">
+            {failure}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
+            Save adjustment
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
+
+function ReasonForm({
+  intro,
+  submitLabel,
+  onCancel,
+  onSubmit,
+}: {
+  intro: string
+  submitLabel: string
+  onCancel: () => void
+  onSubmit: (reason: string) => Promise<ActionResult>
+}) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string>()
+  const form = useForm({
+    mode: 'uncontrolled',
+    initialValues: { reason: '' },
+    validate: schemaResolver(v.object({ reason: ReasonSchema }), { sync: true }),
+  })
+  return (
+    <form
+      noValidate
+      onSubmit={form.onSubmit(async (values) => {
+        setBusy(true)
+        setFailure(await onSubmit(values.reason.trim()))
+        setBusy(false)
+      })}
+    >
+      <Stack gap="md">
+        <Text size="sm">{intro}</Text>
+        <Textarea
+          label="Reason"
+          required
+          autosize
+          minRows={2}
+          data-autofocus
+          key={form.key('reason')}
+          {...form.getInputProps('reason')}
+        />
+        {failure && (
+          <Alert color="red" role="alert">
+            {failure}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" color="red" loading={busy}>
+            {submitLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
+
+function ConfirmArchive({
+  archived,
+  name,
+  onCancel,
+  onConfirm,
+}: {
+  archived: boolean
+  name: string
+  onCancel: () => void
+  onConfirm: () => Promise<ActionResult>
+}) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string>()
+  return (
+    <Stack gap="md">
+      <Text size="sm">
+        {archived
+          ? `${name} will be listed again and can receive e-mail if they agreed to it.`
+          : `${name} will no longer be listed or e-mailed. Their points and history stay, and you can restore them from the Archive.`}
+      </Text>
+      {failure && (
+        <Alert color="red" role="alert">
+          {failure}
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button
+          loading={busy}
+          onClick={async () => {
+            setBusy(true)
+            setFailure(await onConfirm())
+            setBusy(false)
+          }}
+        >
+          {archived ? 'Restore patient' : 'Archive patient'}
+        </Button>
+      </Group>
+    </Stack>
+  )
+}

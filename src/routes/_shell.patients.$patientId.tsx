@@ -1,0 +1,104 @@
+import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
+import { useState } from 'react'
+import * as v from 'valibot'
+import { can, toRole } from '#domain/permissions.ts'
+import { adjustPoints, getLedger, reverseEntry } from '#src/api/ledger.ts'
+import {
+  archivePatient,
+  getPatient,
+  patientSaveFailure,
+  restorePatient,
+  updatePatient,
+} from '#src/api/patients.ts'
+import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
+import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
+import { loadData } from '#src/lib/load-data.ts'
+
+const ProfileSearchSchema = v.object({
+  history: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+})
+
+/** A key made once per action the person starts, so a double click or a retry posts once. */
+const newKey = () => `web-${crypto.randomUUID()}`
+
+export const Route = createFileRoute('/_shell/patients/$patientId')({
+  validateSearch: (search): { history?: number } => {
+    const parsed = v.safeParse(ProfileSearchSchema, search)
+    return parsed.success && parsed.output.history > 1 ? parsed.output : {}
+  },
+  loaderDeps: ({ search }) => ({ history: search.history ?? 1 }),
+  loader: ({ params, deps }) => {
+    // Ids are positive integers; anything else is an unknown page, not a server error.
+    if (!/^[1-9]\d{0,9}$/.test(params.patientId)) throw notFound()
+    const id = Number(params.patientId)
+    return loadData(async () => {
+      const [patient, ledger] = await Promise.all([getPatient(id), getLedger(id, deps.history)])
+      return { patient, ledger }
+    })
+  },
+  component: PatientPage,
+})
+
+function PatientPage() {
+  const { patient, ledger } = Route.useLoaderData()
+  const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
+  const navigate = Route.useNavigate()
+  const router = useRouter()
+  const [editing, setEditing] = useState(false)
+  // One key per opened dialog: a second click of the same save is the same change.
+  const [adjustKey, setAdjustKey] = useState(newKey)
+  const act = async (work: () => Promise<unknown>) => {
+    try {
+      await work()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
+  return (
+    <AreaPage title={`${patient.first_name} ${patient.last_name}`} description="Patient profile">
+      <PatientProfile
+        patient={patient}
+        ledger={ledger}
+        can={{ adjust: can(role, 'points.adjust'), archive: can(role, 'patients.archive') }}
+        onEdit={() => setEditing(true)}
+        onAdjust={async (points, reason) => {
+          const failure = await act(() =>
+            adjustPoints(patient.id, { points, reason, idempotencyKey: adjustKey }),
+          )
+          if (!failure) setAdjustKey(newKey())
+          return failure
+        }}
+        onReverse={(entry, reason) =>
+          act(() =>
+            reverseEntry(entry.id, { reason, idempotencyKey: `reverse-${entry.id}-${adjustKey}` }),
+          )
+        }
+        onArchive={(archived) =>
+          act(() => (archived ? archivePatient(patient.id) : restorePatient(patient.id)))
+        }
+        onLedgerPage={(history) => void navigate({ search: { history } })}
+      />
+      <PatientFormModal
+        opened={editing}
+        title="Edit details"
+        submitLabel="Save changes"
+        initial={valuesOf(patient)}
+        onClose={() => setEditing(false)}
+        onSave={async (values) => {
+          try {
+            await updatePatient(patient.id, toPatientInput(values))
+            setEditing(false)
+            await router.invalidate()
+            return undefined
+          } catch (error) {
+            return patientSaveFailure(error)
+          }
+        }}
+      />
+    </AreaPage>
+  )
+}

@@ -1,0 +1,73 @@
+import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import { useState } from 'react'
+import * as v from 'valibot'
+import { createPatient, listPatients, patientSaveFailure } from '#src/api/patients.ts'
+import { PatientFormModal, toPatientInput } from '#src/features/patients/patient-form.tsx'
+import { PatientList } from '#src/features/patients/patient-list.tsx'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { loadData } from '#src/lib/load-data.ts'
+
+/** The list's place in the URL: what was searched and which page, so a reload or a link keeps it. */
+const PatientsSearchSchema = v.object({
+  search: v.optional(v.pipe(v.string(), v.maxLength(100)), ''),
+  page: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+})
+
+export const Route = createFileRoute('/_shell/patients/')({
+  validateSearch: (search): { search?: string; page?: number } => {
+    // A search of digits arrives as a number from the address: it is still a search.
+    const raw =
+      typeof search.search === 'number' ? { ...search, search: String(search.search) } : search
+    const parsed = v.safeParse(PatientsSearchSchema, raw)
+    return parsed.success ? parsed.output : {}
+  },
+  // Defaults stay out of the address: /patients is the first page of everyone.
+  search: {
+    middlewares: [stripSearchParams<{ search?: string; page?: number }>({ search: '', page: 1 })],
+  },
+  loaderDeps: ({ search }) => ({ search: search.search ?? '', page: search.page ?? 1 }),
+  loader: ({ deps }) =>
+    loadData(() => listPatients({ search: deps.search, page: deps.page, pageSize: 25 })),
+  component: PatientsPage,
+})
+
+function PatientsPage() {
+  const page = Route.useLoaderData()
+  const search = Route.useSearch({ select: (s) => s.search ?? '' })
+  const navigate = Route.useNavigate()
+  const router = useRouter()
+  const [adding, setAdding] = useState(false)
+  return (
+    <AreaPage title="Patients" description="Everyone in your rewards programme.">
+      <PatientList
+        page={page}
+        search={search}
+        onSearch={(next) =>
+          void navigate({ search: { search: next.trim(), page: 1 }, replace: true })
+        }
+        onPage={(next) => void navigate({ search: (prev) => ({ ...prev, page: next }) })}
+        onAdd={() => setAdding(true)}
+      />
+      <PatientFormModal
+        opened={adding}
+        title="Add patient"
+        submitLabel="Add patient"
+        onClose={() => setAdding(false)}
+        onSave={async (values) => {
+          try {
+            const patient = await createPatient(toPatientInput(values))
+            setAdding(false)
+            await router.invalidate()
+            await navigate({
+              to: '/patients/$patientId',
+              params: { patientId: String(patient.id) },
+            })
+            return undefined
+          } catch (error) {
+            return patientSaveFailure(error)
+          }
+        }}
+      />
+    </AreaPage>
+  )
+}

@@ -1,0 +1,131 @@
+import type { Page } from '@playwright/test'
+import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+
+const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+
+/** Nothing on the page is wider than the window (no sideways scrolling). */
+async function expectNoSidewaysScroll(page: Page) {
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  )
+  expect(overflow).toBeLessThanOrEqual(0)
+}
+
+test.describe('patients and their points', () => {
+  const unique = Date.now().toString().slice(-7)
+  const phone = `555${unique}`
+  const first = 'Jamie'
+  const last = `Lopez${unique}`
+
+  test('an admin adds a patient, finds them by part of the phone, adjusts +500 and reverses it', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    await storeSession(page, session)
+    await page.goto('/patients')
+    await expect(page.getByRole('heading', { level: 1, name: 'Patients' })).toBeVisible()
+
+    await page.getByRole('button', { name: 'Add patient' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add patient' })
+    await dialog.getByLabel('First name').fill(first)
+    await dialog.getByLabel('Last name').fill(last)
+    await dialog.getByRole('textbox', { name: 'E-mail' }).fill(`jamie.${unique}@example.com`)
+    await dialog
+      .getByRole('textbox', { name: 'Phone' })
+      .fill(`(555) ${unique.slice(0, 3)}-${unique.slice(3)}`)
+    await dialog.getByRole('button', { name: 'Add patient' }).click()
+    await expect(page.getByRole('heading', { level: 1, name: `${first} ${last}` })).toBeVisible()
+    expect(await axeViolations(page), 'axe on the profile').toEqual([])
+
+    // Find them from the list by typing part of the phone number.
+    await page.getByRole('link', { name: 'Patients' }).first().click()
+    await page.getByRole('searchbox', { name: 'Search patients' }).fill(phone.slice(3, 9))
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get('search'))
+      .toContain(phone.slice(3, 9))
+    await expect(page.getByRole('status').filter({ hasText: 'match' })).toContainText('1 patient')
+    expect(await axeViolations(page), 'axe on the list').toEqual([])
+    await page
+      .getByRole('link', { name: `${first} ${last}` })
+      .first()
+      .click()
+
+    await page.getByRole('button', { name: 'Adjust points' }).click()
+    const adjust = page.getByRole('dialog', { name: 'Adjust points' })
+    await adjust.getByRole('button', { name: 'Save adjustment' }).click()
+    // Bad input says what is wrong and keeps the dialog.
+    await expect(adjust.getByText('Please give a reason.')).toBeVisible()
+    await adjust.getByLabel('Points').fill('500')
+    await adjust.getByLabel('Reason').fill('Birthday gift')
+    expect(await axeViolations(page), 'axe on Adjust points').toEqual([])
+    await adjust.getByRole('button', { name: 'Save adjustment' }).click()
+    await expect(adjust).toBeHidden()
+
+    const history = page.getByRole('table')
+    await expect(page.getByText('points, worth $50.00')).toBeVisible()
+    const row = history
+      .getByRole('row')
+      .filter({ hasText: 'Points adjusted by +500: Birthday gift' })
+    await expect(row).toContainText(`${session.user.first_name} ${session.user.last_name}`)
+    await expect(row).toContainText('+500')
+
+    await row.getByRole('button', { name: /Reverse/ }).click()
+    const reverse = page.getByRole('dialog', { name: 'Reverse entry' })
+    await reverse.getByLabel('Reason').fill('Entered by mistake')
+    await reverse.getByRole('button', { name: 'Reverse entry' }).click()
+    await expect(reverse).toBeHidden()
+    await expect(page.getByText('points, worth $0.00')).toBeVisible()
+    await expect(history.getByRole('row').filter({ hasText: 'Reversed entry' })).toContainText(
+      '−500',
+    )
+    await expect(row).toContainText('Reversed')
+  })
+
+  test('a staff member sees no Adjust control and the API refuses them', async ({
+    page,
+    request,
+  }) => {
+    const admin = await apiSignIn(request)
+    const created = await request.post('/api/patients', {
+      headers: { Authorization: `Bearer ${admin.jwt}` },
+      data: { first_name: 'Sky', last_name: `Staffview${unique}` },
+    })
+    expect(created.status()).toBe(201)
+    const patient = (await created.json()) as { id: number }
+
+    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
+    await storeSession(page, staff)
+    await page.goto(`/patients/${patient.id}`)
+    await expect(
+      page.getByRole('heading', { level: 1, name: `Sky Staffview${unique}` }),
+    ).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Adjust points' })).toHaveCount(0)
+    await expect(page.getByRole('button', { name: 'Archive' })).toHaveCount(0)
+
+    const refused = await request.post(`/api/patients/${patient.id}/adjustments`, {
+      headers: { Authorization: `Bearer ${staff.jwt}` },
+      data: { points: 500, reason: 'trying', idempotencyKey: `staff-try-${unique}` },
+    })
+    expect(refused.status()).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'Only a manager or an admin can adjust or reverse points.',
+    )
+  })
+
+  test('the list and the profile fit a 390 px phone', async ({ page, request }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await storeSession(page, await apiSignIn(request))
+    await page.goto('/patients')
+    await expect(page.getByRole('heading', { level: 1, name: 'Patients' })).toBeVisible()
+    // Cards, not a table, on a phone.
+    await expect(page.getByRole('table')).toBeHidden()
+    await expect(page.getByRole('listitem').first()).toBeVisible()
+    await expectNoSidewaysScroll(page)
+    expect(await axeViolations(page), 'axe on the list at 390 px').toEqual([])
+    await page.getByRole('listitem').first().getByRole('link').click()
+    await expect(page.getByRole('heading', { name: 'History' })).toBeVisible()
+    await expectNoSidewaysScroll(page)
+    expect(await axeViolations(page), 'axe on the profile at 390 px').toEqual([])
+  })
+})
