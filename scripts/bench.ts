@@ -13,8 +13,10 @@
  *   says why both).
  * - The wizard's layout shift while errors appear and disappear, at 390 and 1440 px.
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
+ * - Sign-in during a flood (issue 14): the median of real sign-ins while 200 addresses send wrong
+ *   passwords, each under its per-address limit (bench/sign-in-flood.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold` runs some parts; `--duration=N` sets
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood` runs some parts; `--duration=N` sets
  * the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page (default 3);
  * `--lighthouse-throttling=simulate,devtools` the throttling methods (default both). Needs
  * Chromium (CHROMIUM_PATH or /usr/bin/chromium).
@@ -24,7 +26,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import { CHROMIUM_ARGS, chromiumPath } from '#tests/e2e/support/chromium.ts'
+import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { benchApi } from './bench/api.ts'
 import { benchColdStart } from './bench/cold-start.ts'
 import { measureFirstLoad } from './bench/first-load.ts'
@@ -43,10 +45,11 @@ import {
   tempDataDir,
 } from './bench/processes.ts'
 import { type BenchResult, formatTable, toRows } from './bench/report.ts'
+import { benchSignInFlood } from './bench/sign-in-flood.ts'
 import { measureWizardShift } from './bench/wizard-cls.ts'
 import { ensureBuilt } from './lib/build.ts'
 
-const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold'] as const
+const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold', 'flood'] as const
 type Part = (typeof PARTS)[number]
 
 const args = new Map(
@@ -209,6 +212,12 @@ if (wanted.has('api')) {
 if (wanted.has('cold')) {
   await attempt('cold start, fresh and existing DATA_DIR', async () => {
     result.coldStart = await benchColdStart()
+  })
+}
+
+if (wanted.has('flood')) {
+  await attempt('sign-in during a flood of wrong passwords from 200 addresses', async () => {
+    result.signInFlood = await benchSignInFlood()
   })
 }
 

@@ -11,4 +11,4 @@ try {
   console.error('The web app could not be built:', error instanceof Error ? error.message : error)
   process.exit(1)
 }
-await import('../server/index.ts')
+await import('#server/index.ts')

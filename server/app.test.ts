@@ -8,7 +8,7 @@ import type { Database } from '#server/db/client.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/test-support.ts'
+import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 /** Asserts the one JSON error shape and returns its `error`. */
 async function expectError(response: Response, status: number) {
@@ -284,7 +284,10 @@ describe.each(testBackends())('the API app on $name', (backend) => {
       })
       const publicOne = await t.request('/api/practice/coupons/WELCOME10')
       expect(await publicOne.json()).toEqual({ id: 'WELCOME10', amount_off: null, percent_off: 10 })
-      for (const code of ['NOPE1234', 'save50off', "x'or'1'='1"]) {
+      // Codes are matched in any case (issue 21): what the person typed is the code they read.
+      const lower = await t.request('/api/practice/coupons/save50off')
+      expect(((await lower.json()) as { id: string }).id).toBe('SAVE50OFF')
+      for (const code of ['NOPE1234', "x'or'1'='1"]) {
         const error = await expectError(
           await t.request(`/api/practice/coupons/${encodeURIComponent(code)}`),
           404,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { type Context, Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { getCookie, setCookie } from 'hono/cookie'
@@ -8,13 +9,15 @@ import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError, errorBody } from '#server/http/errors.ts'
 import { CachedRouter } from '#server/http/router.ts'
-import { consoleLogger, type Logger } from '#server/lib/log.ts'
+import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { openApiRoutes } from '#server/openapi/routes.ts'
 import { activityRoutes } from '#server/routes/activities.ts'
 import { appointmentRoutes } from '#server/routes/appointments.ts'
 import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
+import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
@@ -27,6 +30,8 @@ import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
 import { createAuditLog } from '#server/services/audit.ts'
+import { createOutboundQueue } from '#server/services/outbound.ts'
+import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
 import { createPaymentProvider } from '#server/services/payments/index.ts'
 import { createMemoryRateLimitStore } from '#server/services/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
@@ -59,6 +64,9 @@ function xsrfCookie(config: AppConfig) {
   })
 }
 
+/** The 503 of a request turned away because password hashing is at capacity. */
+export const SERVER_BUSY_MESSAGE = 'The server is busy. Please try again in a moment.'
+
 const NAMES_BY_STATUS: Record<number, string> = {
   400: API_ERROR_NAMES.validation,
   401: API_ERROR_NAMES.unauthorized,
@@ -70,20 +78,31 @@ const NAMES_BY_STATUS: Record<number, string> = {
   429: API_ERROR_NAMES.rateLimit,
 }
 
-/** The SQLSTATE of a Postgres error, also when drizzle wraps it (`DrizzleQueryError.cause`). */
-function postgresCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 3; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code
-    current = (current as { cause?: unknown }).cause
-  }
-  return undefined
+/** The pattern of the route that failed (`/api/patients/:id`), else the path with ids masked. */
+function routeOf(c: Context<AppEnv>): string {
+  const pattern = c.req.routePath
+  if (pattern && !pattern.endsWith('*')) return pattern
+  return c.req.path.replace(/[A-Za-z0-9_-]{16,}/g, ':id')
 }
 
 /** One JSON error shape for everything; the stack goes to the log only. */
 function errorHandler(log: Logger) {
   return (error: Error, c: Context<AppEnv>) => {
-    if (error instanceof ApiError) return c.json(error.toBody(), error.status)
+    if (error instanceof ApiError) {
+      const retryAfter = (error.details as { retryAfterSeconds?: unknown }).retryAfterSeconds
+      if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter))
+      return c.json(error.toBody(), error.status)
+    }
+    if (error instanceof HashingBusyError) {
+      // A flood of password checks: come back in a moment rather than wait behind it.
+      c.header('Retry-After', String(error.retryAfterSeconds))
+      return c.json(
+        errorBody(503, API_ERROR_NAMES.unavailable, SERVER_BUSY_MESSAGE, {
+          retryAfterSeconds: error.retryAfterSeconds,
+        }),
+        503,
+      )
+    }
     if (error instanceof HTTPException) {
       const status = error.status as ContentfulStatusCode
       const message =
@@ -117,7 +136,10 @@ function errorHandler(log: Logger) {
           400,
         )
     }
-    log.error(`Unhandled error on ${c.req.method} ${c.req.path}`, error)
+    // The route's pattern, not the path: paths carry unsubscribe ids and reset codes. The error
+    // is logged by log.ts's describeError: a database failure as SQLSTATE and constraint only.
+    const route = `${c.req.method} ${routeOf(c)}`
+    log.error(`Unhandled error on ${route}`, error, { route })
     return c.json(
       errorBody(
         500,
@@ -139,10 +161,16 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? consoleLogger
   const ctx: ServerContext = {
     ...deps,
+    // Without a key of its own (tests), a random one: what it seals lives as long as this app.
+    config: { ...deps.config, dataKey: deps.config.dataKey ?? randomBytes(32) },
     now,
     log,
     payments: deps.payments ?? createPaymentProvider(process.env, { now }),
     rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
+    hashing: deps.hashing ?? passwordHashing,
+    outbound:
+      deps.outbound ??
+      createOutboundQueue({ db: deps.db, mail: deps.mail, sms: deps.sms, log, now }),
     clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
     audit: createAuditLog(deps.db, { now, log }),
   }
@@ -180,11 +208,19 @@ export function createApp(deps: AppDeps) {
     }
     return await limitBody(c, next)
   })
+  api.use(async (c, next) => {
+    // API answers carry personal data and tokens: no browser or proxy cache may keep them.
+    c.header('Cache-Control', 'no-store')
+    await next()
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store')
+  })
   api.use(xsrfCheck())
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice', practiceRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
+  api.route('/patients', patientLedgerRoutes(ctx))
+  api.route('/ledger', ledgerRoutes(ctx))
   api.route('/procedures', procedureRoutes(ctx))
   api.route('/products', productRoutes(ctx))
   api.route('/appointments', appointmentRoutes(ctx))
@@ -199,6 +235,11 @@ export function createApp(deps: AppDeps) {
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
+  // The contract of every route above: GET /api/openapi.json, and its reference at GET /api/docs.
+  api.route(
+    '/',
+    openApiRoutes(() => app.routes),
+  )
 
   app.route('/api', api)
   if (ctx.config.distDir) app.use(serveSpa(ctx.config.distDir, { log: ctx.log }))

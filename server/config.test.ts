@@ -17,15 +17,20 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       dataDir: join(cwd, '.data'),
       databaseUrl: undefined,
+      databaseOwnerUrl: undefined,
       publicUrl: 'http://localhost:3000',
       allowedOrigins: ['http://localhost:3000'],
       production: false,
       jwtSecret: undefined,
+      dataKey: undefined,
       distDir: undefined,
       smtpUrl: undefined,
       mailFrom: 'Glow Rewards <no-reply@glowrewards.example>',
       twilio: undefined,
       trustProxy: false,
+      seedDemo: true,
+      stripeSecretKey: undefined,
+      allowTestPayments: false,
     })
   })
 
@@ -71,6 +76,9 @@ describe('loadConfig', () => {
         TWILIO_AUTH_TOKEN: 'token',
         TWILIO_FROM: '+15550100100',
         TRUST_PROXY: 'true',
+        SEED_DEMO: 'true',
+        STRIPE_SECRET_KEY: 'sk_test_0123456789',
+        ALLOW_TEST_PAYMENTS: 'false',
       },
       { cwd },
     )
@@ -96,6 +104,37 @@ describe('loadConfig', () => {
         from: '+15550100100',
       },
       trustProxy: true,
+      seedDemo: true,
+      stripeSecretKey: 'sk_test_0123456789',
+      allowTestPayments: false,
+    })
+  })
+
+  describe('production defaults (issue 14)', () => {
+    it('refuses production without STRIPE_SECRET_KEY, naming both ways out', () => {
+      expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).toThrow(ConfigError)
+      expect(() => loadConfig({ NODE_ENV: 'production', STRIPE_SECRET_KEY: '' }, { cwd })).toThrow(
+        'Invalid configuration: NODE_ENV=production needs STRIPE_SECRET_KEY to take card payments. ' +
+          'Set ALLOW_TEST_PAYMENTS=true only if this server must run without charging cards.',
+      )
+    })
+
+    it('starts production on the test gateway only with ALLOW_TEST_PAYMENTS=true', () => {
+      const config = loadConfig({ NODE_ENV: 'production', ALLOW_TEST_PAYMENTS: 'true' }, { cwd })
+      expect(config).toMatchObject({ production: true, allowTestPayments: true })
+      expect(config.stripeSecretKey).toBeUndefined()
+      expect(() =>
+        loadConfig({ NODE_ENV: 'production', ALLOW_TEST_PAYMENTS: 'yes' }, { cwd }),
+      ).toThrow('ALLOW_TEST_PAYMENTS must be true or false')
+    })
+
+    it('seeds the demo practice outside production only, unless SEED_DEMO says otherwise', () => {
+      const live = { NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_live_x' }
+      expect(loadConfig(live, { cwd }).seedDemo).toBe(false)
+      expect(loadConfig({ ...live, SEED_DEMO: 'true' }, { cwd }).seedDemo).toBe(true)
+      expect(loadConfig({}, { cwd }).seedDemo).toBe(true)
+      expect(loadConfig({ SEED_DEMO: 'false' }, { cwd }).seedDemo).toBe(false)
+      expect(loadConfig({ SEED_DEMO: '' }, { cwd }).seedDemo).toBe(true)
     })
   })
 

@@ -12,11 +12,18 @@ export type ServerConfig = {
   dataDir: string
   /** A PostgreSQL server instead of PGlite. */
   databaseUrl?: string | undefined
+  /**
+   * DATABASE_OWNER_URL: the same database as the tables' owner, for migrations; DATABASE_URL's role
+   * then gets SELECT and INSERT only on the audit trail and cannot touch its triggers.
+   */
+  databaseOwnerUrl?: string | undefined
   publicUrl: string
   /** Origins allowed in e-mailed links: PUBLIC_URL's plus ALLOWED_ORIGINS. */
   allowedOrigins: string[]
   production: boolean
   jwtSecret?: string | undefined
+  /** DATA_ENCRYPTION_KEY (64 hex digits): seals secrets at rest; unset: `DATA_DIR/data-key`. */
+  dataKey?: string | undefined
   /** The built SPA to serve; unset serves the API only. */
   distDir?: string | undefined
   /** SMTP_URL (smtp:// or smtps://): e-mail goes out over SMTP; unset keeps the outbox. */
@@ -27,6 +34,18 @@ export type ServerConfig = {
   twilio?: TwilioSettings | undefined
   /** TRUST_PROXY: the client address comes from the last X-Forwarded-For entry. */
   trustProxy?: boolean
+  /**
+   * SEED_DEMO: an empty database also gets the demo practice (its Admin, staff, patients) and the
+   * demo's private coupon. Default: on outside production, off in production.
+   */
+  seedDemo?: boolean
+  /** STRIPE_SECRET_KEY: card payments go to Stripe; unset uses the built-in test gateway. */
+  stripeSecretKey?: string | undefined
+  /**
+   * ALLOW_TEST_PAYMENTS: production may start without STRIPE_SECRET_KEY, on the test gateway (no
+   * card is charged). Without it production refuses to start; it is logged as a warning.
+   */
+  allowTestPayments?: boolean
 }
 
 /** A setting that does not parse; the message names the variable. */
@@ -42,6 +61,19 @@ const optionalText = v.optional(
     v.transform((value) => (value === '' ? undefined : value)),
   ),
 )
+
+/** An optional true/false variable; `undefined` when unset or empty. */
+function flag(variable: string) {
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.picklist(['', 'true', 'false', '1', '0'], `${variable} must be true or false`),
+      v.transform((value) => (value === '' ? undefined : value === 'true' || value === '1')),
+    ),
+  )
+}
 
 const EnvSchema = v.object({
   PORT: v.optional(
@@ -65,6 +97,15 @@ const EnvSchema = v.object({
       'DATABASE_URL must be a postgres:// or postgresql:// connection string',
     ),
   ),
+  DATABASE_OWNER_URL: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^postgres(ql)?:\/\/\S+$/)),
+      ],
+      'DATABASE_OWNER_URL must be a postgres:// or postgresql:// connection string',
+    ),
+  ),
   PUBLIC_URL: v.optional(
     v.union(
       [
@@ -80,6 +121,15 @@ const EnvSchema = v.object({
     v.union(
       [v.pipe(v.string(), v.empty()), v.pipe(v.string(), v.minLength(32))],
       'JWT_SECRET must be at least 32 characters (or empty to generate one)',
+    ),
+  ),
+  DATA_ENCRYPTION_KEY: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.hexadecimal(), v.length(64)),
+      ],
+      'DATA_ENCRYPTION_KEY must be 64 hexadecimal digits (openssl rand -hex 32), or empty to generate one',
     ),
   ),
   SERVE_DIST: v.optional(v.pipe(v.string(), v.trim())),
@@ -135,6 +185,9 @@ const EnvSchema = v.object({
     ),
     '',
   ),
+  SEED_DEMO: flag('SEED_DEMO'),
+  STRIPE_SECRET_KEY: optionalText,
+  ALLOW_TEST_PAYMENTS: flag('ALLOW_TEST_PAYMENTS'),
 })
 
 /** The Twilio account when all three TWILIO_* are set, none when none is; anything between is an error. */
@@ -176,8 +229,9 @@ function originOf(url: string, variable: string): string {
  * PORT 3000, HOST 0.0.0.0, DATA_DIR `.data`, PGlite unless DATABASE_URL, PUBLIC_URL
  * `http://localhost:PORT`, SERVE_DIST `dist` when that folder has an index.html (an explicitly
  * empty SERVE_DIST serves the API only), MAIL_FROM `Glow Rewards <no-reply@glowrewards.example>`,
- * the outbox unless SMTP_URL or all three TWILIO_* are set. Throws {@link ConfigError} naming a bad
- * variable.
+ * the outbox unless SMTP_URL or all three TWILIO_* are set, the demo practice outside production
+ * only (SEED_DEMO). Throws {@link ConfigError} naming a bad variable, and in production without
+ * STRIPE_SECRET_KEY unless ALLOW_TEST_PAYMENTS=true.
  */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -208,19 +262,34 @@ export function loadConfig(
     distDir = resolve(cwd, e.SERVE_DIST)
   }
   const dataDir = e.DATA_DIR ?? '.data'
+  const production = e.NODE_ENV === 'production'
+  const stripeSecretKey = e.STRIPE_SECRET_KEY || undefined
+  const allowTestPayments = e.ALLOW_TEST_PAYMENTS ?? false
+  // Production on the test gateway would sign practices up for free (issue 14): only on request.
+  if (production && !stripeSecretKey && !allowTestPayments) {
+    throw new ConfigError(
+      'Invalid configuration: NODE_ENV=production needs STRIPE_SECRET_KEY to take card payments. ' +
+        'Set ALLOW_TEST_PAYMENTS=true only if this server must run without charging cards.',
+    )
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: dataDir === 'memory' ? dataDir : resolve(cwd, dataDir),
     databaseUrl: e.DATABASE_URL || undefined,
+    databaseOwnerUrl: e.DATABASE_OWNER_URL || undefined,
     publicUrl,
     allowedOrigins: [...new Set([originOf(publicUrl, 'PUBLIC_URL'), ...extraOrigins])],
-    production: e.NODE_ENV === 'production',
+    production,
     jwtSecret: e.JWT_SECRET || undefined,
+    dataKey: e.DATA_ENCRYPTION_KEY || undefined,
     distDir,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
     twilio: twilioSettings(e),
     trustProxy: e.TRUST_PROXY,
+    seedDemo: e.SEED_DEMO ?? !production,
+    stripeSecretKey,
+    allowTestPayments,
   }
 }

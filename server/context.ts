@@ -1,8 +1,11 @@
 import type { Context } from 'hono'
+import type { Role } from '#domain/permissions.ts'
 import type { Database } from '#server/db/client.ts'
 import type { Logger } from '#server/lib/log.ts'
 import type { AuditLog } from '#server/services/audit.ts'
 import type { MailService } from '#server/services/mail.ts'
+import type { OutboundQueue } from '#server/services/outbound.ts'
+import type { HashingGate } from '#server/services/passwords.ts'
 import type { PaymentProvider } from '#server/services/payments/provider.ts'
 import type { RateLimitStore } from '#server/services/rate-limit.ts'
 import type { SmsService } from '#server/services/sms.ts'
@@ -26,6 +29,11 @@ export type AppConfig = {
    * exactly one reverse proxy that appends it. Otherwise the socket's address counts.
    */
   trustProxy?: boolean | undefined
+  /**
+   * The 32-byte key that seals secrets at rest (Nextech credentials); see
+   * server/security/data-key.ts. Unset: a random key for this app (tests).
+   */
+  dataKey?: Buffer | undefined
 }
 
 /** Everything `createApp` needs, injected so that tests and other servers can swap any part. */
@@ -45,14 +53,25 @@ export type AppDeps = {
    * balancer share `createPostgresRateLimitStore(db)`.
    */
   rateLimitStore?: RateLimitStore
+  /**
+   * The durable queue every e-mail and SMS leaves through (sent by `mail` and `sms`); defaults to
+   * one over `db`. The server starts its polling; tests drain it.
+   */
+  outbound?: OutboundQueue
+  /** Where argon2 work waits its turn; defaults to the process's shared gate. */
+  hashing?: HashingGate
 }
 
 /** {@link AppDeps} with the defaults filled in: what every route factory receives. */
 export type ServerContext = AppDeps & {
+  /** The configuration with its data key always present. */
+  config: AppConfig & { dataKey: Buffer }
   now: () => Date
   log: Logger
   payments: PaymentProvider
   rateLimitStore: RateLimitStore
+  outbound: OutboundQueue
+  hashing: HashingGate
   /** The caller's address (socket, or the trusted proxy's `X-Forwarded-For`). */
   clientIp: (c: Context) => string
   /** The append-only audit trail of security events. */
@@ -63,7 +82,7 @@ export type ServerContext = AppDeps & {
 export type AuthUser = {
   id: number
   practice_id: number
-  access_rights: 'Admin' | 'Staff'
+  access_rights: Role
   email: string
 }
 

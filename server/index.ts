@@ -4,14 +4,20 @@
  */
 import { loadConfig } from '#server/config.ts'
 import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { consoleLogger as log } from '#server/lib/log.ts'
 import { startServer } from '#server/start.ts'
 
 try {
   const config = loadConfig()
-  const server = await startServer(config)
-  console.log(`Glow Rewards is running at ${server.url}`)
-  console.log(`Demo sign-in: ${DEMO_ADMIN.email} / ${DEMO_ADMIN.password}`)
-  console.log(`Outbox (SMS codes and e-mails): ${server.url}/api/dev/outbox`)
+  const server = await startServer(config, { log })
+  log.info(`Glow Rewards is running at ${server.url}`)
+  // A password in a production log is a password in every log collector: outside production only.
+  if (server.demo && !config.production) {
+    log.info(`Demo sign-in: ${DEMO_ADMIN.email} / ${DEMO_ADMIN.password}`)
+  }
+  if (!config.production) {
+    log.info(`Outbox (SMS codes and e-mails): ${server.url}/api/dev/outbox`)
+  }
 
   let stopping = false
   const stop = (signal: string) => {
@@ -20,11 +26,11 @@ try {
       process.exit(1)
     }
     stopping = true
-    console.log(`${signal} received, shutting down…`)
+    log.info(`${signal} received, shutting down…`)
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error('Glow Rewards did not shut down cleanly:', error)
+        log.error('Glow Rewards did not shut down cleanly', error)
         process.exit(1)
       },
     )
@@ -32,11 +38,10 @@ try {
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
 } catch (error) {
-  console.error(
-    `Glow Rewards could not start: ${error instanceof Error ? error.message : String(error)}`,
-  )
-  if (error instanceof Error && error.name !== 'ConfigError' && error.stack) {
-    console.error(error.stack)
-  }
+  // A configuration problem is a sentence for the operator; anything else also gets its
+  // (redacted) stack in the log.
+  const sentence = `Glow Rewards could not start: ${error instanceof Error ? error.message : String(error)}`
+  if (error instanceof Error && error.name !== 'ConfigError') log.error(sentence, error)
+  else log.error(sentence)
   process.exit(1)
 }

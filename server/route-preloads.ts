@@ -4,8 +4,10 @@
  * names them in the HTML it answers for that page. The browser then fetches a page's own code
  * together with the entry chunk, instead of one round trip later, once the entry has run and the
  * router has matched the address (issue 8). It also places the build's prerendered pages
- * (src/app/prerender-contract.ts) in that HTML.
+ * (src/lib/prerender-contract.ts) in that HTML.
  */
+
+import { pageTitle } from '#domain/page-titles.ts'
 import { PRERENDERED_ATTRIBUTE, SHELL_MARK } from '#domain/prerender.ts'
 
 export { PRERENDERED_FILE } from '#domain/prerender.ts'
@@ -84,7 +86,7 @@ export function withPreloads(
   return html.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files, { lowPriority })}$1</head>`)
 }
 
-/** The build's prerendered pages (src/app/prerender-contract.ts), as the server uses them. */
+/** The build's prerendered pages (src/lib/prerender-contract.ts), as the server uses them. */
 export type PrerenderedPage = { path: string; html: string }
 
 /** A prerendered loading view, answered for every address its pattern matches. */
@@ -149,7 +151,16 @@ export function withShell(indexHtml: string, shell: PrerenderedShell): string {
  */
 export function withPrerendered(indexHtml: string, guard: string, page: PrerenderedPage): string {
   const marked = `<div id="root" ${PRERENDERED_ATTRIBUTE}="${page.path}">${page.html}</div>`
-  return indexHtml
-    .replace(/(\s*)<\/head>/, `$1  <script src="${guard}"></script>$1</head>`)
-    .replace('<div id="root"></div>', () => marked)
+  return (
+    indexHtml
+      .replace(/(\s*)<\/head>/, `$1  <script src="${guard}"></script>$1</head>`)
+      .replace('<div id="root"></div>', () => marked)
+      // The page's own title, there before any script runs (issue 21).
+      .replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(pageTitle(page.path))}</title>`)
+  )
+}
+
+/** Text for an HTML element's content: `&`, `<` and `>` escaped. */
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }

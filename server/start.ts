@@ -1,13 +1,19 @@
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { createAdaptorServer } from '@hono/node-server'
 import { type AppType, createApp } from '#server/app.ts'
 import { resolveJwtSecret } from '#server/auth/jwt.ts'
-import type { ServerConfig } from '#server/config.ts'
+import { ConfigError, type ServerConfig } from '#server/config.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
-import { seedIfEmpty } from '#server/db/seed.ts'
+import { hasDemoAdmin, seedIfEmpty } from '#server/db/seed.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
+import { resolveDataKey } from '#server/security/data-key.ts'
+import { isLoopbackHost } from '#server/security/loopback.ts'
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
+import { createOutboundQueue } from '#server/services/outbound.ts'
+import { createPaymentProvider } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
@@ -22,6 +28,8 @@ export type RunningServer = {
   database: DatabaseHandle
   /** Whether this start seeded an empty database. */
   seeded: boolean
+  /** Whether the demo practice's Admin exists (seeded now or before). */
+  demo: boolean
   /** Stops accepting connections, ends open ones, then closes the database. */
   close(): Promise<void>
 }
@@ -79,6 +87,34 @@ function deliveryServices(
 }
 
 /**
+ * Makes sure `dataDir` exists and the server can write in it, or throws a {@link ConfigError}
+ * whose sentence names the folder (a read-only or impossible DATA_DIR would otherwise surface as a
+ * stack from deep inside PGlite).
+ */
+export function ensureDataDir(dataDir: string): void {
+  const problem = (what: string, error: unknown) => {
+    const code = (error as { code?: unknown })?.code
+    return new ConfigError(
+      `DATA_DIR ${dataDir} ${what}${typeof code === 'string' ? ` (${code})` : ''}. ` +
+        'Set DATA_DIR to a folder this server may write to.',
+    )
+  }
+  try {
+    mkdirSync(dataDir, { recursive: true })
+  } catch (error) {
+    throw problem('does not exist and cannot be created', error)
+  }
+  const probe = join(dataDir, '.write-check')
+  try {
+    accessSync(dataDir, constants.W_OK)
+    writeFileSync(probe, '')
+    rmSync(probe, { force: true })
+  } catch (error) {
+    throw problem('is not writable', error)
+  }
+}
+
+/**
  * Boots the whole server: opens the database (PGlite under `dataDir`, or `databaseUrl`), applies
  * migrations, seeds an empty database, builds the app with the mail and SMS services the
  * configuration chooses (SMTP and Twilio, else the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
@@ -87,13 +123,51 @@ export async function startServer(
   config: ServerConfig,
   { log = consoleLogger, twilioBaseUrl }: StartOptions = {},
 ): Promise<RunningServer> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  if (config.dataDir !== 'memory') ensureDataDir(config.dataDir)
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    ownerUrl: config.databaseOwnerUrl,
+    dataDir: config.dataDir,
+  })
   try {
-    const seeded = await seedIfEmpty(database.db, { publicUrl: config.publicUrl })
+    if (database.driver === 'postgres' && database.ownsAuditTable) {
+      const say = (message: string) => (config.production ? log.warn(message) : log.info(message))
+      say(
+        'DATABASE_URL connects as the owner of the tables, so this server could disable the audit ' +
+          "trail's triggers: set DATABASE_OWNER_URL for migrations and a role of its own for DATABASE_URL",
+      )
+    }
+    const seedDemo = config.seedDemo ?? !config.production
+    const seeded = await seedIfEmpty(database.db, { publicUrl: config.publicUrl, demo: seedDemo })
+    const demo = await hasDemoAdmin(database.db)
+    if (demo && config.production) {
+      log.warn(
+        'The demo practice is in this production database (demo@example.com, whose password is ' +
+          'published): remove it or change its password before real use.',
+      )
+    }
     const jwtSecret = resolveJwtSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir })
+    const dataKey = resolveDataKey({ dataKey: config.dataKey, dataDir: config.dataDir })
+    const payments = createPaymentProvider({ STRIPE_SECRET_KEY: config.stripeSecretKey })
+    if (payments.mode === 'test') {
+      if (config.production) {
+        log.warn(
+          'TEST PAYMENTS IN PRODUCTION: ALLOW_TEST_PAYMENTS=true and no STRIPE_SECRET_KEY, so no ' +
+            'card is ever charged. The test card form stays off in production; set ' +
+            'STRIPE_SECRET_KEY to take payments.',
+        )
+      } else {
+        log.info(
+          'Payments: the built-in test gateway (test cards only); set STRIPE_SECRET_KEY for Stripe',
+        )
+      }
+    }
+    const delivery = deliveryServices(config, database.db, log, twilioBaseUrl)
+    const outbound = createOutboundQueue({ db: database.db, ...delivery, log })
     const app = createApp({
       db: database.db,
-      ...deliveryServices(config, database.db, log, twilioBaseUrl),
+      ...delivery,
+      outbound,
       config: {
         jwtSecret,
         publicUrl: config.publicUrl,
@@ -101,7 +175,9 @@ export async function startServer(
         production: config.production,
         distDir: config.distDir,
         trustProxy: config.trustProxy,
+        dataKey,
       },
+      payments,
       log,
       // Several instances may share a PostgreSQL server: their rate-limit counters must be shared
       // too. Embedded PGlite belongs to this one process, where counters in memory suffice.
@@ -111,6 +187,15 @@ export async function startServer(
     })
     const server = createAdaptorServer({ fetch: app.fetch }) as Server
     const address = await listen(server, config.port, config.host)
+    if (!config.production && !isLoopbackHost(config.host)) {
+      log.warn(
+        `DEVELOPMENT MODE on ${config.host}:${address.port}, reachable from other machines: ` +
+          'set NODE_ENV=production for a real deployment, or HOST=127.0.0.1 to keep it on this ' +
+          'machine. The development outbox answers this machine (loopback) only.',
+      )
+    }
+    // Messages left by an earlier run (or due for a retry) go out now, and retries keep going.
+    outbound.start()
     let closing: Promise<void> | undefined
     const close = () => {
       closing ??= (async () => {
@@ -120,6 +205,7 @@ export async function startServer(
           server.closeIdleConnections()
           setTimeout(() => server.closeAllConnections(), 3000).unref()
         })
+        await outbound.stop()
         await database.close()
       })()
       return closing
@@ -130,6 +216,7 @@ export async function startServer(
       app,
       database,
       seeded,
+      demo,
       close,
     }
   } catch (error) {

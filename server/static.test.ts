@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 import { serveSpa } from './static.ts'
-import { createTestApp, type TestApp, testBackends } from './test-support.ts'
 
 const INDEX = `<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div>${' '.repeat(2048)}</body></html>`
 const SCRIPT = `console.log(${JSON.stringify('glow '.repeat(2000))})`

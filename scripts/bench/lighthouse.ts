@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CHROMIUM_ARGS } from '#tests/e2e/support/chromium.ts'
+import { CHROMIUM_ARGS } from '#scripts/lib/chromium.ts'
 import { ROOT } from './processes.ts'
 
 /**

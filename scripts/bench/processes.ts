@@ -1,24 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
+export { freePort } from '#scripts/lib/free-port.ts'
+
 /** The project root (scripts/bench/ is two levels below it). */
 export const ROOT = resolve(import.meta.dirname, '..', '..')
-
-/** A free TCP port on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer()
-    server.once('error', fail)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => done(port))
-    })
-  })
-}
 
 /** A new empty folder under the system temp folder, for a server's PGlite data. */
 export function tempDataDir(label: string): string {

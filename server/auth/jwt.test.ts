@@ -10,7 +10,7 @@ import {
   TEST_JWT_SECRET,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
+} from '#server/testing/test-app.ts'
 import {
   REMEMBER_TTL_SECONDS,
   resolveJwtSecret,

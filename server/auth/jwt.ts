@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { createMiddleware } from 'hono/factory'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import { toRole } from '#domain/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { users } from '#server/db/schema.ts'
 import { unauthorized } from '#server/http/errors.ts'
@@ -146,7 +147,7 @@ export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
     c.set('user', {
       id: user.id,
       practice_id: user.practice_id,
-      access_rights: user.access_rights === 'Admin' ? 'Admin' : 'Staff',
+      access_rights: toRole(user.access_rights),
       email: user.email,
     })
     await next()

@@ -21,12 +21,24 @@ export type DatabaseHandle = {
   db: Database
   /** `pglite` (embedded, on disk or in memory) or `postgres` (a server through DATABASE_URL). */
   driver: 'pglite' | 'postgres'
+  /**
+   * Whether the app's own connection owns `audit_events` (and so could alter or disable its
+   * triggers): always on PGlite, on PostgreSQL unless a separate owner ran the migrations.
+   */
+  ownsAuditTable?: boolean
   close(): Promise<void>
 }
 
 export type OpenDatabaseOptions = {
   /** A PostgreSQL connection string; when set, the server's Postgres is used instead of PGlite. */
   databaseUrl?: string | undefined
+  /**
+   * The tables' owner on the same PostgreSQL database (DATABASE_OWNER_URL): migrations run with it,
+   * and it grants `databaseUrl`'s role what the app needs: everything but UPDATE, DELETE and
+   * TRUNCATE on `audit_events`. Not owning the table, the app's role cannot alter or disable the
+   * audit trail's triggers. Unset: `databaseUrl` migrates (and owns) the tables itself.
+   */
+  ownerUrl?: string | undefined
   /** PGlite's home: a folder (the database lives in `<dataDir>/pglite`) or `'memory'`. */
   dataDir?: string | undefined
   /** Apply pending migrations before answering (default true). */
@@ -59,24 +71,59 @@ async function migrateLocked(pool: pg.Pool, work: () => Promise<void>): Promise<
 }
 
 /**
+ * Gives the app's role `role` what the app does with the tables, as their owner: reading and
+ * writing every table and sequence, but only SELECT and INSERT on `audit_events`.
+ */
+export async function grantAppRole(
+  query: (statement: string) => Promise<unknown>,
+  role: string,
+): Promise<void> {
+  const who = pg.escapeIdentifier(role)
+  await query(`GRANT USAGE ON SCHEMA public TO ${who}`)
+  await query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${who}`)
+  await query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO ${who}`)
+  await query(`REVOKE UPDATE, DELETE, TRUNCATE ON "audit_events" FROM ${who}`)
+}
+
+/**
  * Opens the database and applies pending migrations with drizzle's migrator: node-postgres when
  * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
-  const { databaseUrl, dataDir = '.data', migrate = true } = options
+  const { databaseUrl, ownerUrl, dataDir = '.data', migrate = true } = options
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {})
     const db = drizzleNodePg(pool, { schema })
+    let ownsAuditTable = true
     try {
-      if (migrate)
+      if (ownerUrl && ownerUrl !== databaseUrl) {
+        const role = (await pool.query<{ role: string }>('select current_user as role')).rows[0]
+          ?.role
+        const owner = new pg.Pool({ connectionString: ownerUrl, max: 2 })
+        owner.on('error', () => {})
+        try {
+          const ownerDb = drizzleNodePg(owner, { schema })
+          await migrateLocked(owner, async () => {
+            if (migrate) await migrateNodePg(ownerDb, { migrationsFolder: MIGRATIONS_FOLDER })
+            if (role) await grantAppRole((statement) => owner.query(statement), role)
+          })
+        } finally {
+          await owner.end()
+        }
+      } else if (migrate) {
         await migrateLocked(pool, () => migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER }))
+      }
+      const owned = await pool.query<{ owns: boolean }>(
+        "select tableowner = current_user as owns from pg_tables where schemaname = 'public' and tablename = 'audit_events'",
+      )
+      ownsAuditTable = owned.rows[0]?.owns ?? true
     } catch (error) {
       await pool.end()
       throw error
     }
-    return { db, driver: 'postgres', close: () => pool.end() }
+    return { db, driver: 'postgres', ownsAuditTable, close: () => pool.end() }
   }
 
   let client: PGlite
@@ -94,5 +141,5 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     await client.close()
     throw error
   }
-  return { db, driver: 'pglite', close: () => client.close() }
+  return { db, driver: 'pglite', ownsAuditTable: true, close: () => client.close() }
 }

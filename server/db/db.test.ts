@@ -5,7 +5,7 @@ import { count, eq, sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyPassword } from '#server/services/passwords.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
+import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 import { MIGRATIONS_FOLDER, openDatabase } from './client.ts'
 import {
   activities,

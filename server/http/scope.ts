@@ -1,25 +1,23 @@
 import type { AuthUser } from '#server/context.ts'
-import { forbidden, notFound } from './errors.ts'
+import { notFound } from './errors.ts'
 
-/** Refuses (403) a practice id that is not the signed-in user's own practice. */
+/**
+ * Refuses a practice id that is not the signed-in user's own practice with the 404 an unknown id
+ * gets: a 403 would tell which ids exist, so another practice's ids could be counted (issue 14).
+ */
 export function assertOwnPractice(user: AuthUser, practiceId: number): void {
-  if (user.practice_id !== practiceId) {
-    throw forbidden('You do not have access to this practice.')
-  }
+  if (user.practice_id !== practiceId) throw notFound('Practice not found.')
 }
 
 /**
- * The row when it exists and belongs to the user's practice; 404 when it does not exist, 403 when
- * it belongs to another practice.
+ * The row when it exists and belongs to the user's practice; otherwise 404 `<what> not found.`,
+ * the same answer whether the row does not exist or belongs to another practice.
  */
 export function ownRow<T extends { practice_id: number }>(
   user: AuthUser,
   row: T | undefined,
   what: string,
 ): T {
-  if (!row) throw notFound(`${what} not found.`)
-  if (row.practice_id !== user.practice_id) {
-    throw forbidden(`You do not have access to this ${what.toLowerCase()}.`)
-  }
+  if (!row || row.practice_id !== user.practice_id) throw notFound(`${what} not found.`)
   return row
 }

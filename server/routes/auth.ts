@@ -7,12 +7,16 @@ import {
   type ForgotPasswordAnswer,
   ForgotPasswordPayloadSchema,
   type InitPermissionsAnswer,
+  type ResetCodeStatusAnswer,
+  ResetCodeStatusPayloadSchema,
   SignInPayloadSchema,
 } from '#domain/auth.ts'
+import { toRole } from '#domain/permissions.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import type { Session } from '#domain/session.ts'
 import { requireAuth, signSession } from '#server/auth/jwt.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
+import type { Transaction } from '#server/db/client.ts'
 import { practices, resetCodes, users } from '#server/db/schema.ts'
 import { ApiError, badRequest } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
@@ -29,12 +33,24 @@ import {
 
 const MINUTE = 60 * 1000
 
-/** The limits of the auth calls (DESIGN.md section 8). */
+/**
+ * The limits of the auth calls (DESIGN.md section 8, issue 14). Sign-in counts failures only, per
+ * account and per address, so that nobody can lock someone else out: an address without recent
+ * failures that brings the right password always gets in.
+ */
 export const AUTH_LIMITS = {
-  /** Failed sign-ins per account (the e-mail typed, known or not). */
-  signInFailuresPerAccount: { max: 10, windowMs: 15 * MINUTE },
-  /** Sign-in attempts per client address. */
-  signInPerIp: { max: 30, windowMs: 5 * MINUTE },
+  /**
+   * Failed sign-ins per account (the e-mail typed, known or not). Beyond `max`, addresses with
+   * recent failures may try this account only once per delay that doubles with every failure.
+   */
+  signInFailuresPerAccount: { max: 5, windowMs: 15 * MINUTE },
+  /** Failed sign-ins per client address, whatever the account; beyond it the address gets 429. */
+  signInFailuresPerIp: { max: 30, windowMs: 15 * MINUTE },
+  /**
+   * Failed sign-ins of the whole server: beyond it, addresses with recent failures are refused
+   * before any hashing, so a flood from many addresses cannot take the CPU from real sign-ins.
+   */
+  signInFailuresGlobal: { max: 120, windowMs: MINUTE },
   /** Reset e-mails asked for per address typed. */
   forgotPasswordPerEmail: { max: 5, windowMs: 60 * MINUTE },
   /** Forgot-password calls per client address. */
@@ -42,6 +58,25 @@ export const AUTH_LIMITS = {
   /** Reset attempts per client address. */
   resetPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
 } satisfies Record<string, RateLimitRule>
+
+/** The account's owner is e-mailed (once per window) when its failures reach this count. */
+export const OWNER_ALERT_AFTER_FAILURES = 10
+
+/** The longest wait the progressive delay asks for, in seconds. */
+export const MAX_SIGN_IN_DELAY_SECONDS = 15 * 60
+
+/** The wait asked of a suspect address after `failures` failures of an account (doubling). */
+export function signInDelaySeconds(failures: number): number {
+  const beyond = failures - AUTH_LIMITS.signInFailuresPerAccount.max
+  if (beyond < 0) return 0
+  return Math.min(2 ** beyond, MAX_SIGN_IN_DELAY_SECONDS)
+}
+
+/** How long a successful sign-in makes its address trusted (first in line for hashing). */
+const TRUSTED_ADDRESS_MS = 30 * 24 * 60 * MINUTE
+
+/** Reset-code status questions per client address. */
+const RESET_STATUS_PER_IP = { max: 60, windowMs: 15 * MINUTE }
 
 /** A reset link works for one hour (DESIGN.md section 8). */
 export const RESET_CODE_TTL_MS = 60 * MINUTE
@@ -56,6 +91,30 @@ export type AuthRouteOptions = {
   limits?: Partial<typeof AUTH_LIMITS>
 }
 
+/** The loopback names of one machine: a page on any of them is the same site in development. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
+
+/**
+ * The origins reset links may point at: PUBLIC_URL's, ALLOWED_ORIGINS, and outside production
+ * the loopback aliases of a loopback PUBLIC_URL (`127.0.0.1:3000` for `localhost:3000`).
+ */
+export function resetLinkOrigins(config: {
+  publicUrl: string
+  allowedOrigins: string[]
+  production: boolean
+}): Set<string> {
+  const publicUrl = new URL(config.publicUrl)
+  const origins = new Set([...config.allowedOrigins, publicUrl.origin])
+  if (!config.production && LOOPBACK_HOSTS.includes(publicUrl.hostname)) {
+    for (const host of LOOPBACK_HOSTS) {
+      const alias = new URL(publicUrl.origin)
+      alias.hostname = host
+      origins.add(alias.origin)
+    }
+  }
+  return origins
+}
+
 /** The SHA-256 of a reset code, hex: only this is stored, so a database leak reveals no live link. */
 export function hashResetCode(code: string): string {
   return createHash('sha256').update(code, 'utf8').digest('hex')
@@ -67,6 +126,19 @@ let dummyHash: Promise<string> | undefined
 function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomToken())
   return dummyHash
+}
+
+/** The e-mail of a reset link (forgot-password, and the alert after repeated failures). */
+function resetMail(firstName: string, link: string, reason: 'asked' | 'failures') {
+  const opening =
+    reason === 'asked'
+      ? 'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:'
+      : 'Someone tried to sign in to your Glow Rewards account with a wrong password several times. If it was not you, your password is still safe; to choose a new one anyway, open this link within one hour:'
+  const closing =
+    reason === 'asked'
+      ? 'If it was not you, ignore this e-mail: your password stays as it is.'
+      : 'If it was you, you can ignore this e-mail; you can always sign in from your usual device with your password.'
+  return [`Hello ${firstName},`, '', opening, '', link, '', closing].join('\n')
 }
 
 function refuseWhenLimited(decision: RateLimitDecision): void {
@@ -102,14 +174,64 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     options.captcha === undefined
       ? captchaVerifierFromEnv(process.env, { production: ctx.config.production, log: ctx.log })
       : options.captcha
-  const limiter = createRateLimiter(options.rateLimitStore ?? ctx.rateLimitStore)
+  const store = options.rateLimitStore ?? ctx.rateLimitStore
+  const limiter = createRateLimiter(store)
   const limits = { ...AUTH_LIMITS, ...options.limits }
+  const hashing = ctx.hashing
   const clientIp = ctx.clientIp
   const nowMs = () => ctx.now().getTime()
-  const allowedOrigins = new Set([
-    ...ctx.config.allowedOrigins,
-    new URL(ctx.config.publicUrl).origin,
-  ])
+  const allowedOrigins = resetLinkOrigins(ctx.config)
+
+  /** A fresh single-use reset code for `userId`, stored as its hash in `tx`; answers the link. */
+  async function newResetLink(tx: Transaction, userId: number, resetPage: URL): Promise<string> {
+    const code = randomToken(32)
+    await tx.insert(resetCodes).values({
+      code_hash: hashResetCode(code),
+      user_id: userId,
+      expires_at: new Date(nowMs() + RESET_CODE_TTL_MS),
+    })
+    const page = new URL(resetPage)
+    page.search = ''
+    page.hash = ''
+    page.searchParams.set('code', code)
+    return page.toString()
+  }
+
+  /**
+   * Counts a failed sign-in against the account, the address and the server, and e-mails the
+   * owner a reset link the moment the account's failures reach {@link OWNER_ALERT_AFTER_FAILURES}.
+   */
+  async function countFailure(
+    identifier: string,
+    ip: string,
+    user: { id: number; first_name: string; practice_id: number } | undefined,
+  ) {
+    const at = nowMs()
+    const alertWindow = {
+      max: OWNER_ALERT_AFTER_FAILURES,
+      windowMs: limits.signInFailuresPerAccount.windowMs,
+    }
+    const [account] = await Promise.all([
+      store.increment(`signin:account:${identifier}`, alertWindow.windowMs, at),
+      limiter.fail(`signin:ip:${ip}`, limits.signInFailuresPerIp, at),
+      limiter.fail('signin:global', limits.signInFailuresGlobal, at),
+    ])
+    if (!user || account.count !== OWNER_ALERT_AFTER_FAILURES) return
+    await ctx.db.transaction(async (tx) => {
+      const link = await newResetLink(tx, user.id, new URL('/reset', ctx.config.publicUrl))
+      await ctx.outbound.enqueue(tx, {
+        channel: 'email',
+        to: identifier,
+        subject: 'Failed sign-ins to your Glow Rewards account',
+        text: resetMail(user.first_name, link, 'failures'),
+        link,
+      })
+    })
+    ctx.outbound.kick()
+    ctx.log.warn(
+      `${account.count} failed sign-ins to user ${user.id} within ${alertWindow.windowMs / MINUTE} minutes: the owner was e-mailed a reset link`,
+    )
+  }
 
   /** The answer of a successful sign-in or reset: the token and who is signed in, never the hash. */
   async function sessionFor(userId: number, remember: boolean): Promise<Session> {
@@ -135,7 +257,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         last_name: row.last_name,
         image_path: row.image_path,
         position: row.position,
-        access_rights: row.access_rights === 'Admin' ? 'Admin' : 'Staff',
+        access_rights: toRole(row.access_rights),
         practice_id: row.practice_id,
       },
       practice: {
@@ -150,27 +272,64 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     .post('/local', jsonBody(SignInPayloadSchema), async (c) => {
       const { identifier, password, remember = false, recaptchaToken } = c.req.valid('json')
       const ip = clientIp(c)
-      refuseWhenLimited(await limiter.consume(`signin:ip:${ip}`, limits.signInPerIp, nowMs()))
+      // Only failures count against an address: a clinic's whole staff signs in from one.
+      const ipFailures = await limiter.check(`signin:ip:${ip}`, limits.signInFailuresPerIp, nowMs())
+      refuseWhenLimited(ipFailures)
       if (captcha) {
         if (!recaptchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
         if (!(await captcha.verify(recaptchaToken, ip)))
           throw badRequest(AUTH_MESSAGES.captchaInvalid)
       }
+      // An address with recent failures is suspect; one without them is never slowed or refused
+      // for the account's sake, so an attacker elsewhere cannot lock the owner out.
+      const suspect =
+        ((await store.get(`signin:ip:${ip}`, limits.signInFailuresPerIp.windowMs, nowMs()))
+          ?.count ?? 0) > 0
       const accountKey = `signin:account:${identifier}`
-      refuseWhenLimited(await limiter.check(accountKey, limits.signInFailuresPerAccount, nowMs()))
+      if (suspect) {
+        refuseWhenLimited(
+          await limiter.check('signin:global', limits.signInFailuresGlobal, nowMs()),
+        )
+        const failures =
+          (await store.get(accountKey, limits.signInFailuresPerAccount.windowMs, nowMs()))?.count ??
+          0
+        const delay = signInDelaySeconds(failures)
+        if (delay > 0) {
+          // One try per delay for all suspect addresses together; each window is as long as the
+          // delay the failures so far ask for, so the waits double.
+          refuseWhenLimited(
+            await limiter.consume(
+              `signin:slow:${identifier}`,
+              { max: 1, windowMs: delay * 1000 },
+              nowMs(),
+            ),
+          )
+        }
+      }
+
+      // Staff who signed in from this address lately go ahead of strangers, strangers ahead of
+      // addresses that keep failing: during a flood the clinic still gets in.
+      const trusted =
+        !suspect && (await store.get(`signin:trusted:${ip}`, TRUSTED_ADDRESS_MS, nowMs())) !== null
+      const priority = suspect ? 'suspect' : trusted ? 'trusted' : 'normal'
+      // Turned away before any database work when the hashing is full.
+      hashing.admit(priority)
 
       const [user] = await ctx.db
-        .select({ id: users.id, password_hash: users.password_hash })
+        .select({
+          id: users.id,
+          password_hash: users.password_hash,
+          first_name: users.first_name,
+          practice_id: users.practice_id,
+        })
         .from(users)
         .where(eq(users.email, identifier))
         .limit(1)
       // Verify against a dummy hash for unknown e-mails: the same work, the same answer.
-      const matches = await verifyPassword(
-        user?.password_hash ?? (await dummyPasswordHash()),
-        password,
-      )
+      const passwordHash = user?.password_hash ?? (await dummyPasswordHash())
+      const matches = await hashing.run(() => verifyPassword(passwordHash, password), priority)
       if (!user || !matches) {
-        await limiter.fail(accountKey, limits.signInFailuresPerAccount, nowMs())
+        await countFailure(identifier, ip, user)
         await ctx.audit.record({
           action: 'signin.failure',
           userId: user?.id ?? null,
@@ -182,7 +341,11 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         })
         throw badRequest(AUTH_MESSAGES.invalidCredentials)
       }
-      await limiter.reset(accountKey)
+      await Promise.all([
+        limiter.reset(accountKey),
+        limiter.reset(`signin:slow:${identifier}`),
+        store.increment(`signin:trusted:${ip}`, TRUSTED_ADDRESS_MS, nowMs()),
+      ])
       const session = await sessionFor(user.id, remember)
       await ctx.audit.record({
         action: 'signin.success',
@@ -196,9 +359,14 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     .post('/forgot-password', jsonBody(ForgotPasswordPayloadSchema), async (c) => {
       const { email, url } = c.req.valid('json')
       const resetPage = new URL(url)
-      // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages.
+      // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
+      // page elsewhere means PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served:
+      // the operator reads why in the log, the person the spec's failure text.
       if (!allowedOrigins.has(resetPage.origin)) {
-        throw badRequest('Password reset links can only point to this site.')
+        ctx.log.error(
+          `Configuration error: a reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS; set them to the addresses the app is served at`,
+        )
+        throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
       }
       refuseWhenLimited(
         await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),
@@ -206,55 +374,63 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       refuseWhenLimited(
         await limiter.consume(`forgot:email:${email}`, limits.forgotPasswordPerEmail, nowMs()),
       )
-      const [user] = await ctx.db
-        .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
-        .from(users)
-        .where(eq(users.email, email))
-        .limit(1)
-      await ctx.audit.record({
-        action: 'password_reset.requested',
-        userId: user?.id ?? null,
-        practiceId: user?.practice_id ?? null,
-        ip: clientIp(c),
-        details: user
-          ? { link_origin: resetPage.origin }
-          : { email: maskEmail(email), known: false },
-      })
-      if (user) {
-        const code = randomToken(32)
-        await ctx.db.insert(resetCodes).values({
-          code_hash: hashResetCode(code),
-          user_id: user.id,
-          expires_at: new Date(nowMs() + RESET_CODE_TTL_MS),
-        })
-        resetPage.search = ''
-        resetPage.hash = ''
-        resetPage.searchParams.set('code', code)
-        const link = resetPage.toString()
-        try {
-          await ctx.mail.send({
-            to: email,
-            subject: 'Reset your Glow Rewards password',
-            text: [
-              `Hello ${user.first_name},`,
-              '',
-              'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:',
-              '',
+      const ip = clientIp(c)
+      // Everything that depends on whether the address has an account happens after the answer:
+      // the answer takes as long for a known address as for an unknown one, and never waits for
+      // a mail server. The code and its e-mail are written in one transaction, then sent.
+      ctx.outbound.later(async () => {
+        const [user] = await ctx.db
+          .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
+          .from(users)
+          .where(eq(users.email, email))
+          .limit(1)
+        if (user) {
+          await ctx.db.transaction(async (tx) => {
+            const link = await newResetLink(tx, user.id, resetPage)
+            await ctx.outbound.enqueue(tx, {
+              channel: 'email',
+              to: email,
+              subject: 'Reset your Glow Rewards password',
+              text: resetMail(user.first_name, link, 'asked'),
               link,
-              '',
-              'If it was not you, ignore this e-mail: your password stays as it is.',
-            ].join('\n'),
-            link,
+            })
           })
-        } catch (error) {
-          // An error answer here would tell that the address has an account: log, answer alike.
-          ctx.log.error(`Password reset e-mail to ${maskEmail(email)} could not be sent`, error)
         }
-      } else {
-        ctx.log.info(`Password reset asked for an unknown address ${maskEmail(email)}`)
-      }
+        await ctx.audit.record({
+          action: 'password_reset.requested',
+          userId: user?.id ?? null,
+          practiceId: user?.practice_id ?? null,
+          ip,
+          details: user
+            ? { link_origin: resetPage.origin }
+            : { email: maskEmail(email), known: false },
+        })
+      })
       // The same answer whether or not the address has an account (no enumeration).
       return c.json({ ok: true } satisfies ForgotPasswordAnswer)
+    })
+    .post('/reset-code-status', jsonBody(ResetCodeStatusPayloadSchema), async (c) => {
+      const { code } = c.req.valid('json')
+      refuseWhenLimited(
+        await limiter.consume(`reset-status:ip:${clientIp(c)}`, RESET_STATUS_PER_IP, nowMs()),
+      )
+      const now = ctx.now()
+      const [row] =
+        code === ''
+          ? []
+          : await ctx.db
+              .select({ user_id: resetCodes.user_id })
+              .from(resetCodes)
+              .where(
+                and(
+                  eq(resetCodes.code_hash, hashResetCode(code)),
+                  isNull(resetCodes.used_at),
+                  gt(resetCodes.expires_at, now),
+                ),
+              )
+              .limit(1)
+      // Valid or not, nothing else: whose link it is or why it died stays on the server.
+      return c.json({ valid: row !== undefined } satisfies ResetCodeStatusAnswer)
     })
     .post('/reset-password', jsonBody(ResetPasswordPayloadSchema), async (c) => {
       const { password, code } = c.req.valid('json')
@@ -262,7 +438,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         await limiter.consume(`reset:ip:${clientIp(c)}`, limits.resetPasswordPerIp, nowMs()),
       )
       // Hash first: the slow part stays outside the transaction.
-      const passwordHash = await hashPassword(password)
+      const passwordHash = await hashing.run(() => hashPassword(password))
       const now = ctx.now()
       const userId = await ctx.db.transaction(async (tx) => {
         // Claiming the code and checking it in one statement makes it single-use under races.

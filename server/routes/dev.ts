@@ -3,16 +3,24 @@ import { Hono } from 'hono'
 import type { OutboxMessage } from '#domain/practice-data.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { outbox } from '#server/db/schema.ts'
+import { notFound } from '#server/http/errors.ts'
+import { fromLoopback } from '#server/security/loopback.ts'
 
 /** How many messages the outbox shows: plenty for a developer or a test run. */
 const OUTBOX_LIMIT = 200
 
 /**
  * Development helpers, mounted only when not in production: `GET /dev/outbox` lists the e-mails
- * and SMS codes the outbox services recorded, newest first (domain `OutboxMessageSchema`).
+ * and SMS codes the outbox services recorded, newest first (domain `OutboxMessageSchema`). It
+ * answers only clients on the loopback interface (the socket's peer address, never a header):
+ * the outbox holds reset links and codes, so anyone else reading it could take an account over.
+ * Others get the 404 of any unknown path.
  */
 export function devRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>().get('/outbox', async (c) => {
+    if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+    // What is queued is as good as sent for a reader of the outbox: deliver it first.
+    await ctx.outbound.drain()
     const rows = await ctx.db
       .select()
       .from(outbox)

@@ -1,6 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PersonnelInvitation, PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { outbox, personnelInvitations, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_INVITEE } from '#server/db/seed.ts'
 import { VERIFICATION_MESSAGES } from '#server/services/verification.ts'
@@ -10,7 +11,8 @@ import {
   mintToken,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
+} from '#server/testing/test-app.ts'
+import { INVITATION_RESEND_LIMIT, PERSONNEL_RESEND_TOO_SOON } from './personnel.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const LINK = /^http:\/\/localhost:3000\/signup\/personnel\/([\w-]{43})$/
@@ -21,7 +23,7 @@ describe.each(testBackends())('personnel on $name', (backend) => {
   // Every test uses its own e-mail and phone, so per-phone limits and taken e-mails never leak.
   const next = () => ++counter + Math.floor(Math.random() * 10_000) * 100
   const nextEmail = () => `person${next()}@example.com`
-  const nextPhone = () => `555${String(next()).padStart(7, '0')}`
+  const nextPhone = () => nanpTestPhone(`555${String(next()).padStart(7, '0')}`)
 
   beforeAll(async () => {
     t = await createTestApp(backend)
@@ -48,6 +50,7 @@ describe.each(testBackends())('personnel on $name', (backend) => {
     })
     expect(sent.status, await sent.clone().text()).toBe(200)
     const { authyId } = (await sent.json()) as { authyId: string }
+    await t.deliver()
     const [sms] = await t.db
       .select()
       .from(outbox)
@@ -289,6 +292,7 @@ describe.each(testBackends())('personnel on $name', (backend) => {
         expect(response.status).toBe(200)
         const resent = (await response.json()) as PersonnelInvitation
         expect(new Date(resent.expires_at).getTime()).toBeGreaterThan(Date.now() + 23 * DAY_MS)
+        await t.deliver()
         const mails = await t.db
           .select()
           .from(outbox)
@@ -300,6 +304,32 @@ describe.each(testBackends())('personnel on $name', (backend) => {
       } finally {
         t.setNow(undefined)
       }
+    })
+
+    it(`resends one invitation at most ${INVITATION_RESEND_LIMIT.max} times an hour, then answers 429`, async () => {
+      const invitation = await invite()
+      const statuses: number[] = []
+      for (let i = 0; i < INVITATION_RESEND_LIMIT.max + 2; i++) {
+        const response = await t.request(`/api/personnel/${invitation.id}/resend`, {
+          method: 'POST',
+          token: t.demo.adminToken,
+        })
+        statuses.push(response.status)
+        if (response.status === 429) {
+          expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+            PERSONNEL_RESEND_TOO_SOON,
+          )
+          expect(Number(response.headers.get('Retry-After'))).toBeGreaterThan(0)
+        }
+      }
+      expect(statuses).toEqual([...Array<number>(INVITATION_RESEND_LIMIT.max).fill(200), 429, 429])
+      await t.deliver()
+      const mails = await t.db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.channel, 'email'), eq(outbox.to, invitation.email)))
+      // The invitation itself and the resends allowed.
+      expect(mails).toHaveLength(1 + INVITATION_RESEND_LIMIT.max)
     })
 
     it('revoke makes the link answer 404; a revoked invitation cannot be resent', async () => {
@@ -330,12 +360,15 @@ describe.each(testBackends())('personnel on $name', (backend) => {
         method: 'POST',
         token: other.token,
       })
-      expect(asOtherAdmin.status).toBe(403)
+      // Another practice's invitation answers exactly as an unknown one (issue 14).
+      expect(asOtherAdmin.status).toBe(404)
+      const asOtherBody = await asOtherAdmin.json()
       const unknown = await t.request('/api/personnel/unknown-id', {
         method: 'DELETE',
         token: t.demo.adminToken,
       })
       expect(unknown.status).toBe(404)
+      expect(asOtherBody).toEqual(await unknown.json())
       expect((await t.request(`/api/personnel/${invitation.id}`)).status).toBe(200)
     })
   })

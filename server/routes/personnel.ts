@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { toRole } from '#domain/permissions.ts'
 import {
   INVITATION_ID_MAX_LENGTH,
   INVITATION_TTL_DAYS,
@@ -15,6 +16,7 @@ import type { InvitationPreview } from '#domain/practice-data.ts'
 import type { SessionUser } from '#domain/session.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
+import type { Transaction } from '#server/db/client.ts'
 import { personnelInvitations, practices, users } from '#server/db/schema.ts'
 import { ApiError, badRequest, conflict, forbidden, notFound } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
@@ -36,6 +38,13 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Per-IP limit of the public registration call (DESIGN.md section 8). */
 export const PERSONNEL_REGISTER_LIMIT = { max: 30, windowMs: 60 * 60 * 1000 } as const
+
+/** Resends of one invitation's e-mail (issue 14: 30 resends reached one mailbox in 249 ms). */
+export const INVITATION_RESEND_LIMIT = { max: 3, windowMs: 60 * 60 * 1000 } as const
+
+/** The 429 of a resend beyond {@link INVITATION_RESEND_LIMIT}. */
+export const PERSONNEL_RESEND_TOO_SOON =
+  'This invitation was sent several times in the last hour. Please try again later.'
 
 /** Invitation ids are base64url; anything else cannot be one and answers 404 at once. */
 const INVITATION_ID = new RegExp(`^[\\w-]{1,${INVITATION_ID_MAX_LENGTH}}$`)
@@ -94,13 +103,16 @@ export function invitationLink(publicUrl: string, id: string): string {
 export function personnelRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
 
-  async function sendInvitation(row: InvitationRow, inviterId: number) {
-    const [practice] = await ctx.db
+  const limiter = createRateLimiter(ctx.rateLimitStore)
+
+  /** Queues the invitation e-mail in `tx`, the transaction that created or renewed `row`. */
+  async function queueInvitation(tx: Transaction, row: InvitationRow, inviterId: number) {
+    const [practice] = await tx
       .select({ name: practices.practice_name })
       .from(practices)
       .where(eq(practices.id, row.practice_id))
       .limit(1)
-    const [inviter] = await ctx.db
+    const [inviter] = await tx
       .select({ first_name: users.first_name, last_name: users.last_name })
       .from(users)
       .where(eq(users.id, inviterId))
@@ -108,31 +120,23 @@ export function personnelRoutes(ctx: ServerContext) {
     const practiceName = practice?.name ?? 'your practice'
     const who = inviter ? `${inviter.first_name} ${inviter.last_name}` : 'Your practice'
     const link = invitationLink(ctx.config.publicUrl, row.id)
-    try {
-      await ctx.mail.send({
-        to: row.email,
-        subject: `You are invited to join ${practiceName} on Glow Rewards`,
-        text: [
-          `Hello ${row.first_name},`,
-          '',
-          `${who} invited you to join ${practiceName} on Glow Rewards. Register here:`,
-          link,
-          '',
-          `The link works for ${INVITATION_TTL_DAYS} days.`,
-        ].join('\n'),
+    await ctx.outbound.enqueue(tx, {
+      channel: 'email',
+      to: row.email,
+      subject: `You are invited to join ${practiceName} on Glow Rewards`,
+      text: [
+        `Hello ${row.first_name},`,
+        '',
+        `${who} invited you to join ${practiceName} on Glow Rewards. Register here:`,
         link,
-      })
-    } catch (error) {
-      ctx.log.error(`Invitation e-mail to ${maskEmail(row.email)} could not be sent`, error)
-      throw new ApiError(
-        502,
-        API_ERROR_NAMES.internal,
-        'The invitation e-mail could not be sent. Please try again.',
-      )
-    }
+        '',
+        `The link works for ${INVITATION_TTL_DAYS} days.`,
+      ].join('\n'),
+      link,
+    })
   }
 
-  /** The invitation `id` of the Admin's own practice: 404 unknown, 403 another practice's. */
+  /** The invitation `id` of the Admin's own practice: 404 when unknown or another practice's. */
   async function ownInvitation(user: AuthUser, id: string): Promise<InvitationRow> {
     if (!INVITATION_ID.test(id)) throw notFound('Invitation not found.')
     const [row] = await ctx.db
@@ -140,10 +144,8 @@ export function personnelRoutes(ctx: ServerContext) {
       .from(personnelInvitations)
       .where(eq(personnelInvitations.id, id))
       .limit(1)
-    if (!row) throw notFound('Invitation not found.')
-    if (row.practice_id !== user.practice_id) {
-      throw forbidden('You do not have access to this invitation.')
-    }
+    // Another practice's invitation answers as an unknown one: ids cannot be counted (issue 14).
+    if (!row || row.practice_id !== user.practice_id) throw notFound('Invitation not found.')
     return row
   }
 
@@ -183,31 +185,30 @@ export function personnelRoutes(ctx: ServerContext) {
         )
         .limit(1)
       if (pending) throw conflict(PERSONNEL_MESSAGES.alreadyInvited)
-      const [row] = await ctx.db
-        .insert(personnelInvitations)
-        .values({
-          // 256 random bits: the link is the only proof that a person was invited.
-          id: randomToken(32),
-          practice_id: user.practice_id,
-          invited_by: user.id,
-          email,
-          title: body.title?.trim() || null,
-          first_name: body.first_name.trim(),
-          last_name: body.last_name.trim(),
-          position: body.position,
-          status: 'pending',
-          expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
-          created_at: now,
-        })
-        .returning()
-      if (!row) throw new Error('invitation row was not created')
-      try {
-        await sendInvitation(row, user.id)
-      } catch (error) {
-        // An invitation nobody was told about must not linger as pending.
-        await ctx.db.delete(personnelInvitations).where(eq(personnelInvitations.id, row.id))
-        throw error
-      }
+      const row = await ctx.db.transaction(async (tx) => {
+        const [created] = await tx
+          .insert(personnelInvitations)
+          .values({
+            // 256 random bits: the link is the only proof that a person was invited.
+            id: randomToken(32),
+            practice_id: user.practice_id,
+            invited_by: user.id,
+            email,
+            title: body.title?.trim() || null,
+            first_name: body.first_name.trim(),
+            last_name: body.last_name.trim(),
+            position: body.position,
+            status: 'pending',
+            expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+            created_at: now,
+          })
+          .returning()
+        if (!created) throw new Error('invitation row was not created')
+        // The e-mail is queued with the invitation: both exist, or neither does.
+        await queueInvitation(tx, created, user.id)
+        return created
+      })
+      ctx.outbound.kick()
       await ctx.audit.record({
         action: 'invitation.created',
         userId: user.id,
@@ -224,13 +225,30 @@ export function personnelRoutes(ctx: ServerContext) {
       if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
       if (row.status === 'revoked') throw conflict('This invitation was revoked.')
       const now = ctx.now()
-      const [updated] = await ctx.db
-        .update(personnelInvitations)
-        .set({ expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) })
-        .where(and(eq(personnelInvitations.id, row.id), eq(personnelInvitations.status, 'pending')))
-        .returning()
-      if (!updated) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
-      await sendInvitation(updated, user.id)
+      // One person's mailbox is not a target: a few resends an hour per invitation.
+      const decision = await limiter.consume(
+        `personnel:resend:${row.id}`,
+        INVITATION_RESEND_LIMIT,
+        now.getTime(),
+      )
+      if (!decision.allowed) {
+        throw new ApiError(429, API_ERROR_NAMES.rateLimit, PERSONNEL_RESEND_TOO_SOON, {
+          retryAfterSeconds: decision.retryAfterSeconds,
+        })
+      }
+      const updated = await ctx.db.transaction(async (tx) => {
+        const [renewed] = await tx
+          .update(personnelInvitations)
+          .set({ expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) })
+          .where(
+            and(eq(personnelInvitations.id, row.id), eq(personnelInvitations.status, 'pending')),
+          )
+          .returning()
+        if (!renewed) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
+        await queueInvitation(tx, renewed, user.id)
+        return renewed
+      })
+      ctx.outbound.kick()
       return c.json(toInvitation(updated, now, true))
     })
     .delete('/:id', auth, async (c) => {
@@ -333,7 +351,7 @@ export function personnelRegisterRoutes(
         .where(eq(users.email, invitation.email))
         .limit(1)
       if (account) throw conflict(PERSONNEL_MESSAGES.emailHasAccount)
-      const passwordHash = await hashPassword(body.password)
+      const passwordHash = await ctx.hashing.run(() => hashPassword(body.password))
 
       const user = await ctx.db.transaction(async (tx) => {
         const at = ctx.now()
@@ -392,7 +410,7 @@ export function personnelRegisterRoutes(
         last_name: user.last_name,
         image_path: user.image_path,
         position: user.position,
-        access_rights: user.access_rights === 'Admin' ? 'Admin' : 'Staff',
+        access_rights: toRole(user.access_rights),
         practice_id: user.practice_id,
       }
       return c.json({ user: answer })

@@ -27,7 +27,7 @@ import {
   type PracticeFixture,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
+} from '#server/testing/test-app.ts'
 
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
@@ -55,8 +55,8 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
         expect(list.every((row) => row.practice_id === t.demo.practiceId)).toBe(true)
       })
 
-      it(`answers 403 for another practice's ${resource}, 401 without a session`, async () => {
-        expect((await get(`/api/${resource}?practice=${other.practiceId}`)).status).toBe(403)
+      it(`answers 404 for another practice's ${resource}, 401 without a session`, async () => {
+        expect((await get(`/api/${resource}?practice=${other.practiceId}`)).status).toBe(404)
         expect((await t.request(`/api/${resource}?practice=${t.demo.practiceId}`)).status).toBe(401)
       })
     }
@@ -79,12 +79,12 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       expect(await empty.json()).toEqual([])
     })
 
-    it('answers 400 for a date that is not YYYY-MM-DD, 403 for another practice', async () => {
+    it('answers 400 for a date that is not YYYY-MM-DD, 404 for another practice', async () => {
       for (const date of ['today', '2026-13-01', '2026-1-1', '20260101']) {
         expect((await get(`/api/appointments/${t.demo.practiceId}/${date}`)).status).toBe(400)
       }
       expect((await get(`/api/appointments/${other.practiceId}/${day(new Date())}`)).status).toBe(
-        403,
+        404,
       )
     })
 
@@ -117,7 +117,7 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
         method: 'DELETE',
         token: t.demo.adminToken,
       })
-      expect(response.status).toBe(403)
+      expect(response.status).toBe(404)
       const kept = await t.db
         .select()
         .from(appointments)
@@ -170,7 +170,7 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
         method: 'DELETE',
         token: t.demo.adminToken,
       })
-      expect(response.status).toBe(403)
+      expect(response.status).toBe(404)
       expect(await t.db.select().from(uploads).where(eq(uploads.id, other.uploadId))).toHaveLength(
         1,
       )
@@ -194,8 +194,8 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       expect([...times].sort().reverse()).toEqual(times)
     })
 
-    it("answers 403 for another practice's patient", async () => {
-      expect((await get(`/api/activities/patient/${other.patientId}`)).status).toBe(403)
+    it("answers 404 for another practice's patient", async () => {
+      expect((await get(`/api/activities/patient/${other.patientId}`)).status).toBe(404)
     })
   })
 
@@ -304,7 +304,7 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       ).toBe(400)
     })
 
-    it("answers 403 for another practice's promotion or patient", async () => {
+    it("answers 404 for another practice's promotion or patient", async () => {
       expect(
         (
           await put('claimed', other.promotionId, {
@@ -312,11 +312,11 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
             patient_id: patientId,
           })
         ).status,
-      ).toBe(403)
+      ).toBe(404)
       expect(
         (await put('claimed', promotionId, { promo: promotionId, patient_id: other.patientId }))
           .status,
-      ).toBe(403)
+      ).toBe(404)
       const untouched = await t.db
         .select()
         .from(patientPromotions)
@@ -343,14 +343,14 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       expect(JSON.stringify(body)).not.toMatch(/password|argon2/)
     })
 
-    it('reads one member; 403 for another practice, 404 for none', async () => {
+    it('reads one member; 404 for another practice, as for none', async () => {
       const response = await get(`/api/users/${t.demo.staff.id}`)
       expect(response.status).toBe(200)
       expect(v.parse(StaffMemberSchema, await response.json())).toMatchObject({
         email: DEMO_STAFF.email,
         access_rights: 'Staff',
       })
-      expect((await get(`/api/users/${other.admin.id}`)).status).toBe(403)
+      expect((await get(`/api/users/${other.admin.id}`)).status).toBe(404)
       expect((await get('/api/users/2147483647')).status).toBe(404)
     })
 

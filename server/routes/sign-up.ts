@@ -2,6 +2,9 @@ import { and, eq, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { AUTH_MESSAGES } from '#domain/auth.ts'
+import { isNanpNumber } from '#domain/fields.ts'
+import { toRole } from '#domain/permissions.ts'
 import type { Plan } from '#domain/plans.ts'
 import { selectedPlanIds } from '#domain/pricing.ts'
 import type { SessionUser } from '#domain/session.ts'
@@ -21,6 +24,8 @@ import { coupons, payments, planColumns, plans, practices, users } from '#server
 import { ApiError, badRequest, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
+import { sealJson } from '#server/security/data-key.ts'
+import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/services/captcha.ts'
 import { hashPassword, verifyPassword } from '#server/services/passwords.ts'
 import { type CustomerBilling, PaymentError } from '#server/services/payments/index.ts'
 import { createRateLimiter, type RateLimitStore } from '#server/services/rate-limit.ts'
@@ -52,10 +57,28 @@ export const REGISTER_MESSAGES = {
 /** Per-IP limits of the public sign-up calls; per-phone code limits live in the verification. */
 export const SIGN_UP_LIMITS = {
   checkEmail: { max: 60, windowMs: 60 * 1000 },
-  getCode: { max: 100, windowMs: 60 * 60 * 1000 },
+  /** SMS one address can have sent in an hour (issue 14: it was 100, each costing the practice). */
+  getCode: { max: 10, windowMs: 60 * 60 * 1000 },
   verifyCode: { max: 100, windowMs: 60 * 60 * 1000 },
   pay: { max: 50, windowMs: 60 * 60 * 1000 },
   register: { max: 50, windowMs: 60 * 60 * 1000 },
+} as const
+
+/**
+ * SMS the whole server sends in an hour to callers without a practice (everyone on the public
+ * get-code call), unless `SMS_HOURLY_BUDGET` says otherwise: an SMS-pumping run across many
+ * addresses stops here, with an error in the log for the operator.
+ */
+export const DEFAULT_SMS_HOURLY_BUDGET = 200
+
+/** The texts of get-code beyond the field rules. */
+export const GET_CODE_MESSAGES = {
+  /** Ours: a number that is not a North American one (NANP) cannot receive our SMS. */
+  notNorthAmerican:
+    'Please enter a US or Canadian phone number: a 3-digit area code and a 7-digit number.',
+  /** Ours: the hourly SMS budget is spent. */
+  budgetSpent:
+    'We cannot send more confirmation codes right now. Please try again in a little while.',
 } as const
 
 /** Shown with every 429 of the per-IP limits. */
@@ -176,7 +199,7 @@ function toSessionUser(row: UserRow): SessionUser {
     last_name: row.last_name,
     image_path: row.image_path,
     position: row.position,
-    access_rights: row.access_rights === 'Admin' ? 'Admin' : 'Staff',
+    access_rights: toRole(row.access_rights),
     practice_id: row.practice_id,
   }
 }
@@ -185,6 +208,10 @@ function toSessionUser(row: UserRow): SessionUser {
 export type SignUpRouteOptions = {
   /** Where the per-IP counters live; the app's store by default. */
   rateLimitStore?: RateLimitStore
+  /** The human check; `null` turns it off. Default: hCaptcha when `HCAPTCHA_SECRET` is set. */
+  captcha?: CaptchaVerifier | null
+  /** SMS a practice-less caller may have sent per hour, server-wide; default from the env. */
+  smsHourlyBudget?: number
 }
 
 /**
@@ -211,12 +238,29 @@ export type SignUpRouteOptions = {
  */
 export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {}) {
   const limiter = createRateLimiter(options.rateLimitStore ?? ctx.rateLimitStore)
+  // SMS_PER_ADDRESS_HOURLY raises the per-address Get Code limit where every caller shares one
+  // address (a clinic behind one NAT, or the test harness on 127.0.0.1); the default stays 10.
+  const perAddressSms = Number(process.env.SMS_PER_ADDRESS_HOURLY?.trim() || Number.NaN)
+  const limits = {
+    ...SIGN_UP_LIMITS,
+    getCode: { ...SIGN_UP_LIMITS.getCode, max: perAddressSms || SIGN_UP_LIMITS.getCode.max },
+  }
   const limit = async (c: Context, name: keyof typeof SIGN_UP_LIMITS) => {
     const key = `sign-up:${name}:ip:${ctx.clientIp(c)}`
-    const decision = await limiter.consume(key, SIGN_UP_LIMITS[name], ctx.now().getTime())
+    const decision = await limiter.consume(key, limits[name], ctx.now().getTime())
     if (!decision.allowed) throw tooMany(decision.retryAfterSeconds)
   }
   const takenContacts = createTakenContacts(ctx.db, { now: () => ctx.now().getTime() })
+  const captcha =
+    options.captcha === undefined
+      ? captchaVerifierFromEnv(process.env, { production: ctx.config.production, log: ctx.log })
+      : options.captcha
+  const smsBudget = {
+    max:
+      options.smsHourlyBudget ??
+      (Number(process.env.SMS_HOURLY_BUDGET?.trim() || Number.NaN) || DEFAULT_SMS_HOURLY_BUDGET),
+    windowMs: 60 * 60 * 1000,
+  }
   // Two concurrent calls for one token in this process share one provider call.
   const paymentsInFlight = new Map<string, { email: string; customerId: Promise<string> }>()
 
@@ -296,7 +340,8 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     const [row] = await ctx.db
       .select({ id: coupons.id })
       .from(coupons)
-      .where(eq(coupons.id, code))
+      // The same in any case, as the coupon lookup finds it (issue 21).
+      .where(sql`upper(${coupons.id}) = upper(${code})`)
       .limit(1)
     if (!row) throw badRequest(REGISTER_MESSAGES.invalidPromo)
     return row.id
@@ -329,25 +374,28 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     }
   }
 
-  async function sendWelcome(to: string, firstName: string, practiceName: string) {
+  /** Queues the welcome e-mail in the transaction that creates the account. */
+  async function queueWelcome(
+    tx: Transaction,
+    to: string,
+    firstName: string,
+    practiceName: string,
+  ) {
     const link = new URL('/signin', ctx.config.publicUrl).toString()
-    try {
-      await ctx.mail.send({
-        to,
-        subject: 'Welcome to Glow Rewards',
-        text: [
-          `Hello ${firstName},`,
-          '',
-          `${practiceName} is set up on Glow Rewards and you are its admin.`,
-          `Sign in with this e-mail address and the password you chose: ${link}`,
-          '',
-          'Welcome aboard!',
-        ].join('\n'),
-        link,
-      })
-    } catch (error) {
-      ctx.log.error(`Welcome e-mail to ${maskEmail(to)} could not be sent`, error)
-    }
+    await ctx.outbound.enqueue(tx, {
+      channel: 'email',
+      to,
+      subject: 'Welcome to Glow Rewards',
+      text: [
+        `Hello ${firstName},`,
+        '',
+        `${practiceName} is set up on Glow Rewards and you are its admin.`,
+        `Sign in with this e-mail address and the password you chose: ${link}`,
+        '',
+        'Welcome aboard!',
+      ].join('\n'),
+      link,
+    })
   }
 
   /** The earlier answer to the same payload, or 409 when the e-mail belongs to someone else. */
@@ -363,7 +411,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     const same =
       existing.access_rights === 'Admin' &&
       practice?.stripe_customer_id === body.stripe_id &&
-      (await verifyPassword(existing.password_hash, body.password))
+      (await ctx.hashing.run(() => verifyPassword(existing.password_hash, body.password)))
     if (!same) throw conflict(REGISTER_MESSAGES.emailTaken)
     return toSessionUser(existing)
   }
@@ -404,7 +452,8 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         state: p.state.trim(),
         country: p.country,
         e_record: p.e_record,
-        nextech: p.nextech,
+        // The EHR credentials are sealed at rest and never answered (issue 14).
+        nextech: p.nextech ? sealJson(p.nextech, ctx.config.dataKey) : null,
         stripe_customer_id: body.stripe_id,
         plan_id: input.planIds[0] ?? null,
         coupon_id: input.coupon,
@@ -440,6 +489,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       })
       .returning(userColumns)
     if (!user) throw new Error('user row was not created')
+    await queueWelcome(tx, input.email, user.first_name, p.practice_name.trim())
     return user
   }
 
@@ -458,24 +508,36 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       return c.text(AVAILABILITY_MESSAGES.ok, 200)
     })
     .post('/get-code', jsonBody(GetCodeInputSchema), async (c) => {
+      const { email, phone, countryCode, captchaToken } = c.req.valid('json')
+      // Only numbers the product can text: the +1 countries, a real area and exchange code.
+      if (!isNanpNumber(phoneDigits(phone))) throw badRequest(GET_CODE_MESSAGES.notNorthAmerican)
       await limit(c, 'getCode')
-      const { email, phone, countryCode } = c.req.valid('json')
+      if (captcha) {
+        if (!captchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
+        if (!(await captcha.verify(captchaToken, ctx.clientIp(c)))) {
+          throw badRequest(AUTH_MESSAGES.captchaInvalid)
+        }
+      }
+      const at = ctx.now().getTime()
+      const budget = await limiter.check('sms:practice-less', smsBudget, at)
+      if (!budget.allowed) throw tooMany(budget.retryAfterSeconds, GET_CODE_MESSAGES.budgetSpent)
       try {
-        return c.json(
-          await issueCode(
-            { db: ctx.db, sms: ctx.sms, now: ctx.now },
-            { email, phone, countryCode },
-          ),
+        const answer = await issueCode(
+          { db: ctx.db, outbound: ctx.outbound, now: ctx.now },
+          { email, phone, countryCode },
         )
+        await limiter.fail('sms:practice-less', smsBudget, at)
+        const spent = await limiter.check('sms:practice-less', smsBudget, at)
+        if (!spent.allowed) {
+          // Said once per hour, when the last SMS of the budget left: the operator decides.
+          ctx.log.error(
+            `Alert: the hourly SMS budget (${smsBudget.max} codes to callers without a practice) is spent; get-code answers 429 for ${Math.ceil(spent.retryAfterSeconds / 60)} minutes. Raise SMS_HOURLY_BUDGET if this is real demand, or look for SMS pumping.`,
+          )
+        }
+        return c.json(answer)
       } catch (error) {
         if (error instanceof VerificationError) throw verificationFailure(error)
-        // The SMS provider failed (the unsent code was already forgotten, so a retry is allowed).
-        ctx.log.error('A confirmation code could not be sent by SMS', error)
-        throw new ApiError(
-          502,
-          API_ERROR_NAMES.internal,
-          'We could not send the confirmation code by SMS. Please check the number and try again.',
-        )
+        throw error
       }
     })
     .post('/verify-code', jsonBody(VerifyCodeInputSchema), async (c) => {
@@ -538,7 +600,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       }
       const planIds = await subscriptionPlans(body)
       const coupon = await couponOf(body)
-      const passwordHash = await hashPassword(body.password)
+      const passwordHash = await ctx.hashing.run(() => hashPassword(body.password))
 
       let user: UserRow
       try {
@@ -569,8 +631,8 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         ip: ctx.clientIp(c),
         details: { customer_id: body.stripe_id },
       })
+      ctx.outbound.kick()
       await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
-      await sendWelcome(email, user.first_name, body.practice.practice_name.trim())
       return c.json({ user: toSessionUser(user) })
     })
 }

@@ -2,13 +2,20 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { asc, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/db/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { AUDIT_ACTIONS, safeDetails } from '#server/services/audit.ts'
 import { hashPassword } from '#server/services/passwords.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
-import { type ApiCall, lastSmsCode, postJson, readySignUp, verifiedPhone } from './flows.ts'
+import {
+  type ApiCall,
+  lastSmsCode,
+  postJson,
+  readySignUp,
+  verifiedPhone,
+} from '#server/testing/api-journeys.ts'
+import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 type AuditRow = typeof auditEvents.$inferSelect
 
@@ -143,7 +150,7 @@ describe.each(testBackends())('the audit trail on $name', (backend) => {
     )
     expect(invited.status).toBe(201)
     const invitation = (await invited.json()) as { id: string }
-    const phone = `555${String(Date.now()).slice(-7)}`
+    const phone = nanpTestPhone(`555${String(Date.now()).slice(-7)}`)
     const authyId = await verifiedPhone(call, phone, invitedEmail)
     smsCodes.push(await lastSmsCode(call, `+1${phone}`))
     const registered = await postJson(call, '/api/auth/personnel/register', {

@@ -3,6 +3,8 @@ import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { patients, personnelInvitations } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { createLedger } from '#server/services/ledger.ts'
+import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import {
   createPracticeFixture,
   createTestApp,
@@ -10,18 +12,33 @@ import {
   type PracticeFixture,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
-import { apiRoutes, PUBLIC_ROUTES } from './routes.ts'
+} from '#server/testing/test-app.ts'
 
 /** A request at another practice's rows, and what must come back. */
 type ForeignCase = {
   path: string
   body?: unknown
-  /** 403 for another practice's row; or a check that the answer holds only the user's own data. */
-  expect: 403 | ((response: Response) => Promise<void>)
+  /**
+   * 404 for another practice's row (the answer an unknown id gets, so ids cannot be counted); or
+   * a check that the answer holds only the user's own data.
+   */
+  expect: 404 | ((response: Response) => Promise<void>)
 }
 
-type Foreign = PracticeFixture & { invitationId: string; invitationEmail: string }
+type Foreign = PracticeFixture & {
+  invitationId: string
+  invitationEmail: string
+  ledgerEntryId: number
+}
+
+// Set once the other practice exists: list answers must never hold its rows.
+let foreignPracticeId = 0
+
+/** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
+const notFound = async (response: Response) => {
+  expect(response.status).toBe(404)
+  expect(((await response.json()) as { error: { name: string } }).error.name).toBe('NotFoundError')
+}
 
 const DAY = '2026-06-01'
 
@@ -32,25 +49,25 @@ const DAY = '2026-06-01'
 const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) => ForeignCase> = {
   'GET /api/patients/by-practice/:id': (o) => ({
     path: `/api/patients/by-practice/${o.practiceId}`,
-    expect: 403,
+    expect: 404,
   }),
   'GET /api/patients/all/by-practice/:id': (o) => ({
     path: `/api/patients/all/by-practice/${o.practiceId}`,
-    expect: 403,
+    expect: 404,
   }),
   'GET /api/patients/all/by-practice/converted/:id': (o) => ({
     path: `/api/patients/all/by-practice/converted/${o.practiceId}`,
-    expect: 403,
+    expect: 404,
   }),
   'GET /api/patients/promotions/:id': (o) => ({
     path: `/api/patients/promotions/${o.patientId}`,
-    expect: 403,
+    expect: 404,
   }),
-  'GET /api/patients/:id': (o) => ({ path: `/api/patients/${o.patientId}`, expect: 403 }),
+  'GET /api/patients/:id': (o) => ({ path: `/api/patients/${o.patientId}`, expect: 404 }),
   'PUT /api/patients/:id': (o) => ({
     path: `/api/patients/${o.patientId}`,
     body: { first_name: 'Stolen' },
-    expect: 403,
+    expect: 404,
   }),
   'POST /api/patients': (o, own) => ({
     path: '/api/patients',
@@ -62,30 +79,61 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(row.practice_id).toBe(own.practiceId)
     },
   }),
-  'GET /api/procedures': (o) => ({ path: `/api/procedures?practice=${o.practiceId}`, expect: 403 }),
-  'GET /api/products': (o) => ({ path: `/api/products?practice=${o.practiceId}`, expect: 403 }),
+  'GET /api/procedures': (o) => ({ path: `/api/procedures?practice=${o.practiceId}`, expect: 404 }),
+  'GET /api/products': (o) => ({ path: `/api/products?practice=${o.practiceId}`, expect: 404 }),
+  'GET /api/patients': () => ({
+    path: '/api/patients?pageSize=100',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as { data: { id: number; practice_id: number }[] }
+      expect(page.data.length).toBeGreaterThan(0)
+      expect(page.data.every((row) => row.practice_id !== foreignPracticeId)).toBe(true)
+    },
+  }),
+  'POST /api/patients/:id/archive': (o) => ({
+    path: `/api/patients/${o.patientId}/archive`,
+    expect: 404,
+  }),
+  'POST /api/patients/:id/restore': (o) => ({
+    path: `/api/patients/${o.patientId}/restore`,
+    expect: 404,
+  }),
+  'GET /api/patients/:id/ledger': (o) => ({
+    path: `/api/patients/${o.patientId}/ledger`,
+    expect: notFound,
+  }),
+  'POST /api/patients/:id/adjustments': (o) => ({
+    path: `/api/patients/${o.patientId}/adjustments`,
+    body: { points: 5, reason: 'reaching across', idempotencyKey: 'foreign-adjustment-1' },
+    expect: notFound,
+  }),
+  'POST /api/ledger/:entryId/reverse': (o) => ({
+    path: `/api/ledger/${o.ledgerEntryId}/reverse`,
+    body: { reason: 'reaching across' },
+    expect: notFound,
+  }),
   'GET /api/appointments/:practiceId/:date': (o) => ({
     path: `/api/appointments/${o.practiceId}/${DAY}`,
-    expect: 403,
+    expect: 404,
   }),
   'DELETE /api/appointments/:id': (o) => ({
     path: `/api/appointments/${o.appointmentId}`,
-    expect: 403,
+    expect: 404,
   }),
-  'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 403 }),
+  'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 404 }),
   'GET /api/activities/patient/:id': (o) => ({
     path: `/api/activities/patient/${o.patientId}`,
-    expect: 403,
+    expect: 404,
   }),
   'PUT /api/promotions/claimed/:promo': (o) => ({
     path: `/api/promotions/claimed/${o.promotionId}`,
     body: { promo: o.promotionId, patient_id: o.patientId },
-    expect: 403,
+    expect: 404,
   }),
   'PUT /api/promotions/redeemed/:promo': (o) => ({
     path: `/api/promotions/redeemed/${o.promotionId}`,
     body: { promo: o.promotionId, patient_id: o.patientId },
-    expect: 403,
+    expect: 404,
   }),
   'GET /api/users': (o) => ({
     path: '/api/users',
@@ -98,7 +146,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       )
     },
   }),
-  'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 403 }),
+  'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 404 }),
   'POST /api/auth/logout': () => ({
     path: '/api/auth/logout',
     body: {},
@@ -131,9 +179,9 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   }),
   'POST /api/personnel/:id/resend': (o) => ({
     path: `/api/personnel/${o.invitationId}/resend`,
-    expect: 403,
+    expect: 404,
   }),
-  'DELETE /api/personnel/:id': (o) => ({ path: `/api/personnel/${o.invitationId}`, expect: 403 }),
+  'DELETE /api/personnel/:id': (o) => ({ path: `/api/personnel/${o.invitationId}`, expect: 404 }),
   'GET /api/users-permissions/init': () => ({
     path: '/api/users-permissions/init',
     expect: async (response) => expect(response.status).toBe(200),
@@ -161,7 +209,16 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
       position: 'Staff',
       expires_at: new Date(Date.now() + 86_400_000),
     })
-    other = { ...fixture, invitationId, invitationEmail }
+    const { entry } = await createLedger({ db: t.db, now: () => new Date() }).credit({
+      practiceId: fixture.practiceId,
+      patientId: fixture.patientId,
+      userId: fixture.admin.id,
+      kind: 'earn',
+      points: 100,
+      sourceType: 'visit',
+    })
+    other = { ...fixture, invitationId, invitationEmail, ledgerEntryId: entry.id }
+    foreignPracticeId = fixture.practiceId
   })
   afterAll(() => t.close())
 
@@ -228,7 +285,7 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
     expect(answers.length).toBe(protectedRoutes.length * Object.keys(tokens).length)
   })
 
-  it("refuses another practice's rows with 403 and keeps lists and new rows to the user's practice", async () => {
+  it("answers another practice's rows with 404 and keeps lists and new rows to the user's practice", async () => {
     const results: string[] = []
     for (const route of apiRoutes(t.app).filter((r) => !PUBLIC_ROUTES.has(r.key))) {
       const make = PROTECTED[route.key]
@@ -241,11 +298,11 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
         token,
         ...(target.body !== undefined ? { json: target.body } : {}),
       })
-      if (target.expect === 403) {
+      if (target.expect === 404) {
         results.push(`${route.key} → ${response.status}`)
-        expect(response.status, route.key).toBe(403)
+        expect(response.status, route.key).toBe(404)
         expect(((await response.json()) as { error: { name: string } }).error.name).toBe(
-          'ForbiddenError',
+          'NotFoundError',
         )
       } else {
         await target.expect(response)

@@ -8,8 +8,8 @@ import {
 } from '#domain/common-passwords.ts'
 import { PasswordSchema, WizardPasswordSchema } from '#domain/fields.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
-import { type ApiCall, postJson, readySignUp } from './flows.ts'
+import { type ApiCall, postJson, readySignUp } from '#server/testing/api-journeys.ts'
+import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 const LIST_FILE = 'server/data/common-passwords.txt'
 

@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import { users } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/db/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { AUTH_LIMITS } from '#server/routes/auth.ts'
 import { PERSONNEL_REGISTER_LIMIT } from '#server/routes/personnel.ts'
+import { COUPON_LOOKUP_LIMIT } from '#server/routes/practice.ts'
 import { SIGN_UP_LIMITS } from '#server/routes/sign-up.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { hashPassword } from '#server/services/passwords.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 import { VERIFICATION_RULES } from '#server/services/verification.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/test-support.ts'
-import { type ApiCall, lastSmsCode, postJson, readySignUp } from './flows.ts'
+import { type ApiCall, lastSmsCode, postJson, readySignUp } from '#server/testing/api-journeys.ts'
+import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-07-01T09:00:00Z')
 const MINUTE = 60_000
@@ -82,33 +84,41 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
     return { email, password }
   }
 
-  it('sign-in: 10 failures per account in 15 minutes, then 429 even for the right password', async () => {
+  it('sign-in: after 5 failures of an account its failing address waits, doubling; the right password then gets in', async () => {
     const user = await newUser()
-    const n = await firstRefusal('sign-in failures per account', 10, () =>
+    const n = await firstRefusal('sign-in failures per account (suspect address)', 6, () =>
       postJson(call, '/api/auth/local', { identifier: user.email, password: 'Wrong-Pass-1' }),
     )
-    expect(n).toBe(AUTH_LIMITS.signInFailuresPerAccount.max + 1)
+    // Five failures, one more try after the first one-second wait, then 429.
+    expect(n).toBe(AUTH_LIMITS.signInFailuresPerAccount.max + 2)
     const right = await postJson(call, '/api/auth/local', {
       identifier: user.email,
       password: user.password,
     })
     expect(right.status).toBe(429)
-    advance(15 * MINUTE + 1000)
+    advance(1000 + 1)
     expect(
       (await postJson(call, '/api/auth/local', { identifier: user.email, password: user.password }))
         .status,
     ).toBe(200)
   })
 
-  it('sign-in: 30 attempts per address in 5 minutes, then 429', async () => {
-    const n = await firstRefusal('sign-in attempts per address', 30, (i) =>
+  it('sign-in: 30 failures per address in 15 minutes, then 429; successes never count', async () => {
+    for (let i = 0; i < 35; i++) {
+      const staff = await postJson(call, '/api/auth/local', {
+        identifier: DEMO_ADMIN.email,
+        password: DEMO_ADMIN.password,
+      })
+      expect(staff.status).toBe(200)
+    }
+    const n = await firstRefusal('sign-in failures per address', 30, (i) =>
       postJson(call, '/api/auth/local', {
         identifier: `nobody-${i}@example.com`,
         password: 'Wrong-Pass-1',
       }),
     )
-    expect(n).toBe(AUTH_LIMITS.signInPerIp.max + 1)
-    advance(5 * MINUTE + 1000)
+    expect(n).toBe(AUTH_LIMITS.signInFailuresPerIp.max + 1)
+    advance(15 * MINUTE + 1000)
     const again = await postJson(call, '/api/auth/local', {
       identifier: DEMO_ADMIN.email,
       password: DEMO_ADMIN.password,
@@ -146,6 +156,17 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
     expect(outbox.messages.some((m) => m.to === user.email)).toBe(false)
   })
 
+  it('promo code lookups: 20 per address in 15 minutes, so private codes cannot be guessed', async () => {
+    const n = await firstRefusal('promo code lookups per address', COUPON_LOOKUP_LIMIT.max, (i) =>
+      call(`/api/practice/coupons/GUESS${i}`),
+    )
+    expect(n).toBe(COUPON_LOOKUP_LIMIT.max + 1)
+    // The real code is refused too while the address waits; then it works again.
+    expect((await call('/api/practice/coupons/SAVE50OFF')).status).toBe(429)
+    advance(15 * MINUTE + 1000)
+    expect((await call('/api/practice/coupons/SAVE50OFF')).status).toBe(200)
+  })
+
   it('reset-password: 30 attempts per address in 15 minutes', async () => {
     expect(
       await firstRefusal('reset-password per address', 30, () =>
@@ -159,7 +180,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   })
 
   it('get-code: 30 seconds between codes and 5 codes an hour per phone', async () => {
-    const phone = `555${String(Date.now()).slice(-7)}`
+    const phone = nanpTestPhone(`555${String(Date.now()).slice(-7)}`)
     const get = () =>
       postJson(call, '/api/auth/get-code', { email: 'p@example.com', phone, countryCode: '+1' })
     expect((await get()).status).toBe(200)
@@ -178,7 +199,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   })
 
   it('verify-code: 5 attempts per code, then 429 even for the right code', async () => {
-    const phone = `556${String(Date.now()).slice(-7)}`
+    const phone = nanpTestPhone(`556${String(Date.now()).slice(-7)}`)
     const sent = await postJson(call, '/api/auth/get-code', {
       email: 'v@example.com',
       phone,
@@ -274,7 +295,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
     const [a, b] = [instance(), instance()]
     // Each test run is its own window: the shared table outlives the in-memory apps.
     advance(24 * 60 * MINUTE * Math.floor(Math.random() * 1000 + 1))
-    const n = await firstRefusal('sign-in per address across two instances', 30, (i) =>
+    const n = await firstRefusal('sign-in failures per address across two instances', 30, (i) =>
       Promise.resolve(
         (i % 2 ? a : b).request('/api/auth/local', {
           method: 'POST',

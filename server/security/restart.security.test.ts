@@ -6,29 +6,17 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '#scripts/lib/free-port.ts'
 import { openDatabase } from '#server/db/client.ts'
 import { patients, practices, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/db/seed.ts'
-import { type ApiCall, postJson, readySignUp, signIn } from './flows.ts'
+import { type ApiCall, postJson, readySignUp, signIn } from '#server/testing/api-journeys.ts'
 
 const JWT_SECRET = 'restart-test-secret-that-is-long-enough-0123456789'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Starts `server/index.ts` as its own process on `dataDir`; resolves once /api/health answers. */
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {

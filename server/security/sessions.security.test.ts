@@ -5,14 +5,14 @@ import { REMEMBER_TTL_SECONDS, SESSION_TTL_SECONDS, verifySession } from '#serve
 import { users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { hashPassword } from '#server/services/passwords.ts'
+import { type ApiCall, postJson } from '#server/testing/api-journeys.ts'
 import {
   createTestApp,
   mintToken,
   TEST_JWT_SECRET,
   type TestApp,
   testBackends,
-} from '#server/test-support.ts'
-import { type ApiCall, postJson } from './flows.ts'
+} from '#server/testing/test-app.ts'
 
 const HOUR = 60 * 60 * 1000
 

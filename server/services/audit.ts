@@ -13,6 +13,13 @@ export const AUDIT_ACTIONS = [
   'invitation.used',
   'signup.registered',
   'payment.completed',
+  'permission.refused',
+  'ledger.posted',
+  'patient.viewed',
+  'patient.created',
+  'patient.updated',
+  'patient.archived',
+  'patient.restored',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

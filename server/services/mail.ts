@@ -9,6 +9,8 @@ export type MailMessage = {
   text: string
   /** The one link the reader should follow (also shown in the development outbox). */
   link?: string | undefined
+  /** Extra headers, name to value (for example `List-Unsubscribe` on patient e-mail). */
+  headers?: Record<string, string> | undefined
 }
 
 /** Sends e-mail. Routes receive it injected, so tests and development never reach a mail server. */

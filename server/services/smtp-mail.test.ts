@@ -3,18 +3,18 @@ import type { SMTPServerOptions } from 'smtp-server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryLogger } from '#server/lib/log.ts'
 import {
-  decodeHeader,
-  parseMessage,
-  partOf,
-  startSmtpServer,
-} from '#server/services/provider-stubs.ts'
-import {
   createSmtpMail,
   DEFAULT_MAIL_FROM,
   describeSmtpUrl,
   MailDeliveryError,
   mailHtml,
 } from '#server/services/smtp-mail.ts'
+import {
+  decodeHeader,
+  parseMessage,
+  partOf,
+  startSmtpServer,
+} from '#server/testing/provider-stubs.ts'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -118,12 +118,13 @@ export function createSmtpMail({
   )
 
   return {
-    async send({ to, subject, text, link }: MailMessage) {
+    async send({ to, subject, text, link, headers }: MailMessage) {
       try {
         const info = await transport.sendMail({
           to,
           subject,
           text,
+          ...(headers && Object.keys(headers).length > 0 ? { headers } : {}),
           ...(link ? { html: mailHtml(text, link) } : {}),
         })
         log?.info(`E-mail "${subject}" to ${maskEmail(to)} sent over ${server} (${info.messageId})`)

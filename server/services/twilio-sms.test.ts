@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryLogger } from '#server/lib/log.ts'
-import { type Reply, startTwilioStub } from '#server/services/provider-stubs.ts'
 import {
   createTwilioSms,
   SmsDeliveryError,
@@ -8,6 +7,7 @@ import {
   TWILIO_TIMEOUT_MS,
   toE164,
 } from '#server/services/twilio-sms.ts'
+import { type Reply, startTwilioStub } from '#server/testing/provider-stubs.ts'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

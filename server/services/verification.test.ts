@@ -1,9 +1,12 @@
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '#server/db/client.ts'
-import { verificationCodes } from '#server/db/schema.ts'
+import { outboundMessages, verificationCodes } from '#server/db/schema.ts'
+import { memoryLogger } from '#server/lib/log.ts'
+import type { MailService } from '#server/services/mail.ts'
+import { createOutboundQueue, type OutboundQueue } from '#server/services/outbound.ts'
 import type { SmsMessage } from '#server/services/sms.ts'
-import { testBackends } from '#server/test-support.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import {
   consumeVerification,
   hashCode,
@@ -32,12 +35,15 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   let handle: DatabaseHandle
   const sent: SmsMessage[] = []
   const sms = { send: async (message: SmsMessage) => void sent.push(message) }
+  const noMail: MailService = { send: async () => Promise.reject(new Error('no e-mail here')) }
+  let outbound: OutboundQueue
   let phoneCounter = 0
   // Each test uses its own phone so the per-phone limits never leak between tests.
   const nextPhone = () => `555${String(1000000 + ++phoneCounter).slice(1)}`
 
   beforeAll(async () => {
     handle = await backend.open()
+    outbound = createOutboundQueue({ db: handle.db, mail: noMail, sms, log: memoryLogger() })
   })
   afterAll(() => handle.close())
 
@@ -49,10 +55,11 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   it('stores only the hash, sends the code by SMS, and verifies it once', async () => {
     const phone = nextPhone()
     const { authyId } = await issueCode(
-      { db: handle.db, sms, now: () => T0, generateCode: () => '012345' },
+      { db: handle.db, outbound, now: () => T0, generateCode: () => '012345' },
       { email: 'Jane@Example.com', phone, countryCode: '+1' },
     )
     expect(authyId.length).toBeGreaterThanOrEqual(22)
+    await outbound.drain()
     expect(sent.at(-1)).toMatchObject({ to: `+1${phone}`, code: '012345' })
     expect(sent.at(-1)?.text).toContain('012345')
     const [row] = await handle.db
@@ -72,7 +79,7 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
 
   it('refuses a second code within 30 s, and a sixth code within the hour', async () => {
     const phone = nextPhone()
-    const deps = (at: Date) => ({ db: handle.db, sms, now: () => at })
+    const deps = (at: Date) => ({ db: handle.db, outbound, now: () => at })
     const input = { email: 'a@b.co', phone, countryCode: '+1' }
     await issueCode(deps(T0), input)
     const soon = await rejection(issueCode(deps(plus(10_000)), input))
@@ -87,11 +94,11 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   it('lets only the newest code of a phone work', async () => {
     const phone = nextPhone()
     const first = await issueCode(
-      { db: handle.db, sms, now: () => T0, generateCode: () => '111111' },
+      { db: handle.db, outbound, now: () => T0, generateCode: () => '111111' },
       { email: 'a@b.co', phone, countryCode: '+1' },
     )
     await issueCode(
-      { db: handle.db, sms, now: () => plus(31_000), generateCode: () => '222222' },
+      { db: handle.db, outbound, now: () => plus(31_000), generateCode: () => '222222' },
       { email: 'a@b.co', phone, countryCode: '+1' },
     )
     const old = await rejection(
@@ -106,7 +113,7 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   it('answers wrong, expired and unknown codes, and kills a code after 5 attempts', async () => {
     const phone = nextPhone()
     const { authyId } = await issueCode(
-      { db: handle.db, sms, now: () => T0, generateCode: () => '654321' },
+      { db: handle.db, outbound, now: () => T0, generateCode: () => '654321' },
       { email: 'a@b.co', phone, countryCode: '+1' },
     )
     const check = (code: string, at = plus(1000), id = authyId, p = phone) =>
@@ -137,7 +144,7 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   it('counts parallel guesses against the same 5 attempts', async () => {
     const phone = nextPhone()
     const { authyId } = await issueCode(
-      { db: handle.db, sms, now: () => T0, generateCode: () => '999999' },
+      { db: handle.db, outbound, now: () => T0, generateCode: () => '999999' },
       { email: 'a@b.co', phone, countryCode: '+1' },
     )
     const guesses = Array.from({ length: 12 }, (_, i) =>
@@ -156,7 +163,7 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
   it('refuses to consume an unverified or stale verification', async () => {
     const phone = nextPhone()
     const { authyId } = await issueCode(
-      { db: handle.db, sms, now: () => T0, generateCode: () => '123123' },
+      { db: handle.db, outbound, now: () => T0, generateCode: () => '123123' },
       { email: 'a@b.co', phone, countryCode: '+1' },
     )
     expect(
@@ -172,19 +179,30 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
     })
   })
 
-  it('forgets a code whose SMS could not be sent', async () => {
+  it('queues the SMS with the code: a provider failure keeps both and the SMS is retried', async () => {
     const phone = nextPhone()
     const failing = { send: async () => Promise.reject(new Error('provider down')) }
-    await expect(
-      issueCode(
-        { db: handle.db, sms: failing, now: () => T0 },
-        { email: 'a@b.co', phone, countryCode: '+1' },
-      ),
-    ).rejects.toThrow('provider down')
-    const rows = await handle.db
+    const log = memoryLogger()
+    const flaky = createOutboundQueue({ db: handle.db, mail: noMail, sms: failing, log })
+    await issueCode(
+      { db: handle.db, outbound: flaky, now: () => T0 },
+      { email: 'a@b.co', phone, countryCode: '+1' },
+    )
+    await flaky.drain()
+    const codes = await handle.db
       .select()
       .from(verificationCodes)
       .where(eq(verificationCodes.phone, phone))
-    expect(rows).toHaveLength(0)
+    expect(codes).toHaveLength(1)
+    const [queued] = await handle.db
+      .select()
+      .from(outboundMessages)
+      .where(eq(outboundMessages.to, `+1${phone}`))
+    expect(queued).toMatchObject({ channel: 'sms', attempts: 1, last_error: 'provider down' })
+    expect(queued?.failed_at).toBeNull()
+    expect(log.lines.join('\n')).toContain('retried later')
+    // The retry waits its backoff: a pass now sends nothing more.
+    await outbound.drain()
+    expect(sent.some((m) => m.to === `+1${phone}`)).toBe(false)
   })
 })

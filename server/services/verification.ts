@@ -3,7 +3,7 @@ import { and, count, desc, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-or
 import type { Database, Transaction } from '#server/db/client.ts'
 import { verificationCodes } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import type { SmsService } from '#server/services/sms.ts'
+import type { OutboundQueue } from '#server/services/outbound.ts'
 
 /**
  * Phone verification by SMS code (spec sections 4 and 8, DESIGN.md section 8): a 6-digit code,
@@ -74,7 +74,8 @@ export function newCode(): string {
 /** What {@link issueCode} needs. */
 export interface IssueCodeDeps {
   db: Database
-  sms: SmsService
+  /** The SMS is queued in the transaction that stores the code, then the worker is kicked. */
+  outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
   now: () => Date
   /** Injected by tests to know the code without reading the outbox. */
   generateCode?: () => string
@@ -83,7 +84,8 @@ export interface IssueCodeDeps {
 /**
  * Starts a verification for a phone and sends its code by SMS. Throws {@link VerificationError}
  * 429 when the last code to this phone went out less than 30 s ago or 5 codes went out in the last
- * hour. Earlier unverified codes of the phone stop working: only the newest one counts.
+ * hour. Earlier unverified codes of the phone stop working: only the newest one counts. The SMS
+ * is queued with the code (docs/decisions/006-durable-outbound-queue.md): both exist or neither.
  */
 export async function issueCode(
   deps: IssueCodeDeps,
@@ -138,19 +140,14 @@ export async function issueCode(
       last_sent_at: at,
       created_at: at,
     })
-  })
-
-  try {
-    await deps.sms.send({
+    await deps.outbound.enqueue(tx, {
+      channel: 'sms',
       to: `${input.countryCode}${phone}`,
       text: `Your Glow Rewards confirmation code is ${code}. It expires in 10 minutes.`,
       code,
     })
-  } catch (error) {
-    // A code that never left must not count as sent; forget it so the person can ask again.
-    await deps.db.delete(verificationCodes).where(eq(verificationCodes.id, authyId))
-    throw error
-  }
+  })
+  deps.outbound.kick()
   return { authyId }
 }
 
