@@ -36,7 +36,11 @@ import {
   selectPhoneVerificationRef,
   selectRegistrationFlags,
 } from '#machines/personnel/register-personnel.selectors.ts'
+import { CaptchaField } from '#src/features/sign-in/captcha-field.tsx'
+import { setGetCodeCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
+import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { lockedProps } from '#src/ui/locked.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import { SecretField } from './secret-field.tsx'
 
@@ -183,14 +187,14 @@ function RegistrationForm({
               autoComplete="tel-national"
               name="phoneNumber"
               withAsterisk
-              disabled={flags.lockPhoneInput}
+              {...lockedProps(flags.lockPhoneInput)}
               errorProps={{ role: 'alert' }}
               style={{ flex: 1, minWidth: 0 }}
               key={form.key('phoneNumber')}
               {...form.getInputProps('phoneNumber')}
             />
           </Group>
-          <TextInput label="Email" value={invitation.email} disabled readOnly />
+          <TextInput label="Email" value={invitation.email} {...lockedProps(true)} />
           <SecretField
             label="Password"
             autoComplete="new-password"
@@ -208,9 +212,18 @@ function RegistrationForm({
             key={form.key('password_confirm')}
             {...form.getInputProps('password_confirm')}
           />
-          <TextInput label="Position" value={invitation.position} disabled readOnly />
+          <TextInput label="Position" value={invitation.position} {...lockedProps(true)} />
 
           <Stack gap="xs">
+            {!isCaptchaOff() && env.VITE_HCAPTCHA_SITEKEY && !phone?.matches('verified') && (
+              // Texting costs the practice: with hCaptcha configured, Get Code needs a human first.
+              <CaptchaField
+                siteKey={env.VITE_HCAPTCHA_SITEKEY}
+                error={null}
+                onVerify={(token) => setGetCodeCaptchaToken(token)}
+                onExpire={() => setGetCodeCaptchaToken(null)}
+              />
+            )}
             <Group gap="sm" wrap="wrap">
               <Button
                 variant="outline"

@@ -1,5 +1,5 @@
 import { Input, Loader } from '@mantine/core'
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useSyncExternalStore } from 'react'
 
 // The widget and its script loader stay out of the first chunk: most visitors (localhost,
 // tester mode, no site key) never need them.
@@ -14,8 +14,22 @@ export type CaptchaFieldProps = {
   onExpire: () => void
 }
 
-/** The hCaptcha human check of the sign-in form, with a visible label and an announced error. */
+const noSubscription = () => () => {}
+
+/**
+ * The hCaptcha human check of a form, with a visible label and an announced error. Whether it
+ * shows depends on the browser's host name, which a prerendered page cannot know (it is rendered
+ * as localhost, without it): while React takes over such a page the field renders nothing, as
+ * the markup did, and it appears in the render right after. Rendering it straight away made the
+ * markup and the app disagree on /signin and /signup under a real host name (React error 418).
+ */
 export function CaptchaField({ siteKey, error, onVerify, onExpire }: CaptchaFieldProps) {
+  const hydrating = useSyncExternalStore(
+    noSubscription,
+    () => false,
+    () => true,
+  )
+  if (hydrating) return null
   return (
     <Input.Wrapper
       label="Human check"

@@ -13,6 +13,9 @@ import {
   selectNotice,
   selectResendSecondsLeft,
 } from '#machines/phone-verification/phone-verification.selectors.ts'
+import { CaptchaField } from '#src/features/sign-in/captcha-field.tsx'
+import { env, isCaptchaOff } from '#src/lib/env.ts'
+import { setGetCodeCaptchaToken } from './get-code-captcha.ts'
 import { maskDigits } from './masks.ts'
 import { useNow } from './use-now.ts'
 
@@ -118,6 +121,15 @@ function ActiveVerification({ actorRef }: { actorRef: PhoneVerificationActorRef 
   if (isVerified) return <LockedVerification />
   return (
     <Stack gap="xs">
+      {!isCaptchaOff() && env.VITE_HCAPTCHA_SITEKEY && (
+        // Texting costs the practice: with hCaptcha configured, Get Code needs a human first.
+        <CaptchaField
+          siteKey={env.VITE_HCAPTCHA_SITEKEY}
+          error={null}
+          onVerify={(token) => setGetCodeCaptchaToken(token)}
+          onExpire={() => setGetCodeCaptchaToken(null)}
+        />
+      )}
       <CodeRow
         canSend={canSend}
         canVerify={canVerify}
