@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test'
-import { CHROMIUM_ARGS, chromiumPath } from './tests/e2e/support/chromium.ts'
+import { CHROMIUM_ARGS, chromiumPath } from './scripts/lib/chromium.ts'
 
 // `npm test` picks a free port and passes it in E2E_PORT; a fixed fallback serves a direct
 // `npx playwright test`. The server gets a fresh temporary DATA_DIR every run (support/serve.ts).
@@ -32,6 +32,16 @@ export default defineConfig({
     timeout: 180_000,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: baseURL, NODE_ENV: 'test' },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: baseURL,
+      NODE_ENV: 'test',
+      // Every journey comes from 127.0.0.1: the per-address limits of public calls would stop the
+      // suite, not an attacker. Their own tests run against the defaults in-process.
+      SMS_PER_ADDRESS_HOURLY: '100000',
+      SMS_HOURLY_BUDGET: '100000',
+      PROMO_LOOKUPS_PER_ADDRESS: '100000',
+    },
   },
 })

@@ -27,4 +27,5 @@ export const API_ERROR_NAMES = {
   payloadTooLarge: 'PayloadTooLargeError',
   unsupportedMediaType: 'UnsupportedMediaTypeError',
   internal: 'InternalServerError',
+  unavailable: 'ServiceUnavailableError',
 } as const

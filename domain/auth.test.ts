@@ -91,7 +91,7 @@ describe('ResetPasswordFormSchema', () => {
   it('reports a mismatch on the confirm field', () => {
     expect(
       issuesOf(ResetPasswordFormSchema, { password: 'abcdefgh', confirm_password: 'abcdefgx' }),
-    ).toEqual({ confirm_password: 'Passwords do not match' })
+    ).toEqual({ confirm_password: 'Passwords should match' })
   })
 })
 
@@ -157,7 +157,7 @@ describe('ResetPasswordPayloadSchema', () => {
     )
     expect(
       issuesOf(ResetPasswordPayloadSchema, { ...valid, passwordConfirmation: 'Other1234' }),
-    ).toEqual({ passwordConfirmation: 'Passwords do not match' })
+    ).toEqual({ passwordConfirmation: 'Passwords should match' })
   })
 })
 

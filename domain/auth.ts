@@ -1,9 +1,5 @@
 import * as v from 'valibot'
 
-// The reset password's rules (with the list of common passwords) live in reset-password.ts, so
-// that the sign-in view does not download the list; their types stay reachable from here.
-export type { ResetPasswordForm, ResetPasswordPayload } from '#domain/reset-password.ts'
-
 /**
  * Every text the sign-in screen and the auth endpoints show. The spec fixes most of them (sections
  * 2, 5 and 8); the ones marked "ours" fill places where the spec gives no wording.
@@ -18,8 +14,11 @@ export const AUTH_MESSAGES = {
   passwordTooShort: 'Password should contain minimum 8 characters',
   /** Ours: the spec's confirm-password hint, used as the "required" message. */
   confirmPasswordRequired: 'Please retype your password',
-  /** Ours: the spec says "confirm must match" without a text. */
-  passwordsDoNotMatch: 'Passwords do not match',
+  /**
+   * Ours: the spec says "confirm must match" without a text. Every form says it the same way
+   * (issue 21): the sign-up wizard and the personnel registration use this text too.
+   */
+  passwordsDoNotMatch: 'Passwords should match',
   captchaRequired: 'This field is required.',
   invalidCredentials: 'Invalid Email or Password',
   resetLinkOutdated: 'Password Reset link is outdated!',
@@ -33,10 +32,6 @@ export const AUTH_MESSAGES = {
   /** Ours: a captcha token the verifier rejected. */
   captchaInvalid: 'The human check failed. Please try again.',
 } as const
-
-// The browser storage keys of sign-in live in auth-keys.ts, which the entry chunk can import
-// without the sign-in schemas below.
-export { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth-keys.ts'
 
 /** Longest e-mail address a mailbox can have (RFC 5321). */
 export const EMAIL_MAX_LENGTH = 254
@@ -95,6 +90,16 @@ export type ForgotPasswordPayload = v.InferOutput<typeof ForgotPasswordPayloadSc
 /** `POST /auth/forgot-password` answer: the same for every well-formed e-mail. */
 export const ForgotPasswordAnswerSchema = v.object({ ok: v.literal(true) })
 export type ForgotPasswordAnswer = v.InferOutput<typeof ForgotPasswordAnswerSchema>
+
+/** `POST /auth/reset-code-status` body: the code of a reset link, asked about before the form. */
+export const ResetCodeStatusPayloadSchema = v.object({
+  code: v.pipe(v.string(), v.maxLength(512, AUTH_MESSAGES.resetLinkOutdated)),
+})
+export type ResetCodeStatusPayload = v.InferOutput<typeof ResetCodeStatusPayloadSchema>
+
+/** `POST /auth/reset-code-status` answer: whether the link can still set a password, nothing more. */
+export const ResetCodeStatusAnswerSchema = v.object({ valid: v.boolean() })
+export type ResetCodeStatusAnswer = v.InferOutput<typeof ResetCodeStatusAnswerSchema>
 
 /** `GET /users-permissions/init` answer: whether the signed-in user's practice has an admin. */
 export const InitPermissionsAnswerSchema = v.object({ hasAdmin: v.boolean() })

@@ -174,6 +174,16 @@ export function cardNumberMaskLength(number: string): number {
   return possibleCardTypes(number).includes('visa') ? 19 : 16
 }
 
+/**
+ * Where a card number's groups break, as the card shows them: 4-6-5 for Amex (breaks after the
+ * 4th and 10th digit), 4-6-4 for Diners, 4-4-4-4 for most and for a type not known yet.
+ */
+export function cardNumberGaps(number: string): readonly number[] {
+  const type = detectCardType(number)
+  const gaps = type ? creditCardType.getTypeInfo(libraryName(type)).gaps : undefined
+  return gaps && gaps.length > 0 ? gaps : [4, 8, 12, 16]
+}
+
 /** How many digits the CVV mask allows. */
 export const CVV_MASK_LENGTH = 4
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
 
 /**
@@ -37,7 +38,8 @@ export const FIELD_MESSAGES = {
   },
   passwordConfirm: {
     required: 'Please fill confirm password field',
-    mismatch: 'Passwords should match',
+    /** The same text on every form (issue 21), the reset form's included. */
+    mismatch: AUTH_MESSAGES.passwordsDoNotMatch,
   },
   position: { required: 'Please fill position field' },
   confirmCode: {
@@ -64,6 +66,48 @@ export function whenFilled(rule: (text: string) => boolean, message: string) {
   return v.check<string, string>((text) => isBlank(text) || rule(text), message)
 }
 
+/** The longest free text a field takes (practice name, address, city, ids, user names...). */
+export const FREE_TEXT_MAX_LENGTH = 200
+
+/** The longest first or last name. */
+export const NAME_MAX_LENGTH = 100
+
+/**
+ * Characters that cannot be seen or that turn the direction of the text around: control
+ * characters, the soft hyphen, zero-width spaces and joiners, the word joiner and invisible
+ * operators, the byte-order mark, and the bidirectional marks, embeddings, overrides and
+ * isolates. In a name they only serve to make one thing look like another.
+ */
+export const INVISIBLE_CHARACTERS =
+  /[\p{Cc}\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u
+
+/** Ours: the texts of the length and invisible-character rules. */
+export const TEXT_MESSAGES = {
+  tooLong: (max: number) => `Please use at most ${max} characters.`,
+  invisible: 'Please remove invisible or text-direction characters.',
+} as const
+
+/** Whether a text is free of {@link INVISIBLE_CHARACTERS}. */
+export function isVisibleText(text: string): boolean {
+  return !INVISIBLE_CHARACTERS.test(text)
+}
+
+/**
+ * The rules every free-text field adds to its own: at most `max` characters, and (unless
+ * `anyCharacter`, for secrets such as a password) no invisible or text-direction characters.
+ */
+export function bounded<TSchema extends v.GenericSchema<unknown, string>>(
+  schema: TSchema,
+  max: number = FREE_TEXT_MAX_LENGTH,
+  { anyCharacter = false }: { anyCharacter?: boolean } = {},
+) {
+  return v.pipe(
+    schema,
+    v.maxLength(max, TEXT_MESSAGES.tooLong(max)),
+    v.check((text: string) => anyCharacter || isVisibleText(text), TEXT_MESSAGES.invisible),
+  )
+}
+
 /** Letters of any script, hyphen, backtick and apostrophe (spec section 5, names). */
 const NAME_PATTERN = /^[\p{L}\-`']+$/u
 
@@ -75,6 +119,7 @@ function personNameSchema(messages: { required: string; minLength: string; patte
     requiredString(messages.required),
     whenFilled((text) => text.length >= NAME_MIN_LENGTH, messages.minLength),
     whenFilled((text) => NAME_PATTERN.test(text), messages.pattern),
+    v.maxLength(NAME_MAX_LENGTH, TEXT_MESSAGES.tooLong(NAME_MAX_LENGTH)),
   )
 }
 
@@ -118,6 +163,20 @@ export const PersonnelPhoneSchema = v.pipe(
 
 /** The phone country codes offered; the product serves the US and Canada, both `+1`. */
 export const PHONE_COUNTRY_CODES = ['+1'] as const
+/**
+ * Whether `digits` is a North American Numbering Plan number: 10 digits (or 11 starting with the
+ * country code 1), an area code and an exchange code that start with 2-9 and are not N11 (211,
+ * 311, ... 911 are service codes), and an area code that is not 37X or 96X (reserved).
+ */
+export function isNanpNumber(digits: string): boolean {
+  const national = digits.length === 11 && digits.startsWith('1') ? digits.slice(1) : digits
+  if (!/^\d{10}$/.test(national)) return false
+  const area = national.slice(0, 3)
+  const exchange = national.slice(3, 6)
+  const valid = (code: string) => /^[2-9]\d\d$/.test(code) && code.slice(1) !== '11'
+  return valid(area) && valid(exchange) && !/^(37|96)/.test(area)
+}
+
 /** The phone country code every form starts with. */
 export const DEFAULT_PHONE_COUNTRY_CODE = '+1'
 /** The phone country code selector's value. */

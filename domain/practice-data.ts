@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { bounded, NAME_MAX_LENGTH } from '#domain/fields.ts'
 
 /**
  * Answers of the practice-scoped data calls (spec section 7, DESIGN.md section 4). The spec does
@@ -8,6 +9,9 @@ import * as v from 'valibot'
 
 const IsoDate = v.string()
 
+/** The largest whole number a row holds (a Postgres `integer`): points and row ids. */
+export const MAX_STORED_INTEGER = 2_147_483_647
+
 export const PatientSchema = v.object({
   id: v.number(),
   practice_id: v.number(),
@@ -16,22 +20,116 @@ export const PatientSchema = v.object({
   email: v.nullable(v.string()),
   phone: v.nullable(v.string()),
   email_subscription: v.boolean(),
+  sms_subscription: v.boolean(),
+  birth_date: v.nullable(v.string()),
   unsubscribe_id: v.string(),
   converted: v.boolean(),
+  /** The balance: the sum of the patient's ledger entries. */
   points: v.number(),
+  archived: v.boolean(),
+  last_visit_at: v.nullable(IsoDate),
   created_at: IsoDate,
 })
 export type Patient = v.InferOutput<typeof PatientSchema>
 
+/** `GET /patients`: one page of the practice's patients. */
+export const PatientPageSchema = v.object({
+  data: v.array(PatientSchema),
+  total: v.number(),
+  page: v.number(),
+  pageSize: v.number(),
+})
+export type PatientPage = v.InferOutput<typeof PatientPageSchema>
+
+/** How the patient list can be sorted; a leading `-` sorts descending. */
+export const PATIENT_SORTS = [
+  'name',
+  '-name',
+  'points',
+  '-points',
+  'last_visit',
+  '-last_visit',
+  'created',
+  '-created',
+] as const
+export type PatientSort = (typeof PATIENT_SORTS)[number]
+
+const pageNumber = (max: number, fallback: string, label: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, `${label} must be a whole number.`),
+      v.transform(Number),
+      v.minValue(1, `${label} must be at least 1.`),
+      v.maxValue(max, `${label} can be at most ${max}.`),
+    ),
+    fallback,
+  )
+
+/** The query of `GET /patients`: search by name, e-mail or phone; page from 1; at most 100 a page. */
+export const PatientListQuerySchema = v.object({
+  search: v.optional(
+    v.pipe(v.string(), v.trim(), v.maxLength(100, 'The search can be at most 100 characters.')),
+    '',
+  ),
+  page: pageNumber(100_000, '1', 'page'),
+  pageSize: pageNumber(100, '25', 'pageSize'),
+  sort: v.optional(
+    v.picklist(PATIENT_SORTS, `sort must be one of ${PATIENT_SORTS.join(', ')}.`),
+    'name',
+  ),
+  archived: v.optional(v.picklist(['true', 'false'], 'archived must be true or false.'), 'false'),
+})
+export type PatientListQuery = v.InferOutput<typeof PatientListQuerySchema>
+
+/** The refusals of a duplicate patient (409, with the existing patient's id in `details`). */
+export const DUPLICATE_PATIENT_MESSAGES = {
+  email: 'A patient with this e-mail already exists.',
+  phone: 'A patient with this phone number already exists.',
+} as const
+
+/** The digits of a phone number, for comparing and searching ("(555) 010-1001" → "5550101001"). */
+export function phoneDigits(phone: string): string {
+  return phone.replace(/\D/g, '')
+}
+
+/** Why a patient body may not carry `points`. */
+export const PATIENT_POINTS_READ_ONLY =
+  "A patient's points change only through the ledger: use Adjust points."
+
 /** Body of `POST /patients` and `PUT /patients/{id}` (PUT takes any subset). */
 export const PatientInputSchema = v.object({
-  first_name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
-  last_name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100)),
+  first_name: bounded(v.pipe(v.string(), v.trim(), v.minLength(1)), NAME_MAX_LENGTH),
+  last_name: bounded(v.pipe(v.string(), v.trim(), v.minLength(1)), NAME_MAX_LENGTH),
   email: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)))),
-  phone: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.regex(/^\+?\d{7,15}$/)))),
+  phone: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        // Spaces, dots, dashes and brackets are how people write numbers; the digits are stored.
+        v.transform((phone) => phone.replace(/[\s().-]/g, '')),
+        v.regex(/^\+?\d{7,15}$/, 'Please enter a phone number of 7 to 15 digits.'),
+      ),
+    ),
+  ),
   email_subscription: v.optional(v.boolean()),
+  sms_subscription: v.optional(v.boolean()),
+  birth_date: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.isoDate('Please enter the birth date as YYYY-MM-DD.'),
+        v.check(
+          (d) => d >= '1900-01-01' && d <= new Date().toISOString().slice(0, 10),
+          'Please enter a birth date in the past.',
+        ),
+      ),
+    ),
+  ),
   converted: v.optional(v.boolean()),
-  points: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  // The balance is the ledger's sum: it changes through adjustments, visits and redemptions only.
+  points: v.optional(v.never(PATIENT_POINTS_READ_ONLY)),
 })
 export type PatientInput = v.InferOutput<typeof PatientInputSchema>
 
@@ -99,13 +197,14 @@ export type PatientPromotion = v.InferOutput<typeof PatientPromotionSchema>
 /** Body of `PUT /promotions/claimed/{promo}` and `PUT /promotions/redeemed/{promo}`. */
 export const PromotionActionInputSchema = v.object({
   promo: v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/))]),
-  patient_id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  patient_id: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_STORED_INTEGER)),
 })
 export type PromotionActionInput = v.InferOutput<typeof PromotionActionInputSchema>
 
 /** A staff member of the practice as the Personnel area lists it. */
 export const StaffMemberSchema = v.object({
   id: v.number(),
+  practice_id: v.number(),
   email: v.string(),
   title: v.nullable(v.string()),
   first_name: v.string(),

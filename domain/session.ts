@@ -1,7 +1,11 @@
 import * as v from 'valibot'
+import { ROLES } from './permissions.ts'
 
-/** Access rights a staff user can hold; the first user of a new practice is an Admin. */
-export const ACCESS_RIGHTS = ['Admin', 'Staff'] as const
+/**
+ * Access rights a staff user can hold (the roles of domain/permissions.ts); the first user of a
+ * new practice is an Admin, invited personnel join as Staff.
+ */
+export const ACCESS_RIGHTS = ROLES
 export const AccessRightsSchema = v.picklist(ACCESS_RIGHTS)
 export type AccessRights = v.InferOutput<typeof AccessRightsSchema>
 

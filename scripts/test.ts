@@ -1,15 +1,15 @@
 /**
  * `npm test`: every check the project has, in one command, ending with `N passed, N failed`.
- * Type check and lint count as one check each; then the unit, machine, model and API tests
+ * Type check, lint and the OpenAPI lint count as one check each; then the unit, machine, model and API tests
  * (Vitest), then the end-to-end tests in a real Chromium against the real server (Playwright),
  * then the QA paths generated from the flow machines, replayed the same way (`paths`).
  * Stages run even when an earlier one fails, so one run shows everything that is wrong.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { resolve } from 'node:path'
-import { findChromium } from '../tests/e2e/support/chromium.ts'
+import { findChromium } from '#scripts/lib/chromium.ts'
+import { freePort } from '#scripts/lib/free-port.ts'
 import { ensureBuilt } from './lib/build.ts'
 
 type Tally = { name: string; passed: number; failed: number; skipped: number; seconds: number }
@@ -48,18 +48,6 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 const only = process.argv.slice(2)
 const wants = (stage: string) => only.length === 0 || only.includes(stage)
 
@@ -79,6 +67,10 @@ if (wants('typecheck')) {
   check('type check (server)', 'npx', ['tsc', '--noEmit', '-p', 'server'])
 }
 if (wants('lint')) check('lint and format (Biome)', 'npx', ['biome', 'ci', '--colors=off', '.'])
+// The API's OpenAPI document linted with Spectral and the OWASP API Security ruleset (issue 15).
+if (wants('openapi')) {
+  check('OpenAPI lint (Spectral, OWASP)', 'npx', ['tsx', 'scripts/openapi-lint.ts'])
+}
 
 if (wants('audit')) {
   // npm audit of the production dependencies at high severity (scripts/audit-deps.ts). Exit 2 means

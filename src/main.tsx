@@ -4,14 +4,14 @@ import { startTransition } from 'react'
 import { createRoot, hydrateRoot } from 'react-dom/client'
 import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 import { App } from './app/app.tsx'
+import { createAppRouter } from './app/router.tsx'
 import {
   adoptTypedValues,
   resendHeldSubmit,
   STALE_PRERENDER_ATTRIBUTE,
   takeHeldSubmit,
   whenPageMounted,
-} from './app/prerender-contract.ts'
-import { createAppRouter } from './app/router.tsx'
+} from './lib/prerender-contract.ts'
 
 const router = createAppRouter()
 
@@ -22,7 +22,7 @@ if (!root) throw new Error('index.html has no #root element')
 // server already asked for that code in the HTML).
 void router.load().finally(() => {
   const html = document.documentElement
-  // A page the server answered prerendered (src/app/prerender-contract.ts) is hydrated: React
+  // A page the server answered prerendered (src/lib/prerender-contract.ts) is hydrated: React
   // takes over the markup already on screen, in slices, and what a visitor typed meanwhile stays.
   // Once the page's own content is React's, what was typed meanwhile goes into the app's form
   // state, and a form sent before React listened (the guard script kept it) is sent again.

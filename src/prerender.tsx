@@ -17,7 +17,7 @@ export {
   PRERENDERED_PAGES,
   PRERENDERED_SHELLS,
   prerenderGuardScript,
-} from './app/prerender-contract.ts'
+} from './lib/prerender-contract.ts'
 
 const SHELLS = { unsubscribe: <UnsubscribePending withIndicator /> } as const
 

@@ -21,11 +21,12 @@ import { Route as ThankyouRouteImport } from './routes/thankyou'
 import { Route as ShellAppointmentsRouteImport } from './routes/_shell.appointments'
 import { Route as ShellArchiveRouteImport } from './routes/_shell.archive'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
-import { Route as ShellPatientsRouteImport } from './routes/_shell.patients'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellPromotionsRouteImport } from './routes/_shell.promotions'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
+import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
+import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
@@ -89,11 +90,6 @@ const ShellDashboardRoute = ShellDashboardRouteImport.update({
   path: '/dashboard',
   getParentRoute: () => ShellRoute,
 } as any)
-const ShellPatientsRoute = ShellPatientsRouteImport.update({
-  id: '/patients',
-  path: '/patients',
-  getParentRoute: () => ShellRoute,
-} as any)
 const ShellProceduresRoute = ShellProceduresRouteImport.update({
   id: '/procedures',
   path: '/procedures',
@@ -113,6 +109,16 @@ const UnsubscribeIdRoute = UnsubscribeIdRouteImport.update({
   id: '/unsubscribe/$id',
   path: '/unsubscribe/$id',
   getParentRoute: () => rootRouteImport,
+} as any)
+const ShellPatientsIndexRoute = ShellPatientsIndexRouteImport.update({
+  id: '/patients/',
+  path: '/patients/',
+  getParentRoute: () => ShellRoute,
+} as any)
+const ShellPatientsPatientIdRoute = ShellPatientsPatientIdRouteImport.update({
+  id: '/patients/$patientId',
+  path: '/patients/$patientId',
+  getParentRoute: () => ShellRoute,
 } as any)
 const ShellPersonnelIndexRoute = ShellPersonnelIndexRouteImport.update({
   id: '/personnel/',
@@ -142,13 +148,14 @@ export interface FileRoutesByFullPath {
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
   '/dashboard': typeof ShellDashboardRoute
-  '/patients': typeof ShellPatientsRoute
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
+  '/patients/': typeof ShellPatientsIndexRoute
   '/personnel/': typeof ShellPersonnelIndexRoute
 }
 export interface FileRoutesByTo {
@@ -163,13 +170,14 @@ export interface FileRoutesByTo {
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
   '/dashboard': typeof ShellDashboardRoute
-  '/patients': typeof ShellPatientsRoute
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
+  '/patients': typeof ShellPatientsIndexRoute
   '/personnel': typeof ShellPersonnelIndexRoute
 }
 export interface FileRoutesById {
@@ -186,13 +194,14 @@ export interface FileRoutesById {
   '/_shell/appointments': typeof ShellAppointmentsRoute
   '/_shell/archive': typeof ShellArchiveRoute
   '/_shell/dashboard': typeof ShellDashboardRoute
-  '/_shell/patients': typeof ShellPatientsRoute
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/promotions': typeof ShellPromotionsRoute
   '/_shell/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
+  '/_shell/patients/': typeof ShellPatientsIndexRoute
   '/_shell/personnel/': typeof ShellPersonnelIndexRoute
 }
 export interface FileRouteTypes {
@@ -209,13 +218,14 @@ export interface FileRouteTypes {
     | '/appointments'
     | '/archive'
     | '/dashboard'
-    | '/patients'
     | '/procedures'
     | '/promotions'
     | '/settings'
     | '/unsubscribe/$id'
+    | '/patients/$patientId'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
+    | '/patients/'
     | '/personnel/'
   fileRoutesByTo: FileRoutesByTo
   to:
@@ -230,13 +240,14 @@ export interface FileRouteTypes {
     | '/appointments'
     | '/archive'
     | '/dashboard'
-    | '/patients'
     | '/procedures'
     | '/promotions'
     | '/settings'
     | '/unsubscribe/$id'
+    | '/patients/$patientId'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
+    | '/patients'
     | '/personnel'
   id:
     | '__root__'
@@ -252,13 +263,14 @@ export interface FileRouteTypes {
     | '/_shell/appointments'
     | '/_shell/archive'
     | '/_shell/dashboard'
-    | '/_shell/patients'
     | '/_shell/procedures'
     | '/_shell/promotions'
     | '/_shell/settings'
     | '/unsubscribe/$id'
+    | '/_shell/patients/$patientId'
     | '/_shell/personnel/$userId'
     | '/signup_/personnel/$id'
+    | '/_shell/patients/'
     | '/_shell/personnel/'
   fileRoutesById: FileRoutesById
 }
@@ -362,13 +374,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellDashboardRouteImport
       parentRoute: typeof ShellRoute
     }
-    '/_shell/patients': {
-      id: '/_shell/patients'
-      path: '/patients'
-      fullPath: '/patients'
-      preLoaderRoute: typeof ShellPatientsRouteImport
-      parentRoute: typeof ShellRoute
-    }
     '/_shell/procedures': {
       id: '/_shell/procedures'
       path: '/procedures'
@@ -396,6 +401,20 @@ declare module '@tanstack/react-router' {
       fullPath: '/unsubscribe/$id'
       preLoaderRoute: typeof UnsubscribeIdRouteImport
       parentRoute: typeof rootRouteImport
+    }
+    '/_shell/patients/': {
+      id: '/_shell/patients/'
+      path: '/patients'
+      fullPath: '/patients/'
+      preLoaderRoute: typeof ShellPatientsIndexRouteImport
+      parentRoute: typeof ShellRoute
+    }
+    '/_shell/patients/$patientId': {
+      id: '/_shell/patients/$patientId'
+      path: '/patients/$patientId'
+      fullPath: '/patients/$patientId'
+      preLoaderRoute: typeof ShellPatientsPatientIdRouteImport
+      parentRoute: typeof ShellRoute
     }
     '/_shell/personnel/': {
       id: '/_shell/personnel/'
@@ -425,11 +444,12 @@ interface ShellRouteChildren {
   ShellAppointmentsRoute: typeof ShellAppointmentsRoute
   ShellArchiveRoute: typeof ShellArchiveRoute
   ShellDashboardRoute: typeof ShellDashboardRoute
-  ShellPatientsRoute: typeof ShellPatientsRoute
   ShellProceduresRoute: typeof ShellProceduresRoute
   ShellPromotionsRoute: typeof ShellPromotionsRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
+  ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
+  ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
 }
 
@@ -437,11 +457,12 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellAppointmentsRoute: ShellAppointmentsRoute,
   ShellArchiveRoute: ShellArchiveRoute,
   ShellDashboardRoute: ShellDashboardRoute,
-  ShellPatientsRoute: ShellPatientsRoute,
   ShellProceduresRoute: ShellProceduresRoute,
   ShellPromotionsRoute: ShellPromotionsRoute,
   ShellSettingsRoute: ShellSettingsRoute,
+  ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
+  ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,
 }
 

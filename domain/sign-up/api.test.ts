@@ -13,9 +13,9 @@ import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { availabilityFailureMessage, SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
 import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues, sampleSignature } from '#domain/sign-up/sample-values.ts'
 
-const fixtures = createSignUpTestFixtures(4)
+const fixtures = createSignUpSampleValues(4)
 const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
 const practice = v.parse(PracticeDetailsSchema, fixtures.practiceDetails)
 const billing = v.parse(BillingInformationSchema, fixtures.billingInformation)
@@ -65,7 +65,7 @@ function payload(overrides: Partial<Parameters<typeof buildSignUpPayload>[0]> = 
     ehr: false,
     coupon: null,
     stripeId: 'cus_1',
-    signature: null,
+    signature: sampleSignature(),
     ...overrides,
   })
 }

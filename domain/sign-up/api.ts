@@ -1,5 +1,7 @@
 import * as v from 'valibot'
+import { EMAIL_MAX_LENGTH } from '#domain/auth.ts'
 import {
+  bounded,
   ConfirmCodeSchema,
   EmailSchema,
   FirstNameSchema,
@@ -39,6 +41,8 @@ export const GetCodeInputSchema = v.object({
   email: EmailSchema,
   phone: WizardPhoneSchema,
   countryCode: PhoneCountryCodeSchema,
+  /** The human check's token; required by the server when hCaptcha is configured. */
+  captchaToken: v.optional(v.pipe(v.string(), v.maxLength(8192))),
 })
 export type GetCodeInput = v.InferOutput<typeof GetCodeInputSchema>
 
@@ -96,7 +100,8 @@ export const SubscriptionChoiceSchema = v.object({
   promo_code: v.nullish(PromoCodeSchema, null),
   terms: v.literal(true, BILLING_MESSAGES.terms),
   business_agreement: v.literal(true, BILLING_MESSAGES.businessAgreement),
-  sign: v.nullish(AgreementSignatureSchema, null),
+  /** The Business Associates Agreement's signature: accepting it means signing it (issue 21). */
+  sign: v.object(AgreementSignatureSchema.entries, BILLING_MESSAGES.businessAgreement),
 })
 export type SubscriptionChoice = v.InferOutput<typeof SubscriptionChoiceSchema>
 
@@ -109,19 +114,19 @@ export const SignUpPayloadSchema = v.pipe(
   v.object({
     email: EmailSchema,
     password: WizardPasswordSchema,
-    username: v.pipe(v.string(), v.nonEmpty()),
-    coupon: v.nullish(v.pipe(v.string(), v.nonEmpty()), null),
+    username: bounded(v.pipe(v.string(), v.nonEmpty()), EMAIL_MAX_LENGTH),
+    coupon: v.nullish(bounded(v.pipe(v.string(), v.nonEmpty()), 64), null),
     practice: PracticeDetailsSchema,
     billingInformation: SubscriptionChoiceSchema,
     title: TitleSchema,
     first_name: FirstNameSchema,
     last_name: LastNameSchema,
-    authyId: v.pipe(v.string(), v.nonEmpty()),
+    authyId: bounded(v.pipe(v.string(), v.nonEmpty()), 128),
     cell_phone: WizardPhoneSchema,
     country_code: PhoneCountryCodeSchema,
     position: PositionSchema,
     access_rights: v.literal('Admin'),
-    stripe_id: v.pipe(v.string(), v.nonEmpty()),
+    stripe_id: bounded(v.pipe(v.string(), v.nonEmpty())),
     // The spec names the first billing line `billing_address` in this payload.
     billing_address: billingAddressEntries.billing_address_1,
     billing_address_2: billingAddressEntries.billing_address_2,

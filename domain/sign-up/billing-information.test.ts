@@ -11,9 +11,9 @@ import {
   isExpiryInFuture,
   PromoCodeSchema,
 } from '#domain/sign-up/billing-information.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 
-const valid = createSignUpTestFixtures(3).billingInformation
+const valid = createSignUpSampleValues(3).billingInformation
 const card = valid.card
 const june2026 = () => new Date(2026, 5, 15)
 const cardSchema = createCardSchema({ now: june2026 })

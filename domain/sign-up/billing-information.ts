@@ -6,7 +6,13 @@ import {
   detectCardType,
   normalizeCardNumber,
 } from '#domain/cards.ts'
-import { requiredString, whenFilled } from '#domain/fields.ts'
+import {
+  bounded,
+  NAME_MAX_LENGTH,
+  requiredString,
+  TEXT_MESSAGES,
+  whenFilled,
+} from '#domain/fields.ts'
 import { EXPIRY_YEAR_MAX, EXPIRY_YEAR_MIN } from '#domain/regions.ts'
 
 /** Step 3's messages (spec section 5 gives the rules; it gives no texts for them). */
@@ -92,6 +98,7 @@ export const CardholderNameSchema = v.pipe(
   requiredString(BILLING_MESSAGES.cardholder.required),
   whenFilled((text) => text.trim().length >= 2, BILLING_MESSAGES.cardholder.minLength),
   whenFilled((text) => /^[\p{L} _\-`']+$/u.test(text), BILLING_MESSAGES.cardholder.pattern),
+  v.maxLength(NAME_MAX_LENGTH * 2, TEXT_MESSAGES.tooLong(NAME_MAX_LENGTH * 2)),
 )
 
 /**
@@ -219,16 +226,20 @@ export type CardInput = v.InferInput<typeof CardSchema>
 
 /** The billing address fields of step 3 (spec section 3). */
 export const billingAddressEntries = {
-  billing_address_1: v.pipe(
-    requiredString(BILLING_MESSAGES.billingAddress.required),
-    whenFilled((text) => text.trim().length >= 3, BILLING_MESSAGES.billingAddress.minLength),
+  billing_address_1: bounded(
+    v.pipe(
+      requiredString(BILLING_MESSAGES.billingAddress.required),
+      whenFilled((text) => text.trim().length >= 3, BILLING_MESSAGES.billingAddress.minLength),
+    ),
   ),
-  billing_address_2: v.optional(v.string(), ''),
-  billing_city: v.pipe(
-    requiredString(BILLING_MESSAGES.billingCity.required),
-    whenFilled((text) => text.trim().length >= 3, BILLING_MESSAGES.billingCity.minLength),
+  billing_address_2: v.optional(bounded(v.string()), ''),
+  billing_city: bounded(
+    v.pipe(
+      requiredString(BILLING_MESSAGES.billingCity.required),
+      whenFilled((text) => text.trim().length >= 3, BILLING_MESSAGES.billingCity.minLength),
+    ),
   ),
-  billing_state: requiredString(BILLING_MESSAGES.billingState.required),
+  billing_state: bounded(requiredString(BILLING_MESSAGES.billingState.required)),
   billing_zip: v.pipe(
     requiredString(BILLING_MESSAGES.billingZip.required),
     whenFilled(

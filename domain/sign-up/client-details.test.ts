@@ -1,9 +1,9 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { ClientDetailsSchema, withoutPasswords } from '#domain/sign-up/client-details.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 
-const valid = createSignUpTestFixtures(1).clientDetails
+const valid = createSignUpSampleValues(1).clientDetails
 
 /** Field path → first message, the way the form shows errors. */
 function errors(value: unknown): Record<string, string> {

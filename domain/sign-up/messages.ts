@@ -35,3 +35,16 @@ export function availabilityFailureMessage(text: string): string {
     ? SIGN_UP_MESSAGES.taken
     : SIGN_UP_MESSAGES.generic
 }
+
+/** The field a failed availability check names (DESIGN.md section 4), or null for another failure. */
+export type TakenField = 'email' | 'phone'
+
+/**
+ * Which field the server said is taken: 'Email is already taken.' marks the e-mail, 'Phone number
+ * is already taken.' the phone (issue 21); the alert keeps the spec's one text for both.
+ */
+export function takenFieldOf(text: string): TakenField | null {
+  if (text.includes('Email is already taken.')) return 'email'
+  if (text.includes('Phone number is already taken.')) return 'phone'
+  return null
+}

@@ -21,7 +21,7 @@ export type SignUpParts = {
   coupon: string | null
   /** The customer id `POST /auth/pay` answered. */
   stripeId: string
-  signature: AgreementSignature | null
+  signature: AgreementSignature
 }
 
 /**

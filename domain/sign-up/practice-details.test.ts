@@ -10,9 +10,9 @@ import {
   US_ZIP_PATTERN,
   withoutNextechPassword,
 } from '#domain/sign-up/practice-details.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 
-const valid = createSignUpTestFixtures(2).practiceDetails
+const valid = createSignUpSampleValues(2).practiceDetails
 
 function errors(value: unknown): Record<string, string> {
   const result = v.safeParse(PracticeDetailsSchema, value)

@@ -1,5 +1,12 @@
 import * as v from 'valibot'
-import { EmailSchema, FIELD_MESSAGES, requiredString, whenFilled } from '#domain/fields.ts'
+import {
+  bounded,
+  EmailSchema,
+  FIELD_MESSAGES,
+  FREE_TEXT_MAX_LENGTH,
+  requiredString,
+  whenFilled,
+} from '#domain/fields.ts'
 import { COUNTRY_CODES, type CountryCode, DEFAULT_COUNTRY, isRegionOf } from '#domain/regions.ts'
 
 /** Step 2's messages; the spec's own texts where it gives one (zip, Client ID). */
@@ -69,10 +76,10 @@ export function isValidPracticeUrl(url: string): boolean {
 
 /** The Nextech credentials, each required when the practice chooses Nextech. */
 const NextechDraftSchema = v.object({
-  client_id: v.optional(v.string(), ''),
-  username: v.optional(v.string(), ''),
-  password: v.optional(v.string(), ''),
-  nx_practice_id: v.optional(v.string(), ''),
+  client_id: v.optional(bounded(v.string()), ''),
+  username: v.optional(bounded(v.string()), ''),
+  password: v.optional(bounded(v.string(), FREE_TEXT_MAX_LENGTH, { anyCharacter: true }), ''),
+  nx_practice_id: v.optional(bounded(v.string()), ''),
 })
 export type NextechSettings = v.InferOutput<typeof NextechDraftSchema>
 
@@ -85,14 +92,18 @@ export const EMPTY_NEXTECH: NextechSettings = {
 }
 
 const practiceEntries = {
-  practice_name: v.pipe(
-    requiredString(PRACTICE_MESSAGES.practiceName.required),
-    whenFilled((text) => text.trim().length >= 2, PRACTICE_MESSAGES.practiceName.minLength),
+  practice_name: bounded(
+    v.pipe(
+      requiredString(PRACTICE_MESSAGES.practiceName.required),
+      whenFilled((text) => text.trim().length >= 2, PRACTICE_MESSAGES.practiceName.minLength),
+    ),
   ),
-  office_name: v.optional(v.string(), ''),
-  url: v.pipe(
-    requiredString(PRACTICE_MESSAGES.url.required),
-    whenFilled(isValidPracticeUrl, PRACTICE_MESSAGES.url.pattern),
+  office_name: v.optional(bounded(v.string()), ''),
+  url: bounded(
+    v.pipe(
+      requiredString(PRACTICE_MESSAGES.url.required),
+      whenFilled(isValidPracticeUrl, PRACTICE_MESSAGES.url.pattern),
+    ),
   ),
   practice_phone: v.pipe(
     requiredString(PRACTICE_MESSAGES.practicePhone.required),
@@ -102,26 +113,32 @@ const practiceEntries = {
     requiredString(PRACTICE_MESSAGES.practiceEmail.required),
     whenFilled((text) => v.is(EmailSchema, text), PRACTICE_MESSAGES.practiceEmail.pattern),
   ),
-  practice_address: v.pipe(
-    requiredString(PRACTICE_MESSAGES.address.required),
-    whenFilled((text) => text.trim().length >= 4, PRACTICE_MESSAGES.address.minLength),
+  practice_address: bounded(
+    v.pipe(
+      requiredString(PRACTICE_MESSAGES.address.required),
+      whenFilled((text) => text.trim().length >= 4, PRACTICE_MESSAGES.address.minLength),
+    ),
   ),
   practice_address_2: v.optional(
-    v.pipe(
-      v.string(),
-      whenFilled((text) => text.trim().length >= 4, PRACTICE_MESSAGES.address2.minLength),
+    bounded(
+      v.pipe(
+        v.string(),
+        whenFilled((text) => text.trim().length >= 4, PRACTICE_MESSAGES.address2.minLength),
+      ),
     ),
     '',
   ),
-  city: v.pipe(
-    requiredString(PRACTICE_MESSAGES.city.required),
-    whenFilled((text) => text.trim().length >= 3, PRACTICE_MESSAGES.city.minLength),
+  city: bounded(
+    v.pipe(
+      requiredString(PRACTICE_MESSAGES.city.required),
+      whenFilled((text) => text.trim().length >= 3, PRACTICE_MESSAGES.city.minLength),
+    ),
   ),
   practice_zip: v.pipe(
     requiredString(PRACTICE_MESSAGES.zip.required),
     whenFilled((text) => isValidZip(text), PRACTICE_MESSAGES.zip.pattern),
   ),
-  state: requiredString(PRACTICE_MESSAGES.state.required),
+  state: bounded(requiredString(PRACTICE_MESSAGES.state.required)),
   country: v.optional(
     v.picklist(COUNTRY_CODES, PRACTICE_MESSAGES.country.required),
     DEFAULT_COUNTRY,

@@ -6,9 +6,9 @@ import {
   SIGN_UP_STEP_LABELS,
   SIGN_UP_STEPS,
 } from '#domain/sign-up/progress.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 
-const fixtures = createSignUpTestFixtures(9)
+const fixtures = createSignUpSampleValues(9)
 
 function stored(overrides: Record<string, unknown> = {}) {
   return {

@@ -2,10 +2,10 @@ import { assertEvent, assign, fromPromise, setup } from 'xstate'
 import {
   AUTH_MESSAGES,
   type ForgotPasswordForm,
-  type ResetPasswordForm,
   type SignInForm,
   type SignInPayload,
 } from '#domain/auth.ts'
+import type { ResetPasswordForm } from '#domain/reset-password.ts'
 import type { Session } from '#domain/session.ts'
 
 /** How long the sign-in view shows 'Password Reset link is outdated!' (spec section 9). */

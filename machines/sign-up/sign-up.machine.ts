@@ -17,7 +17,12 @@ import type {
   Card,
 } from '#domain/sign-up/billing-information.ts'
 import type { ClientDetails } from '#domain/sign-up/client-details.ts'
-import { availabilityFailureMessage, SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
+import {
+  availabilityFailureMessage,
+  SIGN_UP_MESSAGES,
+  type TakenField,
+  takenFieldOf,
+} from '#domain/sign-up/messages.ts'
 import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
 import { forcesEhr, type PracticeDetails } from '#domain/sign-up/practice-details.ts'
 import {
@@ -33,7 +38,7 @@ import {
   type SignUpStep,
   type StoredSignUp,
 } from '#domain/sign-up/progress.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 import {
   phoneVerificationMachine,
@@ -106,6 +111,8 @@ export type SignUpContext = {
   paidCard: PaidCard | null
   signature: AgreementSignature | null
   alert: SignUpAlert | null
+  /** The field the last availability check found taken (marked on the form), or null. */
+  takenField: TakenField | null
   /** Where stored progress asked to resume; only read while starting. */
   resumeStep: SignUpStep
 }
@@ -116,6 +123,8 @@ export type SignUpEvent =
   | { type: 'billing.continue'; values?: BillingInformation }
   | { type: 'confirmation.submit' }
   | { type: 'step.back' }
+  /** "Use another number" after Continue found the verified phone taken: the verification ends. */
+  | { type: 'phone.change' }
   | { type: 'form.draft'; step: 'clientDetails'; values: ClientDetailsDraft }
   | { type: 'form.draft'; step: 'accountSetup'; values: PracticeDetailsDraft }
   | { type: 'form.draft'; step: 'billing'; values: BillingDraft }
@@ -155,6 +164,11 @@ export function restoreSignUpInput(
   return { testMode: options.testMode ?? false, restore: parseStoredSignUp(stored) }
 }
 
+/** Promo codes are the same in any case and with spaces around them ('welcome10' is WELCOME10). */
+function sameCode(code: string, typed: string): boolean {
+  return code.toUpperCase() === typed.trim().toUpperCase()
+}
+
 /** Today as `YYYY-MM-DD` in local time, the agreement's date. */
 function today(): string {
   const now = new Date()
@@ -165,14 +179,14 @@ function today(): string {
 
 function initialContext(input: SignUpInput | undefined): SignUpContext {
   const restore = input?.restore ?? null
-  const fixtures = input?.testMode ? createSignUpTestFixtures(Date.now()) : null
+  const samples = input?.testMode ? createSignUpSampleValues(Date.now()) : null
   const drafts: SignUpDrafts = {
     clientDetails: { ...restore?.drafts.clientDetails },
-    accountSetup: { ...fixtures?.practiceDetails, ...restore?.drafts.accountSetup },
-    billing: { ...fixtures?.billingInformation, ...restore?.drafts.billing },
+    accountSetup: { ...samples?.practiceDetails, ...restore?.drafts.accountSetup },
+    billing: { ...samples?.billingInformation, ...restore?.drafts.billing },
   }
-  if (fixtures && restore?.drafts.billing.card) {
-    drafts.billing.card = { ...fixtures.billingInformation.card, ...restore.drafts.billing.card }
+  if (samples && restore?.drafts.billing.card) {
+    drafts.billing.card = { ...samples.billingInformation.card, ...restore.drafts.billing.card }
   }
   // Parsed progress is consistent: step 4 comes with the payment, a payment with its address.
   const resumeStep: SignUpStep = restore?.step ?? 'clientDetails'
@@ -200,6 +214,7 @@ function initialContext(input: SignUpInput | undefined): SignUpContext {
     paidCard: restore?.paidCard ?? null,
     signature: restore?.signature ?? null,
     alert: null,
+    takenField: null,
     resumeStep,
   }
 }
@@ -258,11 +273,12 @@ export const signUpMachine = setup({
     hasPlans: ({ context }) => context.plans.length > 0,
     isPracticeMissing: ({ context }) => context.practiceDetails === null,
     isPaymentLocked: ({ context }) => context.stripeId !== null,
+    isPhoneTaken: ({ context }) => context.takenField === 'phone',
     isPaymentOpen: ({ context }) => context.stripeId === null,
     canToggleEhr: ({ context }) => context.stripeId === null && !forcesEhr(context.practiceDetails),
     isPublicCoupon: ({ context, event }) =>
       event.type === 'promo.apply' &&
-      context.publicCoupons.some((coupon) => coupon.id === event.code.trim()),
+      context.publicCoupons.some((coupon) => sameCode(coupon.id, event.code)),
     hasPromoCode: ({ event }) => event.type === 'promo.apply' && event.code.trim() !== '',
     hasBillingValues: ({ event }) =>
       event.type === 'billing.continue' && event.values !== undefined,
@@ -276,7 +292,7 @@ export const signUpMachine = setup({
   actions: {
     onBackToSignIn: () => {},
     onSubmitted: (_, _params: { answer: SignUpAnswer }) => {},
-    clearAlert: assign({ alert: null }),
+    clearAlert: assign({ alert: null, takenField: null }),
     assignDraft: assign(({ context, event }) => {
       if (event.type !== 'form.draft') return {}
       const drafts = { ...context.drafts }
@@ -290,6 +306,7 @@ export const signUpMachine = setup({
         kind: 'danger' as const,
         message: availabilityFailureMessage(errorMessage(params.error, '')),
       },
+      takenField: takenFieldOf(errorMessage(params.error, '')),
     })),
     alertReenterPasswords: assign({
       alert: { kind: 'danger', message: SIGN_UP_MESSAGES.reenterPasswords },
@@ -326,6 +343,16 @@ export const signUpMachine = setup({
         src: 'phoneVerification',
         input: ({ context }) => ({ verified: context.verifiedPhone }),
         onDone: { actions: assign(({ event }) => ({ verifiedPhone: event.output })) },
+      },
+      on: {
+        // The verification belongs to the phone (issue 21): a taken phone is given up, and step 1
+        // starts over with a new verification; everything typed stays.
+        'phone.change': {
+          guard: 'isPhoneTaken',
+          target: '#signUp.clientDetails',
+          reenter: true,
+          actions: assign({ verifiedPhone: null, alert: null, takenField: null }),
+        },
       },
       initial: 'editing',
       states: {
@@ -474,7 +501,7 @@ export const signUpMachine = setup({
                 guard: and(['isPaymentOpen', 'isPublicCoupon']),
                 actions: assign(({ context, event }) => ({
                   coupon:
-                    context.publicCoupons.find((coupon) => coupon.id === event.code.trim()) ?? null,
+                    context.publicCoupons.find((coupon) => sameCode(coupon.id, event.code)) ?? null,
                   promoError: null,
                 })),
               },
@@ -666,7 +693,8 @@ export const signUpMachine = setup({
                 ehr: context.ehrChosen,
                 coupon: context.coupon?.id ?? null,
                 stripeId: context.stripeId ?? '',
-                signature: context.signature,
+                // Step 3 needs the agreement accepted, and only signing it (agreement.sign) does.
+                signature: context.signature as AgreementSignature,
               }),
             onDone: {
               target: '#signUp.submitted',

@@ -166,14 +166,24 @@ export function selectDrafts(snapshot: SignUpSnapshot): SignUpDrafts {
   return snapshot.context.drafts
 }
 
+const PASSWORD_DOTS = '••••••••'
+
+/** What the review says of a password that a reload dropped. */
+export const REVIEW_TYPE_AGAIN = {
+  clientDetails: 'Must be typed again on step 1',
+  accountSetup: 'Must be typed again on step 2',
+} as const
+
 /** What the review step (4) shows; the password and CVV are masked, the card is its last four. */
 export type SignUpReview = {
   clientDetails: ClientDetailsDraft
   practice: PracticeDetailsDraft
   billingAddress: BillingAddress | null
   card: PaidCard | null
-  /** The password as the review shows it. */
+  /** The password as the review shows it: masked, or where to type it again after a reload. */
   passwordMasked: string
+  /** The Nextech password as the review shows it, the same way. */
+  nextechPasswordMasked: string
   /** The CVV as the review shows it: one dot per digit of the card type. */
   cvvMasked: string
   pricing: Pricing
@@ -196,7 +206,13 @@ export function selectReview(snapshot: SignUpSnapshot): SignUpReview {
     practice: nextech ? { ...practice, nextech: { ...nextech, password: '' } } : practice,
     billingAddress: context.billingAddress,
     card: context.paidCard,
-    passwordMasked: '••••••••',
+    // A reload keeps no password (DESIGN.md section 7): say where it goes, not dots (issue 21).
+    passwordMasked: context.clientDetails?.password
+      ? PASSWORD_DOTS
+      : REVIEW_TYPE_AGAIN.clientDetails,
+    nextechPasswordMasked: context.practiceDetails?.nextech?.password
+      ? PASSWORD_DOTS
+      : REVIEW_TYPE_AGAIN.accountSetup,
     cvvMasked: '•'.repeat(cvvDigits),
     pricing: selectPricing(snapshot),
     signature: context.signature,

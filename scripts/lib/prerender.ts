@@ -9,7 +9,7 @@ import { PRERENDERED_FILE } from '#domain/prerender.ts'
 const RENDER_SCRIPT = fileURLToPath(new URL('./prerender-render.ts', import.meta.url))
 
 /**
- * Prerenders the public pages into `<outDir>/prerendered.json` (src/app/prerender-contract.ts),
+ * Prerenders the public pages into `<outDir>/prerendered.json` (src/lib/prerender-contract.ts),
  * after the client build and with the same `VITE_*` values:
  * 1. bundles src/prerender.tsx for Node with the browser's export conditions, so that the router
  *    renders the tree the browser hydrates, not its server tree;

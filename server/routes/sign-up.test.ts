@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -6,13 +7,19 @@ import type { SignUpPayloadInput } from '#domain/sign-up/api.ts'
 import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { buildSignUpPayload } from '#domain/sign-up/payload.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import { createSignUpTestFixtures } from '#domain/sign-up/test-fixtures.ts'
+import {
+  createSignUpSampleValues,
+  nanpTestPhone,
+  sampleSignature,
+} from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import { outbox, payments, practices, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_ADMIN, seedIfEmpty } from '#server/db/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
+import { openJson, type SealedJson } from '#server/security/data-key.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
+import { createOutboundQueue, type OutboundQueue } from '#server/services/outbound.ts'
 import {
   createTestGateway,
   type PaymentProvider,
@@ -20,7 +27,7 @@ import {
 } from '#server/services/payments/index.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 import { VERIFICATION_MESSAGES } from '#server/services/verification.ts'
-import { TEST_JWT_SECRET, testBackends } from '#server/test-support.ts'
+import { TEST_JWT_SECRET, testBackends } from '#server/testing/test-app.ts'
 import { AVAILABILITY_MESSAGES, REGISTER_MESSAGES } from './sign-up.ts'
 
 const T0 = new Date('2026-06-01T09:00:00Z')
@@ -35,6 +42,17 @@ const billingInformation = {
   country: 'US',
 }
 
+/** Nextech credentials distinctive enough to be searched for in rows and answers. */
+const NEXTECH = {
+  client_id: 'nx-client-5c1d9e',
+  username: 'nx-user-7a2f40',
+  password: 'nx-pass-b83e61',
+  nx_practice_id: 'nx-practice-e4d072',
+}
+
+/** The data key of the app under test (DATA_ENCRYPTION_KEY in a real deployment). */
+const DATA_KEY = randomBytes(32)
+
 describe.each(testBackends())('sign-up calls on $name', (backend) => {
   let handle: DatabaseHandle
   let gateway: TestGateway
@@ -44,23 +62,31 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
   let seed = 0
   // Phones and e-mails differ in every test, so per-phone limits and taken e-mails never leak.
   const nextSeed = () => ++seed + Math.floor(Math.random() * 1000) * 1000
-  const nextPhone = () => `555${String(nextSeed()).padStart(7, '0')}`
+  const nextPhone = () => nanpTestPhone(`555${String(nextSeed()).padStart(7, '0')}`)
 
-  const appWith = (payments: PaymentProvider) =>
-    createApp({
+  // Every app of this file shares the one table of queued messages; draining any queue sends all.
+  let outbound: OutboundQueue
+  const appWith = (payments: PaymentProvider) => {
+    const mail = createOutboxMail(handle.db, { now: () => now })
+    const sms = createOutboxSms(handle.db, { now: () => now })
+    outbound = createOutboundQueue({ db: handle.db, mail, sms, log, now: () => now })
+    return createApp({
       db: handle.db,
-      mail: createOutboxMail(handle.db, { now: () => now }),
-      sms: createOutboxSms(handle.db, { now: () => now }),
+      mail,
+      sms,
+      outbound,
       payments,
       config: {
         jwtSecret: TEST_JWT_SECRET,
         publicUrl: 'http://localhost:3000',
         allowedOrigins: ['http://localhost:3000'],
         production: false,
+        dataKey: DATA_KEY,
       },
       now: () => now,
       log,
     })
+  }
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}, on = app) =>
     on.request(`/api${path}`, {
@@ -70,6 +96,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
     })
 
   async function lastCodeFor(phone: string): Promise<string> {
+    await outbound.drain()
     const [message] = await handle.db
       .select()
       .from(outbox)
@@ -116,7 +143,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
   async function readySignUp(
     options: { ehr?: boolean; coupon?: string | null; nextech?: boolean } = {},
   ): Promise<SignUpPayloadInput> {
-    const fixtures = createSignUpTestFixtures(nextSeed())
+    const fixtures = createSignUpSampleValues(nextSeed())
     const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
     const practice = v.parse(
       PracticeDetailsSchema,
@@ -124,7 +151,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         ? {
             ...fixtures.practiceDetails,
             e_record: 'nextech',
-            nextech: { client_id: 'c1', username: 'nx', password: 'secret', nx_practice_id: 'p1' },
+            nextech: NEXTECH,
           }
         : fixtures.practiceDetails,
     )
@@ -150,7 +177,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       ehr: options.ehr ?? false,
       coupon: options.coupon ?? null,
       stripeId,
-      signature: null,
+      signature: sampleSignature(),
     })
   }
 
@@ -190,10 +217,10 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
     })
 
     it('finds a taken phone by its digits', async () => {
-      // The demo Admin's phone is 5550100101.
+      // The demo Admin's phone is 5552100101.
       const response = await post('/auth/check-email', {
         email: 'new@clinic.com',
-        phone: '+555 010-0101',
+        phone: '+555 210-0101',
       })
       expect(response.status).toBe(409)
       expect(await response.text()).toBe('Phone number is already taken.')
@@ -518,6 +545,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
           coupon: 'WELCOME10',
         }),
       ])
+      await outbound.drain()
       const welcome = await handle.db
         .select()
         .from(outbox)
@@ -661,23 +689,58 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
             'billingInformation.subscription_ehr: The Nextech integration needs the EHR plan',
         },
       })
+      // Accepting the Business Associates Agreement is signing it (issue 21): no signature, no
+      // practice, whatever the rest of the call says.
+      const { sign: _sign, ...unsigned } = payload.billingInformation
+      const unsignedAnswers = await Promise.all(
+        [unsigned, { ...unsigned, sign: null }].map(async (billingInformation) => {
+          const refused = await post('/auth/local/register', { ...payload, billingInformation })
+          return { status: refused.status, body: await refused.json() }
+        }),
+      )
+      expect(unsignedAnswers).toMatchObject([
+        {
+          status: 400,
+          body: {
+            error: { message: expect.stringMatching(/^billingInformation\.sign: .*"sign"/) },
+          },
+        },
+        {
+          status: 400,
+          body: {
+            error: {
+              message: 'billingInformation.sign: Please accept the Business Associates Agreement',
+            },
+          },
+        },
+      ])
       const notJson = await post('/auth/local/register', '[1,2]')
       expect(notJson.status).toBe(400)
       expect(await countPractices(payload.practice.practice_email)).toBe(0)
     })
 
-    it('keeps a Nextech practice with its settings and the EHR plan', async () => {
+    it('keeps a Nextech practice with its settings sealed at rest, never answered, and the EHR plan', async () => {
       const payload = await readySignUp({ nextech: true, ehr: true })
-      expect((await post('/auth/local/register', payload)).status).toBe(200)
+      const registered = await post('/auth/local/register', payload)
+      expect(registered.status).toBe(200)
       const [practice] = await handle.db
         .select()
         .from(practices)
         .where(eq(practices.practice_email, payload.practice.practice_email))
-      expect(practice).toMatchObject({
-        e_record: 'nextech',
-        nextech: { client_id: 'c1', username: 'nx', password: 'secret', nx_practice_id: 'p1' },
-        subscription_ehr: true,
+      expect(practice).toMatchObject({ e_record: 'nextech', subscription_ehr: true })
+      // The row holds ciphertext only (issue 14); the data key opens it.
+      const stored = JSON.stringify(practice?.nextech)
+      for (const value of Object.values(NEXTECH)) expect(stored).not.toContain(value)
+      expect(practice?.nextech).toMatchObject({ v: 1, alg: 'A256GCM' })
+      expect(openJson(practice?.nextech as SealedJson, DATA_KEY)).toEqual(NEXTECH)
+      // Neither the sign-up answer nor the session of a sign-in carries them.
+      const signedIn = await post('/auth/local', {
+        identifier: payload.email,
+        password: payload.password,
       })
+      expect(signedIn.status).toBe(200)
+      const answers = `${await registered.text()}${await signedIn.text()}`
+      for (const value of Object.values(NEXTECH)) expect(answers).not.toContain(value)
     })
 
     it('rolls the practice back when the user cannot be stored', async () => {

@@ -4,9 +4,10 @@ import {
   type ForgotPasswordPayload,
   type InitPermissionsAnswer,
   InitPermissionsAnswerSchema,
-  type ResetPasswordPayload,
+  ResetCodeStatusAnswerSchema,
   type SignInPayload,
 } from '#domain/auth.ts'
+import type { ResetPasswordPayload } from '#domain/reset-password.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
 import { http } from '#src/lib/http.ts'
 
@@ -29,6 +30,17 @@ export async function forgotPassword(payload: ForgotPasswordPayload): Promise<vo
 /** `POST /auth/reset-password`: sets the new password with the e-mailed code and signs in. */
 export async function resetPassword(payload: ResetPasswordPayload): Promise<Session> {
   return v.parse(SessionSchema, await http.post('auth/reset-password', { json: payload }).json())
+}
+
+/**
+ * `POST /auth/reset-code-status`: whether a reset link's code can still set a password (unused and
+ * not expired), asked before the reset form is shown.
+ */
+export async function resetCodeStatus(code: string): Promise<boolean> {
+  return v.parse(
+    ResetCodeStatusAnswerSchema,
+    await http.post('auth/reset-code-status', { json: { code } }).json(),
+  ).valid
 }
 
 /** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */

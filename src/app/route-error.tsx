@@ -1,7 +1,7 @@
 import { Alert, Button, Stack } from '@mantine/core'
 import { type ErrorComponentProps, useRouter } from '@tanstack/react-router'
 import { FALLBACK_ERROR_MESSAGE } from '#src/lib/messages.ts'
-import { UserFacingError } from './user-facing-error.ts'
+import { UserFacingError } from '#src/lib/user-facing-error.ts'
 
 /**
  * Shown where a route failed to load or render: the reason in words the user understands and a

@@ -1,16 +1,10 @@
 import { createRouter, type RouterHistory } from '@tanstack/react-router'
-import type { Session } from '#domain/session.ts'
 import { noteNavigation } from '#src/lib/alerts.ts'
 import { readSession } from '#src/lib/session.ts'
+import type { RouterContext } from '#src/routes/__root.tsx'
 import { routeTree } from '#src/routeTree.gen.ts'
 import { PendingPage } from '#src/ui/page-loading.tsx'
 import { RouteError } from './route-error.tsx'
-
-/** What every route's `beforeLoad`/`loader` receives from the router. */
-export type RouterContext = {
-  /** The signed-in user, read fresh on each navigation (tests can replace it). */
-  getSession: () => Session | null
-}
 
 /** Options of {@link createAppRouter}; tests pass a memory history. */
 export type AppRouterOptions = {

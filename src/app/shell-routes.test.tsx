@@ -1,4 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
@@ -25,14 +26,19 @@ const patient = (id: number, first: string, last: string, subscribed: boolean) =
   email: `${first.toLowerCase()}@example.com`,
   phone: '5551234567',
   email_subscription: subscribed,
+  sms_subscription: false,
+  birth_date: null,
   unsubscribe_id: `token-${id}-abcdefghijklmnop`,
   converted: id === 1,
   points: id * 10,
+  archived: false,
+  last_visit_at: null,
   created_at: '2025-01-02T10:00:00.000Z',
 })
 
 const staff = {
   id: 5,
+  practice_id: 1,
   email: 'demo@example.com',
   title: null,
   first_name: 'Demo',
@@ -51,6 +57,12 @@ function practiceApi(): FakeRoutes {
       patient(1, 'Ada', 'Lovelace', true),
       patient(2, 'Grace', 'Hopper', false),
     ],
+    'GET /patients': {
+      data: [patient(1, 'Ada', 'Lovelace', true), patient(2, 'Grace', 'Hopper', false)],
+      total: 2,
+      page: 1,
+      pageSize: 25,
+    },
     [`GET /appointments/1/${toDay(new Date())}`]: [
       {
         id: 9,
@@ -226,9 +238,24 @@ describe('shell areas with data', () => {
     await screen.findByRole('heading', { level: 1, name: 'Patients' })
     const rows = screen.getAllByRole('row')
     expect(rows).toHaveLength(3)
-    expect(within(rows[1] as HTMLElement).getByText('Ada Lovelace')).toBeInTheDocument()
+    expect(
+      within(rows[1] as HTMLElement).getByRole('link', { name: 'Ada Lovelace' }),
+    ).toHaveAttribute('href', '/patients/1')
     expect(within(rows[1] as HTMLElement).getByText('Subscribed')).toBeInTheDocument()
     expect(within(rows[2] as HTMLElement).getByText('Unsubscribed')).toBeInTheDocument()
+  })
+
+  it('patients searches on the server as you type and keeps the search in the address', async () => {
+    const calls = stubApi(practiceApi())
+    const { router } = renderRoute('/patients', { session: demoSession })
+    const user = userEvent.setup()
+    await user.type(await screen.findByRole('searchbox', { name: 'Search patients' }), '555-12')
+    await waitFor(() => expect(router.state.location.href).toContain('search=555-12'))
+    await waitFor(() =>
+      expect(calls.some((c) => c.path === '/patients' && c.search.includes('search=555-12'))).toBe(
+        true,
+      ),
+    )
   })
 
   it('appointments shows today with patient and procedure names', async () => {
@@ -295,7 +322,7 @@ describe('shell areas with data', () => {
   it('shows a clear message when the data cannot be loaded', async () => {
     stubApi({
       ...practiceApi(),
-      'GET /patients/all/by-practice/1': apiError(500, 'The database is resting.'),
+      'GET /patients': apiError(500, 'The database is resting.'),
     })
     renderRoute('/patients', { session: demoSession })
     expect(await screen.findByRole('alert')).toHaveTextContent('The database is resting.')

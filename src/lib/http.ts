@@ -2,7 +2,7 @@ import ky, { HTTPError, TimeoutError } from 'ky'
 import * as v from 'valibot'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { env } from './env.ts'
-import { FALLBACK_ERROR_MESSAGE } from './messages.ts'
+import { FALLBACK_ERROR_MESSAGE, SESSION_ENDED_MESSAGE } from './messages.ts'
 import { readSession } from './session.ts'
 
 /** Shown when the request never reached the server (offline, DNS, refused connection). */
@@ -16,7 +16,7 @@ export { FALLBACK_ERROR_MESSAGE }
 export const UNEXPECTED_ANSWER_MESSAGE = 'The server sent an unexpected answer. Please try again.'
 
 const STATUS_MESSAGES: Record<number, string> = {
-  401: 'Your session has ended. Please sign in again.',
+  401: SESSION_ENDED_MESSAGE,
   403: 'You do not have access to this.',
   404: 'We could not find what you asked for.',
   429: 'Too many attempts. Please wait a few minutes and try again.',

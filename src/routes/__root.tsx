@@ -4,9 +4,19 @@ import {
   Outlet,
   useRouterState,
 } from '@tanstack/react-router'
-import type { RouterContext } from '#src/app/router.tsx'
+import type { Session } from '#domain/session.ts'
 import { AlertBanner } from '#src/ui/alert-banner.tsx'
 import { PageLoadingIndicator } from '#src/ui/page-loading.tsx'
+import { PageTitle } from '#src/ui/page-title.tsx'
+
+/**
+ * What every route's `beforeLoad`/`loader` receives from the router. Declared here, beside the
+ * root route, as TanStack's examples do: the router imports the route tree, never the reverse.
+ */
+export type RouterContext = {
+  /** The signed-in user, read fresh on each navigation (tests can replace it). */
+  getSession: () => Session | null
+}
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: RootLayout,
@@ -18,6 +28,7 @@ function RootLayout() {
   const pending = useRouterState({ select: (state) => state.status === 'pending' })
   return (
     <>
+      <PageTitle />
       <PageLoadingIndicator visible={pending} />
       <AlertBanner />
       <Outlet />

@@ -3,9 +3,9 @@ import { createFileRoute } from '@tanstack/react-router'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
 import { listAllPatientsByPractice } from '#src/api/patients.ts'
 import { listProcedures } from '#src/api/procedures.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate, formatTime } from '#src/features/shell/format.ts'
+import { loadData } from '#src/lib/load-data.ts'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const STATUS_COLOR = { scheduled: 'glow', completed: 'green', cancelled: 'gray' } as const
@@ -57,10 +57,10 @@ function AppointmentsPage() {
             <Table.Tbody>
               {rows.map((row) => (
                 <Table.Tr key={row.id}>
-                  <Table.Td>{formatTime(row.starts_at)}</Table.Td>
-                  <Table.Td>{row.patient}</Table.Td>
-                  <Table.Td>{row.procedure}</Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
+                  <Table.Td data-label="Patient">{row.patient}</Table.Td>
+                  <Table.Td data-label="Procedure">{row.procedure}</Table.Td>
+                  <Table.Td data-label="Status">
                     <Badge color={STATUS_COLOR[row.status]} variant="light">
                       {row.status}
                     </Badge>

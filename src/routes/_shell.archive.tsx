@@ -3,9 +3,9 @@ import { createFileRoute } from '@tanstack/react-router'
 import * as v from 'valibot'
 import { listAppointments } from '#src/api/appointments.ts'
 import { listAllPatientsByPractice } from '#src/api/patients.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatTime } from '#src/features/shell/format.ts'
+import { loadData } from '#src/lib/load-data.ts'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
@@ -72,9 +72,9 @@ function ArchivePage() {
             <Table.Tbody>
               {rows.map((row) => (
                 <Table.Tr key={row.id}>
-                  <Table.Td>{formatTime(row.starts_at)}</Table.Td>
-                  <Table.Td>{row.patient}</Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
+                  <Table.Td data-label="Patient">{row.patient}</Table.Td>
+                  <Table.Td data-label="Status">
                     <Badge color={row.status === 'completed' ? 'green' : 'gray'} variant="light">
                       {row.status}
                     </Badge>

@@ -2,8 +2,8 @@ import { Paper, SimpleGrid, Text } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
 import { listAllPatientsByPractice } from '#src/api/patients.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { loadData } from '#src/lib/load-data.ts'
 
 export const Route = createFileRoute('/_shell/dashboard')({
   loader: ({ context }) =>

@@ -1,8 +1,8 @@
 import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import { createFileRoute, notFound } from '@tanstack/react-router'
 import { getUser } from '#src/api/users.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { loadData } from '#src/lib/load-data.ts'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
   loader: ({ params }) => {

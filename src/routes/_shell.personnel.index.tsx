@@ -4,10 +4,10 @@ import type { PersonnelInvitation } from '#domain/personnel.ts'
 import { personnelInvitationsMachine } from '#machines/personnel/personnel-invitations.machine.ts'
 import { listInvitations } from '#src/api/personnel.ts'
 import { listUsers } from '#src/api/users.ts'
-import { loadData, UserFacingError } from '#src/app/load-data.ts'
 import { personnelInvitationsActors } from '#src/features/personnel/personnel.actors.ts'
 import { PersonnelArea } from '#src/features/personnel/personnel-area.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { loadData, UserFacingError } from '#src/lib/load-data.ts'
 
 /**
  * The invitations, or why they could not be read: the staff list stays useful when only the

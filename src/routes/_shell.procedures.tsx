@@ -2,9 +2,9 @@ import { Stack, Table, Title } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { listProcedures } from '#src/api/procedures.ts'
 import { listProducts } from '#src/api/products.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
+import { loadData } from '#src/lib/load-data.ts'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 export const Route = createFileRoute('/_shell/procedures')({
@@ -37,9 +37,13 @@ function CatalogueTable({ caption, items }: { caption: string; items: CatalogueI
         <Table.Tbody>
           {items.map((item) => (
             <Table.Tr key={item.id}>
-              <Table.Td>{item.name}</Table.Td>
-              <Table.Td ta="right">{formatCents(item.price)}</Table.Td>
-              <Table.Td ta="right">{item.points}</Table.Td>
+              <Table.Td data-label="Name">{item.name}</Table.Td>
+              <Table.Td data-label="Price" ta="right">
+                {formatCents(item.price)}
+              </Table.Td>
+              <Table.Td data-label="Reward points" ta="right">
+                {item.points}
+              </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>

@@ -3,9 +3,9 @@ import { createFileRoute } from '@tanstack/react-router'
 import * as v from 'valibot'
 import { listAllPatientsByPractice } from '#src/api/patients.ts'
 import { listPatientPromotions } from '#src/api/promotions.ts'
-import { loadData } from '#src/app/load-data.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDateTime } from '#src/features/shell/format.ts'
+import { loadData } from '#src/lib/load-data.ts'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const SearchSchema = v.object({
@@ -65,14 +65,20 @@ function PromotionsPage() {
             <Table.Tbody>
               {promotions.map((row) => (
                 <Table.Tr key={row.promotion_id}>
-                  <Table.Td>{row.promotion?.title ?? `Promotion #${row.promotion_id}`}</Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label="Promotion">
+                    {row.promotion?.title ?? `Promotion #${row.promotion_id}`}
+                  </Table.Td>
+                  <Table.Td data-label="Status">
                     <Badge color={row.status === 'redeemed' ? 'green' : 'glow'} variant="light">
                       {row.status}
                     </Badge>
                   </Table.Td>
-                  <Table.Td>{row.claimed_at ? formatDateTime(row.claimed_at) : '—'}</Table.Td>
-                  <Table.Td>{row.redeemed_at ? formatDateTime(row.redeemed_at) : '—'}</Table.Td>
+                  <Table.Td data-label="Claimed">
+                    {row.claimed_at ? formatDateTime(row.claimed_at) : '—'}
+                  </Table.Td>
+                  <Table.Td data-label="Redeemed">
+                    {row.redeemed_at ? formatDateTime(row.redeemed_at) : '—'}
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,6 +1,9 @@
 import { createFileRoute, Navigate, Outlet, redirect, useNavigate } from '@tanstack/react-router'
 import { IdleLogoff } from '#src/features/idle-logoff/idle-logoff.tsx'
 import { ShellLayout } from '#src/features/shell/shell-layout.tsx'
+import { showAlert } from '#src/lib/alerts.ts'
+import { env } from '#src/lib/env.ts'
+import { idleSignOutMessage } from '#src/lib/messages.ts'
 import { useSession } from '#src/lib/session.ts'
 
 /**
@@ -24,7 +27,17 @@ function ShellRoute() {
   return (
     <ShellLayout session={session}>
       {/* HIPAA automatic logoff: /logout tells the server and forgets the user. */}
-      <IdleLogoff onTimeout={() => void navigate({ to: '/logout', replace: true })} />
+      <IdleLogoff
+        onTimeout={() => {
+          // The sign-in page says why the person is there (issue 21).
+          showAlert({
+            type: 'danger',
+            message: idleSignOutMessage(env.VITE_IDLE_TIMEOUT_MINUTES),
+            persist: true,
+          })
+          void navigate({ to: '/logout', replace: true })
+        }}
+      />
       <Outlet />
     </ShellLayout>
   )

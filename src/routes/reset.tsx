@@ -1,5 +1,6 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
 import * as v from 'valibot'
+import { judgeResetLink } from '#src/features/sign-in/sign-in.actors.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
 import { readLastResetCode, writeLastResetCode } from '#src/features/sign-in/sign-in-storage.ts'
 import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'
@@ -13,14 +14,23 @@ const ResetSearchSchema = v.object({
 
 /**
  * `/reset?code=…`: the reset-password view of the sign-in screen, also for a signed-in visitor.
- * Without a code there is nothing to reset: sign-in. When the link is outdated (used before in
- * this browser, or refused by the server) the visitor lands on `/signin` with
+ * Without a code there is nothing to reset: sign-in. The server is asked whether the code is still
+ * good before the form shows; when the link is outdated (used or expired, in this browser or any
+ * other, or refused by the server on submit) the visitor lands on `/signin` with
  * 'Password Reset link is outdated!' for 3 seconds.
  */
 export const Route = createFileRoute('/reset')({
   validateSearch: ResetSearchSchema,
-  beforeLoad: ({ search }) => {
+  beforeLoad: async ({ search, preload }) => {
     if (!search.code) throw redirect({ to: '/signin', replace: true })
+    // Judged when opened, in any browser: a used or expired link never shows the form.
+    if (preload) return
+    const outdated = await judgeResetLink(search.code, {
+      read: readLastResetCode,
+      write: writeLastResetCode,
+    })
+    // /signin with the (now remembered) code shows the outdated notice for 3 seconds.
+    if (outdated) throw redirect({ to: '/signin', search: { code: search.code }, replace: true })
   },
   component: ResetRoute,
 })

@@ -1,5 +1,6 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
 import * as v from 'valibot'
+import { judgeResetLink } from '#src/features/sign-in/sign-in.actors.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
 import {
   consumePersonnelSignedUp,
@@ -19,17 +20,23 @@ const SignInSearchSchema = v.object({
  * `/signin`: the sign-in screen (sign in, forgot password, reset password). A signed-in visitor
  * goes to the dashboard, unless the address carries a reset code (a signed-in visitor who opens
  * an outdated reset link also sees the notice here). The personnel registration's
- * one-time flag (sessionStorage `personnelSignedUp`) turns on the success banner.
+ * one-time flag (sessionStorage `personnelSignedUp`) turns on the success banner and fills in
+ * the e-mail the person registered with.
  */
 export const Route = createFileRoute('/signin')({
   validateSearch: SignInSearchSchema,
-  beforeLoad: ({ context, search, preload, cause }) => {
+  beforeLoad: async ({ context, search, preload, cause }) => {
     // Only on arrival: dropping an outdated code from the address ('stay') keeps the notice in view.
     if (cause === 'enter' && !search.code && context.getSession()) {
       throw redirect({ to: '/dashboard', replace: true })
     }
+    // A reset code here opens the reset view: judged first, as on /reset (an outdated one is
+    // remembered, which turns the view into the outdated notice).
+    if (search.code && !preload) {
+      await judgeResetLink(search.code, { read: readLastResetCode, write: writeLastResetCode })
+    }
     // A preload (hovering a link) must not use up the one-time flag.
-    return { personnelSignedUp: !preload && consumePersonnelSignedUp() }
+    return { signedUpEmail: preload ? null : consumePersonnelSignedUp() }
   },
   component: SignInRoute,
 })
@@ -37,13 +44,13 @@ export const Route = createFileRoute('/signin')({
 function SignInRoute() {
   const navigate = Route.useNavigate()
   const { code } = Route.useSearch()
-  const { personnelSignedUp } = Route.useRouteContext()
+  const { signedUpEmail } = Route.useRouteContext()
   const actorRef = useSignInScreenActor(
     {
       resetCode: code ?? null,
       lastUsedResetCode: readLastResetCode(),
       captchaRequired: !isCaptchaOff(),
-      personnelSignedUp,
+      personnelSignedUp: signedUpEmail !== null,
     },
     {
       onSignedIn: ({ session, remember }) => {
@@ -57,5 +64,11 @@ function SignInRoute() {
       },
     },
   )
-  return <SignInScreen actorRef={actorRef} captchaSiteKey={env.VITE_HCAPTCHA_SITEKEY} />
+  return (
+    <SignInScreen
+      actorRef={actorRef}
+      captchaSiteKey={env.VITE_HCAPTCHA_SITEKEY}
+      initialEmail={signedUpEmail}
+    />
+  )
 }

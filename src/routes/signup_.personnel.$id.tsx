@@ -28,8 +28,8 @@ function Registration({ invitationId }: { invitationId: string }) {
         onInvitationMissing: () => {
           void navigate({ to: '/404', replace: true })
         },
-        onRegistered: () => {
-          markPersonnelSignedUp()
+        onRegistered: ({ context }) => {
+          markPersonnelSignedUp(context.invitation?.email ?? '')
           void navigate({ to: '/signin' })
         },
       },

@@ -1,6 +1,6 @@
 import { Box, Card, Center, Image, Stack, Title } from '@mantine/core'
 import { type ReactNode, useEffect } from 'react'
-import { notePageMounted } from '#src/app/prerender-contract.ts'
+import { notePageMounted } from '#src/lib/prerender-contract.ts'
 import classes from './public-page.module.css'
 
 /** Props of {@link PublicPage}. */

@@ -5,6 +5,7 @@
  * signed-in shell at desktop and phone width (menus open). A screen passes with no violation.
  */
 import type { APIRequestContext, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
   apiSignIn,
   axeViolations,
@@ -92,7 +93,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
     page,
     request,
   }) => {
-    const phone = `556${stamp}1`
+    const phone = nanpTestPhone(`556${stamp}1`)
     const email = `a11y.${stamp}@example.com`
     await page.goto('/signup')
     await page.evaluate(() => window.sessionStorage.clear())

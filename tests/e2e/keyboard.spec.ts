@@ -6,6 +6,7 @@
  * moves it to the first invalid field, and errors are announced (role="alert", aria-live).
  */
 import type { Locator, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
 
 /** Presses Tab (or Shift+Tab) until `target` has the focus; fails when it never gets it. */
@@ -91,7 +92,7 @@ test.describe('keyboard only', () => {
     request,
   }) => {
     const id = `${Date.now()}`.slice(-7)
-    const phone = `557${id}`
+    const phone = nanpTestPhone(`557${id}`)
     const email = `keys.${id}@example.com`
     const password = 'Glow!Pass123'
 

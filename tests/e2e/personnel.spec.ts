@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import type { Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
   apiSignIn,
   axeViolations,
@@ -18,7 +19,7 @@ const VIEWPORTS = [
 
 // Every run invites new people with new phones: the server keeps per-phone code limits.
 const stamp = `${Date.now()}`.slice(-7)
-const uniquePhone = (n: number) => `55${n}${stamp}`.slice(0, 10).padEnd(10, '0')
+const uniquePhone = (n: number) => nanpTestPhone(`55${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
 
 async function shoot(page: Page, name: string) {
   mkdirSync(SHOTS, { recursive: true })
@@ -100,9 +101,9 @@ test.describe('personnel', () => {
       invitee.getByRole('heading', { level: 2, name: 'Registration Details' }),
     ).toBeVisible()
     await expect(invitee.getByLabel('Email')).toHaveValue(person.email)
-    await expect(invitee.getByLabel('Email')).toBeDisabled()
+    await expect(invitee.getByLabel('Email')).not.toBeEditable()
     await expect(invitee.getByLabel('Position')).toHaveValue(person.position)
-    await expect(invitee.getByLabel('Position')).toBeDisabled()
+    await expect(invitee.getByLabel('Position')).not.toBeEditable()
     await expect(invitee.getByLabel(/^First name/)).toHaveValue(person.first)
     await expect(invitee.getByLabel(/^Last name/)).toHaveValue(person.last)
     await expect(invitee.getByRole('button', { name: 'Get Code' })).toBeDisabled()
@@ -120,7 +121,7 @@ test.describe('personnel', () => {
     await invitee.getByLabel('Confirmation code').fill(sms.code ?? '')
     await invitee.getByRole('button', { name: 'Verify Code' }).click()
     await expect(invitee.getByText('Phone number verified')).toBeVisible()
-    await expect(invitee.getByLabel(/^Phone number/)).toBeDisabled()
+    await expect(invitee.getByLabel(/^Phone number/)).not.toBeEditable()
     await expect(invitee.getByRole('button', { name: 'Submit' })).toBeEnabled()
     await shoot(invitee, 'registration')
     expect(await axeViolations(invitee)).toEqual([])
@@ -170,6 +171,10 @@ test.describe('personnel', () => {
     await page.getByRole('button', { name: `Resend invitation to ${person.email}` }).click()
     await expect(page.getByText(`Invitation sent again to ${person.email}.`)).toBeVisible()
     await page.getByRole('button', { name: `Revoke invitation to ${person.email}` }).click()
+    await page
+      .getByRole('dialog', { name: 'Revoke invitation?' })
+      .getByRole('button', { name: 'Revoke invitation' })
+      .click()
     await expect(page.getByText(`Invitation to ${person.email} revoked.`)).toBeVisible()
     const row = page.getByRole('row', { name: new RegExp(person.email) })
     await expect(row.getByText('revoked')).toBeVisible()

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { APIRequestContext, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
   type ApiSession,
   apiSignIn,
@@ -35,7 +36,7 @@ async function newStaffMember(request: APIRequestContext): Promise<ApiSession> {
   const admin = await apiSignIn(request)
   const suffix = Date.now().toString().slice(-7)
   const email = `idle.${suffix}@example.com`
-  const phone = `557${suffix}`
+  const phone = nanpTestPhone(`557${suffix}`)
   const password = 'Idle-Tester-2026'
   const invited = await request.post('/api/personnel', {
     headers: { Authorization: `Bearer ${admin.jwt}` },

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { APIRequestContext, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { axeViolations, DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
 
 /** A person who signs up; unique per test so that every availability check passes. */
@@ -17,7 +18,7 @@ function newPerson(first = 'Ann', last = 'Smith'): Person {
   return {
     first,
     last,
-    phone: `555${id.padStart(7, '0')}`,
+    phone: nanpTestPhone(`555${id.padStart(7, '0')}`),
     email: `${first.toLowerCase()}.${id}@example.com`,
     password: 'Glow!Pass123',
   }
@@ -71,7 +72,7 @@ async function passClientDetails(page: Page, request: APIRequestContext, person:
   await field(page, /^Confirmation code/).fill(sms.code ?? '')
   await button(page, 'Verify Code').click()
   await expect(page.getByText('Phone number verified')).toBeVisible()
-  await expect(field(page, /^Phone number/)).toBeDisabled()
+  await expect(field(page, /^Phone number/)).not.toBeEditable()
   await button(page, 'Continue').click()
 }
 
@@ -82,6 +83,16 @@ async function reachBilling(page: Page, request: APIRequestContext, person: Pers
   await button(page, 'Continue').click()
   await expect(stepHeading(page, 'Billing Information')).toBeVisible()
   await expect(page.getByRole('region', { name: 'Price summary' })).toBeVisible()
+}
+
+/** Signs the Business Associates Agreement (accepting it takes the signature) and comes back. */
+async function signAgreement(page: Page) {
+  await page.getByRole('button', { name: 'Business Associates Agreement' }).click()
+  await field(page, /^Signature/).fill('Ann Smith')
+  await field(page, /^Signer's name/).fill('Ann Smith')
+  await button(page, 'Sign').click()
+  await button(page, 'Back to Billing Information').click()
+  await expect(page.getByRole('checkbox', { name: /Business Associates Agreement/ })).toBeChecked()
 }
 
 async function fillCard(page: Page, number: string) {
@@ -192,6 +203,7 @@ test.describe('sign-up wizard', () => {
   }) => {
     await reachBilling(page, request, newPerson('Bea', 'Jones'))
     await fillCard(page, '4000 0000 0000 0002')
+    await signAgreement(page)
     await button(page, 'Continue').click()
     const warning = page.getByRole('alert').filter({ hasText: 'Your card was declined.' })
     await expect(warning).toBeVisible()
@@ -328,6 +340,7 @@ for (const width of [1440, 390]) {
     await expect(page.getByText(/5 business days/)).toBeVisible()
     await shot('3-agreement')
     await button(page, 'Back to Billing Information').click()
+    await signAgreement(page)
     await fillCard(page, '4000 0000 0000 0002')
     await button(page, 'Continue').click()
     await expect(page.getByText('Your card was declined.')).toBeVisible()

@@ -1,13 +1,18 @@
 import { MantineProvider } from '@mantine/core'
-import { createMemoryHistory, RouterProvider } from '@tanstack/react-router'
+import {
+  createMemoryHistory,
+  createRootRoute,
+  createRouter,
+  RouterProvider,
+} from '@tanstack/react-router'
 import { type RenderOptions, render } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { ReactElement, ReactNode } from 'react'
 import type { Session } from '#domain/session.ts'
-import { UserFacingError } from '#src/app/load-data.ts'
 import { createAppRouter } from '#src/app/router.tsx'
 import { cssVariablesResolver, theme } from '#src/app/theme.ts'
 import { clearAlert } from '#src/lib/alerts.ts'
+import { UserFacingError } from '#src/lib/load-data.ts'
 import { clearSession, writeSession } from '#src/lib/session.ts'
 
 function Providers({ children }: { children: ReactNode }) {
@@ -28,6 +33,18 @@ export function renderWithProviders(
 ) {
   const user = userEvent.setup()
   return { user, ...render(ui, { wrapper: Providers, ...options }) }
+}
+
+/**
+ * Renders one view as the only route of a memory router at `url` (a view with links needs a
+ * router), inside the providers: how the flows' view tests show a screen around their actor.
+ */
+export function renderInRouter(view: () => ReactNode, url: string) {
+  const router = createRouter({
+    routeTree: createRootRoute({ component: view }),
+    history: createMemoryHistory({ initialEntries: [url] }),
+  })
+  return renderWithProviders(<RouterProvider router={router as never} />)
 }
 
 /**

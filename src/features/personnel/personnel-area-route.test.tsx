@@ -9,6 +9,7 @@ import { renderRoute } from '#tests/support/render.tsx'
 const staff: StaffMember[] = [
   {
     id: 5,
+    practice_id: 1,
     email: 'demo@example.com',
     title: 'Dr.',
     first_name: 'Demo',
@@ -19,6 +20,7 @@ const staff: StaffMember[] = [
   },
   {
     id: 6,
+    practice_id: 1,
     email: 'staff@example.com',
     title: null,
     first_name: 'Sam',
@@ -196,6 +198,8 @@ describe('the Personnel area', () => {
     await user.click(
       screen.getByRole('button', { name: 'Revoke invitation to expired@example.com' }),
     )
+    // Revoking asks first.
+    await user.click(await screen.findByRole('button', { name: 'Revoke invitation' }))
     expect(await screen.findByText('Invitation to expired@example.com revoked.')).toBeVisible()
     expect(count(calls, 'POST', '/personnel/inv-1/resend')).toBe(1)
     expect(count(calls, 'DELETE', '/personnel/inv-2')).toBe(1)

@@ -3,6 +3,7 @@ import {
   Badge,
   Button,
   Group,
+  Modal,
   Paper,
   Select,
   SimpleGrid,
@@ -14,7 +15,7 @@ import {
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
-import type { ReactNode } from 'react'
+import { type ReactNode, useState } from 'react'
 import * as v from 'valibot'
 import type { ActorRefFrom } from 'xstate'
 import { POSITIONS, TITLES } from '#domain/fields.ts'
@@ -24,7 +25,10 @@ import {
   type PersonnelInvitation,
 } from '#domain/personnel.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
-import type { personnelInvitationsMachine } from '#machines/personnel/personnel-invitations.machine.ts'
+import type {
+  InvitationRef,
+  personnelInvitationsMachine,
+} from '#machines/personnel/personnel-invitations.machine.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
@@ -100,8 +104,17 @@ export function PersonnelArea({
   const notice = useSelector(actorRef, (s) => s.context.notice)
   const sentCount = useSelector(actorRef, (s) => s.context.sentCount)
   const rows = personnelRows(staff, invitations)
+  const [revoking, setRevoking] = useState<InvitationRef | null>(null)
   return (
     <Stack gap="lg">
+      <RevokeDialog
+        invitation={revoking}
+        onCancel={() => setRevoking(null)}
+        onConfirm={(invitation) => {
+          setRevoking(null)
+          actorRef.send({ type: 'invitation.revoke', invitation })
+        }}
+      />
       {notice && (
         <Alert
           color={notice.type === 'success' ? 'green' : 'red'}
@@ -134,7 +147,7 @@ export function PersonnelArea({
             {rows.map((row) =>
               row.kind === 'staff' ? (
                 <Table.Tr key={row.key}>
-                  <Table.Td>
+                  <Table.Td data-label="Name">
                     <PersonCell email={row.member.email}>
                       <AnchorLink
                         to="/personnel/$userId"
@@ -149,11 +162,11 @@ export function PersonnelArea({
                       )}
                     </PersonCell>
                   </Table.Td>
-                  <Table.Td>
+                  <Table.Td data-label="Status">
                     <StatusBadge status={row.status} />
                   </Table.Td>
-                  <Table.Td>{row.member.position ?? '—'}</Table.Td>
-                  {isAdmin && <Table.Td />}
+                  <Table.Td data-label="Position">{row.member.position ?? '—'}</Table.Td>
+                  {isAdmin && <Table.Td data-label="Actions" />}
                 </Table.Tr>
               ) : (
                 <InvitationRow
@@ -162,6 +175,7 @@ export function PersonnelArea({
                   status={row.status}
                   isAdmin={isAdmin}
                   actorRef={actorRef}
+                  onRevoke={setRevoking}
                 />
               ),
             )}
@@ -186,6 +200,43 @@ function PersonCell({ email, children }: { email: string; children: ReactNode })
   )
 }
 
+/**
+ * Revoking cannot be undone (the link stops working for good), so it asks first (issue 21);
+ * Cancel, Escape or a click outside leave the invitation as it is.
+ */
+function RevokeDialog({
+  invitation,
+  onCancel,
+  onConfirm,
+}: {
+  invitation: InvitationRef | null
+  onCancel: () => void
+  onConfirm: (invitation: InvitationRef) => void
+}) {
+  return (
+    <Modal
+      opened={invitation !== null}
+      onClose={onCancel}
+      title="Revoke invitation?"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Text size="sm">
+        The registration link sent to {invitation?.email} will stop working. You can invite the
+        person again later.
+      </Text>
+      <Group justify="flex-end" mt="lg">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button color="red" onClick={() => invitation && onConfirm(invitation)} data-autofocus>
+          Revoke invitation
+        </Button>
+      </Group>
+    </Modal>
+  )
+}
+
 function StatusBadge({ status }: { status: PersonStatus }) {
   return (
     <Badge color={STATUS_COLORS[status]} variant="light">
@@ -199,11 +250,14 @@ function InvitationRow({
   status,
   isAdmin,
   actorRef,
+  onRevoke,
 }: {
   invitation: PersonnelInvitation
   status: PersonStatus
   isAdmin: boolean
   actorRef: PersonnelInvitationsActorRef
+  /** Asks whether to revoke (the dialog of {@link RevokeDialog}). */
+  onRevoke: (invitation: InvitationRef) => void
 }) {
   const busy = useSelector(actorRef, (s) => !s.matches('idle'))
   const working = useSelector(actorRef, (s) =>
@@ -213,17 +267,17 @@ function InvitationRow({
   const open = status === 'invited' || status === 'expired'
   return (
     <Table.Tr>
-      <Table.Td>
+      <Table.Td data-label="Name">
         <PersonCell email={invitation.email}>
           <Text size="sm">{fullName(invitation)}</Text>
         </PersonCell>
       </Table.Td>
-      <Table.Td>
+      <Table.Td data-label="Status">
         <StatusBadge status={status} />
       </Table.Td>
-      <Table.Td>{invitation.position}</Table.Td>
+      <Table.Td data-label="Position">{invitation.position}</Table.Td>
       {isAdmin && (
-        <Table.Td>
+        <Table.Td data-label="Actions">
           {open && id && (
             <Group gap="xs" wrap="nowrap">
               <Button
@@ -248,12 +302,7 @@ function InvitationRow({
                 aria-label={`Revoke invitation to ${invitation.email}`}
                 disabled={busy && working !== 'revoke'}
                 loading={working === 'revoke'}
-                onClick={() =>
-                  actorRef.send({
-                    type: 'invitation.revoke',
-                    invitation: { id, email: invitation.email },
-                  })
-                }
+                onClick={() => onRevoke({ id, email: invitation.email })}
               >
                 Revoke
               </Button>

@@ -22,6 +22,7 @@ import {
   revokeInvitation,
 } from '#src/api/personnel.ts'
 import { getCode, verifyCode } from '#src/api/sign-up.ts'
+import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
@@ -44,7 +45,7 @@ export const registerPersonnelActors = {
   phoneVerification: phoneVerificationMachine.provide({
     actors: {
       sendCode: fromPromise<GetCodeAnswer, GetCodeInput>(({ input }) =>
-        withUserMessage(() => getCode(input)),
+        withUserMessage(() => getCode(withCaptchaToken(input))),
       ),
       verifyCode: fromPromise<VerifyCodeAnswer, VerifyCodeInput>(({ input }) =>
         withUserMessage(() => verifyCode(input)),

@@ -1,7 +1,7 @@
 import { Anchor, AppShell, Box, Burger, Group, Image, Text } from '@mantine/core'
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { Link, useLocation } from '@tanstack/react-router'
-import type { ReactNode } from 'react'
+import { type ReactNode, useCallback, useEffect, useRef } from 'react'
 import type { Session } from '#domain/session.ts'
 import { NavLinkLink } from '#src/ui/shell-links.tsx'
 import { FOOTER_LINKS, NAV_ITEMS } from './nav-items.ts'
@@ -20,6 +20,24 @@ export function ShellLayout({ session, children }: { session: Session; children:
   const isMobile = useMediaQuery('(max-width: 47.99em)') ?? false
   const pathname = useLocation({ select: (location) => location.pathname })
   const logo = session.practice.image_path
+  const burgerRef = useRef<HTMLButtonElement>(null)
+  const mainRef = useRef<HTMLElement>(null)
+  const menuOpen = opened && isMobile
+
+  // Escape or a tap beside the phone menu closes it, and the keyboard focus goes back to the burger
+  // that opened it (issue 21).
+  const dismissMenu = useCallback(() => {
+    close()
+    burgerRef.current?.focus()
+  }, [close])
+  useEffect(() => {
+    if (!menuOpen) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') dismissMenu()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [menuOpen, dismissMenu])
 
   return (
     <AppShell
@@ -27,10 +45,24 @@ export function ShellLayout({ session, children }: { session: Session; children:
       navbar={{ width: NAVBAR_WIDTH, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding={0}
     >
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to a place on the page; it moves the focus itself, so the router never sees a hash. */}
+      <a
+        href="#main-content"
+        className={classes.skipLink}
+        onClick={(event) => {
+          // Focus the page itself: a hash in the address would be taken for a navigation.
+          event.preventDefault()
+          mainRef.current?.focus()
+          mainRef.current?.scrollIntoView({ block: 'start' })
+        }}
+      >
+        Skip to content
+      </a>
       <AppShell.Header className={classes.header}>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
           <Group gap="sm" wrap="nowrap" miw={0}>
             <Burger
+              ref={burgerRef}
               opened={opened}
               onClick={toggle}
               hiddenFrom="sm"
@@ -81,7 +113,12 @@ export function ShellLayout({ session, children }: { session: Session; children:
         ))}
       </AppShell.Navbar>
 
-      <AppShell.Main className={classes.main}>
+      {menuOpen && (
+        // A pointer-only way out: keyboard users have Escape, so the backdrop is no control.
+        <div className={classes.backdrop} onClick={dismissMenu} aria-hidden />
+      )}
+
+      <AppShell.Main className={classes.main} id="main-content" tabIndex={-1} ref={mainRef}>
         <Box className={classes.content}>{children}</Box>
         <Box component="footer" className={classes.footer}>
           <Group gap="md" justify="center" wrap="wrap" component="nav" aria-label="Footer">

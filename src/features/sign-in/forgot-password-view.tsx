@@ -2,12 +2,14 @@ import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/c
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { AUTH_MESSAGES, type ForgotPasswordForm, ForgotPasswordFormSchema } from '#domain/auth.ts'
+import { webmailFor } from '#domain/webmail.ts'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
 /**
  * The Forgot Password view (spec section 2): Email, Reset and Cancel; once the link is on its way,
- * 'We have sent the link to your email' with Check email and a way back to Sign In.
+ * 'We have sent the link to your email' with Check email (the inbox of a known webmail; no
+ * button for other domains) and a way back to Sign In.
  */
 export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRef }) {
   const sent = useSelector(actorRef, (s) => s.matches({ forgotPassword: 'sent' }))
@@ -24,6 +26,7 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
   const back = () => actorRef.send({ type: 'link.back' })
 
   if (sent) {
+    const webmail = webmailFor(form.getValues().email)
     return (
       <PublicPage title={AUTH_MESSAGES.forgotPasswordSent}>
         <Alert color="green" role="status">
@@ -32,9 +35,11 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
         <Text size="sm" ta="center">
           The link works for one hour. If no e-mail arrives, check your spam folder.
         </Text>
-        <Button component="a" href="mailto:" fullWidth>
-          Check email
-        </Button>
+        {webmail && (
+          <Button component="a" href={webmail} target="_blank" rel="noopener noreferrer" fullWidth>
+            Check email
+          </Button>
+        )}
         <Anchor component="button" type="button" size="sm" ta="center" onClick={back}>
           Back to Sign In
         </Anchor>

@@ -1,8 +1,8 @@
 import { screen, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth.ts'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
+import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#src/lib/storage-keys.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
 import { apiError, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
@@ -134,13 +134,18 @@ describe('/reset', () => {
   })
 
   it('resets, remembers the code, stores the session for this tab and opens the dashboard', async () => {
-    const calls = stubApi({ 'POST /auth/reset-password': demoSession, ...dashboardApi })
+    const calls = stubApi({
+      'POST /auth/reset-code-status': { valid: true },
+      'POST /auth/reset-password': demoSession,
+      ...dashboardApi,
+    })
     const { user, router } = renderRoute('/reset?code=abc')
     await user.type(await screen.findByLabelText(/^New password/), 'NewPass123')
     await user.type(screen.getByLabelText(/^Confirm password/), 'NewPass123')
     await user.click(screen.getByRole('button', { name: 'Reset and Sign In' }))
     await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'))
-    expect(calls[0]?.body).toEqual({
+    expect(calls[0]).toMatchObject({ path: '/auth/reset-code-status', body: { code: 'abc' } })
+    expect(calls.find((call) => call.path === '/auth/reset-password')?.body).toEqual({
       password: 'NewPass123',
       passwordConfirmation: 'NewPass123',
       code: 'abc',
@@ -150,14 +155,14 @@ describe('/reset', () => {
   })
 
   it('checks the new password before sending: minimum 8 and matching', async () => {
-    const calls = stubApi({})
+    const calls = stubApi({ 'POST /auth/reset-code-status': { valid: true } })
     const { user } = renderRoute('/reset?code=abc')
     await user.type(await screen.findByLabelText(/^New password/), 'short')
     await user.type(screen.getByLabelText(/^Confirm password/), 'other')
     await user.click(screen.getByRole('button', { name: 'Reset and Sign In' }))
     expect(await screen.findByText('Password should contain minimum 8 characters')).toBeVisible()
-    expect(screen.getByText('Passwords do not match')).toBeVisible()
-    expect(calls).toEqual([])
+    expect(screen.getByText('Passwords should match')).toBeVisible()
+    expect(calls.map((call) => call.path)).toEqual(['/auth/reset-code-status'])
   })
 
   it('a link used before in this browser lands on /signin with the outdated notice', async () => {
@@ -176,8 +181,27 @@ describe('/reset', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Sign In' })).toBeVisible()
   })
 
+  it('a link used or expired anywhere goes to /signin with the outdated notice when opened, never showing the form', async () => {
+    const calls = stubApi({ 'POST /auth/reset-code-status': { valid: false } })
+    const { router } = renderRoute('/reset?code=used-elsewhere')
+    expect(await screen.findByRole('alert')).toHaveTextContent('Password Reset link is outdated!')
+    expect(screen.queryByRole('heading', { name: 'Please enter a new password!' })).toBeNull()
+    expect(screen.queryByLabelText(/^New password/)).toBeNull()
+    await waitFor(() => expect(router.state.location.href).toBe('/signin'))
+    expect(calls).toEqual([
+      expect.objectContaining({
+        path: '/auth/reset-code-status',
+        body: { code: 'used-elsewhere' },
+      }),
+    ])
+    expect(localStorage.getItem(LAST_RESET_CODE_KEY)).toBe('used-elsewhere')
+  })
+
   it('a link the server refuses lands on /signin with the outdated notice', async () => {
-    stubApi({ 'POST /auth/reset-password': apiError(400, 'Password Reset link is outdated!') })
+    stubApi({
+      'POST /auth/reset-code-status': { valid: true },
+      'POST /auth/reset-password': apiError(400, 'Password Reset link is outdated!'),
+    })
     const { user, router } = renderRoute('/reset?code=expired')
     await user.type(await screen.findByLabelText(/^New password/), 'NewPass123')
     await user.type(screen.getByLabelText(/^Confirm password/), 'NewPass123')

@@ -28,6 +28,8 @@ export type SignInScreenProps = {
   actorRef: SignInScreenActorRef
   /** The hCaptcha site key (from the build's configuration). */
   captchaSiteKey?: string | undefined
+  /** The sign-in e-mail to start with (after a personnel registration). */
+  initialEmail?: string | null | undefined
 }
 
 /**
@@ -35,7 +37,7 @@ export type SignInScreenProps = {
  * (sign in, forgot password or reset password) and, once signed in, a short wait while the
  * route moves on to the dashboard.
  */
-export function SignInScreen({ actorRef, captchaSiteKey }: SignInScreenProps) {
+export function SignInScreen({ actorRef, captchaSiteKey, initialEmail }: SignInScreenProps) {
   // The API client is not part of the first load: it is fetched once someone starts on a form.
   useEffect(() => {
     const load = () => void loadSignInApi()
@@ -67,6 +69,12 @@ export function SignInScreen({ actorRef, captchaSiteKey }: SignInScreenProps) {
         </PublicPage>
       )
     default:
-      return <SignInView actorRef={actorRef} captchaSiteKey={captchaSiteKey} />
+      return (
+        <SignInView
+          actorRef={actorRef}
+          captchaSiteKey={captchaSiteKey}
+          initialEmail={initialEmail}
+        />
+      )
   }
 }

@@ -1,4 +1,4 @@
-import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#domain/auth-keys.ts'
+import { LAST_RESET_CODE_KEY, PERSONNEL_SIGNED_UP_KEY } from '#src/lib/storage-keys.ts'
 
 // Storage may be missing or throw (private browsing, blocked storage): then nothing is remembered.
 function storage(name: 'localStorage' | 'sessionStorage'): Storage | null {
@@ -28,16 +28,17 @@ export function writeLastResetCode(code: string): void {
 }
 
 /**
- * True once after the personnel registration set `sessionStorage.personnelSignedUp`; the flag is
- * removed, so the success banner shows a single time.
+ * Once after the personnel registration set `sessionStorage.personnelSignedUp`: the e-mail the
+ * person registered with (empty when the flag carries none), else null. The flag is removed, so
+ * the success banner and the pre-filled e-mail show a single time.
  */
-export function consumePersonnelSignedUp(): boolean {
+export function consumePersonnelSignedUp(): string | null {
   try {
     const session = storage('sessionStorage')
-    const flagged = session?.getItem(PERSONNEL_SIGNED_UP_KEY) != null
-    if (flagged) session?.removeItem(PERSONNEL_SIGNED_UP_KEY)
-    return flagged
+    const flag = session?.getItem(PERSONNEL_SIGNED_UP_KEY) ?? null
+    if (flag !== null) session?.removeItem(PERSONNEL_SIGNED_UP_KEY)
+    return flag === null ? null : flag.includes('@') ? flag : ''
   } catch {
-    return false
+    return null
   }
 }

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
+import { useEffect, useRef } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
 import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
@@ -17,6 +18,8 @@ export type SignInViewProps = {
   actorRef: SignInScreenActorRef
   /** The hCaptcha site key; the widget shows only when the machine requires a captcha. */
   captchaSiteKey?: string | undefined
+  /** An e-mail to start with (the person who just registered); the password then has the focus. */
+  initialEmail?: string | null | undefined
 }
 
 /**
@@ -24,7 +27,7 @@ export type SignInViewProps = {
  * Password, the captcha when it is on, Sign In and the way to Sign Up; banners for the
  * personnel sign-up success, an outdated reset link and a failed sign-in.
  */
-export function SignInView({ actorRef, captchaSiteKey }: SignInViewProps) {
+export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInViewProps) {
   const submitting = useSelector(actorRef, (s) => s.matches({ signIn: 'submitting' }))
   const notice = useSelector(actorRef, (s) => s.context.notice)
   const error = useSelector(actorRef, (s) => s.context.error)
@@ -34,10 +37,16 @@ export function SignInView({ actorRef, captchaSiteKey }: SignInViewProps) {
 
   const form = useForm<SignInForm>({
     mode: 'uncontrolled',
-    initialValues: { email: '', password: '', remember: false },
+    initialValues: { email: initialEmail ?? '', password: '', remember: false },
     validate: schemaResolver(SignInFormSchema, { sync: true }),
     validateInputOnBlur: true,
   })
+  // Who just registered signs in with the e-mail they registered with: only the password is left.
+  const focusPassword = useRef(Boolean(initialEmail))
+  useEffect(() => {
+    if (focusPassword.current) form.getInputNode('password')?.focus()
+    focusPassword.current = false
+  }, [form])
 
   return (
     <PublicPage title="Sign In">

@@ -27,6 +27,28 @@ async function withUserMessage<T>(call: (auth: AuthApi) => Promise<T>): Promise<
   }
 }
 
+/**
+ * Judges a reset link when it is opened (issue 14): asks the server whether `code` is still good,
+ * and when it is not, remembers it as the last used code, so that the sign-in screen shows
+ * 'Password Reset link is outdated!' for 3 seconds instead of the form. A link already remembered
+ * needs no question; when the server cannot be asked, the form shows and the reset itself judges.
+ * Answers whether the link is outdated.
+ */
+export async function judgeResetLink(
+  code: string,
+  remembered: { read(): string | null; write(code: string): void },
+): Promise<boolean> {
+  if (remembered.read() === code) return true
+  try {
+    const [auth] = await loadSignInApi()
+    if (await auth.resetCodeStatus(code)) return false
+  } catch {
+    return false
+  }
+  remembered.write(code)
+  return true
+}
+
 /** The address of the reset page e-mailed links should open: this app's `/reset`. */
 export function resetPageUrl(origin: string = globalThis.location.origin): string {
   return new URL('/reset', origin).toString()

@@ -15,7 +15,7 @@ import {
 } from '@mantine/core'
 import { type FormErrors, schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
-import { lazy, type ReactNode, Suspense, useRef, useState } from 'react'
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react'
 import * as v from 'valibot'
 import { EXPIRY_MONTHS, EXPIRY_YEARS } from '#domain/regions.ts'
 import {
@@ -32,6 +32,7 @@ import {
   selectSignature,
   selectStateOptions,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { lockedProps } from '#src/ui/locked.tsx'
 import type { StepProps } from './client-details-step.tsx'
 import {
   focusFirstInvalid,
@@ -102,7 +103,9 @@ function initialValues(actorRef: SignUpActorRef): BillingForm {
     billing_zip: draft.billing_zip ?? '',
     promo_code: draft.promo_code ?? '',
     terms: draft.terms ?? false,
-    business_agreement: draft.business_agreement ?? false,
+    // Only a signed agreement is accepted (issue 21).
+    business_agreement:
+      (draft.business_agreement ?? false) && actorRef.getSnapshot().context.signature !== null,
   }
 }
 
@@ -118,6 +121,30 @@ function cardOutsideForm(values: BillingForm, paid: PaidCard | null): BillingInf
     exp_year: paid?.exp_year ?? Number(values.card.exp_year || 0),
     name: paid?.name ?? values.card.name.trim(),
   }
+}
+
+/** The billing address fields as the practice's address (step 2) fills them. */
+type PracticeAddress = Pick<
+  BillingForm,
+  'billing_address_1' | 'billing_address_2' | 'billing_city' | 'billing_state' | 'billing_zip'
+>
+
+/** The practice's address from step 2 as billing address values, or null before step 2. */
+function selectPracticeAddress(snapshot: ReturnType<SignUpActorRef['getSnapshot']>) {
+  const practice = snapshot.context.practiceDetails ?? snapshot.context.drafts.accountSetup
+  if (!practice?.practice_address) return null
+  const address: PracticeAddress = {
+    billing_address_1: practice.practice_address ?? '',
+    billing_address_2: practice.practice_address_2 ?? '',
+    billing_city: practice.city ?? '',
+    billing_state: practice.state ?? '',
+    billing_zip: practice.practice_zip ?? '',
+  }
+  return address
+}
+
+function sameAddress(a: PracticeAddress | null, b: PracticeAddress | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** An error text screen readers announce (a checkbox has no error props of its own). */
@@ -169,6 +196,27 @@ export function BillingStep({
     },
   })
 
+  // Signing the agreement accepts it (issue 21). The form's setter changes identity on every render:
+  // the effect reads the latest one and runs only when the signature changes.
+  const signedAt = signature ? `${signature.signer_name}\n${signature.date}` : null
+  const seenSignature = useRef(signedAt)
+  const setField = useRef(form.setFieldValue)
+  setField.current = form.setFieldValue
+  useEffect(() => {
+    if (signedAt === seenSignature.current) return
+    seenSignature.current = signedAt
+    setField.current('business_agreement', signedAt !== null)
+  }, [signedAt])
+
+  // "Billing address same as practice address" (issue 21): ticking copies the practice's
+  // address from step 2, unticking empties the fields; it reads ticked while they are the same.
+  const practiceAddress = useSelector(actorRef, selectPracticeAddress, sameAddress)
+  const sameAsPractice =
+    practiceAddress !== null &&
+    Object.entries(practiceAddress).every(
+      ([name, value]) => form.values[name as keyof PracticeAddress] === value,
+    )
+
   const submit = (values: BillingForm) => {
     if (locked || stripe) {
       const rest = v.parse(locked ? PaidBillingSchema : StripeBillingSchema, values)
@@ -184,7 +232,7 @@ export function BillingStep({
 
   const inputProps = (path: Parameters<typeof form.getInputProps>[0]) => ({
     ...form.getInputProps(path),
-    disabled: locked,
+    ...lockedProps(locked),
     errorProps: { role: 'alert' },
   })
 
@@ -245,19 +293,31 @@ export function BillingStep({
           )}
           {!stripe && (
             <>
-              <SecretInput
-                label="Card number"
-                withAsterisk
-                inputMode="numeric"
-                autoComplete="cc-number"
-                {...inputProps('card.number')}
-                value={
-                  locked && paidCard ? `•••• •••• •••• ${paidCard.last4}` : form.values.card.number
-                }
-                onChange={(event) =>
-                  form.setFieldValue('card.number', maskCardNumber(event.currentTarget.value))
-                }
-              />
+              {locked && paidCard ? (
+                // Paid: the last four digits, readable; the full number is gone.
+                <TextInput
+                  label="Card number"
+                  withAsterisk
+                  value={`•••• •••• •••• ${paidCard.last4}`}
+                  {...lockedProps(true)}
+                />
+              ) : (
+                <SecretInput
+                  label="Card number"
+                  withAsterisk
+                  inputMode="numeric"
+                  autoComplete="cc-number"
+                  {...inputProps('card.number')}
+                  value={
+                    locked && paidCard
+                      ? `•••• •••• •••• ${paidCard.last4}`
+                      : form.values.card.number
+                  }
+                  onChange={(event) =>
+                    form.setFieldValue('card.number', maskCardNumber(event.currentTarget.value))
+                  }
+                />
+              )}
               <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="md">
                 <Select
                   label="Expiration month"
@@ -310,6 +370,17 @@ export function BillingStep({
           <Title order={3} size="h4">
             Billing address
           </Title>
+          <Checkbox
+            label="Billing address same as practice address"
+            checked={sameAsPractice}
+            disabled={locked || practiceAddress === null}
+            onChange={(event) => {
+              const copy = event.currentTarget.checked && practiceAddress
+              for (const [name, value] of Object.entries(practiceAddress ?? {})) {
+                form.setFieldValue(name as keyof PracticeAddress, copy ? value : '')
+              }
+            }}
+          />
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
             <TextInput
               label="Billing address"
@@ -382,7 +453,17 @@ export function BillingStep({
                 </Anchor>
               </>
             }
+            description={signature ? undefined : 'Sign the agreement to accept it.'}
             {...form.getInputProps('business_agreement', { type: 'checkbox' })}
+            onChange={(event) => {
+              // Accepting a legal document needs its signature: without one, ticking opens the
+              // agreement to sign, and signing ticks the box (issue 21).
+              if (event.currentTarget.checked && !signature) {
+                actorRef.send({ type: 'agreement.open' })
+                return
+              }
+              form.setFieldValue('business_agreement', event.currentTarget.checked)
+            }}
             error={announced(form.errors.business_agreement)}
           />
           {signature && (

@@ -1,7 +1,7 @@
-import { Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
+import { Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import * as v from 'valibot'
 import {
   DEFAULT_PHONE_COUNTRY_CODE,
@@ -14,6 +14,7 @@ import {
   selectPhoneVerificationRef,
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { lockedProps } from '#src/ui/locked.tsx'
 import {
   focusFirstInvalid,
   SecretInput,
@@ -23,6 +24,12 @@ import {
 } from './form-helpers.tsx'
 import { maskPhone } from './masks.ts'
 import { PhoneVerificationFields } from './phone-verification-fields.tsx'
+
+/** What the field the server found taken says (the server's own words, DESIGN.md section 4). */
+const TAKEN_MESSAGES = {
+  email: 'Email is already taken.',
+  phone: 'Phone number is already taken.',
+} as const
 
 /** Props of a step view. */
 export type StepProps = {
@@ -79,6 +86,31 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
   })
   const locked = verifiedPhone !== null || phoneLocked
 
+  // The verification belongs to the phone: the e-mail stays editable (issue 21). When Continue
+  // finds the e-mail or the phone taken, that field says so (the alert keeps the spec's text).
+  const takenField = useSelector(actorRef, (s) => s.context.takenField)
+  const setError = useRef(form.setFieldError)
+  setError.current = form.setFieldError
+  useEffect(() => {
+    if (takenField) setError.current(takenField, TAKEN_MESSAGES[takenField])
+  }, [takenField])
+
+  // "Use another number" starts a new verification: it learns the form's values at once, so Get
+  // Code is ready as soon as the new number is typed.
+  const getValues = useRef(form.getValues)
+  getValues.current = form.getValues
+  const firstVerification = useRef(verificationRef)
+  useEffect(() => {
+    if (verificationRef === firstVerification.current) return
+    firstVerification.current = verificationRef
+    const values = getValues.current()
+    verificationRef?.send({
+      type: 'fields.change',
+      valid: v.is(ClientDetailsSchema, values),
+      target: { email: values.email, phone: values.phone, countryCode: values.country_code },
+    })
+  }, [verificationRef])
+
   return (
     <form
       id={STEP_FORM_ID}
@@ -131,8 +163,8 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
               label: `${code} (US, Canada)`,
             }))}
             allowDeselect={false}
-            disabled={locked}
             {...form.getInputProps('country_code')}
+            {...lockedProps(locked)}
           />
           <TextInput
             label="Phone number"
@@ -140,9 +172,9 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             type="tel"
             inputMode="tel"
             autoComplete="tel-national"
-            disabled={locked}
             errorProps={{ role: 'alert' }}
             {...form.getInputProps('phone')}
+            {...lockedProps(locked)}
             onChange={(event) => form.setFieldValue('phone', maskPhone(event.currentTarget.value))}
           />
           <TextInput
@@ -150,7 +182,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             withAsterisk
             type="email"
             autoComplete="email"
-            disabled={locked}
             errorProps={{ role: 'alert' }}
             {...form.getInputProps('email')}
           />
@@ -182,6 +213,22 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             }
           />
         </SimpleGrid>
+        {takenField === 'phone' && (
+          <Group gap="sm">
+            <Text size="sm">This phone number already has an account.</Text>
+            <Button
+              variant="light"
+              size="compact-sm"
+              onClick={() => {
+                actorRef.send({ type: 'phone.change' })
+                form.clearFieldError('phone')
+                form.getInputNode('phone')?.focus()
+              }}
+            >
+              Use another number
+            </Button>
+          </Group>
+        )}
         <PhoneVerificationFields actorRef={verificationRef} verified={verifiedPhone !== null} />
       </Stack>
     </form>

@@ -109,7 +109,7 @@ export function ConfirmationStep({ actorRef, focusHeading }: StepProps) {
               ? ([
                   ['Client ID', practice.nextech.client_id],
                   ['Username', practice.nextech.username],
-                  ['Nextech password', review.passwordMasked],
+                  ['Nextech password', review.nextechPasswordMasked],
                   ['NX Practice ID', practice.nextech.nx_practice_id],
                 ] as Entry[])
               : []),

@@ -1,4 +1,4 @@
-import { CVV_MASK_LENGTH, cardNumberMaskLength } from '#domain/cards.ts'
+import { CVV_MASK_LENGTH, cardNumberGaps, cardNumberMaskLength } from '#domain/cards.ts'
 import { PHONE_MASK_MAX_DIGITS } from '#domain/fields.ts'
 
 // Input masks of the wizard (spec sections 5 and 9). Each keeps only what the field can hold, so
@@ -21,10 +21,18 @@ export function maskCvv(text: string): string {
 }
 
 /**
- * Card number: digits in groups of four, at most 16 digits (19 while the number may be a visa).
+ * Card number: digits in the groups of the card's type (4-6-5 for Amex, else fours), at most 16
+ * digits (19 while the number may be a visa).
  */
 export function maskCardNumber(text: string): string {
   const digits = text.replace(/\D/g, '')
   const kept = digits.slice(0, cardNumberMaskLength(digits))
-  return kept.replace(/(\d{4})(?=\d)/g, '$1 ')
+  const breaks = new Set(cardNumberGaps(kept))
+  // After 16 digits (a 19-digit visa) the groups go on in fours.
+  let masked = ''
+  for (let index = 0; index < kept.length; index += 1) {
+    if (index > 0 && (breaks.has(index) || (index > 16 && index % 4 === 0))) masked += ' '
+    masked += kept[index]
+  }
+  return masked
 }

@@ -10,6 +10,7 @@ import {
   Title,
 } from '@mantine/core'
 import { useSelector } from '@xstate/react'
+import { useState } from 'react'
 import { EHR_PRICE_PER_MONTH, formatUsd, type Term } from '#domain/pricing.ts'
 import {
   selectPaymentLocked,
@@ -18,6 +19,7 @@ import {
   selectPromo,
   selectTermOptions,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { lockedProps } from '#src/ui/locked.tsx'
 import type { SignUpActorRef } from './form-helpers.tsx'
 
 /** Props of {@link PlanChoice}. */
@@ -49,6 +51,8 @@ export function PlanChoice({
   const promo = useSelector(actorRef, selectPromo)
   const locked = useSelector(actorRef, selectPaymentLocked)
   const yearly = choice.term === 'year'
+  // The code a term change took off, shown beside the box until the person acts on it.
+  const [dropped, setDropped] = useState<string | null>(null)
 
   return (
     <Stack gap="md">
@@ -65,7 +69,11 @@ export function PlanChoice({
           data={termOptions.map((option) => ({ value: option.value, label: option.label }))}
           value={choice.term}
           disabled={choice.termLocked}
-          onChange={(term) => actorRef.send({ type: 'plan.termChange', term: term as Term })}
+          onChange={(term) => {
+            // A new term resets the deduction (spec section 4): the box says why the code went.
+            if (promo.coupon) setDropped(promo.coupon.id)
+            actorRef.send({ type: 'plan.termChange', term: term as Term })
+          }}
         />
       </div>
       <Card padding="md" shadow="none">
@@ -105,12 +113,15 @@ export function PlanChoice({
           label="Promo code"
           style={{ flex: 1 }}
           value={promoCode}
-          disabled={locked}
+          {...lockedProps(locked)}
           autoComplete="off"
           error={promoFieldError ?? promo.error}
           errorProps={{ role: 'alert' }}
           data-path="promo_code"
-          onChange={(event) => onPromoCodeChange(event.currentTarget.value)}
+          onChange={(event) => {
+            setDropped(null)
+            onPromoCodeChange(event.currentTarget.value)
+          }}
         />
         <Button
           variant="light"
@@ -118,12 +129,18 @@ export function PlanChoice({
           loading={promo.checking}
           disabled={locked || promoCode.trim() === ''}
           onClick={() => {
+            setDropped(null)
             if (validatePromoCode()) actorRef.send({ type: 'promo.apply', code: promoCode })
           }}
         >
           Apply
         </Button>
       </Group>
+      {dropped && !promo.coupon && (
+        <Text size="sm" role="status">
+          {dropped} no longer applies after the term change: press Apply again.
+        </Text>
+      )}
       {promo.coupon && (
         <Group gap="xs">
           <Text size="sm" c="var(--mantine-color-green-light-color)" role="status">

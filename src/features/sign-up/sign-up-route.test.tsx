@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { SIGN_UP_PROGRESS_KEY } from '#src/features/sign-up/sign-up-storage.ts'
-import { fixturePlansAnswer, storedProgress } from '#tests/model/sign-up.events.ts'
+import { SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
+import { fixturePlansAnswer, storedProgress } from '#tests/flows/sign-up/model.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
@@ -50,6 +50,15 @@ async function type(user: UserEvent, label: RegExp, value: string) {
 async function choose(user: UserEvent, label: RegExp, option: string) {
   await user.click(screen.getByRole('combobox', { name: label }))
   await user.click(await screen.findByRole('option', { name: option }))
+}
+
+/** Signs the Business Associates Agreement on step 3 (accepting it takes the signature). */
+async function signAgreement(user: UserEvent) {
+  await user.click(screen.getByRole('button', { name: 'Business Associates Agreement' }))
+  await user.type(await screen.findByRole('textbox', { name: /^Signature/ }), 'Jane Doe')
+  await user.type(screen.getByRole('textbox', { name: /^Signer's name/ }), 'Jane Doe')
+  await user.click(screen.getByRole('button', { name: 'Sign' }))
+  await user.click(screen.getByRole('button', { name: 'Back to Billing Information' }))
 }
 
 /** Step 1 with the code, then Continue: the wizard moves to step 2 (pre-filled in test mode). */
@@ -114,6 +123,7 @@ describe('/signup', () => {
     expect(input(/^Practice name/).value).toBe('Glow Test Clinic')
     await user.click(screen.getByRole('button', { name: 'Continue' }))
     await screen.findByRole('region', { name: 'Price summary' })
+    await signAgreement(user)
     await user.click(screen.getByRole('button', { name: 'Continue' }))
     await screen.findByRole('heading', { level: 2, name: 'Confirmation' })
     expect(screen.getByRole('region', { name: 'Billing Information' })).toHaveTextContent(
@@ -210,6 +220,7 @@ describe('/signup', () => {
     await screen.findByRole('heading', { level: 2, name: 'Account Setup' })
     await user.click(screen.getByRole('button', { name: 'Continue' }))
     await screen.findByRole('region', { name: 'Price summary' })
+    await signAgreement(user)
 
     await user.click(screen.getByRole('button', { name: 'Continue' }))
     const refused = await screen.findByText('Your card number is incorrect.')

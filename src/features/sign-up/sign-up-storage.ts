@@ -1,7 +1,5 @@
 import type { StoredSignUp } from '#domain/sign-up/progress.ts'
-
-/** The sessionStorage key of the wizard's progress (DESIGN.md section 7). */
-export const SIGN_UP_PROGRESS_KEY = 'signUpProgress'
+import { SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
 
 // Storage may be missing or throw (private browsing, blocked storage): then nothing is kept.
 function sessionStore(): Storage | null {

@@ -39,6 +39,9 @@ function preloadLaterSteps() {
   void loadConfirmation()
 }
 
+/** Room kept between a focused field and the sticky footer, in px. */
+const FOCUS_CLEARANCE = 12
+
 /** Shown for the moment a later step's code is still on its way. */
 function StepLoading() {
   return (
@@ -118,6 +121,23 @@ export function SignUpView({
     setMoved(true)
   }
 
+  // The sticky footer must never hide the field that has the focus (WCAG 2.4.11, issue 21): a
+  // field the browser scrolled only just into view, under the footer, scrolls up clear of it.
+  const footerRef = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const onFocus = (event: FocusEvent) => {
+      const target = event.target
+      requestAnimationFrame(() => {
+        const footer = footerRef.current
+        if (!footer || !(target instanceof HTMLElement) || footer.contains(target)) return
+        const hidden = target.getBoundingClientRect().bottom - footer.getBoundingClientRect().top
+        if (hidden > -FOCUS_CLEARANCE) window.scrollBy({ top: hidden + FOCUS_CLEARANCE })
+      })
+    }
+    window.document.addEventListener('focusin', onFocus)
+    return () => window.document.removeEventListener('focusin', onFocus)
+  }, [])
+
   const first = step === 'clientDetails'
   const last = step === 'confirmation'
   const continueDisabled =
@@ -187,7 +207,7 @@ export function SignUpView({
       </Suspense>
 
       {document === null && (
-        <Group justify="space-between" className={classes.footer} wrap="nowrap">
+        <Group ref={footerRef} justify="space-between" className={classes.footer} wrap="nowrap">
           <Button
             variant="default"
             onClick={() => actorRef.send({ type: 'step.back' })}

@@ -28,6 +28,7 @@ import {
 } from '#src/api/payments.ts'
 import { getCoupon, getPlans } from '#src/api/practice.ts'
 import { checkEmail, getCode, pay, registerPractice, verifyCode } from '#src/api/sign-up.ts'
+import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
@@ -126,7 +127,7 @@ export function createSignUpActors(options: SignUpActorsOptions = {}) {
     phoneVerification: phoneVerificationMachine.provide({
       actors: {
         sendCode: fromPromise<GetCodeAnswer, GetCodeInput>(({ input }) =>
-          withUserMessage(() => getCode(input)),
+          withUserMessage(() => getCode(withCaptchaToken(input))),
         ),
         verifyCode: fromPromise<VerifyCodeAnswer, VerifyCodeInput>(({ input }) =>
           withUserMessage(() => verifyCode(input)),

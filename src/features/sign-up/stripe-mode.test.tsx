@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { createActor, fromPromise } from 'xstate'
 import { type LockPaymentInput, signUpMachine } from '#machines/sign-up/sign-up.machine.ts'
 import { SignUpView } from '#src/features/sign-up/sign-up-view.tsx'
-import { fixturePlansAnswer, storedProgress } from '#tests/model/sign-up.events.ts'
+import { fixturePlansAnswer, storedProgress } from '#tests/flows/sign-up/model.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 
 // Stripe.js loads from Stripe's servers; this stand-in mounts nothing and records what it is asked.
@@ -42,7 +42,15 @@ describe('billing step with Stripe', () => {
           }),
         },
       }),
-      { input: { restore: storedProgress('billing', false) } },
+      {
+        input: {
+          // Paying takes the signed agreement (issue 21).
+          restore: {
+            ...storedProgress('billing', false),
+            signature: { signature: 'J. Doe', signer_name: 'Jane Doe', date: '2026-06-15' },
+          },
+        },
+      },
     ).start()
     const onStripeFieldsChange = vi.fn()
     const root = createRootRoute({

@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureBuilt } from '../../../scripts/lib/build.ts'
+import { ensureBuilt } from '#scripts/lib/build.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'glow-e2e-'))
 process.env.DATA_DIR = dataDir
 process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }))
 
 await ensureBuilt()
-await import('../../../server/index.ts')
+await import('#server/index.ts')
