@@ -39,7 +39,6 @@ export const PERSONNEL_MESSAGES = {
   emailHasAccount: 'A person with this e-mail already has an account.',
   alreadyInvited: 'This person already has a pending invitation. Send it again instead.',
   invitationUsed: 'This invitation was already used.',
-  adminOnly: 'Only an Admin can invite personnel.',
   /** A registration whose phone was not verified (or was used for another account). */
   verifyPhoneFirst: 'Please verify your phone number first',
   /** Any failure that brings no message of its own (the spec's wording, section 8). */

@@ -2,22 +2,47 @@
  * Enforces domain/permissions.ts on a route: after `requireAuth`, a role without the permission
  * is refused with 403 and the matrix's sentence naming what is missing, and the refusal is written
  * to the audit trail (who, which permission, which route; never a request value).
+ *
+ * Every signed-in route declares what it needs, in its own handler list: a permission
+ * ({@link requirePermission}) or, for what any member of the practice may do whatever their role
+ * (their own profile, the staff list, signing out), {@link anyStaffMember}. The declaration is
+ * readable on the middleware, so a test walks the route list and a route that declares nothing
+ * fails it (server/security/route-permissions.security.test.ts).
  */
 import { createMiddleware } from 'hono/factory'
 import { can, PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { forbidden } from '#server/http/errors.ts'
 
-/** A middleware that knows the permission it checks, so a test can read what a route declares. */
-export type PermissionMiddleware = ReturnType<typeof createMiddleware<AppEnv>> & {
-  permission: Permission
+/** What a signed-in route needs: one permission of the matrix, or only to be staff of the practice. */
+export type RouteAccess = Permission | 'staff'
+
+/** A middleware that says what its route needs, so a test can read what each route declares. */
+export type AccessMiddleware = ReturnType<typeof createMiddleware<AppEnv>> & {
+  access: RouteAccess
+}
+
+const ACCESS = Symbol.for('glow.route-access')
+
+function declare(
+  middleware: ReturnType<typeof createMiddleware<AppEnv>>,
+  access: RouteAccess,
+): AccessMiddleware {
+  Object.defineProperty(middleware, ACCESS, { value: access })
+  return Object.assign(middleware, { access })
+}
+
+/** What a route's handler declares it needs, when it is a declaration. */
+export function declaredAccess(handler: unknown): RouteAccess | undefined {
+  if (typeof handler !== 'function') return undefined
+  return (handler as { [ACCESS]?: RouteAccess })[ACCESS]
 }
 
 /** Refuses (403) a signed-in user whose role lacks `permission`. Put it after `requireAuth`. */
 export function requirePermission(
   ctx: Pick<ServerContext, 'audit' | 'clientIp'>,
   permission: Permission,
-): PermissionMiddleware {
+): AccessMiddleware {
   const middleware = createMiddleware<AppEnv>(async (c, next) => {
     const user = c.var.user
     if (!can(user.access_rights, permission)) {
@@ -32,5 +57,18 @@ export function requirePermission(
     }
     await next()
   })
-  return Object.assign(middleware, { permission })
+  return declare(middleware, permission)
+}
+
+/**
+ * Declares a route any signed-in member of the practice may call, whatever their role (the
+ * session check before it is the whole rule). It checks nothing itself; it says so on purpose.
+ */
+export function anyStaffMember(): AccessMiddleware {
+  return declare(
+    createMiddleware<AppEnv>(async (_c, next) => {
+      await next()
+    }),
+    'staff',
+  )
 }

@@ -3,12 +3,14 @@ import * as apiAnswers from '#domain/api-answers.ts'
 import * as apiError from '#domain/api-error.ts'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import * as auth from '#domain/auth.ts'
+import { PERMISSION_MATRIX, PERMISSION_REFUSALS, ROLES } from '#domain/permissions.ts'
 import * as personnel from '#domain/personnel.ts'
 import * as plans from '#domain/plans.ts'
 import * as practiceData from '#domain/practice-data.ts'
 import * as resetPassword from '#domain/reset-password.ts'
 import * as session from '#domain/session.ts'
 import * as signUpApi from '#domain/sign-up/api.ts'
+import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { MAX_INT4, validatorDoc } from '#server/http/validate.ts'
 import * as patientRoutes from '#server/routes/patients.ts'
 import * as signUpRoutes from '#server/routes/sign-up.ts'
@@ -49,6 +51,15 @@ export type OpenApiOperation = {
   parameters?: Record<string, unknown>[]
   requestBody?: { required: true; content: Record<string, { schema: JsonSchemaObject }> }
   responses: Record<string, { description: string; content?: Record<string, unknown> }>
+  /** What a signed-in caller needs: a permission of domain/permissions.ts, or `staff` (any role). */
+  'x-permission'?: string
+}
+
+/** Who may call a route that declares `access`, in a sentence for the reference. */
+function whoMayCall(access: RouteAccess): string {
+  if (access === 'staff') return 'Any signed-in member of the practice, whatever their role.'
+  const roles = PERMISSION_MATRIX[access]
+  return `Needs the permission \`${access}\`, which ${roles.length === ROLES.length ? 'every role' : roles.join(' and ')} ${roles.length === 1 ? 'holds' : 'hold'}; anyone else gets 403 "${PERMISSION_REFUSALS[access]}"`
 }
 
 /** The modules whose exported schemas the document names and describes by their TSDoc. */
@@ -104,7 +115,13 @@ export function pathParameterNames(honoPath: string): string[] {
 export function documentedRoutes(routes: readonly RouteEntry[]) {
   const found = new Map<
     string,
-    { method: string; path: string; json?: v.GenericSchema; ids: Set<string> }
+    {
+      method: string
+      path: string
+      json?: v.GenericSchema
+      ids: Set<string>
+      access?: RouteAccess
+    }
   >()
   for (const route of routes) {
     if (route.method === 'ALL' || !route.path.startsWith('/api/')) continue
@@ -114,6 +131,7 @@ export function documentedRoutes(routes: readonly RouteEntry[]) {
       entry = { method: route.method, path: route.path, ids: new Set() }
       found.set(key, entry)
     }
+    entry.access ??= declaredAccess(innerHandler(route.handler))
     const doc = validatorDoc(innerHandler(route.handler))
     if (doc && 'json' in doc) entry.json = doc.json
     if (doc && 'ids' in doc) for (const id of doc.ids) entry.ids.add(id)
@@ -227,6 +245,13 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
     }
     if (body || route.ids.size > 0 || parameters.length > 0) addError(400)
     if (!doc.public) addError(401)
+    const refusal =
+      route.access &&
+      route.access !== 'staff' &&
+      PERMISSION_MATRIX[route.access].length < ROLES.length
+        ? PERMISSION_REFUSALS[route.access]
+        : undefined
+    if (refusal) addError(403, `A role without the permission: "${refusal}"`)
     if (unsafe) addError(403, XSRF_NOTE)
     if (unsafe) addError(413)
     if (body) addError(415)
@@ -238,8 +263,11 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
     const operation: OpenApiOperation = {
       operationId: operationId(doc.summary),
       summary: doc.summary,
-      description: doc.description,
+      description: route.access
+        ? `${doc.description}\n\n**Who may call it:** ${whoMayCall(route.access)}`
+        : doc.description,
       tags: [doc.tag],
+      ...(route.access ? { 'x-permission': route.access } : {}),
       ...(doc.public ? { security: [] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(body

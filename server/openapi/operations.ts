@@ -49,15 +49,6 @@ export type AnswerDoc =
 /** A path or query parameter that is not a row id (ids come from the routes' `idParams`). */
 export type ParameterDoc = { description: string; schema: JsonSchemaObject; required?: boolean }
 
-/**
- * What the OpenAPI document says of one route beyond what its validators tell: the words, who may
- * call it, and every status it can answer. The body and the id parameters are read from the
- * route's own validators (server/http/validate.ts); the answers' schemas are the domain's.
- *
- * Statuses every route shares are added by the document itself: 400 for a body or id the
- * validators refuse, 401 for a protected route, 403 for an unsafe call whose XSRF pair does not
- * match, 413 for an unsafe call's body over the limit, 415 for a body that is not JSON and 500.
- */
 /** The groups of the reference, in its order; an operation's `tag` must be one of them. */
 export const TAGS = [
   { name: 'Authentication', description: 'Sign in, sign out and password reset.' },
@@ -78,6 +69,16 @@ export const TAGS = [
 
 export type TagName = (typeof TAGS)[number]['name']
 
+/**
+ * What the OpenAPI document says of one route beyond what its validators tell: the words, who may
+ * call it, and every status it can answer. The body and the id parameters are read from the
+ * route's own validators (server/http/validate.ts); the answers' schemas are the domain's.
+ *
+ * Statuses every route shares are added by the document itself: 400 for a body or id the
+ * validators refuse, 401 for a protected route, 403 for a role the route's declared permission
+ * leaves out (server/auth/permissions.ts) and for an unsafe call whose XSRF pair does not match,
+ * 413 for an unsafe call's body over the limit, 415 for a body that is not JSON and 500.
+ */
 export type OperationDoc = {
   summary: string
   description: string
@@ -204,7 +205,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Patients',
     responses: {
       200: { description: 'The archived patient.', json: PatientSchema },
-      403: 'Only a manager or an admin can archive or restore a patient.',
       404: OTHER_PRACTICE,
     },
   },
@@ -214,7 +214,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Patients',
     responses: {
       200: { description: 'The restored patient.', json: PatientSchema },
-      403: 'Only a manager or an admin can archive or restore a patient.',
       404: OTHER_PRACTICE,
     },
   },
@@ -245,7 +244,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Points',
     responses: {
       201: { description: 'The entry and the balance after it.', json: LedgerPostingSchema },
-      403: 'Only a manager or an admin can adjust or reverse points.',
       404: OTHER_PRACTICE,
       409: 'Not enough points: the balance is N. (or the idempotency key was used for another change)',
     },
@@ -260,7 +258,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         description: 'The reversing entry and the balance after it.',
         json: LedgerPostingSchema,
       },
-      403: 'Only a manager or an admin can adjust or reverse points.',
       404: 'No ledger entry has this id in your practice.',
       409: 'Already reversed, an expiry or reversal, already redeemed, or already expired.',
     },
@@ -562,7 +559,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Personnel',
     responses: {
       201: { description: 'The invitation.', json: PersonnelInvitationSchema },
-      403: 'Only an Admin may invite.',
       409: 'The e-mail already has an account or a pending invitation.',
       502: 'The invitation e-mail could not be sent.',
     },
@@ -574,7 +570,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     path: { id: tokenParam('The invitation id.') },
     responses: {
       200: { description: 'The invitation.', json: PersonnelInvitationSchema },
-      403: "Not an Admin, or another practice's invitation.",
       404: 'Invitation not found.',
       409: 'The invitation is used or revoked.',
       429: 'The invitation was resent 3 times in the last hour.',
@@ -588,7 +583,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     path: { id: tokenParam('The invitation id.') },
     responses: {
       200: { description: 'The revoked invitation.', json: PersonnelInvitationSchema },
-      403: "Not an Admin, or another practice's invitation.",
       404: 'Invitation not found.',
       409: 'The invitation is already used.',
     },

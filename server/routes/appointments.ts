@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { appointments } from '#server/db/schema.ts'
 import { badRequest } from '#server/http/errors.ts'
@@ -44,24 +45,29 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export function appointmentRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/:practiceId/:date', idParams('practiceId'), async (c) => {
-      const { practiceId } = c.req.valid('param')
-      const start = parseDay(c.req.param('date'))
-      assertOwnPractice(c.var.user, practiceId)
-      const rows = await ctx.db
-        .select(appointmentColumns)
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.practice_id, practiceId),
-            gte(appointments.starts_at, start),
-            lt(appointments.starts_at, new Date(start.getTime() + DAY_MS)),
-          ),
-        )
-        .orderBy(asc(appointments.starts_at), asc(appointments.id))
-      return c.json(rows)
-    })
-    .delete('/:id', idParams('id'), async (c) => {
+    .get(
+      '/:practiceId/:date',
+      requirePermission(ctx, 'visits.record'),
+      idParams('practiceId'),
+      async (c) => {
+        const { practiceId } = c.req.valid('param')
+        const start = parseDay(c.req.param('date'))
+        assertOwnPractice(c.var.user, practiceId)
+        const rows = await ctx.db
+          .select(appointmentColumns)
+          .from(appointments)
+          .where(
+            and(
+              eq(appointments.practice_id, practiceId),
+              gte(appointments.starts_at, start),
+              lt(appointments.starts_at, new Date(start.getTime() + DAY_MS)),
+            ),
+          )
+          .orderBy(asc(appointments.starts_at), asc(appointments.id))
+        return c.json(rows)
+      },
+    )
+    .delete('/:id', requirePermission(ctx, 'visits.record'), idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       const [row] = await ctx.db
         .select(appointmentColumns)

@@ -15,6 +15,7 @@ import { toRole } from '#domain/permissions.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import type { Session } from '#domain/session.ts'
 import { requireAuth, signSession } from '#server/auth/jwt.ts'
+import { anyStaffMember } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { practices, resetCodes, users } from '#server/db/schema.ts'
@@ -480,7 +481,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       })
       return c.json(await sessionFor(userId, false))
     })
-    .post('/logout', requireAuth(ctx), async (c) => {
+    .post('/logout', requireAuth(ctx), anyStaffMember(), async (c) => {
       const { id, practice_id } = c.var.user
       // Every token of this user made before now stops working (all devices): the server-side half
       // of signing out, since a JWT cannot be recalled otherwise.
@@ -497,7 +498,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
 
 /** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */
 export function usersPermissionsRoutes(ctx: ServerContext) {
-  return new Hono<AppEnv>().use(requireAuth(ctx)).get('/init', async (c) => {
+  return new Hono<AppEnv>().use(requireAuth(ctx)).get('/init', anyStaffMember(), async (c) => {
     const [admin] = await ctx.db
       .select({ id: users.id })
       .from(users)

@@ -166,6 +166,8 @@ const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
  */
 export function patientRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
+  const read = requirePermission(ctx, 'patients.read')
+  const write = requirePermission(ctx, 'patients.write')
 
   const audit = (c: Context<AppEnv>, action: AuditAction, patientId: number) =>
     ctx.audit.record({
@@ -190,7 +192,7 @@ export function patientRoutes(ctx: ServerContext) {
     }
 
   return new Hono<AppEnv>()
-    .get('/', auth, requirePermission(ctx, 'patients.read'), async (c) => {
+    .get('/', auth, read, async (c) => {
       const query = parseOr400(PatientListQuerySchema, c.req.query())
       const where = and(
         eq(patients.practice_id, c.var.user.practice_id),
@@ -229,7 +231,7 @@ export function patientRoutes(ctx: ServerContext) {
       idParams('id'),
       setArchived(false),
     )
-    .get('/by-practice/:id', auth, idParams('id'), async (c) => {
+    .get('/by-practice/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       assertOwnPractice(c.var.user, id)
       const { limit, offset } = parseOr400(PageQuerySchema, c.req.query())
@@ -242,7 +244,7 @@ export function patientRoutes(ctx: ServerContext) {
         .offset(offset)
       return c.json(rows)
     })
-    .get('/all/by-practice/:id', auth, idParams('id'), async (c) => {
+    .get('/all/by-practice/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       assertOwnPractice(c.var.user, id)
       const rows = await ctx.db
@@ -252,7 +254,7 @@ export function patientRoutes(ctx: ServerContext) {
         .orderBy(...patientOrder)
       return c.json(rows)
     })
-    .get('/all/by-practice/converted/:id', auth, idParams('id'), async (c) => {
+    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       assertOwnPractice(c.var.user, id)
       const rows = await ctx.db
@@ -262,7 +264,7 @@ export function patientRoutes(ctx: ServerContext) {
         .orderBy(...patientOrder)
       return c.json(rows)
     })
-    .get('/promotions/:id', auth, idParams('id'), async (c) => {
+    .get('/promotions/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       const rows = await ctx.db
@@ -292,14 +294,14 @@ export function patientRoutes(ctx: ServerContext) {
       if (updated.length === 0) throw notFound('This unsubscribe link is not valid.')
       return c.json({ email_subscription: false })
     })
-    .get('/:id', auth, idParams('id'), async (c) => {
+    .get('/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       const patient = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       // Opening a patient's record is itself on record (who, which patient; never the values).
       await audit(c, 'patient.viewed', id)
       return c.json(patient)
     })
-    .put('/:id', auth, idParams('id'), jsonBody(PatientUpdateSchema), async (c) => {
+    .put('/:id', auth, write, idParams('id'), jsonBody(PatientUpdateSchema), async (c) => {
       const { id } = c.req.valid('param')
       const current = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       const changes = c.req.valid('json')
@@ -313,7 +315,7 @@ export function patientRoutes(ctx: ServerContext) {
         .returning(patientColumns)
       return c.json(row)
     })
-    .post('/', auth, jsonBody(PatientInputSchema), async (c) => {
+    .post('/', auth, write, jsonBody(PatientInputSchema), async (c) => {
       const input = c.req.valid('json')
       await refuseDuplicate(ctx.db, c.var.user.practice_id, input)
       const [row] = await ctx.db

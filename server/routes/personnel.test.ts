@@ -132,7 +132,7 @@ describe.each(testBackends())('personnel on $name', (backend) => {
         error: {
           status: 403,
           name: 'ForbiddenError',
-          message: 'Only an Admin can invite personnel.',
+          message: 'Only an admin can manage personnel.',
         },
       })
       const rows = await t.db

@@ -15,10 +15,11 @@ import {
 import type { InvitationPreview } from '#domain/practice-data.ts'
 import type { SessionUser } from '#domain/session.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { personnelInvitations, practices, users } from '#server/db/schema.ts'
-import { ApiError, badRequest, conflict, forbidden, notFound } from '#server/http/errors.ts'
+import { ApiError, badRequest, conflict, notFound } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -75,10 +76,6 @@ function isOpen(row: InvitationRow, now: Date): boolean {
   return status === 'pending'
 }
 
-function requireAdmin(user: AuthUser): void {
-  if (user.access_rights !== 'Admin') throw forbidden(PERSONNEL_MESSAGES.adminOnly)
-}
-
 const invitationGone = () => notFound(PERSONNEL_MESSAGES.invitationNotFound)
 
 /** The registration link of an invitation: `{PUBLIC_URL}/signup/personnel/{id}`. */
@@ -102,6 +99,7 @@ export function invitationLink(publicUrl: string, id: string): string {
  */
 export function personnelRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
+  const manage = requirePermission(ctx, 'personnel.manage')
 
   const limiter = createRateLimiter(ctx.rateLimitStore)
 
@@ -150,7 +148,7 @@ export function personnelRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/', auth, async (c) => {
+    .get('/', auth, anyStaffMember(), async (c) => {
       const user = c.var.user
       const rows = await ctx.db
         .select()
@@ -160,9 +158,8 @@ export function personnelRoutes(ctx: ServerContext) {
       const now = ctx.now()
       return c.json(rows.map((row) => toInvitation(row, now, user.access_rights === 'Admin')))
     })
-    .post('/', auth, jsonBody(InvitePersonnelInputSchema), async (c) => {
+    .post('/', auth, manage, jsonBody(InvitePersonnelInputSchema), async (c) => {
       const user = c.var.user
-      requireAdmin(user)
       const body = c.req.valid('json')
       const email = body.email.trim().toLowerCase()
       const now = ctx.now()
@@ -218,9 +215,8 @@ export function personnelRoutes(ctx: ServerContext) {
       })
       return c.json(toInvitation(row, now, true), 201)
     })
-    .post('/:id/resend', auth, async (c) => {
+    .post('/:id/resend', auth, manage, async (c) => {
       const user = c.var.user
-      requireAdmin(user)
       const row = await ownInvitation(user, c.req.param('id'))
       if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
       if (row.status === 'revoked') throw conflict('This invitation was revoked.')
@@ -251,9 +247,8 @@ export function personnelRoutes(ctx: ServerContext) {
       ctx.outbound.kick()
       return c.json(toInvitation(updated, now, true))
     })
-    .delete('/:id', auth, async (c) => {
+    .delete('/:id', auth, manage, async (c) => {
       const user = c.var.user
-      requireAdmin(user)
       const row = await ownInvitation(user, c.req.param('id'))
       const now = ctx.now()
       if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)

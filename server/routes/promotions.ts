@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { PromotionActionInputSchema } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
 import { activities, patientPromotions, promotions } from '#server/db/schema.ts'
@@ -63,89 +64,112 @@ async function patientPromotion(db: Database, patientId: number, promotionId: nu
 export function promotionRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .put('/claimed/:promo', idParams('promo'), jsonBody(PromotionActionInputSchema), async (c) => {
-      const { promo } = c.req.valid('param')
-      const { promotion, patient } = await loadPair(ctx.db, c.var.user, promo, c.req.valid('json'))
-      const now = ctx.now()
-      if (promotion.starts_at && promotion.starts_at > now) {
-        throw conflict('This promotion has not started yet.')
-      }
-      if (promotion.ends_at && promotion.ends_at <= now) throw conflict('This promotion has ended.')
-      await ctx.db.transaction(async (tx) => {
-        const inserted = await tx
-          .insert(patientPromotions)
-          .values({
-            patient_id: patient.id,
-            promotion_id: promotion.id,
-            status: 'claimed',
-            claimed_at: now,
-          })
-          .onConflictDoNothing()
-          .returning({ status: patientPromotions.status })
-        if (inserted.length > 0) {
+    .put(
+      '/claimed/:promo',
+      requirePermission(ctx, 'patients.write'),
+      idParams('promo'),
+      jsonBody(PromotionActionInputSchema),
+      async (c) => {
+        const { promo } = c.req.valid('param')
+        const { promotion, patient } = await loadPair(
+          ctx.db,
+          c.var.user,
+          promo,
+          c.req.valid('json'),
+        )
+        const now = ctx.now()
+        if (promotion.starts_at && promotion.starts_at > now) {
+          throw conflict('This promotion has not started yet.')
+        }
+        if (promotion.ends_at && promotion.ends_at <= now)
+          throw conflict('This promotion has ended.')
+        await ctx.db.transaction(async (tx) => {
+          const inserted = await tx
+            .insert(patientPromotions)
+            .values({
+              patient_id: patient.id,
+              promotion_id: promotion.id,
+              status: 'claimed',
+              claimed_at: now,
+            })
+            .onConflictDoNothing()
+            .returning({ status: patientPromotions.status })
+          if (inserted.length > 0) {
+            await tx.insert(activities).values({
+              practice_id: patient.practice_id,
+              patient_id: patient.id,
+              kind: 'promotion_claimed',
+              description: promotion.title,
+              points: 0,
+              created_at: now,
+            })
+            return
+          }
+          const existing = await patientPromotion(tx, patient.id, promotion.id)
+          if (existing?.status === 'redeemed') throw conflict('This promotion is already redeemed.')
+        })
+        return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
+      },
+    )
+    .put(
+      '/redeemed/:promo',
+      requirePermission(ctx, 'redeem.withCode'),
+      idParams('promo'),
+      jsonBody(PromotionActionInputSchema),
+      async (c) => {
+        const { promo } = c.req.valid('param')
+        const { promotion, patient } = await loadPair(
+          ctx.db,
+          c.var.user,
+          promo,
+          c.req.valid('json'),
+        )
+        const now = ctx.now()
+        await ctx.db.transaction(async (tx) => {
+          // The status condition makes a second, concurrent redemption update nothing.
+          const redeemed = await tx
+            .update(patientPromotions)
+            .set({ status: 'redeemed', redeemed_at: now })
+            .where(
+              and(
+                eq(patientPromotions.patient_id, patient.id),
+                eq(patientPromotions.promotion_id, promotion.id),
+                eq(patientPromotions.status, 'claimed'),
+              ),
+            )
+            .returning({ status: patientPromotions.status })
+          if (redeemed.length === 0) {
+            const existing = await patientPromotion(tx, patient.id, promotion.id)
+            throw conflict(
+              existing
+                ? 'This promotion is already redeemed.'
+                : 'This promotion has not been claimed yet.',
+            )
+          }
+          // The promotion's points reach the balance through the ledger, as a bonus entry, in this
+          // same transaction: the redemption and its points are one change or none.
+          if (promotion.points > 0) {
+            await createLedger({ db: tx, now: ctx.now }).credit({
+              practiceId: patient.practice_id,
+              patientId: patient.id,
+              userId: c.var.user.id,
+              kind: 'bonus',
+              points: promotion.points,
+              sourceType: 'promotion',
+              sourceId: promotion.id,
+              idempotencyKey: `promotion:${promotion.id}:patient:${patient.id}:redeemed`,
+            })
+          }
           await tx.insert(activities).values({
             practice_id: patient.practice_id,
             patient_id: patient.id,
-            kind: 'promotion_claimed',
+            kind: 'promotion_redeemed',
             description: promotion.title,
-            points: 0,
+            points: promotion.points,
             created_at: now,
           })
-          return
-        }
-        const existing = await patientPromotion(tx, patient.id, promotion.id)
-        if (existing?.status === 'redeemed') throw conflict('This promotion is already redeemed.')
-      })
-      return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
-    })
-    .put('/redeemed/:promo', idParams('promo'), jsonBody(PromotionActionInputSchema), async (c) => {
-      const { promo } = c.req.valid('param')
-      const { promotion, patient } = await loadPair(ctx.db, c.var.user, promo, c.req.valid('json'))
-      const now = ctx.now()
-      await ctx.db.transaction(async (tx) => {
-        // The status condition makes a second, concurrent redemption update nothing.
-        const redeemed = await tx
-          .update(patientPromotions)
-          .set({ status: 'redeemed', redeemed_at: now })
-          .where(
-            and(
-              eq(patientPromotions.patient_id, patient.id),
-              eq(patientPromotions.promotion_id, promotion.id),
-              eq(patientPromotions.status, 'claimed'),
-            ),
-          )
-          .returning({ status: patientPromotions.status })
-        if (redeemed.length === 0) {
-          const existing = await patientPromotion(tx, patient.id, promotion.id)
-          throw conflict(
-            existing
-              ? 'This promotion is already redeemed.'
-              : 'This promotion has not been claimed yet.',
-          )
-        }
-        // The promotion's points reach the balance through the ledger, as a bonus entry, in this
-        // same transaction: the redemption and its points are one change or none.
-        if (promotion.points > 0) {
-          await createLedger({ db: tx, now: ctx.now }).credit({
-            practiceId: patient.practice_id,
-            patientId: patient.id,
-            userId: c.var.user.id,
-            kind: 'bonus',
-            points: promotion.points,
-            sourceType: 'promotion',
-            sourceId: promotion.id,
-            idempotencyKey: `promotion:${promotion.id}:patient:${patient.id}:redeemed`,
-          })
-        }
-        await tx.insert(activities).values({
-          practice_id: patient.practice_id,
-          patient_id: patient.id,
-          kind: 'promotion_redeemed',
-          description: promotion.title,
-          points: promotion.points,
-          created_at: now,
         })
-      })
-      return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
-    })
+        return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
+      },
+    )
 }

@@ -3,6 +3,7 @@ import { resolve, sep } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { anyStaffMember } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { uploads } from '#server/db/schema.ts'
 import { ownRow } from '#server/http/scope.ts'
@@ -16,7 +17,7 @@ import { idParams } from '#server/http/validate.ts'
 export function uploadRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .delete('/files/:id', idParams('id'), async (c) => {
+    .delete('/files/:id', anyStaffMember(), idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       const [row] = await ctx.db.select().from(uploads).where(eq(uploads.id, id)).limit(1)
       const upload = ownRow(c.var.user, row, 'File')

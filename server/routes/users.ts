@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { requireAuth } from '#server/auth/jwt.ts'
+import { anyStaffMember } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { users } from '#server/db/schema.ts'
 import { ownRow } from '#server/http/scope.ts'
@@ -23,7 +24,7 @@ export const staffColumns = {
 export function userRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', async (c) => {
+    .get('/', anyStaffMember(), async (c) => {
       const rows = await ctx.db
         .select(staffColumns)
         .from(users)
@@ -31,7 +32,7 @@ export function userRoutes(ctx: ServerContext) {
         .orderBy(asc(users.last_name), asc(users.first_name), asc(users.id))
       return c.json(rows)
     })
-    .get('/:id', idParams('id'), async (c) => {
+    .get('/:id', anyStaffMember(), idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       const [row] = await ctx.db.select(staffColumns).from(users).where(eq(users.id, id)).limit(1)
       return c.json(ownRow(c.var.user, row, 'User'))

@@ -1,7 +1,9 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { patients, personnelInvitations } from '#server/db/schema.ts'
+import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
+import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
+import { auditEvents, patients, personnelInvitations, users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
@@ -318,6 +320,88 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
       .where(eq(personnelInvitations.id, other.invitationId))
     expect(invitation?.status).toBe('pending')
   })
+
+  /** What each route's handlers declare it needs (server/auth/permissions.ts), by route key. */
+  function declarations(): Map<string, RouteAccess[]> {
+    const found = new Map<string, RouteAccess[]>()
+    for (const route of t.app.routes) {
+      const access = declaredAccess(route.handler)
+      if (!access) continue
+      const key = `${route.method} ${route.path}`
+      found.set(key, [...(found.get(key) ?? []), access])
+    }
+    return found
+  }
+
+  it('has every protected route declare what it needs, once, and no public route', () => {
+    const declared = declarations()
+    const routes = apiRoutes(t.app)
+    const undeclared = routes
+      .filter((route) => !PUBLIC_ROUTES.has(route.key))
+      .filter((route) => (declared.get(route.key) ?? []).length !== 1)
+      .map((route) => `${route.key}: ${JSON.stringify(declared.get(route.key) ?? [])}`)
+    expect(undeclared, 'protected routes without exactly one permission declaration').toEqual([])
+    const publicDeclared = routes.filter((r) => PUBLIC_ROUTES.has(r.key) && declared.has(r.key))
+    expect(publicDeclared.map((r) => r.key)).toEqual([])
+  })
+
+  it.each<Role>(['Staff', 'Manager', 'Admin'])(
+    'refuses a %s what the matrix withholds, on every route, with the sentence naming it, and audits it',
+    async (role) => {
+      const [member] = await t.db
+        .insert(users)
+        .values({
+          practice_id: t.demo.practiceId,
+          email: `${role.toLowerCase()}-${randomToken(4).toLowerCase()}@demo.example`,
+          password_hash: 'not-a-real-hash',
+          first_name: 'Rita',
+          last_name: role,
+          access_rights: role,
+        })
+        .returning({ id: users.id, practice_id: users.practice_id })
+      if (!member) throw new Error('member not created')
+      const declared = declarations()
+      const refused: string[] = []
+      const allowed: string[] = []
+      for (const route of apiRoutes(t.app).filter((r) => !PUBLIC_ROUTES.has(r.key))) {
+        const [access] = declared.get(route.key) ?? []
+        const target = PROTECTED[route.key]?.(other, { practiceId: t.demo.practiceId })
+        if (!access || !target) throw new Error(`undeclared or unclassified route ${route.key}`)
+        // A fresh token each time: the logout route ends the sessions made before it.
+        const response = await t.request(target.path, {
+          method: route.method,
+          token: await mintToken(member),
+          ...(target.body !== undefined ? { json: target.body } : {}),
+        })
+        const body = (await response.json()) as { error?: { message: string } }
+        if (access !== 'staff' && !can(role, access)) {
+          expect({
+            route: route.key,
+            status: response.status,
+            message: body.error?.message,
+          }).toEqual({ route: route.key, status: 403, message: PERMISSION_REFUSALS[access] })
+          refused.push(route.key)
+        } else {
+          expect(response.status, route.key).not.toBe(403)
+          allowed.push(route.key)
+        }
+      }
+      const audited = await t.db
+        .select({ details: auditEvents.details })
+        .from(auditEvents)
+        .where(
+          and(eq(auditEvents.user_id, member.id), eq(auditEvents.action, 'permission.refused')),
+        )
+      expect(audited.map((row) => `${(row.details as { route: string }).route}`).sort()).toEqual(
+        [...refused].sort(),
+      )
+      // The matrix in words: Staff is refused the manager's and admin's routes, a Manager the
+      // admin's only, an Admin nothing.
+      if (role === 'Admin') expect(refused).toEqual([])
+      else expect(refused.length).toBeGreaterThan(role === 'Staff' ? 5 : 2)
+      expect(allowed.length).toBeGreaterThan(15)
+    },
+  )
 
   it('answers the public routes without a session (never 401)', async () => {
     const statuses: string[] = []

@@ -200,7 +200,7 @@ test.describe('personnel', () => {
     })
     expect(response.status()).toBe(403)
     expect(await response.json()).toMatchObject({
-      error: { status: 403, message: 'Only an Admin can invite personnel.' },
+      error: { status: 403, message: 'Only an admin can manage personnel.' },
     })
 
     await storeSession(page, session)
