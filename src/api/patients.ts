@@ -55,6 +55,23 @@ export async function unsubscribePatient(id: string): Promise<void> {
   })
 }
 
+/**
+ * The names of the patients `ids` names (each fetched once by id), for a screen that lists rows of
+ * a few patients (a day's appointments) without loading the practice's whole patient table. A
+ * patient the server does not answer for is left out; the screen says "Patient #id".
+ */
+export async function patientNames(ids: readonly number[]): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)]
+  const found = await Promise.allSettled(unique.map((id) => getPatient(id)))
+  const names = new Map<number, string>()
+  for (const result of found) {
+    if (result.status === 'fulfilled') {
+      names.set(result.value.id, `${result.value.first_name} ${result.value.last_name}`)
+    }
+  }
+  return names
+}
+
 /** `GET /patients`: one page of the practice's patients, searched and sorted on the server. */
 export async function listPatients(query: {
   search?: string | undefined

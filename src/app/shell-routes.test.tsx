@@ -74,6 +74,7 @@ function practiceApi(): FakeRoutes {
       },
     ],
     [`GET /appointments/1/${yesterday}`]: [],
+    'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
     'GET /procedures': [{ id: 3, practice_id: 1, name: 'Hydrafacial', price: 19900, points: 200 }],
     'GET /products': [{ id: 4, practice_id: 1, name: 'Vitamin C serum', price: 4500, points: 45 }],
     'GET /users': [
@@ -259,13 +260,63 @@ describe('shell areas with data', () => {
   })
 
   it('appointments shows today with patient and procedure names', async () => {
-    stubApi(practiceApi())
+    const calls = stubApi(practiceApi())
     renderRoute('/appointments', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Appointments' })
     const row = screen.getAllByRole('row')[1] as HTMLElement
     expect(within(row).getByText('Grace Hopper')).toBeInTheDocument()
     expect(within(row).getByText('Hydrafacial')).toBeInTheDocument()
     expect(within(row).getByText('scheduled')).toBeInTheDocument()
+    // The day's patients are asked for by id; the practice's whole patient table never is.
+    expect(calls.map((c) => c.path).filter((path) => path.startsWith('/patients'))).toEqual([
+      '/patients/2',
+    ])
+  })
+
+  it('archive lists the archived patients, searchable, and a past day of appointments', async () => {
+    const archivedPatient = { ...patient(7, 'Mary', 'Shelley', true), archived: true }
+    const calls = stubApi({
+      ...practiceApi(),
+      'GET /patients': { data: [archivedPatient], total: 1, page: 1, pageSize: 25 },
+      [`GET /appointments/1/${yesterday}`]: [
+        {
+          id: 11,
+          practice_id: 1,
+          patient_id: 2,
+          procedure_id: null,
+          starts_at: new Date(Date.now() - 86_400_000).toISOString(),
+          status: 'completed',
+        },
+      ],
+    })
+    const user = userEvent.setup()
+    const { router } = renderRoute('/archive', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Archive' })
+    const archived = screen.getByRole('region', { name: 'Archived patients' })
+    expect(within(archived).getAllByRole('link', { name: 'Mary Shelley' })[0]).toHaveAttribute(
+      'href',
+      '/patients/7',
+    )
+    expect(within(archived).getByText('1 archived patient')).toBeInTheDocument()
+    const past = screen.getByRole('region', { name: 'Past appointments' })
+    expect(within(past).getByText('Grace Hopper')).toBeInTheDocument()
+    expect(within(past).getByText('completed')).toBeInTheDocument()
+    expect(calls.some((c) => c.path === '/patients' && c.search.includes('archived=true'))).toBe(
+      true,
+    )
+    await user.type(within(archived).getByRole('searchbox', { name: 'Search patients' }), 'shel')
+    await waitFor(() => expect(router.state.location.search).toMatchObject({ search: 'shel' }))
+    await waitFor(() =>
+      expect(
+        calls.some(
+          (c) =>
+            c.path === '/patients' &&
+            c.search.includes('archived=true') &&
+            c.search.includes('search=shel'),
+        ),
+      ).toBe(true),
+    )
+    expect(calls.some((c) => c.path.startsWith('/patients/all'))).toBe(false)
   })
 
   it('procedures lists treatments and products with prices in dollars', async () => {

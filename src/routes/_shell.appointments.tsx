@@ -1,7 +1,7 @@
 import { Badge, Table } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
-import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { patientNames } from '#src/api/patients.ts'
 import { listProcedures } from '#src/api/procedures.ts'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate, formatTime } from '#src/features/shell/format.ts'
@@ -15,18 +15,18 @@ export const Route = createFileRoute('/_shell/appointments')({
     loadData(async () => {
       const practiceId = context.session.practice.id
       const today = new Date()
-      const [appointments, patients, procedures] = await Promise.all([
+      const [appointments, procedures] = await Promise.all([
         listAppointments(practiceId, toDay(today)),
-        listAllPatientsByPractice(practiceId),
         listProcedures(practiceId),
       ])
-      const patientNames = new Map(patients.map((p) => [p.id, `${p.first_name} ${p.last_name}`]))
+      // Only the day's patients, by id: the practice's whole patient table is never loaded.
+      const names = await patientNames(appointments.map((a) => a.patient_id))
       const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
       return {
         day: today.toISOString(),
         rows: appointments.map((appointment) => ({
           ...appointment,
-          patient: patientNames.get(appointment.patient_id) ?? `Patient #${appointment.patient_id}`,
+          patient: names.get(appointment.patient_id) ?? `Patient #${appointment.patient_id}`,
           procedure:
             appointment.procedure_id === null
               ? '—'

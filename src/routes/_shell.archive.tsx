@@ -1,8 +1,9 @@
-import { Badge, Table, TextInput } from '@mantine/core'
-import { createFileRoute } from '@tanstack/react-router'
+import { Badge, Stack, Table, TextInput, Title } from '@mantine/core'
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import * as v from 'valibot'
 import { listAppointments } from '#src/api/appointments.ts'
-import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { listPatients, patientNames } from '#src/api/patients.ts'
+import { PatientList } from '#src/features/patients/patient-list.tsx'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatTime } from '#src/features/shell/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -10,8 +11,13 @@ import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
+/** The archive's place in the URL: the archived patients' search and page, and the past day. */
+type ArchiveSearch = { search?: string; page?: number; day?: string }
+
 const SearchSchema = v.object({
-  day: v.fallback(v.optional(v.pipe(v.string(), v.regex(DAY))), undefined),
+  search: v.optional(v.pipe(v.string(), v.maxLength(100)), ''),
+  page: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+  day: v.optional(v.pipe(v.string(), v.regex(DAY))),
 })
 
 // The UTC day as toDay() of src/api/appointments.ts writes it. Not imported from there: loaderDeps
@@ -21,17 +27,29 @@ function yesterday(): string {
 }
 
 export const Route = createFileRoute('/_shell/archive')({
-  validateSearch: SearchSchema,
-  loaderDeps: ({ search }) => ({ day: search.day ?? yesterday() }),
+  validateSearch: (search): ArchiveSearch => {
+    // A search of digits arrives as a number from the address: it is still a search.
+    const raw =
+      typeof search.search === 'number' ? { ...search, search: String(search.search) } : search
+    const parsed = v.safeParse(SearchSchema, raw)
+    return parsed.success ? parsed.output : {}
+  },
+  search: { middlewares: [stripSearchParams<ArchiveSearch>({ search: '', page: 1 })] },
+  loaderDeps: ({ search }) => ({
+    search: search.search ?? '',
+    page: search.page ?? 1,
+    day: search.day ?? yesterday(),
+  }),
   loader: ({ context, deps }) =>
     loadData(async () => {
-      const practiceId = context.session.practice.id
-      const [appointments, patients] = await Promise.all([
-        listAppointments(practiceId, deps.day),
-        listAllPatientsByPractice(practiceId),
+      const [archived, appointments] = await Promise.all([
+        listPatients({ archived: true, search: deps.search, page: deps.page, pageSize: 25 }),
+        listAppointments(context.session.practice.id, deps.day),
       ])
-      const names = new Map(patients.map((p) => [p.id, `${p.first_name} ${p.last_name}`]))
+      // Only that day's patients, by id: the practice's whole patient table is never loaded.
+      const names = await patientNames(appointments.map((a) => a.patient_id))
       return {
+        archived,
         day: deps.day,
         rows: appointments.map((appointment) => ({
           ...appointment,
@@ -43,48 +61,78 @@ export const Route = createFileRoute('/_shell/archive')({
 })
 
 function ArchivePage() {
-  const { day, rows } = Route.useLoaderData()
+  const { archived, day, rows } = Route.useLoaderData()
+  const search = Route.useSearch({ select: (s) => s.search ?? '' })
   const navigate = Route.useNavigate()
   return (
-    <AreaPage title="Archive" description="Appointments of past days.">
-      <TextInput
-        type="date"
-        label="Day"
-        maw={220}
-        value={day}
-        onChange={(event) => {
-          const next = event.currentTarget.value
-          if (DAY.test(next)) void navigate({ search: { day: next } })
-        }}
-      />
-      {rows.length === 0 ? (
-        <EmptyNote>No appointments on this day.</EmptyNote>
-      ) : (
-        <TableScroll label="Appointments of the day" minWidth={420}>
-          <Table striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Patient</Table.Th>
-                <Table.Th>Status</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
-                  <Table.Td data-label="Patient">{row.patient}</Table.Td>
-                  <Table.Td data-label="Status">
-                    <Badge color={row.status === 'completed' ? 'green' : 'gray'} variant="light">
-                      {row.status}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
-      )}
+    <AreaPage title="Archive" description="Archived patients, and the appointments of past days.">
+      <Stack gap="xl">
+        <section aria-labelledby="archived-patients">
+          <Title order={2} size="h3" id="archived-patients" mb="sm">
+            Archived patients
+          </Title>
+          <PatientList
+            archived
+            page={archived}
+            search={search}
+            onSearch={(next) =>
+              void navigate({
+                search: (prev) => ({ ...prev, search: next.trim(), page: 1 }),
+                replace: true,
+              })
+            }
+            onPage={(next) => void navigate({ search: (prev) => ({ ...prev, page: next }) })}
+          />
+        </section>
+        <section aria-labelledby="past-appointments">
+          <Title order={2} size="h3" id="past-appointments" mb="sm">
+            Past appointments
+          </Title>
+          <Stack gap="md">
+            <TextInput
+              type="date"
+              label="Day"
+              maw={220}
+              value={day}
+              onChange={(event) => {
+                const next = event.currentTarget.value
+                if (DAY.test(next)) void navigate({ search: (prev) => ({ ...prev, day: next }) })
+              }}
+            />
+            {rows.length === 0 ? (
+              <EmptyNote>No appointments on this day.</EmptyNote>
+            ) : (
+              <TableScroll label="Appointments of the day" minWidth={420}>
+                <Table striped verticalSpacing="sm">
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Time</Table.Th>
+                      <Table.Th>Patient</Table.Th>
+                      <Table.Th>Status</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {rows.map((row) => (
+                      <Table.Tr key={row.id}>
+                        <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
+                        <Table.Td data-label="Patient">{row.patient}</Table.Td>
+                        <Table.Td data-label="Status">
+                          <Badge
+                            color={row.status === 'completed' ? 'green' : 'gray'}
+                            variant="light"
+                          >
+                            {row.status}
+                          </Badge>
+                        </Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </TableScroll>
+            )}
+          </Stack>
+        </section>
+      </Stack>
     </AreaPage>
   )
 }

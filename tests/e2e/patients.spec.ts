@@ -113,6 +113,46 @@ test.describe('patients and their points', () => {
     )
   })
 
+  test('an admin archives a patient, finds them in the Archive area, and restores them', async ({
+    page,
+    request,
+  }) => {
+    const admin = await apiSignIn(request)
+    const created = await request.post('/api/patients', {
+      headers: { Authorization: `Bearer ${admin.jwt}` },
+      data: { first_name: 'Ari', last_name: `Archived${unique}` },
+    })
+    expect(created.status()).toBe(201)
+    const patient = (await created.json()) as { id: number }
+    const name = `Ari Archived${unique}`
+    await storeSession(page, admin)
+    await page.goto(`/patients/${patient.id}`)
+    await page.getByRole('button', { name: 'Archive' }).click()
+    await page
+      .getByRole('dialog', { name: 'Archive patient' })
+      .getByRole('button', { name: 'Archive patient' })
+      .click()
+    await expect(page.getByText(/restore them from the Archive|Archived/).first()).toBeVisible()
+
+    // Gone from the patient list, listed in the Archive area.
+    await page.goto(`/patients?search=Archived${unique}`)
+    await expect(page.getByText('No patient matches this search.')).toBeVisible()
+    await page.goto('/archive')
+    const archived = page.getByRole('region', { name: 'Archived patients' })
+    await archived.getByRole('searchbox', { name: 'Search patients' }).fill(`Archived${unique}`)
+    await expect(archived.getByRole('status')).toContainText('1 archived patient')
+    expect(await axeViolations(page), 'axe on the Archive area').toEqual([])
+    await archived.getByRole('link', { name }).first().click()
+
+    await page.getByRole('button', { name: 'Restore' }).click()
+    await page
+      .getByRole('dialog', { name: 'Restore patient' })
+      .getByRole('button', { name: 'Restore patient' })
+      .click()
+    await page.goto(`/patients?search=Archived${unique}`)
+    await expect(page.getByRole('status').filter({ hasText: 'match' })).toContainText('1 patient')
+  })
+
   test('the list and the profile fit a 390 px phone', async ({ page, request }) => {
     await page.setViewportSize({ width: 390, height: 844 })
     await storeSession(page, await apiSignIn(request))
