@@ -22,7 +22,7 @@ import {
   promotions,
   users,
 } from './schema.ts'
-import { DEMO_ADMIN, DEMO_PRACTICE_NAME, DEMO_STAFF, seedIfEmpty } from './seed.ts'
+import { DEMO_ADMIN, DEMO_MANAGER, DEMO_PRACTICE_NAME, DEMO_STAFF, seedIfEmpty } from './seed.ts'
 
 const EVERY_TABLE = [
   'practices',
@@ -77,7 +77,7 @@ describe.each(testBackends())('migrations and seed on $name', (backend) => {
     ])
   })
 
-  it('seeds the demo practice with an Admin and a staff member whose passwords verify', async () => {
+  it('seeds the demo practice with one member of each role whose passwords verify', async () => {
     const [practice] = await t.db
       .select()
       .from(practices)
@@ -88,6 +88,9 @@ describe.each(testBackends())('migrations and seed on $name', (backend) => {
     const member = staff.find((u) => u.email === DEMO_STAFF.email)
     expect(admin?.access_rights).toBe('Admin')
     expect(member?.access_rights).toBe('Staff')
+    const manager = staff.find((u) => u.email === DEMO_MANAGER.email)
+    expect(manager?.access_rights).toBe('Manager')
+    expect(await verifyPassword(manager?.password_hash ?? '', DEMO_MANAGER.password)).toBe(true)
     expect(admin?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     expect(await verifyPassword(admin?.password_hash ?? '', DEMO_ADMIN.password)).toBe(true)
     expect(await verifyPassword(member?.password_hash ?? '', DEMO_STAFF.password)).toBe(true)
@@ -129,7 +132,7 @@ describe.each(testBackends())('migrations and seed on $name', (backend) => {
     const after = await t.db.select({ n: count() }).from(patients)
     expect(after).toEqual(before)
     const [userCount] = await t.db.select({ n: count() }).from(users)
-    expect(userCount?.n).toBe(2)
+    expect(userCount?.n).toBe(3)
   })
 
   it('enforces lower-case unique e-mails and the allowed access rights', async () => {

@@ -27,6 +27,14 @@ export const DEMO_ADMIN = {
   last_name: 'Admin',
 } as const
 
+/** The demo practice's Manager (PORTAL.md section 2): adjusts points, runs promotions, no settings. */
+export const DEMO_MANAGER = {
+  email: 'manager@example.com',
+  password: 'ManagerPass123',
+  first_name: 'Morgan',
+  last_name: 'Reyes',
+} as const
+
 /** A second, non-Admin member of the demo practice. */
 export const DEMO_STAFF = {
   email: 'staff@example.com',
@@ -108,8 +116,8 @@ export async function hasDemoAdmin(db: Database): Promise<boolean> {
 
 /**
  * Gives an empty database (no plans) the seed of DESIGN.md section 6: the product's plans and
- * public coupon always; with `demo`, the demo's private coupon and a demo practice with an Admin,
- * a staff member, patients, a pending invitation (its e-mail sits in the outbox), procedures,
+ * public coupon always; with `demo`, the demo's private coupon and a demo practice with one member
+ * of each role (Admin, Manager, Staff), patients, a pending invitation (its e-mail sits in the outbox), procedures,
  * products, appointments, activities and promotions. Runs in one transaction under an advisory
  * lock, so several instances starting together seed once. Returns whether it seeded.
  */
@@ -118,7 +126,11 @@ export async function seedIfEmpty(
   { publicUrl, now = new Date(), demo = true }: SeedOptions,
 ) {
   const hashes = demo
-    ? await Promise.all([hashPassword(DEMO_ADMIN.password), hashPassword(DEMO_STAFF.password)])
+    ? await Promise.all([
+        hashPassword(DEMO_ADMIN.password),
+        hashPassword(DEMO_STAFF.password),
+        hashPassword(DEMO_MANAGER.password),
+      ])
     : undefined
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK_KEY})`)
@@ -130,7 +142,7 @@ export async function seedIfEmpty(
       .values(SEED_PLANS.map((plan, index) => ({ ...plan, interval_count: 1, sort_order: index })))
     await tx.insert(coupons).values([...SEED_COUPONS])
     if (!hashes) return true
-    const [adminHash, staffHash] = hashes
+    const [adminHash, staffHash, managerHash] = hashes
     await tx.insert(coupons).values([...DEMO_COUPONS])
 
     const [practice] = await tx
@@ -187,6 +199,18 @@ export async function seedIfEmpty(
           country_code: '+1',
           position: 'Staff',
           access_rights: 'Staff',
+        },
+        {
+          practice_id: practiceId,
+          email: DEMO_MANAGER.email,
+          username: DEMO_MANAGER.email,
+          password_hash: managerHash,
+          first_name: DEMO_MANAGER.first_name,
+          last_name: DEMO_MANAGER.last_name,
+          cell_phone: '5552100103',
+          country_code: '+1',
+          position: 'Provider',
+          access_rights: 'Manager',
         },
       ])
       .returning({ id: users.id })

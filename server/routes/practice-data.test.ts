@@ -20,7 +20,7 @@ import {
   promotions,
   uploads,
 } from '#server/db/schema.ts'
-import { DEMO_ADMIN, DEMO_STAFF } from '#server/db/seed.ts'
+import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/db/seed.ts'
 import {
   createPracticeFixture,
   createTestApp,
@@ -339,7 +339,9 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       expect(response.status).toBe(200)
       const body = await response.json()
       const list = v.parse(v.array(StaffMemberSchema), body)
-      expect(list.map((u) => u.email).sort()).toEqual([DEMO_ADMIN.email, DEMO_STAFF.email].sort())
+      expect(list.map((u) => u.email).sort()).toEqual(
+        [DEMO_ADMIN.email, DEMO_MANAGER.email, DEMO_STAFF.email].sort(),
+      )
       expect(JSON.stringify(body)).not.toMatch(/password|argon2/)
     })
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerConfig } from '#server/config.ts'
-import { DEMO_ADMIN, DEMO_STAFF } from '#server/db/seed.ts'
+import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/db/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
 import { ensureDataDir, startServer } from '#server/start.ts'
@@ -130,6 +130,7 @@ describe('a production start on an empty database (issue 14)', () => {
 
     expect(run.output).not.toContain(DEMO_ADMIN.password)
     expect(run.output).not.toContain(DEMO_STAFF.password)
+    expect(run.output).not.toContain(DEMO_MANAGER.password)
     expect(run.output).not.toContain('Demo sign-in')
     // Structured: one JSON object a line, the test-payments warning among them.
     const records = run.output
