@@ -280,6 +280,12 @@ describe.each(testBackends())('patient management on $name', (backend) => {
       ).toContain(created.id)
     }
     expect((await page('search=%25')).data.map((p) => p.id)).not.toContain(created.id)
+    // Letters with digits are a name, not a phone: the digits alone do not match the number.
+    for (const search of ['Archived9876543', 'abc 987-65']) {
+      expect(
+        (await page(`search=${encodeURIComponent(search)}`)).data.map((p) => p.id),
+      ).not.toContain(created.id)
+    }
   })
 
   it('pages on the server with a total, and sorts', async () => {

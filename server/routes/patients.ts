@@ -32,6 +32,8 @@ import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
 import type { AuditAction } from '#server/services/audit.ts'
+import { createLedger } from '#server/services/ledger.ts'
+import { readProgrammeRules } from './programme-rules.ts'
 
 /** The columns of a patient answer (domain `PatientSchema`). */
 export const patientColumns = {
@@ -73,7 +75,9 @@ const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}
 function searchCondition(term: string): SQL | undefined {
   if (!term) return undefined
   const pattern = likePattern(term)
-  const digits = phoneDigits(term)
+  // Only a term written as a phone number (digits and phone punctuation) searches the phones: the
+  // digits of "Lopez 2024" are not part of anyone's number.
+  const digits = /^[\d\s().+-]+$/.test(term) ? phoneDigits(term) : ''
   return or(
     ilike(sql`${patients.first_name} || ' ' || ${patients.last_name}`, pattern),
     ilike(sql`${patients.last_name} || ' ' || ${patients.first_name}`, pattern),
@@ -166,6 +170,7 @@ const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
  */
 export function patientRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
+  const ledger = createLedger({ db: ctx.db, now: ctx.now })
   const read = requirePermission(ctx, 'patients.read')
   const write = requirePermission(ctx, 'patients.write')
 
@@ -327,7 +332,23 @@ export function patientRoutes(ctx: ServerContext) {
           created_at: ctx.now(),
         })
         .returning(patientColumns)
-      if (row) await audit(c, 'patient.created', row.id)
+      if (!row) throw new Error('The patient was not stored')
+      await audit(c, 'patient.created', row.id)
+      // The programme's joining bonus, once per patient (its key makes a retry a no-op), under
+      // the rules as they stand when the patient joins.
+      const { joining_bonus } = await readProgrammeRules(ctx.db, row.practice_id)
+      if (joining_bonus > 0) {
+        const { balance } = await ledger.credit({
+          practiceId: row.practice_id,
+          patientId: row.id,
+          userId: c.var.user.id,
+          kind: 'bonus',
+          points: joining_bonus,
+          sourceType: 'joining',
+          idempotencyKey: `joining-bonus:${row.id}`,
+        })
+        return c.json({ ...row, points: balance }, 201)
+      }
       return c.json(row, 201)
     })
 }
