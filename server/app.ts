@@ -21,6 +21,7 @@ import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
+import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
@@ -217,6 +218,7 @@ export function createApp(deps: AppDeps) {
   api.use(xsrfCheck())
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
+  api.route('/practice/rules', programmeRuleRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))

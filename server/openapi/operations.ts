@@ -11,7 +11,7 @@ import {
   InitPermissionsAnswerSchema,
   ResetCodeStatusAnswerSchema,
 } from '#domain/auth.ts'
-import { LedgerPageSchema, LedgerPostingSchema } from '#domain/ledger.ts'
+import { LedgerPageSchema, LedgerPostingSchema, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
@@ -63,6 +63,7 @@ export const TAGS = [
   { name: 'Appointments', description: "The practice's appointments." },
   { name: 'Catalogue', description: "The practice's procedures and products." },
   { name: 'Files', description: 'Uploaded files.' },
+  { name: 'Settings', description: "The practice's programme rules." },
   { name: 'Operations', description: 'Health and the development outbox.' },
   { name: 'Reference', description: 'This document and its interactive reference.' },
 ] as const satisfies readonly { name: string; description: string }[]
@@ -197,6 +198,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The page and the total that match.', json: PatientPageSchema },
       400: 'A query parameter is not valid (page from 1, pageSize 1 to 100, a known sort).',
     },
+  },
+  'GET /api/practice/rules': {
+    summary: 'Read the programme rules',
+    description:
+      "The practice's programme rules: what a point is worth (cents), points per dollar for items without their own points, the joining bonus, the months until earned points lapse (0 = never) and the redemption size above which the patient's code is needed (0 = always).",
+    tag: 'Settings',
+    responses: { 200: { description: 'The rules as they stand.', json: ProgrammeRulesSchema } },
+  },
+  'PUT /api/practice/rules': {
+    summary: 'Change the programme rules',
+    description:
+      'Replaces the five rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
+    tag: 'Settings',
+    responses: { 200: { description: 'The rules as saved.', json: ProgrammeRulesSchema } },
   },
   'POST /api/patients/:id/archive': {
     summary: 'Archive a patient',

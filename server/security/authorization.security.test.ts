@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { auditEvents, patients, personnelInvitations, users } from '#server/db/schema.ts'
@@ -184,6 +185,20 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     expect: 404,
   }),
   'DELETE /api/personnel/:id': (o) => ({ path: `/api/personnel/${o.invitationId}`, expect: 404 }),
+  'GET /api/practice/rules': (o) => ({
+    path: '/api/practice/rules',
+    // The caller's own practice's rules; no id to reach across with.
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      void o
+    },
+  }),
+  'PUT /api/practice/rules': (o) => ({
+    path: '/api/practice/rules',
+    body: { ...DEFAULT_PROGRAMME_RULES, practice_id: o.practiceId },
+    // Changes the caller's own practice only, whatever the body says.
+    expect: async (response) => expect(response.status).toBe(200),
+  }),
   'GET /api/users-permissions/init': () => ({
     path: '/api/users-permissions/init',
     expect: async (response) => expect(response.status).toBe(200),

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'patient.updated',
   'patient.archived',
   'patient.restored',
+  'practice.rules_changed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -5,6 +5,8 @@ import {
   LedgerPageSchema,
   type LedgerPosting,
   LedgerPostingSchema,
+  type ProgrammeRules,
+  ProgrammeRulesSchema,
   type ReverseInput,
 } from '#domain/ledger.ts'
 import { http } from '#src/lib/http.ts'
@@ -34,4 +36,14 @@ export async function reverseEntry(entryId: number, input: ReverseInput): Promis
     LedgerPostingSchema,
     await http.post(`ledger/${entryId}/reverse`, { json: input }).json(),
   )
+}
+
+/** `GET /practice/rules`: the practice's programme rules. */
+export async function getProgrammeRules(): Promise<ProgrammeRules> {
+  return v.parse(ProgrammeRulesSchema, await http.get('practice/rules').json())
+}
+
+/** `PUT /practice/rules` (Admin): saves the rules; they apply from then on. */
+export async function saveProgrammeRules(rules: ProgrammeRules): Promise<ProgrammeRules> {
+  return v.parse(ProgrammeRulesSchema, await http.put('practice/rules', { json: rules }).json())
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
-import { apiError, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
+import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
 const AREAS = [
@@ -48,6 +48,14 @@ const staff = {
   image_path: null,
 }
 
+const RULES = {
+  point_value_cents: 10,
+  points_per_dollar: 1,
+  joining_bonus: 0,
+  expiry_months: 12,
+  redemption_code_threshold: 0,
+}
+
 const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
 
 /** A fake of the practice's data, enough for every shell area. */
@@ -75,6 +83,7 @@ function practiceApi(): FakeRoutes {
     ],
     [`GET /appointments/1/${yesterday}`]: [],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
+    'GET /practice/rules': RULES,
     'GET /procedures': [{ id: 3, practice_id: 1, name: 'Hydrafacial', price: 19900, points: 200 }],
     'GET /products': [{ id: 4, practice_id: 1, name: 'Vitamin C serum', price: 4500, points: 45 }],
     'GET /users': [
@@ -217,6 +226,50 @@ describe('the shell', () => {
     sessionStorage.clear()
     window.dispatchEvent(new StorageEvent('storage', { key: SESSION_KEY }))
     await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+  })
+})
+
+describe('the programme rules in Settings', () => {
+  it('lets an admin change them: a refused value says why and keeps what was typed', async () => {
+    const calls = stubApi({
+      ...practiceApi(),
+      'PUT /practice/rules': (call: FakeCall) => call.body,
+    })
+    const { user } = renderRoute('/settings', { session: demoSession })
+    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
+    const value = within(form).getByRole('textbox', { name: /Point value/ })
+    await user.clear(value)
+    await user.clear(bonus)
+    await user.type(bonus, '250')
+    await user.click(within(form).getByRole('button', { name: 'Save rules' }))
+    expect(await within(form).findByText('Point value must be a number.')).toBeInTheDocument()
+    expect(bonus).toHaveValue('250')
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false)
+    await user.type(value, '5')
+    await user.click(within(form).getByRole('button', { name: 'Save rules' }))
+    expect(
+      await within(form).findByText('Programme rules saved. They apply from now on.'),
+    ).toBeInTheDocument()
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({
+      ...RULES,
+      point_value_cents: 5,
+      joining_bonus: 250,
+    })
+  })
+
+  it('shows the rules in words to a staff member, and who can change them', async () => {
+    stubApi({ ...practiceApi(), 'GET /practice/rules': { ...RULES, expiry_months: 0 } })
+    renderRoute('/settings', {
+      session: { ...demoSession, user: { ...demoSession.user, access_rights: 'Staff' } },
+    })
+    const section = await screen.findByRole('region', { name: 'Programme rules' })
+    expect(within(section).queryByRole('form')).not.toBeInTheDocument()
+    expect(within(section).getByText('10 ¢ (100 points = $10.00)')).toBeInTheDocument()
+    expect(within(section).getByText('Never')).toBeInTheDocument()
+    expect(
+      within(section).getByText('Only an admin can change the programme rules.'),
+    ).toBeInTheDocument()
   })
 })
 

@@ -1,9 +1,15 @@
 import { Image, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
-import { createFileRoute } from '@tanstack/react-router'
+import { createFileRoute, useRouter } from '@tanstack/react-router'
+import { can, toRole } from '#domain/permissions.ts'
+import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
+import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
+import { loadData } from '#src/lib/load-data.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 export const Route = createFileRoute('/_shell/settings')({
+  loader: () => loadData(async () => ({ rules: await getProgrammeRules() })),
   component: SettingsPage,
 })
 
@@ -20,8 +26,10 @@ function Row({ label, value }: { label: string; value: string }) {
 
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
+  const { rules } = Route.useLoaderData()
+  const router = useRouter()
   return (
-    <AreaPage title="Settings" description="Your practice and your account.">
+    <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <Paper withBorder p="lg" radius="md">
           <Stack gap="md">
@@ -58,6 +66,19 @@ function SettingsPage() {
           </Stack>
         </Paper>
       </SimpleGrid>
+      <ProgrammeRulesSection
+        rules={rules}
+        canChange={can(toRole(user.access_rights), 'practice.settings')}
+        onSave={async (next) => {
+          try {
+            await saveProgrammeRules(next)
+            await router.invalidate()
+            return undefined
+          } catch (error) {
+            return apiErrorMessage(error)
+          }
+        }}
+      />
     </AreaPage>
   )
 }

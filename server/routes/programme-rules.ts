@@ -1,0 +1,89 @@
+import { eq } from 'drizzle-orm'
+import { Hono } from 'hono'
+import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import type { Database } from '#server/db/client.ts'
+import { practices } from '#server/db/schema.ts'
+import { notFound } from '#server/http/errors.ts'
+import { jsonBody } from '#server/http/validate.ts'
+
+/** The columns of the programme rules on the practice row. */
+const ruleColumns = {
+  point_value_cents: practices.point_value_cents,
+  points_per_dollar: practices.points_per_dollar,
+  joining_bonus: practices.joining_bonus,
+  expiry_months: practices.expiry_months,
+  redemption_code_threshold: practices.redemption_code_threshold,
+}
+
+/**
+ * The name of each rule in an audit event. The trail drops keys that look like secrets (`code`
+ * among them), so the code threshold is recorded under a name without the word.
+ */
+const AUDIT_NAMES: Record<keyof ProgrammeRules, string> = {
+  point_value_cents: 'point_value_cents',
+  points_per_dollar: 'points_per_dollar',
+  joining_bonus: 'joining_bonus',
+  expiry_months: 'expiry_months',
+  redemption_code_threshold: 'redemption_threshold',
+}
+
+/** The programme rules of `practiceId` as they stand now. */
+export async function readProgrammeRules(
+  db: Database,
+  practiceId: number,
+): Promise<ProgrammeRules> {
+  const [rules] = await db.select(ruleColumns).from(practices).where(eq(practices.id, practiceId))
+  if (!rules) throw notFound('Practice not found.')
+  return rules
+}
+
+/**
+ * `GET /practice/rules` (any member of the practice: what a point is worth shows on every
+ * profile) and `PUT /practice/rules` (Admin: `practice.settings`). A change applies from then on:
+ * points already posted keep the expiry they were posted with, and the joining bonus goes to
+ * patients added afterwards. Each change is an audit event with the values before and after
+ * (rules are the practice's settings, not personal data).
+ */
+export function programmeRuleRoutes(ctx: ServerContext) {
+  return new Hono<AppEnv>()
+    .use(requireAuth(ctx))
+    .get('/', anyStaffMember(), async (c) => {
+      c.header('Cache-Control', 'no-store')
+      return c.json(await readProgrammeRules(ctx.db, c.var.user.practice_id))
+    })
+    .put(
+      '/',
+      requirePermission(ctx, 'practice.settings'),
+      jsonBody(ProgrammeRulesSchema),
+      async (c) => {
+        const next = c.req.valid('json')
+        const user = c.var.user
+        const before = await readProgrammeRules(ctx.db, user.practice_id)
+        const [after] = await ctx.db
+          .update(practices)
+          .set(next)
+          .where(eq(practices.id, user.practice_id))
+          .returning(ruleColumns)
+        if (!after) throw notFound('Practice not found.')
+        const changed = Object.fromEntries(
+          (Object.keys(after) as (keyof ProgrammeRules)[])
+            .filter((key) => before[key] !== after[key])
+            .flatMap((key) => [
+              [`${AUDIT_NAMES[key]}_before`, before[key]],
+              [`${AUDIT_NAMES[key]}_after`, after[key]],
+            ]),
+        )
+        await ctx.audit.record({
+          action: 'practice.rules_changed',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: changed,
+        })
+        return c.json(after)
+      },
+    )
+}
