@@ -133,23 +133,78 @@ export const PatientInputSchema = v.object({
 })
 export type PatientInput = v.InferOutput<typeof PatientInputSchema>
 
-export const ProcedureSchema = v.object({
+/**
+ * A procedure or a product of the catalogue as the API answers it (spec section 7: `id`,
+ * `practice_id`, `name`, `price` in cents, `points`). `points` is what one unit earns now: its own
+ * points, or the price times the programme's points per dollar when `own_points` is null.
+ */
+export const CatalogueItemSchema = v.object({
   id: v.number(),
   practice_id: v.number(),
   name: v.string(),
   price: v.number(),
   points: v.number(),
+  /** The item's own points per unit; null = from the price. */
+  own_points: v.nullable(v.number()),
+  /** Days that must pass between two awards of this item to the same patient; 0 = none. */
+  min_days_between: v.number(),
+  archived: v.boolean(),
 })
-export type Procedure = v.InferOutput<typeof ProcedureSchema>
+export type CatalogueItem = v.InferOutput<typeof CatalogueItemSchema>
 
-export const ProductSchema = v.object({
-  id: v.number(),
-  practice_id: v.number(),
-  name: v.string(),
-  price: v.number(),
-  points: v.number(),
+/** A treatment the practice offers (`GET /procedures`). */
+export const ProcedureSchema = CatalogueItemSchema
+export type Procedure = CatalogueItem
+
+/** A retail product the practice sells (`GET /products`). */
+export const ProductSchema = CatalogueItemSchema
+export type Product = CatalogueItem
+
+/** Texts of the catalogue's forms and refusals. */
+export const CATALOGUE_MESSAGES = {
+  nameRequired: 'Please enter a name.',
+  nameTooLong: 'The name can be at most 120 characters.',
+  price: 'Please enter a price of $0.00 to $100,000.00.',
+  points: 'Points per unit must be a whole number from 0 to 1,000,000, or empty.',
+  minDays: 'Days between awards must be a whole number from 0 to 3,650.',
+  notFound: 'This item is not in your catalogue.',
+} as const
+
+/** `POST /procedures`, `PUT /procedures/{id}` (and the same for products): what a manager sets. */
+export const CatalogueItemInputSchema = v.object({
+  name: v.pipe(
+    v.string(CATALOGUE_MESSAGES.nameRequired),
+    v.trim(),
+    v.nonEmpty(CATALOGUE_MESSAGES.nameRequired),
+    v.maxLength(120, CATALOGUE_MESSAGES.nameTooLong),
+  ),
+  /** Cents. */
+  price: v.pipe(
+    v.number(CATALOGUE_MESSAGES.price),
+    v.integer(CATALOGUE_MESSAGES.price),
+    v.minValue(0, CATALOGUE_MESSAGES.price),
+    v.maxValue(10_000_000, CATALOGUE_MESSAGES.price),
+  ),
+  points: v.nullish(
+    v.pipe(
+      v.number(CATALOGUE_MESSAGES.points),
+      v.integer(CATALOGUE_MESSAGES.points),
+      v.minValue(0, CATALOGUE_MESSAGES.points),
+      v.maxValue(1_000_000, CATALOGUE_MESSAGES.points),
+    ),
+    null,
+  ),
+  min_days_between: v.optional(
+    v.pipe(
+      v.number(CATALOGUE_MESSAGES.minDays),
+      v.integer(CATALOGUE_MESSAGES.minDays),
+      v.minValue(0, CATALOGUE_MESSAGES.minDays),
+      v.maxValue(3650, CATALOGUE_MESSAGES.minDays),
+    ),
+    0,
+  ),
 })
-export type Product = v.InferOutput<typeof ProductSchema>
+export type CatalogueItemInput = v.InferOutput<typeof CatalogueItemInputSchema>
 
 export const AppointmentSchema = v.object({
   id: v.number(),

@@ -238,8 +238,13 @@ export const procedures = pgTable(
       .notNull()
       .references(() => practices.id, { onDelete: 'cascade' }),
     name: text().notNull(),
+    /** Cents. */
     price: integer().notNull().default(0),
-    points: integer().notNull().default(0),
+    /** Points per unit; null = the price times the programme's points per dollar. */
+    points: integer(),
+    /** Days that must pass between two awards of this item to the same patient; 0 = none. */
+    min_days_between: integer().notNull().default(0),
+    archived_at: instant(),
     created_at: createdAt(),
   },
   (t) => [index('procedures_practice_idx').on(t.practice_id)],
@@ -254,8 +259,13 @@ export const products = pgTable(
       .notNull()
       .references(() => practices.id, { onDelete: 'cascade' }),
     name: text().notNull(),
+    /** Cents. */
     price: integer().notNull().default(0),
-    points: integer().notNull().default(0),
+    /** Points per unit; null = the price times the programme's points per dollar. */
+    points: integer(),
+    /** Days that must pass between two awards of this item to the same patient; 0 = none. */
+    min_days_between: integer().notNull().default(0),
+    archived_at: instant(),
     created_at: createdAt(),
   },
   (t) => [index('products_practice_idx').on(t.practice_id)],

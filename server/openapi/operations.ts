@@ -307,13 +307,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /api/procedures': {
     summary: 'List procedures',
-    description: "The practice's procedures, by name. `practice` must be the user's own practice.",
+    description:
+      "The practice's procedures that are not archived, by name (`archived=true`: the archived ones). `practice` must be the user's own practice. `points` is what one unit earns now: `own_points`, or the price times the programme's points per dollar when `own_points` is null.",
     tag: 'Catalogue',
     query: {
       practice: {
         description: "The practice id: the signed-in user's own.",
         required: true,
         schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+      },
+      archived: {
+        description: '`true` lists the archived procedures instead.',
+        schema: { type: 'string', enum: ['true', 'false'] },
       },
     },
     responses: {
@@ -322,9 +327,45 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       404: OTHER_PRACTICE,
     },
   },
+  'POST /api/procedures': {
+    summary: 'Add a procedure',
+    description:
+      'Adds a procedure to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.',
+    tag: 'Catalogue',
+    responses: { 201: { description: 'The new procedure.', json: ProcedureSchema } },
+  },
+  'PUT /api/procedures/:id': {
+    summary: 'Change a procedure',
+    description: 'Replaces the name, price, points per unit and days between awards.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The procedure as saved.', json: ProcedureSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/procedures/:id/archive': {
+    summary: 'Archive a procedure',
+    description:
+      'Takes the procedure out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The archived procedure.', json: ProcedureSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/procedures/:id/restore': {
+    summary: 'Restore a procedure',
+    description: 'Puts an archived procedure back in the catalogue.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The restored procedure.', json: ProcedureSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
   'GET /api/products': {
     summary: 'List products',
-    description: "The practice's products, by name. `practice` must be the user's own practice.",
+    description:
+      "The practice's products that are not archived, by name (`archived=true`: the archived ones). `practice` must be the user's own practice. `points` is what one unit earns now: `own_points`, or the price times the programme's points per dollar when `own_points` is null.",
     tag: 'Catalogue',
     query: {
       practice: {
@@ -332,10 +373,49 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         required: true,
         schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
       },
+      archived: {
+        description: '`true` lists the archived products instead.',
+        schema: { type: 'string', enum: ['true', 'false'] },
+      },
     },
     responses: {
       200: { description: 'The products.', json: ProductSchema, array: true },
       400: '`practice` is missing or not a positive whole number.',
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/products': {
+    summary: 'Add a product',
+    description:
+      'Adds a product to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.',
+    tag: 'Catalogue',
+    responses: { 201: { description: 'The new product.', json: ProductSchema } },
+  },
+  'PUT /api/products/:id': {
+    summary: 'Change a product',
+    description: 'Replaces the name, price, points per unit and days between awards.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The product as saved.', json: ProductSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/products/:id/archive': {
+    summary: 'Archive a product',
+    description:
+      'Takes the product out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The archived product.', json: ProductSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/products/:id/restore': {
+    summary: 'Restore a product',
+    description: 'Puts an archived product back in the catalogue.',
+    tag: 'Catalogue',
+    responses: {
+      200: { description: 'The restored product.', json: ProductSchema },
       404: OTHER_PRACTICE,
     },
   },

@@ -115,6 +115,50 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: { reason: 'reaching across' },
     expect: notFound,
   }),
+  'POST /api/procedures': (o, own) => ({
+    path: '/api/procedures',
+    // A practice id in the body is not the caller's to choose.
+    body: { name: 'Placed elsewhere', price: 1000, practice_id: o.practiceId },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      expect(((await response.json()) as { practice_id: number }).practice_id).toBe(own.practiceId)
+    },
+  }),
+  'PUT /api/procedures/:id': (o) => ({
+    path: `/api/procedures/${o.procedureId}`,
+    body: { name: 'Stolen', price: 1 },
+    expect: 404,
+  }),
+  'POST /api/procedures/:id/archive': (o) => ({
+    path: `/api/procedures/${o.procedureId}/archive`,
+    expect: 404,
+  }),
+  'POST /api/procedures/:id/restore': (o) => ({
+    path: `/api/procedures/${o.procedureId}/restore`,
+    expect: 404,
+  }),
+  'POST /api/products': (o, own) => ({
+    path: '/api/products',
+    // A practice id in the body is not the caller's to choose.
+    body: { name: 'Placed elsewhere', price: 1000, practice_id: o.practiceId },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      expect(((await response.json()) as { practice_id: number }).practice_id).toBe(own.practiceId)
+    },
+  }),
+  'PUT /api/products/:id': (o) => ({
+    path: `/api/products/${o.productId}`,
+    body: { name: 'Stolen', price: 1 },
+    expect: 404,
+  }),
+  'POST /api/products/:id/archive': (o) => ({
+    path: `/api/products/${o.productId}/archive`,
+    expect: 404,
+  }),
+  'POST /api/products/:id/restore': (o) => ({
+    path: `/api/products/${o.productId}/restore`,
+    expect: 404,
+  }),
   'GET /api/appointments/:practiceId/:date': (o) => ({
     path: `/api/appointments/${o.practiceId}/${DAY}`,
     expect: 404,

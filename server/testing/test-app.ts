@@ -23,6 +23,7 @@ import {
   patients,
   practices,
   procedures,
+  products,
   promotions,
   uploads,
   users,
@@ -233,6 +234,7 @@ export type PracticeFixture = {
   patientId: number
   unsubscribeId: string
   procedureId: number
+  productId: number
   promotionId: number
   appointmentId: number
   uploadId: number
@@ -275,6 +277,10 @@ export async function createPracticeFixture(
     .insert(procedures)
     .values({ practice_id: practice.id, name: 'Other Peel', price: 1000, points: 10 })
     .returning({ id: procedures.id })
+  const [product] = await db
+    .insert(products)
+    .values({ practice_id: practice.id, name: 'Other Serum', price: 2000, points: null })
+    .returning({ id: products.id })
   const [promotion] = await db
     .insert(promotions)
     .values({ practice_id: practice.id, title: 'Other Promo', points: 50 })
@@ -294,7 +300,7 @@ export async function createPracticeFixture(
       storage_key: `${suffix}.png`,
     })
     .returning({ id: uploads.id })
-  if (!appointment || !upload) throw new Error('fixture not created')
+  if (!appointment || !upload || !product) throw new Error('fixture not created')
   return {
     practiceId: practice.id,
     admin,
@@ -302,6 +308,7 @@ export async function createPracticeFixture(
     patientId: patient.id,
     unsubscribeId,
     procedureId: procedure.id,
+    productId: product.id,
     promotionId: promotion.id,
     appointmentId: appointment.id,
     uploadId: upload.id,

@@ -48,6 +48,17 @@ const staff = {
   image_path: null,
 }
 
+const catalogueItem = (id: number, name: string, price: number, own: number | null) => ({
+  id,
+  practice_id: 1,
+  name,
+  price,
+  points: own ?? Math.floor(price / 100),
+  own_points: own,
+  min_days_between: 0,
+  archived: false,
+})
+
 const RULES = {
   point_value_cents: 10,
   points_per_dollar: 1,
@@ -84,8 +95,8 @@ function practiceApi(): FakeRoutes {
     [`GET /appointments/1/${yesterday}`]: [],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
     'GET /practice/rules': RULES,
-    'GET /procedures': [{ id: 3, practice_id: 1, name: 'Hydrafacial', price: 19900, points: 200 }],
-    'GET /products': [{ id: 4, practice_id: 1, name: 'Vitamin C serum', price: 4500, points: 45 }],
+    'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
+    'GET /products': [catalogueItem(4, 'Vitamin C serum', 4500, null)],
     'GET /users': [
       staff,
       { ...staff, id: 6, email: 'staff@example.com', first_name: 'Sam', access_rights: 'Staff' },
@@ -376,11 +387,55 @@ describe('shell areas with data', () => {
     const calls = stubApi(practiceApi())
     renderRoute('/procedures', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Procedures' })
-    expect(screen.getByText('Hydrafacial')).toBeInTheDocument()
-    expect(screen.getByText('$199.00')).toBeInTheDocument()
-    expect(screen.getByText('Vitamin C serum')).toBeInTheDocument()
+    const treatments = within(screen.getByRole('table', { name: 'Treatments' }))
+    expect(treatments.getByText('Hydrafacial')).toBeInTheDocument()
+    expect(treatments.getByText('$199.00')).toBeInTheDocument()
+    const products = within(screen.getByRole('table', { name: 'Products' }))
+    expect(products.getByText('Vitamin C serum')).toBeInTheDocument()
+    expect(products.getByText('(from price)')).toBeInTheDocument()
     expect(calls.find((c) => c.path === '/procedures')?.search).toBe('?practice=1')
     expect(calls.find((c) => c.path === '/products')?.search).toBe('?practice=1')
+  })
+
+  it('lets an admin add a treatment: a bad price says why and keeps the name', async () => {
+    const calls = stubApi({
+      ...practiceApi(),
+      'POST /procedures': (call: FakeCall) => {
+        const body = call.body as { name: string; price: number }
+        return new Response(JSON.stringify(catalogueItem(9, body.name, body.price, null)), {
+          status: 201,
+          headers: { 'content-type': 'application/json' },
+        })
+      },
+    })
+    const { user } = renderRoute('/procedures', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Procedures' })
+    await user.click(screen.getByRole('button', { name: 'Add treatment' }))
+    const dialog = within(await screen.findByRole('dialog', { name: 'Add treatment' }))
+    await user.type(dialog.getByRole('textbox', { name: 'Name' }), 'Glow Peel')
+    await user.click(dialog.getByRole('button', { name: 'Add treatment' }))
+    expect(
+      await dialog.findByText('Please enter a price of $0.00 to $100,000.00.'),
+    ).toBeInTheDocument()
+    expect(dialog.getByRole('textbox', { name: 'Name' })).toHaveValue('Glow Peel')
+    await user.type(dialog.getByRole('textbox', { name: 'Price' }), '125.5')
+    await user.click(dialog.getByRole('button', { name: 'Add treatment' }))
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument())
+    expect(calls.find((c) => c.method === 'POST' && c.path === '/procedures')?.body).toEqual({
+      name: 'Glow Peel',
+      price: 12550,
+      points: null,
+      min_days_between: 0,
+    })
+  })
+
+  it('shows a staff member the catalogue without Add, Edit or Archive', async () => {
+    stubApi(practiceApi())
+    renderRoute('/procedures', {
+      session: { ...demoSession, user: { ...demoSession.user, access_rights: 'Staff' } },
+    })
+    await screen.findByText(/Only a manager or an admin can change them/)
+    expect(screen.queryByRole('button', { name: /Add |Edit |Archive / })).not.toBeInTheDocument()
   })
 
   it("promotions shows a chosen patient's promotions", async () => {

@@ -1,73 +1,105 @@
-import { Stack, Table, Title } from '@mantine/core'
-import { createFileRoute } from '@tanstack/react-router'
-import { listProcedures } from '#src/api/procedures.ts'
-import { listProducts } from '#src/api/products.ts'
-import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatCents } from '#src/features/shell/format.ts'
+import { Group, SegmentedControl } from '@mantine/core'
+import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import { can, toRole } from '#domain/permissions.ts'
+import type { CatalogueItem, CatalogueItemInput } from '#domain/practice-data.ts'
+import {
+  type CatalogueKind,
+  listCatalogue,
+  saveCatalogueItem,
+  setCatalogueItemArchived,
+} from '#src/api/catalogue.ts'
+import { getProgrammeRules } from '#src/api/ledger.ts'
+import { CatalogueSection } from '#src/features/catalogue/catalogue-section.tsx'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
-import { TableScroll } from '#src/ui/table-scroll.tsx'
+
+/** Which items show: the catalogue (the default, kept out of the address) or the archived ones. */
+type ProceduresSearch = { show?: 'active' | 'archived' }
 
 export const Route = createFileRoute('/_shell/procedures')({
-  loader: ({ context }) =>
+  validateSearch: (search): ProceduresSearch =>
+    search.show === 'archived' ? { show: 'archived' } : {},
+  search: { middlewares: [stripSearchParams<ProceduresSearch>({ show: 'active' })] },
+  loaderDeps: ({ search }) => ({ archived: search.show === 'archived' }),
+  loader: ({ context, deps }) =>
     loadData(async () => {
       const practiceId = context.session.practice.id
-      const [procedures, products] = await Promise.all([
-        listProcedures(practiceId),
-        listProducts(practiceId),
+      const [procedures, products, rules] = await Promise.all([
+        listCatalogue('procedures', practiceId, deps.archived),
+        listCatalogue('products', practiceId, deps.archived),
+        getProgrammeRules(),
       ])
-      return { procedures, products }
+      return { procedures, products, pointsPerDollar: rules.points_per_dollar }
     }),
   component: ProceduresPage,
 })
 
-type CatalogueItem = { id: number; name: string; price: number; points: number }
-
-function CatalogueTable({ caption, items }: { caption: string; items: CatalogueItem[] }) {
-  if (items.length === 0) return <EmptyNote>No {caption.toLowerCase()} yet.</EmptyNote>
-  return (
-    <TableScroll label={caption} minWidth={420}>
-      <Table striped verticalSpacing="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th ta="right">Price</Table.Th>
-            <Table.Th ta="right">Reward points</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {items.map((item) => (
-            <Table.Tr key={item.id}>
-              <Table.Td data-label="Name">{item.name}</Table.Td>
-              <Table.Td data-label="Price" ta="right">
-                {formatCents(item.price)}
-              </Table.Td>
-              <Table.Td data-label="Reward points" ta="right">
-                {item.points}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </TableScroll>
-  )
-}
-
 function ProceduresPage() {
-  const { procedures, products } = Route.useLoaderData()
+  const { procedures, products, pointsPerDollar } = Route.useLoaderData()
+  const archived = Route.useSearch({ select: (s) => s.show === 'archived' })
+  const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
+  const canManage = can(role, 'catalogue.manage')
+  const navigate = Route.useNavigate()
+  const router = useRouter()
+
+  /** Runs a change, then reloads the lists; the failure's sentence when it is refused. */
+  const act = async (change: () => Promise<unknown>) => {
+    try {
+      await change()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
+  const handlers = (kind: CatalogueKind) => ({
+    onSave: (input: CatalogueItemInput, id?: number) =>
+      act(() => saveCatalogueItem(kind, input, id)),
+    onArchive: (item: CatalogueItem, archive: boolean) =>
+      act(() => setCatalogueItemArchived(kind, item.id, archive)),
+  })
+
   return (
-    <AreaPage title="Procedures" description="The treatments and products that earn rewards.">
-      <Stack gap="xs">
-        <Title order={2} size="h4">
-          Treatments
-        </Title>
-        <CatalogueTable caption="Treatments" items={procedures} />
-      </Stack>
-      <Stack gap="xs">
-        <Title order={2} size="h4">
-          Products
-        </Title>
-        <CatalogueTable caption="Products" items={products} />
-      </Stack>
+    <AreaPage
+      title="Procedures"
+      description={
+        canManage
+          ? 'The treatments and products that earn rewards.'
+          : 'The treatments and products that earn rewards. Only a manager or an admin can change them.'
+      }
+    >
+      <Group>
+        <SegmentedControl
+          aria-label="Show"
+          value={archived ? 'archived' : 'active'}
+          onChange={(value) =>
+            void navigate({ search: value === 'archived' ? { show: 'archived' } : {} })
+          }
+          data={[
+            { value: 'active', label: 'Catalogue' },
+            { value: 'archived', label: 'Archived' },
+          ]}
+        />
+      </Group>
+      <CatalogueSection
+        title="Treatments"
+        noun="treatment"
+        items={procedures}
+        archived={archived}
+        canManage={canManage}
+        pointsPerDollar={pointsPerDollar}
+        {...handlers('procedures')}
+      />
+      <CatalogueSection
+        title="Products"
+        noun="product"
+        items={products}
+        archived={archived}
+        canManage={canManage}
+        pointsPerDollar={pointsPerDollar}
+        {...handlers('products')}
+      />
     </AreaPage>
   )
 }
