@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { CATALOGUE_MESSAGES, CatalogueItemSchema } from '#domain/practice-data.ts'
-import { users } from '#server/db/schema.ts'
 import {
+  createMember,
   createPracticeFixture,
   createTestApp,
-  mintToken,
   type PracticeFixture,
   type TestApp,
   testBackends,
@@ -21,19 +20,7 @@ describe.each(testBackends())('the catalogue on $name', (backend) => {
   beforeAll(async () => {
     t = await createTestApp(backend)
     other = await createPracticeFixture(t.db)
-    const [manager] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email: `catalogue-manager-${Date.now()}@example.com`,
-        password_hash: 'not-a-real-hash',
-        first_name: 'Morgan',
-        last_name: 'Manager',
-        access_rights: 'Manager',
-      })
-      .returning({ id: users.id, practice_id: users.practice_id })
-    if (!manager) throw new Error('no manager')
-    managerToken = await mintToken(manager)
+    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
   })
   afterAll(() => t?.close())
 

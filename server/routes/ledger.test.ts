@@ -3,11 +3,11 @@ import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LEDGER_MESSAGES, LedgerPageSchema, LedgerPostingSchema } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
-import { auditEvents, ledgerEntries, patients, users } from '#server/db/schema.ts'
+import { auditEvents, ledgerEntries, patients } from '#server/db/schema.ts'
 import {
+  createMember,
   createPracticeFixture,
   createTestApp,
-  mintToken,
   type PracticeFixture,
   type TestApp,
   testBackends,
@@ -39,19 +39,7 @@ describe.each(testBackends())('the points ledger API on $name', (backend) => {
       .returning({ id: patients.id })
     if (!patient) throw new Error('no patient')
     patientId = patient.id
-    const [manager] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email: `manager-${Date.now()}@example.com`,
-        password_hash: 'not-a-real-hash',
-        first_name: 'Morgan',
-        last_name: 'Manager',
-        access_rights: 'Manager',
-      })
-      .returning({ id: users.id, practice_id: users.practice_id })
-    if (!manager) throw new Error('no manager')
-    managerToken = await mintToken(manager)
+    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
   })
   afterAll(() => t?.close())
 

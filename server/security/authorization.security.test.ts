@@ -4,11 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
-import { auditEvents, patients, personnelInvitations, users } from '#server/db/schema.ts'
+import { auditEvents, patients, personnelInvitations } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import {
+  createMember,
   createPracticeFixture,
   createTestApp,
   mintToken,
@@ -407,18 +408,7 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
   it.each<Role>(['Staff', 'Manager', 'Admin'])(
     'refuses a %s what the matrix withholds, on every route, with the sentence naming it, and audits it',
     async (role) => {
-      const [member] = await t.db
-        .insert(users)
-        .values({
-          practice_id: t.demo.practiceId,
-          email: `${role.toLowerCase()}-${randomToken(4).toLowerCase()}@demo.example`,
-          password_hash: 'not-a-real-hash',
-          first_name: 'Rita',
-          last_name: role,
-          access_rights: role,
-        })
-        .returning({ id: users.id, practice_id: users.practice_id })
-      if (!member) throw new Error('member not created')
+      const { user: member } = await createMember(t.db, t.demo.practiceId, role)
       const declared = declarations()
       const refused: string[] = []
       const allowed: string[] = []

@@ -12,9 +12,11 @@
  * })
  * ```
  */
+
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import pg from 'pg'
+import type { Role } from '#domain/permissions.ts'
 import { type AppConfig, type AppType, createApp } from '#server/app.ts'
 import { signSession } from '#server/auth/jwt.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
@@ -224,6 +226,30 @@ export async function createTestApp(
       await handle.close()
     },
   }
+}
+
+/**
+ * A member of practice `practiceId` with `role` (no usable password: tests mint their token), and
+ * that token.
+ */
+export async function createMember(
+  db: Database,
+  practiceId: number,
+  role: Role,
+): Promise<{ user: { id: number; practice_id: number }; token: string }> {
+  const [user] = await db
+    .insert(users)
+    .values({
+      practice_id: practiceId,
+      email: `${role.toLowerCase()}-${randomBytes(4).toString('hex')}@members.example`,
+      password_hash: 'not-a-real-hash',
+      first_name: 'Morgan',
+      last_name: role,
+      access_rights: role,
+    })
+    .returning({ id: users.id, practice_id: users.practice_id })
+  if (!user) throw new Error('member not created')
+  return { user, token: await mintToken(user) }
 }
 
 /** What {@link createPracticeFixture} made. */

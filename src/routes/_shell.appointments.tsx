@@ -1,14 +1,11 @@
-import { Badge, Table } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
 import { patientNames } from '#src/api/patients.ts'
 import { listProcedures } from '#src/api/procedures.ts'
+import { AppointmentsTable } from '#src/features/shell/appointments-table.tsx'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatDate, formatTime } from '#src/features/shell/format.ts'
+import { formatDate } from '#src/features/shell/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
-import { TableScroll } from '#src/ui/table-scroll.tsx'
-
-const STATUS_COLOR = { scheduled: 'glow', completed: 'green', cancelled: 'gray' } as const
 
 export const Route = createFileRoute('/_shell/appointments')({
   loader: ({ context }) =>
@@ -44,32 +41,7 @@ function AppointmentsPage() {
       {rows.length === 0 ? (
         <EmptyNote>No appointments today.</EmptyNote>
       ) : (
-        <TableScroll label="Today's appointments" minWidth={520}>
-          <Table striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Patient</Table.Th>
-                <Table.Th>Procedure</Table.Th>
-                <Table.Th>Status</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
-                  <Table.Td data-label="Patient">{row.patient}</Table.Td>
-                  <Table.Td data-label="Procedure">{row.procedure}</Table.Td>
-                  <Table.Td data-label="Status">
-                    <Badge color={STATUS_COLOR[row.status]} variant="light">
-                      {row.status}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </TableScroll>
+        <AppointmentsTable label="Today's appointments" rows={rows} withProcedure />
       )}
     </AreaPage>
   )

@@ -1,13 +1,12 @@
-import { Badge, Stack, Table, TextInput, Title } from '@mantine/core'
+import { Stack, TextInput, Title } from '@mantine/core'
 import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import * as v from 'valibot'
 import { listAppointments } from '#src/api/appointments.ts'
 import { listPatients, patientNames } from '#src/api/patients.ts'
 import { PatientList } from '#src/features/patients/patient-list.tsx'
+import { AppointmentsTable } from '#src/features/shell/appointments-table.tsx'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatTime } from '#src/features/shell/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
-import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
@@ -102,33 +101,7 @@ function ArchivePage() {
             {rows.length === 0 ? (
               <EmptyNote>No appointments on this day.</EmptyNote>
             ) : (
-              <TableScroll label="Appointments of the day" minWidth={420}>
-                <Table striped verticalSpacing="sm">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Time</Table.Th>
-                      <Table.Th>Patient</Table.Th>
-                      <Table.Th>Status</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {rows.map((row) => (
-                      <Table.Tr key={row.id}>
-                        <Table.Td data-label="Time">{formatTime(row.starts_at)}</Table.Td>
-                        <Table.Td data-label="Patient">{row.patient}</Table.Td>
-                        <Table.Td data-label="Status">
-                          <Badge
-                            color={row.status === 'completed' ? 'green' : 'gray'}
-                            variant="light"
-                          >
-                            {row.status}
-                          </Badge>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </TableScroll>
+              <AppointmentsTable label="Appointments of the day" rows={rows} />
             )}
           </Stack>
         </section>
