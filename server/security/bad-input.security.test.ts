@@ -23,6 +23,7 @@ const INPUTLESS = new Set([
   'GET /api/personnel',
   'GET /api/dev/outbox',
   'GET /api/users-permissions/init',
+  'GET /api/practice/rules',
   'POST /api/auth/logout',
   'GET /api/openapi.json',
   'GET /api/docs',
