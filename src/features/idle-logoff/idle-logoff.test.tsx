@@ -1,5 +1,6 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
 import { stubApi } from '#tests/support/fake-api.ts'
@@ -55,7 +56,10 @@ describe('automatic logoff (HIPAA)', () => {
     // Fake time that also moves with real time, so Testing Library's polling still runs.
     vi.useRealTimers()
     vi.useFakeTimers({ now: new Date('2026-06-01T09:00:00Z'), shouldAdvanceTime: true })
-    const calls = stubApi({ 'POST /auth/logout': { ok: true } })
+    const calls = stubApi({
+      'POST /auth/logout': { ok: true },
+      'GET /practice/rules': DEFAULT_PROGRAMME_RULES,
+    })
     const { router } = renderRoute('/settings', { session: demoSession, remember: true })
     expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
     await act(async () => {
