@@ -15,11 +15,16 @@
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
  * - Sign-in during a flood (issue 14): the median of real sign-ins while 200 addresses send wrong
  *   passwords, each under its per-address limit (bench/sign-in-flood.ts).
+ * - The portal at scale: one practice at 100 and then 10,000 patients with 200,000 ledger entries,
+ *   seeded in bulk; search, profile with ledger, adjustments, a redemption and the patient page's
+ *   size at both, on PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set
+ *   (bench/scale.ts), printed as a table of its own.
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood` runs some parts; `--duration=N` sets
- * the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page (default 3);
- * `--lighthouse-throttling=simulate,devtools` the throttling methods (default both). Needs
- * Chromium (CHROMIUM_PATH or /usr/bin/chromium).
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale` runs some parts;
+ * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
+ * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
+ * `--scale-requests=N` the timed calls per operation at scale (default 200). Needs Chromium
+ * (CHROMIUM_PATH or /usr/bin/chromium) for the pages.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -44,12 +49,13 @@ import {
   startAppServer,
   tempDataDir,
 } from './bench/processes.ts'
-import { type BenchResult, formatTable, toRows } from './bench/report.ts'
+import { type BenchResult, formatScaleTable, formatTable, toRows } from './bench/report.ts'
+import { benchScale, type ScaleRun, scaleDatabases } from './bench/scale.ts'
 import { benchSignInFlood } from './bench/sign-in-flood.ts'
 import { measureWizardShift } from './bench/wizard-cls.ts'
 import { ensureBuilt } from './lib/build.ts'
 
-const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold', 'flood'] as const
+const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold', 'flood', 'scale'] as const
 type Part = (typeof PARTS)[number]
 
 const args = new Map(
@@ -66,6 +72,7 @@ const wanted = new Set<Part>(
 )
 const durationSeconds = Number(args.get('duration') ?? 5)
 const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
+const scaleRequests = Math.max(1, Number(args.get('scale-requests') ?? 200))
 const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
   .split(',')
   .filter(
@@ -132,9 +139,12 @@ async function unsubscribeToken(baseUrl: string): Promise<string> {
 console.log(
   `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
 )
-await attempt('production build (only when dist/ is stale)', async () => {
-  await ensureBuilt(ROOT)
-})
+// The scale part runs the app in-process and serves no page: it needs no build.
+if ([...wanted].some((part) => part !== 'scale')) {
+  await attempt('production build (only when dist/ is stale)', async () => {
+    await ensureBuilt(ROOT)
+  })
+}
 
 const needsApp = wanted.has('first-load') || wanted.has('lighthouse') || wanted.has('wizard')
 if (needsApp) {
@@ -221,11 +231,26 @@ if (wanted.has('flood')) {
   })
 }
 
+if (wanted.has('scale')) {
+  const scale = { requests: scaleRequests, warmUp: 20, runs: [] as ScaleRun[] }
+  result.scale = scale
+  for (const database of scaleDatabases()) {
+    const label = `portal at scale on ${database.label}: 100, then 10,000 patients and 200,000 ledger entries`
+    await attempt(label, async () => {
+      scale.runs.push(
+        await benchScale(database, { requests: scale.requests, warmUp: scale.warmUp }),
+      )
+    })
+  }
+}
+
 result.machine.loadAverageAfter = load()
 const jsonPath = join(ROOT, '.tmp', 'bench.json')
 writeFileSync(jsonPath, `${JSON.stringify(result, null, 2)}\n`)
 
-console.log(`\n${formatTable(toRows(result))}\n`)
+const rows = toRows(result)
+if (rows.length > 0) console.log(`\n${formatTable(rows)}\n`)
+if (result.scale?.runs.length) console.log(`\n${formatScaleTable(result.scale)}\n`)
 console.log(
   `Load average (1, 5, 15 min): ${result.machine.loadAverageBefore.join(' ')} before, ` +
     `${result.machine.loadAverageAfter.join(' ')} after, on ${result.machine.cpus} CPUs. ` +

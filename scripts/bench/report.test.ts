@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { type BenchResult, formatTable, toRows } from './report.ts'
+import {
+  type BenchResult,
+  formatScaleTable,
+  formatTable,
+  pageSizeCells,
+  scaleCells,
+  times,
+  toRows,
+} from './report.ts'
+import type { ScaleRun } from './scale.ts'
 
 const base: BenchResult = {
   takenAt: '2026-01-01T00:00:00.000Z',
@@ -177,5 +186,98 @@ describe('bench report of a run without answers', () => {
       },
     })
     expect(rows.filter((row) => row.met === true)).toEqual([])
+  })
+})
+
+describe('bench report of the portal at scale', () => {
+  const op = (
+    label: string,
+    p50Ms: number,
+    statusCounts: Record<string, number> = { 200: 200 },
+  ) => ({
+    label,
+    p50Ms,
+    p95Ms: p50Ms * 2,
+    statusCounts,
+  })
+  const run: ScaleRun = {
+    database: 'PGlite',
+    sizes: [
+      {
+        patients: 100,
+        ledgerEntries: 2_000,
+        seedMs: 300,
+        operations: [op('Search', 2), op('Profile', 5), op('Adjust', 4, { 201: 200 })],
+        pageBytes: 9_900,
+        pageGzipBytes: 1_600,
+      },
+      {
+        patients: 10_000,
+        ledgerEntries: 200_660,
+        seedMs: 10_500,
+        operations: [op('Search', 30), op('Profile', 10), op('Adjust', 4.4, { 201: 199, 500: 1 })],
+        pageBytes: 21_000,
+        pageGzipBytes: 1_400,
+      },
+    ],
+  }
+
+  it('compares the medians at 10,000 patients with those at 100, at most 2×', () => {
+    expect(scaleCells(run, 'Search')).toEqual(['2.0 ms / 4.0 ms', '30.0 ms / 60.0 ms', '15×', 'NO'])
+    expect(scaleCells(run, 'Profile')).toEqual([
+      '5.0 ms / 10.0 ms',
+      '10.0 ms / 20.0 ms',
+      '2.00×',
+      'yes',
+    ])
+    // A failed call is shown and never counts as met, however fast.
+    expect(scaleCells(run, 'Adjust')).toEqual([
+      '4.0 ms / 8.0 ms',
+      '4.4 ms / 8.8 ms (201×199 500×1)',
+      '1.10×',
+      'NO',
+    ])
+    expect(scaleCells(run, 'Missing')[3]).toBe('NO')
+  })
+
+  it('holds the patient page at 10,000 patients to 20 KB', () => {
+    expect(pageSizeCells(run)).toEqual([
+      '9.9 KB (gzip 1.6 KB)',
+      '21.0 KB (gzip 1.4 KB)',
+      '2.12×',
+      'NO',
+    ])
+    const small = { ...run, sizes: run.sizes.map((size) => ({ ...size, pageBytes: 9_900 })) }
+    expect(pageSizeCells(small)[3]).toBe('yes')
+  })
+
+  it('prints a column group per database', () => {
+    const table = formatScaleTable({
+      requests: 200,
+      warmUp: 20,
+      runs: [run, { ...run, database: 'PostgreSQL' }],
+    })
+    const lines = table.split('\n')
+    const header = lines.find((line) => line.startsWith('Operation'))
+    expect(header?.split('│').map((cell) => cell.trim())).toEqual([
+      'Operation (p50 / p95)',
+      'PGlite 100',
+      'PGlite 10,000',
+      'Ratio',
+      'Met',
+      'PostgreSQL 100',
+      'PostgreSQL 10,000',
+      'Ratio',
+      'Met',
+    ])
+    expect(lines.filter((line) => line.startsWith('Search'))).toHaveLength(1)
+    expect(table).toContain('Patient page answer, pageSize=25')
+    expect(table).toContain('PGlite 0.3 s, 10.5 s (200,660 ledger entries)')
+  })
+
+  it('writes ratios with two decimals below 10', () => {
+    expect(times(1.234)).toBe('1.23×')
+    expect(times(12.6)).toBe('13×')
+    expect(times(Number.NaN)).toBe('n/a')
   })
 })

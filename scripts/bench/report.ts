@@ -2,6 +2,7 @@ import type { ApiBench, LoadResult } from './api.ts'
 import type { ColdStart } from './cold-start.ts'
 import type { FirstLoad } from './first-load.ts'
 import type { LighthouseResult } from './lighthouse.ts'
+import type { ScaleBench, ScaleOperation, ScaleRun, ScaleSize } from './scale.ts'
 import type { SignInFlood } from './sign-in-flood.ts'
 import { count, kb, ms } from './stats.ts'
 import type { WizardShift } from './wizard-cls.ts'
@@ -17,6 +18,8 @@ export type BenchResult = {
   api?: ApiBench
   coldStart?: ColdStart
   signInFlood?: SignInFlood
+  /** The portal at scale: one practice at 100 and at 10,000 patients, per database. */
+  scale?: ScaleBench
   /** Parts that failed to run, with the reason. */
   failures: string[]
 }
@@ -40,6 +43,10 @@ export const BUDGETS = {
   checkEmailP99Ms: 25,
   /** Issue 14: a real sign-in's median while 200 addresses flood the sign-in with wrong passwords. */
   signInDuringFloodMs: 300,
+  /** The portal at scale: each median at 10,000 patients at most this times its figure at 100. */
+  scaleRatio: 2,
+  /** The portal at scale: a page of 25 patients, as answered without compression. */
+  patientPageBytes: 20_000,
 } as const
 
 function percent(share: number): string {
@@ -219,6 +226,21 @@ export function toRows(result: BenchResult): Row[] {
   return rows
 }
 
+/** Lines of cells as a fixed-width text table, the first line as its header. */
+export function formatGrid(lines: string[][]): string {
+  const columns = Math.max(...lines.map((line) => line.length))
+  const widths = Array.from({ length: columns }, (_, i) =>
+    Math.max(...lines.map((line) => line[i]?.length ?? 0)),
+  )
+  const line = (values: string[]) =>
+    widths
+      .map((width, i) => (values[i] ?? '').padEnd(width))
+      .join(' │ ')
+      .trimEnd()
+  const rule = widths.map((w) => '─'.repeat(w)).join('─┼─')
+  return [line(lines[0] ?? []), rule, ...lines.slice(1).map(line)].join('\n')
+}
+
 /** The rows as a fixed-width text table. */
 export function formatTable(rows: Row[]): string {
   const header: Row = { measure: 'Measure', subject: 'Subject', value: 'Value', budget: 'Budget' }
@@ -229,13 +251,93 @@ export function formatTable(rows: Row[]): string {
     row.budget,
     row === header ? 'Met' : row.met === undefined ? '' : row.met ? 'yes' : 'NO',
   ]
-  const all = [header, ...rows].map(cells)
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...all.map((line) => line[i]?.length ?? 0)))
-  const line = (values: string[]) =>
-    values
-      .map((value, i) => value.padEnd(widths[i] ?? 0))
-      .join(' │ ')
-      .trimEnd()
-  const rule = widths.map((w) => '─'.repeat(w)).join('─┼─')
-  return [line(all[0] ?? []), rule, ...all.slice(1).map(line)].join('\n')
+  return formatGrid([header, ...rows].map(cells))
+}
+
+/** A ratio as `1.37×` (two decimals below 10, none above). */
+export function times(ratio: number): string {
+  if (!Number.isFinite(ratio)) return 'n/a'
+  return `${ratio.toFixed(ratio < 10 ? 2 : 0)}×`
+}
+
+/** Whether every call of an operation answered 2xx (or, for a service call, did not throw). */
+function allAnswered(operation: ScaleOperation): boolean {
+  const entries = Object.entries(operation.statusCounts)
+  return entries.length > 0 && entries.every(([status]) => status === 'ok' || /^2/.test(status))
+}
+
+/** `p50 / p95`, and the statuses when some call failed. */
+function latencyCell(operation: ScaleOperation | undefined): string {
+  if (!operation) return 'n/a'
+  const figure = `${ms(operation.p50Ms)} / ${ms(operation.p95Ms)}`
+  return allAnswered(operation) ? figure : `${figure} (${statuses(operation)})`
+}
+
+/** The first and the last size of a run: the budget compares them. */
+function smallAndLarge(run: ScaleRun): [ScaleSize | undefined, ScaleSize | undefined] {
+  return [run.sizes[0], run.sizes.length > 1 ? run.sizes.at(-1) : undefined]
+}
+
+/** The cells of one operation on one database: small, large, ratio of the medians, met. */
+export function scaleCells(run: ScaleRun, label: string): string[] {
+  const [small, large] = smallAndLarge(run)
+  const at = (size: ScaleSize | undefined) => size?.operations.find((op) => op.label === label)
+  const [a, b] = [at(small), at(large)]
+  if (!a || !b) return [latencyCell(a), latencyCell(b), 'n/a', 'NO']
+  const ratio = b.p50Ms / a.p50Ms
+  const met = allAnswered(a) && allAnswered(b) && ratio <= BUDGETS.scaleRatio
+  return [latencyCell(a), latencyCell(b), times(ratio), met ? 'yes' : 'NO']
+}
+
+/** The cells of the patient page's size on one database. */
+export function pageSizeCells(run: ScaleRun): string[] {
+  const [small, large] = smallAndLarge(run)
+  const cell = (size: ScaleSize | undefined) =>
+    size ? `${kb(size.pageBytes)} (gzip ${kb(size.pageGzipBytes)})` : 'n/a'
+  const met = large !== undefined && large.pageBytes < BUDGETS.patientPageBytes
+  const ratio = small && large ? times(large.pageBytes / small.pageBytes) : 'n/a'
+  return [cell(small), cell(large), ratio, met ? 'yes' : 'NO']
+}
+
+/**
+ * The portal at scale as its own table: a line per operation, and per database its figures at
+ * the smallest and the largest practice, their ratio and whether the budget is met.
+ */
+export function formatScaleTable(scale: ScaleBench): string {
+  const runs = scale.runs
+  const labels = [
+    ...new Set(
+      runs.flatMap((run) => run.sizes.flatMap((size) => size.operations.map((op) => op.label))),
+    ),
+  ]
+  const header = ['Operation (p50 / p95)']
+  for (const run of runs) {
+    const [small, large] = smallAndLarge(run)
+    header.push(
+      `${run.database} ${count(small?.patients ?? Number.NaN)}`,
+      `${run.database} ${count(large?.patients ?? Number.NaN)}`,
+      'Ratio',
+      'Met',
+    )
+  }
+  const lines = [
+    header,
+    ...labels.map((label) => [label, ...runs.flatMap((run) => scaleCells(run, label))]),
+    ['Patient page answer, pageSize=25', ...runs.flatMap(pageSizeCells)],
+  ]
+  const seeded = runs.map((run) => {
+    const [, large] = smallAndLarge(run)
+    const seconds = run.sizes.map((size) => (size.seedMs / 1000).toFixed(1)).join(' s, ')
+    return `${run.database} ${seconds} s (${count(large?.ledgerEntries ?? Number.NaN)} ledger entries)`
+  })
+  return [
+    `Portal at scale: one practice grown from ${runs[0]?.sizes.map((s) => count(s.patients)).join(' to ')} patients; ` +
+      `server time in-process (app.request), p50 / p95 of ${scale.requests} calls after ${scale.warmUp} warm-up.`,
+    `Budget: at 10,000 patients each median is at most ${BUDGETS.scaleRatio}× its figure at 100 (Ratio); ` +
+      `a patient page answer stays under ${kb(BUDGETS.patientPageBytes)} (uncompressed).`,
+    '',
+    formatGrid(lines),
+    '',
+    `Seeded in: ${seeded.join('; ')}.`,
+  ].join('\n')
 }

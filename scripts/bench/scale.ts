@@ -1,0 +1,291 @@
+/**
+ * The portal at scale (`npm run bench -- --only=scale`): one practice at 100 and then at 10,000
+ * patients with 20 ledger entries each (200,000 at 10,000; scripts/bench/scale-seed.ts writes
+ * them in bulk, as the ledger service would have), and the server time of the portal's everyday
+ * requests at both sizes, on PGlite (a fresh temporary DATA_DIR) and on PostgreSQL when
+ * `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` is set (a database of its own next to that one,
+ * dropped at the end: server/testing/test-app.ts `postgresBackend`).
+ *
+ * The real app runs in-process (`createTestApp`). Each operation is sent 20 times through
+ * `t.request`, which holds every answer to the OpenAPI document, then timed 200 times through
+ * `t.app.request` (the same app and headers, without that check): the figure is the app's own time
+ * from request to the answer's last byte, with no network. Requests carry the Admin's bearer token
+ * and no XSRF cookie, as an API client's do. Each request picks another patient, spread over the
+ * whole practice.
+ */
+import { gzipSync } from 'node:zlib'
+import { sql } from 'drizzle-orm'
+import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import { createLedger } from '#server/services/ledger.ts'
+import {
+  createTestApp,
+  postgresBackend,
+  type TestApp,
+  type TestBackend,
+} from '#server/testing/test-app.ts'
+import { removeDir, tempDataDir } from './processes.ts'
+import {
+  createScalePractice,
+  growPractice,
+  lastNameOf,
+  phoneOf,
+  rowsOf,
+  type ScalePractice,
+} from './scale-seed.ts'
+import { percentile } from './stats.ts'
+
+/** The timings of one operation at one size. */
+export type ScaleOperation = {
+  label: string
+  p50Ms: number
+  p95Ms: number
+  /** Answers counted by HTTP status (`ok` for a call of the service that did not throw). */
+  statusCounts: Record<string, number>
+}
+
+/** Everything measured at one size of the practice. */
+export type ScaleSize = {
+  patients: number
+  /** Ledger entries of the practice when the timings began. */
+  ledgerEntries: number
+  /** Time to grow the practice to this size (bulk insert, check, ANALYZE). */
+  seedMs: number
+  operations: ScaleOperation[]
+  /** Bytes of `GET /api/patients?pageSize=25` as sent without compression, and gzipped. */
+  pageBytes: number
+  pageGzipBytes: number
+}
+
+/** One database's run. */
+export type ScaleRun = { database: string; sizes: ScaleSize[] }
+
+/** What the scale part measured. */
+export type ScaleBench = { requests: number; warmUp: number; runs: ScaleRun[] }
+
+/** The practice sizes, smallest first: the budget compares the last with the first. */
+export const SCALE_SIZES = [100, 10_000] as const
+
+/** A database the part runs on, with the name the table gives it. */
+export type ScaleDatabase = { label: string; backend: TestBackend }
+
+/** PGlite in a new temporary DATA_DIR, removed on close. */
+function pgliteOnDisk(): TestBackend {
+  return {
+    name: 'pglite',
+    async open(): Promise<DatabaseHandle> {
+      const dataDir = tempDataDir('scale')
+      try {
+        const handle = await openDatabase({ dataDir })
+        return {
+          ...handle,
+          async close() {
+            await handle.close()
+            removeDir(dataDir)
+          },
+        }
+      } catch (error) {
+        removeDir(dataDir)
+        throw error
+      }
+    },
+  }
+}
+
+/** PGlite always; PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL names a server. */
+export function scaleDatabases(env: NodeJS.ProcessEnv = process.env): ScaleDatabase[] {
+  const url = (env.BENCH_DATABASE_URL || env.TEST_DATABASE_URL)?.trim()
+  const databases: ScaleDatabase[] = [{ label: 'PGlite', backend: pgliteOnDisk() }]
+  if (url) databases.push({ label: 'PostgreSQL', backend: postgresBackend(url) })
+  return databases
+}
+
+/** One request or service call of an operation: answers its status, the body read. */
+type Call = (i: number) => Promise<string>
+
+/** Times `call` `requests` times after `warmUp` calls of `warm` (i runs on across both). */
+async function timed(
+  label: string,
+  { warm, call }: { warm: Call; call: Call },
+  { requests, warmUp }: { requests: number; warmUp: number },
+): Promise<ScaleOperation> {
+  for (let i = 0; i < warmUp; i++) await warm(i)
+  const durations: number[] = []
+  const statusCounts: Record<string, number> = {}
+  for (let i = warmUp; i < warmUp + requests; i++) {
+    const started = performance.now()
+    const status = await call(i)
+    durations.push(performance.now() - started)
+    statusCounts[status] = (statusCounts[status] ?? 0) + 1
+  }
+  return {
+    label,
+    p50Ms: percentile(durations, 50),
+    p95Ms: percentile(durations, 95),
+    statusCounts,
+  }
+}
+
+type Request = { method?: string; json?: unknown }
+
+/** The Admin's request, sent through `t.request` (checked against the OpenAPI document) or not. */
+async function send(
+  t: TestApp,
+  token: string,
+  path: string,
+  { method = 'GET', json }: Request = {},
+  checked = false,
+): Promise<{ status: number; body: Buffer }> {
+  const response = checked
+    ? await t.request(path, { method, token, json })
+    : await t.app.request(path, {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(json === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      })
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) }
+}
+
+/** An operation of one or more requests per call; the call's status is its first non-2xx one. */
+function http(t: TestApp, token: string, requests: (i: number) => [string, Request?][]) {
+  const run = (checked: boolean) => async (i: number) => {
+    const statuses: number[] = []
+    for (const [path, init] of requests(i)) {
+      statuses.push((await send(t, token, path, init, checked)).status)
+    }
+    return String(statuses.find((status) => status >= 300) ?? statuses.at(-1))
+  }
+  return { warm: run(true), call: run(false) }
+}
+
+/** Ids of the practice's patients other than the template, by id. */
+async function patientIds(t: TestApp, practice: ScalePractice): Promise<number[]> {
+  const rows = await rowsOf<{ id: number }>(
+    t.db,
+    sql`select id from patients where practice_id = ${practice.practiceId}::int
+          and id <> ${practice.templatePatientId}::int order by id`,
+  )
+  return rows.map((row) => Number(row.id))
+}
+
+/** The `i`th request's patient: a step of a large prime through the list, so spread and varied. */
+const pick = <T>(list: readonly T[], i: number): T => list[(i * 7919) % list.length] as T
+
+/** Times every operation on the practice at its current size. */
+async function measureSize(
+  t: TestApp,
+  practice: ScalePractice,
+  options: { requests: number; warmUp: number },
+): Promise<Omit<ScaleSize, 'seedMs'>> {
+  const ids = await patientIds(t, practice)
+  const [entries] = await rowsOf<{ n: number }>(
+    t.db,
+    sql`select count(*)::int as n from ledger_entries where practice_id = ${practice.practiceId}::int`,
+  )
+  const token = practice.adminToken
+  let key = 0
+  const idempotencyKey = () => `bench-scale-${practice.patients}-${Date.now()}-${key++}`
+  const ledger = createLedger({ db: t.db, now: () => new Date() })
+  const size = practice.patients
+  const operations: ScaleOperation[] = []
+  const run = async (label: string, calls: { warm: Call; call: Call }) => {
+    operations.push(await timed(label, calls, options))
+  }
+
+  await run(
+    'Patient search, part of a last name',
+    http(t, token, (i) => [
+      [`/api/patients?search=${lastNameOf(i).slice(1, 5)}&page=1&pageSize=25`],
+    ]),
+  )
+  await run(
+    'Patient search, 4 digits of a phone',
+    http(t, token, (i) => [
+      [`/api/patients?search=${phoneOf(1 + ((i * 7919) % size)).slice(-5, -1)}&page=1&pageSize=25`],
+    ]),
+  )
+  await run(
+    'Patient list, first page by name',
+    http(t, token, () => [['/api/patients?page=1&pageSize=25']]),
+  )
+  await run(
+    'Profile + first ledger page (2 requests)',
+    http(t, token, (i) => {
+      const id = pick(ids, i)
+      return [[`/api/patients/${id}`], [`/api/patients/${id}/ledger`]]
+    }),
+  )
+  await run(
+    'Adjustment +5 (POST adjustments)',
+    http(t, token, (i) => [
+      [
+        `/api/patients/${pick(ids, i)}/adjustments`,
+        { method: 'POST', json: { points: 5, reason: 'Bench', idempotencyKey: idempotencyKey() } },
+      ],
+    ]),
+  )
+  await run(
+    'Adjustment −3, a debit over HTTP (POST adjustments)',
+    http(t, token, (i) => [
+      [
+        `/api/patients/${pick(ids, i + 1)}/adjustments`,
+        { method: 'POST', json: { points: -3, reason: 'Bench', idempotencyKey: idempotencyKey() } },
+      ],
+    ]),
+  )
+  const redeem: Call = (i) =>
+    ledger
+      .redeem({
+        practiceId: practice.practiceId,
+        patientId: pick(ids, i + 2),
+        userId: practice.admin.id,
+        points: 2,
+        sourceType: 'manual',
+        idempotencyKey: idempotencyKey(),
+      })
+      .then(
+        () => 'ok',
+        // A refusal counts as its status (409: not enough points), anything else as an error.
+        (error: unknown) => String((error as { status?: unknown }).status ?? 'error'),
+      )
+  await run('Redemption −2 (no HTTP route: ledger.redeem in-process)', {
+    warm: redeem,
+    call: redeem,
+  })
+
+  const page = await send(t, token, '/api/patients?pageSize=25', {}, true)
+  if (page.status !== 200) throw new Error(`GET /api/patients answered ${page.status}`)
+  return {
+    patients: size,
+    ledgerEntries: Number(entries?.n ?? 0),
+    operations,
+    pageBytes: page.body.byteLength,
+    pageGzipBytes: gzipSync(page.body).byteLength,
+  }
+}
+
+/**
+ * Runs the part on one database: builds the app on a fresh one, seeds the practice at each of
+ * {@link SCALE_SIZES} in turn and times the operations at each. The database is removed at the end.
+ */
+export async function benchScale(
+  database: ScaleDatabase,
+  { requests = 200, warmUp = 20 } = {},
+): Promise<ScaleRun> {
+  const t = await createTestApp(database.backend)
+  try {
+    const practice = await createScalePractice(t.db)
+    const sizes: ScaleSize[] = []
+    for (const size of SCALE_SIZES) {
+      const started = performance.now()
+      await growPractice(t.db, practice, size)
+      const seedMs = performance.now() - started
+      sizes.push({ ...(await measureSize(t, practice, { requests, warmUp })), seedMs })
+    }
+    return { database: database.label, sizes }
+  } finally {
+    await t.close()
+  }
+}
