@@ -229,47 +229,35 @@ export const patients = pgTable(
   ],
 )
 
+/**
+ * The columns of a catalogue item, the same for procedures and products (a function: each table
+ * needs column builders of its own).
+ */
+const catalogueColumns = () => ({
+  id: serial().primaryKey(),
+  practice_id: integer()
+    .notNull()
+    .references(() => practices.id, { onDelete: 'cascade' }),
+  name: text().notNull(),
+  /** Cents. */
+  price: integer().notNull().default(0),
+  /** Points per unit; null = the price times the programme's points per dollar. */
+  points: integer(),
+  /** Days that must pass between two awards of this item to the same patient; 0 = none. */
+  min_days_between: integer().notNull().default(0),
+  archived_at: instant(),
+  created_at: createdAt(),
+})
+
 /** A treatment the practice offers. */
-export const procedures = pgTable(
-  'procedures',
-  {
-    id: serial().primaryKey(),
-    practice_id: integer()
-      .notNull()
-      .references(() => practices.id, { onDelete: 'cascade' }),
-    name: text().notNull(),
-    /** Cents. */
-    price: integer().notNull().default(0),
-    /** Points per unit; null = the price times the programme's points per dollar. */
-    points: integer(),
-    /** Days that must pass between two awards of this item to the same patient; 0 = none. */
-    min_days_between: integer().notNull().default(0),
-    archived_at: instant(),
-    created_at: createdAt(),
-  },
-  (t) => [index('procedures_practice_idx').on(t.practice_id)],
-)
+export const procedures = pgTable('procedures', catalogueColumns(), (t) => [
+  index('procedures_practice_idx').on(t.practice_id),
+])
 
 /** A retail product the practice sells. */
-export const products = pgTable(
-  'products',
-  {
-    id: serial().primaryKey(),
-    practice_id: integer()
-      .notNull()
-      .references(() => practices.id, { onDelete: 'cascade' }),
-    name: text().notNull(),
-    /** Cents. */
-    price: integer().notNull().default(0),
-    /** Points per unit; null = the price times the programme's points per dollar. */
-    points: integer(),
-    /** Days that must pass between two awards of this item to the same patient; 0 = none. */
-    min_days_between: integer().notNull().default(0),
-    archived_at: instant(),
-    created_at: createdAt(),
-  },
-  (t) => [index('products_practice_idx').on(t.practice_id)],
-)
+export const products = pgTable('products', catalogueColumns(), (t) => [
+  index('products_practice_idx').on(t.practice_id),
+])
 
 /** A booked visit of a patient. */
 export const appointments = pgTable(

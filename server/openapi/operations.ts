@@ -103,6 +103,70 @@ const tokenParam = (description: string): ParameterDoc => ({
   schema: { type: 'string', maxLength: 512 },
 })
 
+/** The six operations of one half of the catalogue (`procedures` or `products`). */
+function catalogueOperations(
+  kind: string,
+  plural: string,
+  schema: v.GenericSchema,
+): Record<string, OperationDoc> {
+  return {
+    [`GET /api/${plural}`]: {
+      summary: `List ${plural}`,
+      description: `The practice's ${plural} that are not archived, by name (\`archived=true\`: the archived ones). \`practice\` must be the user's own practice. \`points\` is what one unit earns now: \`own_points\`, or the price times the programme's points per dollar when \`own_points\` is null.`,
+      tag: 'Catalogue',
+      query: {
+        practice: {
+          description: "The practice id: the signed-in user's own.",
+          required: true,
+          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+        },
+        archived: {
+          description: `\`true\` lists the archived ${plural} instead.`,
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+      },
+      responses: {
+        200: { description: `The ${plural}.`, json: schema, array: true },
+        400: '`practice` is missing or not a positive whole number.',
+        404: OTHER_PRACTICE,
+      },
+    },
+    [`POST /api/${plural}`]: {
+      summary: `Add a ${kind}`,
+      description: `Adds a ${kind} to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.`,
+      tag: 'Catalogue',
+      responses: { 201: { description: `The new ${kind}.`, json: schema } },
+    },
+    [`PUT /api/${plural}/:id`]: {
+      summary: `Change a ${kind}`,
+      description: 'Replaces the name, price, points per unit and days between awards.',
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The ${kind} as saved.`, json: schema },
+        404: OTHER_PRACTICE,
+      },
+    },
+    [`POST /api/${plural}/:id/archive`]: {
+      summary: `Archive a ${kind}`,
+      description: `Takes the ${kind} out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.`,
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The archived ${kind}.`, json: schema },
+        404: OTHER_PRACTICE,
+      },
+    },
+    [`POST /api/${plural}/:id/restore`]: {
+      summary: `Restore a ${kind}`,
+      description: `Puts an archived ${kind} back in the catalogue.`,
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The restored ${kind}.`, json: schema },
+        404: OTHER_PRACTICE,
+      },
+    },
+  }
+}
+
 /**
  * Every operation of the API, keyed `METHOD /api/path` as Hono writes the route. A route the app
  * serves that is missing here, or an entry the app does not serve, fails
@@ -305,120 +369,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
     },
   },
-  'GET /api/procedures': {
-    summary: 'List procedures',
-    description:
-      "The practice's procedures that are not archived, by name (`archived=true`: the archived ones). `practice` must be the user's own practice. `points` is what one unit earns now: `own_points`, or the price times the programme's points per dollar when `own_points` is null.",
-    tag: 'Catalogue',
-    query: {
-      practice: {
-        description: "The practice id: the signed-in user's own.",
-        required: true,
-        schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
-      },
-      archived: {
-        description: '`true` lists the archived procedures instead.',
-        schema: { type: 'string', enum: ['true', 'false'] },
-      },
-    },
-    responses: {
-      200: { description: 'The procedures.', json: ProcedureSchema, array: true },
-      400: '`practice` is missing or not a positive whole number.',
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/procedures': {
-    summary: 'Add a procedure',
-    description:
-      'Adds a procedure to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.',
-    tag: 'Catalogue',
-    responses: { 201: { description: 'The new procedure.', json: ProcedureSchema } },
-  },
-  'PUT /api/procedures/:id': {
-    summary: 'Change a procedure',
-    description: 'Replaces the name, price, points per unit and days between awards.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The procedure as saved.', json: ProcedureSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/procedures/:id/archive': {
-    summary: 'Archive a procedure',
-    description:
-      'Takes the procedure out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The archived procedure.', json: ProcedureSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/procedures/:id/restore': {
-    summary: 'Restore a procedure',
-    description: 'Puts an archived procedure back in the catalogue.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The restored procedure.', json: ProcedureSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'GET /api/products': {
-    summary: 'List products',
-    description:
-      "The practice's products that are not archived, by name (`archived=true`: the archived ones). `practice` must be the user's own practice. `points` is what one unit earns now: `own_points`, or the price times the programme's points per dollar when `own_points` is null.",
-    tag: 'Catalogue',
-    query: {
-      practice: {
-        description: "The practice id: the signed-in user's own.",
-        required: true,
-        schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
-      },
-      archived: {
-        description: '`true` lists the archived products instead.',
-        schema: { type: 'string', enum: ['true', 'false'] },
-      },
-    },
-    responses: {
-      200: { description: 'The products.', json: ProductSchema, array: true },
-      400: '`practice` is missing or not a positive whole number.',
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/products': {
-    summary: 'Add a product',
-    description:
-      'Adds a product to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.',
-    tag: 'Catalogue',
-    responses: { 201: { description: 'The new product.', json: ProductSchema } },
-  },
-  'PUT /api/products/:id': {
-    summary: 'Change a product',
-    description: 'Replaces the name, price, points per unit and days between awards.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The product as saved.', json: ProductSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/products/:id/archive': {
-    summary: 'Archive a product',
-    description:
-      'Takes the product out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The archived product.', json: ProductSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/products/:id/restore': {
-    summary: 'Restore a product',
-    description: 'Puts an archived product back in the catalogue.',
-    tag: 'Catalogue',
-    responses: {
-      200: { description: 'The restored product.', json: ProductSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
+  ...catalogueOperations('procedure', 'procedures', ProcedureSchema),
+  ...catalogueOperations('product', 'products', ProductSchema),
   'GET /api/appointments/:practiceId/:date': {
     summary: "List a day's appointments",
     description:
