@@ -22,6 +22,7 @@ import {
 } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
+import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** The form's values: the price in dollars as typed, empty numbers as ''. */
 type ItemFormValues = {
@@ -122,19 +123,13 @@ function ItemForm({
           allowNegative={false}
           {...form.getInputProps('min_days_between')}
         />
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel} disabled={saving}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={saving}>
-            {initial ? 'Save changes' : `Add ${noun}`}
-          </Button>
-        </Group>
+        <DialogActions
+          failure={failure}
+          busy={saving}
+          actionLabel={initial ? 'Save changes' : `Add ${noun}`}
+          cancelLockedWhileBusy
+          onCancel={onCancel}
+        />
       </Stack>
     </form>
   )

@@ -1,8 +1,9 @@
-import { Alert, Button, Checkbox, Group, Modal, SimpleGrid, Stack, TextInput } from '@mantine/core'
+import { Checkbox, Modal, SimpleGrid, Stack, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import * as v from 'valibot'
 import type { Patient, PatientInput } from '#domain/practice-data.ts'
+import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 /** What the form sends: the patient's contact details and consents. */
@@ -216,28 +217,27 @@ function PatientForm({
           key={form.key('sms_subscription')}
           {...form.getInputProps('sms_subscription', { type: 'checkbox' })}
         />
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure.message}{' '}
-            {failure.existingPatientId !== undefined && (
-              <AnchorLink
-                to="/patients/$patientId"
-                params={{ patientId: String(failure.existingPatientId) }}
-                fw={600}
-              >
-                Open the existing patient
-              </AnchorLink>
-            )}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            {submitLabel}
-          </Button>
-        </Group>
+        <DialogActions
+          failure={
+            failure && (
+              <>
+                {failure.message}{' '}
+                {failure.existingPatientId !== undefined && (
+                  <AnchorLink
+                    to="/patients/$patientId"
+                    params={{ patientId: String(failure.existingPatientId) }}
+                    fw={600}
+                  >
+                    Open the existing patient
+                  </AnchorLink>
+                )}
+              </>
+            )
+          }
+          busy={busy}
+          actionLabel={submitLabel}
+          onCancel={onCancel}
+        />
       </Stack>
     </form>
   )

@@ -27,6 +27,7 @@ import {
 } from '#domain/ledger.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** What the signed-in person may do here (from the permission matrix). */
 export type ProfileAbilities = { adjust: boolean; archive: boolean }
@@ -412,19 +413,12 @@ function AdjustForm({
           key={form.key('reason')}
           {...form.getInputProps('reason')}
         />
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save adjustment
-          </Button>
-        </Group>
+        <DialogActions
+          failure={failure}
+          busy={busy}
+          actionLabel="Save adjustment"
+          onCancel={onCancel}
+        />
       </Stack>
     </form>
   )
@@ -468,19 +462,13 @@ function ReasonForm({
           key={form.key('reason')}
           {...form.getInputProps('reason')}
         />
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            Cancel
-          </Button>
-          <Button type="submit" color="red" loading={busy}>
-            {submitLabel}
-          </Button>
-        </Group>
+        <DialogActions
+          failure={failure}
+          busy={busy}
+          actionLabel={submitLabel}
+          color="red"
+          onCancel={onCancel}
+        />
       </Stack>
     </form>
   )
@@ -506,26 +494,17 @@ function ConfirmArchive({
           ? `${name} will be listed again and can receive e-mail if they agreed to it.`
           : `${name} will no longer be listed or e-mailed. Their points and history stay, and you can restore them from the Archive.`}
       </Text>
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onCancel}>
-          Cancel
-        </Button>
-        <Button
-          loading={busy}
-          onClick={async () => {
-            setBusy(true)
-            setFailure(await onConfirm())
-            setBusy(false)
-          }}
-        >
-          {archived ? 'Restore patient' : 'Archive patient'}
-        </Button>
-      </Group>
+      <DialogActions
+        failure={failure}
+        busy={busy}
+        actionLabel={archived ? 'Restore patient' : 'Archive patient'}
+        onCancel={onCancel}
+        onAction={async () => {
+          setBusy(true)
+          setFailure(await onConfirm())
+          setBusy(false)
+        }}
+      />
     </Stack>
   )
 }

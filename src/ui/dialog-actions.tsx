@@ -1,0 +1,48 @@
+import { Alert, Button, Group } from '@mantine/core'
+import type { ReactNode } from 'react'
+
+/**
+ * The foot of a dialog's form: why the last try was refused (when it was), then Cancel and the
+ * action. The action submits the form, or runs `onAction` where there is no form (a confirmation).
+ */
+export function DialogActions({
+  failure,
+  busy,
+  actionLabel,
+  color,
+  cancelLockedWhileBusy = false,
+  onCancel,
+  onAction,
+}: {
+  failure?: ReactNode
+  busy: boolean
+  actionLabel: string
+  color?: string
+  /** Cancel waits for the action to finish instead of closing over it. */
+  cancelLockedWhileBusy?: boolean
+  onCancel: () => void
+  onAction?: () => void
+}) {
+  return (
+    <>
+      {failure && (
+        <Alert color="red" role="alert">
+          {failure}
+        </Alert>
+      )}
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel} disabled={cancelLockedWhileBusy && busy}>
+          Cancel
+        </Button>
+        <Button
+          type={onAction ? 'button' : 'submit'}
+          color={color}
+          loading={busy}
+          onClick={onAction}
+        >
+          {actionLabel}
+        </Button>
+      </Group>
+    </>
+  )
+}
