@@ -96,15 +96,20 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
     })
 
   async function lastCodeFor(phone: string): Promise<string> {
-    await outbound.drain()
-    const [message] = await handle.db
-      .select()
-      .from(outbox)
-      .where(and(eq(outbox.channel, 'sms'), eq(outbox.to, `+1${phone}`)))
-      .orderBy(desc(outbox.id))
-      .limit(1)
-    if (!message?.code) throw new Error(`no SMS to ${phone}`)
-    return message.code
+    // Another app's worker may have claimed the message (SKIP LOCKED) and be sending it right now:
+    // drain, then look again for a moment before calling it missing.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      await outbound.drain()
+      const [message] = await handle.db
+        .select()
+        .from(outbox)
+        .where(and(eq(outbox.channel, 'sms'), eq(outbox.to, `+1${phone}`)))
+        .orderBy(desc(outbox.id))
+        .limit(1)
+      if (message?.code) return message.code
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`no SMS to ${phone}`)
   }
 
   async function getCode(phone: string, email = 'jane@clinic.com'): Promise<string> {
