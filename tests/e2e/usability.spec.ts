@@ -7,6 +7,7 @@
  * confirm-password text, the pre-filled sign-in, billing same as practice, a reload on step 4).
  */
 import type { APIRequestContext, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
   apiSignIn,
   axeViolations,
@@ -457,7 +458,12 @@ test.describe('usability (issue 21)', () => {
     const email = `reset.${stamp}@example.com`
     // A person of the practice who forgot the password: the reset form.
     const link = await inviteColleague(request, email)
-    const registered = await registerColleague(page, request, link, `547${stamp}`.slice(0, 10))
+    const registered = await registerColleague(
+      page,
+      request,
+      link,
+      nanpTestPhone(`547${stamp}`.slice(0, 10)),
+    )
     expect(registered).toBe(email)
     const sent = await request.post('/api/auth/forgot-password', {
       data: { email, url: new URL('/reset', baseURL).href },
@@ -475,7 +481,7 @@ test.describe('usability (issue 21)', () => {
   test('9. after registering, the sign-in e-mail is filled in', async ({ page, request }) => {
     const email = `prefill.${stamp}@example.com`
     const link = await inviteColleague(request, email)
-    await registerColleague(page, request, link, `546${stamp}`.slice(0, 10))
+    await registerColleague(page, request, link, nanpTestPhone(`546${stamp}`.slice(0, 10)))
     await expect(page.getByLabel(/^Email/)).toHaveValue(email)
     await expect(page.getByLabel(/^Password/)).toBeFocused()
   })
