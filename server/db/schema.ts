@@ -224,6 +224,17 @@ export const patients = pgTable(
     uniqueIndex('patients_unsubscribe_id_unique').on(t.unsubscribe_id),
     index('patients_practice_idx').on(t.practice_id),
     index('patients_practice_name_idx').on(t.practice_id, t.last_name, t.first_name, t.id),
+    // Search as you type reads these trigram indexes (migration 0008), not every patient.
+    index('patients_name_trgm_idx').using(
+      'gin',
+      sql`(${t.first_name} || ' ' || ${t.last_name}) gin_trgm_ops`,
+    ),
+    index('patients_name_reversed_trgm_idx').using(
+      'gin',
+      sql`(${t.last_name} || ' ' || ${t.first_name}) gin_trgm_ops`,
+    ),
+    index('patients_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+    index('patients_phone_trgm_idx').using('gin', sql`${t.phone} gin_trgm_ops`),
     // The cached balance of the ledger can never go below 0, whatever a bug in the app does.
     check('patients_points_nonnegative_check', sql`${t.points} >= 0`),
   ],

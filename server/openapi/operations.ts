@@ -23,6 +23,7 @@ import {
   PatientPageSchema,
   PatientPromotionSchema,
   PatientSchema,
+  PatientSummarySchema,
   ProcedureSchema,
   ProductSchema,
   StaffMemberSchema,
@@ -35,7 +36,7 @@ import {
   SignUpPayloadSchema,
   VerifyCodeAnswerSchema,
 } from '#domain/sign-up/api.ts'
-import { PageQuerySchema } from '#server/routes/patients.ts'
+import { PageQuerySchema, WholeListQuerySchema } from '#server/routes/patients.ts'
 import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
 import type { JsonSchemaObject } from './schemas.ts'
 
@@ -214,21 +215,36 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
   'GET /api/patients/all/by-practice/:id': {
-    summary: 'List every patient',
-    description: 'Every patient of the practice, ordered by name.',
+    summary: 'List every patient, a page at a time',
+    description:
+      'The patients of the practice, ordered by name. An answer holds at most 500 (`limit`, default and most 500; `offset`), so it never grows with the practice; when more follow, the `Link` header names the next page (`rel="next"`).',
     tag: 'Patients',
+    query: WholeListQuerySchema,
     responses: {
       200: { description: 'The patients.', json: PatientSchema, array: true },
+      400: 'The practice id, `limit` or `offset` is not valid.',
       404: OTHER_PRACTICE,
     },
   },
   'GET /api/patients/all/by-practice/converted/:id': {
-    summary: 'List converted patients',
-    description: 'Every patient of the practice who became a client, ordered by name.',
+    summary: 'List converted patients, a page at a time',
+    description:
+      'The patients of the practice who became clients, ordered by name, at most 500 an answer (`limit`, `offset`) with a `Link` header to the next page as for every patient.',
     tag: 'Patients',
+    query: WholeListQuerySchema,
     responses: {
       200: { description: 'The converted patients.', json: PatientSchema, array: true },
+      400: 'The practice id, `limit` or `offset` is not valid.',
       404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/summary': {
+    summary: "Count the practice's patients",
+    description:
+      'How many patients the practice has (archived ones left out), how many receive e-mail and how many became clients: counted in the database, for the dashboard.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The counts.', json: PatientSummarySchema },
     },
   },
   'GET /api/patients/promotions/:id': {

@@ -155,6 +155,31 @@ export const PageQuerySchema = v.object({
   ),
 })
 
+/** Most patients one answer of the spec's whole-list calls holds (see {@link WholeListQuerySchema}). */
+export const WHOLE_LIST_LIMIT = 500
+
+/**
+ * The `?limit=` and `?offset=` of the spec's whole-list calls (`all/by-practice/{id}` and its
+ * converted twin). Without them the answer is the first {@link WHOLE_LIST_LIMIT} patients, so no
+ * answer grows with the practice; a `Link: <…>; rel="next"` header names the next page.
+ */
+export const WholeListQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(WHOLE_LIST_LIMIT),
+    ),
+    String(WHOLE_LIST_LIMIT),
+  ),
+  offset: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,9}$/), v.transform(Number), v.minValue(0)),
+    '0',
+  ),
+})
+
 const PatientUpdateSchema = v.partial(PatientInputSchema)
 
 const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
@@ -195,6 +220,29 @@ export function patientRoutes(ctx: ServerContext) {
       await audit(c, archived ? 'patient.archived' : 'patient.restored', id)
       return c.json(row)
     }
+
+  /**
+   * One page of a spec whole-list call, ordered by name: at most `limit` rows (one more is read to
+   * know whether a next page exists, named in the `Link` header).
+   */
+  const wholeList = async (c: Context<AppEnv>, practiceId: number, where: SQL | undefined) => {
+    assertOwnPractice(c.var.user, practiceId)
+    const { limit, offset } = parseOr400(WholeListQuerySchema, c.req.query())
+    const rows = await ctx.db
+      .select(patientColumns)
+      .from(patients)
+      .where(and(eq(patients.practice_id, practiceId), where))
+      .orderBy(...patientOrder)
+      .limit(limit + 1)
+      .offset(offset)
+    if (rows.length > limit) {
+      const next = new URL(c.req.url)
+      next.searchParams.set('limit', String(limit))
+      next.searchParams.set('offset', String(offset + limit))
+      c.header('Link', `<${next.pathname}${next.search}>; rel="next"`)
+    }
+    return c.json(rows.slice(0, limit))
+  }
 
   return new Hono<AppEnv>()
     .get('/', auth, read, async (c) => {
@@ -249,25 +297,27 @@ export function patientRoutes(ctx: ServerContext) {
         .offset(offset)
       return c.json(rows)
     })
-    .get('/all/by-practice/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      assertOwnPractice(c.var.user, id)
-      const rows = await ctx.db
-        .select(patientColumns)
+    .get('/all/by-practice/:id', auth, read, idParams('id'), (c) =>
+      wholeList(c, c.req.valid('param').id, undefined),
+    )
+    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), (c) =>
+      wholeList(c, c.req.valid('param').id, eq(patients.converted, true)),
+    )
+    .get('/summary', auth, read, async (c) => {
+      const [row] = await ctx.db
+        .select({
+          patients: sql<number>`count(*)::int`,
+          subscribed: sql<number>`count(*) filter (where ${patients.email_subscription})::int`,
+          converted: sql<number>`count(*) filter (where ${patients.converted})::int`,
+        })
         .from(patients)
-        .where(eq(patients.practice_id, id))
-        .orderBy(...patientOrder)
-      return c.json(rows)
-    })
-    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      assertOwnPractice(c.var.user, id)
-      const rows = await ctx.db
-        .select(patientColumns)
-        .from(patients)
-        .where(and(eq(patients.practice_id, id), eq(patients.converted, true)))
-        .orderBy(...patientOrder)
-      return c.json(rows)
+        .where(and(eq(patients.practice_id, c.var.user.practice_id), isNull(patients.archived_at)))
+      c.header('Cache-Control', 'no-store')
+      return c.json({
+        patients: Number(row?.patients ?? 0),
+        subscribed: Number(row?.subscribed ?? 0),
+        converted: Number(row?.converted ?? 0),
+      })
     })
     .get('/promotions/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, count, eq, isNull } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
@@ -37,6 +37,8 @@ type Foreign = PracticeFixture & {
 
 // Set once the other practice exists: list answers must never hold its rows.
 let foreignPracticeId = 0
+/** How many unarchived patients the demo practice (the caller's own) has. */
+let ownPatientTotal = -1
 
 /** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
 const notFound = async (response: Response) => {
@@ -92,6 +94,15 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       const page = (await response.json()) as { data: { id: number; practice_id: number }[] }
       expect(page.data.length).toBeGreaterThan(0)
       expect(page.data.every((row) => row.practice_id !== foreignPracticeId)).toBe(true)
+    },
+  }),
+  'GET /api/patients/summary': () => ({
+    path: '/api/patients/summary',
+    // Counts of the caller's own practice only: the same as its own list's total.
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const summary = (await response.json()) as { patients: number }
+      expect(summary.patients).toBe(ownPatientTotal)
     },
   }),
   'POST /api/patients/:id/archive': (o) => ({
@@ -281,6 +292,11 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
     })
     other = { ...fixture, invitationId, invitationEmail, ledgerEntryId: entry.id }
     foreignPracticeId = fixture.practiceId
+    const [own] = await t.db
+      .select({ n: count() })
+      .from(patients)
+      .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
+    ownPatientTotal = Number(own?.n ?? -1)
   })
   afterAll(() => t.close())
 

@@ -72,10 +72,7 @@ const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
 /** A fake of the practice's data, enough for every shell area. */
 function practiceApi(): FakeRoutes {
   return {
-    'GET /patients/all/by-practice/1': [
-      patient(1, 'Ada', 'Lovelace', true),
-      patient(2, 'Grace', 'Hopper', false),
-    ],
+    'GET /patients/summary': { patients: 2, subscribed: 1, converted: 1 },
     'GET /patients': {
       data: [patient(1, 'Ada', 'Lovelace', true), patient(2, 'Grace', 'Hopper', false)],
       total: 2,
@@ -439,7 +436,7 @@ describe('shell areas with data', () => {
   })
 
   it("promotions shows a chosen patient's promotions", async () => {
-    stubApi({
+    const calls = stubApi({
       ...practiceApi(),
       'GET /patients/promotions/2': [
         {
@@ -463,10 +460,17 @@ describe('shell areas with data', () => {
     const { user, router } = renderRoute('/promotions', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Promotions' })
     expect(screen.getByText('Choose a patient to see their promotions.')).toBeInTheDocument()
-    await user.click(screen.getByRole('combobox', { name: 'Patient' }))
-    await user.click(await screen.findByRole('option', { name: 'Grace Hopper' }))
+    // The picker asks the server for the typed name; nothing loads the patient table.
+    await user.type(screen.getByRole('combobox', { name: 'Patient' }), 'Gra')
+    await user.click(await screen.findByRole('option', { name: /^Grace Hopper/ }))
     expect(await screen.findByText('Spring glow')).toBeInTheDocument()
     expect(router.state.location.search).toEqual({ patient: 2 })
+    expect(
+      calls.some(
+        (c) => c.path === '/patients' && new URLSearchParams(c.search).get('search') === 'Gra',
+      ),
+    ).toBe(true)
+    expect(calls.some((c) => c.path.startsWith('/patients/all/'))).toBe(false)
   })
 
   it('personnel lists the staff from GET /users', async () => {

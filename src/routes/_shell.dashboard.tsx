@@ -1,7 +1,7 @@
 import { Paper, SimpleGrid, Text } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
-import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { patientSummary } from '#src/api/patients.ts'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
 
@@ -9,16 +9,12 @@ export const Route = createFileRoute('/_shell/dashboard')({
   loader: ({ context }) =>
     loadData(async () => {
       const practiceId = context.session.practice.id
-      const [patients, appointments] = await Promise.all([
-        listAllPatientsByPractice(practiceId),
+      // Counted in the database: the dashboard never loads the patient table.
+      const [summary, appointments] = await Promise.all([
+        patientSummary(),
         listAppointments(practiceId, toDay(new Date())),
       ])
-      return {
-        patients: patients.length,
-        subscribed: patients.filter((patient) => patient.email_subscription).length,
-        converted: patients.filter((patient) => patient.converted).length,
-        appointmentsToday: appointments.length,
-      }
+      return { ...summary, appointmentsToday: appointments.length }
     }),
   component: DashboardPage,
 })
