@@ -1,17 +1,4 @@
-import {
-  and,
-  asc,
-  desc,
-  eq,
-  ilike,
-  isNotNull,
-  isNull,
-  like,
-  ne,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm'
+import { and, asc, desc, eq, isNotNull, isNull, like, ne, type SQL, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
@@ -54,6 +41,11 @@ export const patientColumns = {
   created_at: patients.created_at,
 }
 
+type PatientRow = Awaited<ReturnType<typeof findPatient>> & {}
+
+/** A search's answer columns, each row also carrying the number of all matches. */
+const searchedColumns = { ...patientColumns, total: sql<number>`count(*) over ()`.as('total') }
+
 const SORT_ORDER: Record<PatientSort, SQL[]> = {
   name: [asc(patients.last_name), asc(patients.first_name), asc(patients.id)],
   '-name': [desc(patients.last_name), desc(patients.first_name), desc(patients.id)],
@@ -70,20 +62,16 @@ const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}
 
 /**
  * Where a search term matches: the name (first, last, or both in either order), the e-mail, or,
- * when the term has 3 digits or more, the phone's digits ("555-0101" finds 5550101001).
+ * when the term is written as a phone number with 3 digits or more, the phone's digits
+ * ("555-0101" finds 5550101001). One `LIKE` over the patient's `search_text` (migration 0008),
+ * which a trigram index answers without reading every patient of the practice.
  */
 function searchCondition(term: string): SQL | undefined {
   if (!term) return undefined
-  const pattern = likePattern(term)
-  // Only a term written as a phone number (digits and phone punctuation) searches the phones: the
-  // digits of "Lopez 2024" are not part of anyone's number.
+  // Only a term written as a phone number (digits and phone punctuation) is read as its digits:
+  // the digits of "Lopez 2024" are not part of anyone's number.
   const digits = /^[\d\s().+-]+$/.test(term) ? phoneDigits(term) : ''
-  return or(
-    ilike(sql`${patients.first_name} || ' ' || ${patients.last_name}`, pattern),
-    ilike(sql`${patients.last_name} || ' ' || ${patients.first_name}`, pattern),
-    ilike(patients.email, pattern),
-    digits.length >= 3 ? like(patients.phone, likePattern(digits)) : undefined,
-  )
+  return like(patients.search_text, likePattern(digits.length >= 3 ? digits : term.toLowerCase()))
 }
 
 /**
@@ -252,23 +240,43 @@ export function patientRoutes(ctx: ServerContext) {
         query.archived === 'true' ? isNotNull(patients.archived_at) : isNull(patients.archived_at),
         searchCondition(query.search),
       )
-      const [rows, [count]] = await Promise.all([
-        ctx.db
-          .select(patientColumns)
+      const order = SORT_ORDER[query.sort]
+      const offset = (query.page - 1) * query.pageSize
+      const countAll = async () => {
+        const [row] = await ctx.db
+          .select({ total: sql<number>`count(*)::int` })
           .from(patients)
           .where(where)
-          .orderBy(...SORT_ORDER[query.sort])
+        return Number(row?.total ?? 0)
+      }
+      let data: PatientRow[]
+      let total: number
+      if (query.search) {
+        // A search counts its matches in the same query: the planner then gathers the matches
+        // through the trigram index first, so the cost follows the matches, not the practice.
+        const rows = await ctx.db
+          .select(searchedColumns)
+          .from(patients)
+          .where(where)
+          .orderBy(...order)
           .limit(query.pageSize)
-          .offset((query.page - 1) * query.pageSize),
-        ctx.db.select({ total: sql<number>`count(*)::int` }).from(patients).where(where),
-      ])
+          .offset(offset)
+        data = rows.map(({ total: _, ...row }) => row)
+        total = rows[0] ? Number(rows[0].total) : await countAll()
+      } else {
+        ;[data, total] = await Promise.all([
+          ctx.db
+            .select(patientColumns)
+            .from(patients)
+            .where(where)
+            .orderBy(...order)
+            .limit(query.pageSize)
+            .offset(offset),
+          countAll(),
+        ])
+      }
       c.header('Cache-Control', 'no-store')
-      return c.json({
-        data: rows,
-        total: Number(count?.total ?? 0),
-        page: query.page,
-        pageSize: query.pageSize,
-      })
+      return c.json({ data, total, page: query.page, pageSize: query.pageSize })
     })
     .post(
       '/:id/archive',
