@@ -57,6 +57,21 @@ const SORT_ORDER: Record<PatientSort, SQL[]> = {
   '-created': [desc(patients.created_at), desc(patients.id)],
 }
 
+/**
+ * A search's name order: the same order, case folded. Besides reading better (McKay beside Mckay),
+ * it is an order no index gives, so the planner gathers the matches through the trigram index and
+ * sorts them, rather than walking the whole practice by name to find 25 matches.
+ */
+const SEARCH_SORT_ORDER: Record<PatientSort, SQL[]> = {
+  ...SORT_ORDER,
+  name: [sql`lower(${patients.last_name})`, sql`lower(${patients.first_name})`, asc(patients.id)],
+  '-name': [
+    sql`lower(${patients.last_name}) desc`,
+    sql`lower(${patients.first_name}) desc`,
+    desc(patients.id),
+  ],
+}
+
 /** The `LIKE` pattern of a search term, its wildcards taken literally. */
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
 
@@ -258,7 +273,7 @@ export function patientRoutes(ctx: ServerContext) {
           .select(searchedColumns)
           .from(patients)
           .where(where)
-          .orderBy(...order)
+          .orderBy(...SEARCH_SORT_ORDER[query.sort])
           .limit(query.pageSize)
           .offset(offset)
         data = rows.map(({ total: _, ...row }) => row)
