@@ -286,11 +286,14 @@ export const appointments = pgTable(
     procedure_id: integer().references(() => procedures.id, { onDelete: 'set null' }),
     starts_at: instant().notNull(),
     status: text().notNull().default('scheduled'),
+    notes: text().notNull().default(''),
     created_at: createdAt(),
+    updated_at: instant(),
   },
   (t) => [
     index('appointments_practice_starts_idx').on(t.practice_id, t.starts_at),
     check('appointments_status_check', sql`${t.status} in ('scheduled', 'completed', 'cancelled')`),
+    check('appointments_notes_length_check', sql`char_length(${t.notes}) <= 1000`),
   ],
 )
 

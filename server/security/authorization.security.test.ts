@@ -47,6 +47,7 @@ const notFound = async (response: Response) => {
 }
 
 const DAY = '2026-06-01'
+const NEXT_DAY = '2026-06-02'
 
 /**
  * Every protected route, with a request that reaches for the other practice. A route missing here
@@ -178,6 +179,40 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   'DELETE /api/appointments/:id': (o) => ({
     path: `/api/appointments/${o.appointmentId}`,
     expect: 404,
+  }),
+  'GET /api/appointments': (o) => ({
+    // The range answers the caller's own practice only, never the other's appointment.
+    path: `/api/appointments?from=${DAY}&to=${NEXT_DAY}`,
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const rows = (await response.json()) as { id: number; practice_id: number }[]
+      expect(rows.some((row) => row.id === o.appointmentId)).toBe(false)
+      expect(rows.every((row) => row.practice_id !== o.practiceId)).toBe(true)
+    },
+  }),
+  'GET /api/appointments/:id': (o) => ({
+    path: `/api/appointments/${o.appointmentId}`,
+    expect: 404,
+  }),
+  'PUT /api/appointments/:id': (o) => ({
+    path: `/api/appointments/${o.appointmentId}`,
+    body: { notes: 'reaching across' },
+    expect: 404,
+  }),
+  'POST /api/appointments/:id/cancel': (o) => ({
+    path: `/api/appointments/${o.appointmentId}/cancel`,
+    expect: 404,
+  }),
+  'POST /api/appointments': (o) => ({
+    // Booking another practice's patient reads as an unknown patient.
+    path: '/api/appointments',
+    body: { patient_id: o.patientId, starts_at: '2026-03-01T10:00:00.000Z' },
+    expect: async (response) => {
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { error: { details: unknown } }).error.details).toEqual({
+        field: 'patient_id',
+      })
+    },
   }),
   'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 404 }),
   'GET /api/activities/patient/:id': (o) => ({

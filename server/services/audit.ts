@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   'patient.archived',
   'patient.restored',
   'practice.rules_changed',
+  'appointment.created',
+  'appointment.updated',
+  'appointment.cancelled',
+  'appointment.deleted',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
