@@ -90,6 +90,19 @@ function practiceApi(): FakeRoutes {
       },
     ],
     [`GET /appointments/1/${yesterday}`]: [],
+    'GET /appointments': [
+      {
+        id: 9,
+        practice_id: 1,
+        patient_id: 2,
+        procedure_id: 3,
+        starts_at: new Date().toISOString(),
+        notes: 'Sensitive skin',
+        status: 'scheduled',
+        patient: { id: 2, first_name: 'Grace', last_name: 'Hopper', phone: '5550101002' },
+        procedure: { id: 3, name: 'Hydrafacial' },
+      },
+    ],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
     'GET /practice/rules': RULES,
     'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
@@ -324,14 +337,19 @@ describe('shell areas with data', () => {
     const calls = stubApi(practiceApi())
     renderRoute('/appointments', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Appointments' })
-    const row = screen.getAllByRole('row')[1] as HTMLElement
-    expect(within(row).getByText('Grace Hopper')).toBeInTheDocument()
-    expect(within(row).getByText('Hydrafacial')).toBeInTheDocument()
-    expect(within(row).getByText('scheduled')).toBeInTheDocument()
-    // The day's patients are asked for by id; the practice's whole patient table never is.
-    expect(calls.map((c) => c.path).filter((path) => path.startsWith('/patients'))).toEqual([
+    const card = await screen.findByRole('article', { name: /Grace Hopper/ })
+    expect(within(card).getByRole('link', { name: 'Grace Hopper' })).toHaveAttribute(
+      'href',
       '/patients/2',
-    ])
+    )
+    expect(within(card).getByText('Hydrafacial')).toBeInTheDocument()
+    expect(within(card).getByText('Sensitive skin')).toBeInTheDocument()
+    expect(within(card).getByText('scheduled')).toBeInTheDocument()
+    // One range call with the names joined: no patient is fetched, let alone the whole table.
+    const today = toDay(new Date())
+    const range = calls.find((c) => c.path === '/appointments')
+    expect(new URLSearchParams(range?.search).get('from')).toBe(today)
+    expect(calls.filter((c) => c.path.startsWith('/patients'))).toEqual([])
   })
 
   it('archive lists the archived patients, searchable, and a past day of appointments', async () => {
