@@ -99,7 +99,9 @@ test.describe('appointments at the front desk', () => {
     expect(await axeViolations(page), 'axe on the day view at 390 px').toEqual([])
     await page.goto(`/appointments?day=${dayFromToday(-1)}`)
     const completed = page.getByRole('article').filter({ hasText: 'completed' }).first()
-    await expect(completed).toContainText("Completed: reverse its visit from the patient's profile.")
+    await expect(completed).toContainText(
+      "Completed: reverse its visit from the patient's profile.",
+    )
     await expect(completed.getByRole('button', { name: /Delete/ })).toHaveCount(0)
     await page.goto('/appointments?view=week')
     await expect(page.getByRole('heading', { name: /\(today\)$/ })).toBeVisible()
