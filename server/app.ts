@@ -27,6 +27,7 @@ import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
 import { uploadRoutes } from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
+import { patientRedemptionRoutes, visitRoutes } from '#server/routes/visits.ts'
 import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
@@ -235,6 +236,9 @@ export function createApp(deps: AppDeps) {
   api.route('/auth', personnelRegisterRoutes(ctx, { rateLimitStore: ctx.rateLimitStore }))
   api.route('/personnel', personnelRoutes(ctx))
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
+  // Issue 17, the front desk: visits, redemptions and the CSV exports.
+  api.route('/visits', visitRoutes(ctx))
+  api.route('/patients', patientRedemptionRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
   // The contract of every route above: GET /api/openapi.json, and its reference at GET /api/docs.

@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'patient.archived',
   'patient.restored',
   'practice.rules_changed',
+  // Issue 17, the front desk: visits, their undo, redemption codes and the CSV exports.
+  'visit.recorded',
+  'visit.undone',
+  'redemption.code_sent',
+  'report.exported',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
