@@ -790,4 +790,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       422: 'The code is not correct, expired, used or tried too often; the promotion has no points.',
     },
   },
+  'GET /api/reports/patients.csv': {
+    summary: 'Export the patients as CSV',
+    description:
+      'Every patient of the practice (archived ones too), streamed a page at a time: contact details, balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
+    tag: 'Reports',
+    responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+  },
+  'GET /api/reports/ledger.csv': {
+    summary: 'Export the points ledger as CSV',
+    description:
+      "Every ledger entry of the practice, oldest first, streamed a page at a time, with the patient's name and the staff member. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.",
+    tag: 'Reports',
+    responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+  },
 }
