@@ -538,6 +538,84 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(await messageOf(tooSoon)).toMatch(/^Please wait \d+ seconds before sending/)
   })
 
+  it("refuses archived items and patients, another patient's appointment and an empty promotion, each with its sentence", async () => {
+    const patientId = await newPatient(100)
+    const [archived] = await t.db
+      .insert(procedures)
+      .values({
+        practice_id: t.demo.practiceId,
+        name: 'Old Laser',
+        price: 1000,
+        points: 5,
+        archived_at: new Date(),
+      })
+      .returning({ id: procedures.id })
+    const item = await post('/api/visits/preview', {
+      patient_id: patientId,
+      items: [{ procedure_id: archived?.id, quantity: 1 }],
+    })
+    expect(item.status).toBe(422)
+    expect(await messageOf(item)).toBe(VISIT_MESSAGES.itemArchived('Old Laser'))
+
+    const someoneElse = await newPatient()
+    const theirAppointment = await newAppointment(someoneElse)
+    const wrongPatient = await recordVisit({
+      patient_id: patientId,
+      appointment_id: theirAppointment,
+      items: [],
+    })
+    expect(wrongPatient.status).toBe(422)
+    expect(await messageOf(wrongPatient)).toBe(VISIT_MESSAGES.appointmentOtherPatient)
+
+    const [empty] = await t.db
+      .insert(promotions)
+      .values({ practice_id: t.demo.practiceId, title: 'Free consult', points: 0, points_cost: 0 })
+      .returning({ id: promotions.id })
+    const nothing = await post(`/api/patients/${patientId}/redemptions`, {
+      promotion_id: empty?.id,
+      idempotencyKey: key(),
+    })
+    expect(nothing.status).toBe(422)
+    expect(await messageOf(nothing)).toBe(VISIT_MESSAGES.promotionNothing)
+
+    await t.db.update(patients).set({ archived_at: new Date() }).where(eq(patients.id, patientId))
+    const gone = await recordVisit({ patient_id: patientId, items: [] })
+    expect(gone.status).toBe(409)
+    expect(await messageOf(gone)).toBe(VISIT_MESSAGES.patientArchived)
+    const goneRedeem = await post(`/api/patients/${patientId}/redemptions`, {
+      points: 10,
+      idempotencyKey: key(),
+      override: { reason: 'x' },
+    })
+    expect(goneRedeem.status).toBe(409)
+    expect(await messageOf(goneRedeem)).toBe(VISIT_MESSAGES.patientArchived)
+    expect(await balanceMatchesEntries(patientId)).toBe(100)
+  })
+
+  it('sends a patient at most 5 codes an hour', async () => {
+    const patientId = await newPatient()
+    const start = Date.now()
+    for (let i = 0; i < 5; i++) {
+      const at = new Date(start + i * 31_000)
+      t.setNow(at)
+      const sent = await post(
+        `/api/patients/${patientId}/redemption-code`,
+        {},
+        await mintToken(t.demo.admin, { now: at }),
+      )
+      expect(sent.status).toBe(201)
+    }
+    const at = new Date(start + 5 * 31_000)
+    t.setNow(at)
+    const sixth = await post(
+      `/api/patients/${patientId}/redemption-code`,
+      {},
+      await mintToken(t.demo.admin, { now: at }),
+    )
+    expect(sixth.status).toBe(429)
+    expect(await messageOf(sixth)).toBe(VISIT_MESSAGES.tooManyCodes)
+  })
+
   it('refuses to spend more than the balance after the earn, with the balance in the sentence', async () => {
     const patientId = await newPatient(100)
     const response = await recordVisit({
@@ -616,6 +694,9 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       ['bonus', 50],
     ])
     expect(answer.balance).toBe(100)
+    expect(describeEntry(answer.entries[1] as never)).toBe(
+      'Bonus of 50 points from a promotion at a visit',
+    )
     const again = await post(`/api/patients/${patientId}/redemptions`, {
       promotion_id: promotionId,
       idempotencyKey: key(),
