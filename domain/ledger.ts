@@ -197,11 +197,11 @@ export function describeEntry(
     case 'earn':
       return `Earned ${plural(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
     case 'bonus':
-      return `Bonus of ${plural(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : ''}${why}`
+      return `Bonus of ${plural(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
     case 'adjust':
       return `Points adjusted by ${entry.points > 0 ? '+' : '-'}${n}${why}`
     case 'redeem':
-      return `Redeemed ${plural(n)}${entry.source_type === 'promotion' ? ' for a promotion' : ''}${why}`
+      return `Redeemed ${plural(n)}${entry.source_type === 'promotion' ? ' for a promotion' : entry.source_type === 'visit' ? ' at a visit' : ''}${why}`
     case 'expire':
       return `${plural(n)} expired`
     case 'reverse':

@@ -23,10 +23,12 @@ import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personn
 import { practiceRoutes } from '#server/routes/practice.ts'
 import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
+import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
 import { uploadRoutes } from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
+import { patientRedemptionRoutes, visitRoutes } from '#server/routes/visits.ts'
 import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
@@ -235,6 +237,10 @@ export function createApp(deps: AppDeps) {
   api.route('/auth', personnelRegisterRoutes(ctx, { rateLimitStore: ctx.rateLimitStore }))
   api.route('/personnel', personnelRoutes(ctx))
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
+  // Issue 17, the front desk: visits, redemptions and the CSV exports.
+  api.route('/visits', visitRoutes(ctx))
+  api.route('/patients', patientRedemptionRoutes(ctx))
+  api.route('/reports', reportRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
   // The contract of every route above: GET /api/openapi.json, and its reference at GET /api/docs.

@@ -327,6 +327,8 @@ export const promotions = pgTable(
     title: text().notNull(),
     description: text().notNull().default(''),
     points: integer().notNull().default(0),
+    /** Points a redemption of the promotion spends (0 = free); `points` is the bonus it gives. */
+    points_cost: integer().notNull().default(0),
     starts_at: instant(),
     ends_at: instant(),
     created_at: createdAt(),
@@ -583,4 +585,97 @@ export const ledgerAllocations = pgTable(
     index('ledger_allocations_patient_idx').on(t.patient_id),
     check('ledger_allocations_points_nonzero_check', sql`${t.points} <> 0`),
   ],
+)
+
+/**
+ * A visit recorded at the front desk (issue 17, checkout): what was sold, for which patient and
+ * appointment, by whom. Its ledger entries carry `source_type` 'visit' and `source_id` its id.
+ * An undo (within 10 minutes) reverses them and sets `undone_at`; the appointment can then be
+ * completed again, hence the partial unique index.
+ */
+export const visits = pgTable(
+  'visits',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    appointment_id: integer().references(() => appointments.id, { onDelete: 'set null' }),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    total_cents: integer().notNull(),
+    idempotency_key: text().notNull(),
+    /** The promotion the visit redeemed, if any (its claim goes back to claimed on undo). */
+    redemption_promotion_id: integer(),
+    undone_at: instant(),
+    undone_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('visits_idempotency_unique').on(t.practice_id, t.idempotency_key),
+    uniqueIndex('visits_appointment_unique')
+      .on(t.appointment_id)
+      .where(sql`${t.appointment_id} is not null and ${t.undone_at} is null`),
+    index('visits_patient_idx').on(t.patient_id, t.created_at),
+    check('visits_total_check', sql`${t.total_cents} >= 0`),
+  ],
+)
+
+/** One line of a visit: the item's name and price as they were then, its points or refusal. */
+export const visitItems = pgTable(
+  'visit_items',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    visit_id: integer()
+      .notNull()
+      .references(() => visits.id, { onDelete: 'cascade' }),
+    patient_id: integer().notNull(),
+    position: integer().notNull(),
+    kind: text().notNull(),
+    item_id: integer().notNull(),
+    name: text().notNull(),
+    unit_price_cents: integer().notNull(),
+    quantity: integer().notNull(),
+    points: integer().notNull(),
+    refused_reason: text(),
+    refused_opens_on: date(),
+    /** The line's `earn` entry (null when it earned nothing). */
+    entry_id: integer().references(() => ledgerEntries.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    index('visit_items_visit_idx').on(t.visit_id),
+    index('visit_items_patient_item_idx').on(t.patient_id, t.kind, t.item_id),
+    check('visit_items_kind_check', sql`${t.kind} in ('procedure', 'product')`),
+    check('visit_items_quantity_check', sql`${t.quantity} > 0`),
+    check('visit_items_points_check', sql`${t.points} >= 0`),
+  ],
+)
+
+/**
+ * A redemption code texted to a patient (6 digits, stored as SHA-256 only): valid 10 minutes,
+ * 5 attempts, once, for that patient only.
+ */
+export const redemptionCodes = pgTable(
+  'redemption_codes',
+  {
+    id: text().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    code_hash: text().notNull(),
+    expires_at: instant().notNull(),
+    attempts: integer().notNull().default(0),
+    used_at: instant(),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+  },
+  (t) => [index('redemption_codes_patient_idx').on(t.patient_id, t.created_at)],
 )

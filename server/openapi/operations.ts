@@ -42,6 +42,13 @@ import {
   SignUpPayloadSchema,
   VerifyCodeAnswerSchema,
 } from '#domain/sign-up/api.ts'
+import {
+  RedemptionAnswerSchema,
+  RedemptionCodeAnswerSchema,
+  VisitAnswerSchema,
+  VisitPreviewSchema,
+  VisitUndoAnswerSchema,
+} from '#domain/visits.ts'
 import { PageQuerySchema, WholeListQuerySchema } from '#server/routes/patients.ts'
 import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
 import type { JsonSchemaObject } from './schemas.ts'
@@ -71,6 +78,8 @@ export const TAGS = [
   { name: 'Catalogue', description: "The practice's procedures and products." },
   { name: 'Files', description: 'Uploaded files.' },
   { name: 'Settings', description: "The practice's programme rules." },
+  { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
+  { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
   { name: 'Operations', description: 'Health and the development outbox.' },
   { name: 'Reference', description: 'This document and its interactive reference.' },
 ] as const satisfies readonly { name: string; description: string }[]
@@ -773,5 +782,100 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Operations',
     public: true,
     responses: { 200: { description: 'The messages.', json: OutboxAnswerSchema } },
+  },
+
+  // Issue 17, the front desk (server/routes/visits.ts, server/routes/reports.ts).
+  'POST /api/visits/preview': {
+    summary: "Preview a visit's points",
+    description:
+      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value and the redemption code threshold. Writes nothing.",
+    tag: 'Visits',
+    responses: {
+      200: { description: 'The priced lines and the programme figures.', json: VisitPreviewSchema },
+      404: 'No patient, appointment, procedure or product has this id in your practice.',
+      409: 'The appointment is already completed or cancelled.',
+      422: 'An item is archived, or the appointment belongs to another patient.',
+    },
+  },
+  'POST /api/visits': {
+    summary: 'Record a visit',
+    description:
+      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The same idempotencyKey again answers the same visit and writes nothing.",
+    tag: 'Visits',
+    responses: {
+      201: {
+        description: 'The visit, its lines and entries, the balance.',
+        json: VisitAnswerSchema,
+      },
+      403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
+      404: 'No patient, appointment, item or promotion has this id in your practice.',
+      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived, or the key used for another change.',
+      422: 'The code is not correct, expired, used, or tried too often; an item is archived.',
+    },
+  },
+  'GET /api/visits/:id': {
+    summary: 'Read a visit',
+    description: 'The visit with its lines as sold and the ledger entries it posted.',
+    tag: 'Visits',
+    responses: {
+      200: { description: 'The visit.', json: VisitAnswerSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/visits/:id/undo': {
+    summary: 'Undo a visit',
+    description:
+      'Within 10 minutes of the visit: reverses its entries (the redemption first, then the bonus and the earns), gives a redeemed promotion back to the claims and sets the appointment back to scheduled. A second undo answers the same reversals.',
+    tag: 'Visits',
+    responses: {
+      201: { description: 'The reversing entries and the balance.', json: VisitUndoAnswerSchema },
+      404: OTHER_PRACTICE,
+      409: "The 10 minutes have passed (a manager can reverse the entries from the patient's profile), or an earn of the visit was already spent.",
+    },
+  },
+  'POST /api/patients/:id/redemption-code': {
+    summary: 'Text the patient a redemption code',
+    description:
+      'Sends the patient a 6-digit code by SMS: valid 10 minutes, 5 attempts, once, for this patient only. 30 seconds between codes and 5 an hour per patient.',
+    tag: 'Visits',
+    responses: {
+      201: {
+        description: 'The verification id to send back with the code.',
+        json: RedemptionCodeAnswerSchema,
+      },
+      404: OTHER_PRACTICE,
+      422: 'The patient has no phone number.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/patients/:id/redemptions': {
+    summary: 'Redeem points or a promotion',
+    description:
+      "Spends points for a reward, or a claimed promotion's points cost (then posts its bonus), with the same rules as a visit's redemption: the patient's code above the threshold or a manager's override with a reason; never below 0; the same idempotencyKey answers the same entry.",
+    tag: 'Visits',
+    responses: {
+      201: {
+        description: 'The entry, the bonus entry if any, and the balance.',
+        json: RedemptionAnswerSchema,
+      },
+      403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
+      404: 'No patient or promotion has this id in your practice.',
+      409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived, or the key used for another change.',
+      422: 'The code is not correct, expired, used or tried too often; the promotion has no points.',
+    },
+  },
+  'GET /api/reports/patients.csv': {
+    summary: 'Export the patients as CSV',
+    description:
+      'Every patient of the practice (archived ones too), streamed a page at a time: contact details, balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
+    tag: 'Reports',
+    responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+  },
+  'GET /api/reports/ledger.csv': {
+    summary: 'Export the points ledger as CSV',
+    description:
+      "Every ledger entry of the practice, oldest first, streamed a page at a time, with the patient's name and the staff member. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.",
+    tag: 'Reports',
+    responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
   },
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
-import { auditEvents, patients, personnelInvitations } from '#server/db/schema.ts'
+import { auditEvents, patients, personnelInvitations, visits } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
@@ -33,6 +33,7 @@ type Foreign = PracticeFixture & {
   invitationId: string
   invitationEmail: string
   ledgerEntryId: number
+  visitId: number
 }
 
 // Set once the other practice exists: list answers must never hold its rows.
@@ -294,6 +295,51 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: '/api/users-permissions/init',
     expect: async (response) => expect(response.status).toBe(200),
   }),
+  // Issue 17, the front desk and the exports.
+  'POST /api/visits/preview': (o) => ({
+    path: '/api/visits/preview',
+    body: { patient_id: o.patientId, items: [{ procedure_id: o.procedureId, quantity: 1 }] },
+    expect: 404,
+  }),
+  'POST /api/visits': (o) => ({
+    path: '/api/visits',
+    body: {
+      patient_id: o.patientId,
+      items: [{ procedure_id: o.procedureId, quantity: 1 }],
+      idempotencyKey: `authz-visit-${randomToken(6)}`,
+    },
+    expect: 404,
+  }),
+  'GET /api/visits/:id': (o) => ({ path: `/api/visits/${o.visitId}`, expect: 404 }),
+  'POST /api/visits/:id/undo': (o) => ({
+    path: `/api/visits/${o.visitId}/undo`,
+    body: {},
+    expect: 404,
+  }),
+  'POST /api/patients/:id/redemption-code': (o) => ({
+    path: `/api/patients/${o.patientId}/redemption-code`,
+    body: {},
+    expect: 404,
+  }),
+  'POST /api/patients/:id/redemptions': (o) => ({
+    path: `/api/patients/${o.patientId}/redemptions`,
+    body: { points: 1, idempotencyKey: `authz-redeem-${randomToken(6)}` },
+    expect: 404,
+  }),
+  'GET /api/reports/patients.csv': () => ({
+    path: '/api/reports/patients.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.text()).not.toContain('Private')
+    },
+  }),
+  'GET /api/reports/ledger.csv': () => ({
+    path: '/api/reports/ledger.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.text()).not.toContain('Private')
+    },
+  }),
 }
 
 describe.each(testBackends())('authorisation of every route on $name', (backend) => {
@@ -325,7 +371,23 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
       points: 100,
       sourceType: 'visit',
     })
-    other = { ...fixture, invitationId, invitationEmail, ledgerEntryId: entry.id }
+    const [visit] = await t.db
+      .insert(visits)
+      .values({
+        practice_id: fixture.practiceId,
+        patient_id: fixture.patientId,
+        total_cents: 0,
+        idempotency_key: `authz-${randomToken(6)}`,
+      })
+      .returning({ id: visits.id })
+    if (!visit) throw new Error('no visit')
+    other = {
+      ...fixture,
+      invitationId,
+      invitationEmail,
+      ledgerEntryId: entry.id,
+      visitId: visit.id,
+    }
     foreignPracticeId = fixture.practiceId
     const [own] = await t.db
       .select({ n: count() })
@@ -473,7 +535,10 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
           token: await mintToken(member),
           ...(target.body !== undefined ? { json: target.body } : {}),
         })
-        const body = (await response.json()) as { error?: { message: string } }
+        // The CSV exports answer text/csv when allowed; refusals are JSON like every error.
+        const body = (
+          (response.headers.get('Content-Type') ?? '').includes('json') ? await response.json() : {}
+        ) as { error?: { message: string } }
         if (access !== 'staff' && !can(role, access)) {
           expect({
             route: route.key,

@@ -28,6 +28,8 @@ const INPUTLESS = new Set([
   'POST /api/auth/logout',
   'GET /api/openapi.json',
   'GET /api/docs',
+  'GET /api/reports/patients.csv',
+  'GET /api/reports/ledger.csv',
 ])
 
 /**

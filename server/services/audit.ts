@@ -25,6 +25,11 @@ export const AUDIT_ACTIONS = [
   'appointment.updated',
   'appointment.cancelled',
   'appointment.deleted',
+  // Issue 17, the front desk: visits, their undo, redemption codes and the CSV exports.
+  'visit.recorded',
+  'visit.undone',
+  'redemption.code_sent',
+  'report.exported',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

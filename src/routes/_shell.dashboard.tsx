@@ -1,7 +1,10 @@
-import { Paper, SimpleGrid, Text } from '@mantine/core'
+import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
+import { can, toRole } from '#domain/permissions.ts'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
 import { patientSummary } from '#src/api/patients.ts'
+import { fetchReport } from '#src/api/reports.ts'
+import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
 
@@ -22,6 +25,9 @@ export const Route = createFileRoute('/_shell/dashboard')({
 function DashboardPage() {
   const counts = Route.useLoaderData()
   const practice = Route.useRouteContext({ select: (context) => context.session.practice })
+  const canExport = Route.useRouteContext({
+    select: (context) => can(toRole(context.session.user.access_rights), 'reports.money'),
+  })
   const tiles = [
     { label: 'Patients', value: counts.patients },
     { label: 'Subscribed to e-mail', value: counts.subscribed },
@@ -42,6 +48,22 @@ function DashboardPage() {
           </Paper>
         ))}
       </SimpleGrid>
+      {canExport && (
+        <Paper withBorder p="md" radius="md">
+          <Stack gap="sm">
+            <Title order={2} size="h4">
+              Exports
+            </Title>
+            <Text size="sm" c="dimmed">
+              Every points entry of the practice (earned, redeemed, adjusted, expired, reversed),
+              with the patient and the staff member, for your accountant or your own sheets.
+            </Text>
+            <Group>
+              <ExportCsvButton download={() => fetchReport('ledger')} label="Export ledger CSV" />
+            </Group>
+          </Stack>
+        </Paper>
+      )}
     </AreaPage>
   )
 }

@@ -1,9 +1,12 @@
 import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
+import { can, toRole } from '#domain/permissions.ts'
 import { createPatient, listPatients, patientSaveFailure } from '#src/api/patients.ts'
+import { fetchReport } from '#src/api/reports.ts'
 import { PatientFormModal, toPatientInput } from '#src/features/patients/patient-form.tsx'
 import { PatientList } from '#src/features/patients/patient-list.tsx'
+import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
 
@@ -37,6 +40,9 @@ function PatientsPage() {
   const navigate = Route.useNavigate()
   const router = useRouter()
   const [adding, setAdding] = useState(false)
+  const canExport = Route.useRouteContext({
+    select: (c) => can(toRole(c.session.user.access_rights), 'reports.money'),
+  })
   return (
     <AreaPage title="Patients" description="Everyone in your rewards programme.">
       <PatientList
@@ -47,6 +53,11 @@ function PatientsPage() {
         }
         onPage={(next) => void navigate({ search: (prev) => ({ ...prev, page: next }) })}
         onAdd={() => setAdding(true)}
+        actions={
+          canExport && (
+            <ExportCsvButton download={() => fetchReport('patients')} label="Export CSV" />
+          )
+        }
       />
       <PatientFormModal
         opened={adding}

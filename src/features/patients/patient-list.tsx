@@ -12,6 +12,7 @@ import {
 } from '@mantine/core'
 import { useDebouncedCallback } from '@mantine/hooks'
 import { IconPlus, IconSearch } from '@tabler/icons-react'
+import type { ReactNode } from 'react'
 import type { PatientPage } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate } from '#src/features/shell/format.ts'
@@ -39,6 +40,7 @@ export function PatientList({
   onSearch,
   onPage,
   onAdd,
+  actions,
 }: {
   page: PatientPage
   search: string
@@ -47,6 +49,8 @@ export function PatientList({
   onPage: (page: number) => void
   /** Opens "Add patient"; absent where patients cannot be added (the archive). */
   onAdd?: () => void
+  /** More actions beside "Add patient" (the CSV export for Manager and Admin). */
+  actions?: ReactNode
 }) {
   const debounced = useDebouncedCallback(onSearch, 250)
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize))
@@ -63,10 +67,15 @@ export function PatientList({
           type="search"
           w={{ base: '100%', sm: 360 }}
         />
-        {onAdd && (
-          <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={onAdd}>
-            Add patient
-          </Button>
+        {(onAdd || actions) && (
+          <Group gap="sm" align="flex-start">
+            {actions}
+            {onAdd && (
+              <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={onAdd}>
+                Add patient
+              </Button>
+            )}
+          </Group>
         )}
       </Group>
       <Text size="sm" c="dimmed" role="status" aria-live="polite">

@@ -1,0 +1,216 @@
+/**
+ * The front desk's checkout over the API (issue 17, PORTAL.md sections 3 and 5): a visit's items
+ * and the points they earn, an optional redemption (points for a reward, or a promotion the
+ * patient claimed) confirmed by the patient's SMS code or a manager's override, and the undo of
+ * the 10 minutes after. The server enforces the rules; the checkout screen shows them in the same
+ * words.
+ */
+import * as v from 'valibot'
+import { IdempotencyKeySchema, LedgerEntrySchema, MAX_ENTRY_POINTS } from './ledger.ts'
+
+/** How long after a visit its undo is offered. */
+export const UNDO_WINDOW_MS = 10 * 60 * 1000
+
+/** The most lines one visit may hold. */
+export const MAX_VISIT_ITEMS = 50
+
+/** Every refusal of the checkout, as the API answers it. */
+export const VISIT_MESSAGES = {
+  /** A procedure inside its minimum days between two awards for this patient. */
+  earnsAgainOn: (name: string, day: string) => `${name} earns points again on ${day}.`,
+  codeNeeded: (points: number) => `The patient's code is needed to redeem ${points} points.`,
+  codeIncorrect: 'The code is not correct.',
+  codeExpired: 'The code has expired. Please send the patient a new code.',
+  codeUsed: 'This code was already used. Please send the patient a new code.',
+  codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',
+  codeTooSoon: (seconds: number) =>
+    `Please wait ${seconds} seconds before sending the patient another code.`,
+  tooManyCodes: 'Too many codes were sent to this patient. Please try again in an hour.',
+  noPhone: 'This patient has no phone number: add one to their profile to send a code.',
+  undoWindowPassed:
+    'The 10 minutes to undo this visit have passed: a manager can reverse its entries from the patient’s profile.',
+  appointmentCompleted: 'This appointment is already completed.',
+  appointmentCancelled: 'This appointment was cancelled.',
+  appointmentOtherPatient: 'This appointment belongs to another patient.',
+  appointmentNotFound: 'Appointment not found.',
+  procedureNotFound: 'Procedure not found.',
+  productNotFound: 'Product not found.',
+  itemArchived: (name: string) => `${name} is archived: restore it in the catalogue to sell it.`,
+  promotionNotFound: 'Promotion not found.',
+  promotionNotClaimed: 'The patient has not claimed this promotion.',
+  promotionRedeemed: 'The patient has already redeemed this promotion.',
+  promotionNothing: 'This promotion has no points to spend or award.',
+  patientArchived: 'This patient is archived: restore them to record a visit or a redemption.',
+  visitNotFound: 'Visit not found.',
+  keyReused: 'This request was already used for a different change. Please try again.',
+  oneItem: 'Each item needs either procedure_id or product_id.',
+  pointsOrPromotion: 'A redemption needs either points or promotion_id.',
+} as const
+
+const Id = (label: string) =>
+  v.pipe(
+    v.number(`${label} must be a number.`),
+    v.integer(`${label} must be a whole number.`),
+    v.minValue(1, `${label} must be a positive id.`),
+    v.maxValue(2_147_483_647, `${label} is too large.`),
+  )
+
+/** One line as the desk sends it: a procedure or a product, a quantity, and maybe its price. */
+export const VisitItemInputSchema = v.pipe(
+  v.object({
+    procedure_id: v.optional(Id('procedure_id')),
+    product_id: v.optional(Id('product_id')),
+    quantity: v.pipe(
+      v.number('Quantity must be a number.'),
+      v.integer('Quantity must be a whole number.'),
+      v.minValue(1, 'Quantity must be at least 1.'),
+      v.maxValue(1000, 'Quantity can be at most 1000.'),
+    ),
+    price_cents: v.optional(
+      v.pipe(
+        v.number('The price must be a number of cents.'),
+        v.integer('The price must be a whole number of cents.'),
+        v.minValue(0, 'The price cannot be negative.'),
+        v.maxValue(100_000_000, 'The price can be at most $1,000,000.'),
+      ),
+    ),
+  }),
+  v.check(
+    (item) => (item.procedure_id === undefined) !== (item.product_id === undefined),
+    VISIT_MESSAGES.oneItem,
+  ),
+)
+export type VisitItemInput = v.InferOutput<typeof VisitItemInputSchema>
+
+const Items = v.pipe(
+  v.array(VisitItemInputSchema, 'items must be a list.'),
+  v.maxLength(MAX_VISIT_ITEMS, `A visit can hold at most ${MAX_VISIT_ITEMS} items.`),
+)
+
+/** `POST /visits/preview`. */
+export const VisitPreviewInputSchema = v.object({
+  patient_id: Id('patient_id'),
+  appointment_id: v.optional(v.nullable(Id('appointment_id'))),
+  items: Items,
+})
+export type VisitPreviewInput = v.InferOutput<typeof VisitPreviewInputSchema>
+
+/** The patient's code, as `POST /patients/{id}/redemption-code` answered it and the SMS said. */
+export const VerificationInputSchema = v.object({
+  authyId: v.pipe(v.string(), v.regex(/^[\w-]{8,128}$/, 'authyId is not valid.')),
+  code: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'The code has 6 digits.')),
+})
+
+/** A manager's override: no code, a reason. */
+export const OverrideInputSchema = v.object({
+  reason: v.pipe(
+    v.string('Please give a reason.'),
+    v.trim(),
+    v.minLength(1, 'Please give a reason.'),
+    v.maxLength(500, 'The reason can be at most 500 characters.'),
+  ),
+})
+
+const RedemptionFields = {
+  points: v.optional(
+    v.pipe(
+      v.number('Points must be a number.'),
+      v.integer('Points must be a whole number.'),
+      v.minValue(1, 'Points must be at least 1.'),
+      v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
+    ),
+  ),
+  promotion_id: v.optional(Id('promotion_id')),
+  verification: v.optional(VerificationInputSchema),
+  override: v.optional(OverrideInputSchema),
+}
+
+const onePointsOrPromotion = (r: {
+  points?: number | undefined
+  promotion_id?: number | undefined
+}) => (r.points === undefined) !== (r.promotion_id === undefined)
+
+/** The redemption of a visit. */
+export const VisitRedemptionInputSchema = v.pipe(
+  v.object(RedemptionFields),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.pointsOrPromotion),
+)
+export type VisitRedemptionInput = v.InferOutput<typeof VisitRedemptionInputSchema>
+
+/** `POST /visits`. */
+export const VisitInputSchema = v.object({
+  patient_id: Id('patient_id'),
+  appointment_id: v.optional(v.nullable(Id('appointment_id'))),
+  items: Items,
+  idempotencyKey: IdempotencyKeySchema,
+  redemption: v.optional(VisitRedemptionInputSchema),
+})
+export type VisitInput = v.InferOutput<typeof VisitInputSchema>
+
+/** `POST /patients/{id}/redemptions`. */
+export const RedemptionInputSchema = v.pipe(
+  v.object({ ...RedemptionFields, idempotencyKey: IdempotencyKeySchema }),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.pointsOrPromotion),
+)
+export type RedemptionInput = v.InferOutput<typeof RedemptionInputSchema>
+
+/** A line of a visit, previewed or recorded. */
+export const VisitLineSchema = v.object({
+  kind: v.picklist(['procedure', 'product']),
+  item_id: v.number(),
+  name: v.string(),
+  quantity: v.number(),
+  unit_price_cents: v.number(),
+  points: v.number(),
+  refused: v.nullable(v.object({ reason: v.string(), opens_on: v.string() })),
+})
+export type VisitLine = v.InferOutput<typeof VisitLineSchema>
+
+/** `POST /visits/preview` answers. */
+export const VisitPreviewSchema = v.object({
+  lines: v.array(VisitLineSchema),
+  points: v.number(),
+  total_cents: v.number(),
+  balance: v.number(),
+  point_value_cents: v.number(),
+  redemption_code_threshold: v.number(),
+})
+export type VisitPreview = v.InferOutput<typeof VisitPreviewSchema>
+
+/** A recorded visit. */
+export const VisitSchema = v.object({
+  id: v.number(),
+  patient_id: v.number(),
+  appointment_id: v.nullable(v.number()),
+  total_cents: v.number(),
+  created_at: v.string(),
+  undo_until: v.string(),
+  /** When the visit was undone (its entries reversed), else null. */
+  undone_at: v.nullable(v.string()),
+})
+export type Visit = v.InferOutput<typeof VisitSchema>
+
+/** `POST /visits` and `GET /visits/{id}` answer. */
+export const VisitAnswerSchema = v.object({
+  visit: VisitSchema,
+  lines: v.array(VisitLineSchema),
+  entries: v.array(LedgerEntrySchema),
+  balance: v.number(),
+})
+export type VisitAnswer = v.InferOutput<typeof VisitAnswerSchema>
+
+/** `POST /visits/{id}/undo` answers: the reversing entries and the balance after them. */
+export const VisitUndoAnswerSchema = v.object({
+  entries: v.array(LedgerEntrySchema),
+  balance: v.number(),
+})
+
+/** `POST /patients/{id}/redemptions` answers; `bonus` is a promotion's bonus entry, if any. */
+export const RedemptionAnswerSchema = v.object({
+  entry: LedgerEntrySchema,
+  balance: v.number(),
+  bonus: v.optional(v.nullable(LedgerEntrySchema)),
+})
+
+/** `POST /patients/{id}/redemption-code` answers. */
+export const RedemptionCodeAnswerSchema = v.object({ authyId: v.string() })

@@ -1,0 +1,176 @@
+/**
+ * The CSV exports (PORTAL.md sections 4 and 7; Manager, Admin): `GET /reports/patients.csv` and
+ * `GET /reports/ledger.csv`. Each is streamed: rows are read a page at a time by keyset (`id >
+ * last`, never an offset) and written as they come, so a practice of 10,000 patients and 200,000
+ * entries never sits in memory. Each export is an audit event (which report, never a value).
+ */
+import { and, asc, eq, gt } from 'drizzle-orm'
+import { Hono } from 'hono'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { ledgerEntries, patients, users } from '#server/db/schema.ts'
+import { type CsvValue, csvRow } from '#server/lib/csv.ts'
+
+/** Rows read per query. */
+export const EXPORT_PAGE_SIZE = 500
+
+export const PATIENT_COLUMNS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'birth_date',
+  'points',
+  'email_subscription',
+  'sms_subscription',
+  'archived',
+  'last_visit_at',
+  'created_at',
+] as const
+
+export const LEDGER_COLUMNS = [
+  'id',
+  'created_at',
+  'patient_id',
+  'patient_first_name',
+  'patient_last_name',
+  'kind',
+  'points',
+  'balance_after',
+  'source_type',
+  'source_id',
+  'reason',
+  'expires_at',
+  'reverses_id',
+  'created_by_id',
+  'created_by',
+] as const
+
+/** A stream of CSV text: the header, then each page `next(afterId)` gives until one is empty. */
+function csvStream(
+  header: readonly string[],
+  next: (afterId: number) => Promise<{ id: number; cells: CsvValue[] }[]>,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let after = 0
+  let started = false
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true
+        controller.enqueue(encoder.encode(csvRow(header)))
+        return
+      }
+      const rows = await next(after)
+      if (rows.length === 0) {
+        controller.close()
+        return
+      }
+      controller.enqueue(encoder.encode(rows.map((row) => csvRow(row.cells)).join('')))
+      after = rows[rows.length - 1]?.id ?? after
+      if (rows.length < EXPORT_PAGE_SIZE) controller.close()
+    },
+  })
+}
+
+/** `/reports`. */
+export function reportRoutes(ctx: ServerContext) {
+  const attachment = (name: string) =>
+    `attachment; filename="${name}-${ctx.now().toISOString().slice(0, 10)}.csv"`
+
+  return new Hono<AppEnv>()
+    .use(requireAuth(ctx))
+    .get('/patients.csv', requirePermission(ctx, 'reports.money'), async (c) => {
+      const user = c.var.user
+      await ctx.audit.record({
+        action: 'report.exported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { report: 'patients' },
+      })
+      const body = csvStream(PATIENT_COLUMNS, async (after) => {
+        const rows = await ctx.db
+          .select()
+          .from(patients)
+          .where(and(eq(patients.practice_id, user.practice_id), gt(patients.id, after)))
+          .orderBy(asc(patients.id))
+          .limit(EXPORT_PAGE_SIZE)
+        return rows.map((p) => ({
+          id: p.id,
+          cells: [
+            p.id,
+            p.first_name,
+            p.last_name,
+            p.email,
+            p.phone,
+            p.birth_date,
+            p.points,
+            p.email_subscription,
+            p.sms_subscription,
+            p.archived_at !== null,
+            p.last_visit_at,
+            p.created_at,
+          ],
+        }))
+      })
+      return c.body(body, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachment('patients'),
+        'Cache-Control': 'no-store',
+      })
+    })
+    .get('/ledger.csv', requirePermission(ctx, 'reports.money'), async (c) => {
+      const user = c.var.user
+      await ctx.audit.record({
+        action: 'report.exported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { report: 'ledger' },
+      })
+      const body = csvStream(LEDGER_COLUMNS, async (after) => {
+        const rows = await ctx.db
+          .select({
+            entry: ledgerEntries,
+            first_name: patients.first_name,
+            last_name: patients.last_name,
+            author_first: users.first_name,
+            author_last: users.last_name,
+          })
+          .from(ledgerEntries)
+          .innerJoin(patients, eq(patients.id, ledgerEntries.patient_id))
+          .leftJoin(users, eq(users.id, ledgerEntries.created_by))
+          .where(and(eq(ledgerEntries.practice_id, user.practice_id), gt(ledgerEntries.id, after)))
+          .orderBy(asc(ledgerEntries.id))
+          .limit(EXPORT_PAGE_SIZE)
+        return rows.map(({ entry: e, ...r }) => ({
+          id: e.id,
+          cells: [
+            e.id,
+            e.created_at,
+            e.patient_id,
+            r.first_name,
+            r.last_name,
+            e.kind,
+            e.points,
+            e.balance_after,
+            e.source_type,
+            e.source_id,
+            e.reason,
+            e.expires_at,
+            e.reverses_id,
+            e.created_by,
+            r.author_first ? `${r.author_first} ${r.author_last ?? ''}`.trim() : null,
+          ],
+        }))
+      })
+      return c.body(body, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachment('ledger'),
+        'Cache-Control': 'no-store',
+      })
+    })
+}
