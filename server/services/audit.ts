@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'patient.archived',
   'patient.restored',
   'practice.rules_changed',
+  // Self-service (issue 19)
+  'password.changed',
+  'user.role_changed',
+  'user.deactivated',
+  'user.reactivated',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
