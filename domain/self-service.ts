@@ -40,6 +40,8 @@ export const ChangePasswordPayloadSchema = v.pipe(
     ),
     password: NewPasswordSchema,
     passwordConfirmation: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
+    /** Whether this browser's session was made with Remember me: the fresh one lasts as long. */
+    remember: v.optional(v.boolean()),
   }),
   v.forward(
     v.partialCheck(

@@ -494,7 +494,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       anyStaffMember(),
       jsonBody(ChangePasswordPayloadSchema),
       async (c) => {
-        const { current_password, password } = c.req.valid('json')
+        const { current_password, password, remember = false } = c.req.valid('json')
         const { id, practice_id } = c.var.user
         // Guessing the current password from a stolen session is as limited as a sign-in.
         const key = `change-password:user:${id}`
@@ -529,7 +529,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           practiceId: practice_id,
           ip: clientIp(c),
         })
-        return c.json(await sessionFor(id, false))
+        return c.json(await sessionFor(id, remember))
       },
     )
     .post('/logout', requireAuth(ctx), anyStaffMember(), async (c) => {
