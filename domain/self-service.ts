@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH } from '#domain/auth.ts'
+import { FirstNameSchema, LastNameSchema, TitleSchema } from '#domain/fields.ts'
 import { ROLES } from '#domain/permissions.ts'
 import { NewPasswordSchema } from '#domain/reset-password.ts'
 
@@ -19,6 +20,8 @@ export const SELF_SERVICE_MESSAGES = {
   ownAccount: 'You cannot deactivate your own account.',
   deactivated: 'This account was deactivated. Ask an admin of your practice to reactivate it.',
   roleRequired: 'Choose a role: Admin, Manager or Staff.',
+  ownProfileOnly: 'You can change only your own profile.',
+  profileSaved: 'Profile saved.',
   roleChanged: (name: string, role: string) => `${name} is now ${role}.`,
   deactivatedMember: (name: string) => `${name} was deactivated and signed out on every device.`,
   reactivatedMember: (name: string) => `${name} can sign in again.`,
@@ -61,3 +64,11 @@ export const ChangePasswordPayloadSchema = v.pipe(
   ),
 )
 export type ChangePasswordPayload = v.InferOutput<typeof ChangePasswordPayloadSchema>
+
+/** `PUT /users/{own id}` body: the title and names, with the sign-up's name rules. */
+export const ProfileUpdatePayloadSchema = v.object({
+  title: TitleSchema,
+  first_name: FirstNameSchema,
+  last_name: LastNameSchema,
+})
+export type ProfileUpdatePayload = v.InferOutput<typeof ProfileUpdatePayloadSchema>

@@ -453,6 +453,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
   // Self-service (issue 19): roles, deactivation and the own password.
+  'PUT /api/users/:id': {
+    summary: 'Edit the own profile',
+    description:
+      "My Profile: the signed-in member's title, first and last name (the sign-up's name rules). Only the own id; a colleague's answers 403.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
   'PUT /api/users/:id/role': {
     summary: "Change a member's role",
     description:

@@ -248,4 +248,40 @@ describe.each(testBackends())('self-service of members and passwords on $name', 
     expect(event).toBeDefined()
     expect(JSON.stringify(event?.details ?? {})).not.toContain('Copper')
   })
+
+  it("lets a member edit their own title and names, never a colleague's, with the name rules", async () => {
+    const member = await signedInMember('Staff')
+    const edit = (id: number, json: object, token = member.token) =>
+      call(`/api/users/${id}`, token, { method: 'PUT', json })
+    const saved = await edit(member.id, { title: 'Dr.', first_name: 'Jamie', last_name: "O'Hara" })
+    expect(saved).toMatchObject({
+      status: 200,
+      body: { id: member.id, title: 'Dr.', first_name: 'Jamie', last_name: "O'Hara" },
+    })
+    const bad = await edit(member.id, { title: '', first_name: 'J', last_name: 'L0pez' })
+    expect(bad.status).toBe(400)
+    expect(
+      (bad.body as unknown as ErrorAnswer).error.details?.issues?.map((issue) => issue.message),
+    ).toEqual([
+      'First name should contain minimum 2 characters',
+      "Last name should contain only letters, -, ` and '",
+    ])
+    const colleague = await edit(t.demo.staff.id, { title: '', first_name: 'Eve', last_name: 'Il' })
+    expect(colleague.status).toBe(403)
+    expect(message(colleague)).toBe(SELF_SERVICE_MESSAGES.ownProfileOnly)
+    // Even an Admin edits only their own profile; another practice's id answers as unknown.
+    expect(
+      (await edit(member.id, { first_name: 'Eve', last_name: 'Il' }, t.demo.adminToken)).status,
+    ).toBe(403)
+    expect((await edit(other.admin.id, { first_name: 'Eve', last_name: 'Il' })).status).toBe(404)
+    const [row] = await t.db.select().from(users).where(eq(users.id, member.id))
+    expect(row).toMatchObject({ title: 'Dr.', first_name: 'Jamie', last_name: "O'Hara" })
+    const [event] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(eq(auditEvents.action, 'user.profile_updated'), eq(auditEvents.user_id, member.id)),
+      )
+    expect(event?.details).toEqual({ fields: 'title,last_name' })
+  })
 })

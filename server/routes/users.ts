@@ -1,12 +1,16 @@
 import { and, asc, eq, isNull, ne } from 'drizzle-orm'
 import { Hono } from 'hono'
-import { RoleChangePayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
+import {
+  ProfileUpdatePayloadSchema,
+  RoleChangePayloadSchema,
+  SELF_SERVICE_MESSAGES,
+} from '#domain/self-service.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { users } from '#server/db/schema.ts'
-import { conflict } from '#server/http/errors.ts'
+import { conflict, forbidden } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
 
@@ -77,6 +81,42 @@ export function userRoutes(ctx: ServerContext) {
       const [row] = await ctx.db.select(staffColumns).from(users).where(eq(users.id, id)).limit(1)
       return c.json(ownRow(c.var.user, row, 'User'))
     })
+    .put(
+      '/:id',
+      anyStaffMember(),
+      idParams('id'),
+      jsonBody(ProfileUpdatePayloadSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const input = c.req.valid('json')
+        const user = c.var.user
+        const [row] = await ctx.db.select(staffColumns).from(users).where(eq(users.id, id)).limit(1)
+        const member = ownRow(user, row, 'User')
+        // My Profile: each member edits their own names; nobody edits a colleague's.
+        if (member.id !== user.id) throw forbidden(SELF_SERVICE_MESSAGES.ownProfileOnly)
+        const title = input.title.trim() === '' ? null : input.title.trim()
+        const changed = [
+          ...(title !== member.title ? ['title'] : []),
+          ...(input.first_name !== member.first_name ? ['first_name'] : []),
+          ...(input.last_name !== member.last_name ? ['last_name'] : []),
+        ]
+        if (changed.length === 0) return c.json(member)
+        const [updated] = await ctx.db
+          .update(users)
+          .set({ title, first_name: input.first_name, last_name: input.last_name })
+          .where(eq(users.id, id))
+          .returning(staffColumns)
+        // The fields' names only, never their values.
+        await ctx.audit.record({
+          action: 'user.profile_updated',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { fields: changed.join(',') },
+        })
+        return c.json(updated)
+      },
+    )
     .put('/:id/role', manage, idParams('id'), jsonBody(RoleChangePayloadSchema), async (c) => {
       const { id } = c.req.valid('param')
       const { access_rights } = c.req.valid('json')

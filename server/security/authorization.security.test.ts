@@ -196,6 +196,11 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   }),
   'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 404 }),
   // Self-service (issue 19)
+  'PUT /api/users/:id': (o) => ({
+    path: `/api/users/${o.admin.id}`,
+    body: { title: '', first_name: 'Mallory', last_name: 'Other' },
+    expect: 404,
+  }),
   'PUT /api/users/:id/role': (o) => ({
     path: `/api/users/${o.admin.id}/role`,
     body: { access_rights: 'Staff' },

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'user.role_changed',
   'user.deactivated',
   'user.reactivated',
+  'user.profile_updated',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

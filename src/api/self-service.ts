@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { Role } from '#domain/permissions.ts'
 import { type StaffMember, StaffMemberSchema } from '#domain/practice-data.ts'
-import type { ChangePasswordPayload } from '#domain/self-service.ts'
+import type { ChangePasswordPayload, ProfileUpdatePayload } from '#domain/self-service.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
 import { http } from '#src/lib/http.ts'
 
@@ -22,4 +22,12 @@ export async function setMemberRole(id: number, role: Role): Promise<StaffMember
 export async function setMemberActive(id: number, active: boolean): Promise<StaffMember> {
   const action = active ? 'reactivate' : 'deactivate'
   return v.parse(StaffMemberSchema, await http.post(`users/${id}/${action}`, { json: {} }).json())
+}
+
+/** `PUT /users/{own id}`: the own title and names. */
+export async function updateOwnProfile(
+  id: number,
+  payload: ProfileUpdatePayload,
+): Promise<StaffMember> {
+  return v.parse(StaffMemberSchema, await http.put(`users/${id}`, { json: payload }).json())
 }

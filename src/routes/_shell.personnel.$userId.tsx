@@ -1,12 +1,14 @@
 import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
-import { createFileRoute, notFound } from '@tanstack/react-router'
-import { changePassword } from '#src/api/self-service.ts'
+import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
+import type { StaffMember } from '#domain/practice-data.ts'
+import { changePassword, updateOwnProfile } from '#src/api/self-service.ts'
 import { getUser } from '#src/api/users.ts'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
+import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
-import { isSessionRemembered, writeSession } from '#src/lib/session.ts'
+import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
   loader: ({ params }) => {
@@ -59,6 +61,7 @@ function ProfilePage() {
             </SimpleGrid>
           </Stack>
         </Paper>
+        {own && <OwnDetails member={member} />}
         {own && <OwnPassword />}
       </Stack>
     </AreaPage>
@@ -74,6 +77,40 @@ function OwnPassword() {
         const remember = isSessionRemembered()
         try {
           writeSession(await changePassword({ ...values, remember }), remember)
+          return undefined
+        } catch (error) {
+          return apiErrorMessage(error)
+        }
+      }}
+    />
+  )
+}
+
+/** The signed-in member's details; the header's greeting follows the saved names. */
+function OwnDetails({ member }: { member: StaffMember }) {
+  const router = useRouter()
+  return (
+    <ProfileForm
+      member={member}
+      onSave={async (values) => {
+        try {
+          const saved = await updateOwnProfile(member.id, values)
+          const session = readSession()
+          if (session) {
+            writeSession(
+              {
+                ...session,
+                user: {
+                  ...session.user,
+                  title: saved.title,
+                  first_name: saved.first_name,
+                  last_name: saved.last_name,
+                },
+              },
+              isSessionRemembered(),
+            )
+          }
+          await router.invalidate()
           return undefined
         } catch (error) {
           return apiErrorMessage(error)

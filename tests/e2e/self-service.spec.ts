@@ -165,6 +165,12 @@ test.describe('self-service', () => {
     await storeSession(page, alexSession)
     await page.goto(`/personnel/${alex.id}`)
     await expect(page.getByRole('heading', { level: 1, name: 'My Profile' })).toBeVisible()
+    // A typo made at registration is not permanent: the header follows the fixed name.
+    const details = page.getByRole('form', { name: 'Your details' })
+    await details.getByRole('textbox', { name: /^Last name/ }).fill("O'Hara-Reyes")
+    await details.getByRole('button', { name: 'Save details' }).click()
+    await expect(details.getByRole('status')).toHaveText('Profile saved.')
+    await expect(page.getByText("Hello, Alex O'Hara-Reyes")).toBeVisible()
     const form = page.getByRole('form', { name: 'Change password' })
     await form.getByLabel(/^Current password/).fill('Not-My-Password-1')
     await form.getByLabel(/^New password/).fill('Copper-Meadow-77')

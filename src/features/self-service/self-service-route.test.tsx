@@ -174,10 +174,37 @@ describe('My Profile: change password', () => {
     expect(within(form).getByLabelText(/^Current password/)).toHaveValue('')
   })
 
+  it('edits the own names with the name rules and says so', async () => {
+    const calls = stubApi({
+      [`GET /users/${admin.id}`]: admin,
+      [`PUT /users/${admin.id}`]: (call: FakeCall) => json({ ...admin, ...(call.body as object) }),
+    })
+    const { user } = renderRoute(`/personnel/${admin.id}`, { session: demoSession })
+    const form = await screen.findByRole('form', { name: 'Your details' })
+    const last = within(form).getByRole('textbox', { name: /^Last name/ })
+    await user.clear(last)
+    await user.type(last, 'X1')
+    await user.click(within(form).getByRole('button', { name: 'Save details' }))
+    expect(
+      await within(form).findByText("Last name should contain only letters, -, ` and '"),
+    ).toBeVisible()
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false)
+    await user.clear(last)
+    await user.type(last, 'Adams')
+    await user.click(within(form).getByRole('button', { name: 'Save details' }))
+    expect(await within(form).findByText(SELF_SERVICE_MESSAGES.profileSaved)).toBeVisible()
+    expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({
+      title: '',
+      first_name: 'Demo',
+      last_name: 'Adams',
+    })
+  })
+
   it("shows no password form on a colleague's profile", async () => {
     stubApi({ [`GET /users/${jamie.id}`]: jamie })
     renderRoute(`/personnel/${jamie.id}`, { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Profile' })
     expect(screen.queryByRole('form', { name: 'Change password' })).toBeNull()
+    expect(screen.queryByRole('form', { name: 'Your details' })).toBeNull()
   })
 })
