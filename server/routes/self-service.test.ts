@@ -186,6 +186,14 @@ describe.each(testBackends())('self-service of members and passwords on $name', 
     expect(back.status).toBe(200)
     const [row] = await t.db.select().from(users).where(eq(users.id, member.id))
     expect(row?.last_sign_in_at).toBeInstanceOf(Date)
+    // Only an Admin sees when colleagues last signed in.
+    const seen = async (token: string) => {
+      const answer = await t.request('/api/users', { token })
+      const list = (await answer.json()) as { id: number; last_sign_in_at: string | null }[]
+      return list.find((entry) => entry.id === member.id)?.last_sign_in_at
+    }
+    expect(await seen(t.demo.adminToken)).toEqual(expect.any(String))
+    expect(await seen(t.demo.staffToken)).toBeNull()
     expect((await auditOf('user.reactivated')).at(-1)).toMatchObject({
       details: { member: member.id },
     })

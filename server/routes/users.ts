@@ -74,7 +74,9 @@ export function userRoutes(ctx: ServerContext) {
         .from(users)
         .where(eq(users.practice_id, c.var.user.practice_id))
         .orderBy(asc(users.last_name), asc(users.first_name), asc(users.id))
-      return c.json(rows)
+      // Colleagues' sign-in times are for the Admin who manages personnel only.
+      const admin = c.var.user.access_rights === 'Admin'
+      return c.json(admin ? rows : rows.map((row) => ({ ...row, last_sign_in_at: null })))
     })
     .get('/:id', anyStaffMember(), idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
