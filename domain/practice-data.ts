@@ -275,6 +275,10 @@ export const StaffMemberSchema = v.object({
   position: v.nullable(v.string()),
   access_rights: v.string(),
   image_path: v.nullable(v.string()),
+  /** When an Admin deactivated the member (issue 19); null while active. */
+  deactivated_at: v.optional(v.nullable(v.string())),
+  /** The member's last successful sign-in; null before the first. */
+  last_sign_in_at: v.optional(v.nullable(v.string())),
 })
 export type StaffMember = v.InferOutput<typeof StaffMemberSchema>
 

@@ -112,7 +112,7 @@ const SESSION_ENDED = 'Your session has ended. Please sign in again.'
 /**
  * Hono middleware for protected routes: reads `Authorization: Bearer <jwt>`, verifies it, loads
  * the user, and refuses with 401 JSON a missing, malformed, expired or tampered token, a token
- * of a user that no longer exists, and a token issued before the user's `tokens_valid_after`.
+ * of a user that no longer exists or is deactivated, and a token issued before the user's `tokens_valid_after`.
  * On success `c.var.user` is `{ id, practice_id, access_rights, email }`.
  */
 export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
@@ -133,11 +133,14 @@ export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
         access_rights: users.access_rights,
         email: users.email,
         tokens_valid_after: users.tokens_valid_after,
+        deactivated_at: users.deactivated_at,
       })
       .from(users)
       .where(eq(users.id, claims.userId))
       .limit(1)
     if (!user || user.practice_id !== claims.practiceId) throw unauthorized(SESSION_ENDED)
+    // A deactivated member's sessions end at once (issue 19), whatever their tokens say.
+    if (user.deactivated_at) throw unauthorized(SESSION_ENDED)
     // Milliseconds on both sides: a token made after a sign-out or reset, even in the same second,
     // stays valid; every token made before it is refused. The reset's own new session is made at
     // the very instant it stores, hence `<` rather than `<=`.

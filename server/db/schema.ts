@@ -112,6 +112,9 @@ export const users = pgTable(
     image_path: text(),
     // Sessions issued before this instant are refused (password reset, sign out everywhere).
     tokens_valid_after: instant(),
+    // Self-service (issue 19): a deactivated member cannot sign in and their sessions end at once.
+    deactivated_at: instant(),
+    last_sign_in_at: instant(),
     created_at: createdAt(),
   },
   (t) => [

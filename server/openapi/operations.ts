@@ -535,6 +535,61 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       404: 'No user has this id.',
     },
   },
+  // Self-service (issue 19): roles, deactivation and the own password.
+  'PUT /api/users/:id': {
+    summary: 'Edit the own profile',
+    description:
+      "My Profile: the signed-in member's title, first and last name (the sign-up's name rules). Only the own id; a colleague's answers 403.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'PUT /api/users/:id/role': {
+    summary: "Change a member's role",
+    description:
+      'Admin only. `access_rights` is Admin, Manager or Staff; it applies to the next request of the member. Changing to the same role is harmless.',
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+      409: 'The member is the last active Admin of the practice.',
+    },
+  },
+  'POST /api/users/:id/deactivate': {
+    summary: 'Deactivate a member',
+    description:
+      'Admin only. The member cannot sign in, and every open session of theirs is refused from the next request. Deactivating twice is harmless.',
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+      409: 'The member is the caller, or the last active Admin of the practice.',
+    },
+  },
+  'POST /api/users/:id/reactivate': {
+    summary: 'Reactivate a member',
+    description:
+      'Admin only. The member may sign in again; sessions from before the deactivation stay ended.',
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'POST /api/auth/change-password': {
+    summary: 'Change the own password',
+    description:
+      'Needs the current password. The new one follows the reset rules (8 to 256 characters, not a common password, typed twice). Every other session of the user ends; the answer is a fresh session for this one.',
+    tag: 'Authentication',
+    responses: {
+      200: { description: 'The fresh session.', json: SessionSchema },
+      400: 'The current password is not correct, or the new one breaks a rule.',
+      429: TOO_MANY,
+      503: 'Too many passwords are being checked at once; `Retry-After` says when to try again.',
+    },
+  },
   'POST /api/auth/local': {
     summary: 'Sign in',
     description:
@@ -544,6 +599,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: { description: 'Signed in.', json: SessionSchema },
       400: 'Invalid Email or Password (also a refused body or captcha).',
+      403: 'The account is deactivated (said only after the right password).',
       429: TOO_MANY,
       503: 'Too many sign-ins are being checked at once; `Retry-After` says when to try again.',
     },
@@ -569,6 +625,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: { description: 'Password changed and signed in.', json: SessionSchema },
       400: 'Password Reset link is outdated! (also a refused body).',
+      403: 'The password was changed, but the account is deactivated: no session.',
       429: TOO_MANY,
     },
   },

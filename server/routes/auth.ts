@@ -13,13 +13,14 @@ import {
 } from '#domain/auth.ts'
 import { toRole } from '#domain/permissions.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
+import { ChangePasswordPayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import type { Session } from '#domain/session.ts'
 import { requireAuth, signSession } from '#server/auth/jwt.ts'
 import { anyStaffMember } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { practices, resetCodes, users } from '#server/db/schema.ts'
-import { ApiError, badRequest } from '#server/http/errors.ts'
+import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -237,12 +238,14 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   /** The answer of a successful sign-in or reset: the token and who is signed in, never the hash. */
   async function sessionFor(userId: number, remember: boolean): Promise<Session> {
     const [row] = await ctx.db
-      .select(sessionColumns)
+      .select({ ...sessionColumns, deactivated_at: users.deactivated_at })
       .from(users)
       .innerJoin(practices, eq(practices.id, users.practice_id))
       .where(eq(users.id, userId))
       .limit(1)
     if (!row) throw new Error('signed-in user disappeared')
+    // A reset link of a deactivated member changes the password but opens no session.
+    if (row.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
     const jwt = await signSession(
       { userId: row.id, practiceId: row.practice_id },
       { secret: ctx.config.jwtSecret, remember, now: ctx.now() },
@@ -322,6 +325,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           password_hash: users.password_hash,
           first_name: users.first_name,
           practice_id: users.practice_id,
+          deactivated_at: users.deactivated_at,
         })
         .from(users)
         .where(eq(users.email, identifier))
@@ -342,6 +346,9 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         })
         throw badRequest(AUTH_MESSAGES.invalidCredentials)
       }
+      // Only the right password learns that the account is deactivated (issue 19).
+      if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
+      await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
       await Promise.all([
         limiter.reset(accountKey),
         limiter.reset(`signin:slow:${identifier}`),
@@ -481,6 +488,50 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       })
       return c.json(await sessionFor(userId, false))
     })
+    .post(
+      '/change-password',
+      requireAuth(ctx),
+      anyStaffMember(),
+      jsonBody(ChangePasswordPayloadSchema),
+      async (c) => {
+        const { current_password, password, remember = false } = c.req.valid('json')
+        const { id, practice_id } = c.var.user
+        // Guessing the current password from a stolen session is as limited as a sign-in.
+        const key = `change-password:user:${id}`
+        refuseWhenLimited(await limiter.check(key, limits.signInFailuresPerAccount, nowMs()))
+        hashing.admit('trusted')
+        const [row] = await ctx.db
+          .select({ password_hash: users.password_hash })
+          .from(users)
+          .where(eq(users.id, id))
+          .limit(1)
+        const matches =
+          row !== undefined &&
+          (await hashing.run(() => verifyPassword(row.password_hash, current_password), 'trusted'))
+        if (!matches) {
+          await limiter.fail(key, limits.signInFailuresPerAccount, nowMs())
+          throw badRequest(SELF_SERVICE_MESSAGES.currentPasswordWrong, {
+            issues: [
+              { path: 'current_password', message: SELF_SERVICE_MESSAGES.currentPasswordWrong },
+            ],
+          })
+        }
+        await limiter.reset(key)
+        const passwordHash = await hashing.run(() => hashPassword(password))
+        // Every other session ends; this one continues with the fresh token answered below.
+        await ctx.db
+          .update(users)
+          .set({ password_hash: passwordHash, tokens_valid_after: ctx.now() })
+          .where(eq(users.id, id))
+        await ctx.audit.record({
+          action: 'password.changed',
+          userId: id,
+          practiceId: practice_id,
+          ip: clientIp(c),
+        })
+        return c.json(await sessionFor(id, remember))
+      },
+    )
     .post('/logout', requireAuth(ctx), anyStaffMember(), async (c) => {
       const { id, practice_id } = c.var.user
       // Every token of this user made before now stops working (all devices): the server-side half

@@ -1,11 +1,18 @@
-import { asc, eq } from 'drizzle-orm'
+import { and, asc, eq, isNull, ne } from 'drizzle-orm'
 import { Hono } from 'hono'
+import {
+  ProfileUpdatePayloadSchema,
+  RoleChangePayloadSchema,
+  SELF_SERVICE_MESSAGES,
+} from '#domain/self-service.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
-import { anyStaffMember } from '#server/auth/permissions.ts'
-import type { AppEnv, ServerContext } from '#server/context.ts'
+import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
+import type { Transaction } from '#server/db/client.ts'
 import { users } from '#server/db/schema.ts'
+import { conflict, forbidden } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
-import { idParams } from '#server/http/validate.ts'
+import { idParams, jsonBody } from '#server/http/validate.ts'
 
 /** The columns of a staff answer (domain `StaffMemberSchema`): never the password hash. */
 export const staffColumns = {
@@ -18,10 +25,47 @@ export const staffColumns = {
   position: users.position,
   access_rights: users.access_rights,
   image_path: users.image_path,
+  deactivated_at: users.deactivated_at,
+  last_sign_in_at: users.last_sign_in_at,
 }
 
-/** `GET /users` (the user's practice's staff, by name) and `GET /users/{id}` (spec section 7). */
+/**
+ * The member `id` of the signed-in user's practice, its row locked for the rest of `tx`; 404 for
+ * an unknown id and another practice's alike.
+ */
+async function lockMember(tx: Transaction, user: AuthUser, id: number) {
+  const [row] = await tx.select(staffColumns).from(users).where(eq(users.id, id)).for('update')
+  return ownRow(user, row, 'User')
+}
+
+/**
+ * Refuses (409) a change that would leave the practice without an active Admin. The practice's
+ * active Admins are locked first, so two Admins demoting each other at once cannot both succeed.
+ */
+async function keepOneAdmin(tx: Transaction, practiceId: number, leaving: number): Promise<void> {
+  const admins = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.practice_id, practiceId),
+        eq(users.access_rights, 'Admin'),
+        isNull(users.deactivated_at),
+      ),
+    )
+    .orderBy(asc(users.id))
+    .for('update')
+  if (!admins.some((admin) => admin.id !== leaving)) throw conflict(SELF_SERVICE_MESSAGES.lastAdmin)
+}
+
+/**
+ * `GET /users` (the user's practice's staff, by name) and `GET /users/{id}` (spec section 7);
+ * for an Admin, `PUT /users/{id}/role`, `POST /users/{id}/deactivate` and `/reactivate`
+ * (issue 19): a practice always keeps one active Admin, and a deactivated member's sessions end
+ * at once (server/auth/jwt.ts refuses them).
+ */
 export function userRoutes(ctx: ServerContext) {
+  const manage = requirePermission(ctx, 'personnel.manage')
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
     .get('/', anyStaffMember(), async (c) => {
@@ -30,11 +74,133 @@ export function userRoutes(ctx: ServerContext) {
         .from(users)
         .where(eq(users.practice_id, c.var.user.practice_id))
         .orderBy(asc(users.last_name), asc(users.first_name), asc(users.id))
-      return c.json(rows)
+      // Colleagues' sign-in times are for the Admin who manages personnel only.
+      const admin = c.var.user.access_rights === 'Admin'
+      return c.json(admin ? rows : rows.map((row) => ({ ...row, last_sign_in_at: null })))
     })
     .get('/:id', anyStaffMember(), idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       const [row] = await ctx.db.select(staffColumns).from(users).where(eq(users.id, id)).limit(1)
       return c.json(ownRow(c.var.user, row, 'User'))
+    })
+    .put(
+      '/:id',
+      anyStaffMember(),
+      idParams('id'),
+      jsonBody(ProfileUpdatePayloadSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const input = c.req.valid('json')
+        const user = c.var.user
+        const [row] = await ctx.db.select(staffColumns).from(users).where(eq(users.id, id)).limit(1)
+        const member = ownRow(user, row, 'User')
+        // My Profile: each member edits their own names; nobody edits a colleague's.
+        if (member.id !== user.id) throw forbidden(SELF_SERVICE_MESSAGES.ownProfileOnly)
+        const title = input.title.trim() === '' ? null : input.title.trim()
+        const changed = [
+          ...(title !== member.title ? ['title'] : []),
+          ...(input.first_name !== member.first_name ? ['first_name'] : []),
+          ...(input.last_name !== member.last_name ? ['last_name'] : []),
+        ]
+        if (changed.length === 0) return c.json(member)
+        const [updated] = await ctx.db
+          .update(users)
+          .set({ title, first_name: input.first_name, last_name: input.last_name })
+          .where(eq(users.id, id))
+          .returning(staffColumns)
+        // The fields' names only, never their values.
+        await ctx.audit.record({
+          action: 'user.profile_updated',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { fields: changed.join(',') },
+        })
+        return c.json(updated)
+      },
+    )
+    .put('/:id/role', manage, idParams('id'), jsonBody(RoleChangePayloadSchema), async (c) => {
+      const { id } = c.req.valid('param')
+      const { access_rights } = c.req.valid('json')
+      const user = c.var.user
+      const { row, from } = await ctx.db.transaction(async (tx) => {
+        const member = await lockMember(tx, user, id)
+        if (member.access_rights === access_rights) return { row: member, from: access_rights }
+        if (member.access_rights === 'Admin' && !member.deactivated_at) {
+          await keepOneAdmin(tx, user.practice_id, id)
+        }
+        const [updated] = await tx
+          .update(users)
+          .set({ access_rights })
+          .where(eq(users.id, id))
+          .returning(staffColumns)
+        if (!updated) throw new Error('member disappeared')
+        return { row: updated, from: member.access_rights }
+      })
+      if (from !== access_rights) {
+        await ctx.audit.record({
+          action: 'user.role_changed',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { member: id, from, to: access_rights },
+        })
+      }
+      return c.json(row)
+    })
+    .post('/:id/deactivate', manage, idParams('id'), async (c) => {
+      const { id } = c.req.valid('param')
+      const user = c.var.user
+      const { row, changed } = await ctx.db.transaction(async (tx) => {
+        const member = await lockMember(tx, user, id)
+        if (member.id === user.id) throw conflict(SELF_SERVICE_MESSAGES.ownAccount)
+        if (member.deactivated_at) return { row: member, changed: false }
+        if (member.access_rights === 'Admin') await keepOneAdmin(tx, user.practice_id, id)
+        const now = ctx.now()
+        // Both: the session check refuses a deactivated member, and the tokens made before now
+        // stay dead after a reactivation.
+        const [updated] = await tx
+          .update(users)
+          .set({ deactivated_at: now, tokens_valid_after: now })
+          .where(and(eq(users.id, id), ne(users.id, user.id)))
+          .returning(staffColumns)
+        if (!updated) throw new Error('member disappeared')
+        return { row: updated, changed: true }
+      })
+      if (changed) {
+        await ctx.audit.record({
+          action: 'user.deactivated',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { member: id },
+        })
+      }
+      return c.json(row)
+    })
+    .post('/:id/reactivate', manage, idParams('id'), async (c) => {
+      const { id } = c.req.valid('param')
+      const user = c.var.user
+      const { row, changed } = await ctx.db.transaction(async (tx) => {
+        const member = await lockMember(tx, user, id)
+        if (!member.deactivated_at) return { row: member, changed: false }
+        const [updated] = await tx
+          .update(users)
+          .set({ deactivated_at: null })
+          .where(eq(users.id, id))
+          .returning(staffColumns)
+        if (!updated) throw new Error('member disappeared')
+        return { row: updated, changed: true }
+      })
+      if (changed) {
+        await ctx.audit.record({
+          action: 'user.reactivated',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { member: id },
+        })
+      }
+      return c.json(row)
     })
 }

@@ -242,6 +242,37 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     },
   }),
   'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 404 }),
+  // Self-service (issue 19)
+  'PUT /api/users/:id': (o) => ({
+    path: `/api/users/${o.admin.id}`,
+    body: { title: '', first_name: 'Mallory', last_name: 'Other' },
+    expect: 404,
+  }),
+  'PUT /api/users/:id/role': (o) => ({
+    path: `/api/users/${o.admin.id}/role`,
+    body: { access_rights: 'Staff' },
+    expect: 404,
+  }),
+  'POST /api/users/:id/deactivate': (o) => ({
+    path: `/api/users/${o.admin.id}/deactivate`,
+    body: {},
+    expect: 404,
+  }),
+  'POST /api/users/:id/reactivate': (o) => ({
+    path: `/api/users/${o.admin.id}/reactivate`,
+    body: {},
+    expect: 404,
+  }),
+  'POST /api/auth/change-password': () => ({
+    path: '/api/auth/change-password',
+    body: {
+      current_password: 'Not-The-Password-1',
+      password: 'Copper-Meadow-77',
+      passwordConfirmation: 'Copper-Meadow-77',
+    },
+    // Acts on the caller only: a wrong current password is refused and changes nothing.
+    expect: async (response) => expect(response.status).toBe(400),
+  }),
   'POST /api/auth/logout': () => ({
     path: '/api/auth/logout',
     body: {},

@@ -30,6 +30,12 @@ export const AUDIT_ACTIONS = [
   'visit.undone',
   'redemption.code_sent',
   'report.exported',
+  // Self-service (issue 19)
+  'password.changed',
+  'user.role_changed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.profile_updated',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

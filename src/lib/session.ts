@@ -88,6 +88,15 @@ export function writeSession(session: Session, remember: boolean): void {
   notify()
 }
 
+/** Whether the stored session was kept with Remember me (in localStorage). */
+export function isSessionRemembered(): boolean {
+  try {
+    return storage('localStorage')?.getItem(SESSION_KEY) != null
+  } catch {
+    return false
+  }
+}
+
 /** Signs out locally: removes the current user from both storages. */
 export function clearSession(): void {
   remove('localStorage')

@@ -1,8 +1,14 @@
 import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
-import { createFileRoute, notFound } from '@tanstack/react-router'
+import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
+import type { StaffMember } from '#domain/practice-data.ts'
+import { changePassword, updateOwnProfile } from '#src/api/self-service.ts'
 import { getUser } from '#src/api/users.ts'
+import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
+import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
   loader: ({ params }) => {
@@ -28,31 +34,88 @@ function ProfilePage() {
   const member = Route.useLoaderData()
   const ownId = Route.useRouteContext({ select: (context) => context.session.user.id })
   const name = `${member.first_name} ${member.last_name}`
+  const own = member.id === ownId
   return (
-    <AreaPage title={member.id === ownId ? 'My Profile' : 'Profile'}>
-      <Paper withBorder p="lg" radius="md">
-        <Stack gap="lg">
-          <Group gap="md" wrap="nowrap">
-            <Avatar src={member.image_path} alt={name} size="lg" radius="xl" color="glow">
-              {member.first_name.charAt(0).toUpperCase()}
-            </Avatar>
-            <Stack gap={0} miw={0}>
-              <Text fw={600} size="lg" truncate="end">
-                {[member.title, name].filter(Boolean).join(' ')}
-              </Text>
-              <Text c="dimmed" truncate="end">
-                {member.email}
-              </Text>
-            </Stack>
-          </Group>
-          <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-            <Field label="Name" value={name} />
-            <Field label="Email" value={member.email} />
-            <Field label="Position" value={member.position ?? '—'} />
-            <Field label="Access rights" value={member.access_rights} />
-          </SimpleGrid>
-        </Stack>
-      </Paper>
+    <AreaPage title={own ? 'My Profile' : 'Profile'}>
+      <Stack gap="lg">
+        <Paper withBorder p="lg" radius="md">
+          <Stack gap="lg">
+            <Group gap="md" wrap="nowrap">
+              <Avatar src={member.image_path} alt={name} size="lg" radius="xl" color="glow">
+                {member.first_name.charAt(0).toUpperCase()}
+              </Avatar>
+              <Stack gap={0} miw={0}>
+                <Text fw={600} size="lg" truncate="end">
+                  {[member.title, name].filter(Boolean).join(' ')}
+                </Text>
+                <Text c="dimmed" truncate="end">
+                  {member.email}
+                </Text>
+              </Stack>
+            </Group>
+            <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
+              <Field label="Name" value={name} />
+              <Field label="Email" value={member.email} />
+              <Field label="Position" value={member.position ?? '—'} />
+              <Field label="Access rights" value={member.access_rights} />
+            </SimpleGrid>
+          </Stack>
+        </Paper>
+        {own && <OwnDetails member={member} />}
+        {own && <OwnPassword />}
+      </Stack>
     </AreaPage>
+  )
+}
+
+/** The signed-in member's password form; the fresh session it answers replaces the stored one. */
+function OwnPassword() {
+  return (
+    <ChangePasswordForm
+      onSave={async (values) => {
+        // Every other session ends; this browser keeps going with the fresh one, as remembered.
+        const remember = isSessionRemembered()
+        try {
+          writeSession(await changePassword({ ...values, remember }), remember)
+          return undefined
+        } catch (error) {
+          return apiErrorMessage(error)
+        }
+      }}
+    />
+  )
+}
+
+/** The signed-in member's details; the header's greeting follows the saved names. */
+function OwnDetails({ member }: { member: StaffMember }) {
+  const router = useRouter()
+  return (
+    <ProfileForm
+      member={member}
+      onSave={async (values) => {
+        try {
+          const saved = await updateOwnProfile(member.id, values)
+          const session = readSession()
+          if (session) {
+            writeSession(
+              {
+                ...session,
+                user: {
+                  ...session.user,
+                  title: saved.title,
+                  first_name: saved.first_name,
+                  last_name: saved.last_name,
+                },
+              },
+              isSessionRemembered(),
+            )
+          }
+          await router.invalidate()
+          return undefined
+        } catch (error) {
+          return apiErrorMessage(error)
+        }
+      }}
+    />
   )
 }

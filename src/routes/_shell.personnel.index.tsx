@@ -3,10 +3,12 @@ import { useActorRef } from '@xstate/react'
 import type { PersonnelInvitation } from '#domain/personnel.ts'
 import { personnelInvitationsMachine } from '#machines/personnel/personnel-invitations.machine.ts'
 import { listInvitations } from '#src/api/personnel.ts'
+import { setMemberActive, setMemberRole } from '#src/api/self-service.ts'
 import { listUsers } from '#src/api/users.ts'
 import { personnelInvitationsActors } from '#src/features/personnel/personnel.actors.ts'
-import { PersonnelArea } from '#src/features/personnel/personnel-area.tsx'
+import { PersonnelArea, type SaveMemberChange } from '#src/features/personnel/personnel-area.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData, UserFacingError } from '#src/lib/load-data.ts'
 
 /**
@@ -39,6 +41,7 @@ function PersonnelPage() {
   const isAdmin = Route.useRouteContext({
     select: (context) => context.session.user.access_rights === 'Admin',
   })
+  const ownId = Route.useRouteContext({ select: (context) => context.session.user.id })
   const router = useRouter()
   const actorRef = useActorRef(
     personnelInvitationsMachine.provide({
@@ -50,6 +53,16 @@ function PersonnelPage() {
       },
     }),
   )
+  const onMemberChange: SaveMemberChange = async (change) => {
+    try {
+      if (change.kind === 'role') await setMemberRole(change.member.id, change.role)
+      else await setMemberActive(change.member.id, change.kind === 'reactivate')
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
   return (
     <AreaPage
       title="Personnel"
@@ -65,6 +78,8 @@ function PersonnelPage() {
         invitationsError={invitationsError}
         isAdmin={isAdmin}
         actorRef={actorRef}
+        onMemberChange={isAdmin ? onMemberChange : undefined}
+        ownId={ownId}
       />
     </AreaPage>
   )

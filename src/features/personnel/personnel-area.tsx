@@ -19,27 +19,54 @@ import { type ReactNode, useState } from 'react'
 import * as v from 'valibot'
 import type { ActorRefFrom } from 'xstate'
 import { POSITIONS, TITLES } from '#domain/fields.ts'
+import { ROLES, type Role } from '#domain/permissions.ts'
 import {
   type InvitePersonnelFormInput,
   InvitePersonnelInputSchema,
   type PersonnelInvitation,
 } from '#domain/personnel.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
+import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import type {
   InvitationRef,
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
+import { formatDateTime } from '#src/features/shell/format.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 /** The Personnel area's actor (invite, resend, revoke). */
 export type PersonnelInvitationsActorRef = ActorRefFrom<typeof personnelInvitationsMachine>
 
+/** The member a row's control acts on. */
+export type MemberRef = { id: number; name: string }
+
+/** What an Admin asks of a member (issue 19): a new role, deactivation or reactivation. */
+export type MemberChange =
+  | { kind: 'role'; member: MemberRef; role: Role }
+  | { kind: 'deactivate'; member: MemberRef }
+  | { kind: 'reactivate'; member: MemberRef }
+
+/** Saves a member change; answers the refusal to show, or nothing when it was saved. */
+export type SaveMemberChange = (change: MemberChange) => Promise<string | undefined>
+
+function changedMessage(change: MemberChange): string {
+  switch (change.kind) {
+    case 'role':
+      return SELF_SERVICE_MESSAGES.roleChanged(change.member.name, change.role)
+    case 'deactivate':
+      return SELF_SERVICE_MESSAGES.deactivatedMember(change.member.name)
+    case 'reactivate':
+      return SELF_SERVICE_MESSAGES.reactivatedMember(change.member.name)
+  }
+}
+
 /** How a person's status reads in the list. */
-export type PersonStatus = 'active' | 'invited' | 'expired' | 'revoked'
+export type PersonStatus = 'active' | 'deactivated' | 'invited' | 'expired' | 'revoked'
 
 const STATUS_COLORS: Record<PersonStatus, string> = {
   active: 'green',
+  deactivated: 'red',
   invited: 'glow',
   expired: 'orange',
   revoked: 'gray',
@@ -47,7 +74,7 @@ const STATUS_COLORS: Record<PersonStatus, string> = {
 
 /** A row of the list: a staff member, or an invitation not used yet. */
 type PersonRow =
-  | { kind: 'staff'; key: string; member: StaffMember; status: 'active' }
+  | { kind: 'staff'; key: string; member: StaffMember; status: 'active' | 'deactivated' }
   | { kind: 'invitation'; key: string; invitation: PersonnelInvitation; status: PersonStatus }
 
 /** The list's rows: staff first (active), then invitations not used (invited, expired, revoked). */
@@ -59,7 +86,7 @@ export function personnelRows(
     kind: 'staff',
     key: `user-${member.id}`,
     member,
-    status: 'active',
+    status: member.deactivated_at ? 'deactivated' : 'active',
   }))
   for (const invitation of invitations) {
     // A used invitation is a staff member now; the list shows the person once.
@@ -87,6 +114,10 @@ export type PersonnelAreaProps = {
   /** Admins see the invite form and the resend and revoke buttons. */
   isAdmin: boolean
   actorRef: PersonnelInvitationsActorRef
+  /** Saves an Admin's member change; the role menus and status buttons show with it. */
+  onMemberChange?: SaveMemberChange | undefined
+  /** The signed-in user, who cannot deactivate themselves. */
+  ownId?: number | undefined
 }
 
 /**
@@ -100,13 +131,40 @@ export function PersonnelArea({
   invitationsError,
   isAdmin,
   actorRef,
+  onMemberChange,
+  ownId,
 }: PersonnelAreaProps) {
   const notice = useSelector(actorRef, (s) => s.context.notice)
   const sentCount = useSelector(actorRef, (s) => s.context.sentCount)
   const rows = personnelRows(staff, invitations)
   const [revoking, setRevoking] = useState<InvitationRef | null>(null)
+  const [deactivating, setDeactivating] = useState<MemberRef | null>(null)
+  // One member change at a time; its outcome stays until the next one or the close button.
+  const [working, setWorking] = useState<MemberChange | null>(null)
+  const [memberNotice, setMemberNotice] = useState<{ ok: boolean; message: string } | null>(null)
+  const manage = isAdmin && onMemberChange !== undefined
+  const changeMember = async (change: MemberChange) => {
+    if (!onMemberChange || working) return
+    setWorking(change)
+    setMemberNotice(null)
+    const failure = await onMemberChange(change)
+    setWorking(null)
+    setMemberNotice(
+      failure ? { ok: false, message: failure } : { ok: true, message: changedMessage(change) },
+    )
+  }
   return (
     <Stack gap="lg">
+      {manage && (
+        <DeactivateDialog
+          member={deactivating}
+          onCancel={() => setDeactivating(null)}
+          onConfirm={(member) => {
+            setDeactivating(null)
+            void changeMember({ kind: 'deactivate', member })
+          }}
+        />
+      )}
       <RevokeDialog
         invitation={revoking}
         onCancel={() => setRevoking(null)}
@@ -115,6 +173,17 @@ export function PersonnelArea({
           actorRef.send({ type: 'invitation.revoke', invitation })
         }}
       />
+      {memberNotice && (
+        <Alert
+          color={memberNotice.ok ? 'green' : 'red'}
+          role={memberNotice.ok ? 'status' : 'alert'}
+          withCloseButton
+          closeButtonLabel="Close message"
+          onClose={() => setMemberNotice(null)}
+        >
+          {memberNotice.message}
+        </Alert>
+      )}
       {notice && (
         <Alert
           color={notice.type === 'success' ? 'green' : 'red'}
@@ -132,20 +201,32 @@ export function PersonnelArea({
           Invitations could not be loaded: {invitationsError}
         </Alert>
       )}
-      <TableScroll label="Personnel" minWidth={isAdmin ? 600 : 440}>
+      <TableScroll label="Personnel" minWidth={manage ? 860 : isAdmin ? 600 : 440}>
         <Table striped verticalSpacing="sm">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Name</Table.Th>
               {/* Status next to the name, so a phone shows it without scrolling sideways. */}
               <Table.Th>Status</Table.Th>
+              {manage && <Table.Th>Role</Table.Th>}
               <Table.Th>Position</Table.Th>
+              {manage && <Table.Th>Last sign-in</Table.Th>}
               {isAdmin && <Table.Th>Actions</Table.Th>}
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {rows.map((row) =>
-              row.kind === 'staff' ? (
+              row.kind === 'staff' && manage ? (
+                <ManagedStaffRow
+                  key={row.key}
+                  member={row.member}
+                  status={row.status}
+                  working={working}
+                  isSelf={row.member.id === ownId}
+                  onChange={(change) => void changeMember(change)}
+                  onDeactivate={setDeactivating}
+                />
+              ) : row.kind === 'staff' ? (
                 <Table.Tr key={row.key}>
                   <Table.Td data-label="Name">
                     <PersonCell email={row.member.email}>
@@ -174,6 +255,7 @@ export function PersonnelArea({
                   invitation={row.invitation}
                   status={row.status}
                   isAdmin={isAdmin}
+                  manage={manage}
                   actorRef={actorRef}
                   onRevoke={setRevoking}
                 />
@@ -249,12 +331,15 @@ function InvitationRow({
   invitation,
   status,
   isAdmin,
+  manage,
   actorRef,
   onRevoke,
 }: {
   invitation: PersonnelInvitation
   status: PersonStatus
   isAdmin: boolean
+  /** The member columns (role, last sign-in) are shown: empty cells keep the rows aligned. */
+  manage: boolean
   actorRef: PersonnelInvitationsActorRef
   /** Asks whether to revoke (the dialog of {@link RevokeDialog}). */
   onRevoke: (invitation: InvitationRef) => void
@@ -275,7 +360,9 @@ function InvitationRow({
       <Table.Td data-label="Status">
         <StatusBadge status={status} />
       </Table.Td>
+      {manage && <Table.Td data-label="Role">—</Table.Td>}
       <Table.Td data-label="Position">{invitation.position}</Table.Td>
+      {manage && <Table.Td data-label="Last sign-in">—</Table.Td>}
       {isAdmin && (
         <Table.Td data-label="Actions">
           {open && id && (
@@ -310,6 +397,129 @@ function InvitationRow({
           )}
         </Table.Td>
       )}
+    </Table.Tr>
+  )
+}
+
+/**
+ * Deactivating signs the member out everywhere at once, so it asks first; Cancel, Escape or a
+ * click outside leave the member as they are.
+ */
+function DeactivateDialog({
+  member,
+  onCancel,
+  onConfirm,
+}: {
+  member: MemberRef | null
+  onCancel: () => void
+  onConfirm: (member: MemberRef) => void
+}) {
+  return (
+    <Modal
+      opened={member !== null}
+      onClose={onCancel}
+      title="Deactivate member?"
+      centered
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
+      <Text size="sm">
+        {member?.name} will be signed out on every device at once and cannot sign in until an admin
+        reactivates the account. Their history stays.
+      </Text>
+      <Group justify="flex-end" mt="lg">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button color="red" onClick={() => member && onConfirm(member)} data-autofocus>
+          Deactivate
+        </Button>
+      </Group>
+    </Modal>
+  )
+}
+
+/** A member's row for an Admin: the role menu, the last sign-in, Deactivate or Reactivate. */
+function ManagedStaffRow({
+  member,
+  status,
+  working: current,
+  isSelf,
+  onChange,
+  onDeactivate,
+}: {
+  member: StaffMember
+  status: PersonStatus
+  /** The change being saved, if any (all controls wait for it). */
+  working: MemberChange | null
+  isSelf: boolean
+  onChange: (change: MemberChange) => void
+  onDeactivate: (member: MemberRef) => void
+}) {
+  const busy = current !== null
+  const working = current?.member.id === member.id ? current.kind : null
+  const name = `${member.first_name} ${member.last_name}`
+  const ref: MemberRef = { id: member.id, name }
+  return (
+    <Table.Tr>
+      <Table.Td data-label="Name">
+        <PersonCell email={member.email}>
+          <AnchorLink to="/personnel/$userId" params={{ userId: String(member.id) }}>
+            {fullName(member)}
+          </AnchorLink>
+        </PersonCell>
+      </Table.Td>
+      <Table.Td data-label="Status">
+        <StatusBadge status={status} />
+      </Table.Td>
+      <Table.Td data-label="Role">
+        <Select
+          aria-label={`Role of ${name}`}
+          data={[...ROLES]}
+          value={member.access_rights}
+          allowDeselect={false}
+          size="xs"
+          w={130}
+          disabled={busy}
+          onChange={(value) => {
+            if (!value || value === member.access_rights) return
+            onChange({ kind: 'role', member: ref, role: value as Role })
+          }}
+        />
+      </Table.Td>
+      <Table.Td data-label="Position">{member.position ?? '—'}</Table.Td>
+      <Table.Td data-label="Last sign-in">
+        {member.last_sign_in_at ? formatDateTime(member.last_sign_in_at) : 'Never'}
+      </Table.Td>
+      <Table.Td data-label="Actions">
+        {isSelf ? (
+          <Text size="sm" c="dimmed">
+            You
+          </Text>
+        ) : status === 'deactivated' ? (
+          <Button
+            size="xs"
+            variant="light"
+            aria-label={`Reactivate ${name}`}
+            disabled={busy && working !== 'reactivate'}
+            loading={working === 'reactivate'}
+            onClick={() => onChange({ kind: 'reactivate', member: ref })}
+          >
+            Reactivate
+          </Button>
+        ) : (
+          <Button
+            size="xs"
+            variant="subtle"
+            color="red"
+            aria-label={`Deactivate ${name}`}
+            disabled={busy && working !== 'deactivate'}
+            loading={working === 'deactivate'}
+            onClick={() => onDeactivate(ref)}
+          >
+            Deactivate
+          </Button>
+        )}
+      </Table.Td>
     </Table.Tr>
   )
 }

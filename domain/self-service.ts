@@ -1,0 +1,74 @@
+import * as v from 'valibot'
+import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH } from '#domain/auth.ts'
+import { FirstNameSchema, LastNameSchema, TitleSchema } from '#domain/fields.ts'
+import { ROLES } from '#domain/permissions.ts'
+import { NewPasswordSchema } from '#domain/reset-password.ts'
+
+/**
+ * Self-service (issue 19): a member changes their own password; an Admin changes a colleague's
+ * role, deactivates and reactivates them. A practice always keeps one active Admin (PORTAL.md
+ * section 2). The server re-validates every body with these schemas.
+ */
+
+/** What the API and the screens say (ours: not in the spec). */
+export const SELF_SERVICE_MESSAGES = {
+  currentPasswordRequired: 'Please fill in your current password',
+  currentPasswordWrong: 'The current password is not correct.',
+  samePassword: 'The new password must differ from the current one.',
+  passwordChanged: 'Password changed. You were signed out on every other device.',
+  lastAdmin: 'The practice must keep at least one active Admin: make another member Admin first.',
+  ownAccount: 'You cannot deactivate your own account.',
+  deactivated: 'This account was deactivated. Ask an admin of your practice to reactivate it.',
+  roleRequired: 'Choose a role: Admin, Manager or Staff.',
+  ownProfileOnly: 'You can change only your own profile.',
+  profileSaved: 'Profile saved.',
+  roleChanged: (name: string, role: string) => `${name} is now ${role}.`,
+  deactivatedMember: (name: string) => `${name} was deactivated and signed out on every device.`,
+  reactivatedMember: (name: string) => `${name} can sign in again.`,
+} as const
+
+/** `PUT /users/{id}/role` body. */
+export const RoleChangePayloadSchema = v.object({
+  access_rights: v.picklist(ROLES, SELF_SERVICE_MESSAGES.roleRequired),
+})
+export type RoleChangePayload = v.InferOutput<typeof RoleChangePayloadSchema>
+
+/** `POST /auth/change-password` body: the current password and the new one twice. */
+export const ChangePasswordPayloadSchema = v.pipe(
+  v.object({
+    current_password: v.pipe(
+      v.string(),
+      v.nonEmpty(SELF_SERVICE_MESSAGES.currentPasswordRequired),
+      v.maxLength(PASSWORD_MAX_LENGTH, SELF_SERVICE_MESSAGES.currentPasswordWrong),
+    ),
+    password: NewPasswordSchema,
+    passwordConfirmation: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
+    /** Whether this browser's session was made with Remember me: the fresh one lasts as long. */
+    remember: v.optional(v.boolean()),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['password'], ['passwordConfirmation']],
+      (input) => input.password === input.passwordConfirmation,
+      AUTH_MESSAGES.passwordsDoNotMatch,
+    ),
+    ['passwordConfirmation'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['current_password'], ['password']],
+      (input) => input.current_password !== input.password,
+      SELF_SERVICE_MESSAGES.samePassword,
+    ),
+    ['password'],
+  ),
+)
+export type ChangePasswordPayload = v.InferOutput<typeof ChangePasswordPayloadSchema>
+
+/** `PUT /users/{own id}` body: the title and names, with the sign-up's name rules. */
+export const ProfileUpdatePayloadSchema = v.object({
+  title: TitleSchema,
+  first_name: FirstNameSchema,
+  last_name: LastNameSchema,
+})
+export type ProfileUpdatePayload = v.InferOutput<typeof ProfileUpdatePayloadSchema>

@@ -1,0 +1,216 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  storeSession,
+  test,
+  waitForMessage,
+} from './support/fixtures.ts'
+
+// Issue 19: roles, deactivation and the own password, through the real server.
+const SHOTS = 'docs/screenshots/issue-19'
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+] as const
+const stamp = `${Date.now()}`.slice(-7)
+const uniquePhone = (n: number) => nanpTestPhone(`56${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
+
+type Colleague = { id: number; email: string; password: string; first: string; last: string }
+
+/** Shoots the page at 1440 and 390 px around `focus`, checking axe at each width. */
+async function shoot(page: Page, name: string, focus: Locator) {
+  mkdirSync(SHOTS, { recursive: true })
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport)
+    await page.waitForTimeout(150)
+    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
+    // What a person looks at: the part in question, without a focus ring left from a click.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await focus.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
+  }
+  await page.setViewportSize(VIEWPORTS[0])
+}
+
+/** The demo Admin invites a colleague, who registers through the API with a verified phone. */
+async function registerColleague(
+  request: APIRequestContext,
+  jwt: string,
+  n: number,
+  first: string,
+  last: string,
+): Promise<Colleague> {
+  const email = `${first.toLowerCase()}.${stamp}${n}@example.com`
+  const password = 'Harbor-Lantern-42'
+  const sentAt = new Date(Date.now() - 1000)
+  const invited = await request.post('/api/personnel', {
+    headers: { Authorization: `Bearer ${jwt}` },
+    data: { email, first_name: first, last_name: last, position: 'Staff', title: null },
+  })
+  expect(invited.status(), await invited.text()).toBe(201)
+  const mail = await waitForMessage(request, 'email', email, { after: sentAt })
+  const id = (mail.link ?? '').split('/').at(-1) ?? ''
+  const phone = uniquePhone(n)
+  const codeAt = new Date(Date.now() - 1000)
+  const code = await request.post('/api/auth/get-code', {
+    data: { email, phone, countryCode: '+1' },
+  })
+  expect(code.status(), await code.text()).toBe(200)
+  const { authyId } = (await code.json()) as { authyId: string }
+  const sms = await waitForMessage(request, 'sms', `+1${phone}`, { after: codeAt })
+  const verified = await request.post('/api/auth/verify-code', {
+    data: { authyId, phone, code: sms.code },
+  })
+  expect(verified.status(), await verified.text()).toBe(200)
+  const registered = await request.post('/api/auth/personnel/register', {
+    data: {
+      id,
+      title: '',
+      first_name: first,
+      last_name: last,
+      cell_phone: phone,
+      password,
+      password_confirm: password,
+      authyId,
+    },
+  })
+  expect(registered.status(), await registered.text()).toBe(200)
+  const { user } = (await registered.json()) as { user: { id: number } }
+  return { id: user.id, email, password, first, last }
+}
+
+const rowOf = (page: Page, email: string) => page.getByRole('row').filter({ hasText: email })
+
+test.describe('self-service', () => {
+  test('an Admin promotes, deactivates and makes a new Admin, who changes their password', async ({
+    page,
+    request,
+    browser,
+  }) => {
+    const admin = await apiSignIn(request)
+    const jamie = await registerColleague(request, admin.jwt, 1, 'Jamie', 'Lopez')
+    const riley = await registerColleague(request, admin.jwt, 2, 'Riley', 'Chen')
+    const alex = await registerColleague(request, admin.jwt, 3, 'Alex', "O'Hara")
+    const sessionOf = (c: Colleague) => apiSignIn(request, c.email, c.password, { fresh: true })
+    const jamieSession = await sessionOf(jamie)
+    const rileySession = await sessionOf(riley)
+
+    // A Staff member gets none of the Admin controls, and the API refuses them.
+    await storeSession(page, jamieSession)
+    await page.goto('/personnel')
+    await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
+    await expect(page.getByRole('combobox', { name: /^Role of/ })).toHaveCount(0)
+    await expect(page.getByRole('button', { name: /^Deactivate/ })).toHaveCount(0)
+    const refused = await request.put(`/api/users/${riley.id}/role`, {
+      headers: { Authorization: `Bearer ${jamieSession.jwt}` },
+      data: { access_rights: 'Admin' },
+    })
+    expect(refused.status()).toBe(403)
+
+    // The Admin promotes Jamie to Manager, who can then adjust points.
+    await storeSession(page, admin)
+    await page.goto('/personnel')
+    const role = rowOf(page, jamie.email).getByRole('combobox', { name: 'Role of Jamie Lopez' })
+    await role.click()
+    await page.getByRole('option', { name: 'Manager', exact: true }).click()
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Jamie Lopez is now Manager.' }),
+    ).toBeVisible()
+    await expect(role).toHaveValue('Manager')
+    const patient = await request.post('/api/patients', {
+      headers: { Authorization: `Bearer ${admin.jwt}` },
+      data: { first_name: 'Pat', last_name: `Points${stamp}` },
+    })
+    const { id: patientId } = (await patient.json()) as { id: number }
+    const adjusted = await request.post(`/api/patients/${patientId}/adjustments`, {
+      headers: { Authorization: `Bearer ${jamieSession.jwt}` },
+      data: { points: 500, reason: 'birthday', idempotencyKey: `e2e-${stamp}` },
+    })
+    expect(adjusted.status(), await adjusted.text()).toBe(201)
+
+    // Deactivating asks first; Riley's open session is refused at once.
+    await rowOf(page, riley.email).getByRole('button', { name: 'Deactivate Riley Chen' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Deactivate member?' })
+    await expect(dialog).toBeVisible()
+    expect(await axeViolations(page), 'axe on the deactivate dialog').toEqual([])
+    await dialog.getByRole('button', { name: 'Deactivate' }).click()
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Riley Chen was deactivated' }),
+    ).toBeVisible()
+    await expect(rowOf(page, riley.email).getByText('deactivated')).toBeVisible()
+    const afterwards = await request.get('/api/users', {
+      headers: { Authorization: `Bearer ${rileySession.jwt}` },
+    })
+    expect(afterwards.status()).toBe(401)
+    const signIn = await request.post('/api/auth/local', {
+      data: { identifier: riley.email, password: riley.password },
+    })
+    expect(signIn.status()).toBe(403)
+
+    // Alex becomes Admin; the practice now has two.
+    const alexRole = rowOf(page, alex.email).getByRole('combobox', { name: /^Role of Alex/ })
+    await alexRole.click()
+    await page.getByRole('option', { name: 'Admin', exact: true }).click()
+    await expect(alexRole).toHaveValue('Admin')
+    await shoot(page, 'personnel-admin', page.getByRole('table'))
+
+    // Alex, signed in on two browsers, changes the password on one: the other session ends.
+    const alexElsewhere = await sessionOf(alex)
+    const alexSession = await sessionOf(alex)
+    await storeSession(page, alexSession)
+    await page.goto(`/personnel/${alex.id}`)
+    await expect(page.getByRole('heading', { level: 1, name: 'My Profile' })).toBeVisible()
+    // A typo made at registration is not permanent: the header follows the fixed name.
+    const details = page.getByRole('form', { name: 'Your details' })
+    await details.getByRole('textbox', { name: /^Last name/ }).fill("O'Hara-Reyes")
+    await details.getByRole('button', { name: 'Save details' }).click()
+    await expect(details.getByRole('status')).toHaveText('Profile saved.')
+    await expect(page.getByText("Hello, Alex O'Hara-Reyes")).toBeVisible()
+    const form = page.getByRole('form', { name: 'Change password' })
+    await form.getByLabel(/^Current password/).fill('Not-My-Password-1')
+    await form.getByLabel(/^New password/).fill('Copper-Meadow-77')
+    await form.getByLabel(/^Confirm new password/).fill('Copper-Meadow-77')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await expect(form.getByRole('alert')).toHaveText('The current password is not correct.')
+    await shoot(page, 'my-profile-password-refused', form)
+    await form.getByLabel(/^Current password/).fill(alex.password)
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await expect(form.getByRole('status')).toHaveText(
+      'Password changed. You were signed out on every other device.',
+    )
+    await shoot(page, 'my-profile-password-changed', form)
+    // This browser goes on with its fresh session.
+    await page.goto('/personnel')
+    await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
+    await expect(page.getByRole('combobox', { name: /^Role of Jamie/ })).toBeVisible()
+    // Another browser's session has ended.
+    const other = await browser.newContext()
+    const otherPage = await other.newPage()
+    await storeSession(otherPage, alexElsewhere)
+    await otherPage.goto('/personnel')
+    await expect(otherPage).toHaveURL(/\/signin/)
+    await other.close()
+    const oldPassword = await request.post('/api/auth/local', {
+      data: { identifier: alex.email, password: alex.password },
+    })
+    expect(oldPassword.status()).toBe(400)
+
+    // The last active Admin rule: the demo Admin cannot be the one who leaves a practice empty,
+    // and Riley comes back.
+    await rowOf(page, riley.email).getByRole('button', { name: 'Reactivate Riley Chen' }).click()
+    await expect(
+      page.getByRole('status').filter({ hasText: 'Riley Chen can sign in again.' }),
+    ).toBeVisible()
+    await expect(rowOf(page, riley.email).getByText('active')).toBeVisible()
+    // Alex steps down (another Admin remains); the practice keeps the demo Admin.
+    const self = rowOf(page, alex.email).getByRole('combobox', { name: /^Role of Alex/ })
+    await self.click()
+    await page.getByRole('option', { name: 'Staff', exact: true }).click()
+    await expect(self).toHaveValue('Staff')
+  })
+})
