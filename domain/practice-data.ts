@@ -41,6 +41,14 @@ export const PatientPageSchema = v.object({
 })
 export type PatientPage = v.InferOutput<typeof PatientPageSchema>
 
+/** `GET /patients/summary`: the practice's patients counted in the database (archived left out). */
+export const PatientSummarySchema = v.object({
+  patients: v.number(),
+  subscribed: v.number(),
+  converted: v.number(),
+})
+export type PatientSummary = v.InferOutput<typeof PatientSummarySchema>
+
 /** How the patient list can be sorted; a leading `-` sorts descending. */
 export const PATIENT_SORTS = [
   'name',

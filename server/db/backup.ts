@@ -8,6 +8,7 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { PGLITE_EXTENSIONS } from './client.ts'
 
 /** A backup or restore that cannot go ahead; the message says why and what to do. */
 export class BackupError extends Error {
@@ -27,7 +28,7 @@ export function pgliteDir(dataDir: string): string {
 export async function backupPglite(dataDir: string, file: string): Promise<number> {
   const dir = pgliteDir(dataDir)
   if (!existsSync(dir)) throw new BackupError(`There is no database to back up in ${dir}.`)
-  const db = await PGlite.create(dir)
+  const db = await PGlite.create(dir, { extensions: PGLITE_EXTENSIONS })
   try {
     // A checkpoint first, so the dump holds every committed row in the data files themselves.
     await db.exec('CHECKPOINT')
@@ -65,7 +66,7 @@ export async function restorePglite(
   }
   mkdirSync(dataDir, { recursive: true })
   const blob = new Blob([readFileSync(file)])
-  const db = await PGlite.create(dir, { loadDataDir: blob })
+  const db = await PGlite.create(dir, { loadDataDir: blob, extensions: PGLITE_EXTENSIONS })
   try {
     // Proves the restored folder opens and answers before the restore counts as done.
     await db.query('select 1')

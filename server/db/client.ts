@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -44,6 +45,12 @@ export type OpenDatabaseOptions = {
   /** Apply pending migrations before answering (default true). */
   migrate?: boolean
 }
+
+/**
+ * The extensions every embedded database loads: the migrations create `pg_trgm` (patient search),
+ * so PGlite must be able to, also when a backup is opened or restored.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm }
 
 /** Where drizzle-kit writes the migrations (`npm run db:generate`). */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url))
@@ -128,11 +135,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   let client: PGlite
   if (dataDir === 'memory') {
-    client = await PGlite.create('memory://')
+    client = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS })
   } else {
     // PGlite creates only the last folder of its path.
     mkdirSync(dataDir, { recursive: true })
-    client = await PGlite.create(join(dataDir, 'pglite'))
+    client = await PGlite.create(join(dataDir, 'pglite'), { extensions: PGLITE_EXTENSIONS })
   }
   const db = drizzlePglite(client, { schema })
   try {

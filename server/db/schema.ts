@@ -219,11 +219,24 @@ export const patients = pgTable(
     archived_at: instant(),
     last_visit_at: instant(),
     created_at: createdAt(),
+    /**
+     * What a search reads, kept by the database: both orders of the name, the e-mail and the
+     * phone, lower-cased (migration 0008).
+     */
+    search_text: text().generatedAlwaysAs(
+      sql`lower("patients"."first_name" || ' ' || "patients"."last_name" || ' ' || "patients"."last_name" || ' ' || "patients"."first_name" || ' ' || coalesce("patients"."email", '') || ' ' || coalesce("patients"."phone", ''))`,
+    ),
   },
   (t) => [
     uniqueIndex('patients_unsubscribe_id_unique').on(t.unsubscribe_id),
     index('patients_practice_idx').on(t.practice_id),
     index('patients_practice_name_idx').on(t.practice_id, t.last_name, t.first_name, t.id),
+    // Search as you type reads this trigram index (migration 0008), not every patient.
+    // fastupdate off: PGlite has no autovacuum to merge a pending list, which would grow until
+    // the planner stopped using the index.
+    index('patients_search_trgm_idx')
+      .using('gin', sql`${t.search_text} gin_trgm_ops`)
+      .with({ fastupdate: false }),
     // The cached balance of the ledger can never go below 0, whatever a bug in the app does.
     check('patients_points_nonnegative_check', sql`${t.points} >= 0`),
   ],
@@ -273,11 +286,14 @@ export const appointments = pgTable(
     procedure_id: integer().references(() => procedures.id, { onDelete: 'set null' }),
     starts_at: instant().notNull(),
     status: text().notNull().default('scheduled'),
+    notes: text().notNull().default(''),
     created_at: createdAt(),
+    updated_at: instant(),
   },
   (t) => [
     index('appointments_practice_starts_idx').on(t.practice_id, t.starts_at),
     check('appointments_status_check', sql`${t.status} in ('scheduled', 'completed', 'cancelled')`),
+    check('appointments_notes_length_check', sql`char_length(${t.notes}) <= 1000`),
   ],
 )
 

@@ -3,6 +3,7 @@ import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { hashPassword } from '#server/services/passwords.ts'
 import type { Database } from './client.ts'
+import { seedDemoHistory } from './demo-history.ts'
 import {
   activities,
   appointments,
@@ -102,6 +103,11 @@ export type SeedOptions = {
    * SEED_DEMO, which is off in production unless asked for).
    */
   demo?: boolean
+  /**
+   * Also give the demo practice its year of history (server/db/demo-history.ts; default true).
+   * The API tests leave it out: they build on the six demo patients and need a fast seed.
+   */
+  history?: boolean
 }
 
 /** Whether the demo practice's Admin exists (the start banner mentions the demo sign-in then). */
@@ -123,7 +129,7 @@ export async function hasDemoAdmin(db: Database): Promise<boolean> {
  */
 export async function seedIfEmpty(
   db: Database,
-  { publicUrl, now = new Date(), demo = true }: SeedOptions,
+  { publicUrl, now = new Date(), demo = true, history = true }: SeedOptions,
 ) {
   const hashes = demo
     ? await Promise.all([
@@ -172,7 +178,7 @@ export async function seedIfEmpty(
     if (!practice) throw new Error('The demo practice was not created')
     const practiceId = practice.id
 
-    const [admin] = await tx
+    const [admin, staffMember, manager] = await tx
       .insert(users)
       .values([
         {
@@ -214,7 +220,7 @@ export async function seedIfEmpty(
         },
       ])
       .returning({ id: users.id })
-    if (!admin) throw new Error('The demo admin was not created')
+    if (!admin || !staffMember || !manager) throw new Error('The demo staff was not created')
 
     const invitationId = randomToken()
     await tx.insert(personnelInvitations).values({
@@ -290,7 +296,7 @@ export async function seedIfEmpty(
         { practice_id: practiceId, name: 'Laser Hair Removal', price: 25000, points: 250 },
         { practice_id: practiceId, name: 'Chemical Peel', price: 15000, points: 150 },
       ])
-      .returning({ id: procedures.id })
+      .returning({ id: procedures.id, points: procedures.points })
     const procedureId = (index: number) => procedureRows[index]?.id ?? null
 
     await tx.insert(products).values([
@@ -418,6 +424,14 @@ export async function seedIfEmpty(
         created_at: at(now, -5, 13),
       },
     ])
+    if (history) {
+      await seedDemoHistory(tx, {
+        practiceId,
+        now,
+        staff: { adminId: admin.id, managerId: manager.id, staffId: staffMember.id },
+        procedures: procedureRows.map((row) => ({ id: row.id, points: row.points ?? 100 })),
+      })
+    }
     return true
   })
 }

@@ -124,6 +124,10 @@ function validString(schema: Schema): fc.Arbitrary<string> {
       return fc
         .date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true })
         .map((date) => date.toISOString().slice(0, 10))
+    case 'date-time':
+      return fc
+        .date({ min: new Date('2000-01-01'), max: new Date('2040-12-31'), noInvalidDate: true })
+        .map((date) => date.toISOString())
   }
   // Surrounding spaces are trimmed before the rules apply: a generated value has none.
   return fc

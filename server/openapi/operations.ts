@@ -7,6 +7,12 @@ import {
   UnsubscribeAnswerSchema,
 } from '#domain/api-answers.ts'
 import {
+  APPOINTMENT_MESSAGES,
+  APPOINTMENT_RANGE_MAX_DAYS,
+  AppointmentDetailSchema,
+  AppointmentRangeQuerySchema,
+} from '#domain/appointments.ts'
+import {
   ForgotPasswordAnswerSchema,
   InitPermissionsAnswerSchema,
   ResetCodeStatusAnswerSchema,
@@ -23,6 +29,7 @@ import {
   PatientPageSchema,
   PatientPromotionSchema,
   PatientSchema,
+  PatientSummarySchema,
   ProcedureSchema,
   ProductSchema,
   StaffMemberSchema,
@@ -42,7 +49,7 @@ import {
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
-import { PageQuerySchema } from '#server/routes/patients.ts'
+import { PageQuerySchema, WholeListQuerySchema } from '#server/routes/patients.ts'
 import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
 import type { JsonSchemaObject } from './schemas.ts'
 
@@ -223,21 +230,36 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
   'GET /api/patients/all/by-practice/:id': {
-    summary: 'List every patient',
-    description: 'Every patient of the practice, ordered by name.',
+    summary: 'List every patient, a page at a time',
+    description:
+      'The patients of the practice, ordered by name. An answer holds at most 500 (`limit`, default and most 500; `offset`), so it never grows with the practice; when more follow, the `Link` header names the next page (`rel="next"`).',
     tag: 'Patients',
+    query: WholeListQuerySchema,
     responses: {
       200: { description: 'The patients.', json: PatientSchema, array: true },
+      400: 'The practice id, `limit` or `offset` is not valid.',
       404: OTHER_PRACTICE,
     },
   },
   'GET /api/patients/all/by-practice/converted/:id': {
-    summary: 'List converted patients',
-    description: 'Every patient of the practice who became a client, ordered by name.',
+    summary: 'List converted patients, a page at a time',
+    description:
+      'The patients of the practice who became clients, ordered by name, at most 500 an answer (`limit`, `offset`) with a `Link` header to the next page as for every patient.',
     tag: 'Patients',
+    query: WholeListQuerySchema,
     responses: {
       200: { description: 'The converted patients.', json: PatientSchema, array: true },
+      400: 'The practice id, `limit` or `offset` is not valid.',
       404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/patients/summary': {
+    summary: "Count the practice's patients",
+    description:
+      'How many patients the practice has (archived ones left out), how many receive e-mail and how many became clients: counted in the database, for the dashboard.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The counts.', json: PatientSummarySchema },
     },
   },
   'GET /api/patients/promotions/:id': {
@@ -399,11 +421,63 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'DELETE /api/appointments/:id': {
     summary: 'Delete an appointment',
-    description: 'Removes the appointment and answers the removed row.',
+    description:
+      "Removes a scheduled or cancelled appointment and answers the removed row. A completed one stays: its visit is reversed from the patient's profile instead.",
     tag: 'Appointments',
     responses: {
       200: { description: 'The removed appointment.', json: AppointmentSchema },
       404: 'No appointment has this id.',
+      409: APPOINTMENT_MESSAGES.completedNoDelete,
+    },
+  },
+  'GET /api/appointments': {
+    summary: 'List the appointments of a range of days',
+    description: `The practice's appointments starting from \`from\` (00:00 UTC, inclusive) to \`to\` (00:00 UTC, exclusive), at most ${APPOINTMENT_RANGE_MAX_DAYS} days, earliest first, each with its patient's name and phone and its procedure's name.`,
+    tag: 'Appointments',
+    query: AppointmentRangeQuerySchema,
+    responses: {
+      200: { description: 'The appointments.', json: AppointmentDetailSchema, array: true },
+      400: `A date is not valid, or the range is empty or longer than ${APPOINTMENT_RANGE_MAX_DAYS} days.`,
+    },
+  },
+  'GET /api/appointments/:id': {
+    summary: 'Read an appointment',
+    description: "One appointment with its patient's name and phone and its procedure's name.",
+    tag: 'Appointments',
+    responses: {
+      200: { description: 'The appointment.', json: AppointmentDetailSchema },
+      404: 'No appointment has this id.',
+    },
+  },
+  'POST /api/appointments': {
+    summary: 'Book an appointment',
+    description:
+      'Books a scheduled appointment for a patient of the practice who is not archived, with a procedure of the catalogue that is not archived (or none) and notes.',
+    tag: 'Appointments',
+    responses: {
+      201: { description: 'The new appointment.', json: AppointmentDetailSchema },
+      400: 'A field is not valid; `details.field` names it (the patient or the procedure is not bookable).',
+    },
+  },
+  'PUT /api/appointments/:id': {
+    summary: 'Reschedule or change an appointment',
+    description: 'Changes the start, the procedure or the notes of a scheduled appointment.',
+    tag: 'Appointments',
+    responses: {
+      200: { description: 'The changed appointment.', json: AppointmentDetailSchema },
+      404: 'No appointment has this id.',
+      409: APPOINTMENT_MESSAGES.notScheduled,
+    },
+  },
+  'POST /api/appointments/:id/cancel': {
+    summary: 'Cancel an appointment',
+    description:
+      'Cancels a scheduled appointment (a cancelled one answers as it is). A completed appointment cannot be cancelled.',
+    tag: 'Appointments',
+    responses: {
+      200: { description: 'The cancelled appointment.', json: AppointmentDetailSchema },
+      404: 'No appointment has this id.',
+      409: APPOINTMENT_MESSAGES.notScheduled,
     },
   },
   'DELETE /api/upload/files/:id': {

@@ -59,6 +59,40 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect((await get(`/api/patients/by-practice/${t.demo.practiceId}?limit=x`)).status).toBe(400)
     })
 
+    it('answers the whole list a page at a time, with a Link to the next page', async () => {
+      const base = `/api/patients/all/by-practice/${t.demo.practiceId}`
+      const all = v.parse(PatientListSchema, await (await get(base)).json())
+      expect(all.length).toBeLessThanOrEqual(500)
+      const first = await get(`${base}?limit=2`)
+      expect(v.parse(PatientListSchema, await first.json()).map((p) => p.id)).toEqual(
+        all.slice(0, 2).map((p) => p.id),
+      )
+      const link = first.headers.get('link')
+      expect(link).toBe(`<${base}?limit=2&offset=2>; rel="next"`)
+      const next = link?.slice(1, link.indexOf('>')) ?? ''
+      expect(v.parse(PatientListSchema, await (await get(next)).json()).map((p) => p.id)).toEqual(
+        all.slice(2, 4).map((p) => p.id),
+      )
+      const last = await get(`${base}?limit=2&offset=${all.length - 1}`)
+      expect(v.parse(PatientListSchema, await last.json())).toHaveLength(1)
+      expect(last.headers.get('link')).toBeNull()
+      expect((await get(`${base}?limit=501`)).status).toBe(400)
+    })
+
+    it('counts the practice patients in the database (summary)', async () => {
+      const response = await get('/api/patients/summary', t.demo.staffToken)
+      expect(response.status).toBe(200)
+      const summary = (await response.json()) as Record<string, number>
+      const rows = (await t.db.select().from(patients)).filter(
+        (r) => r.practice_id === t.demo.practiceId && r.archived_at === null,
+      )
+      expect(summary).toEqual({
+        patients: rows.length,
+        subscribed: rows.filter((r) => r.email_subscription).length,
+        converted: rows.filter((r) => r.converted).length,
+      })
+    })
+
     it('lists only converted patients on all/by-practice/converted', async () => {
       const response = await get(`/api/patients/all/by-practice/converted/${t.demo.practiceId}`)
       expect(response.status).toBe(200)

@@ -1,17 +1,4 @@
-import {
-  and,
-  asc,
-  desc,
-  eq,
-  ilike,
-  isNotNull,
-  isNull,
-  like,
-  ne,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm'
+import { and, asc, desc, eq, isNotNull, isNull, like, ne, type SQL, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
@@ -54,6 +41,11 @@ export const patientColumns = {
   created_at: patients.created_at,
 }
 
+type PatientRow = Awaited<ReturnType<typeof findPatient>> & {}
+
+/** A search's answer columns, each row also carrying the number of all matches. */
+const searchedColumns = { ...patientColumns, total: sql<number>`count(*) over ()`.as('total') }
+
 const SORT_ORDER: Record<PatientSort, SQL[]> = {
   name: [asc(patients.last_name), asc(patients.first_name), asc(patients.id)],
   '-name': [desc(patients.last_name), desc(patients.first_name), desc(patients.id)],
@@ -65,25 +57,36 @@ const SORT_ORDER: Record<PatientSort, SQL[]> = {
   '-created': [desc(patients.created_at), desc(patients.id)],
 }
 
+/**
+ * A search's name order: the same order, case folded. Besides reading better (McKay beside Mckay),
+ * it is an order no index gives, so the planner gathers the matches through the trigram index and
+ * sorts them, rather than walking the whole practice by name to find 25 matches.
+ */
+const SEARCH_SORT_ORDER: Record<PatientSort, SQL[]> = {
+  ...SORT_ORDER,
+  name: [sql`lower(${patients.last_name})`, sql`lower(${patients.first_name})`, asc(patients.id)],
+  '-name': [
+    sql`lower(${patients.last_name}) desc`,
+    sql`lower(${patients.first_name}) desc`,
+    desc(patients.id),
+  ],
+}
+
 /** The `LIKE` pattern of a search term, its wildcards taken literally. */
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
 
 /**
  * Where a search term matches: the name (first, last, or both in either order), the e-mail, or,
- * when the term has 3 digits or more, the phone's digits ("555-0101" finds 5550101001).
+ * when the term is written as a phone number with 3 digits or more, the phone's digits
+ * ("555-0101" finds 5550101001). One `LIKE` over the patient's `search_text` (migration 0008),
+ * which a trigram index answers without reading every patient of the practice.
  */
 function searchCondition(term: string): SQL | undefined {
   if (!term) return undefined
-  const pattern = likePattern(term)
-  // Only a term written as a phone number (digits and phone punctuation) searches the phones: the
-  // digits of "Lopez 2024" are not part of anyone's number.
+  // Only a term written as a phone number (digits and phone punctuation) is read as its digits:
+  // the digits of "Lopez 2024" are not part of anyone's number.
   const digits = /^[\d\s().+-]+$/.test(term) ? phoneDigits(term) : ''
-  return or(
-    ilike(sql`${patients.first_name} || ' ' || ${patients.last_name}`, pattern),
-    ilike(sql`${patients.last_name} || ' ' || ${patients.first_name}`, pattern),
-    ilike(patients.email, pattern),
-    digits.length >= 3 ? like(patients.phone, likePattern(digits)) : undefined,
-  )
+  return like(patients.search_text, likePattern(digits.length >= 3 ? digits : term.toLowerCase()))
 }
 
 /**
@@ -155,6 +158,31 @@ export const PageQuerySchema = v.object({
   ),
 })
 
+/** Most patients one answer of the spec's whole-list calls holds (see {@link WholeListQuerySchema}). */
+export const WHOLE_LIST_LIMIT = 500
+
+/**
+ * The `?limit=` and `?offset=` of the spec's whole-list calls (`all/by-practice/{id}` and its
+ * converted twin). Without them the answer is the first {@link WHOLE_LIST_LIMIT} patients, so no
+ * answer grows with the practice; a `Link: <…>; rel="next"` header names the next page.
+ */
+export const WholeListQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(WHOLE_LIST_LIMIT),
+    ),
+    String(WHOLE_LIST_LIMIT),
+  ),
+  offset: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,9}$/), v.transform(Number), v.minValue(0)),
+    '0',
+  ),
+})
+
 const PatientUpdateSchema = v.partial(PatientInputSchema)
 
 const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
@@ -196,6 +224,29 @@ export function patientRoutes(ctx: ServerContext) {
       return c.json(row)
     }
 
+  /**
+   * One page of a spec whole-list call, ordered by name: at most `limit` rows (one more is read to
+   * know whether a next page exists, named in the `Link` header).
+   */
+  const wholeList = async (c: Context<AppEnv>, practiceId: number, where: SQL | undefined) => {
+    assertOwnPractice(c.var.user, practiceId)
+    const { limit, offset } = parseOr400(WholeListQuerySchema, c.req.query())
+    const rows = await ctx.db
+      .select(patientColumns)
+      .from(patients)
+      .where(and(eq(patients.practice_id, practiceId), where))
+      .orderBy(...patientOrder)
+      .limit(limit + 1)
+      .offset(offset)
+    if (rows.length > limit) {
+      const next = new URL(c.req.url)
+      next.searchParams.set('limit', String(limit))
+      next.searchParams.set('offset', String(offset + limit))
+      c.header('Link', `<${next.pathname}${next.search}>; rel="next"`)
+    }
+    return c.json(rows.slice(0, limit))
+  }
+
   return new Hono<AppEnv>()
     .get('/', auth, read, async (c) => {
       const query = parseOr400(PatientListQuerySchema, c.req.query())
@@ -204,23 +255,43 @@ export function patientRoutes(ctx: ServerContext) {
         query.archived === 'true' ? isNotNull(patients.archived_at) : isNull(patients.archived_at),
         searchCondition(query.search),
       )
-      const [rows, [count]] = await Promise.all([
-        ctx.db
-          .select(patientColumns)
+      const order = SORT_ORDER[query.sort]
+      const offset = (query.page - 1) * query.pageSize
+      const countAll = async () => {
+        const [row] = await ctx.db
+          .select({ total: sql<number>`count(*)::int` })
           .from(patients)
           .where(where)
-          .orderBy(...SORT_ORDER[query.sort])
+        return Number(row?.total ?? 0)
+      }
+      let data: PatientRow[]
+      let total: number
+      if (query.search) {
+        // A search counts its matches in the same query: the planner then gathers the matches
+        // through the trigram index first, so the cost follows the matches, not the practice.
+        const rows = await ctx.db
+          .select(searchedColumns)
+          .from(patients)
+          .where(where)
+          .orderBy(...SEARCH_SORT_ORDER[query.sort])
           .limit(query.pageSize)
-          .offset((query.page - 1) * query.pageSize),
-        ctx.db.select({ total: sql<number>`count(*)::int` }).from(patients).where(where),
-      ])
+          .offset(offset)
+        data = rows.map(({ total: _, ...row }) => row)
+        total = rows[0] ? Number(rows[0].total) : await countAll()
+      } else {
+        ;[data, total] = await Promise.all([
+          ctx.db
+            .select(patientColumns)
+            .from(patients)
+            .where(where)
+            .orderBy(...order)
+            .limit(query.pageSize)
+            .offset(offset),
+          countAll(),
+        ])
+      }
       c.header('Cache-Control', 'no-store')
-      return c.json({
-        data: rows,
-        total: Number(count?.total ?? 0),
-        page: query.page,
-        pageSize: query.pageSize,
-      })
+      return c.json({ data, total, page: query.page, pageSize: query.pageSize })
     })
     .post(
       '/:id/archive',
@@ -249,25 +320,27 @@ export function patientRoutes(ctx: ServerContext) {
         .offset(offset)
       return c.json(rows)
     })
-    .get('/all/by-practice/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      assertOwnPractice(c.var.user, id)
-      const rows = await ctx.db
-        .select(patientColumns)
+    .get('/all/by-practice/:id', auth, read, idParams('id'), (c) =>
+      wholeList(c, c.req.valid('param').id, undefined),
+    )
+    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), (c) =>
+      wholeList(c, c.req.valid('param').id, eq(patients.converted, true)),
+    )
+    .get('/summary', auth, read, async (c) => {
+      const [row] = await ctx.db
+        .select({
+          patients: sql<number>`count(*)::int`,
+          subscribed: sql<number>`count(*) filter (where ${patients.email_subscription})::int`,
+          converted: sql<number>`count(*) filter (where ${patients.converted})::int`,
+        })
         .from(patients)
-        .where(eq(patients.practice_id, id))
-        .orderBy(...patientOrder)
-      return c.json(rows)
-    })
-    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      assertOwnPractice(c.var.user, id)
-      const rows = await ctx.db
-        .select(patientColumns)
-        .from(patients)
-        .where(and(eq(patients.practice_id, id), eq(patients.converted, true)))
-        .orderBy(...patientOrder)
-      return c.json(rows)
+        .where(and(eq(patients.practice_id, c.var.user.practice_id), isNull(patients.archived_at)))
+      c.header('Cache-Control', 'no-store')
+      return c.json({
+        patients: Number(row?.patients ?? 0),
+        subscribed: Number(row?.subscribed ?? 0),
+        converted: Number(row?.converted ?? 0),
+      })
     })
     .get('/promotions/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { APPOINTMENT_MESSAGES } from '#domain/appointments.ts'
 import {
   ActivitySchema,
   AppointmentSchema,
@@ -88,11 +89,42 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       )
     })
 
+    it('refuses to delete a completed appointment: its visit is reversed instead', async () => {
+      const [row] = await t.db
+        .select()
+        .from(appointments)
+        .where(
+          and(
+            eq(appointments.practice_id, t.demo.practiceId),
+            eq(appointments.status, 'completed'),
+          ),
+        )
+        .limit(1)
+      const response = await t.request(`/api/appointments/${row?.id}`, {
+        method: 'DELETE',
+        token: t.demo.adminToken,
+      })
+      expect(response.status).toBe(409)
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+        APPOINTMENT_MESSAGES.completedNoDelete,
+      )
+      const left = await t.db
+        .select()
+        .from(appointments)
+        .where(eq(appointments.id, row?.id ?? 0))
+      expect(left).toHaveLength(1)
+    })
+
     it('deletes an appointment of the practice and answers it', async () => {
       const [row] = await t.db
         .select()
         .from(appointments)
-        .where(eq(appointments.practice_id, t.demo.practiceId))
+        .where(
+          and(
+            eq(appointments.practice_id, t.demo.practiceId),
+            eq(appointments.status, 'scheduled'),
+          ),
+        )
         .limit(1)
       const response = await t.request(`/api/appointments/${row?.id}`, {
         method: 'DELETE',

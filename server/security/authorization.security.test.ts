@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, count, eq, isNull } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
@@ -38,6 +38,8 @@ type Foreign = PracticeFixture & {
 
 // Set once the other practice exists: list answers must never hold its rows.
 let foreignPracticeId = 0
+/** How many unarchived patients the demo practice (the caller's own) has. */
+let ownPatientTotal = -1
 
 /** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
 const notFound = async (response: Response) => {
@@ -46,6 +48,7 @@ const notFound = async (response: Response) => {
 }
 
 const DAY = '2026-06-01'
+const NEXT_DAY = '2026-06-02'
 
 /**
  * Every protected route, with a request that reaches for the other practice. A route missing here
@@ -93,6 +96,15 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       const page = (await response.json()) as { data: { id: number; practice_id: number }[] }
       expect(page.data.length).toBeGreaterThan(0)
       expect(page.data.every((row) => row.practice_id !== foreignPracticeId)).toBe(true)
+    },
+  }),
+  'GET /api/patients/summary': () => ({
+    path: '/api/patients/summary',
+    // Counts of the caller's own practice only: the same as its own list's total.
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const summary = (await response.json()) as { patients: number }
+      expect(summary.patients).toBe(ownPatientTotal)
     },
   }),
   'POST /api/patients/:id/archive': (o) => ({
@@ -168,6 +180,40 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   'DELETE /api/appointments/:id': (o) => ({
     path: `/api/appointments/${o.appointmentId}`,
     expect: 404,
+  }),
+  'GET /api/appointments': (o) => ({
+    // The range answers the caller's own practice only, never the other's appointment.
+    path: `/api/appointments?from=${DAY}&to=${NEXT_DAY}`,
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const rows = (await response.json()) as { id: number; practice_id: number }[]
+      expect(rows.some((row) => row.id === o.appointmentId)).toBe(false)
+      expect(rows.every((row) => row.practice_id !== o.practiceId)).toBe(true)
+    },
+  }),
+  'GET /api/appointments/:id': (o) => ({
+    path: `/api/appointments/${o.appointmentId}`,
+    expect: 404,
+  }),
+  'PUT /api/appointments/:id': (o) => ({
+    path: `/api/appointments/${o.appointmentId}`,
+    body: { notes: 'reaching across' },
+    expect: 404,
+  }),
+  'POST /api/appointments/:id/cancel': (o) => ({
+    path: `/api/appointments/${o.appointmentId}/cancel`,
+    expect: 404,
+  }),
+  'POST /api/appointments': (o) => ({
+    // Booking another practice's patient reads as an unknown patient.
+    path: '/api/appointments',
+    body: { patient_id: o.patientId, starts_at: '2026-03-01T10:00:00.000Z' },
+    expect: async (response) => {
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { error: { details: unknown } }).error.details).toEqual({
+        field: 'patient_id',
+      })
+    },
   }),
   'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 404 }),
   'GET /api/activities/patient/:id': (o) => ({
@@ -343,6 +389,11 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
       visitId: visit.id,
     }
     foreignPracticeId = fixture.practiceId
+    const [own] = await t.db
+      .select({ n: count() })
+      .from(patients)
+      .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
+    ownPatientTotal = Number(own?.n ?? -1)
   })
   afterAll(() => t.close())
 

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerConfig } from '#server/config.ts'
+import { PGLITE_EXTENSIONS } from '#server/db/client.ts'
 import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/db/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
@@ -72,7 +73,7 @@ function boot(env: Record<string, string>): Promise<Run> {
 
 /** Row counts of every table of a stopped server's PGlite folder. */
 async function countRows(dataDir: string): Promise<Record<string, number>> {
-  const db = await PGlite.create(join(dataDir, 'pglite'))
+  const db = await PGlite.create(join(dataDir, 'pglite'), { extensions: PGLITE_EXTENSIONS })
   try {
     const tables = await db.query<{ tablename: string }>(
       "select tablename from pg_tables where schemaname = 'public' order by tablename",

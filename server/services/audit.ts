@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   'patient.archived',
   'patient.restored',
   'practice.rules_changed',
+  'appointment.created',
+  'appointment.updated',
+  'appointment.cancelled',
+  'appointment.deleted',
   // Issue 17, the front desk: visits, their undo, redemption codes and the CSV exports.
   'visit.recorded',
   'visit.undone',

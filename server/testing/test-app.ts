@@ -150,7 +150,7 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const handle = await backend.open()
   const db = handle.db
-  await seedIfEmpty(db, { publicUrl: 'http://localhost:3000' })
+  await seedIfEmpty(db, { publicUrl: 'http://localhost:3000', history: false })
   const log = memoryLogger()
   let fixedNow: Date | undefined
   const now = () => fixedNow ?? new Date()

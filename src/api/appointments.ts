@@ -1,4 +1,10 @@
 import * as v from 'valibot'
+import {
+  type AppointmentChange,
+  type AppointmentDetail,
+  AppointmentDetailSchema,
+  type AppointmentInput,
+} from '#domain/appointments.ts'
 import { type Appointment, AppointmentSchema } from '#domain/practice-data.ts'
 import { http } from '#src/lib/http.ts'
 
@@ -22,4 +28,33 @@ export async function listAppointments(practiceId: number, day: string): Promise
 /** `DELETE /appointments/{id}`: removes an appointment. */
 export async function deleteAppointment(id: number): Promise<void> {
   await http.delete(`appointments/${id}`)
+}
+
+/** `GET /appointments?from=&to=`: the days from `from` up to (not including) `to`, with names. */
+export async function listAppointmentRange(from: string, to: string): Promise<AppointmentDetail[]> {
+  return v.parse(
+    v.array(AppointmentDetailSchema),
+    await http.get('appointments', { searchParams: { from, to } }).json(),
+  )
+}
+
+/** `POST /appointments`: books an appointment. */
+export async function createAppointment(input: AppointmentInput): Promise<AppointmentDetail> {
+  return v.parse(AppointmentDetailSchema, await http.post('appointments', { json: input }).json())
+}
+
+/** `PUT /appointments/{id}`: reschedules, or changes the procedure or the notes. */
+export async function updateAppointment(
+  id: number,
+  changes: AppointmentChange,
+): Promise<AppointmentDetail> {
+  return v.parse(
+    AppointmentDetailSchema,
+    await http.put(`appointments/${id}`, { json: changes }).json(),
+  )
+}
+
+/** `POST /appointments/{id}/cancel`: cancels a scheduled appointment. */
+export async function cancelAppointment(id: number): Promise<AppointmentDetail> {
+  return v.parse(AppointmentDetailSchema, await http.post(`appointments/${id}/cancel`).json())
 }

@@ -7,27 +7,14 @@ import {
   PatientPageSchema,
   PatientSchema,
   type PatientSort,
+  type PatientSummary,
+  PatientSummarySchema,
 } from '#domain/practice-data.ts'
 import { apiErrorMessage, http } from '#src/lib/http.ts'
 
-const PatientListSchema = v.array(PatientSchema)
-
-/** `GET /patients/by-practice/{id}`: the practice's patients. */
-export async function listPatientsByPractice(practiceId: number): Promise<Patient[]> {
-  return v.parse(PatientListSchema, await http.get(`patients/by-practice/${practiceId}`).json())
-}
-
-/** `GET /patients/all/by-practice/{id}`: every patient of the practice. */
-export async function listAllPatientsByPractice(practiceId: number): Promise<Patient[]> {
-  return v.parse(PatientListSchema, await http.get(`patients/all/by-practice/${practiceId}`).json())
-}
-
-/** `GET /patients/all/by-practice/converted/{id}`: the practice's converted patients. */
-export async function listConvertedPatientsByPractice(practiceId: number): Promise<Patient[]> {
-  return v.parse(
-    PatientListSchema,
-    await http.get(`patients/all/by-practice/converted/${practiceId}`).json(),
-  )
+/** `GET /patients/summary`: how many patients, e-mail subscribers and clients, counted by the server. */
+export async function patientSummary(): Promise<PatientSummary> {
+  return v.parse(PatientSummarySchema, await http.get('patients/summary').json())
 }
 
 /** `GET /patients/{id}`: one patient. */

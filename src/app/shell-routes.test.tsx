@@ -72,10 +72,7 @@ const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
 /** A fake of the practice's data, enough for every shell area. */
 function practiceApi(): FakeRoutes {
   return {
-    'GET /patients/all/by-practice/1': [
-      patient(1, 'Ada', 'Lovelace', true),
-      patient(2, 'Grace', 'Hopper', false),
-    ],
+    'GET /patients/summary': { patients: 2, subscribed: 1, converted: 1 },
     'GET /patients': {
       data: [patient(1, 'Ada', 'Lovelace', true), patient(2, 'Grace', 'Hopper', false)],
       total: 2,
@@ -93,6 +90,19 @@ function practiceApi(): FakeRoutes {
       },
     ],
     [`GET /appointments/1/${yesterday}`]: [],
+    'GET /appointments': [
+      {
+        id: 9,
+        practice_id: 1,
+        patient_id: 2,
+        procedure_id: 3,
+        starts_at: new Date().toISOString(),
+        notes: 'Sensitive skin',
+        status: 'scheduled',
+        patient: { id: 2, first_name: 'Grace', last_name: 'Hopper', phone: '5550101002' },
+        procedure: { id: 3, name: 'Hydrafacial' },
+      },
+    ],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
     'GET /practice/rules': RULES,
     'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
@@ -327,14 +337,19 @@ describe('shell areas with data', () => {
     const calls = stubApi(practiceApi())
     renderRoute('/appointments', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Appointments' })
-    const row = screen.getAllByRole('row')[1] as HTMLElement
-    expect(within(row).getByText('Grace Hopper')).toBeInTheDocument()
-    expect(within(row).getByText('Hydrafacial')).toBeInTheDocument()
-    expect(within(row).getByText('scheduled')).toBeInTheDocument()
-    // The day's patients are asked for by id; the practice's whole patient table never is.
-    expect(calls.map((c) => c.path).filter((path) => path.startsWith('/patients'))).toEqual([
+    const card = await screen.findByRole('article', { name: /Grace Hopper/ })
+    expect(within(card).getByRole('link', { name: 'Grace Hopper' })).toHaveAttribute(
+      'href',
       '/patients/2',
-    ])
+    )
+    expect(within(card).getByText('Hydrafacial')).toBeInTheDocument()
+    expect(within(card).getByText('Sensitive skin')).toBeInTheDocument()
+    expect(within(card).getByText('scheduled')).toBeInTheDocument()
+    // One range call with the names joined: no patient is fetched, let alone the whole table.
+    const today = toDay(new Date())
+    const range = calls.find((c) => c.path === '/appointments')
+    expect(new URLSearchParams(range?.search).get('from')).toBe(today)
+    expect(calls.filter((c) => c.path.startsWith('/patients'))).toEqual([])
   })
 
   it('archive lists the archived patients, searchable, and a past day of appointments', async () => {
@@ -439,7 +454,7 @@ describe('shell areas with data', () => {
   })
 
   it("promotions shows a chosen patient's promotions", async () => {
-    stubApi({
+    const calls = stubApi({
       ...practiceApi(),
       'GET /patients/promotions/2': [
         {
@@ -463,10 +478,17 @@ describe('shell areas with data', () => {
     const { user, router } = renderRoute('/promotions', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Promotions' })
     expect(screen.getByText('Choose a patient to see their promotions.')).toBeInTheDocument()
-    await user.click(screen.getByRole('combobox', { name: 'Patient' }))
-    await user.click(await screen.findByRole('option', { name: 'Grace Hopper' }))
+    // The picker asks the server for the typed name; nothing loads the patient table.
+    await user.type(screen.getByRole('combobox', { name: 'Patient' }), 'Gra')
+    await user.click(await screen.findByRole('option', { name: /^Grace Hopper/ }))
     expect(await screen.findByText('Spring glow')).toBeInTheDocument()
     expect(router.state.location.search).toEqual({ patient: 2 })
+    expect(
+      calls.some(
+        (c) => c.path === '/patients' && new URLSearchParams(c.search).get('search') === 'Gra',
+      ),
+    ).toBe(true)
+    expect(calls.some((c) => c.path.startsWith('/patients/all/'))).toBe(false)
   })
 
   it('personnel lists the staff from GET /users', async () => {

@@ -1,48 +1,112 @@
-import { createFileRoute } from '@tanstack/react-router'
-import { listAppointments, toDay } from '#src/api/appointments.ts'
-import { patientNames } from '#src/api/patients.ts'
+import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import * as v from 'valibot'
+import {
+  cancelAppointment,
+  createAppointment,
+  deleteAppointment,
+  listAppointmentRange,
+  toDay,
+  updateAppointment,
+} from '#src/api/appointments.ts'
+import { listPatients } from '#src/api/patients.ts'
 import { listProcedures } from '#src/api/procedures.ts'
-import { AppointmentsTable } from '#src/features/shell/appointments-table.tsx'
-import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatDate } from '#src/features/shell/format.ts'
+import {
+  AppointmentsView,
+  addDays,
+  daysShown,
+} from '#src/features/appointments/appointments-view.tsx'
+import type { PatientChoice } from '#src/features/patients/patient-picker.tsx'
+import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 
+/** The day and the view in the address, so a reload or a shared link shows the same. */
+const AppointmentsSearchSchema = v.object({
+  day: v.optional(v.pipe(v.string(), v.isoDate())),
+  view: v.optional(v.picklist(['day', 'week'])),
+})
+type AppointmentsSearch = { day?: string; view?: 'day' | 'week' }
+
 export const Route = createFileRoute('/_shell/appointments')({
-  loader: ({ context }) =>
+  validateSearch: (search): AppointmentsSearch => {
+    const parsed = v.safeParse(AppointmentsSearchSchema, search)
+    return parsed.success ? parsed.output : {}
+  },
+  // Today's day view stays out of the address: /appointments is today.
+  search: { middlewares: [stripSearchParams<AppointmentsSearch>({ view: 'day' })] },
+  loaderDeps: ({ search }) => ({ day: search.day, view: search.view ?? 'day' }),
+  loader: ({ context, deps }) =>
     loadData(async () => {
-      const practiceId = context.session.practice.id
-      const today = new Date()
+      const today = toDay(new Date())
+      const day = deps.day ?? today
+      const days = daysShown(day, deps.view)
+      const first = days[0] as string
       const [appointments, procedures] = await Promise.all([
-        listAppointments(practiceId, toDay(today)),
-        listProcedures(practiceId),
+        listAppointmentRange(first, addDays(first, days.length)),
+        listProcedures(context.session.practice.id),
       ])
-      // Only the day's patients, by id: the practice's whole patient table is never loaded.
-      const names = await patientNames(appointments.map((a) => a.patient_id))
-      const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
-      return {
-        day: today.toISOString(),
-        rows: appointments.map((appointment) => ({
-          ...appointment,
-          patient: names.get(appointment.patient_id) ?? `Patient #${appointment.patient_id}`,
-          procedure:
-            appointment.procedure_id === null
-              ? '—'
-              : (procedureNames.get(appointment.procedure_id) ?? '—'),
-        })),
-      }
+      return { today, day, appointments, procedures }
     }),
   component: AppointmentsPage,
 })
 
+async function searchPatients(term: string): Promise<PatientChoice[]> {
+  const page = await listPatients({ search: term, pageSize: 10 })
+  return page.data.map((p) => {
+    const name = `${p.first_name} ${p.last_name}`
+    return { id: p.id, label: p.phone ? `${name} · ${p.phone}` : name }
+  })
+}
+
 function AppointmentsPage() {
-  const { day, rows } = Route.useLoaderData()
+  const { today, day, appointments, procedures } = Route.useLoaderData()
+  const view = Route.useSearch({ select: (s) => s.view ?? 'day' })
+  const navigate = Route.useNavigate()
+  const router = useRouter()
+  /** Runs a change, then reloads the days shown; a refusal becomes the dialog's sentence. */
+  const act = async (work: () => Promise<unknown>) => {
+    try {
+      await work()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
   return (
-    <AreaPage title="Appointments" description={`Today, ${formatDate(day)}`}>
-      {rows.length === 0 ? (
-        <EmptyNote>No appointments today.</EmptyNote>
-      ) : (
-        <AppointmentsTable label="Today's appointments" rows={rows} withProcedure />
-      )}
+    <AreaPage title="Appointments" description="Book, move and cancel the practice's visits.">
+      <AppointmentsView
+        day={day}
+        today={today}
+        mode={view}
+        appointments={appointments}
+        procedures={procedures.filter((p) => !p.archived)}
+        searchPatients={searchPatients}
+        onNavigate={(to) =>
+          void navigate({
+            search: (prev) => ({
+              ...prev,
+              ...(to.day === undefined ? {} : { day: to.day === today ? undefined : to.day }),
+              ...(to.mode === undefined ? {} : { view: to.mode }),
+            }),
+          })
+        }
+        onCreate={(input) =>
+          act(async () => {
+            const booked = await createAppointment({ ...input, notes: input.notes || undefined })
+            const bookedDay = booked.starts_at.slice(0, 10)
+            // Show the day it was booked on, so the desk sees it land.
+            if (!daysShown(day, view).includes(bookedDay)) {
+              await navigate({ search: (prev) => ({ ...prev, day: bookedDay }) })
+            }
+          })
+        }
+        onReschedule={(appointment, changes) =>
+          act(() => updateAppointment(appointment.id, changes))
+        }
+        onCancel={(appointment) => act(() => cancelAppointment(appointment.id))}
+        onDelete={(appointment) => act(() => deleteAppointment(appointment.id))}
+      />
     </AreaPage>
   )
 }

@@ -2,7 +2,7 @@ import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import { can, toRole } from '#domain/permissions.ts'
 import { listAppointments, toDay } from '#src/api/appointments.ts'
-import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { patientSummary } from '#src/api/patients.ts'
 import { fetchReport } from '#src/api/reports.ts'
 import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
@@ -12,16 +12,12 @@ export const Route = createFileRoute('/_shell/dashboard')({
   loader: ({ context }) =>
     loadData(async () => {
       const practiceId = context.session.practice.id
-      const [patients, appointments] = await Promise.all([
-        listAllPatientsByPractice(practiceId),
+      // Counted in the database: the dashboard never loads the patient table.
+      const [summary, appointments] = await Promise.all([
+        patientSummary(),
         listAppointments(practiceId, toDay(new Date())),
       ])
-      return {
-        patients: patients.length,
-        subscribed: patients.filter((patient) => patient.email_subscription).length,
-        converted: patients.filter((patient) => patient.converted).length,
-        appointmentsToday: appointments.length,
-      }
+      return { ...summary, appointmentsToday: appointments.length }
     }),
   component: DashboardPage,
 })

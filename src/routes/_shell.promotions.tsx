@@ -1,8 +1,9 @@
-import { Badge, Select, Table } from '@mantine/core'
+import { Badge, Table } from '@mantine/core'
 import { createFileRoute } from '@tanstack/react-router'
 import * as v from 'valibot'
-import { listAllPatientsByPractice } from '#src/api/patients.ts'
+import { getPatient, listPatients } from '#src/api/patients.ts'
 import { listPatientPromotions } from '#src/api/promotions.ts'
+import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
 import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDateTime } from '#src/features/shell/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -15,37 +16,44 @@ const SearchSchema = v.object({
 export const Route = createFileRoute('/_shell/promotions')({
   validateSearch: SearchSchema,
   loaderDeps: ({ search }) => ({ patient: search.patient }),
-  loader: ({ context, deps }) =>
+  // The chosen patient only, by id: the picker asks the server as the user types.
+  loader: ({ deps }) =>
     loadData(async () => {
-      const [patients, promotions] = await Promise.all([
-        listAllPatientsByPractice(context.session.practice.id),
-        deps.patient === undefined ? Promise.resolve(null) : listPatientPromotions(deps.patient),
+      if (deps.patient === undefined) return { chosen: null, promotions: null }
+      const [patient, promotions] = await Promise.all([
+        getPatient(deps.patient),
+        listPatientPromotions(deps.patient),
       ])
-      return { patients, promotions }
+      return { chosen: toChoice(patient), promotions }
     }),
   component: PromotionsPage,
 })
 
+/** A patient as the picker shows it: the name, and the phone that tells two namesakes apart. */
+function toChoice(patient: {
+  id: number
+  first_name: string
+  last_name: string
+  phone?: string | null
+}): PatientChoice {
+  const name = `${patient.first_name} ${patient.last_name}`
+  return { id: patient.id, label: patient.phone ? `${name} · ${patient.phone}` : name }
+}
+
+async function searchPatients(term: string): Promise<PatientChoice[]> {
+  const page = await listPatients({ search: term, pageSize: 10 })
+  return page.data.map(toChoice)
+}
+
 function PromotionsPage() {
-  const { patients, promotions } = Route.useLoaderData()
-  const { patient } = Route.useSearch()
+  const { chosen, promotions } = Route.useLoaderData()
   const navigate = Route.useNavigate()
   return (
     <AreaPage title="Promotions" description="The promotions each patient has claimed or redeemed.">
-      <Select
-        label="Patient"
-        placeholder="Choose a patient"
-        searchable
-        maw={360}
-        data={patients.map((p) => ({
-          value: String(p.id),
-          label: `${p.first_name} ${p.last_name}`,
-        }))}
-        value={patient === undefined ? null : String(patient)}
-        onChange={(value) =>
-          void navigate({ search: { patient: value === null ? undefined : Number(value) } })
-        }
-        nothingFoundMessage="No patient by that name"
+      <PatientPicker
+        value={chosen}
+        search={searchPatients}
+        onChange={(next) => void navigate({ search: { patient: next?.id } })}
       />
       {promotions === null ? (
         <EmptyNote>Choose a patient to see their promotions.</EmptyNote>

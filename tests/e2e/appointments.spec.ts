@@ -1,0 +1,111 @@
+import type { Page } from '@playwright/test'
+import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+
+const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+
+/** A day `days` from today, as the address and the date input write it (UTC, as the server). */
+function dayFromToday(days: number): string {
+  const date = new Date()
+  date.setUTCDate(date.getUTCDate() + days)
+  return date.toISOString().slice(0, 10)
+}
+
+async function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
+}
+
+test.describe('appointments at the front desk', () => {
+  test('staff book a patient found by part of a name, see the day and the week, move, cancel and delete', async ({
+    page,
+    request,
+  }) => {
+    await storeSession(page, await apiSignIn(request, STAFF.email, STAFF.password))
+    // A day far enough ahead to be empty, with the time in the page's own zone (UTC here).
+    const day = dayFromToday(60)
+    await page.goto(`/appointments?day=${day}`)
+    await expect(page.getByText('No appointments on this day.', { exact: false })).toBeVisible()
+
+    await page.getByRole('button', { name: 'New appointment' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New appointment' })
+    // Bad input says what is missing and keeps what was typed.
+    await dialog.getByRole('textbox', { name: 'Notes' }).fill('First visit, allergic to latex')
+    await dialog.getByRole('button', { name: 'Book appointment' }).click()
+    await expect(dialog.getByText('Choose a patient of this practice.')).toBeVisible()
+    await expect(dialog.getByRole('textbox', { name: 'Notes' })).toHaveValue(
+      'First visit, allergic to latex',
+    )
+    await dialog.getByRole('combobox', { name: 'Patient' }).fill('artin')
+    await page.getByRole('option', { name: /Blake Martinez/ }).click()
+    await dialog.getByRole('combobox', { name: 'Procedure' }).click()
+    await page.getByRole('option', { name: 'HydraFacial' }).click()
+    await dialog.getByLabel('Time').fill('10:30')
+    expect(await axeViolations(page), 'axe on New appointment').toEqual([])
+    await dialog.getByRole('button', { name: 'Book appointment' }).click()
+    await expect(page.locator('[role="dialog"]')).toHaveCount(0)
+
+    const card = page.getByRole('article', { name: /Blake Martinez/ })
+    await expect(card).toContainText('10:30 AM')
+    await expect(card).toContainText('HydraFacial')
+    await expect(card).toContainText('First visit, allergic to latex')
+    expect(await axeViolations(page), 'axe on the day view').toEqual([])
+
+    // The week view shows the same appointment under its day; the view is in the address.
+    await page.getByText('Week', { exact: true }).click()
+    await expect(page).toHaveURL(/view=week/)
+    await expect(page.getByRole('article', { name: /Blake Martinez/ })).toBeVisible()
+    expect(await axeViolations(page), 'axe on the week view').toEqual([])
+    await page.getByText('Day', { exact: true }).click()
+
+    // Rescheduled to the next day: gone from this day, there on the next.
+    await card.getByRole('button', { name: 'Reschedule Blake Martinez' }).click()
+    const move = page.getByRole('dialog', { name: 'Reschedule appointment' })
+    await move.getByLabel('Date').fill(dayFromToday(61))
+    await move.getByRole('button', { name: 'Reschedule' }).click()
+    await expect(page.locator('[role="dialog"]')).toHaveCount(0)
+    await expect(page.getByRole('article', { name: /Blake Martinez/ })).toHaveCount(0)
+    await page.getByRole('button', { name: 'Next day' }).click()
+    await expect(page).toHaveURL(new RegExp(`day=${dayFromToday(61)}`))
+    const moved = page.getByRole('article', { name: /Blake Martinez/ })
+    await expect(moved).toContainText('10:30 AM')
+
+    // Cancel asks first, and the appointment stays on the day, marked cancelled.
+    await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
+    const cancel = page.getByRole('dialog', { name: 'Cancel appointment' })
+    await expect(cancel).toContainText('will be marked cancelled')
+    await cancel.getByRole('button', { name: 'Cancel appointment' }).click()
+    await expect(moved).toContainText('cancelled')
+    await expect(moved.getByRole('button', { name: /Reschedule/ })).toHaveCount(0)
+
+    // Delete asks first and removes it for good.
+    await moved.getByRole('button', { name: 'Delete Blake Martinez' }).click()
+    await page
+      .getByRole('dialog', { name: 'Delete appointment' })
+      .getByRole('button', { name: 'Delete appointment' })
+      .click()
+    await expect(page.getByRole('article', { name: /Blake Martinez/ })).toHaveCount(0)
+    await expect(page.getByText('No appointments on this day.', { exact: false })).toBeVisible()
+  })
+
+  test('on a phone the day and the week stack, nothing scrolls sideways, and a completed visit cannot be deleted', async ({
+    page,
+    request,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await storeSession(page, await apiSignIn(request, STAFF.email, STAFF.password))
+    await page.goto('/appointments')
+    // The demo practice has appointments today.
+    await expect(page.getByRole('article').first()).toBeVisible()
+    expect(await scrollsSideways(page), 'the day view scrolls sideways').toBe(false)
+    expect(await axeViolations(page), 'axe on the day view at 390 px').toEqual([])
+    await page.goto(`/appointments?day=${dayFromToday(-1)}`)
+    const completed = page.getByRole('article').filter({ hasText: 'completed' }).first()
+    await expect(completed).toContainText(
+      "Completed: reverse its visit from the patient's profile.",
+    )
+    await expect(completed.getByRole('button', { name: /Delete/ })).toHaveCount(0)
+    await page.goto('/appointments?view=week')
+    await expect(page.getByRole('heading', { name: /\(today\)$/ })).toBeVisible()
+    expect(await scrollsSideways(page), 'the week view scrolls sideways').toBe(false)
+    expect(await axeViolations(page), 'axe on the week view at 390 px').toEqual([])
+  })
+})
