@@ -24,6 +24,7 @@ import {
   promotions,
   visits,
 } from '#server/db/schema.ts'
+import { smsAddress } from '#server/services/visits.ts'
 import {
   createMember,
   createPracticeFixture,
@@ -38,6 +39,14 @@ const messageOf = async (response: Response) =>
   ((await response.json()) as { error: { message: string } }).error.message
 
 const DAY = 86_400_000
+
+describe('the SMS address of a patient phone', () => {
+  it('keeps an international number and reads 10 digits as North American', () => {
+    expect(smsAddress('+44 20 7946 0958')).toBe('+442079460958')
+    expect(smsAddress('(555) 010-1006')).toBe('+15550101006')
+    expect(smsAddress('15550101006')).toBe('+15550101006')
+  })
+})
 
 describe.each(testBackends())('the front desk API on $name', (backend) => {
   let t: TestApp

@@ -937,7 +937,7 @@ export function createCheckout(deps: {
         })
         await deps.outbound.enqueue(tx, {
           channel: 'sms',
-          to: `+${digits}`,
+          to: smsAddress(patient.phone ?? ''),
           text: `${practice?.name ?? 'Your practice'}: your code to redeem points is ${code}. It expires in 10 minutes. Give it only to the front desk.`,
           code,
         })
@@ -1003,6 +1003,16 @@ export function createCheckout(deps: {
     }
     return { redeemed, bonus }
   }
+}
+
+/**
+ * A patient's phone as an SMS address: written with `+` it is already international; 10 digits
+ * are a North American number (the product's market, as sign-up's default country code +1).
+ */
+export function smsAddress(phone: string): string {
+  const digits = phoneDigits(phone)
+  if (phone.trim().startsWith('+')) return `+${digits}`
+  return digits.length === 10 ? `+1${digits}` : `+${digits}`
 }
 
 function summarize(answer: VisitAnswer, override: boolean): PostingSummary {
