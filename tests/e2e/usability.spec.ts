@@ -173,7 +173,14 @@ test.describe('usability (issue 21)', () => {
     const labels = await card
       .getByRole('cell')
       .evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell, '::before').content))
-    expect(labels).toEqual(['"Name"', '"Status"', '"Position"', '"Actions"'])
+    expect(labels).toEqual([
+      '"Name"',
+      '"Status"',
+      '"Role"',
+      '"Position"',
+      '"Last sign-in"',
+      '"Actions"',
+    ])
     await expectAccessible(page, 'the Personnel list on a phone')
 
     await revoke.click()
