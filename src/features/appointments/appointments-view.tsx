@@ -13,7 +13,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core'
-import { schemaResolver, useForm } from '@mantine/form'
+import { schemaResolver, type UseFormReturnType, useForm } from '@mantine/form'
 import { IconChevronLeft, IconChevronRight, IconPlus } from '@tabler/icons-react'
 import { useState } from 'react'
 import * as v from 'valibot'
@@ -384,6 +384,44 @@ const WhenSchema = {
   notes: v.pipe(v.string(), v.maxLength(APPOINTMENT_NOTES_MAX_LENGTH, APPOINTMENT_MESSAGES.notes)),
 }
 
+/** The start and the notes of a booking, as both the booking and the reschedule forms ask them. */
+function WhenFields<V extends { date: string; time: string; notes: string }>({
+  form,
+  autofocus = false,
+}: {
+  form: UseFormReturnType<V>
+  autofocus?: boolean
+}) {
+  return (
+    <>
+      <Group grow>
+        <TextInput
+          type="date"
+          label="Date"
+          required
+          data-autofocus={autofocus || undefined}
+          key={form.key('date')}
+          {...form.getInputProps('date')}
+        />
+        <TextInput
+          type="time"
+          label="Time"
+          required
+          key={form.key('time')}
+          {...form.getInputProps('time')}
+        />
+      </Group>
+      <Textarea
+        label="Notes"
+        autosize
+        minRows={2}
+        key={form.key('notes')}
+        {...form.getInputProps('notes')}
+      />
+    </>
+  )
+}
+
 function NewAppointmentForm({
   day,
   procedures,
@@ -445,29 +483,7 @@ function NewAppointmentForm({
           key={form.key('procedure')}
           {...form.getInputProps('procedure')}
         />
-        <Group grow>
-          <TextInput
-            type="date"
-            label="Date"
-            required
-            key={form.key('date')}
-            {...form.getInputProps('date')}
-          />
-          <TextInput
-            type="time"
-            label="Time"
-            required
-            key={form.key('time')}
-            {...form.getInputProps('time')}
-          />
-        </Group>
-        <Textarea
-          label="Notes"
-          autosize
-          minRows={2}
-          key={form.key('notes')}
-          {...form.getInputProps('notes')}
-        />
+        <WhenFields form={form} />
         <DialogActions
           failure={failure}
           busy={busy}
@@ -513,30 +529,7 @@ function RescheduleForm({
         <Text size="sm">
           {patientName(appointment)}, {appointment.procedure?.name ?? 'no procedure chosen'}
         </Text>
-        <Group grow>
-          <TextInput
-            type="date"
-            label="Date"
-            required
-            data-autofocus
-            key={form.key('date')}
-            {...form.getInputProps('date')}
-          />
-          <TextInput
-            type="time"
-            label="Time"
-            required
-            key={form.key('time')}
-            {...form.getInputProps('time')}
-          />
-        </Group>
-        <Textarea
-          label="Notes"
-          autosize
-          minRows={2}
-          key={form.key('notes')}
-          {...form.getInputProps('notes')}
-        />
+        <WhenFields form={form} autofocus />
         <DialogActions failure={failure} busy={busy} actionLabel="Reschedule" onCancel={onCancel} />
       </Stack>
     </form>
