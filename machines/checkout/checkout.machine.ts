@@ -413,8 +413,9 @@ export const checkoutMachine = setup({
                 },
                 onError: [
                   {
+                    // The code sent before still counts; the server's words say when to retry.
                     guard: 'hasCode',
-                    target: 'sent',
+                    target: 'sent.resendReady',
                     actions: assign(({ event }) => ({
                       error: errorMessage(event.error, 'The code could not be sent.'),
                     })),

@@ -308,7 +308,7 @@ export const checkoutModel: Model = {
   machine: checkoutMachine,
   events: checkoutEvents,
   scenarios: [
-    { name: 'Open Checkout from the menu as a Manager', input: start({}) },
+    { name: 'Open Checkout at /checkout as a Manager', input: start({}) },
     {
       name: 'Complete an appointment as a Manager',
       input: start({
@@ -391,7 +391,7 @@ export const checkoutFlow: FlowSpec = {
           ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
           : path.modelScenario.startsWith('Record')
             ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
-            : 'As the demo Manager, open /checkout.',
+            : 'As the demo Manager (manager@example.com), open /checkout.',
       step,
     },
   ],
