@@ -120,7 +120,7 @@ export function redemptionProblem(
   }
   const most = spendablePoints(context.preview)
   if (redemption.points > most) {
-    return `The patient can redeem at most ${most} points at this visit.`
+    return `The patient can redeem at most ${most.toLocaleString('en-US')} points at this visit.`
   }
   return null
 }

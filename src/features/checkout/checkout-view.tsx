@@ -79,14 +79,15 @@ export function CheckoutView({
   return (
     <Stack gap="lg" maw={760}>
       <Stack gap={4}>
-        <Text size="sm" c="dimmed" id="checkout-step">
+        <Text size="sm" c="dimmed">
           Step {step + 1} of {CHECKOUT_STEPS.length}: {stepName}
         </Text>
-        <Progress
-          value={((step + 1) / CHECKOUT_STEPS.length) * 100}
-          aria-labelledby="checkout-step"
-          size="sm"
-        />
+        <Progress.Root size="sm">
+          <Progress.Section
+            value={((step + 1) / CHECKOUT_STEPS.length) * 100}
+            aria-label={`Checkout progress: step ${step + 1} of ${CHECKOUT_STEPS.length}`}
+          />
+        </Progress.Root>
       </Stack>
       {patient && step > 0 && (
         <Text>
