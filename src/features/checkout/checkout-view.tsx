@@ -9,6 +9,7 @@ import {
   Progress,
   Radio,
   Select,
+  SimpleGrid,
   Stack,
   Text,
   Textarea,
@@ -206,18 +207,11 @@ function ItemsStep({
           </Button>
         )}
       </Group>
-      <Group
-        grow
-        align="flex-start"
-        gap="sm"
-        wrap="wrap"
-        style={{ rowGap: 'var(--mantine-spacing-sm)' }}
-      >
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
         <Select
           label="Add a procedure"
           placeholder="Choose a procedure"
           searchable
-          miw={220}
           data={procedures.map((p) => ({
             value: String(p.id),
             label: `${p.name} · ${formatCents(p.price)}`,
@@ -231,7 +225,6 @@ function ItemsStep({
           label="Add a product"
           placeholder="Choose a product"
           searchable
-          miw={220}
           data={products.map((p) => ({
             value: String(p.id),
             label: `${p.name} · ${formatCents(p.price)}`,
@@ -241,7 +234,7 @@ function ItemsStep({
           disabled={busy}
           nothingFoundMessage="No product matches"
         />
-      </Group>
+      </SimpleGrid>
       {items.length === 0 ? (
         <Text c="dimmed">No items yet. Add the procedures and products of this visit.</Text>
       ) : (
@@ -263,7 +256,8 @@ function ItemsStep({
                   </Text>
                 </Stack>
                 <NumberInput
-                  label={`Quantity of ${item.name}`}
+                  label="Quantity"
+                  aria-label={`Quantity of ${item.name}`}
                   w={130}
                   min={1}
                   max={1000}
@@ -284,7 +278,8 @@ function ItemsStep({
                   }}
                 />
                 <NumberInput
-                  label={`Unit price of ${item.name}`}
+                  label="Unit price"
+                  aria-label={`Unit price of ${item.name}`}
                   w={150}
                   min={0}
                   max={1_000_000}
