@@ -96,7 +96,7 @@ function CheckoutPage() {
         <Stack gap="md" maw={640}>
           <Alert color="red" role="alert" title="This appointment cannot be completed">
             {appointment.status === 'completed'
-              ? 'This appointment is already completed. Undo its visit within 10 minutes, or ask a manager to reverse its entries from the patient’s profile.'
+              ? 'This appointment is already completed. A manager can reverse its visit’s points from the patient’s profile.'
               : 'This appointment was cancelled. Record the visit without it instead.'}
           </Alert>
           <ButtonLink

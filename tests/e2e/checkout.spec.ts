@@ -112,6 +112,7 @@ test.describe('checkout at the front desk', () => {
 
     // The appointment brings its patient and procedure.
     await expect(page).toHaveURL(/\/checkout\?appointmentId=\d+/)
+    const checkoutUrl = page.url()
     await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
     await expect(page.getByText('Patient: Blake Martinez')).toBeVisible()
     await expect(page.getByLabel('Quantity of HydraFacial')).toHaveValue('1')
@@ -159,6 +160,12 @@ test.describe('checkout at the front desk', () => {
     const completed = page.getByRole('article', { name: /Blake Martinez/ })
     await expect(completed).toContainText('completed')
     await expect(completed.getByRole('link', { name: /Complete/ })).toHaveCount(0)
+    // An old link to its checkout says why it cannot be completed again.
+    await page.goto(checkoutUrl)
+    const refusal = page.getByRole('alert').filter({ hasText: 'already completed' })
+    await expect(refusal).toContainText('This appointment is already completed.')
+    await expect(page.getByRole('button', { name: 'See points' })).toHaveCount(0)
+    await shoot(page, 'checkout-appointment-completed', refusal)
   })
 
   test('a redemption above the threshold needs the patient’s SMS code; undo gives the points back', async ({

@@ -667,8 +667,8 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
       >
         <Stack gap="md">
           <Text>
-            The points it earned and redeemed are reversed, a redeemed offer goes back to the
-            patient, and the appointment is open again.
+            The points it earned and redeemed are reversed and a redeemed offer goes back to the
+            patient.{result.visit.appointment_id !== null && ' The appointment is open again.'}
           </Text>
           <DialogActions
             busy={false}
