@@ -18,6 +18,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/404$/, 'Page not found'],
   [/^\/dashboard$/, 'Dashboard'],
   [/^\/appointments$/, 'Appointments'],
+  [/^\/checkout$/, 'Checkout'],
   [/^\/patients$/, 'Patients'],
   [/^\/promotions$/, 'Promotions'],
   [/^\/procedures$/, 'Procedures'],

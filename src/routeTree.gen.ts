@@ -20,6 +20,7 @@ import { Route as SignupRouteImport } from './routes/signup'
 import { Route as ThankyouRouteImport } from './routes/thankyou'
 import { Route as ShellAppointmentsRouteImport } from './routes/_shell.appointments'
 import { Route as ShellArchiveRouteImport } from './routes/_shell.archive'
+import { Route as ShellCheckoutRouteImport } from './routes/_shell.checkout'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellPromotionsRouteImport } from './routes/_shell.promotions'
@@ -85,6 +86,11 @@ const ShellArchiveRoute = ShellArchiveRouteImport.update({
   path: '/archive',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellCheckoutRoute = ShellCheckoutRouteImport.update({
+  id: '/checkout',
+  path: '/checkout',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellDashboardRoute = ShellDashboardRouteImport.update({
   id: '/dashboard',
   path: '/dashboard',
@@ -147,6 +153,7 @@ export interface FileRoutesByFullPath {
   '/thankyou': typeof ThankyouRoute
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
+  '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
@@ -169,6 +176,7 @@ export interface FileRoutesByTo {
   '/thankyou': typeof ThankyouRoute
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
+  '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
@@ -193,6 +201,7 @@ export interface FileRoutesById {
   '/thankyou': typeof ThankyouRoute
   '/_shell/appointments': typeof ShellAppointmentsRoute
   '/_shell/archive': typeof ShellArchiveRoute
+  '/_shell/checkout': typeof ShellCheckoutRoute
   '/_shell/dashboard': typeof ShellDashboardRoute
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/promotions': typeof ShellPromotionsRoute
@@ -217,6 +226,7 @@ export interface FileRouteTypes {
     | '/thankyou'
     | '/appointments'
     | '/archive'
+    | '/checkout'
     | '/dashboard'
     | '/procedures'
     | '/promotions'
@@ -239,6 +249,7 @@ export interface FileRouteTypes {
     | '/thankyou'
     | '/appointments'
     | '/archive'
+    | '/checkout'
     | '/dashboard'
     | '/procedures'
     | '/promotions'
@@ -262,6 +273,7 @@ export interface FileRouteTypes {
     | '/thankyou'
     | '/_shell/appointments'
     | '/_shell/archive'
+    | '/_shell/checkout'
     | '/_shell/dashboard'
     | '/_shell/procedures'
     | '/_shell/promotions'
@@ -367,6 +379,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellArchiveRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/checkout': {
+      id: '/_shell/checkout'
+      path: '/checkout'
+      fullPath: '/checkout'
+      preLoaderRoute: typeof ShellCheckoutRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/dashboard': {
       id: '/_shell/dashboard'
       path: '/dashboard'
@@ -443,6 +462,7 @@ declare module '@tanstack/react-router' {
 interface ShellRouteChildren {
   ShellAppointmentsRoute: typeof ShellAppointmentsRoute
   ShellArchiveRoute: typeof ShellArchiveRoute
+  ShellCheckoutRoute: typeof ShellCheckoutRoute
   ShellDashboardRoute: typeof ShellDashboardRoute
   ShellProceduresRoute: typeof ShellProceduresRoute
   ShellPromotionsRoute: typeof ShellPromotionsRoute
@@ -456,6 +476,7 @@ interface ShellRouteChildren {
 const ShellRouteChildren: ShellRouteChildren = {
   ShellAppointmentsRoute: ShellAppointmentsRoute,
   ShellArchiveRoute: ShellArchiveRoute,
+  ShellCheckoutRoute: ShellCheckoutRoute,
   ShellDashboardRoute: ShellDashboardRoute,
   ShellProceduresRoute: ShellProceduresRoute,
   ShellPromotionsRoute: ShellPromotionsRoute,

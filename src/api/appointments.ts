@@ -58,3 +58,8 @@ export async function updateAppointment(
 export async function cancelAppointment(id: number): Promise<AppointmentDetail> {
   return v.parse(AppointmentDetailSchema, await http.post(`appointments/${id}/cancel`).json())
 }
+
+/** `GET /appointments/{id}`: one appointment with its patient and procedure. */
+export async function getAppointment(id: number): Promise<AppointmentDetail> {
+  return v.parse(AppointmentDetailSchema, await http.get(`appointments/${id}`).json())
+}

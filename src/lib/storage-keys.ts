@@ -12,3 +12,9 @@ export const LAST_RESET_CODE_KEY = 'lastResetCode'
 
 /** The sessionStorage key of the sign-up wizard's progress (DESIGN.md section 7). */
 export const SIGN_UP_PROGRESS_KEY = 'signUpProgress'
+
+/**
+ * The sessionStorage key of the checkout in progress: its idempotency key and lines, so that a
+ * reload neither loses them nor records the visit twice (issue 17).
+ */
+export const CHECKOUT_PROGRESS_KEY = 'checkoutProgress'

@@ -26,7 +26,7 @@ import { type PatientChoice, PatientPicker } from '#src/features/patients/patien
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatTime } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
-import { AnchorLink } from '#src/ui/links.tsx'
+import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 
 /** Day or week, as the address keeps it. */
 export type AppointmentsViewMode = 'day' | 'week'
@@ -340,6 +340,14 @@ function AppointmentCard({
               <Button size="xs" variant="default" onClick={onCancel} aria-label={`Cancel ${name}`}>
                 Cancel
               </Button>
+              <ButtonLink
+                size="xs"
+                to="/checkout"
+                search={{ appointmentId: appointment.id }}
+                aria-label={`Complete ${name}`}
+              >
+                Complete
+              </ButtonLink>
             </>
           )}
           {appointment.status === 'completed' ? (

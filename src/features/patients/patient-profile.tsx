@@ -28,6 +28,7 @@ import {
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { ButtonLink } from '#src/ui/links.tsx'
 
 /** What the signed-in person may do here (from the permission matrix). */
 export type ProfileAbilities = { adjust: boolean; archive: boolean }
@@ -151,16 +152,23 @@ export function PatientProfile({
                 No points expire in the next 60 days.
               </Text>
             )}
-            {(can.adjust || can.archive) && (
-              <Group gap="sm">
-                {can.adjust && <Button onClick={() => setAdjusting(true)}>Adjust points</Button>}
-                {can.archive && (
-                  <Button variant="default" onClick={() => setArchiving(true)}>
-                    {patient.archived ? 'Restore' : 'Archive'}
-                  </Button>
-                )}
-              </Group>
-            )}
+            <Group gap="sm">
+              {!patient.archived && (
+                <ButtonLink to="/checkout" search={{ patientId: patient.id }}>
+                  Record visit
+                </ButtonLink>
+              )}
+              {can.adjust && (
+                <Button variant="default" onClick={() => setAdjusting(true)}>
+                  Adjust points
+                </Button>
+              )}
+              {can.archive && (
+                <Button variant="default" onClick={() => setArchiving(true)}>
+                  {patient.archived ? 'Restore' : 'Archive'}
+                </Button>
+              )}
+            </Group>
           </Stack>
         </Paper>
       </SimpleGrid>

@@ -1,0 +1,269 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createActor, waitFor } from 'xstate'
+import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
+import { VISIT_MESSAGES } from '#domain/visits.ts'
+import {
+  type CheckoutInput,
+  type CheckoutPreview,
+  checkoutMachine,
+} from '#machines/checkout/checkout.machine.ts'
+import {
+  selectBusy,
+  selectNeedsConsent,
+  selectRedemptionProblem,
+  selectResendSecondsLeft,
+  selectStepIndex,
+} from '#machines/checkout/checkout.selectors.ts'
+import { checkoutFixtures as f } from '#tests/flows/checkout/model.ts'
+import { controlled } from '#tests/support/deferred.ts'
+
+function start(input: Partial<CheckoutInput> = {}) {
+  const previewVisit = controlled<CheckoutPreview, VisitPreviewInput>()
+  const sendCode = controlled<{ authyId: string }, { patientId: number }>()
+  const recordVisit = controlled<VisitAnswer, VisitInput>()
+  const undoVisit = controlled<{ balance: number }, { visitId: number }>()
+  const onRecorded = vi.fn()
+  const onUndone = vi.fn()
+  const actor = createActor(
+    checkoutMachine.provide({
+      actors: {
+        previewVisit: previewVisit.logic,
+        sendCode: sendCode.logic,
+        recordVisit: recordVisit.logic,
+        undoVisit: undoVisit.logic,
+      },
+      actions: { onRecorded: (_, params) => onRecorded(params.answer), onUndone },
+    }),
+    { input: { idempotencyKey: f.key, canOverride: true, ...input } },
+  ).start()
+  return { actor, previewVisit, sendCode, recordVisit, undoVisit, onRecorded, onUndone }
+}
+
+type Harness = ReturnType<typeof start>
+
+/** Patient, one line each, and the preview answered. */
+async function toReview(h: Harness) {
+  h.actor.send({ type: 'patient.choose', patient: f.patient })
+  h.actor.send({ type: 'item.add', item: f.procedure })
+  h.actor.send({ type: 'item.add', item: f.product })
+  h.actor.send({ type: 'items.submit' })
+  h.previewVisit.latest().answer.resolve(f.preview)
+  await waitFor(h.actor, (s) => s.matches('reviewing'))
+}
+
+describe('checkout', () => {
+  beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T10:00:00.000Z') }))
+  afterEach(() => vi.useRealTimers())
+
+  it('opens on the patient, or on the items when the patient is known', () => {
+    expect(start().actor.getSnapshot().value).toBe('choosingPatient')
+    const fromAppointment = start({
+      patient: f.patient,
+      appointment: { id: f.appointmentId, item: f.procedure },
+    }).actor.getSnapshot()
+    expect(fromAppointment.value).toBe('editingItems')
+    expect(fromAppointment.context.items).toEqual([f.procedure])
+    expect(fromAppointment.can({ type: 'patient.change' })).toBe(false)
+  })
+
+  it('adds the same item once with a higher quantity, edits prices, needs a line to preview', () => {
+    const { actor } = start({ patient: f.patient })
+    expect(actor.getSnapshot().can({ type: 'items.submit' })).toBe(false)
+    actor.send({ type: 'item.add', item: f.product })
+    actor.send({ type: 'item.add', item: f.product })
+    actor.send({ type: 'item.change', key: f.product.key, quantity: 3, price_cents: 5_000 })
+    expect(actor.getSnapshot().context.items).toEqual([
+      { ...f.product, quantity: 3, price_cents: 5_000 },
+    ])
+    actor.send({ type: 'item.remove', key: f.product.key })
+    expect(actor.getSnapshot().can({ type: 'items.submit' })).toBe(false)
+  })
+
+  it('previews with the lines as entered, and keeps them when the preview fails', async () => {
+    const h = start({ patient: f.patient, appointment: { id: 12, item: f.procedure } })
+    h.actor.send({ type: 'items.submit' })
+    expect(selectBusy(h.actor.getSnapshot())).toBe('preview')
+    expect(h.previewVisit.latest().input).toEqual({
+      patient_id: f.patient.id,
+      appointment_id: 12,
+      items: [{ procedure_id: 2, quantity: 1, price_cents: 19_900 }],
+    })
+    h.previewVisit.latest().answer.reject(new Error(f.previewFailed))
+    await waitFor(h.actor, (s) => s.matches('editingItems'))
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      items: [f.procedure],
+      error: f.previewFailed,
+    })
+  })
+
+  it('records a visit without a redemption in one post with the checkout key', async () => {
+    const h = start()
+    await toReview(h)
+    expect(selectStepIndex(h.actor.getSnapshot())).toBe(2)
+    h.actor.send({ type: 'review.submit' })
+    expect(h.actor.getSnapshot().value).toBe('confirming')
+    h.actor.send({ type: 'visit.confirm' })
+    // A double click: the second confirm is not handled while the first posts.
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.calls).toHaveLength(1)
+    expect(h.recordVisit.latest().input).toEqual({
+      patient_id: f.patient.id,
+      appointment_id: null,
+      items: [
+        { procedure_id: 2, quantity: 1, price_cents: 19_900 },
+        { product_id: 5, quantity: 1, price_cents: 6_500 },
+      ],
+      idempotencyKey: f.key,
+    })
+    h.recordVisit.latest().answer.resolve(f.answer)
+    await waitFor(h.actor, (s) => s.matches({ done: 'undoable' }))
+    expect(h.onRecorded).toHaveBeenCalledWith(f.answer)
+  })
+
+  it('keeps everything after a timeout and retries with the same key', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 50 } })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    h.recordVisit.latest().answer.reject(new Error(f.timeout))
+    await waitFor(h.actor, (s) => s.matches('confirming'))
+    expect(h.actor.getSnapshot().context.error).toBe(
+      `${f.timeout} Nothing was recorded twice: press Confirm visit again to retry.`,
+    )
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.calls).toHaveLength(2)
+    expect(h.recordVisit.calls[1]?.input).toEqual(h.recordVisit.calls[0]?.input)
+    expect(h.recordVisit.latest().input.redemption).toEqual({ points: 50 })
+  })
+
+  it('asks for the code above the threshold, resends after 30 s, and sends it with the visit', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 300 } })
+    expect(selectNeedsConsent(h.actor.getSnapshot())).toBe(true)
+    h.actor.send({ type: 'review.submit' })
+    expect(h.actor.getSnapshot().matches({ consent: { code: 'idle' } })).toBe(true)
+    h.actor.send({ type: 'code.send' })
+    expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id })
+    h.sendCode.latest().answer.resolve({ authyId: f.authyId })
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: { sent: 'coolingDown' } } }))
+    expect(selectResendSecondsLeft(h.actor.getSnapshot(), Date.now())).toBe(30)
+    expect(h.actor.getSnapshot().can({ type: 'code.send' })).toBe(false)
+    expect(h.actor.getSnapshot().can({ type: 'consent.submit' })).toBe(false)
+    vi.advanceTimersByTime(30_000)
+    expect(h.actor.getSnapshot().can({ type: 'code.send' })).toBe(true)
+    h.actor.send({ type: 'code.change', code: f.code })
+    h.actor.send({ type: 'consent.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input.redemption).toEqual({
+      points: 300,
+      verification: { authyId: f.authyId, code: f.code },
+    })
+  })
+
+  it('a wrong code asks to type it again; too many attempts ask for a new code', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 300 } })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'code.send' })
+    h.sendCode.latest().answer.resolve({ authyId: f.authyId })
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    h.actor.send({ type: 'code.change', code: '000000' })
+    h.actor.send({ type: 'consent.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.codeIncorrect))
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      code: '',
+      authyId: f.authyId,
+      error: `${VISIT_MESSAGES.codeIncorrect} Please check the code with the patient and type it again.`,
+    })
+    h.actor.send({ type: 'code.change', code: '111111' })
+    h.actor.send({ type: 'consent.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.codeAttempts))
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'idle' } }))
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      authyId: null,
+      error: VISIT_MESSAGES.codeAttempts,
+    })
+  })
+
+  it('an override needs a reason and the permission', async () => {
+    const staff = start({ canOverride: false })
+    await toReview(staff)
+    staff.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 300 } })
+    staff.actor.send({ type: 'review.submit' })
+    expect(staff.actor.getSnapshot().can({ type: 'consent.useOverride' })).toBe(false)
+
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 300 } })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'consent.useOverride' })
+    expect(h.actor.getSnapshot().can({ type: 'consent.submit' })).toBe(false)
+    h.actor.send({ type: 'override.change', reason: `  ${f.reason} ` })
+    h.actor.send({ type: 'consent.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input.redemption).toEqual({
+      points: 300,
+      override: { reason: f.reason },
+    })
+  })
+
+  it('refuses more points than the patient can spend, and redeems a claimed offer', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 9_000 } })
+    expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
+      'The patient can redeem at most 465 points at this visit.',
+    )
+    expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(false)
+    h.actor.send({
+      type: 'redemption.choose',
+      redemption: { kind: 'promotion', promotion_id: 2, title: 'Birthday Glow' },
+    })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input.redemption).toEqual({ promotion_id: 2 })
+  })
+
+  it('a promotion that needs the code after all goes to the code step', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({
+      type: 'redemption.choose',
+      redemption: { kind: 'promotion', promotion_id: 2, title: 'Birthday Glow' },
+    })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.codeNeeded(500)))
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'idle' } }))
+  })
+
+  it('undoes within 10 minutes; after them Undo is gone', async () => {
+    const h = start()
+    await toReview(h)
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    h.recordVisit.latest().answer.resolve(f.answer)
+    await waitFor(h.actor, (s) => s.matches({ done: 'undoable' }))
+    h.actor.send({ type: 'visit.undo' })
+    expect(h.undoVisit.latest().input).toEqual({ visitId: f.answer.visit.id })
+    h.undoVisit.latest().answer.resolve({ balance: 400 })
+    await waitFor(h.actor, (s) => s.matches('undone'))
+    expect(h.actor.getSnapshot().context.undoneBalance).toBe(400)
+    expect(h.onUndone).toHaveBeenCalled()
+
+    const late = start()
+    await toReview(late)
+    late.actor.send({ type: 'review.submit' })
+    late.actor.send({ type: 'visit.confirm' })
+    late.recordVisit.latest().answer.resolve(f.answer)
+    await waitFor(late.actor, (s) => s.matches({ done: 'undoable' }))
+    vi.advanceTimersByTime(10 * 60 * 1000)
+    expect(late.actor.getSnapshot().matches({ done: 'closed' })).toBe(true)
+  })
+})

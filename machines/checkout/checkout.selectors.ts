@@ -1,0 +1,61 @@
+import type { SnapshotFrom } from 'xstate'
+import {
+  type checkoutMachine,
+  needsConsent,
+  redemptionProblem,
+  spendablePoints,
+} from '#machines/checkout/checkout.machine.ts'
+
+/** A snapshot of the checkout. */
+export type CheckoutSnapshot = SnapshotFrom<typeof checkoutMachine>
+
+/** The steps as the Stepper names them. */
+export const CHECKOUT_STEPS = ['Patient', 'Items', 'Points', 'Consent', 'Confirm', 'Done'] as const
+
+/** The active step of the Stepper (0-based). */
+export function selectStepIndex(snapshot: CheckoutSnapshot): number {
+  if (snapshot.matches('choosingPatient')) return 0
+  if (snapshot.matches('editingItems') || snapshot.matches('previewing')) return 1
+  if (snapshot.matches('reviewing')) return 2
+  if (snapshot.matches('consent')) return 3
+  if (snapshot.matches('confirming') || snapshot.matches('submitting')) return 4
+  return 5
+}
+
+/** Which button shows a loading state. */
+export function selectBusy(
+  snapshot: CheckoutSnapshot,
+): 'preview' | 'code' | 'record' | 'undo' | null {
+  if (snapshot.matches('previewing')) return 'preview'
+  if (snapshot.matches({ consent: { code: 'sending' } })) return 'code'
+  if (snapshot.matches('submitting')) return 'record'
+  if (snapshot.matches({ done: 'undoing' })) return 'undo'
+  return null
+}
+
+/** Whole seconds until another code may be sent (0 when it may). */
+export function selectResendSecondsLeft(snapshot: CheckoutSnapshot, now: number): number {
+  if (!snapshot.matches({ consent: { code: { sent: 'coolingDown' } } })) return 0
+  const at = snapshot.context.resendAvailableAt ?? now
+  return Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+/** Whether the chosen redemption asks for the patient's code or an override. */
+export function selectNeedsConsent(snapshot: CheckoutSnapshot): boolean {
+  return needsConsent(snapshot.context)
+}
+
+/** Why the chosen redemption cannot be recorded, or null. */
+export function selectRedemptionProblem(snapshot: CheckoutSnapshot): string | null {
+  return redemptionProblem(snapshot.context)
+}
+
+/** The most points the visit can redeem. */
+export function selectSpendable(snapshot: CheckoutSnapshot): number {
+  return spendablePoints(snapshot.context.preview)
+}
+
+/** The visit's total in cents, from the lines as entered. */
+export function selectTotalCents(snapshot: CheckoutSnapshot): number {
+  return snapshot.context.items.reduce((sum, item) => sum + item.quantity * item.price_cents, 0)
+}

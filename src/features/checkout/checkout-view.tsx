@@ -1,0 +1,687 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Paper,
+  Progress,
+  Radio,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { useSelector } from '@xstate/react'
+import { useState } from 'react'
+import type { ActorRefFrom } from 'xstate'
+import type { CatalogueItem } from '#domain/practice-data.ts'
+import type {
+  CheckoutItem,
+  CheckoutRedemption,
+  checkoutMachine,
+} from '#machines/checkout/checkout.machine.ts'
+import {
+  CHECKOUT_STEPS,
+  selectBusy,
+  selectNeedsConsent,
+  selectRedemptionProblem,
+  selectResendSecondsLeft,
+  selectSpendable,
+  selectStepIndex,
+  selectTotalCents,
+} from '#machines/checkout/checkout.selectors.ts'
+import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
+import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { useNow } from '#src/features/sign-up/use-now.ts'
+import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { ButtonLink } from '#src/ui/links.tsx'
+
+type CheckoutActorRef = ActorRefFrom<typeof checkoutMachine>
+
+const points = (n: number) =>
+  `${n.toLocaleString('en-US')} ${Math.abs(n) === 1 ? 'point' : 'points'}`
+
+/** A catalogue item as a checkout line. */
+export function toCheckoutItem(kind: CheckoutItem['kind'], item: CatalogueItem): CheckoutItem {
+  return {
+    key: `${kind}-${item.id}`,
+    kind,
+    item_id: item.id,
+    name: item.name,
+    quantity: 1,
+    price_cents: item.price,
+  }
+}
+
+/**
+ * The front desk's checkout (issue 17): one step at a time, each rendered from the checkout
+ * machine's state; every click is an event, every call the machine's. The catalogue and the
+ * patient search come from the route.
+ */
+export function CheckoutView({
+  actorRef,
+  procedures,
+  products,
+  searchPatients,
+}: {
+  actorRef: CheckoutActorRef
+  procedures: CatalogueItem[]
+  products: CatalogueItem[]
+  searchPatients: (term: string) => Promise<PatientChoice[]>
+}) {
+  const step = useSelector(actorRef, selectStepIndex)
+  const stepName = CHECKOUT_STEPS[step] ?? 'Done'
+  const patient = useSelector(actorRef, (s) => s.context.patient)
+  return (
+    <Stack gap="lg" maw={760}>
+      <Stack gap={4}>
+        <Text size="sm" c="dimmed">
+          Step {step + 1} of {CHECKOUT_STEPS.length}: {stepName}
+        </Text>
+        <Progress.Root size="sm">
+          <Progress.Section
+            value={((step + 1) / CHECKOUT_STEPS.length) * 100}
+            aria-label={`Checkout progress: step ${step + 1} of ${CHECKOUT_STEPS.length}`}
+          />
+        </Progress.Root>
+      </Stack>
+      {patient && step > 0 && (
+        <Text>
+          Patient: <strong>{patient.name}</strong>
+        </Text>
+      )}
+      <StepBody
+        actorRef={actorRef}
+        procedures={procedures}
+        products={products}
+        searchPatients={searchPatients}
+      />
+    </Stack>
+  )
+}
+
+function StepBody(props: {
+  actorRef: CheckoutActorRef
+  procedures: CatalogueItem[]
+  products: CatalogueItem[]
+  searchPatients: (term: string) => Promise<PatientChoice[]>
+}) {
+  const { actorRef } = props
+  const state = useSelector(actorRef, (s) =>
+    s.matches('choosingPatient')
+      ? 'patient'
+      : s.matches('editingItems') || s.matches('previewing')
+        ? 'items'
+        : s.matches('reviewing')
+          ? 'review'
+          : s.matches('consent')
+            ? 'consent'
+            : s.matches('confirming') || s.matches('submitting')
+              ? 'confirm'
+              : 'done',
+  )
+  if (state === 'patient') return <PatientStep {...props} />
+  if (state === 'items') return <ItemsStep {...props} />
+  if (state === 'review') return <ReviewStep actorRef={actorRef} />
+  if (state === 'consent') return <ConsentStep actorRef={actorRef} />
+  if (state === 'confirm') return <ConfirmStep actorRef={actorRef} />
+  return <DoneStep actorRef={actorRef} />
+}
+
+function StepTitle({ children }: { children: string }) {
+  return (
+    <Title order={2} size="h3">
+      {children}
+    </Title>
+  )
+}
+
+function ErrorAlert({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const error = useSelector(actorRef, (s) => s.context.error)
+  if (!error) return null
+  return (
+    <Alert color="red" role="alert" title="This did not work">
+      {error}
+    </Alert>
+  )
+}
+
+function PatientStep({
+  actorRef,
+  searchPatients,
+}: {
+  actorRef: CheckoutActorRef
+  searchPatients: (term: string) => Promise<PatientChoice[]>
+}) {
+  return (
+    <Stack gap="md">
+      <StepTitle>Who is checking out?</StepTitle>
+      <PatientPicker
+        value={null}
+        maw={480}
+        search={searchPatients}
+        onChange={(choice) => {
+          if (!choice) return
+          const name = choice.label.split(' · ')[0] ?? choice.label
+          actorRef.send({ type: 'patient.choose', patient: { id: choice.id, name } })
+        }}
+      />
+    </Stack>
+  )
+}
+
+function ItemsStep({
+  actorRef,
+  procedures,
+  products,
+}: {
+  actorRef: CheckoutActorRef
+  procedures: CatalogueItem[]
+  products: CatalogueItem[]
+}) {
+  const items = useSelector(actorRef, (s) => s.context.items)
+  const canChangePatient = useSelector(actorRef, (s) => s.can({ type: 'patient.change' }))
+  const canPreview = useSelector(actorRef, (s) => s.can({ type: 'items.submit' }))
+  const busy = useSelector(actorRef, (s) => selectBusy(s) === 'preview')
+  const total = useSelector(actorRef, selectTotalCents)
+  const add = (kind: CheckoutItem['kind'], list: CatalogueItem[], id: string | null) => {
+    const item = list.find((entry) => String(entry.id) === id)
+    if (item) actorRef.send({ type: 'item.add', item: toCheckoutItem(kind, item) })
+  }
+  return (
+    <Stack gap="md">
+      <Group justify="space-between" align="flex-end" gap="sm">
+        <StepTitle>What did the visit include?</StepTitle>
+        {canChangePatient && (
+          <Button
+            variant="default"
+            size="xs"
+            onClick={() => actorRef.send({ type: 'patient.change' })}
+          >
+            Change patient
+          </Button>
+        )}
+      </Group>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        <Select
+          label="Add a procedure"
+          placeholder="Choose a procedure"
+          searchable
+          data={procedures.map((p) => ({
+            value: String(p.id),
+            label: `${p.name} · ${formatCents(p.price)}`,
+          }))}
+          value={null}
+          onChange={(id) => add('procedure', procedures, id)}
+          disabled={busy}
+          nothingFoundMessage="No procedure matches"
+        />
+        <Select
+          label="Add a product"
+          placeholder="Choose a product"
+          searchable
+          data={products.map((p) => ({
+            value: String(p.id),
+            label: `${p.name} · ${formatCents(p.price)}`,
+          }))}
+          value={null}
+          onChange={(id) => add('product', products, id)}
+          disabled={busy}
+          nothingFoundMessage="No product matches"
+        />
+      </SimpleGrid>
+      {items.length === 0 ? (
+        <Text c="dimmed">No items yet. Add the procedures and products of this visit.</Text>
+      ) : (
+        <Stack
+          gap="sm"
+          component="ul"
+          aria-label="Items of the visit"
+          style={{ listStyle: 'none', padding: 0, margin: 0 }}
+        >
+          {items.map((item) => (
+            <Paper key={item.key} withBorder p="sm" radius="md" component="li">
+              <Group justify="space-between" align="flex-end" gap="sm" wrap="wrap">
+                <Stack gap={0} style={{ minWidth: 0, flex: '1 1 180px' }}>
+                  <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                    {item.name}
+                  </Text>
+                  <Text size="sm" c="dimmed">
+                    {item.kind === 'procedure' ? 'Procedure' : 'Product'}
+                  </Text>
+                </Stack>
+                <NumberInput
+                  label="Quantity"
+                  aria-label={`Quantity of ${item.name}`}
+                  w={130}
+                  min={1}
+                  max={1000}
+                  allowDecimal={false}
+                  clampBehavior="strict"
+                  value={item.quantity}
+                  disabled={busy}
+                  onChange={(value) => {
+                    const quantity = Number(value)
+                    if (Number.isInteger(quantity) && quantity >= 1) {
+                      actorRef.send({
+                        type: 'item.change',
+                        key: item.key,
+                        quantity,
+                        price_cents: item.price_cents,
+                      })
+                    }
+                  }}
+                />
+                <NumberInput
+                  label="Unit price"
+                  aria-label={`Unit price of ${item.name}`}
+                  w={150}
+                  min={0}
+                  max={1_000_000}
+                  decimalScale={2}
+                  prefix="$"
+                  clampBehavior="strict"
+                  value={item.price_cents / 100}
+                  disabled={busy}
+                  onChange={(value) => {
+                    const dollars = Number(value)
+                    if (Number.isFinite(dollars) && dollars >= 0) {
+                      actorRef.send({
+                        type: 'item.change',
+                        key: item.key,
+                        quantity: item.quantity,
+                        price_cents: Math.round(dollars * 100),
+                      })
+                    }
+                  }}
+                />
+                <Button
+                  variant="subtle"
+                  color="red"
+                  onClick={() => actorRef.send({ type: 'item.remove', key: item.key })}
+                  disabled={busy}
+                  aria-label={`Remove ${item.name}`}
+                >
+                  Remove
+                </Button>
+              </Group>
+            </Paper>
+          ))}
+        </Stack>
+      )}
+      <Text>
+        Total: <strong>{formatCents(total)}</strong>
+      </Text>
+      <ErrorAlert actorRef={actorRef} />
+      <Group>
+        <Button
+          onClick={() => actorRef.send({ type: 'items.submit' })}
+          disabled={!canPreview && !busy}
+          loading={busy}
+        >
+          See points
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const preview = useSelector(actorRef, (s) => s.context.preview)
+  const offers = useSelector(actorRef, (s) => s.context.offers)
+  const redemption = useSelector(actorRef, (s) => s.context.redemption)
+  const problem = useSelector(actorRef, selectRedemptionProblem)
+  const needsCode = useSelector(actorRef, selectNeedsConsent)
+  const spendable = useSelector(actorRef, selectSpendable)
+  const canContinue = useSelector(actorRef, (s) => s.can({ type: 'review.submit' }))
+  // The typed amount, kept as typed while it is not a whole number yet.
+  const [typed, setTyped] = useState<string | number>(
+    redemption.kind === 'points' ? redemption.points : '',
+  )
+  if (!preview) return null
+  const choice =
+    redemption.kind === 'promotion' ? `promotion-${redemption.promotion_id}` : redemption.kind
+  const choose = (value: string) => {
+    let next: CheckoutRedemption = { kind: 'none' }
+    if (value === 'points') next = { kind: 'points', points: Number(typed) || 0 }
+    const offer = offers.find((o) => `promotion-${o.promotion_id}` === value)
+    if (offer) next = { kind: 'promotion', promotion_id: offer.promotion_id, title: offer.title }
+    actorRef.send({ type: 'redemption.choose', redemption: next })
+  }
+  return (
+    <Stack gap="md">
+      <StepTitle>Points for this visit</StepTitle>
+      <Stack
+        gap="xs"
+        component="ul"
+        aria-label="Points per item"
+        style={{ listStyle: 'none', padding: 0, margin: 0 }}
+      >
+        {preview.lines.map((line) => (
+          <Paper key={`${line.kind}-${line.item_id}`} withBorder p="sm" radius="md" component="li">
+            <Group justify="space-between" gap="xs" wrap="wrap">
+              <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                {line.quantity} × {line.name}
+              </Text>
+              {line.refused ? (
+                <Badge color="gray" variant="light">
+                  No points
+                </Badge>
+              ) : (
+                <Text fw={600}>+{points(line.points)}</Text>
+              )}
+            </Group>
+            {line.refused && (
+              <Text size="sm" c="dimmed">
+                {line.name} earns points again on {formatDate(line.refused.opens_on)}.
+              </Text>
+            )}
+          </Paper>
+        ))}
+      </Stack>
+      <Stack gap={2}>
+        <Text>
+          This visit earns <strong>{points(preview.points)}</strong> for{' '}
+          {formatCents(preview.total_cents)}.
+        </Text>
+        <Text>
+          Balance before the visit: {points(preview.balance)} (worth{' '}
+          {formatCents(preview.balance * preview.point_value_cents)}).
+        </Text>
+      </Stack>
+      <Radio.Group
+        label="Redeem at this visit"
+        description={`The patient can redeem up to ${points(spendable)}.`}
+        value={choice}
+        onChange={choose}
+      >
+        <Stack gap="xs" mt="xs">
+          <Radio value="none" label="Nothing" />
+          <Radio value="points" label="Points" />
+          {offers.map((offer) => (
+            <Radio
+              key={offer.promotion_id}
+              value={`promotion-${offer.promotion_id}`}
+              label={`${offer.title} (claimed offer${offer.bonus > 0 ? `, ${points(offer.bonus)} bonus` : ''})`}
+            />
+          ))}
+        </Stack>
+      </Radio.Group>
+      {redemption.kind === 'points' && (
+        <NumberInput
+          label="Points to redeem"
+          description={
+            preview.redemption_code_threshold > 0
+              ? `Above ${points(preview.redemption_code_threshold)} the patient's code is needed.`
+              : "The patient's code is needed for any points."
+          }
+          maw={260}
+          min={1}
+          allowDecimal={false}
+          allowNegative={false}
+          value={typed}
+          error={typed === '' ? undefined : (problem ?? undefined)}
+          onChange={(value) => {
+            setTyped(value)
+            actorRef.send({
+              type: 'redemption.choose',
+              redemption: { kind: 'points', points: Number(value) || 0 },
+            })
+          }}
+        />
+      )}
+      {needsCode && <Text size="sm">The next step asks for the patient's code from an SMS.</Text>}
+      <Group gap="sm">
+        <Button variant="default" onClick={() => actorRef.send({ type: 'items.edit' })}>
+          Edit items
+        </Button>
+        <Button onClick={() => actorRef.send({ type: 'review.submit' })} disabled={!canContinue}>
+          Continue
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const mode = useSelector(actorRef, (s) =>
+    s.matches({ consent: 'override' }) ? 'override' : 'code',
+  )
+  const redemption = useSelector(actorRef, (s) => s.context.redemption)
+  const canOverride = useSelector(actorRef, (s) => s.can({ type: 'consent.useOverride' }))
+  const canSubmit = useSelector(actorRef, (s) => s.can({ type: 'consent.submit' }))
+  const spent = redemption.kind === 'points' ? points(redemption.points) : 'this offer'
+  return (
+    <Stack gap="md">
+      <StepTitle>The patient's consent</StepTitle>
+      {mode === 'code' ? (
+        <CodeFields actorRef={actorRef} spent={spent} />
+      ) : (
+        <OverrideFields actorRef={actorRef} spent={spent} />
+      )}
+      <ErrorAlert actorRef={actorRef} />
+      <Group gap="sm">
+        <Button variant="default" onClick={() => actorRef.send({ type: 'consent.back' })}>
+          Back
+        </Button>
+        <Button onClick={() => actorRef.send({ type: 'consent.submit' })} disabled={!canSubmit}>
+          Continue
+        </Button>
+      </Group>
+      {mode === 'code' && canOverride && (
+        <Group>
+          <Button variant="subtle" onClick={() => actorRef.send({ type: 'consent.useOverride' })}>
+            Use a manager override
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  )
+}
+
+function CodeFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: string }) {
+  const sent = useSelector(actorRef, (s) => s.matches({ consent: { code: 'sent' } }))
+  const cooling = useSelector(actorRef, (s) =>
+    s.matches({ consent: { code: { sent: 'coolingDown' } } }),
+  )
+  const busy = useSelector(actorRef, (s) => selectBusy(s) === 'code')
+  const canSend = useSelector(actorRef, (s) => s.can({ type: 'code.send' }))
+  const code = useSelector(actorRef, (s) => s.context.code)
+  const now = useNow(cooling)
+  const secondsLeft = useSelector(actorRef, (s) => selectResendSecondsLeft(s, now))
+  return (
+    <Stack gap="sm">
+      <Text>
+        To redeem {spent}, the patient confirms with a 6-digit code we text to their phone.
+      </Text>
+      {sent && (
+        <TextInput
+          label="SMS code"
+          description="Ask the patient for the code in the text message."
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          maw={220}
+          value={code}
+          onChange={(event) =>
+            actorRef.send({ type: 'code.change', code: event.currentTarget.value.trim() })
+          }
+        />
+      )}
+      <Group>
+        <Button
+          variant={sent ? 'default' : 'filled'}
+          onClick={() => actorRef.send({ type: 'code.send' })}
+          disabled={!canSend && !busy}
+          loading={busy}
+        >
+          {sent ? (cooling ? `Resend code in ${secondsLeft} s` : 'Resend code') : 'Get code'}
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function OverrideFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: string }) {
+  const reason = useSelector(actorRef, (s) => s.context.reason)
+  return (
+    <Stack gap="sm">
+      <Text>
+        Redeem {spent} without the patient's code. The reason is kept with the redemption.
+      </Text>
+      <Textarea
+        label="Reason for the override"
+        maxLength={500}
+        autosize
+        minRows={2}
+        value={reason}
+        onChange={(event) =>
+          actorRef.send({ type: 'override.change', reason: event.currentTarget.value })
+        }
+      />
+      <Group>
+        <Button variant="subtle" onClick={() => actorRef.send({ type: 'consent.useCode' })}>
+          Use the patient's code instead
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const context = useSelector(actorRef, (s) => s.context)
+  const busy = useSelector(actorRef, (s) => selectBusy(s) === 'record')
+  const total = useSelector(actorRef, selectTotalCents)
+  const { preview, redemption, consent } = context
+  const redeemed =
+    redemption.kind === 'points'
+      ? `${points(redemption.points)}`
+      : redemption.kind === 'promotion'
+        ? `the offer ${redemption.title}`
+        : 'nothing'
+  return (
+    <Stack gap="md">
+      <StepTitle>Confirm the visit</StepTitle>
+      <Paper withBorder p="md" radius="md">
+        <Stack gap="xs">
+          {context.items.map((item) => (
+            <Group key={item.key} justify="space-between" gap="xs" wrap="wrap">
+              <Text style={{ overflowWrap: 'anywhere' }}>
+                {item.quantity} × {item.name}
+              </Text>
+              <Text>{formatCents(item.quantity * item.price_cents)}</Text>
+            </Group>
+          ))}
+          <Group justify="space-between" gap="xs">
+            <Text fw={700}>Total</Text>
+            <Text fw={700}>{formatCents(total)}</Text>
+          </Group>
+          <Text>Points earned: {points(preview?.points ?? 0)}</Text>
+          <Text>
+            Redeemed: {redeemed}
+            {consent?.kind === 'code' ? ", with the patient's code" : ''}
+            {consent?.kind === 'override' ? ', with a manager override' : ''}
+          </Text>
+        </Stack>
+      </Paper>
+      <ErrorAlert actorRef={actorRef} />
+      <Group gap="sm">
+        <Button
+          variant="default"
+          onClick={() => actorRef.send({ type: 'confirm.back' })}
+          disabled={busy}
+        >
+          Back
+        </Button>
+        <Button onClick={() => actorRef.send({ type: 'visit.confirm' })} loading={busy}>
+          Confirm visit
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const result = useSelector(actorRef, (s) => s.context.result)
+  const patient = useSelector(actorRef, (s) => s.context.patient)
+  const undone = useSelector(actorRef, (s) => s.matches('undone'))
+  const undoneBalance = useSelector(actorRef, (s) => s.context.undoneBalance)
+  const canUndo = useSelector(actorRef, (s) => s.can({ type: 'visit.undo' }))
+  const undoing = useSelector(actorRef, (s) => selectBusy(s) === 'undo')
+  const [asking, setAsking] = useState(false)
+  if (!result) return null
+  const earned = result.entries.filter((e) => e.kind === 'earn').reduce((n, e) => n + e.points, 0)
+  const redeemed = result.entries
+    .filter((e) => e.kind === 'redeem')
+    .reduce((n, e) => n + Math.abs(e.points), 0)
+  const bonus = result.entries.filter((e) => e.kind === 'bonus').reduce((n, e) => n + e.points, 0)
+  return (
+    <Stack gap="md">
+      {undone ? (
+        <Alert color="green" role="status" title="Visit undone">
+          Its points were reversed. The balance is back to {points(undoneBalance ?? 0)}.
+        </Alert>
+      ) : (
+        <Alert color="green" role="status" title="Visit recorded">
+          {patient?.name} earned {points(earned)}
+          {redeemed > 0 ? ` and redeemed ${points(redeemed)}` : ''}
+          {bonus > 0 ? `, with a bonus of ${points(bonus)}` : ''}. The balance is now{' '}
+          {points(result.balance)}.
+        </Alert>
+      )}
+      <ErrorAlert actorRef={actorRef} />
+      {!undone && (canUndo || undoing) && (
+        <Text size="sm">
+          You can undo this visit until {formatDateTime(result.visit.undo_until)}.
+        </Text>
+      )}
+      <Group gap="sm">
+        {!undone && (canUndo || undoing) && (
+          <Button variant="default" color="red" onClick={() => setAsking(true)} loading={undoing}>
+            Undo visit
+          </Button>
+        )}
+        {patient && (
+          <ButtonLink
+            to="/patients/$patientId"
+            params={{ patientId: String(patient.id) }}
+            variant="default"
+          >
+            Open the patient's profile
+          </ButtonLink>
+        )}
+        <ButtonLink to="/checkout" search={{}} reloadDocument>
+          Record another visit
+        </ButtonLink>
+      </Group>
+      <Modal
+        opened={asking}
+        onClose={() => setAsking(false)}
+        title="Undo this visit?"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <Stack gap="md">
+          <Text>
+            The points it earned and redeemed are reversed and a redeemed offer goes back to the
+            patient.{result.visit.appointment_id !== null && ' The appointment is open again.'}
+          </Text>
+          <DialogActions
+            busy={false}
+            actionLabel="Undo visit"
+            color="red"
+            onCancel={() => setAsking(false)}
+            onAction={() => {
+              setAsking(false)
+              actorRef.send({ type: 'visit.undo' })
+            }}
+          />
+        </Stack>
+      </Modal>
+    </Stack>
+  )
+}

@@ -1,0 +1,47 @@
+import { fromPromise } from 'xstate'
+import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
+import type { CheckoutPreview, ClaimedOffer } from '#machines/checkout/checkout.machine.ts'
+import { listPatientPromotions } from '#src/api/promotions.ts'
+import { previewVisit, recordVisit, sendRedemptionCode, undoVisit } from '#src/api/visits.ts'
+import { apiErrorMessage } from '#src/lib/http.ts'
+
+/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
+async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw new Error(await apiErrorMessage(error))
+  }
+}
+
+/** The promotions the patient claimed and has not redeemed yet. */
+async function claimedOffers(patientId: number): Promise<ClaimedOffer[]> {
+  const promotions = await listPatientPromotions(patientId)
+  return promotions.flatMap((p) =>
+    p.status === 'claimed' && p.promotion
+      ? [{ promotion_id: p.promotion_id, title: p.promotion.title, bonus: p.promotion.points }]
+      : [],
+  )
+}
+
+/** The real effects of the checkout machine: the visit, code and promotion calls of the API. */
+export const checkoutActors = {
+  previewVisit: fromPromise<CheckoutPreview, VisitPreviewInput>(({ input }) =>
+    withUserMessage(async () => {
+      const [preview, offers] = await Promise.all([
+        previewVisit(input),
+        claimedOffers(input.patient_id),
+      ])
+      return { preview, offers }
+    }),
+  ),
+  sendCode: fromPromise<{ authyId: string }, { patientId: number }>(({ input }) =>
+    withUserMessage(() => sendRedemptionCode(input.patientId)),
+  ),
+  recordVisit: fromPromise<VisitAnswer, VisitInput>(({ input }) =>
+    withUserMessage(() => recordVisit(input)),
+  ),
+  undoVisit: fromPromise<{ balance: number }, { visitId: number }>(({ input }) =>
+    withUserMessage(() => undoVisit(input.visitId)),
+  ),
+}

@@ -1,0 +1,414 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import {
+  type ApiSession,
+  apiSignIn,
+  axeViolations,
+  expect,
+  storeSession,
+  test,
+  waitForMessage,
+} from './support/fixtures.ts'
+
+// Issue 17: the front desk's checkout through the real server.
+const SHOTS = 'docs/screenshots/issue-17'
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+] as const
+const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+
+async function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
+}
+
+/** Shoots the page at 1440 and 390 px, checking axe and that nothing scrolls sideways. */
+async function shoot(page: Page, name: string, focus: Locator) {
+  mkdirSync(SHOTS, { recursive: true })
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport)
+    await page.waitForTimeout(150)
+    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
+    expect(await scrollsSideways(page), `${name} scrolls sideways at ${viewport.width}`).toBe(false)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await focus.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true })
+  }
+  await page.setViewportSize(VIEWPORTS[0])
+}
+
+type Patient = { id: number; first_name: string; last_name: string; phone: string | null }
+
+async function api(request: APIRequestContext, session: ApiSession) {
+  const headers = { Authorization: `Bearer ${session.jwt}` }
+  return {
+    async patient(name: string): Promise<Patient> {
+      const response = await request.get('/api/patients', {
+        headers,
+        params: { search: name, pageSize: 5 },
+      })
+      const page = (await response.json()) as { data: Patient[] }
+      const found = page.data.find((p) => `${p.first_name} ${p.last_name}` === name)
+      if (!found) throw new Error(`no patient ${name}`)
+      return found
+    },
+    async balance(patientId: number): Promise<number> {
+      const response = await request.get(`/api/patients/${patientId}/ledger`, { headers })
+      return ((await response.json()) as { balance: number }).balance
+    },
+    /** The ids of the visits in a patient's ledger (every entry of a visit names it). */
+    async visitIds(patientId: number): Promise<number[]> {
+      const response = await request.get(`/api/patients/${patientId}/ledger`, {
+        headers,
+        params: { pageSize: 100 },
+      })
+      const entries = (
+        (await response.json()) as {
+          data: { source_type: string; source_id: number | null; kind: string }[]
+        }
+      ).data
+      return [
+        ...new Set(
+          entries.filter((e) => e.source_type === 'visit').map((e) => e.source_id as number),
+        ),
+      ]
+    },
+    async claim(promotionTitle: string, patientId: number) {
+      const list = await request.get(`/api/patients/promotions/${patientId}`, { headers })
+      const claims = (await list.json()) as { status: string; promotion?: { title: string } }[]
+      return claims.find((c) => c.promotion?.title === promotionTitle)?.status ?? null
+    },
+  }
+}
+
+/** The checkout's outcome: the green message once the visit is recorded or undone. */
+function outcome(page: Page): Locator {
+  return page.getByRole('status').filter({ hasText: /Visit (recorded|undone)/ })
+}
+
+async function addItem(page: Page, label: 'Add a procedure' | 'Add a product', name: string) {
+  await page.getByRole('combobox', { name: label }).click()
+  await page.getByRole('option', { name: new RegExp(`^${name}`) }).click()
+}
+
+test.describe('checkout at the front desk', () => {
+  // Each journey checks axe and takes screenshots at two widths on a shared 2-core machine.
+  test.describe.configure({ timeout: 180_000 })
+
+  test('staff complete today’s appointment: points awarded, on the profile with their name', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request, STAFF.email, STAFF.password)
+    const server = await api(request, session)
+    const blake = await server.patient('Blake Martinez')
+    const before = await server.balance(blake.id)
+    await storeSession(page, session)
+    await page.goto('/appointments')
+    const card = page.getByRole('article', { name: /Blake Martinez/ })
+    await expect(card).toContainText('HydraFacial')
+    await card.getByRole('link', { name: 'Complete Blake Martinez' }).click()
+
+    // The appointment brings its patient and procedure.
+    await expect(page).toHaveURL(/\/checkout\?appointmentId=\d+/)
+    const checkoutUrl = page.url()
+    await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
+    await expect(page.getByText('Patient: Blake Martinez')).toBeVisible()
+    await expect(page.getByLabel('Quantity of HydraFacial')).toHaveValue('1')
+    await expect(page.getByRole('button', { name: 'Change patient' })).toHaveCount(0)
+    await addItem(page, 'Add a product', 'Mineral Sunscreen SPF 46')
+    await page.getByLabel('Quantity of Mineral Sunscreen SPF 46').fill('2')
+    await expect(page.getByText('Total: $281.00')).toBeVisible()
+    await shoot(page, 'checkout-items', page.getByRole('heading', { name: /What did the visit/ }))
+    await page.getByRole('button', { name: 'See points' }).click()
+
+    await expect(page.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
+    await expect(page.getByText(/This visit earns/)).toContainText('This visit earns 280 points')
+    await shoot(
+      page,
+      'checkout-points',
+      page.getByRole('heading', { name: 'Points for this visit' }),
+    )
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(page.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+    await shoot(page, 'checkout-confirm', page.getByRole('heading', { name: 'Confirm the visit' }))
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+
+    const done = outcome(page)
+    await expect(done).toContainText('Visit recorded')
+    await expect(done).toContainText(
+      `Blake Martinez earned 280 points. The balance is now ${(before + 280).toLocaleString(
+        'en-US',
+      )} points.`,
+    )
+    await shoot(page, 'checkout-done', done)
+    expect(await server.balance(blake.id)).toBe(before + 280)
+
+    // The profile shows the points and who recorded them.
+    await page.getByRole('link', { name: "Open the patient's profile" }).click()
+    await expect(page.getByRole('heading', { level: 1, name: 'Blake Martinez' })).toBeVisible()
+    await expect(
+      page.getByText((before + 280).toLocaleString('en-US'), { exact: true }).first(),
+    ).toBeVisible()
+    await expect(
+      page.getByRole('row').filter({ hasText: 'Earned 200 points for a visit' }).first(),
+    ).toContainText('Sam Rivera')
+
+    // The appointment is completed and cannot be completed twice.
+    await page.goto('/appointments')
+    const completed = page.getByRole('article', { name: /Blake Martinez/ })
+    await expect(completed).toContainText('completed')
+    await expect(completed.getByRole('link', { name: /Complete/ })).toHaveCount(0)
+    // An old link to its checkout says why it cannot be completed again.
+    await page.goto(checkoutUrl)
+    const refusal = page.getByRole('alert').filter({ hasText: 'already completed' })
+    await expect(refusal).toContainText('This appointment is already completed.')
+    await expect(page.getByRole('button', { name: 'See points' })).toHaveCount(0)
+    await shoot(page, 'checkout-appointment-completed', refusal)
+  })
+
+  test('a redemption above the threshold needs the patient’s SMS code; undo gives the points back', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    const server = await api(request, session)
+    const dana = await server.patient("Dana O'Connor")
+    const before = await server.balance(dana.id)
+    await storeSession(page, session)
+    await page.goto(`/patients/${dana.id}`)
+    await page.getByRole('link', { name: 'Record visit' }).click()
+    await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
+    await addItem(page, 'Add a product', 'Hydrating B5 Gel')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await expect(page.getByText(/This visit earns/)).toContainText('This visit earns 100 points')
+
+    // Too many points are refused on the spot.
+    await page.getByRole('radio', { name: 'Points', exact: true }).check()
+    await page.getByLabel('Points to redeem').fill('999999')
+    await expect(
+      page.getByText(
+        `The patient can redeem at most ${(before + 100).toLocaleString('en-US')} points`,
+      ),
+    ).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Continue' })).toBeDisabled()
+    await shoot(page, 'checkout-points-error', page.getByLabel('Points to redeem'))
+    await page.getByLabel('Points to redeem').fill('500')
+    await page.getByRole('button', { name: 'Continue' }).click()
+
+    // The code step: Get code, then Resend waits 30 seconds.
+    await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Use a manager override' })).toBeVisible()
+    const sentAfter = new Date(Date.now() - 1000)
+    await page.getByRole('button', { name: 'Get code' }).click()
+    await expect(page.getByRole('button', { name: /Resend code in \d+ s/ })).toBeDisabled()
+    const sms = await waitForMessage(request, 'sms', '+15550101004', { after: sentAfter })
+    const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
+    expect(code).toMatch(/^\d{6}$/)
+
+    // A wrong code: the server says so and the code can be typed again.
+    await page.getByLabel('SMS code').fill(code === '000000' ? '111111' : '000000')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(page.getByRole('alert')).toContainText(
+      'The code is not correct. Please check the code with the patient and type it again.',
+    )
+    await shoot(page, 'checkout-code-wrong', page.getByLabel('SMS code'))
+    await page.getByLabel('SMS code').fill(code)
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(page.getByText("Redeemed: 500 points, with the patient's code")).toBeVisible()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    const done = outcome(page)
+    await expect(done).toContainText('earned 100 points and redeemed 500 points')
+    expect(await server.balance(dana.id)).toBe(before + 100 - 500)
+
+    // Undo asks first, then posts the reversals: the balance is back.
+    await page.getByRole('button', { name: 'Undo visit' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Undo this visit?' })
+    await shoot(page, 'checkout-undo-dialog', dialog)
+    await dialog.getByRole('button', { name: 'Undo visit' }).click()
+    await expect(outcome(page)).toContainText(
+      `Visit undoneIts points were reversed. The balance is back to ${before.toLocaleString('en-US')} points.`,
+    )
+    await shoot(page, 'checkout-undone', outcome(page))
+    expect(await server.balance(dana.id)).toBe(before)
+  })
+
+  test('a claimed offer is redeemed at checkout and its bonus awarded', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    const server = await api(request, session)
+    const dana = await server.patient("Dana O'Connor")
+    expect(await server.claim('Birthday Glow', dana.id)).toBe('claimed')
+    const before = await server.balance(dana.id)
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${dana.id}`)
+    await addItem(page, 'Add a procedure', 'Chemical Peel')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('radio', { name: /^Birthday Glow/ }).check()
+    await page.getByRole('button', { name: 'Continue' }).click()
+    // The offer costs no points, so the programme asks for no code.
+    await expect(page.getByText('Redeemed: the offer Birthday Glow')).toBeVisible()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(outcome(page)).toContainText('with a bonus of 200 points')
+    expect(await server.balance(dana.id)).toBe(before + 150 + 200)
+    expect(await server.claim('Birthday Glow', dana.id)).toBe('redeemed')
+  })
+
+  test('two fast clicks and a replay after a lost answer record one visit', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    const server = await api(request, session)
+    const finley = await server.patient('Finley Brooks')
+    const visitsBefore = await server.visitIds(finley.id)
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${finley.id}`)
+    await addItem(page, 'Add a product', 'Vitamin C Serum')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('button', { name: 'Continue' }).click()
+
+    // The first post reaches the server, but its answer is lost on the way back.
+    let posts = 0
+    await page.route('**/api/visits', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue()
+      posts += 1
+      if (posts === 1) {
+        await route.fetch()
+        return route.abort('timedout')
+      }
+      return route.continue()
+    })
+    await page.getByRole('button', { name: 'Confirm visit' }).dblclick()
+    await expect(page.getByRole('alert')).toContainText(
+      'Nothing was recorded twice: press Confirm visit again to retry.',
+    )
+    await shoot(page, 'checkout-confirm-error', page.getByRole('alert'))
+    // What was entered is still there; the retry answers the visit already recorded.
+    await expect(page.getByText('1 × Vitamin C Serum')).toBeVisible()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(outcome(page)).toContainText('Visit recorded')
+    expect(posts).toBe(2)
+    const visitsAfter = await server.visitIds(finley.id)
+    expect(visitsAfter.filter((id) => !visitsBefore.includes(id))).toHaveLength(1)
+  })
+
+  test('a reload keeps the checkout and its key: confirming again records one visit', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request)
+    const server = await api(request, session)
+    const emery = await server.patient('Emery Patel')
+    const visitsBefore = await server.visitIds(emery.id)
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${emery.id}`)
+    await addItem(page, 'Add a product', 'Mineral Sunscreen SPF 46')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('button', { name: 'Continue' }).click()
+    // The answer never arrives: the person reloads the page.
+    await page.route('**/api/visits', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue()
+      await route.fetch()
+      return route.abort('timedout')
+    })
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(page.getByRole('alert')).toBeVisible()
+    await page.unroute('**/api/visits')
+    await page.reload()
+    await expect(page.getByLabel('Quantity of Mineral Sunscreen SPF 46')).toHaveValue('1')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(outcome(page)).toContainText('Visit recorded')
+    const visitsAfter = await server.visitIds(emery.id)
+    expect(visitsAfter.filter((id) => !visitsBefore.includes(id))).toHaveLength(1)
+  })
+
+  test('the whole checkout with the keyboard alone, at 390 px', async ({ page, request }) => {
+    const session = await apiSignIn(request, 'manager@example.com', 'ManagerPass123')
+    const server = await api(request, session)
+    const avery = await server.patient('Avery Johnson')
+    const before = await server.balance(avery.id)
+    await storeSession(page, session)
+    await page.setViewportSize(VIEWPORTS[1])
+    await page.goto('/checkout')
+
+    /** Presses Tab until `target` has the focus. */
+    const tabTo = async (target: Locator) => {
+      for (let i = 0; i < 60; i++) {
+        if (await target.evaluate((el) => el === document.activeElement)) return
+        await page.keyboard.press('Tab')
+      }
+      throw new Error('the element cannot be reached with Tab')
+    }
+
+    await tabTo(page.getByRole('combobox', { name: 'Patient' }))
+    await page.keyboard.type('Avery')
+    await expect(page.getByRole('option', { name: /^Avery Johnson/ })).toBeVisible()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
+    expect(await scrollsSideways(page)).toBe(false)
+
+    await tabTo(page.getByRole('combobox', { name: 'Add a procedure' }))
+    await page.keyboard.type('Botox')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await expect(page.getByLabel('Quantity of Botox (per area)')).toBeVisible()
+    await tabTo(page.getByLabel('Unit price of Botox (per area)'))
+    await page.keyboard.press('ControlOrMeta+a')
+    await page.keyboard.type('300')
+    await expect(page.getByText('Total: $300.00')).toBeVisible()
+    expect(await scrollsSideways(page)).toBe(false)
+    await tabTo(page.getByRole('button', { name: 'See points' }))
+    await page.keyboard.press('Enter')
+    // Botox earns its own 350 points per area whatever the price.
+    await expect(page.getByText(/This visit earns/)).toContainText('This visit earns 350 points')
+    expect(await scrollsSideways(page)).toBe(false)
+
+    // Points above the threshold, with a manager's override instead of the code.
+    await tabTo(page.getByRole('radio', { name: 'Nothing', exact: true }))
+    await page.keyboard.press('ArrowDown')
+    await expect(page.getByRole('radio', { name: 'Points', exact: true })).toBeChecked()
+    await tabTo(page.getByLabel('Points to redeem'))
+    await page.keyboard.type('200')
+    await tabTo(page.getByRole('button', { name: 'Continue' }))
+    await page.keyboard.press('Enter')
+    await tabTo(page.getByRole('button', { name: 'Use a manager override' }))
+    await page.keyboard.press('Enter')
+    await tabTo(page.getByLabel('Reason for the override'))
+    await page.keyboard.type('The patient left their phone at home.')
+    expect(await scrollsSideways(page)).toBe(false)
+    await shoot(page, 'checkout-override', page.getByLabel('Reason for the override'))
+    await page.setViewportSize(VIEWPORTS[1])
+    await tabTo(page.getByRole('button', { name: 'Continue' }))
+    await page.keyboard.press('Enter')
+    await expect(page.getByText('Redeemed: 200 points, with a manager override')).toBeVisible()
+    await tabTo(page.getByRole('button', { name: 'Confirm visit' }))
+    await page.keyboard.press('Enter')
+    await expect(outcome(page)).toContainText('earned 350 points and redeemed 200 points')
+    expect(await scrollsSideways(page)).toBe(false)
+    expect(await server.balance(avery.id)).toBe(before + 150)
+  })
+
+  test('staff cannot override: only the patient’s code', async ({ page, request }) => {
+    const session = await apiSignIn(request, STAFF.email, STAFF.password)
+    const server = await api(request, session)
+    const casey = await server.patient('Casey Nguyen')
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${casey.id}`)
+    await addItem(page, 'Add a procedure', 'Laser Hair Removal')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('radio', { name: 'Points', exact: true }).check()
+    await page.getByLabel('Points to redeem').fill('50')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(page.getByRole('button', { name: 'Get code' })).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Use a manager override' })).toHaveCount(0)
+    await shoot(page, 'checkout-code', page.getByRole('button', { name: 'Get code' }))
+  })
+})

@@ -1,0 +1,398 @@
+/**
+ * The checkout's model and flow (issue 17): the fixture events the real machine is walked with,
+ * what tells its states apart, and a person's words. The view test (`view.test.tsx`) replays its
+ * paths through the checkout screen; the end-to-end journey (`tests/e2e/checkout.spec.ts`) runs
+ * the same screen against the real server.
+ */
+import type { AnyMachineSnapshot, EventObject } from 'xstate'
+import type { VisitAnswer, VisitPreview } from '#domain/visits.ts'
+import { VISIT_MESSAGES } from '#domain/visits.ts'
+import {
+  type CheckoutEvent,
+  type CheckoutInput,
+  type CheckoutItem,
+  type CheckoutPatient,
+  type CheckoutPreview,
+  type ClaimedOffer,
+  checkoutMachine,
+  needsConsent,
+  redemptionProblem,
+} from '#machines/checkout/checkout.machine.ts'
+import type { FlowSpec, Model, QaPath, QaStep, StepPlan } from '#tests/mbt/index.ts'
+
+const patient: CheckoutPatient = { id: 4, name: 'Avery Brooks' }
+const procedure: CheckoutItem = {
+  key: 'procedure-2',
+  kind: 'procedure',
+  item_id: 2,
+  name: 'HydraFacial',
+  quantity: 1,
+  price_cents: 19_900,
+}
+const product: CheckoutItem = {
+  key: 'product-5',
+  kind: 'product',
+  item_id: 5,
+  name: 'Vitamin C Serum',
+  quantity: 1,
+  price_cents: 6_500,
+}
+const preview: VisitPreview = {
+  lines: [
+    {
+      kind: 'procedure',
+      item_id: 2,
+      name: 'HydraFacial',
+      quantity: 1,
+      unit_price_cents: 19_900,
+      points: 0,
+      refused: {
+        reason: VISIT_MESSAGES.earnsAgainOn('HydraFacial', '2027-01-10'),
+        opens_on: '2027-01-10',
+      },
+    },
+    {
+      kind: 'product',
+      item_id: 5,
+      name: 'Vitamin C Serum',
+      quantity: 1,
+      unit_price_cents: 6_500,
+      points: 65,
+      refused: null,
+    },
+  ],
+  points: 65,
+  total_cents: 26_400,
+  balance: 400,
+  point_value_cents: 10,
+  redemption_code_threshold: 100,
+}
+const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200 }
+const answer: VisitAnswer = {
+  visit: {
+    id: 31,
+    patient_id: 4,
+    appointment_id: null,
+    total_cents: 26_400,
+    created_at: '2026-11-25T10:00:00.000Z',
+    undo_until: '2026-11-25T10:10:00.000Z',
+    undone_at: null,
+  },
+  lines: preview.lines,
+  entries: [],
+  balance: 165,
+}
+
+/** What the desk enters and what the fake server answers. */
+export const checkoutFixtures = {
+  key: 'web-checkout-fixture-key',
+  patient,
+  procedure,
+  product,
+  appointmentId: 12,
+  preview: { preview, offers: [offer] } satisfies CheckoutPreview,
+  offer,
+  answer,
+  /** Points below the programme's threshold (100): no code. */
+  fewPoints: 50,
+  /** Points above it: the patient's code or an override. */
+  manyPoints: 300,
+  /** More than the patient has. */
+  tooManyPoints: 9_000,
+  code: '123456',
+  reason: 'The patient left their phone at home.',
+  authyId: 'rc-0123456789',
+  previewFailed: 'Vitamin C Serum is archived: restore it in the catalogue to sell it.',
+  codeTooSoon: VISIT_MESSAGES.codeTooSoon(20),
+  timeout: 'The server is taking too long to answer. Please try again.',
+  undoFailed: 'The server could not be reached. Check your connection and try again.',
+  undoneBalance: 400,
+} as const
+
+/** Events of the graph: the desk's, the four calls' answers and the two delays. */
+export type CheckoutModelEvent =
+  | CheckoutEvent
+  | { type: 'xstate.done.actor.previewVisit'; output: CheckoutPreview }
+  | { type: 'xstate.error.actor.previewVisit'; error: Error }
+  | { type: 'xstate.done.actor.sendCode'; output: { authyId: string } }
+  | { type: 'xstate.error.actor.sendCode'; error: Error }
+  | { type: 'xstate.done.actor.recordVisit'; output: VisitAnswer }
+  | { type: 'xstate.error.actor.recordVisit'; error: Error }
+  | { type: 'xstate.done.actor.undoVisit'; output: { balance: number } }
+  | { type: 'xstate.error.actor.undoVisit'; error: Error }
+  | { type: 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown' }
+  | { type: 'xstate.after.undoWindow.checkout.done.undoable' }
+
+const f = checkoutFixtures
+
+/** Every event with fixture payloads. */
+export const checkoutEvents: CheckoutModelEvent[] = [
+  { type: 'patient.choose', patient: f.patient },
+  { type: 'patient.change' },
+  { type: 'item.add', item: f.procedure },
+  { type: 'item.add', item: f.product },
+  { type: 'item.change', key: f.product.key, quantity: 2, price_cents: 6_000 },
+  { type: 'item.remove', key: f.procedure.key },
+  { type: 'items.submit' },
+  { type: 'items.edit' },
+  { type: 'redemption.choose', redemption: { kind: 'none' } },
+  { type: 'redemption.choose', redemption: { kind: 'points', points: f.fewPoints } },
+  { type: 'redemption.choose', redemption: { kind: 'points', points: f.manyPoints } },
+  { type: 'redemption.choose', redemption: { kind: 'points', points: f.tooManyPoints } },
+  {
+    type: 'redemption.choose',
+    redemption: { kind: 'promotion', promotion_id: f.offer.promotion_id, title: f.offer.title },
+  },
+  { type: 'review.submit' },
+  { type: 'code.send' },
+  { type: 'code.change', code: f.code },
+  { type: 'consent.useOverride' },
+  { type: 'consent.useCode' },
+  { type: 'override.change', reason: f.reason },
+  { type: 'consent.submit' },
+  { type: 'consent.back' },
+  { type: 'confirm.back' },
+  { type: 'visit.confirm' },
+  { type: 'visit.undo' },
+  { type: 'xstate.done.actor.previewVisit', output: f.preview },
+  { type: 'xstate.error.actor.previewVisit', error: new Error(f.previewFailed) },
+  { type: 'xstate.done.actor.sendCode', output: { authyId: f.authyId } },
+  { type: 'xstate.error.actor.sendCode', error: new Error(f.codeTooSoon) },
+  { type: 'xstate.done.actor.recordVisit', output: f.answer },
+  { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeIncorrect) },
+  { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeAttempts) },
+  { type: 'xstate.error.actor.recordVisit', error: new Error(f.timeout) },
+  { type: 'xstate.done.actor.undoVisit', output: { balance: f.undoneBalance } },
+  { type: 'xstate.error.actor.undoVisit', error: new Error(f.undoFailed) },
+  { type: 'xstate.error.actor.undoVisit', error: new Error(VISIT_MESSAGES.undoWindowPassed) },
+  { type: 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown' },
+  { type: 'xstate.after.undoWindow.checkout.done.undoable' },
+]
+
+/** What the screen shows and the guards read; typed text only as valid or not. */
+export function checkoutSignature(snapshot: AnyMachineSnapshot): string {
+  const c = snapshot.context as ReturnType<typeof checkoutMachine.getInitialSnapshot>['context']
+  return JSON.stringify({
+    value: snapshot.value,
+    patient: c.patient !== null,
+    items: c.items.map((item) => item.key),
+    preview: c.preview !== null,
+    redemption: c.redemption,
+    code: c.authyId !== null,
+    codeValid: /^\d{6}$/.test(c.code),
+    reason: c.reason.trim() !== '',
+    consent: c.consent?.kind ?? null,
+    error: c.error,
+  })
+}
+
+const patientWords = `${f.patient.name}`
+
+const states: Record<string, string> = {
+  'checkout.choosingPatient':
+    'You see: step Patient with the Patient search box; nothing else to fill yet',
+  'checkout.editingItems':
+    'You see: step Items for the patient: the lines with Quantity and Unit price, Add a procedure and Add a product, and See points (enabled with at least one line)',
+  'checkout.previewing': 'You see: See points is busy',
+  'checkout.reviewing':
+    'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer; Continue',
+  'checkout.consent.code.idle':
+    "You see: step Consent: the redemption needs the patient's code; Get code (and, for a Manager or Admin, Use a manager override)",
+  'checkout.consent.code.sending': 'You see: Get code is busy',
+  'checkout.consent.code.sent.coolingDown':
+    'You see: the SMS code field, Continue, and Resend code disabled with the seconds left',
+  'checkout.consent.code.sent.resendReady':
+    'You see: the SMS code field, Continue, and Resend code enabled',
+  'checkout.consent.override':
+    'You see: the Reason for the override field, Continue, and Use the patient’s code instead',
+  'checkout.confirming':
+    'You see: step Confirm: the summary of the lines, points earned, the redemption and the new balance; Back and Confirm visit',
+  'checkout.submitting': 'You see: Confirm visit is busy; a second click does nothing',
+  'checkout.done.undoable':
+    'You see: "Visit recorded", the points earned and redeemed, the new balance, Undo visit, Open the patient’s profile and Record another visit',
+  'checkout.done.undoing': 'You see: Undo visit is busy',
+  'checkout.done.closed':
+    'You see: "Visit recorded" without Undo visit: the 10 minutes have passed',
+  'checkout.undone': 'You see: "Visit undone" with the balance after the reversals',
+}
+
+function redemptionWords(event: Extract<CheckoutEvent, { type: 'redemption.choose' }>) {
+  const r = event.redemption
+  if (r.kind === 'none') return 'Choose Redeem: Nothing'
+  if (r.kind === 'points') return `Choose Redeem: Points and type ${r.points} points`
+  return `Choose Redeem: ${r.title}`
+}
+
+function describeEvent(event: EventObject): string {
+  const e = event as CheckoutModelEvent
+  switch (e.type) {
+    case 'patient.choose':
+      return `Search "Avery" and choose ${patientWords}`
+    case 'patient.change':
+      return 'Click Change patient'
+    case 'item.add':
+      return e.item.kind === 'procedure'
+        ? `Choose ${e.item.name} in Add a procedure`
+        : `Choose ${e.item.name} in Add a product`
+    case 'item.change':
+      return `Set the quantity of ${f.product.name} to ${e.quantity} and its unit price to $${(e.price_cents / 100).toFixed(2)}`
+    case 'item.remove':
+      return `Click Remove ${f.procedure.name}`
+    case 'items.submit':
+      return 'Click See points'
+    case 'items.edit':
+      return 'Click Edit items'
+    case 'redemption.choose':
+      return redemptionWords(e)
+    case 'review.submit':
+      return 'Click Continue'
+    case 'code.send':
+      return 'Click Get code (or Resend code)'
+    case 'code.change':
+      return `Type the code from the patient's phone (${f.code})`
+    case 'consent.useOverride':
+      return 'Click Use a manager override'
+    case 'consent.useCode':
+      return 'Click Use the patient’s code instead'
+    case 'override.change':
+      return `Type the reason "${f.reason}"`
+    case 'consent.submit':
+      return 'Click Continue'
+    case 'consent.back':
+    case 'confirm.back':
+      return 'Click Back'
+    case 'visit.confirm':
+      return 'Click Confirm visit'
+    case 'visit.undo':
+      return 'Click Undo visit and confirm in the dialog'
+    case 'xstate.done.actor.previewVisit':
+      return `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
+    case 'xstate.error.actor.previewVisit':
+      return `The server refuses: you see "${e.error.message}"`
+    case 'xstate.done.actor.sendCode':
+      return "The server texts a code to the patient's phone"
+    case 'xstate.error.actor.sendCode':
+      return `The server refuses: you see "${e.error.message}"`
+    case 'xstate.done.actor.recordVisit':
+      return 'The server records the visit'
+    case 'xstate.error.actor.recordVisit':
+      return `The server refuses: you see "${e.error.message}"`
+    case 'xstate.done.actor.undoVisit':
+      return 'The server posts the reversals'
+    case 'xstate.error.actor.undoVisit':
+      return `The undo fails: you see "${e.error.message}"`
+    case 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown':
+      return '30 seconds pass'
+    case 'xstate.after.undoWindow.checkout.done.undoable':
+      return '10 minutes pass'
+    default:
+      return ''
+  }
+}
+
+const start = (extra: Partial<CheckoutInput>): CheckoutInput => ({
+  idempotencyKey: f.key,
+  canOverride: true,
+  ...extra,
+})
+
+/** The checkout's model. */
+export const checkoutModel: Model = {
+  name: 'checkout',
+  title: 'Checkout',
+  source: {
+    file: 'machines/checkout/checkout.machine.ts',
+    name: 'checkoutMachine',
+    doc: 'checkout',
+  },
+  machine: checkoutMachine,
+  events: checkoutEvents,
+  scenarios: [
+    { name: 'Open Checkout at /checkout as a Manager', input: start({}) },
+    {
+      name: 'Complete an appointment as a Manager',
+      input: start({
+        patient: f.patient,
+        appointment: { id: f.appointmentId, item: f.procedure },
+      }),
+    },
+    {
+      name: 'Record visit from the profile as Staff',
+      input: start({ patient: f.patient, canOverride: false }),
+    },
+  ],
+  signature: checkoutSignature,
+  allows: (snapshot, event) => {
+    const c = snapshot.context
+    const e = event as CheckoutModelEvent
+    // The screen offers only what the patient claimed, and adds a line the visit does not hold
+    // yet (a second choice of the same item raises its quantity, which the graph does not tell).
+    if (e.type === 'item.add') return !c.items.some((i: CheckoutItem) => i.key === e.item.key)
+    // A refused redemption stays on the screen with its reason; a second one is no new state.
+    if (e.type === 'redemption.choose') {
+      return JSON.stringify(e.redemption) !== JSON.stringify(c.redemption)
+    }
+    // The graph tries a wrong code only when a code was needed (the error's own branch).
+    if (e.type === 'xstate.error.actor.recordVisit' && e.error.message !== f.timeout) {
+      return c.consent?.kind === 'code'
+    }
+    if (e.type === 'code.change') return !/^\d{6}$/.test(c.code)
+    if (e.type === 'override.change') return c.reason.trim() === ''
+    // Keeps the graph small: the invalid amount is checked against Continue only.
+    if (e.type === 'review.submit') return redemptionProblem(c) === null
+    if (e.type === 'consent.useOverride') return needsConsent(c)
+    return true
+  },
+  states,
+  describeEvent,
+}
+
+function step(path: QaPath, i: number): StepPlan {
+  const { event } = path.steps[i] as QaStep
+  if (event.type === 'xstate.error.actor.previewVisit') {
+    return {
+      note: 'Meanwhile a manager archives Vitamin C Serum in Procedures (Products tab).',
+    }
+  }
+  if (event.type === 'xstate.error.actor.recordVisit') {
+    const message = (event as unknown as { error: Error }).error.message
+    if (message === f.timeout) {
+      return {
+        intercepted:
+          'a server that does not answer in 15 seconds cannot be arranged with the real server; the end-to-end journey holds the request past the timeout and replays it.',
+      }
+    }
+  }
+  if (event.type === 'xstate.after.undoWindow.checkout.done.undoable') {
+    return { note: 'Wait 10 minutes (the view test advances the clock).' }
+  }
+  return {}
+}
+
+/** The checkout flow. */
+export const checkoutFlow: FlowSpec = {
+  id: 'checkout',
+  title: 'Checkout',
+  intro:
+    'The front desk’s checkout at /checkout (issue 17): the patient, the items, the points the server previews, an optional redemption with the patient’s SMS code or a manager’s override, confirm, and Undo for 10 minutes.',
+  viewTest: 'tests/flows/checkout/view.test.tsx',
+  // The real server's journeys are in tests/e2e/checkout.spec.ts (an appointment completed, a
+  // redemption with the code from the outbox, undo, a double submit, the keyboard, 390 px).
+  browser: false,
+  sections: [
+    {
+      key: 'checkout',
+      model: checkoutModel,
+      title: 'Checkout',
+      intro: 'Paths of the checkout machine: each step, each call’s answer and failure.',
+      host: () => 'local',
+      start: (path) =>
+        path.modelScenario.startsWith('Complete')
+          ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
+          : path.modelScenario.startsWith('Record')
+            ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
+            : 'As the demo Manager (manager@example.com), open /checkout.',
+      step,
+    },
+  ],
+}

@@ -1,0 +1,360 @@
+/**
+ * The checkout's jsdom driver: the checkout machine's paths replayed through the real checkout
+ * screen with user-event, the four calls answered by the test, checking after every step that the
+ * actor reached the modelled state and that the screen shows it.
+ */
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent, { type UserEvent } from '@testing-library/user-event'
+import type { ReactNode } from 'react'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type Actor, type AnyMachineSnapshot, createActor } from 'xstate'
+import type { CatalogueItem } from '#domain/practice-data.ts'
+import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
+import {
+  type CheckoutInput,
+  type CheckoutPreview,
+  CODE_RESEND_MS,
+  checkoutMachine,
+} from '#machines/checkout/checkout.machine.ts'
+import { CheckoutView } from '#src/features/checkout/checkout-view.tsx'
+import {
+  flowPaths,
+  leafNode,
+  pathTitle,
+  type QaPath,
+  qaFlow,
+  replayPath,
+  stateNodes,
+} from '#tests/mbt/index.ts'
+import { controlled } from '#tests/support/deferred.ts'
+import { renderInRouter } from '#tests/support/render.tsx'
+import {
+  type CheckoutModelEvent,
+  checkoutEvents,
+  checkoutFlow,
+  checkoutFixtures as f,
+  checkoutModel as model,
+} from './model.ts'
+
+type Harness = {
+  actor: Actor<typeof checkoutMachine>
+  user: UserEvent
+  previewVisit: ReturnType<typeof controlled<CheckoutPreview, VisitPreviewInput>>
+  sendCode: ReturnType<typeof controlled<{ authyId: string }, { patientId: number }>>
+  recordVisit: ReturnType<typeof controlled<VisitAnswer, VisitInput>>
+  undoVisit: ReturnType<typeof controlled<{ balance: number }, { visitId: number }>>
+}
+
+const catalogueItem = (id: number, name: string, price: number): CatalogueItem => ({
+  id,
+  practice_id: 1,
+  name,
+  price,
+  points: price / 100,
+  own_points: null,
+  min_days_between: 0,
+  archived: false,
+})
+const procedures = [catalogueItem(2, 'HydraFacial', 19_900), catalogueItem(3, 'Botox', 35_000)]
+const products = [catalogueItem(5, 'Vitamin C Serum', 6_500)]
+
+/** Starts the real machine with calls the test answers and renders the checkout around it. */
+async function open(path: QaPath): Promise<Harness> {
+  const previewVisit = controlled<CheckoutPreview, VisitPreviewInput>()
+  const sendCode = controlled<{ authyId: string }, { patientId: number }>()
+  const recordVisit = controlled<VisitAnswer, VisitInput>()
+  const undoVisit = controlled<{ balance: number }, { visitId: number }>()
+  const actor = createActor(
+    checkoutMachine.provide({
+      actors: {
+        previewVisit: previewVisit.logic,
+        sendCode: sendCode.logic,
+        recordVisit: recordVisit.logic,
+        undoVisit: undoVisit.logic,
+      },
+    }),
+    { input: path.input as CheckoutInput },
+  ).start()
+  const searchPatients = async (term: string) =>
+    term.toLowerCase().startsWith('av')
+      ? [{ id: f.patient.id, label: `${f.patient.name} · 555-0104` }]
+      : []
+  renderInRouter(
+    (): ReactNode => (
+      <CheckoutView
+        actorRef={actor}
+        procedures={procedures}
+        products={products}
+        searchPatients={searchPatients}
+      />
+    ),
+    '/checkout',
+  )
+  await screen.findByText(/^Step \d of 6/)
+  return {
+    actor,
+    user: userEvent.setup({ advanceTimers: (ms) => vi.advanceTimersByTime(ms) }),
+    previewVisit,
+    sendCode,
+    recordVisit,
+    undoVisit,
+  }
+}
+
+const button = (name: string | RegExp) => screen.getByRole('button', { name })
+
+async function click(user: UserEvent, name: string | RegExp) {
+  await user.click(button(name))
+}
+
+async function setText(user: UserEvent, label: string | RegExp, text: string) {
+  const field = screen.getByLabelText(label)
+  await user.clear(field)
+  await user.type(field, text)
+}
+
+async function choose(user: UserEvent, label: string, option: string | RegExp) {
+  await user.click(screen.getByRole('combobox', { name: label }))
+  await user.click(await screen.findByRole('option', { name: option }))
+}
+
+type Perform = {
+  [K in CheckoutModelEvent['type']]: (
+    h: Harness,
+    event: Extract<CheckoutModelEvent, { type: K }>,
+  ) => Promise<void>
+}
+
+/** What the desk does for each event, and what the fake calls answer. */
+const perform: Perform = {
+  'patient.choose': async ({ user }) => {
+    await user.type(screen.getByRole('combobox', { name: 'Patient' }), 'Av')
+    await act(async () => vi.advanceTimersByTime(300))
+    await user.click(await screen.findByRole('option', { name: /^Avery Brooks/ }))
+  },
+  'patient.change': ({ user }) => click(user, 'Change patient'),
+  'item.add': ({ user }, { item }) =>
+    item.kind === 'procedure'
+      ? choose(user, 'Add a procedure', new RegExp(`^${item.name}`))
+      : choose(user, 'Add a product', new RegExp(`^${item.name}`)),
+  'item.change': async ({ user }, e) => {
+    await setText(user, `Quantity of ${f.product.name}`, String(e.quantity))
+    await setText(user, `Unit price of ${f.product.name}`, String(e.price_cents / 100))
+  },
+  'item.remove': ({ user }) => click(user, `Remove ${f.procedure.name}`),
+  'items.submit': ({ user }) => click(user, 'See points'),
+  'items.edit': ({ user }) => click(user, 'Edit items'),
+  'redemption.choose': async ({ user }, { redemption }) => {
+    if (redemption.kind === 'none') {
+      await user.click(screen.getByRole('radio', { name: 'Nothing' }))
+    } else if (redemption.kind === 'promotion') {
+      await user.click(screen.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }))
+    } else {
+      await user.click(screen.getByRole('radio', { name: 'Points' }))
+      await setText(user, 'Points to redeem', String(redemption.points))
+    }
+  },
+  'review.submit': ({ user }) => click(user, 'Continue'),
+  'code.send': ({ user }) => click(user, /^(Get code|Resend code)$/),
+  'code.change': ({ user }, { code }) => setText(user, 'SMS code', code),
+  'consent.useOverride': ({ user }) => click(user, 'Use a manager override'),
+  'consent.useCode': ({ user }) => click(user, "Use the patient's code instead"),
+  'override.change': ({ user }, { reason }) => setText(user, 'Reason for the override', reason),
+  'consent.submit': ({ user }) => click(user, 'Continue'),
+  'consent.back': ({ user }) => click(user, 'Back'),
+  'confirm.back': ({ user }) => click(user, 'Back'),
+  // Two fast clicks: the second is not handled while the first posts.
+  'visit.confirm': async (h) => {
+    await h.user.dblClick(button('Confirm visit'))
+    expect(h.recordVisit.calls.length).toBeGreaterThan(0)
+  },
+  'visit.undo': async ({ user }) => {
+    await click(user, 'Undo visit')
+    const dialog = await screen.findByRole('dialog', { name: 'Undo this visit?' })
+    await user.click(within(dialog).getByRole('button', { name: 'Undo visit' }))
+  },
+  'xstate.done.actor.previewVisit': async (h, { output }) => {
+    await act(async () => h.previewVisit.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.previewVisit': async (h, { error }) => {
+    await act(async () => h.previewVisit.latest().answer.reject(error))
+  },
+  'xstate.done.actor.sendCode': async (h, { output }) => {
+    expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id })
+    await act(async () => h.sendCode.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.sendCode': async (h, { error }) => {
+    await act(async () => h.sendCode.latest().answer.reject(error))
+  },
+  'xstate.done.actor.recordVisit': async (h, { output }) => {
+    // One post per confirm, always with the checkout's key.
+    expect(h.recordVisit.latest().input.idempotencyKey).toBe(f.key)
+    await act(async () => h.recordVisit.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.recordVisit': async (h, { error }) => {
+    await act(async () => h.recordVisit.latest().answer.reject(error))
+  },
+  'xstate.done.actor.undoVisit': async (h, { output }) => {
+    expect(h.undoVisit.latest().input).toEqual({ visitId: f.answer.visit.id })
+    await act(async () => h.undoVisit.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.undoVisit': async (h, { error }) => {
+    await act(async () => h.undoVisit.latest().answer.reject(error))
+  },
+  'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown': async () => {
+    expect(button(/^Resend code in \d+ s$/)).toBeDisabled()
+    await act(async () => vi.advanceTimersByTime(CODE_RESEND_MS))
+  },
+  'xstate.after.undoWindow.checkout.done.undoable': async () => {
+    await act(async () => vi.advanceTimersByTime(10 * 60 * 1000))
+  },
+}
+
+type Snapshot = ReturnType<Harness['actor']['getSnapshot']>
+
+/** The failure of the last step, in a red alert, or none. */
+function expectError(snapshot: Snapshot) {
+  const alert = screen.queryByRole('alert')
+  if (snapshot.context.error) expect(alert).toHaveTextContent(snapshot.context.error)
+  else expect(alert).toBeNull()
+}
+
+const loading = (name: string | RegExp) => expect(button(name)).toHaveAttribute('data-loading')
+
+/** What the checkout must show in each state (keyed by the state node id). */
+const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
+  'checkout.choosingPatient': () => {
+    expect(screen.getByText('Step 1 of 6: Patient')).toBeVisible()
+    expect(screen.getByRole('combobox', { name: 'Patient' })).toBeVisible()
+  },
+  'checkout.editingItems': (s) => {
+    expect(screen.getByRole('heading', { name: 'What did the visit include?' })).toBeVisible()
+    expect(screen.getByText(`${f.patient.name}`)).toBeVisible()
+    for (const item of s.context.items) {
+      expect(screen.getByLabelText(`Quantity of ${item.name}`)).toBeVisible()
+    }
+    if (s.context.items.length > 0) expect(button('See points')).toBeEnabled()
+    else expect(button('See points')).toBeDisabled()
+    expect(screen.queryByRole('button', { name: 'Change patient' }) !== null).toBe(
+      s.context.appointmentId === null,
+    )
+    expectError(s)
+  },
+  'checkout.previewing': () => loading('See points'),
+  'checkout.reviewing': (s) => {
+    expect(screen.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
+    expect(screen.getByText('HydraFacial earns points again on Jan 10, 2027.')).toBeVisible()
+    expect(screen.getByText(/This visit earns/)).toHaveTextContent('This visit earns 65 points')
+    const r = s.context.redemption
+    const checked =
+      r.kind === 'none' ? 'Nothing' : r.kind === 'points' ? 'Points' : new RegExp(`^${r.title}`)
+    expect(screen.getByRole('radio', { name: checked })).toBeChecked()
+    if (s.can({ type: 'review.submit' })) expect(button('Continue')).toBeEnabled()
+    else {
+      expect(button('Continue')).toBeDisabled()
+      expect(
+        screen.getByText('The patient can redeem at most 465 points at this visit.'),
+      ).toBeVisible()
+    }
+  },
+  'checkout.consent.code.idle': (s) => {
+    expect(screen.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
+    expect(button('Get code')).toBeEnabled()
+    expect(button('Continue')).toBeDisabled()
+    expect(screen.queryByRole('button', { name: 'Use a manager override' }) !== null).toBe(
+      s.context.canOverride,
+    )
+    expectError(s)
+  },
+  'checkout.consent.code.sending': () => loading('Get code'),
+  'checkout.consent.code.sent.coolingDown': (s) => {
+    expect(screen.getByLabelText('SMS code')).toBeVisible()
+    expect(button(/^Resend code in \d+ s$/)).toBeDisabled()
+    expectError(s)
+  },
+  'checkout.consent.code.sent.resendReady': (s) => {
+    expect(screen.getByLabelText('SMS code')).toBeVisible()
+    expect(button('Resend code')).toBeEnabled()
+    expectError(s)
+  },
+  'checkout.consent.override': (s) => {
+    expect(screen.getByLabelText('Reason for the override')).toBeVisible()
+    if (s.context.reason.trim()) expect(button('Continue')).toBeEnabled()
+    else expect(button('Continue')).toBeDisabled()
+  },
+  'checkout.confirming': (s) => {
+    expect(screen.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+    expect(button('Confirm visit')).toBeEnabled()
+    expectError(s)
+  },
+  'checkout.submitting': () => loading('Confirm visit'),
+  'checkout.done.undoable': (s) => {
+    expect(screen.getByRole('status')).toHaveTextContent('Visit recorded')
+    expect(screen.getByRole('status')).toHaveTextContent('The balance is now 165 points.')
+    expect(button('Undo visit')).toBeEnabled()
+    expectError(s)
+  },
+  'checkout.done.undoing': () => loading('Undo visit'),
+  'checkout.done.closed': (s) => {
+    expect(screen.getByRole('status')).toHaveTextContent('Visit recorded')
+    expect(screen.queryByRole('button', { name: 'Undo visit' })).toBeNull()
+    expect(screen.getByRole('link', { name: "Open the patient's profile" })).toBeVisible()
+    expectError(s)
+  },
+  'checkout.undone': () => {
+    expect(screen.getByRole('status')).toHaveTextContent(
+      'Visit undone' + 'Its points were reversed. The balance is back to 400 points.',
+    )
+  },
+}
+
+beforeEach(() => {
+  // The fixture visit may be undone until 10:10.
+  vi.useFakeTimers({ now: new Date('2026-11-25T10:00:00.000Z'), shouldAdvanceTime: true })
+  vi.stubGlobal('jest', { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) })
+})
+
+afterEach(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+const paths = flowPaths(qaFlow(checkoutFlow))
+
+describe('checkout: paths from the machine, replayed through the checkout screen', () => {
+  it.each(paths.map((p) => [pathTitle(p), p] as const))(
+    '%s',
+    async (_, path: QaPath) => {
+      const h = await replayPath(path, {
+        open,
+        perform: (h, i) => {
+          const event = path.steps[i]?.event as CheckoutModelEvent
+          return (perform[event.type] as (h: Harness, e: typeof event) => Promise<void>)(h, event)
+        },
+        expect: async (h, i) => {
+          const state = path.steps[i]?.state as AnyMachineSnapshot
+          await waitFor(() =>
+            expect(model.signature(h.actor.getSnapshot())).toBe(model.signature(state)),
+          )
+          const check = expectScreen[leafNode(model.machine, state).id]
+          if (!check) throw new Error(`no screen expectation for ${JSON.stringify(state.value)}`)
+          await waitFor(() => check(h.actor.getSnapshot()))
+        },
+      })
+      expect(h.recordVisit.calls.every((call) => call.input.idempotencyKey === f.key)).toBe(true)
+      h.actor.stop()
+    },
+    120_000,
+  )
+
+  it('has a screen check for every state and an action for every event', () => {
+    for (const node of stateNodes(model.machine)) {
+      if (node.type === 'atomic' || node.type === 'final') {
+        expect(expectScreen[node.id], node.id).toBeTypeOf('function')
+      }
+    }
+    for (const event of checkoutEvents) {
+      expect(perform[event.type], event.type).toBeTypeOf('function')
+    }
+  })
+})
