@@ -240,7 +240,10 @@ export const PromotionSchema = v.object({
   practice_id: v.number(),
   title: v.string(),
   description: v.string(),
+  /** The bonus points a redemption awards. */
   points: v.number(),
+  /** The points a redemption spends (0: a free offer). */
+  points_cost: v.optional(v.number(), 0),
   starts_at: v.nullable(IsoDate),
   ends_at: v.nullable(IsoDate),
 })

@@ -8,6 +8,15 @@
 import * as v from 'valibot'
 import { IdempotencyKeySchema, LedgerEntrySchema, MAX_ENTRY_POINTS } from './ledger.ts'
 
+/**
+ * Whether a redemption of `points` needs the patient's code (or a manager's override): above the
+ * programme's threshold, and for every redemption when the threshold is 0 ("always"), a claimed
+ * offer that costs no points too: redeeming it is the patient's to agree to.
+ */
+export function codeNeeded(points: number, threshold: number): boolean {
+  return threshold === 0 || points > threshold
+}
+
 /** How long after a visit its undo is offered. */
 export const UNDO_WINDOW_MS = 10 * 60 * 1000
 
@@ -18,7 +27,10 @@ export const MAX_VISIT_ITEMS = 50
 export const VISIT_MESSAGES = {
   /** A procedure inside its minimum days between two awards for this patient. */
   earnsAgainOn: (name: string, day: string) => `${name} earns points again on ${day}.`,
-  codeNeeded: (points: number) => `The patient's code is needed to redeem ${points} points.`,
+  codeNeeded: (points: number) =>
+    points > 0
+      ? `The patient's code is needed to redeem ${points} points.`
+      : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',

@@ -6,6 +6,7 @@ import {
   type CheckoutInput,
   type CheckoutPreview,
   checkoutMachine,
+  needsConsent,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   selectBusy,
@@ -265,5 +266,27 @@ describe('checkout', () => {
     await waitFor(late.actor, (s) => s.matches({ done: 'undoable' }))
     vi.advanceTimersByTime(10 * 60 * 1000)
     expect(late.actor.getSnapshot().matches({ done: 'closed' })).toBe(true)
+  })
+})
+
+describe('the consent a redemption needs', () => {
+  const at = (threshold: number) => ({
+    preview: { ...f.preview.preview, redemption_code_threshold: threshold },
+    offers: [f.offer, { ...f.offer, promotion_id: 9, title: 'Peel for points', cost: 150 }],
+  })
+  const offer = (promotion_id: number) =>
+    ({ kind: 'promotion', promotion_id, title: 'offer' }) as const
+
+  it('asks for the code for every redemption when the threshold is 0, a free offer too', () => {
+    expect(needsConsent({ ...at(0), redemption: offer(f.offer.promotion_id) })).toBe(true)
+    expect(needsConsent({ ...at(0), redemption: { kind: 'points', points: 1 } })).toBe(true)
+    expect(needsConsent({ ...at(0), redemption: { kind: 'none' } })).toBe(false)
+  })
+
+  it('asks above a threshold: by the points, or by what the claimed offer costs', () => {
+    expect(needsConsent({ ...at(100), redemption: offer(f.offer.promotion_id) })).toBe(false)
+    expect(needsConsent({ ...at(100), redemption: offer(9) })).toBe(true)
+    expect(needsConsent({ ...at(100), redemption: { kind: 'points', points: 100 } })).toBe(false)
+    expect(needsConsent({ ...at(100), redemption: { kind: 'points', points: 101 } })).toBe(true)
   })
 })

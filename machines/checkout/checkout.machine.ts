@@ -1,6 +1,6 @@
 import { and, assign, fromPromise, not, setup } from 'xstate'
 import type { VisitAnswer, VisitInput, VisitPreview, VisitPreviewInput } from '#domain/visits.ts'
-import { VISIT_MESSAGES } from '#domain/visits.ts'
+import { codeNeeded, VISIT_MESSAGES } from '#domain/visits.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
 /** How long a new code waits after the last one (DESIGN.md section 8: 30 s resend gap). */
@@ -20,8 +20,8 @@ export type CheckoutItem = {
   price_cents: number
 }
 
-/** A promotion the patient claimed and may redeem at this visit. */
-export type ClaimedOffer = { promotion_id: number; title: string; bonus: number }
+/** A promotion the patient claimed and may redeem at this visit: its bonus and the points it costs. */
+export type ClaimedOffer = { promotion_id: number; title: string; bonus: number; cost: number }
 
 /** What the visit redeems: nothing, a number of points, or a claimed promotion. */
 export type CheckoutRedemption =
@@ -93,15 +93,30 @@ export type CheckoutEvent =
   | { type: 'visit.confirm' }
   | { type: 'visit.undo' }
 
-/** The points a redemption spends (a promotion's cost is the server's to know: 0 here). */
-export function redemptionPoints(redemption: CheckoutRedemption): number {
-  return redemption.kind === 'points' ? redemption.points : 0
+/** The points a redemption spends: the number asked, or the claimed offer's cost. */
+export function redemptionPoints(
+  redemption: CheckoutRedemption,
+  offers: readonly ClaimedOffer[] = [],
+): number {
+  if (redemption.kind === 'points') return redemption.points
+  if (redemption.kind === 'promotion') {
+    return offers.find((offer) => offer.promotion_id === redemption.promotion_id)?.cost ?? 0
+  }
+  return 0
 }
 
-/** Whether the programme asks for the patient's code (or an override) for this redemption. */
-export function needsConsent(context: Pick<CheckoutContext, 'preview' | 'redemption'>): boolean {
-  if (!context.preview || context.redemption.kind !== 'points') return false
-  return redemptionPoints(context.redemption) > context.preview.redemption_code_threshold
+/**
+ * Whether the programme asks for the patient's code (or an override) for this redemption: the
+ * server's rule ({@link codeNeeded}), for points and for a claimed offer alike.
+ */
+export function needsConsent(
+  context: Pick<CheckoutContext, 'preview' | 'redemption' | 'offers'>,
+): boolean {
+  if (!context.preview || context.redemption.kind === 'none') return false
+  return codeNeeded(
+    redemptionPoints(context.redemption, context.offers),
+    context.preview.redemption_code_threshold,
+  )
 }
 
 /** The most points this visit can redeem: the balance plus what the visit earns. */

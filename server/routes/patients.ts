@@ -134,6 +134,7 @@ export const promotionColumns = {
   title: promotions.title,
   description: promotions.description,
   points: promotions.points,
+  points_cost: promotions.points_cost,
   starts_at: promotions.starts_at,
   ends_at: promotions.ends_at,
 }

@@ -678,6 +678,52 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(balance).toBe(200)
   })
 
+  it('asks for the code for a free offer when the programme says always (0), not under a threshold above 0', async () => {
+    const [free] = await t.db
+      .insert(promotions)
+      .values({
+        practice_id: t.demo.practiceId,
+        title: 'Free brow tint',
+        points: 25,
+        points_cost: 0,
+      })
+      .returning({ id: promotions.id })
+    if (!free) throw new Error('no promotion')
+    const claimed = async () => {
+      const patientId = await newPatient(0)
+      await t.db
+        .insert(patientPromotions)
+        .values({ patient_id: patientId, promotion_id: free.id, claimed_at: new Date() })
+      return patientId
+    }
+    const always = await claimed()
+    const refused = await recordVisit({
+      patient_id: always,
+      items: [],
+      redemption: { promotion_id: free.id },
+    })
+    expect(refused.status).toBe(403)
+    expect(await messageOf(refused)).toBe("The patient's code is needed to redeem this offer.")
+    const { authyId, code } = await codeFor(always)
+    const agreed = await recordVisit({
+      patient_id: always,
+      items: [],
+      redemption: { promotion_id: free.id, verification: { authyId, code } },
+    })
+    expect(agreed.status).toBe(201)
+    expect(v.parse(VisitAnswerSchema, await agreed.json()).balance).toBe(25)
+
+    await setThreshold(100)
+    const under = await claimed()
+    const noCode = await recordVisit({
+      patient_id: under,
+      items: [],
+      redemption: { promotion_id: free.id },
+    })
+    expect(noCode.status).toBe(201)
+    expect(v.parse(VisitAnswerSchema, await noCode.json()).balance).toBe(25)
+  })
+
   it('redeems a claimed promotion exactly once: its cost, then its bonus; undone, the claim comes back', async () => {
     const patientId = await newPatient(150)
     const notClaimed = await post(`/api/patients/${patientId}/redemptions`, {

@@ -12,6 +12,7 @@ import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules, pointsForItem } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
+  codeNeeded,
   UNDO_WINDOW_MS,
   VISIT_MESSAGES,
   type VisitAnswer,
@@ -328,7 +329,7 @@ export function createCheckout(deps: {
       }
       return { kind: 'override', reason: request.override.reason }
     }
-    if (points <= threshold) return { kind: 'none' }
+    if (!codeNeeded(points, threshold)) return { kind: 'none' }
     if (!request.verification) throw forbidden(VISIT_MESSAGES.codeNeeded(points))
     return {
       kind: 'code',

@@ -74,6 +74,25 @@ async function api(request: APIRequestContext, session: ApiSession) {
         ),
       ]
     },
+    /** Claims a promotion for a patient as the desk does (the spec's PUT /promotions/claimed). */
+    async claimFor(promotionId: number, patientId: number) {
+      const response = await request.put(`/api/promotions/claimed/${promotionId}`, {
+        headers,
+        data: { promo: promotionId, patient_id: patientId },
+      })
+      expect(response.status(), await response.text()).toBe(200)
+    },
+    /** The id of a promotion some patient claimed, by its title. */
+    async promotionId(promotionTitle: string, claimedBy: number) {
+      const list = await request.get(`/api/patients/promotions/${claimedBy}`, { headers })
+      const claims = (await list.json()) as {
+        promotion_id: number
+        promotion?: { title: string }
+      }[]
+      const found = claims.find((c) => c.promotion?.title === promotionTitle)
+      if (!found) throw new Error(`no claim of ${promotionTitle}`)
+      return found.promotion_id
+    },
     async claim(promotionTitle: string, patientId: number) {
       const list = await request.get(`/api/patients/promotions/${patientId}`, { headers })
       const claims = (await list.json()) as { status: string; promotion?: { title: string } }[]
@@ -235,27 +254,39 @@ test.describe('checkout at the front desk', () => {
     expect(await server.balance(dana.id)).toBe(before)
   })
 
-  test('a claimed offer is redeemed at checkout and its bonus awarded', async ({
+  test('a claimed offer is redeemed with the patient’s SMS code and its bonus awarded', async ({
     page,
     request,
   }) => {
     const session = await apiSignIn(request)
     const server = await api(request, session)
+    const blake = await server.patient('Blake Martinez')
     const dana = await server.patient("Dana O'Connor")
-    expect(await server.claim('Birthday Glow', dana.id)).toBe('claimed')
-    const before = await server.balance(dana.id)
+    await server.claimFor(await server.promotionId('Birthday Glow', dana.id), blake.id)
+    expect(await server.claim('Birthday Glow', blake.id)).toBe('claimed')
+    const before = await server.balance(blake.id)
     await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${dana.id}`)
+    await page.goto(`/checkout?patientId=${blake.id}`)
     await addItem(page, 'Add a procedure', 'Chemical Peel')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('radio', { name: /^Birthday Glow/ }).check()
     await page.getByRole('button', { name: 'Continue' }).click()
-    // The offer costs no points, so the programme asks for no code.
-    await expect(page.getByText('Redeemed: the offer Birthday Glow')).toBeVisible()
+    // The demo programme asks for the code for every redemption (threshold 0), a free offer too.
+    await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
+    const sentAfter = new Date(Date.now() - 1000)
+    await page.getByRole('button', { name: 'Get code' }).click()
+    const sms = await waitForMessage(request, 'sms', '+15550101002', { after: sentAfter })
+    const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
+    expect(code).toMatch(/^\d{6}$/)
+    await page.getByLabel('SMS code').fill(code)
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(
+      page.getByText("Redeemed: the offer Birthday Glow, with the patient's code"),
+    ).toBeVisible()
     await page.getByRole('button', { name: 'Confirm visit' }).click()
     await expect(outcome(page)).toContainText('with a bonus of 200 points')
-    expect(await server.balance(dana.id)).toBe(before + 150 + 200)
-    expect(await server.claim('Birthday Glow', dana.id)).toBe('redeemed')
+    expect(await server.balance(blake.id)).toBe(before + 150 + 200)
+    expect(await server.claim('Birthday Glow', blake.id)).toBe('redeemed')
   })
 
   test('two fast clicks and a replay after a lost answer record one visit', async ({

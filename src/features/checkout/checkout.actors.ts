@@ -19,7 +19,14 @@ async function claimedOffers(patientId: number): Promise<ClaimedOffer[]> {
   const promotions = await listPatientPromotions(patientId)
   return promotions.flatMap((p) =>
     p.status === 'claimed' && p.promotion
-      ? [{ promotion_id: p.promotion_id, title: p.promotion.title, bonus: p.promotion.points }]
+      ? [
+          {
+            promotion_id: p.promotion_id,
+            title: p.promotion.title,
+            bonus: p.promotion.points,
+            cost: p.promotion.points_cost,
+          },
+        ]
       : [],
   )
 }

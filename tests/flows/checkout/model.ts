@@ -67,7 +67,7 @@ const preview: VisitPreview = {
   point_value_cents: 10,
   redemption_code_threshold: 100,
 }
-const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200 }
+const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200, cost: 0 }
 const answer: VisitAnswer = {
   visit: {
     id: 31,
