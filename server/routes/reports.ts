@@ -10,7 +10,7 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ledgerEntries, patients, users } from '#server/db/schema.ts'
-import { type CsvValue, csvRow } from '#server/lib/csv.ts'
+import { type CsvValue, csvRow } from '#domain/csv.ts'
 
 /** Rows read per query. */
 export const EXPORT_PAGE_SIZE = 500
