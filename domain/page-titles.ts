@@ -19,6 +19,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/dashboard$/, 'Dashboard'],
   [/^\/appointments$/, 'Appointments'],
   [/^\/patients$/, 'Patients'],
+  [/^\/patients\/import$/, 'Import patients'],
   [/^\/promotions$/, 'Promotions'],
   [/^\/procedures$/, 'Procedures'],
   [/^\/personnel$/, 'Personnel'],

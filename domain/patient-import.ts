@@ -54,8 +54,7 @@ export type ImportMapping = Record<ImportField, number | null>
 /** The import's sentences. */
 export const IMPORT_MESSAGES = {
   emptyFile: 'This file has no patient rows. The first row must name the columns.',
-  tooManyRows: (rows: number) =>
-    `This file has ${rows.toLocaleString('en-US')} rows. Please split it into files of at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} rows.`,
+  tooManyRows: `This file has more than ${IMPORT_MAX_ROWS.toLocaleString('en-US')} patient rows. Please split it into smaller files.`,
   unreadable:
     'This file could not be read as CSV. Please save it as CSV (comma separated) and try again.',
   notCsv: 'Please choose a CSV file (its name ends in .csv).',

@@ -27,6 +27,7 @@ import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
+import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
@@ -120,6 +121,11 @@ const ShellPatientsPatientIdRoute = ShellPatientsPatientIdRouteImport.update({
   path: '/patients/$patientId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellPatientsImportRoute = ShellPatientsImportRouteImport.update({
+  id: '/patients/import',
+  path: '/patients/import',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellPersonnelIndexRoute = ShellPersonnelIndexRouteImport.update({
   id: '/personnel/',
   path: '/personnel/',
@@ -153,6 +159,7 @@ export interface FileRoutesByFullPath {
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients/': typeof ShellPatientsIndexRoute
@@ -175,6 +182,7 @@ export interface FileRoutesByTo {
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients': typeof ShellPatientsIndexRoute
@@ -199,6 +207,7 @@ export interface FileRoutesById {
   '/_shell/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
   '/_shell/patients/': typeof ShellPatientsIndexRoute
@@ -223,6 +232,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
+    | '/patients/import'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
     | '/patients/'
@@ -245,6 +255,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
+    | '/patients/import'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
     | '/patients'
@@ -268,6 +279,7 @@ export interface FileRouteTypes {
     | '/_shell/settings'
     | '/unsubscribe/$id'
     | '/_shell/patients/$patientId'
+    | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
     | '/signup_/personnel/$id'
     | '/_shell/patients/'
@@ -416,6 +428,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPatientsPatientIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/patients/import': {
+      id: '/_shell/patients/import'
+      path: '/patients/import'
+      fullPath: '/patients/import'
+      preLoaderRoute: typeof ShellPatientsImportRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/personnel/': {
       id: '/_shell/personnel/'
       path: '/personnel'
@@ -448,6 +467,7 @@ interface ShellRouteChildren {
   ShellPromotionsRoute: typeof ShellPromotionsRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
+  ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
   ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
@@ -461,6 +481,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellPromotionsRoute: ShellPromotionsRoute,
   ShellSettingsRoute: ShellSettingsRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
+  ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
   ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,
