@@ -5,6 +5,7 @@
  * and the browser replay runs those marked `browser`.
  */
 import type { FlowSpec, Model } from '#tests/mbt/index.ts'
+import { patientImportFlow } from './patient-import/model.ts'
 import { personnelInvitationsFlow } from './personnel-invitations/model.ts'
 import { registerPersonnelFlow } from './register-personnel/model.ts'
 import { signInScreenFlow } from './sign-in-screen/model.ts'
@@ -16,6 +17,7 @@ export const FLOWS: readonly FlowSpec[] = [
   signUpFlow,
   registerPersonnelFlow,
   personnelInvitationsFlow,
+  patientImportFlow,
 ]
 
 /** Every model the flows walk (a child flow's model once), in the order they first appear. */
