@@ -243,6 +243,7 @@ function Rejections({ rows, label }: { rows: ImportRejection[]; label: string })
                   <>
                     {' '}
                     <AnchorLink
+                      size="sm"
                       to="/patients/$patientId"
                       params={{ patientId: String(r.patient_id) }}
                     >
