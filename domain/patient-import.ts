@@ -301,6 +301,15 @@ export function duplicatesWithin(
   return found
 }
 
+/**
+ * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone without
+ * spaces, dots, dashes and brackets), without running the other rules: enough to compare rows.
+ */
+export function contactsOf(row: ImportRow): { email: string | null; phone: string | null } {
+  const phone = blankToNull(row.phone)
+  return { email: blankToNull(row.email), phone: phone ? phone.replace(/[\s().-]/g, '') : null }
+}
+
 /** A mapped row from a record's cells; cells past {@link IMPORT_CELL_MAX_LENGTH} are cut. */
 export function mapRecord(
   cells: readonly string[],
