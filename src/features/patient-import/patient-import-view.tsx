@@ -244,6 +244,7 @@ function Rejections({ rows, label }: { rows: ImportRejection[]; label: string })
                     {' '}
                     <AnchorLink
                       size="sm"
+                      underline="always"
                       to="/patients/$patientId"
                       params={{ patientId: String(r.patient_id) }}
                     >
