@@ -130,7 +130,10 @@ test.describe('the patient import', () => {
     ]
 
     await page.goto('/patients')
-    await page.getByRole('link', { name: 'Import CSV' }).click()
+    const entry = page.getByRole('link', { name: 'Import CSV' })
+    await expect(page.getByRole('button', { name: 'Export CSV' })).toBeVisible()
+    await shoot(page, 'patient-import-entry', entry)
+    await entry.click()
     await expect(page).toHaveURL(/\/patients\/import$/)
     await expect(page).toHaveTitle('Import patients – Glow Rewards')
     await expect(page.getByRole('heading', { name: 'Choose a CSV file' })).toBeVisible()
