@@ -20,6 +20,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/appointments$/, 'Appointments'],
   [/^\/checkout$/, 'Checkout'],
   [/^\/patients$/, 'Patients'],
+  [/^\/patients\/import$/, 'Import patients'],
   [/^\/promotions$/, 'Promotions'],
   [/^\/procedures$/, 'Procedures'],
   [/^\/personnel$/, 'Personnel'],

@@ -18,6 +18,7 @@ import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
 import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
+import { patientImportRoutes } from '#server/routes/patient-import.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
@@ -222,6 +223,7 @@ export function createApp(deps: AppDeps) {
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
+  api.route('/patients/import', patientImportRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
   api.route('/ledger', ledgerRoutes(ctx))

@@ -28,6 +28,7 @@ import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
+import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
@@ -126,6 +127,11 @@ const ShellPatientsPatientIdRoute = ShellPatientsPatientIdRouteImport.update({
   path: '/patients/$patientId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellPatientsImportRoute = ShellPatientsImportRouteImport.update({
+  id: '/patients/import',
+  path: '/patients/import',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellPersonnelIndexRoute = ShellPersonnelIndexRouteImport.update({
   id: '/personnel/',
   path: '/personnel/',
@@ -160,6 +166,7 @@ export interface FileRoutesByFullPath {
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients/': typeof ShellPatientsIndexRoute
@@ -183,6 +190,7 @@ export interface FileRoutesByTo {
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients': typeof ShellPatientsIndexRoute
@@ -208,6 +216,7 @@ export interface FileRoutesById {
   '/_shell/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
   '/_shell/patients/': typeof ShellPatientsIndexRoute
@@ -233,6 +242,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
+    | '/patients/import'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
     | '/patients/'
@@ -256,6 +266,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
+    | '/patients/import'
     | '/personnel/$userId'
     | '/signup/personnel/$id'
     | '/patients'
@@ -280,6 +291,7 @@ export interface FileRouteTypes {
     | '/_shell/settings'
     | '/unsubscribe/$id'
     | '/_shell/patients/$patientId'
+    | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
     | '/signup_/personnel/$id'
     | '/_shell/patients/'
@@ -435,6 +447,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPatientsPatientIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/patients/import': {
+      id: '/_shell/patients/import'
+      path: '/patients/import'
+      fullPath: '/patients/import'
+      preLoaderRoute: typeof ShellPatientsImportRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/personnel/': {
       id: '/_shell/personnel/'
       path: '/personnel'
@@ -468,6 +487,7 @@ interface ShellRouteChildren {
   ShellPromotionsRoute: typeof ShellPromotionsRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
+  ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
   ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
@@ -482,6 +502,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellPromotionsRoute: ShellPromotionsRoute,
   ShellSettingsRoute: ShellSettingsRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
+  ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
   ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,

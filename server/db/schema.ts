@@ -682,3 +682,25 @@ export const redemptionCodes = pgTable(
   },
   (t) => [index('redemption_codes_patient_idx').on(t.patient_id, t.created_at)],
 )
+
+/**
+ * The rows a patient import created (issue 17, decision 009): one per file row, keyed by the
+ * practice, the file's SHA-256 and the row number, so a chunk sent again or the same file imported
+ * again creates nobody twice.
+ */
+export const patientImportRows = pgTable(
+  'patient_import_rows',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    file_id: text().notNull(),
+    row_number: integer().notNull(),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.practice_id, t.file_id, t.row_number] })],
+)

@@ -3,6 +3,7 @@ import * as apiAnswers from '#domain/api-answers.ts'
 import * as apiError from '#domain/api-error.ts'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import * as auth from '#domain/auth.ts'
+import * as patientImport from '#domain/patient-import.ts'
 import { PERMISSION_MATRIX, PERMISSION_REFUSALS, ROLES } from '#domain/permissions.ts'
 import * as personnel from '#domain/personnel.ts'
 import * as plans from '#domain/plans.ts'
@@ -72,6 +73,7 @@ const SCHEMA_MODULES: SchemaModule[] = [
   { exports: plans, file: new URL('../../domain/plans.ts', import.meta.url) },
   { exports: practiceData, file: new URL('../../domain/practice-data.ts', import.meta.url) },
   { exports: personnel, file: new URL('../../domain/personnel.ts', import.meta.url) },
+  { exports: patientImport, file: new URL('../../domain/patient-import.ts', import.meta.url) },
   { exports: signUpApi, file: new URL('../../domain/sign-up/api.ts', import.meta.url) },
   { exports: patientRoutes, file: new URL('../routes/patients.ts', import.meta.url) },
   { exports: signUpRoutes, file: new URL('../routes/sign-up.ts', import.meta.url) },

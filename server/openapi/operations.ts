@@ -18,6 +18,7 @@ import {
   ResetCodeStatusAnswerSchema,
 } from '#domain/auth.ts'
 import { LedgerPageSchema, LedgerPostingSchema, ProgrammeRulesSchema } from '#domain/ledger.ts'
+import { PatientImportAnswerSchema, PatientImportPreviewSchema } from '#domain/patient-import.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
@@ -934,5 +935,32 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Every ledger entry of the practice, oldest first, streamed a page at a time, with the patient's name and the staff member. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.",
     tag: 'Reports',
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+  },
+
+  // Issue 17, the patient import (server/routes/patient-import.ts, decision 009).
+  'POST /api/patients/import/preview': {
+    summary: 'Check rows of a patient import',
+    description:
+      "Up to 200 mapped rows of a CSV file, named by the file's SHA-256 and their row numbers, checked with the rules of POST /patients: the number that would be created, the rows refused with the reason (a field rule, a duplicate e-mail or phone of a patient of the practice, with that patient's id, or of an earlier row of the chunk), and the rows this file already created. Writes nothing. Manager, Admin.",
+    tag: 'Patients',
+    responses: {
+      200: { description: 'What importing these rows would do.', json: PatientImportPreviewSchema },
+    },
+  },
+  'POST /api/patients/import': {
+    summary: 'Import rows of a CSV file as patients',
+    description:
+      "Up to 200 mapped rows, checked as the preview does and created in one transaction under the practice's lock. Each created row is remembered by file and row number: the same chunk again, or the same file again, creates nobody and lists those rows in `already_imported`; two identical chunks at once create once. Audited with the counts only. Manager, Admin.",
+    tag: 'Patients',
+    responses: {
+      200: {
+        description: 'Nothing was created: every row was refused or already imported.',
+        json: PatientImportAnswerSchema,
+      },
+      201: {
+        description: 'Patients were created; `skipped` counts the other rows.',
+        json: PatientImportAnswerSchema,
+      },
+    },
   },
 }

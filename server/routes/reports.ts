@@ -6,11 +6,11 @@
  */
 import { and, asc, eq, gt } from 'drizzle-orm'
 import { Hono } from 'hono'
+import { type CsvValue, csvRow } from '#domain/csv.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ledgerEntries, patients, users } from '#server/db/schema.ts'
-import { type CsvValue, csvRow } from '#server/lib/csv.ts'
 
 /** Rows read per query. */
 export const EXPORT_PAGE_SIZE = 500

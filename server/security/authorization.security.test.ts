@@ -47,6 +47,16 @@ const notFound = async (response: Response) => {
   expect(((await response.json()) as { error: { name: string } }).error.name).toBe('NotFoundError')
 }
 
+/**
+ * A one-row import refused for its missing last name: it creates nobody, so the patient counts of
+ * the other cases stay as they are, and the refusal names no other practice's patient.
+ */
+const importBody = (_o: Foreign) => ({
+  file_id: 'a'.repeat(64),
+  rows: [{ row: 2, first_name: 'Ima', last_name: '' }],
+})
+const importRefusal = [{ row: 2, reason: 'The last name is missing.', patient_id: null }]
+
 const DAY = '2026-06-01'
 const NEXT_DAY = '2026-06-02'
 
@@ -356,6 +366,32 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: `/api/patients/${o.patientId}/redemptions`,
     body: { points: 1, idempotencyKey: `authz-redeem-${randomToken(6)}` },
     expect: 404,
+  }),
+  // The import works in the caller's own practice only.
+  'POST /api/patients/import/preview': (o) => ({
+    path: '/api/patients/import/preview',
+    body: importBody(o),
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({
+        ready: 0,
+        rejected: importRefusal,
+        already_imported: [],
+      })
+    },
+  }),
+  'POST /api/patients/import': (o) => ({
+    path: '/api/patients/import',
+    body: importBody(o),
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({
+        created: 0,
+        skipped: 1,
+        rejected: importRefusal,
+        already_imported: [],
+      })
+    },
   }),
   'GET /api/reports/patients.csv': () => ({
     path: '/api/reports/patients.csv',

@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'visit.undone',
   'redemption.code_sent',
   'report.exported',
+  // The patient import (issue 17): one event per chunk, its counts only.
+  'patients.imported',
   // Self-service (issue 19)
   'password.changed',
   'user.role_changed',

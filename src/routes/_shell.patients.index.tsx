@@ -1,3 +1,4 @@
+import { IconUpload } from '@tabler/icons-react'
 import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
@@ -9,6 +10,7 @@ import { PatientList } from '#src/features/patients/patient-list.tsx'
 import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { ButtonLink } from '#src/ui/links.tsx'
 
 /** The list's place in the URL: what was searched and which page, so a reload or a link keeps it. */
 const PatientsSearchSchema = v.object({
@@ -43,6 +45,9 @@ function PatientsPage() {
   const canExport = Route.useRouteContext({
     select: (c) => can(toRole(c.session.user.access_rights), 'reports.money'),
   })
+  const canImport = Route.useRouteContext({
+    select: (c) => can(toRole(c.session.user.access_rights), 'patients.import'),
+  })
   return (
     <AreaPage title="Patients" description="Everyone in your rewards programme.">
       <PatientList
@@ -54,8 +59,21 @@ function PatientsPage() {
         onPage={(next) => void navigate({ search: (prev) => ({ ...prev, page: next }) })}
         onAdd={() => setAdding(true)}
         actions={
-          canExport && (
-            <ExportCsvButton download={() => fetchReport('patients')} label="Export CSV" />
+          (canImport || canExport) && (
+            <>
+              {canImport && (
+                <ButtonLink
+                  variant="default"
+                  to="/patients/import"
+                  leftSection={<IconUpload size={16} aria-hidden />}
+                >
+                  Import CSV
+                </ButtonLink>
+              )}
+              {canExport && (
+                <ExportCsvButton download={() => fetchReport('patients')} label="Export CSV" />
+              )}
+            </>
           )
         }
       />

@@ -2,19 +2,7 @@ import { Button, Stack, Text } from '@mantine/core'
 import { IconDownload } from '@tabler/icons-react'
 import { useState } from 'react'
 import { apiErrorMessage } from '#src/lib/http.ts'
-
-/** Saves a blob under `fileName` through a temporary link (the browser's own download). */
-function save(blob: Blob, fileName: string) {
-  const url = URL.createObjectURL(blob)
-  const link = document.createElement('a')
-  link.href = url
-  link.download = fileName
-  document.body.append(link)
-  link.click()
-  link.remove()
-  // Give the browser a moment to start the download before the address is released.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
-}
+import { saveFile } from '#src/lib/save-file.ts'
 
 /**
  * "Export CSV": downloads one of the server's CSV exports with the session's token (a plain link
@@ -41,7 +29,7 @@ export function ExportCsvButton({
           setError(null)
           try {
             const { blob, fileName } = await download()
-            save(blob, fileName)
+            saveFile(blob, fileName)
           } catch (failure) {
             setError(await apiErrorMessage(failure))
           } finally {

@@ -1,6 +1,6 @@
 import Papa from 'papaparse'
 import { describe, expect, it } from 'vitest'
-import { csvCell, csvRow } from './csv.ts'
+import { csvCell, csvRow } from '#domain/csv.ts'
 
 describe('CSV cells', () => {
   it('quotes commas, quotes, line breaks and outer spaces, doubling quotes', () => {

@@ -1,0 +1,338 @@
+import * as v from 'valibot'
+import { csvRow } from '#domain/csv.ts'
+import { MAX_STORED_INTEGER, type PatientInput, PatientInputSchema } from '#domain/practice-data.ts'
+
+/**
+ * The patient import (issue 17, PORTAL.md sections 5 and 7): the rules shared by the browser,
+ * which reads the file and shows the preview, and the server, which checks every row again with
+ * the rules of `POST /patients` before it creates anyone.
+ *
+ * A file travels as chunks of at most {@link IMPORT_CHUNK_ROWS} mapped rows, each carrying its
+ * row number as a spreadsheet shows it (the header is row 1) and the file's id, the SHA-256 of
+ * its content. The server remembers which rows of which file it created, so a chunk sent again,
+ * or the same file imported again, creates nobody (decision 009).
+ */
+
+/** Most rows one chunk carries: 200 rows stay well under the API's 100 KB body limit. */
+export const IMPORT_CHUNK_ROWS = 200
+
+/** Most patient rows one file may hold. */
+export const IMPORT_MAX_ROWS = 10_000
+
+/** The longest cell the import sends; longer cells are cut, and refused by the field rules. */
+export const IMPORT_CELL_MAX_LENGTH = 300
+
+/** The patient fields a column can fill, in the order the mapping shows them. */
+export const IMPORT_FIELDS = [
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'birth_date',
+  'email_subscription',
+  'sms_subscription',
+] as const
+export type ImportField = (typeof IMPORT_FIELDS)[number]
+
+/** The fields' names as the screen and the messages say them. */
+export const IMPORT_FIELD_LABELS: Record<ImportField, string> = {
+  first_name: 'First name',
+  last_name: 'Last name',
+  email: 'E-mail',
+  phone: 'Phone',
+  birth_date: 'Birth date',
+  email_subscription: 'E-mail consent',
+  sms_subscription: 'SMS consent',
+}
+
+/** Fields a file must have a column for. */
+export const REQUIRED_IMPORT_FIELDS: readonly ImportField[] = ['first_name', 'last_name']
+
+/** Which column (by its index in the header) fills each field; `null` when none does. */
+export type ImportMapping = Record<ImportField, number | null>
+
+/** The import's sentences. */
+export const IMPORT_MESSAGES = {
+  emptyFile: 'This file has no patient rows. The first row must name the columns.',
+  tooManyRows: `This file has more than ${IMPORT_MAX_ROWS.toLocaleString('en-US')} patient rows. Please split it into smaller files.`,
+  unreadable:
+    'This file could not be read as CSV. Please save it as CSV (comma separated) and try again.',
+  notCsv: 'Please choose a CSV file (its name ends in .csv).',
+  emptyText: 'Please paste the CSV text first, its first line naming the columns.',
+  missingColumn: (field: string) =>
+    `Please choose the column that holds the ${field.toLowerCase()}.`,
+  columnTwice: 'Each column can fill one field only.',
+  missing: (field: string) => `The ${field.toLowerCase()} is missing.`,
+  invalidEmail: 'The e-mail address is not valid.',
+  consent: {
+    email_subscription: 'Please write the e-mail consent as yes or no.',
+    sms_subscription: 'Please write the SMS consent as yes or no.',
+  },
+  sameAs: (field: 'email' | 'phone', row: number) =>
+    `Same ${field === 'email' ? 'e-mail' : 'phone number'} as row ${row} of this file.`,
+  generic: 'The import stopped because the server did not answer. Nothing was lost: try again.',
+} as const
+
+/** Header words (lower case, letters only) that name each field. */
+const HEADER_WORDS: Record<ImportField, readonly string[]> = {
+  first_name: ['firstname', 'first', 'givenname', 'forename', 'fname', 'name'],
+  last_name: ['lastname', 'last', 'surname', 'familyname', 'lname'],
+  email: ['email', 'emailaddress', 'mail', 'eaddress'],
+  phone: ['phone', 'phonenumber', 'mobile', 'mobilephone', 'cell', 'cellphone', 'telephone', 'tel'],
+  birth_date: ['birthdate', 'dateofbirth', 'dob', 'birthday', 'born'],
+  email_subscription: [
+    'emailconsent',
+    'emailsubscription',
+    'emailoptin',
+    'emailmarketing',
+    'marketingemail',
+    'subscribed',
+  ],
+  sms_subscription: [
+    'smsconsent',
+    'smssubscription',
+    'smsoptin',
+    'sms',
+    'textconsent',
+    'textmessages',
+    'textoptin',
+  ],
+}
+
+const headerKey = (header: string) => header.toLowerCase().replace(/[^a-z]/g, '')
+
+/**
+ * The mapping a file's header suggests: each field takes the first column whose header names it
+ * ("First Name", "first_name", "Given name"), each column fills one field at most.
+ */
+export function guessMapping(headers: readonly string[]): ImportMapping {
+  const used = new Set<number>()
+  const mapping = Object.fromEntries(IMPORT_FIELDS.map((f) => [f, null])) as ImportMapping
+  for (const field of IMPORT_FIELDS) {
+    const words = HEADER_WORDS[field]
+    // An exact word first ("Email" before "Email consent"), in the order of the word list.
+    for (const word of words) {
+      const index = headers.findIndex((h, i) => !used.has(i) && headerKey(h) === word)
+      if (index >= 0) {
+        mapping[field] = index
+        used.add(index)
+        break
+      }
+    }
+  }
+  return mapping
+}
+
+/** What is wrong with a mapping, field by field; empty when it can be used. */
+export function mappingProblems(mapping: ImportMapping): Partial<Record<ImportField, string>> {
+  const problems: Partial<Record<ImportField, string>> = {}
+  for (const field of REQUIRED_IMPORT_FIELDS) {
+    if (mapping[field] === null) {
+      problems[field] = IMPORT_MESSAGES.missingColumn(IMPORT_FIELD_LABELS[field])
+    }
+  }
+  const seen = new Map<number, ImportField>()
+  for (const field of IMPORT_FIELDS) {
+    const column = mapping[field]
+    if (column === null) continue
+    if (seen.has(column)) problems[field] = IMPORT_MESSAGES.columnTwice
+    else seen.set(column, field)
+  }
+  return problems
+}
+
+const Cell = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(IMPORT_CELL_MAX_LENGTH))))
+
+/** One mapped row of a file: its row number (the header is row 1) and its cells as written. */
+export const ImportRowSchema = v.object({
+  row: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(MAX_STORED_INTEGER)),
+  first_name: Cell,
+  last_name: Cell,
+  email: Cell,
+  phone: Cell,
+  birth_date: Cell,
+  email_subscription: Cell,
+  sms_subscription: Cell,
+})
+export type ImportRow = v.InferOutput<typeof ImportRowSchema>
+
+/**
+ * Body of `POST /patients/import/preview` and `POST /patients/import`: up to
+ * {@link IMPORT_CHUNK_ROWS} rows of one file, named by `file_id` (the SHA-256 of the file's
+ * content, 64 hexadecimal digits).
+ */
+export const PatientImportChunkSchema = v.object({
+  file_id: v.pipe(
+    v.string(),
+    v.regex(/^[0-9a-f]{64}$/, 'Please send the file id as 64 hex digits.'),
+  ),
+  rows: v.pipe(
+    v.array(ImportRowSchema),
+    v.minLength(1, 'Please send at least one row.'),
+    v.maxLength(IMPORT_CHUNK_ROWS, `Please send at most ${IMPORT_CHUNK_ROWS} rows at a time.`),
+    v.check(
+      (rows) => new Set(rows.map((r) => r.row)).size === rows.length,
+      'Each row number may appear once in a chunk.',
+    ),
+  ),
+})
+export type PatientImportChunk = v.InferOutput<typeof PatientImportChunkSchema>
+
+/** A row that is not imported, and why; `patient_id` names the existing patient of a duplicate. */
+export const ImportRejectionSchema = v.object({
+  row: v.number(),
+  reason: v.string(),
+  patient_id: v.nullable(v.number()),
+})
+export type ImportRejection = v.InferOutput<typeof ImportRejectionSchema>
+
+/**
+ * `POST /patients/import/preview` answers: how many rows of the chunk would be created, the rows
+ * that would not (with the reason) and those this file already created. Writes nothing.
+ */
+export const PatientImportPreviewSchema = v.object({
+  ready: v.number(),
+  rejected: v.array(ImportRejectionSchema),
+  already_imported: v.array(v.number()),
+})
+export type PatientImportPreview = v.InferOutput<typeof PatientImportPreviewSchema>
+
+/**
+ * `POST /patients/import` answers: the patients created, the rows skipped (rejected ones with
+ * their reason, and those this file already created, which are never created twice).
+ */
+export const PatientImportAnswerSchema = v.object({
+  created: v.number(),
+  skipped: v.number(),
+  rejected: v.array(ImportRejectionSchema),
+  already_imported: v.array(v.number()),
+})
+export type PatientImportAnswer = v.InferOutput<typeof PatientImportAnswerSchema>
+
+const YES = new Set(['yes', 'y', 'true', '1', 'x', 'opted in', 'subscribed'])
+const NO = new Set(['no', 'n', 'false', '0', 'opted out', 'unsubscribed'])
+
+/** A consent cell: empty is "not said" (the default applies), yes or no, or not readable. */
+function readConsent(cell: string | null | undefined): boolean | undefined | 'unreadable' {
+  const text = (cell ?? '').trim().toLowerCase()
+  if (text === '') return undefined
+  if (YES.has(text)) return true
+  if (NO.has(text)) return false
+  return 'unreadable'
+}
+
+const blankToNull = (cell: string | null | undefined) => {
+  const text = (cell ?? '').trim()
+  return text === '' ? null : text
+}
+
+/** A row that can be created, or the first reason it cannot. */
+export type CheckedImportRow =
+  | { ok: true; row: number; input: PatientInput }
+  | { ok: false; row: number; reason: string }
+
+/**
+ * Checks a row with the rules of `POST /patients` (PatientInputSchema), reading its consent cells
+ * as yes or no; a refusal is one sentence that names what to fix.
+ */
+export function checkImportRow(row: ImportRow): CheckedImportRow {
+  const consents: Partial<Record<'email_subscription' | 'sms_subscription', boolean>> = {}
+  for (const field of ['email_subscription', 'sms_subscription'] as const) {
+    const consent = readConsent(row[field])
+    if (consent === 'unreadable') {
+      return {
+        ok: false,
+        row: row.row,
+        reason: IMPORT_MESSAGES.consent[field],
+      }
+    }
+    if (consent !== undefined) consents[field] = consent
+  }
+  const result = v.safeParse(PatientInputSchema, {
+    first_name: row.first_name ?? '',
+    last_name: row.last_name ?? '',
+    email: blankToNull(row.email),
+    phone: blankToNull(row.phone),
+    birth_date: blankToNull(row.birth_date),
+    ...consents,
+  })
+  if (result.success) return { ok: true, row: row.row, input: result.output }
+  const [issue] = result.issues
+  const key = issue?.path?.[0]?.key
+  const field = (IMPORT_FIELDS as readonly unknown[]).includes(key) ? (key as ImportField) : null
+  return { ok: false, row: row.row, reason: reasonOf(field, issue) }
+}
+
+/** A field's refusal in words: the schema's own sentence, or ours for valibot's defaults. */
+function reasonOf(field: ImportField | null, issue: v.BaseIssue<unknown> | undefined): string {
+  const message = issue?.message ?? ''
+  if (field === 'first_name' || field === 'last_name') {
+    if (issue?.type === 'min_length') return IMPORT_MESSAGES.missing(IMPORT_FIELD_LABELS[field])
+  }
+  if (field === 'email' && !message.startsWith('Please')) return IMPORT_MESSAGES.invalidEmail
+  if (message.startsWith('Please') && field) return `${IMPORT_FIELD_LABELS[field]}: ${message}`
+  return field
+    ? `The ${IMPORT_FIELD_LABELS[field].toLowerCase()} is not valid.`
+    : 'This row is not valid.'
+}
+
+/**
+ * Rows whose e-mail (any case) or phone (as stored) an earlier row of the same rows already has,
+ * each with the sentence naming that earlier row.
+ */
+export function duplicatesWithin(
+  rows: readonly { row: number; input: Pick<PatientInput, 'email' | 'phone'> }[],
+): Map<number, string> {
+  const emails = new Map<string, number>()
+  const phones = new Map<string, number>()
+  const found = new Map<number, string>()
+  for (const { row, input } of rows) {
+    const email = input.email?.toLowerCase()
+    const phone = input.phone ?? undefined
+    const sameEmail = email ? emails.get(email) : undefined
+    const samePhone = phone ? phones.get(phone) : undefined
+    if (sameEmail !== undefined) found.set(row, IMPORT_MESSAGES.sameAs('email', sameEmail))
+    else if (samePhone !== undefined) found.set(row, IMPORT_MESSAGES.sameAs('phone', samePhone))
+    else {
+      if (email) emails.set(email, row)
+      if (phone) phones.set(phone, row)
+    }
+  }
+  return found
+}
+
+/**
+ * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone without
+ * spaces, dots, dashes and brackets), without running the other rules: enough to compare rows.
+ */
+export function contactsOf(row: ImportRow): { email: string | null; phone: string | null } {
+  const phone = blankToNull(row.phone)
+  return { email: blankToNull(row.email), phone: phone ? phone.replace(/[\s().-]/g, '') : null }
+}
+
+/** A mapped row from a record's cells; cells past {@link IMPORT_CELL_MAX_LENGTH} are cut. */
+export function mapRecord(
+  cells: readonly string[],
+  mapping: ImportMapping,
+  row: number,
+): ImportRow {
+  const mapped: ImportRow = { row }
+  for (const field of IMPORT_FIELDS) {
+    const column = mapping[field]
+    mapped[field] = column === null ? null : (cells[column] ?? '').slice(0, IMPORT_CELL_MAX_LENGTH)
+  }
+  return mapped
+}
+
+/**
+ * The rejected rows as a CSV file to fix and import again: the file's own columns and a Reason
+ * column, quoted and guarded against formulas like the exports.
+ */
+export function rejectedRowsCsv(
+  headers: readonly string[],
+  rows: readonly { cells: readonly string[]; reason: string }[],
+): string {
+  return [csvRow([...headers, 'Reason']), ...rows.map((r) => csvRow([...r.cells, r.reason]))].join(
+    '',
+  )
+}

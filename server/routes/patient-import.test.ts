@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto'
+import { and, count, eq, inArray } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type {
+  ImportRow,
+  PatientImportAnswer,
+  PatientImportPreview,
+} from '#domain/patient-import.ts'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
+import { auditEvents, patientImportRows, patients } from '#server/db/schema.ts'
+import {
+  createMember,
+  createTestApp,
+  type TestApp,
+  testBackends,
+} from '#server/testing/test-app.ts'
+
+let fileCount = 0
+/** A new file id each time: the SHA-256 of some unique content. */
+const newFileId = () =>
+  createHash('sha256').update(`file-${Date.now()}-${fileCount++}`).digest('hex')
+
+/** `n` valid rows from row 2 on, with contacts unique to `tag`. */
+function rows(tag: string, n: number, from = 2): ImportRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    row: from + i,
+    first_name: 'Avery',
+    last_name: `Import${i}`,
+    email: `avery.${tag}.${from + i}@import.example`,
+    phone: null,
+    birth_date: '1985-03-15',
+    email_subscription: 'yes',
+    sms_subscription: 'no',
+  }))
+}
+
+describe.each(testBackends())('the patient import on $name', (backend) => {
+  let t: TestApp
+  let managerToken: string
+
+  const post = (path: string, json: unknown, token = managerToken) =>
+    t.request(path, { method: 'POST', token, json })
+
+  const importChunk = async (fileId: string, chunk: ImportRow[]) => {
+    const response = await post('/api/patients/import', { file_id: fileId, rows: chunk })
+    expect([200, 201]).toContain(response.status)
+    return (await response.json()) as PatientImportAnswer
+  }
+
+  const patientsWithEmails = async (emails: string[]) => {
+    const [row] = await t.db
+      .select({ n: count() })
+      .from(patients)
+      .where(and(eq(patients.practice_id, t.demo.practiceId), inArray(patients.email, emails)))
+    return Number(row?.n ?? 0)
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
+  })
+  afterAll(() => t.close())
+
+  it('previews without writing, then creates the good rows and reports the bad ones and the duplicates with their reasons', async () => {
+    const existing = await post('/api/patients', {
+      first_name: 'Dana',
+      last_name: 'Existing',
+      email: 'dana.existing@import.example',
+      phone: '+1 555 019 0001',
+    })
+    expect(existing.status).toBe(201)
+    const existingId = ((await existing.json()) as { id: number }).id
+    const fileId = newFileId()
+    const chunk: ImportRow[] = [
+      ...rows('mixed', 4),
+      { row: 6, first_name: 'Nola', last_name: '', email: 'nola@import.example' },
+      { row: 7, first_name: 'Ezra', last_name: 'Bad', email: 'not-an-email' },
+      { row: 8, first_name: 'Ivy', last_name: 'Phone', phone: '12' },
+      { row: 9, first_name: 'Ole', last_name: 'Born', birth_date: '15/03/1985' },
+      { row: 10, first_name: 'Cal', last_name: 'Consent', email_subscription: 'maybe' },
+      { row: 11, first_name: 'Dana', last_name: 'Twin', email: 'DANA.existing@import.example' },
+      { row: 12, first_name: 'Dan', last_name: 'Phone', phone: '(555) 019-0001' },
+      { row: 13, first_name: 'Avery', last_name: 'Again', email: 'avery.mixed.2@import.example' },
+    ]
+    // The existing patient's phone was stored as +15550190001; a row writing it as (555) 019-0001
+    // stores 5550190001, which POST /patients would accept too: only the same stored value is a
+    // duplicate. Row 12 is therefore created, like POST /patients would.
+    const preview = await post('/api/patients/import/preview', { file_id: fileId, rows: chunk })
+    expect(preview.status).toBe(200)
+    const previewed = (await preview.json()) as PatientImportPreview
+    expect(previewed.ready).toBe(5)
+    expect(previewed.already_imported).toEqual([])
+    const expected = [
+      { row: 6, reason: 'The last name is missing.', patient_id: null },
+      { row: 7, reason: 'The e-mail address is not valid.', patient_id: null },
+      {
+        row: 8,
+        reason: 'Phone: Please enter a phone number of 7 to 15 digits.',
+        patient_id: null,
+      },
+      {
+        row: 9,
+        reason: 'Birth date: Please enter the birth date as YYYY-MM-DD.',
+        patient_id: null,
+      },
+      { row: 10, reason: 'Please write the e-mail consent as yes or no.', patient_id: null },
+      { row: 11, reason: DUPLICATE_PATIENT_MESSAGES.email, patient_id: existingId },
+      { row: 13, reason: 'Same e-mail as row 2 of this file.', patient_id: null },
+    ]
+    expect(previewed.rejected).toEqual(expected)
+    const [before] = await t.db
+      .select({ n: count() })
+      .from(patientImportRows)
+      .where(eq(patientImportRows.file_id, fileId))
+    expect(before?.n).toBe(0)
+
+    const answer = await importChunk(fileId, chunk)
+    expect(answer).toEqual({ created: 5, skipped: 7, rejected: expected, already_imported: [] })
+    const [row] = await t.db
+      .select()
+      .from(patients)
+      .where(eq(patients.email, 'avery.mixed.2@import.example'))
+    expect(row).toMatchObject({
+      first_name: 'Avery',
+      birth_date: '1985-03-15',
+      email_subscription: true,
+      sms_subscription: false,
+      practice_id: t.demo.practiceId,
+    })
+  })
+
+  it('creates nothing when a chunk is sent again or the same file is imported again', async () => {
+    const fileId = newFileId()
+    const file = rows('replay', 450)
+    const chunks = [file.slice(0, 200), file.slice(200, 400), file.slice(400)]
+    const first = await importChunk(fileId, chunks[0] ?? [])
+    expect(first.created).toBe(200)
+    // The answer of the first chunk was lost: the browser sends it again.
+    const replay = await importChunk(fileId, chunks[0] ?? [])
+    expect(replay).toMatchObject({ created: 0, skipped: 200, rejected: [] })
+    expect(replay.already_imported).toHaveLength(200)
+    for (const chunk of chunks.slice(1)) await importChunk(fileId, chunk)
+    const emails = file.map((r) => r.email ?? '')
+    expect(await patientsWithEmails(emails)).toBe(450)
+
+    // The same file again: nothing new, every row reported as imported before.
+    let created = 0
+    let already = 0
+    for (const chunk of chunks) {
+      const again = await importChunk(fileId, chunk)
+      created += again.created
+      already += again.already_imported.length
+      expect(again.rejected).toEqual([])
+    }
+    expect({ created, already }).toEqual({ created: 0, already: 450 })
+    expect(await patientsWithEmails(emails)).toBe(450)
+
+    const preview = await post('/api/patients/import/preview', {
+      file_id: fileId,
+      rows: chunks[2],
+    })
+    expect(await preview.json()).toMatchObject({ ready: 0, rejected: [] })
+  })
+
+  it('creates once when two identical chunks arrive at the same time', async () => {
+    const fileId = newFileId()
+    const chunk = rows('concurrent', 50)
+    const answers = await Promise.all([
+      importChunk(fileId, chunk),
+      importChunk(fileId, chunk),
+      importChunk(fileId, chunk),
+    ])
+    expect(answers.map((a) => a.created).sort()).toEqual([0, 0, 50])
+    expect(await patientsWithEmails(chunk.map((r) => r.email ?? ''))).toBe(50)
+  })
+
+  it('audits each chunk with its counts, never a name or a contact', async () => {
+    const fileId = newFileId()
+    await importChunk(fileId, rows('audited', 3))
+    const all = await t.db
+      .select({ details: auditEvents.details })
+      .from(auditEvents)
+      .where(eq(auditEvents.action, 'patients.imported'))
+      .orderBy(auditEvents.id)
+    expect(all.at(-1)?.details).toEqual({ rows: 3, created: 3, rejected: 0, already_imported: 0 })
+    expect(JSON.stringify(all)).not.toContain('@import.example')
+  })
+
+  it('refuses Staff, more rows than a chunk holds, a bad file id and repeated row numbers', async () => {
+    const fileId = newFileId()
+    const staff = await post(
+      '/api/patients/import',
+      { file_id: fileId, rows: rows('staff', 1) },
+      t.demo.staffToken,
+    )
+    expect(staff.status).toBe(403)
+    expect(((await staff.json()) as { error: { message: string } }).error.message).toBe(
+      PERMISSION_REFUSALS['patients.import'],
+    )
+    const tooMany = await post('/api/patients/import/preview', {
+      file_id: fileId,
+      rows: rows('many', 201),
+    })
+    expect(tooMany.status).toBe(400)
+    const badId = await post('/api/patients/import', { file_id: 'abc', rows: rows('id', 1) })
+    expect(badId.status).toBe(400)
+    const twice = await post('/api/patients/import', {
+      file_id: fileId,
+      rows: [...rows('twice', 1), ...rows('twice-b', 1)],
+    })
+    expect(twice.status).toBe(400)
+  })
+})

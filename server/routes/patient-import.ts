@@ -1,0 +1,209 @@
+/**
+ * The patient import (issue 17, PORTAL.md sections 5 and 7, decision 009). The browser reads the
+ * CSV, maps its columns and sends the rows in chunks of at most 200, each named by the file's
+ * SHA-256 and its row numbers:
+ *
+ * - `POST /patients/import/preview` checks a chunk and writes nothing: the rows that would be
+ *   created, those refused with the reason (the rules of `POST /patients`, a duplicate e-mail or
+ *   phone of a patient of the practice or of an earlier row of the chunk), and those this file
+ *   already created.
+ * - `POST /patients/import` does the same and creates the rows that pass, in one transaction per
+ *   chunk under the practice's row lock. Each created row is remembered (`patient_import_rows`,
+ *   keyed by practice, file and row), so the same chunk again, or the same file again, creates
+ *   nobody and reports those rows as already imported; two identical chunks at once create once.
+ *   Each chunk is an audit event with its counts only, never a name or a contact.
+ */
+import { and, eq, inArray, or, sql } from 'drizzle-orm'
+import { Hono } from 'hono'
+import {
+  type CheckedImportRow,
+  checkImportRow,
+  duplicatesWithin,
+  type ImportRejection,
+  type ImportRow,
+  type PatientImportAnswer,
+  PatientImportChunkSchema,
+  type PatientImportPreview,
+} from '#domain/patient-import.ts'
+import { DUPLICATE_PATIENT_MESSAGES, type PatientInput } from '#domain/practice-data.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
+import { patientImportRows, patients, practices } from '#server/db/schema.ts'
+import { jsonBody } from '#server/http/validate.ts'
+import { randomToken } from '#server/lib/random.ts'
+
+type Chunk = { fileId: string; practiceId: number; rows: ImportRow[] }
+
+/** What a chunk would do: the rows to create, the refused ones, those the file already created. */
+type ChunkPlan = {
+  create: { row: number; input: PatientInput }[]
+  rejected: ImportRejection[]
+  alreadyImported: number[]
+}
+
+/** Checks a chunk against the rules, the practice's patients and the rows the file created. */
+async function planChunk(db: Database | Transaction, chunk: Chunk): Promise<ChunkPlan> {
+  const numbers = chunk.rows.map((r) => r.row)
+  const imported = await db
+    .select({ row: patientImportRows.row_number })
+    .from(patientImportRows)
+    .where(
+      and(
+        eq(patientImportRows.practice_id, chunk.practiceId),
+        eq(patientImportRows.file_id, chunk.fileId),
+        inArray(patientImportRows.row_number, numbers),
+      ),
+    )
+  const alreadyImported = new Set(imported.map((r) => r.row))
+  const checked: CheckedImportRow[] = chunk.rows
+    .filter((r) => !alreadyImported.has(r.row))
+    .map(checkImportRow)
+  const rejected: ImportRejection[] = []
+  const valid: { row: number; input: PatientInput }[] = []
+  for (const result of checked) {
+    if (result.ok) valid.push({ row: result.row, input: result.input })
+    else rejected.push({ row: result.row, reason: result.reason, patient_id: null })
+  }
+
+  // Duplicates of the practice's patients, by e-mail (any case) or phone as stored: the rule of
+  // POST /patients, read for the whole chunk in one query.
+  const emails = [
+    ...new Set(valid.flatMap((r) => (r.input.email ? [r.input.email.toLowerCase()] : []))),
+  ]
+  const phones = [...new Set(valid.flatMap((r) => (r.input.phone ? [r.input.phone] : [])))]
+  const existing =
+    emails.length + phones.length === 0
+      ? []
+      : await db
+          .select({ id: patients.id, email: patients.email, phone: patients.phone })
+          .from(patients)
+          .where(
+            and(
+              eq(patients.practice_id, chunk.practiceId),
+              or(
+                emails.length > 0 ? inArray(sql`lower(${patients.email})`, emails) : undefined,
+                phones.length > 0 ? inArray(patients.phone, phones) : undefined,
+              ),
+            ),
+          )
+  const byEmail = new Map<string, number>()
+  const byPhone = new Map<string, number>()
+  for (const patient of existing) {
+    if (patient.email) byEmail.set(patient.email.toLowerCase(), patient.id)
+    if (patient.phone) byPhone.set(patient.phone, patient.id)
+  }
+  const fresh: { row: number; input: PatientInput }[] = []
+  for (const r of valid) {
+    const emailOwner = r.input.email ? byEmail.get(r.input.email.toLowerCase()) : undefined
+    const phoneOwner = r.input.phone ? byPhone.get(r.input.phone) : undefined
+    if (emailOwner !== undefined) {
+      rejected.push({
+        row: r.row,
+        reason: DUPLICATE_PATIENT_MESSAGES.email,
+        patient_id: emailOwner,
+      })
+    } else if (phoneOwner !== undefined) {
+      rejected.push({
+        row: r.row,
+        reason: DUPLICATE_PATIENT_MESSAGES.phone,
+        patient_id: phoneOwner,
+      })
+    } else fresh.push(r)
+  }
+  const within = duplicatesWithin(fresh)
+  const create: ChunkPlan['create'] = []
+  for (const r of fresh) {
+    const reason = within.get(r.row)
+    if (reason) rejected.push({ row: r.row, reason, patient_id: null })
+    else create.push(r)
+  }
+  rejected.sort((a, b) => a.row - b.row)
+  return { create, rejected, alreadyImported: [...alreadyImported].sort((a, b) => a - b) }
+}
+
+/** `POST /patients/import/preview` and `POST /patients/import` (Manager, Admin). */
+export function patientImportRoutes(ctx: ServerContext) {
+  const auth = requireAuth(ctx)
+  const importing = requirePermission(ctx, 'patients.import')
+
+  return new Hono<AppEnv>()
+    .post('/preview', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
+      const body = c.req.valid('json')
+      const plan = await planChunk(ctx.db, {
+        fileId: body.file_id,
+        practiceId: c.var.user.practice_id,
+        rows: body.rows,
+      })
+      const answer: PatientImportPreview = {
+        ready: plan.create.length,
+        rejected: plan.rejected,
+        already_imported: plan.alreadyImported,
+      }
+      return c.json(answer)
+    })
+    .post('/', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
+      const body = c.req.valid('json')
+      const user = c.var.user
+      const answer = await ctx.db.transaction(async (tx) => {
+        // One chunk at a time per practice: the duplicate checks and the file's rows are read
+        // under this lock, so two identical chunks at once create once.
+        await tx
+          .select({ id: practices.id })
+          .from(practices)
+          .where(eq(practices.id, user.practice_id))
+          .for('update')
+        const plan = await planChunk(tx, {
+          fileId: body.file_id,
+          practiceId: user.practice_id,
+          rows: body.rows,
+        })
+        if (plan.create.length > 0) {
+          const now = ctx.now()
+          const created = await tx
+            .insert(patients)
+            .values(
+              plan.create.map((r) => ({
+                ...r.input,
+                practice_id: user.practice_id,
+                unsubscribe_id: randomToken(),
+                created_at: now,
+              })),
+            )
+            .returning({ id: patients.id })
+          await tx.insert(patientImportRows).values(
+            plan.create.map((r, i) => ({
+              practice_id: user.practice_id,
+              file_id: body.file_id,
+              row_number: r.row,
+              patient_id: created[i]?.id ?? 0,
+              created_by: user.id,
+              created_at: now,
+            })),
+          )
+        }
+        const result: PatientImportAnswer = {
+          created: plan.create.length,
+          skipped: plan.rejected.length + plan.alreadyImported.length,
+          rejected: plan.rejected,
+          already_imported: plan.alreadyImported,
+        }
+        return result
+      })
+      // Counts only: the file's names and contacts never reach the audit trail.
+      await ctx.audit.record({
+        action: 'patients.imported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: {
+          rows: body.rows.length,
+          created: answer.created,
+          rejected: answer.rejected.length,
+          already_imported: answer.already_imported.length,
+        },
+      })
+      return c.json(answer, answer.created > 0 ? 201 : 200)
+    })
+}

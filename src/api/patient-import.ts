@@ -1,0 +1,28 @@
+import * as v from 'valibot'
+import {
+  type PatientImportAnswer,
+  PatientImportAnswerSchema,
+  type PatientImportChunk,
+  type PatientImportPreview,
+  PatientImportPreviewSchema,
+} from '#domain/patient-import.ts'
+import { http } from '#src/lib/http.ts'
+
+/** `POST /patients/import/preview`: what importing these rows would do; writes nothing. */
+export async function previewImportChunk(chunk: PatientImportChunk): Promise<PatientImportPreview> {
+  return v.parse(
+    PatientImportPreviewSchema,
+    await http.post('patients/import/preview', { json: chunk }).json(),
+  )
+}
+
+/**
+ * `POST /patients/import`: creates the rows of a chunk that pass; the same chunk again creates
+ * nobody and lists those rows as already imported.
+ */
+export async function importPatientsChunk(chunk: PatientImportChunk): Promise<PatientImportAnswer> {
+  return v.parse(
+    PatientImportAnswerSchema,
+    await http.post('patients/import', { json: chunk }).json(),
+  )
+}

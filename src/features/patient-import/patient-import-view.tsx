@@ -1,0 +1,397 @@
+import {
+  Alert,
+  Button,
+  Group,
+  Input,
+  Loader,
+  NativeSelect,
+  Progress,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+  Title,
+} from '@mantine/core'
+import { IconDownload, IconUpload } from '@tabler/icons-react'
+import { useSelector } from '@xstate/react'
+import { useId, useState } from 'react'
+import type { ActorRefFrom } from 'xstate'
+import {
+  IMPORT_FIELD_LABELS,
+  IMPORT_FIELDS,
+  type ImportRejection,
+  REQUIRED_IMPORT_FIELDS,
+} from '#domain/patient-import.ts'
+import type { patientImportMachine } from '#machines/patient-import/patient-import.machine.ts'
+import {
+  formatCount,
+  IMPORT_STEPS,
+  type PatientImportSnapshot,
+  rowsText,
+  selectMappingProblems,
+  selectProgress,
+  selectRowCount,
+  selectStepIndex,
+} from '#machines/patient-import/patient-import.selectors.ts'
+import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
+
+type ImportRef = ActorRefFrom<typeof patientImportMachine>
+
+/** How many refused rows the page lists; the download holds them all. */
+const LISTED_REJECTIONS = 100
+
+const selectSelf = (snapshot: PatientImportSnapshot) => snapshot
+
+/**
+ * The patient import page (issue 17): one step at a time, as the machine says. It reads the
+ * snapshot and sends events; it fetches nothing and parses nothing itself.
+ */
+export function PatientImportView({ actorRef }: { actorRef: ImportRef }) {
+  const snapshot = useSelector(actorRef, selectSelf)
+  const step = selectStepIndex(snapshot)
+  return (
+    <Stack gap="lg">
+      <Text c="dimmed" size="sm">
+        Step {step + 1} of {IMPORT_STEPS.length}: {IMPORT_STEPS[step]}
+      </Text>
+      {(snapshot.matches('choosing') || snapshot.matches('reading')) && (
+        <ChooseStep snapshot={snapshot} send={actorRef.send} />
+      )}
+      {snapshot.matches('mapping') && <MappingStep snapshot={snapshot} send={actorRef.send} />}
+      {(snapshot.matches('checking') || snapshot.matches('reviewing')) && (
+        <ReviewStep snapshot={snapshot} send={actorRef.send} />
+      )}
+      {(snapshot.matches('importing') ||
+        snapshot.matches('failed') ||
+        snapshot.matches('imported')) && <ImportStep snapshot={snapshot} send={actorRef.send} />}
+    </Stack>
+  )
+}
+
+type StepProps = { snapshot: PatientImportSnapshot; send: ImportRef['send'] }
+
+function ErrorAlert({ message, title }: { message: string | null; title: string }) {
+  if (!message) return null
+  return (
+    <Alert color="red" variant="light" role="alert" title={title}>
+      {message}
+    </Alert>
+  )
+}
+
+function ChooseStep({ snapshot, send }: StepProps) {
+  const fileId = useId()
+  const [text, setText] = useState('')
+  const reading = snapshot.matches('reading')
+  return (
+    <Stack gap="md">
+      <Title order={2} size="h3">
+        Choose a CSV file
+      </Title>
+      <Text>
+        The first row names the columns: first name, last name, e-mail, phone, birth date
+        (YYYY-MM-DD), e-mail consent and SMS consent (yes or no). Up to 10,000 patients a file.
+      </Text>
+      <ErrorAlert title="This file cannot be imported" message={snapshot.context.error} />
+      <Input.Wrapper
+        label="CSV file"
+        labelProps={{ htmlFor: fileId }}
+        description="Choosing a file reads it at once."
+      >
+        <input
+          id={fileId}
+          type="file"
+          accept=".csv,text/csv"
+          disabled={reading}
+          style={{ display: 'block', marginTop: 8, maxWidth: '100%' }}
+          onChange={(event) => {
+            const file = event.currentTarget.files?.[0]
+            event.currentTarget.value = ''
+            if (file) send({ type: 'file.choose', file, name: file.name })
+          }}
+        />
+      </Input.Wrapper>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          send({ type: 'text.paste', text })
+        }}
+      >
+        <Stack gap="sm">
+          <Textarea
+            label="Or paste the CSV text"
+            description="Copy the rows from a spreadsheet saved as CSV, the header row first."
+            autosize
+            minRows={4}
+            maxRows={12}
+            value={text}
+            onChange={(event) => setText(event.currentTarget.value)}
+            disabled={reading}
+            styles={{ input: { fontFamily: 'monospace' } }}
+          />
+          <Group>
+            <Button type="submit" variant="default" loading={reading}>
+              Read pasted text
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+      {reading && (
+        <Group gap="xs" role="status">
+          <Loader size="sm" aria-hidden />
+          <Text>Reading the file…</Text>
+        </Group>
+      )}
+    </Stack>
+  )
+}
+
+function MappingStep({ snapshot, send }: StepProps) {
+  const { context } = snapshot
+  const csv = context.csv
+  const problems = selectMappingProblems(context)
+  if (!csv) return null
+  const options = [
+    { value: '', label: 'Not in the file' },
+    ...csv.headers.map((header, i) => ({ value: String(i), label: header || `Column ${i + 1}` })),
+  ]
+  const example = csv.records[0] ?? []
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault()
+        send({ type: 'mapping.confirm' })
+      }}
+    >
+      <Stack gap="md">
+        <Title order={2} size="h3">
+          Match the columns
+        </Title>
+        <Text>
+          {csv.name}: {rowsText(selectRowCount(context))} of patients. Each field shows the column
+          its header suggests; change any that is wrong.
+        </Text>
+        <ErrorAlert title="The rows could not be checked" message={context.error} />
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+          {IMPORT_FIELDS.map((field) => {
+            const column = context.mapping[field]
+            const sample = column === null ? undefined : example[column]
+            return (
+              <NativeSelect
+                key={field}
+                label={IMPORT_FIELD_LABELS[field]}
+                withAsterisk={REQUIRED_IMPORT_FIELDS.includes(field)}
+                data={options}
+                value={column === null ? '' : String(column)}
+                description={sample ? `First row: ${sample}` : 'First row: empty'}
+                error={problems[field]}
+                onChange={(event) => {
+                  const value = event.currentTarget.value
+                  send({
+                    type: 'mapping.change',
+                    field,
+                    column: value === '' ? null : Number(value),
+                  })
+                }}
+              />
+            )
+          })}
+        </SimpleGrid>
+        <Group gap="sm">
+          <Button type="submit">Check the rows</Button>
+          <Button variant="default" onClick={() => send({ type: 'file.change' })}>
+            Choose another file
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
+
+function ProgressBlock({ label, snapshot }: { label: string; snapshot: PatientImportSnapshot }) {
+  const { done, total } = selectProgress(snapshot)
+  const percent = total === 0 ? 0 : Math.round((done / total) * 100)
+  return (
+    <Stack gap={6}>
+      <Progress value={percent} size="lg" aria-label={label} />
+      <Text role="status" aria-live="polite">
+        {label}: {formatCount(done)} of {formatCount(total)} rows
+      </Text>
+    </Stack>
+  )
+}
+
+function Rejections({ rows, label }: { rows: ImportRejection[]; label: string }) {
+  if (rows.length === 0) return null
+  return (
+    <Stack gap="xs">
+      <Table striped verticalSpacing="xs" aria-label={label}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th w={80}>Row</Table.Th>
+            <Table.Th>Reason</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.slice(0, LISTED_REJECTIONS).map((r) => (
+            <Table.Tr key={r.row}>
+              <Table.Td>{r.row}</Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                {r.reason}
+                {r.patient_id !== null && (
+                  <>
+                    {' '}
+                    <AnchorLink
+                      size="sm"
+                      underline="always"
+                      to="/patients/$patientId"
+                      params={{ patientId: String(r.patient_id) }}
+                    >
+                      See the existing patient
+                    </AnchorLink>
+                  </>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {rows.length > LISTED_REJECTIONS && (
+        <Text size="sm" c="dimmed">
+          And {rowsText(rows.length - LISTED_REJECTIONS)} more.
+        </Text>
+      )}
+    </Stack>
+  )
+}
+
+function ReviewStep({ snapshot, send }: StepProps) {
+  const { preview } = snapshot.context
+  if (snapshot.matches('checking')) {
+    return (
+      <Stack gap="md">
+        <Title order={2} size="h3">
+          Checking the rows
+        </Title>
+        <ProgressBlock label="Rows checked" snapshot={snapshot} />
+        <Group>
+          <Button variant="default" onClick={() => send({ type: 'check.cancel' })}>
+            Cancel
+          </Button>
+        </Group>
+      </Stack>
+    )
+  }
+  return (
+    <Stack gap="md">
+      <Title order={2} size="h3">
+        Check the rows
+      </Title>
+      <Stack gap={4}>
+        <Text fw={600}>
+          {preview.created === 1
+            ? '1 patient will be created.'
+            : `${formatCount(preview.created)} patients will be created.`}
+        </Text>
+        {preview.rejected.length > 0 && (
+          <Text>
+            {rowsText(preview.rejected.length)} will be skipped; the reason for each is below.
+          </Text>
+        )}
+        {preview.alreadyImported > 0 && (
+          <Text>
+            {rowsText(preview.alreadyImported)} of this file{' '}
+            {preview.alreadyImported === 1 ? 'was' : 'were'} imported before and will not be created
+            again.
+          </Text>
+        )}
+      </Stack>
+      <Rejections rows={preview.rejected} label="Rows that will be skipped" />
+      <Group gap="sm">
+        <Button
+          leftSection={<IconUpload size={16} aria-hidden />}
+          onClick={() => send({ type: 'import.start' })}
+        >
+          Import {preview.created === 1 ? '1 patient' : `${formatCount(preview.created)} patients`}
+        </Button>
+        <Button variant="default" onClick={() => send({ type: 'mapping.edit' })}>
+          Change the columns
+        </Button>
+        <Button variant="default" onClick={() => send({ type: 'file.change' })}>
+          Choose another file
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function ImportStep({ snapshot, send }: StepProps) {
+  const { result, stopped, error } = snapshot.context
+  if (!snapshot.matches('imported')) {
+    const failed = snapshot.matches('failed')
+    return (
+      <Stack gap="md">
+        <Title order={2} size="h3">
+          Importing the patients
+        </Title>
+        <ProgressBlock label="Rows imported" snapshot={snapshot} />
+        {failed && (
+          <Alert color="red" variant="light" role="alert" title="The import paused">
+            {error} The patients imported so far stay imported; trying again continues where it
+            stopped.
+          </Alert>
+        )}
+        <Group gap="sm">
+          {failed && <Button onClick={() => send({ type: 'import.retry' })}>Try again</Button>}
+          <Button variant="default" onClick={() => send({ type: 'import.stop' })}>
+            Stop the import
+          </Button>
+        </Group>
+      </Stack>
+    )
+  }
+  return (
+    <Stack gap="md">
+      <Title order={2} size="h3">
+        {stopped ? 'Import stopped' : 'Import finished'}
+      </Title>
+      <Stack gap={4} role="status">
+        <Text fw={600}>
+          {result.created === 1
+            ? '1 patient created.'
+            : `${formatCount(result.created)} patients created.`}
+        </Text>
+        {result.rejected.length > 0 && (
+          <Text>{rowsText(result.rejected.length)} rejected; the reason for each is below.</Text>
+        )}
+        {result.alreadyImported > 0 && (
+          <Text>{rowsText(result.alreadyImported)} skipped: imported from this file before.</Text>
+        )}
+        {stopped && (
+          <Text>
+            The rest of the file was not imported. Importing the same file again creates only the
+            patients not yet created.
+          </Text>
+        )}
+      </Stack>
+      <Rejections rows={result.rejected} label="Rejected rows" />
+      <Group gap="sm">
+        {result.rejected.length > 0 && (
+          <Button
+            leftSection={<IconDownload size={16} aria-hidden />}
+            onClick={() => send({ type: 'rejected.download' })}
+          >
+            Download rejected rows
+          </Button>
+        )}
+        <Button variant="default" onClick={() => send({ type: 'file.change' })}>
+          Import another file
+        </Button>
+        <ButtonLink variant="subtle" to="/patients">
+          Go to the patient list
+        </ButtonLink>
+      </Group>
+    </Stack>
+  )
+}

@@ -1,0 +1,204 @@
+/**
+ * The patient import's model and flow (issue 17): the fixture events the real machine is walked
+ * with, what tells its states apart, and a person's words. The view test (`view.test.tsx`)
+ * replays its paths through the import page; the end-to-end journey with the real server and a
+ * 1,000-row file is `tests/e2e/patient-import.spec.ts`.
+ */
+import type { AnyMachineSnapshot, EventObject } from 'xstate'
+import {
+  IMPORT_MESSAGES,
+  mappingProblems,
+  type PatientImportAnswer,
+  type PatientImportPreview,
+} from '#domain/patient-import.ts'
+import {
+  type ParsedCsv,
+  type PatientImportEvent,
+  patientImportMachine,
+} from '#machines/patient-import/patient-import.machine.ts'
+import type { FlowSpec, Model } from '#tests/mbt/index.ts'
+
+/** Three rows, the second without a last name; two rows a chunk, so the file takes two. */
+export const importFixtures = {
+  chunkRows: 2,
+  text: 'First name,Last name,Email\nAna,Lopez,ana@example.com\nBen,,ben@example.com\nCara,Diaz,cara@example.com\n',
+  fileName: 'patients.csv',
+  parsed: {
+    name: 'patients.csv',
+    fileId: 'c'.repeat(64),
+    headers: ['First name', 'Last name', 'Email'],
+    records: [
+      ['Ana', 'Lopez', 'ana@example.com'],
+      ['Ben', '', 'ben@example.com'],
+      ['Cara', 'Diaz', 'cara@example.com'],
+    ],
+  } satisfies ParsedCsv,
+  preview: {
+    ready: 1,
+    rejected: [{ row: 3, reason: 'The last name is missing.', patient_id: null }],
+    already_imported: [],
+  } satisfies PatientImportPreview,
+  imported: {
+    created: 1,
+    skipped: 1,
+    rejected: [{ row: 3, reason: 'The last name is missing.', patient_id: null }],
+    already_imported: [],
+  } satisfies PatientImportAnswer,
+  unreadable: IMPORT_MESSAGES.emptyFile,
+  serverDown: 'The server is taking too long to answer. Please try again.',
+} as const
+
+/** Events of the graph: the person's, and the three calls' answers. */
+export type PatientImportModelEvent =
+  | PatientImportEvent
+  | { type: 'xstate.done.actor.readCsv'; output: ParsedCsv }
+  | { type: 'xstate.error.actor.readCsv'; error: Error }
+  | { type: 'xstate.done.actor.previewChunk'; output: PatientImportPreview }
+  | { type: 'xstate.error.actor.previewChunk'; error: Error }
+  | { type: 'xstate.done.actor.importChunk'; output: PatientImportAnswer }
+  | { type: 'xstate.error.actor.importChunk'; error: Error }
+
+/** Every event with fixture payloads. */
+export const patientImportEvents: PatientImportModelEvent[] = [
+  {
+    type: 'file.choose',
+    file: new Blob([importFixtures.text], { type: 'text/csv' }),
+    name: importFixtures.fileName,
+  },
+  { type: 'text.paste', text: importFixtures.text },
+  { type: 'mapping.change', field: 'last_name', column: null },
+  { type: 'mapping.change', field: 'last_name', column: 1 },
+  { type: 'mapping.confirm' },
+  { type: 'mapping.edit' },
+  { type: 'check.cancel' },
+  { type: 'import.start' },
+  { type: 'import.retry' },
+  { type: 'import.stop' },
+  { type: 'rejected.download' },
+  { type: 'file.change' },
+  {
+    type: 'xstate.done.actor.readCsv',
+    output: { ...importFixtures.parsed, records: [...importFixtures.parsed.records] },
+  },
+  { type: 'xstate.error.actor.readCsv', error: new Error(importFixtures.unreadable) },
+  { type: 'xstate.done.actor.previewChunk', output: importFixtures.preview },
+  { type: 'xstate.error.actor.previewChunk', error: new Error(importFixtures.serverDown) },
+  { type: 'xstate.done.actor.importChunk', output: importFixtures.imported },
+  { type: 'xstate.error.actor.importChunk', error: new Error(importFixtures.serverDown) },
+]
+
+/** The step, the chunk in flight, whether the mapping is usable, the message, stopped or not. */
+export function importSignature(snapshot: AnyMachineSnapshot): string {
+  const { chunk, error, mapping, stopped, source } = snapshot.context
+  return JSON.stringify({
+    value: snapshot.value,
+    chunk,
+    error,
+    usable: Object.keys(mappingProblems(mapping)).length === 0,
+    stopped,
+    source: source?.kind ?? null,
+  })
+}
+
+const states: Record<string, string> = {
+  'patientImport.choosing':
+    'You see: step 1 of 4, "Choose a CSV file", the CSV file field, "Or paste the CSV text" and Read pasted text',
+  'patientImport.reading': 'You see: "Reading the file…"; the fields are disabled',
+  'patientImport.mapping':
+    'You see: step 2 of 4, "Match the columns", a field per patient detail with the column guessed from the header and the first row\'s value, Check the rows and Choose another file',
+  'patientImport.checking':
+    'You see: "Checking the rows", a progress bar and "Rows checked: N of 3 rows", Cancel',
+  'patientImport.reviewing':
+    'You see: "Check the rows": how many patients will be created, the rows that will be skipped with their reasons, Import N patients, Change the columns, Choose another file',
+  'patientImport.importing':
+    'You see: "Importing the patients", a progress bar and "Rows imported: N of 3 rows", Stop the import',
+  'patientImport.failed':
+    'You see: "The import paused" with the reason, the progress so far, Try again and Stop the import',
+  'patientImport.imported':
+    'You see: "Import finished" (or "Import stopped"), the patients created, the rejected rows with their reasons, Download rejected rows, Import another file, Go to the patient list',
+}
+
+const eventWords: Record<PatientImportModelEvent['type'], (e: EventObject) => string> = {
+  'file.choose': () => `Choose the file ${importFixtures.fileName} in the CSV file field`,
+  'text.paste': () => 'Paste the three rows into "Or paste the CSV text", click Read pasted text',
+  'mapping.change': (e) =>
+    (e as unknown as { column: number | null }).column === null
+      ? 'Set Last name to "Not in the file"'
+      : 'Set Last name to the column "Last name"',
+  'mapping.confirm': () => 'Click Check the rows',
+  'mapping.edit': () => 'Click Change the columns',
+  'check.cancel': () => 'Click Cancel',
+  'import.start': () => 'Click Import N patients',
+  'import.retry': () => 'Click Try again',
+  'import.stop': () => 'Click Stop the import',
+  'rejected.download': () =>
+    'Click Download rejected rows: a CSV file of the rejected rows with a Reason column',
+  'file.change': () => 'Click Choose another file (or Import another file)',
+  'xstate.done.actor.readCsv': () =>
+    'The file is read: 3 rows, the columns First name, Last name and Email',
+  'xstate.error.actor.readCsv': () =>
+    `The file cannot be read: you see "${importFixtures.unreadable}"`,
+  'xstate.done.actor.previewChunk': () => 'The server checks a chunk of rows',
+  'xstate.error.actor.previewChunk': () =>
+    `The check fails: back on the columns, you see "${importFixtures.serverDown}"`,
+  'xstate.done.actor.importChunk': () => 'The server imports a chunk of rows',
+  'xstate.error.actor.importChunk': () =>
+    `A chunk fails: you see "The import paused" and "${importFixtures.serverDown}"`,
+}
+
+/** The patient import's model. */
+export const patientImportModel: Model = {
+  name: 'patientImport',
+  title: 'Patient import',
+  source: {
+    file: 'machines/patient-import/patient-import.machine.ts',
+    name: 'patientImportMachine',
+    doc: 'patient-import',
+  },
+  machine: patientImportMachine,
+  events: patientImportEvents,
+  scenarios: [
+    {
+      name: 'Open Import patients as a Manager (two rows a chunk)',
+      input: { chunkRows: importFixtures.chunkRows },
+    },
+  ],
+  signature: importSignature,
+  allows: (snapshot, event) => {
+    if (event.type === 'mapping.change') {
+      // Only a change the screen shows: clearing a set column, or setting the cleared one.
+      const current = snapshot.context.mapping.last_name
+      return (event as unknown as { column: number | null }).column === null
+        ? current !== null
+        : current === null
+    }
+    // The download is offered only when rows were rejected.
+    if (event.type === 'rejected.download') return snapshot.context.result.rejected.length > 0
+    return true
+  },
+  states,
+  describeEvent: (event: EventObject) =>
+    eventWords[event.type as PatientImportModelEvent['type']]?.(event) ?? '',
+}
+
+/** The patient import flow. */
+export const patientImportFlow: FlowSpec = {
+  id: 'patient-import',
+  title: 'Patient import',
+  intro:
+    'Import patients from a CSV file at /patients/import (issue 17) as a Manager or an Admin: choose or paste the file, match its columns, check the rows, import chunk by chunk, download the rejected rows. The browser replay of the whole journey against the real server is tests/e2e/patient-import.spec.ts (a 1,000-row file); these paths are replayed through the page in jsdom.',
+  viewTest: 'tests/flows/patient-import/view.test.tsx',
+  browser: false,
+  sections: [
+    {
+      key: 'patientImport',
+      model: patientImportModel,
+      title: 'Patient import',
+      intro:
+        'Paths of the import machine: reading, mapping, checking and importing, each with its failure, retry and stop.',
+      host: () => 'local',
+      start: () =>
+        'As the demo Admin (demo@example.com / DemoPass123), open Patients and click Import CSV. The file is the three rows of the fixture; the replay checks two rows at a time.',
+    },
+  ],
+}
