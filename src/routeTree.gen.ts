@@ -29,6 +29,7 @@ import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
+import { Route as ShellSettingsActivityRouteImport } from './routes/_shell.settings_.activity'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
 
 const IndexRoute = IndexRouteImport.update({
@@ -130,6 +131,11 @@ const ShellPersonnelUserIdRoute = ShellPersonnelUserIdRouteImport.update({
   path: '/personnel/$userId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellSettingsActivityRoute = ShellSettingsActivityRouteImport.update({
+  id: '/settings_/activity',
+  path: '/settings/activity',
+  getParentRoute: () => ShellRoute,
+} as any)
 const SignupPersonnelIdRoute = SignupPersonnelIdRouteImport.update({
   id: '/signup_/personnel/$id',
   path: '/signup/personnel/$id',
@@ -154,6 +160,7 @@ export interface FileRoutesByFullPath {
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients/': typeof ShellPatientsIndexRoute
   '/personnel/': typeof ShellPersonnelIndexRoute
@@ -176,6 +183,7 @@ export interface FileRoutesByTo {
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients': typeof ShellPatientsIndexRoute
   '/personnel': typeof ShellPersonnelIndexRoute
@@ -200,6 +208,7 @@ export interface FileRoutesById {
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/_shell/settings_/activity': typeof ShellSettingsActivityRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
   '/_shell/patients/': typeof ShellPatientsIndexRoute
   '/_shell/personnel/': typeof ShellPersonnelIndexRoute
@@ -224,6 +233,7 @@ export interface FileRouteTypes {
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/personnel/$userId'
+    | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients/'
     | '/personnel/'
@@ -246,6 +256,7 @@ export interface FileRouteTypes {
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/personnel/$userId'
+    | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients'
     | '/personnel'
@@ -269,6 +280,7 @@ export interface FileRouteTypes {
     | '/unsubscribe/$id'
     | '/_shell/patients/$patientId'
     | '/_shell/personnel/$userId'
+    | '/_shell/settings_/activity'
     | '/signup_/personnel/$id'
     | '/_shell/patients/'
     | '/_shell/personnel/'
@@ -430,6 +442,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPersonnelUserIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/settings_/activity': {
+      id: '/_shell/settings_/activity'
+      path: '/settings/activity'
+      fullPath: '/settings/activity'
+      preLoaderRoute: typeof ShellSettingsActivityRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/signup_/personnel/$id': {
       id: '/signup_/personnel/$id'
       path: '/signup/personnel/$id'
@@ -449,6 +468,7 @@ interface ShellRouteChildren {
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
+  ShellSettingsActivityRoute: typeof ShellSettingsActivityRoute
   ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
 }
@@ -462,6 +482,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellSettingsRoute: ShellSettingsRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
+  ShellSettingsActivityRoute: ShellSettingsActivityRoute,
   ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,
 }

@@ -508,6 +508,8 @@ export const auditEvents = pgTable(
   (t) => [
     index('audit_events_created_idx').on(t.created_at),
     uniqueIndex('audit_events_seq_unique').on(t.seq),
+    // The activity log reads one practice's events newest first (migration 0012).
+    index('audit_events_practice_idx').on(t.practice_id, t.id),
   ],
 )
 
