@@ -10,7 +10,7 @@ import { MAX_STORED_INTEGER, type PatientInput, PatientInputSchema } from '#doma
  * A file travels as chunks of at most {@link IMPORT_CHUNK_ROWS} mapped rows, each carrying its
  * row number as a spreadsheet shows it (the header is row 1) and the file's id, the SHA-256 of
  * its content. The server remembers which rows of which file it created, so a chunk sent again,
- * or the same file imported again, creates nobody (decision 009).
+ * or the same file imported again, creates nobody (decision 010).
  */
 
 /** Most rows one chunk carries: 200 rows stay well under the API's 100 KB body limit. */

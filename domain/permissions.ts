@@ -24,6 +24,7 @@ export const PERMISSIONS = [
   'reports.money',
   'practice.settings',
   'personnel.manage',
+  'activity.read',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -47,6 +48,7 @@ export const PERMISSION_MATRIX: Record<Permission, readonly Role[]> = {
   'reports.money': managers,
   'practice.settings': admins,
   'personnel.manage': admins,
+  'activity.read': admins,
 }
 
 /** What a refusal says: the missing role and the action, e.g. "Only a manager or an admin can adjust points." */
@@ -65,6 +67,7 @@ export const PERMISSION_REFUSALS: Record<Permission, string> = {
   'reports.money': 'Only a manager or an admin can see money figures, reports and exports.',
   'practice.settings': 'Only an admin can change the practice settings.',
   'personnel.manage': 'Only an admin can manage personnel.',
+  'activity.read': 'Only an admin can see the activity log.',
 }
 
 /** Reads a stored `access_rights` value as a role; anything unknown is the least powerful. */

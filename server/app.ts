@@ -13,6 +13,7 @@ import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { openApiRoutes } from '#server/openapi/routes.ts'
 import { activityRoutes } from '#server/routes/activities.ts'
+import { activityLogRoutes } from '#server/routes/activity-log.ts'
 import { appointmentRoutes } from '#server/routes/appointments.ts'
 import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
@@ -243,6 +244,7 @@ export function createApp(deps: AppDeps) {
   api.route('/visits', visitRoutes(ctx))
   api.route('/patients', patientRedemptionRoutes(ctx))
   api.route('/reports', reportRoutes(ctx))
+  api.route('/audit', activityLogRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
   // The contract of every route above: GET /api/openapi.json, and its reference at GET /api/docs.

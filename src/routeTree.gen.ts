@@ -31,6 +31,7 @@ import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.pati
 import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
+import { Route as ShellSettingsActivityRouteImport } from './routes/_shell.settings_.activity'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
 
 const IndexRoute = IndexRouteImport.update({
@@ -142,6 +143,11 @@ const ShellPersonnelUserIdRoute = ShellPersonnelUserIdRouteImport.update({
   path: '/personnel/$userId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellSettingsActivityRoute = ShellSettingsActivityRouteImport.update({
+  id: '/settings_/activity',
+  path: '/settings/activity',
+  getParentRoute: () => ShellRoute,
+} as any)
 const SignupPersonnelIdRoute = SignupPersonnelIdRouteImport.update({
   id: '/signup_/personnel/$id',
   path: '/signup/personnel/$id',
@@ -168,6 +174,7 @@ export interface FileRoutesByFullPath {
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients/': typeof ShellPatientsIndexRoute
   '/personnel/': typeof ShellPersonnelIndexRoute
@@ -192,6 +199,7 @@ export interface FileRoutesByTo {
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients': typeof ShellPatientsIndexRoute
   '/personnel': typeof ShellPersonnelIndexRoute
@@ -218,6 +226,7 @@ export interface FileRoutesById {
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/_shell/settings_/activity': typeof ShellSettingsActivityRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
   '/_shell/patients/': typeof ShellPatientsIndexRoute
   '/_shell/personnel/': typeof ShellPersonnelIndexRoute
@@ -244,6 +253,7 @@ export interface FileRouteTypes {
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
+    | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients/'
     | '/personnel/'
@@ -268,6 +278,7 @@ export interface FileRouteTypes {
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
+    | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients'
     | '/personnel'
@@ -293,6 +304,7 @@ export interface FileRouteTypes {
     | '/_shell/patients/$patientId'
     | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
+    | '/_shell/settings_/activity'
     | '/signup_/personnel/$id'
     | '/_shell/patients/'
     | '/_shell/personnel/'
@@ -468,6 +480,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPersonnelUserIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/settings_/activity': {
+      id: '/_shell/settings_/activity'
+      path: '/settings/activity'
+      fullPath: '/settings/activity'
+      preLoaderRoute: typeof ShellSettingsActivityRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/signup_/personnel/$id': {
       id: '/signup_/personnel/$id'
       path: '/signup/personnel/$id'
@@ -489,6 +508,7 @@ interface ShellRouteChildren {
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
+  ShellSettingsActivityRoute: typeof ShellSettingsActivityRoute
   ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
 }
@@ -504,6 +524,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
+  ShellSettingsActivityRoute: ShellSettingsActivityRoute,
   ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,
 }

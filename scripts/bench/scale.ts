@@ -16,7 +16,6 @@
 import { gzipSync } from 'node:zlib'
 import { sql } from 'drizzle-orm'
 import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
-import { createLedger } from '#server/services/ledger.ts'
 import {
   createTestApp,
   postgresBackend,
@@ -187,7 +186,6 @@ async function measureSize(
   const token = practice.adminToken
   let key = 0
   const idempotencyKey = () => `bench-scale-${practice.patients}-${Date.now()}-${key++}`
-  const ledger = createLedger({ db: t.db, now: () => new Date() })
   const size = practice.patients
   const operations: ScaleOperation[] = []
   const run = async (label: string, calls: { warm: Call; call: Call }) => {
@@ -235,25 +233,18 @@ async function measureSize(
       ],
     ]),
   )
-  const redeem: Call = (i) =>
-    ledger
-      .redeem({
-        practiceId: practice.practiceId,
-        patientId: pick(ids, i + 2),
-        userId: practice.admin.id,
-        points: 2,
-        sourceType: 'manual',
-        idempotencyKey: idempotencyKey(),
-      })
-      .then(
-        () => 'ok',
-        // A refusal counts as its status (409: not enough points), anything else as an error.
-        (error: unknown) => String((error as { status?: unknown }).status ?? 'error'),
-      )
-  await run('Redemption −2 (no HTTP route: ledger.redeem in-process)', {
-    warm: redeem,
-    call: redeem,
-  })
+  await run(
+    "Redemption −2 (POST redemptions, an Admin's override)",
+    http(t, token, (i) => [
+      [
+        `/api/patients/${pick(ids, i + 2)}/redemptions`,
+        {
+          method: 'POST',
+          json: { points: 2, override: { reason: 'Bench' }, idempotencyKey: idempotencyKey() },
+        },
+      ],
+    ]),
+  )
 
   const page = await send(t, token, '/api/patients?pageSize=25', {}, true)
   if (page.status !== 200) throw new Error(`GET /api/patients answered ${page.status}`)

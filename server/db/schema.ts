@@ -508,6 +508,8 @@ export const auditEvents = pgTable(
   (t) => [
     index('audit_events_created_idx').on(t.created_at),
     uniqueIndex('audit_events_seq_unique').on(t.seq),
+    // The activity log reads one practice's events newest first (migration 0013).
+    index('audit_events_practice_idx').on(t.practice_id, t.id),
   ],
 )
 
@@ -684,7 +686,7 @@ export const redemptionCodes = pgTable(
 )
 
 /**
- * The rows a patient import created (issue 17, decision 009): one per file row, keyed by the
+ * The rows a patient import created (issue 17, decision 010): one per file row, keyed by the
  * practice, the file's SHA-256 and the row number, so a chunk sent again or the same file imported
  * again creates nobody twice.
  */

@@ -1,4 +1,5 @@
 import type * as v from 'valibot'
+import { ActivityPageSchema, ActivityQuerySchema } from '#domain/activity-log.ts'
 import {
   DeletedFileSchema,
   OkAnswerSchema,
@@ -937,7 +938,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
   },
 
-  // Issue 17, the patient import (server/routes/patient-import.ts, decision 009).
+  // Issue 17, the patient import (server/routes/patient-import.ts, decision 010).
   'POST /api/patients/import/preview': {
     summary: 'Check rows of a patient import',
     description:
@@ -961,6 +962,28 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         description: 'Patients were created; `skipped` counts the other rows.',
         json: PatientImportAnswerSchema,
       },
+    },
+  },
+  'GET /api/audit': {
+    summary: 'Read the activity log',
+    description:
+      "A page of the practice's audit events, newest first, each in words (`summary`), filtered by the person who acted (`actor`, a user id), the `action`, and `from` and `to` (a day `YYYY-MM-DD` in UTC, `to` inclusive; or an ISO instant, `to` exclusive, for the bounds of a local day). Names are read when the log is shown: the trail itself keeps ids only. Opening the log (its first page) is itself recorded; turning pages is not, so pages do not shift. Admin.",
+    tag: 'Settings',
+    query: ActivityQuerySchema,
+    responses: {
+      200: { description: 'The page and the total that match.', json: ActivityPageSchema },
+      400: 'A query parameter is not valid (a known action, dates as YYYY-MM-DD, the start not after the end).',
+    },
+  },
+  'GET /api/audit/export.csv': {
+    summary: 'Export the activity log as CSV',
+    description:
+      'The events the same filter selects, newest first, streamed a page at a time, each with its sentence. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Admin.',
+    tag: 'Settings',
+    query: ActivityQuerySchema,
+    responses: {
+      200: { description: 'The CSV file (attachment).', media: ['text/csv'] },
+      400: 'A query parameter is not valid.',
     },
   },
 }

@@ -1,5 +1,5 @@
 /**
- * The patient import (issue 17, PORTAL.md sections 5 and 7, decision 009). The browser reads the
+ * The patient import (issue 17, PORTAL.md sections 5 and 7, decision 010). The browser reads the
  * CSV, maps its columns and sends the rows in chunks of at most 200, each named by the file's
  * SHA-256 and its row numbers:
  *

@@ -407,6 +407,21 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.text()).not.toContain('Private')
     },
   }),
+  // The activity log names patients by reading them: never another practice's.
+  'GET /api/audit': (o) => ({
+    path: `/api/audit?actor=${o.admin.id}`,
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ data: [], total: 0 })
+    },
+  }),
+  'GET /api/audit/export.csv': () => ({
+    path: '/api/audit/export.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.text()).not.toContain('Private')
+    },
+  }),
 }
 
 describe.each(testBackends())('authorisation of every route on $name', (backend) => {

@@ -1,47 +1,10 @@
+import type { AuditAction } from '#domain/activity-log.ts'
 import type { Database } from '#server/db/client.ts'
 import { auditEvents } from '#server/db/schema.ts'
 import type { Logger } from '#server/lib/log.ts'
 
-/** The security events the audit trail records (issue 7). */
-export const AUDIT_ACTIONS = [
-  'signin.success',
-  'signin.failure',
-  'session.logout',
-  'password_reset.requested',
-  'password_reset.used',
-  'invitation.created',
-  'invitation.used',
-  'signup.registered',
-  'payment.completed',
-  'permission.refused',
-  'ledger.posted',
-  'patient.viewed',
-  'patient.created',
-  'patient.updated',
-  'patient.archived',
-  'patient.restored',
-  'practice.rules_changed',
-  'appointment.created',
-  'appointment.updated',
-  'appointment.cancelled',
-  'appointment.deleted',
-  // Issue 17, the front desk: visits, their undo, redemption codes and the CSV exports.
-  'visit.recorded',
-  'visit.undone',
-  'redemption.code_sent',
-  'report.exported',
-  // The patient import (issue 17): one event per chunk, its counts only.
-  'patients.imported',
-  // Self-service (issue 19)
-  'password.changed',
-  'user.role_changed',
-  'user.deactivated',
-  'user.reactivated',
-  'user.profile_updated',
-] as const
-
-/** One of {@link AUDIT_ACTIONS}. */
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+/** The actions the trail records and their type live with the activity log's words. */
+export { AUDIT_ACTIONS, type AuditAction } from '#domain/activity-log.ts'
 
 /** A detail value: plain data only, never an object that could smuggle a secret through. */
 export type AuditDetail = string | number | boolean | null

@@ -7,7 +7,7 @@ export type ReportName = 'patients' | 'ledger'
 const EXPORT_TIMEOUT_MS = 120_000
 
 /** The file name the server gave in Content-Disposition, else `<report>.csv`. */
-export function fileNameOf(disposition: string | null, report: ReportName): string {
+export function fileNameOf(disposition: string | null, report: string): string {
   const match = /filename="([^"]+)"/.exec(disposition ?? '')
   return match?.[1] ?? `${report}.csv`
 }

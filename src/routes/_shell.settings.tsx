@@ -79,6 +79,20 @@ function SettingsPage() {
           }
         }}
       />
+      {can(toRole(user.access_rights), 'activity.read') && (
+        <Paper withBorder p="lg" radius="md">
+          <Stack gap="xs" align="flex-start">
+            <Title order={2} size="h4">
+              Activity log
+            </Title>
+            <Text c="dimmed">
+              Who did what and when: sign-ins, patients opened and changed, points posted, roles
+              changed. Filter by person, action and dates, and export it as CSV.
+            </Text>
+            <AnchorLink to="/settings/activity">Open the activity log</AnchorLink>
+          </Stack>
+        </Paper>
+      )}
     </AreaPage>
   )
 }

@@ -1,0 +1,351 @@
+/**
+ * The activity log (PORTAL.md section 4, Settings; issue 19): the audit trail's actions, and each
+ * event in words for the practice's Admin ("Alex O'Hara adjusted Jamie Lopez's points by +500:
+ * birthday"). The trail itself stores ids and counts, never personal values; the names are read
+ * when the log is shown, so a renamed patient reads under the new name.
+ */
+import * as v from 'valibot'
+import { PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+
+/** Every action the audit trail records, in the order the features came. */
+export const AUDIT_ACTIONS = [
+  'signin.success',
+  'signin.failure',
+  'session.logout',
+  'password_reset.requested',
+  'password_reset.used',
+  'invitation.created',
+  'invitation.used',
+  'signup.registered',
+  'payment.completed',
+  'permission.refused',
+  'ledger.posted',
+  'patient.viewed',
+  'patient.created',
+  'patient.updated',
+  'patient.archived',
+  'patient.restored',
+  'practice.rules_changed',
+  'appointment.created',
+  'appointment.updated',
+  'appointment.cancelled',
+  'appointment.deleted',
+  // Issue 17, the front desk: visits, their undo, redemption codes and the CSV exports.
+  'visit.recorded',
+  'visit.undone',
+  'redemption.code_sent',
+  'report.exported',
+  // The patient import (issue 17): one event per chunk, its counts only.
+  'patients.imported',
+  // Self-service (issue 19)
+  'password.changed',
+  'user.role_changed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.profile_updated',
+  'activity.viewed',
+] as const
+
+/** One of {@link AUDIT_ACTIONS}. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+/** The name of each action in the log's filter, grouped by what it is about. */
+export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }> = {
+  'signin.success': { group: 'Sign-in', label: 'Signed in' },
+  'signin.failure': { group: 'Sign-in', label: 'Sign-in failed' },
+  'session.logout': { group: 'Sign-in', label: 'Signed out' },
+  'password_reset.requested': { group: 'Sign-in', label: 'Asked for a password reset' },
+  'password_reset.used': { group: 'Sign-in', label: 'Reset the password' },
+  'password.changed': { group: 'Sign-in', label: 'Changed the password' },
+  'patient.viewed': { group: 'Patients', label: 'Opened a profile' },
+  'patient.created': { group: 'Patients', label: 'Added a patient' },
+  'patient.updated': { group: 'Patients', label: "Changed a patient's details" },
+  'patient.archived': { group: 'Patients', label: 'Archived a patient' },
+  'patient.restored': { group: 'Patients', label: 'Restored a patient' },
+  'patients.imported': { group: 'Patients', label: 'Imported patients' },
+  'ledger.posted': { group: 'Points', label: 'Posted points' },
+  'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
+  'visit.undone': { group: 'Points', label: 'Undid a visit' },
+  'redemption.code_sent': { group: 'Points', label: 'Sent a redemption code' },
+  'appointment.created': { group: 'Appointments', label: 'Booked an appointment' },
+  'appointment.updated': { group: 'Appointments', label: 'Rescheduled an appointment' },
+  'appointment.cancelled': { group: 'Appointments', label: 'Cancelled an appointment' },
+  'appointment.deleted': { group: 'Appointments', label: 'Deleted an appointment' },
+  'invitation.created': { group: 'Personnel', label: 'Invited a colleague' },
+  'invitation.used': { group: 'Personnel', label: 'Registered from an invitation' },
+  'user.role_changed': { group: 'Personnel', label: "Changed a colleague's role" },
+  'user.deactivated': { group: 'Personnel', label: 'Deactivated a colleague' },
+  'user.reactivated': { group: 'Personnel', label: 'Reactivated a colleague' },
+  'user.profile_updated': { group: 'Personnel', label: 'Updated their profile' },
+  'permission.refused': { group: 'Personnel', label: 'Was refused for a missing permission' },
+  'signup.registered': { group: 'Practice', label: 'Signed the practice up' },
+  'payment.completed': { group: 'Practice', label: 'Paid the subscription' },
+  'practice.rules_changed': { group: 'Practice', label: 'Changed the programme rules' },
+  'report.exported': { group: 'Practice', label: 'Exported a CSV file' },
+  'activity.viewed': { group: 'Practice', label: 'Opened the activity log' },
+}
+
+/** The names an event's ids stand for, read when the log is shown. */
+export type ActivityNames = {
+  /** Who did it; null when no staff member is known (a sign-in as an unknown address). */
+  actor: string | null
+  /** The patient it concerns (`details.patient_id`). */
+  patient: string | null
+  /** The colleague it concerns (`details.member`). */
+  member: string | null
+  /** The ledger entry it posted (`details.entry_id`). */
+  entry: { kind: string; points: number; reason: string | null } | null
+}
+
+const points = (n: number) =>
+  `${Math.abs(n).toLocaleString('en-US')} point${Math.abs(n) === 1 ? '' : 's'}`
+const signed = (n: number) => `${n > 0 ? '+' : '-'}${Math.abs(n).toLocaleString('en-US')}`
+const num = (value: unknown) => (typeof value === 'number' ? value : Number(value ?? 0) || 0)
+const text = (value: unknown) => (typeof value === 'string' ? value : '')
+const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`)
+
+/** The rules' names in the audit details (`*_before`/`*_after`), in words. */
+const RULE_NAMES: Record<string, string> = {
+  point_value_cents: 'point value (cents)',
+  points_per_dollar: 'points per dollar',
+  joining_bonus: 'joining bonus',
+  expiry_months: 'expiry (months)',
+  redemption_threshold: 'code threshold',
+}
+
+/** The programme rules a change touched, "points per dollar 1 → 2, joining bonus 0 → 100". */
+function ruleChanges(details: Record<string, unknown>): string {
+  return Object.keys(details)
+    .filter((key) => key.endsWith('_before'))
+    .map((key) => {
+      const rule = key.slice(0, -'_before'.length)
+      return `${RULE_NAMES[rule] ?? rule.replaceAll('_', ' ')} ${String(details[key])} → ${String(details[`${rule}_after`])}`
+    })
+    .join(', ')
+}
+
+/** A ledger entry in the log's words, as a continuation of "Alex O'Hara …". */
+function posting(entry: NonNullable<ActivityNames['entry']>, patient: string): string {
+  const why = entry.reason ? `: ${entry.reason}` : ''
+  switch (entry.kind) {
+    case 'adjust':
+      return `adjusted ${possessive(patient)} points by ${signed(entry.points)}${why}`
+    case 'reverse':
+      return `reversed ${signed(entry.points)} on ${possessive(patient)} points${why}`
+    case 'redeem':
+      return `redeemed ${points(entry.points)} of ${possessive(patient)}${why}`
+    case 'earn':
+      return `awarded ${patient} ${points(entry.points)}${why}`
+    case 'bonus':
+      return `gave ${patient} a bonus of ${points(entry.points)}${why}`
+    default:
+      return `posted ${signed(entry.points)} to ${possessive(patient)} points${why}`
+  }
+}
+
+/**
+ * One event in a sentence, from its action, its stored details and the names its ids stand for.
+ * An id whose row is gone reads as "a patient" or "a colleague"; an unknown action still reads.
+ */
+export function describeActivity(
+  action: string,
+  details: Record<string, unknown>,
+  names: ActivityNames,
+): string {
+  const who = names.actor ?? 'Someone'
+  const patient = names.patient ?? 'a patient'
+  const member = names.member ?? 'a colleague'
+  const sentence = (rest: string) => `${who} ${rest}.`
+  switch (action as AuditAction) {
+    case 'signin.success':
+      return sentence(details.remember ? 'signed in (Remember me)' : 'signed in')
+    case 'signin.failure':
+      return names.actor ? `A sign-in as ${names.actor} failed.` : 'A sign-in failed.'
+    case 'session.logout':
+      return sentence('signed out')
+    case 'password_reset.requested':
+      return sentence('asked for a password reset link')
+    case 'password_reset.used':
+      return sentence('set a new password from a reset link')
+    case 'password.changed':
+      return sentence('changed their password')
+    case 'invitation.created':
+      return sentence(
+        `invited ${text(details.invited_email) || 'a colleague'}${details.position ? ` as ${text(details.position)}` : ''}`,
+      )
+    case 'invitation.used':
+      return sentence('registered from an invitation')
+    case 'signup.registered':
+      return sentence('signed the practice up')
+    case 'payment.completed':
+      return sentence('paid the subscription')
+    case 'permission.refused': {
+      const refusal = PERMISSION_REFUSALS[details.permission as Permission]
+      return `${who} was refused${refusal ? `: ${refusal}` : '.'}`
+    }
+    case 'ledger.posted':
+      return names.entry
+        ? sentence(posting(names.entry, patient))
+        : sentence(`posted points to ${possessive(patient)} account`)
+    case 'patient.viewed':
+      return sentence(`opened ${possessive(patient)} profile`)
+    case 'patient.created':
+      return sentence(`added ${patient}`)
+    case 'patient.updated':
+      return sentence(`changed ${possessive(patient)} details`)
+    case 'patient.archived':
+      return sentence(`archived ${patient}`)
+    case 'patient.restored':
+      return sentence(`restored ${patient}`)
+    case 'patients.imported': {
+      const created = num(details.created)
+      const others = num(details.rejected) + num(details.already_imported)
+      return sentence(
+        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}`,
+      )
+    }
+    case 'practice.rules_changed': {
+      const changes = ruleChanges(details)
+      return sentence(`changed the programme rules${changes ? `: ${changes}` : ''}`)
+    }
+    case 'appointment.created':
+      return sentence(`booked an appointment for ${patient}`)
+    case 'appointment.updated':
+      return sentence(`changed an appointment of ${patient}`)
+    case 'appointment.cancelled':
+      return sentence(`cancelled an appointment of ${patient}`)
+    case 'appointment.deleted':
+      return sentence(`deleted an appointment of ${patient}`)
+    case 'visit.recorded': {
+      const parts = [
+        num(details.earned) ? `${points(num(details.earned))} earned` : '',
+        num(details.redeemed) ? `${points(num(details.redeemed))} redeemed` : '',
+        num(details.bonus) ? `${points(num(details.bonus))} bonus` : '',
+      ].filter(Boolean)
+      return sentence(
+        `recorded a visit for ${patient}${parts.length ? `: ${parts.join(', ')}` : ''}${details.override ? ' (without the code)' : ''}`,
+      )
+    }
+    case 'visit.undone':
+      return sentence(`undid a visit of ${patient}`)
+    case 'redemption.code_sent':
+      return sentence(`sent ${patient} a redemption code`)
+    case 'report.exported':
+      return sentence(`exported the ${text(details.report) || 'report'} CSV`)
+    case 'user.role_changed':
+      return sentence(
+        `changed ${possessive(member)} role${details.from ? ` from ${text(details.from)}` : ''}${details.to ? ` to ${text(details.to)}` : ''}`,
+      )
+    case 'user.deactivated':
+      return sentence(`deactivated ${member}`)
+    case 'user.reactivated':
+      return sentence(`reactivated ${member}`)
+    case 'user.profile_updated':
+      return sentence(
+        `updated their profile${details.fields ? ` (${text(details.fields).replaceAll(',', ', ').replaceAll('_', ' ')})` : ''}`,
+      )
+    case 'activity.viewed':
+      return sentence('opened the activity log')
+    default:
+      return sentence(`did ${action}`)
+  }
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/
+
+/**
+ * The instants a `from` and a `to` stand for. A day (`2026-11-24`) is a UTC day, `to` inclusive;
+ * an instant (`2026-11-24T05:00:00Z`) is taken as it is, `to` exclusive, so the app can send the
+ * bounds of the person's own days.
+ */
+export function activityRange(from?: string, to?: string): { start?: Date; end?: Date } {
+  const range: { start?: Date; end?: Date } = {}
+  if (from) range.start = new Date(DAY.test(from) ? `${from}T00:00:00Z` : from)
+  if (to) {
+    if (DAY.test(to)) {
+      const end = new Date(`${to}T00:00:00Z`)
+      end.setUTCDate(end.getUTCDate() + 1)
+      range.end = end
+    } else {
+      range.end = new Date(to)
+    }
+  }
+  return range
+}
+
+const dayOrInstant = (label: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (value) => DAY.test(value) || INSTANT.test(value),
+        `${label} must be a date written YYYY-MM-DD.`,
+      ),
+      v.check(
+        (value) => !Number.isNaN(Date.parse(DAY.test(value) ? `${value}T00:00:00Z` : value)),
+        `${label} is not a date.`,
+      ),
+    ),
+  )
+
+const wholeNumber = (label: string, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,9}$/, `${label} must be a whole number.`),
+    v.transform(Number),
+    v.minValue(1, `${label} must be at least 1.`),
+    v.maxValue(max, `${label} can be at most ${max.toLocaleString('en-US')}.`),
+  )
+
+/** The query of `GET /audit`: who, what, from and to (see {@link activityRange}), which page. */
+export const ActivityQuerySchema = v.pipe(
+  v.object({
+    actor: v.optional(wholeNumber('actor', 2_147_483_647)),
+    action: v.optional(
+      v.picklist(AUDIT_ACTIONS, 'action must be one of the actions the log records.'),
+    ),
+    from: dayOrInstant('from'),
+    to: dayOrInstant('to'),
+    page: v.optional(wholeNumber('page', 100_000), '1'),
+    pageSize: v.optional(wholeNumber('pageSize', 100), '25'),
+  }),
+  v.check((query) => {
+    const { start, end } = activityRange(query.from, query.to)
+    return !start || !end || start < end
+  }, 'The start date is after the end date.'),
+)
+export type ActivityQuery = v.InferOutput<typeof ActivityQuerySchema>
+
+/** One event of the log. */
+export const ActivityEventSchema = v.object({
+  id: v.number(),
+  created_at: v.string(),
+  action: v.string(),
+  /** The event in words. */
+  summary: v.string(),
+  actor: v.nullable(v.object({ id: v.number(), first_name: v.string(), last_name: v.string() })),
+  /** The patient it concerns, for a link to the profile. */
+  patient_id: v.nullable(v.number()),
+  /** Where the request came from. */
+  ip: v.nullable(v.string()),
+})
+export type ActivityEvent = v.InferOutput<typeof ActivityEventSchema>
+
+/** A page of the log, newest first. */
+export const ActivityPageSchema = v.object({
+  data: v.array(ActivityEventSchema),
+  total: v.number(),
+  page: v.number(),
+  pageSize: v.number(),
+})
+export type ActivityPage = v.InferOutput<typeof ActivityPageSchema>
+
+/** The activity log's filter as the app's address holds it (empty values left out). */
+export type ActivityFilter = {
+  actor?: number | undefined
+  action?: string | undefined
+  from?: string | undefined
+  to?: string | undefined
+  page?: number | undefined
+}

@@ -1,0 +1,35 @@
+import * as v from 'valibot'
+import { type ActivityFilter, type ActivityPage, ActivityPageSchema } from '#domain/activity-log.ts'
+import { fileNameOf } from '#src/api/reports.ts'
+import { http } from '#src/lib/http.ts'
+
+export type { ActivityFilter }
+
+const params = (filter: ActivityFilter) =>
+  Object.fromEntries(
+    Object.entries(filter).filter(([, value]) => value !== undefined && value !== ''),
+  ) as Record<string, string | number>
+
+/** `GET /audit` (Admin): a page of the practice's events in words, newest first. */
+export async function getActivity(filter: ActivityFilter): Promise<ActivityPage> {
+  return v.parse(
+    ActivityPageSchema,
+    await http.get('audit', { searchParams: { ...params(filter), pageSize: 25 } }).json(),
+  )
+}
+
+/** `GET /audit/export.csv` (Admin): the events of the filter, every page, as a CSV file. */
+export async function fetchActivityCsv(
+  filter: ActivityFilter,
+): Promise<{ blob: Blob; fileName: string }> {
+  const { page: _page, ...rest } = filter
+  const response = await http.get('audit/export.csv', {
+    searchParams: params(rest),
+    timeout: 120_000,
+    retry: 0,
+  })
+  return {
+    blob: await response.blob(),
+    fileName: fileNameOf(response.headers.get('Content-Disposition'), 'activity'),
+  }
+}
