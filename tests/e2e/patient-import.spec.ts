@@ -15,7 +15,8 @@ import {
 // Issue 17: the patient import through the real server, in Chromium.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
-const SHOTS = 'docs/screenshots/issue-17'
+// SHOTS_DIR=docs/screenshots/issue-17 refreshes the committed pictures; a plain run never rewrites them.
+const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-17'
 const VIEWPORTS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
