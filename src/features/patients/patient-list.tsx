@@ -3,7 +3,6 @@ import {
   Button,
   Card,
   Group,
-  Pagination,
   Stack,
   Table,
   Text,
@@ -17,6 +16,7 @@ import type { PatientPage } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate } from '#src/features/shell/format.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { ListPagination } from '#src/ui/list-pagination.tsx'
 
 const plural = (n: number, one: string, many: string) =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
@@ -53,7 +53,6 @@ export function PatientList({
   actions?: ReactNode
 }) {
   const debounced = useDebouncedCallback(onSearch, 250)
-  const pages = Math.max(1, Math.ceil(page.total / page.pageSize))
   const noun = archived ? ['archived patient', 'archived patients'] : ['patient', 'patients']
   return (
     <Stack gap="md">
@@ -158,19 +157,12 @@ export function PatientList({
           </Stack>
         </>
       )}
-      {pages > 1 && (
-        <Pagination
-          total={pages}
-          value={page.page}
-          onChange={onPage}
-          getControlProps={(control) => ({
-            'aria-label': control === 'previous' ? 'Previous page' : 'Next page',
-          })}
-          getItemProps={(n) => ({ 'aria-label': `Page ${n}` })}
-          siblings={1}
-          boundaries={1}
-        />
-      )}
+      <ListPagination
+        total={page.total}
+        pageSize={page.pageSize}
+        page={page.page}
+        onPage={onPage}
+      />
     </Stack>
   )
 }

@@ -6,7 +6,6 @@ import {
   Group,
   Modal,
   NumberInput,
-  Pagination,
   Paper,
   SimpleGrid,
   Stack,
@@ -29,6 +28,7 @@ import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
+import { ListPagination } from '#src/ui/list-pagination.tsx'
 
 /** What the signed-in person may do here (from the permission matrix). */
 export type ProfileAbilities = { adjust: boolean; archive: boolean }
@@ -79,7 +79,6 @@ export function PatientProfile({
   const [adjusting, setAdjusting] = useState(false)
   const [reversing, setReversing] = useState<LedgerEntry>()
   const [archiving, setArchiving] = useState(false)
-  const pages = Math.max(1, Math.ceil(ledger.total / ledger.pageSize))
   const soon = ledger.expiring_soon.reduce((sum, lot) => sum + lot.points, 0)
   return (
     <Stack gap="lg">
@@ -269,19 +268,13 @@ export function PatientProfile({
             </Stack>
           </>
         )}
-        {pages > 1 && (
-          <Pagination
-            total={pages}
-            value={ledger.page}
-            onChange={onLedgerPage}
-            getControlProps={(control) => ({
-              'aria-label': control === 'previous' ? 'Previous page' : 'Next page',
-            })}
-            getItemProps={(n) => ({ 'aria-label': `History page ${n}` })}
-            siblings={1}
-            boundaries={1}
-          />
-        )}
+        <ListPagination
+          total={ledger.total}
+          pageSize={ledger.pageSize}
+          page={ledger.page}
+          onPage={onLedgerPage}
+          itemLabel={(n) => `History page ${n}`}
+        />
       </Stack>
 
       <Modal

@@ -2,7 +2,6 @@ import {
   Button,
   Card,
   Group,
-  Pagination,
   Select,
   SimpleGrid,
   Stack,
@@ -22,6 +21,7 @@ import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDateTime } from '#src/features/shell/format.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { ListPagination } from '#src/ui/list-pagination.tsx'
 
 /** The actions in the filter, grouped as the log's labels say, in a stable order. */
 const ACTION_CHOICES = Object.entries(
@@ -66,7 +66,6 @@ export function ActivityLog({
   const [from, setFrom] = useState(filter.from ?? '')
   const [to, setTo] = useState(filter.to ?? '')
   const rangeError = from && to && from > to ? 'The end date is before the start date.' : null
-  const pages = Math.max(1, Math.ceil(page.total / page.pageSize))
   const filtered = Boolean(filter.actor || filter.action || filter.from || filter.to)
   const applyDates = (nextFrom: string, nextTo: string) => {
     if (nextFrom && nextTo && nextFrom > nextTo) return
@@ -187,19 +186,12 @@ export function ActivityLog({
           </Stack>
         </>
       )}
-      {pages > 1 && (
-        <Pagination
-          total={pages}
-          value={page.page}
-          onChange={(next) => onFilter({ ...filter, page: next })}
-          getControlProps={(control) => ({
-            'aria-label': control === 'previous' ? 'Previous page' : 'Next page',
-          })}
-          getItemProps={(n) => ({ 'aria-label': `Page ${n}` })}
-          siblings={1}
-          boundaries={1}
-        />
-      )}
+      <ListPagination
+        total={page.total}
+        pageSize={page.pageSize}
+        page={page.page}
+        onPage={(next) => onFilter({ ...filter, page: next })}
+      />
     </Stack>
   )
 }
