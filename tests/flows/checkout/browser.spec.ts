@@ -1,10 +1,4 @@
 /**
- * NOT ENABLED YET: the draft of the checkout's Playwright driver. It becomes the driver when
- * renamed to `browser.spec.ts` (which `tests/paths/playwright.config.ts` runs) and the flow's
- * `browser: false` is set to `true` in `model.ts`, once `npm run test:paths -- checkout` has
- * passed twice in a row with every state and transition reached. Not replayed so far: see the
- * hand-in report of branch `replay-checkout`.
- *
  * The checkout's Playwright driver: its QA paths (docs/paths/checkout.md), replayed in Chromium
  * against the real server. Every path gets a patient of its own (codes are limited per patient:
  * 30 seconds apart, 5 an hour) with a phone and the model's balance, and, when it completes an
