@@ -1,8 +1,9 @@
 /**
  * The checkout's model and flow (issue 17): the fixture events the real machine is walked with,
  * what tells its states apart, and a person's words. The view test (`view.test.tsx`) replays its
- * paths through the checkout screen; the end-to-end journey (`tests/e2e/checkout.spec.ts`) runs
- * the same screen against the real server.
+ * paths through the checkout screen; the browser replay (`browser.spec.ts`) replays them in
+ * Chromium against the real server, and the end-to-end journeys (`tests/e2e/checkout.spec.ts`)
+ * run the same screen through what the paths leave out.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
 import type { VisitAnswer, VisitPreview } from '#domain/visits.ts'
@@ -18,7 +19,14 @@ import {
   needsConsent,
   redemptionProblem,
 } from '#machines/checkout/checkout.machine.ts'
-import type { FlowSpec, Model, QaPath, QaStep, StepPlan } from '#tests/mbt/index.ts'
+import {
+  type FlowSpec,
+  type Model,
+  nextAnswer,
+  type QaPath,
+  type QaStep,
+  type StepPlan,
+} from '#tests/mbt/index.ts'
 
 const patient: CheckoutPatient = { id: 4, name: 'Avery Brooks' }
 const procedure: CheckoutItem = {
@@ -188,6 +196,9 @@ export function checkoutSignature(snapshot: AnyMachineSnapshot): string {
 
 const patientWords = `${f.patient.name}`
 
+/** What the browser replay sets up through the API before each path. */
+const SETUP = `(The browser replay gives each path a patient of its own with a phone and ${f.preview.preview.balance} points, and an appointment for HydraFacial where one is completed; it sets the programme's code threshold to ${f.preview.preview.redemption_code_threshold} points for the path, as the model's preview has it.)`
+
 const states: Record<string, string> = {
   'checkout.choosingPatient':
     'You see: step Patient with the Patient search box; nothing else to fill yet',
@@ -354,6 +365,22 @@ function step(path: QaPath, i: number): StepPlan {
       note: 'Meanwhile a manager archives Vitamin C Serum in Procedures (Products tab).',
     }
   }
+  if (event.type === 'code.change') {
+    const answer = nextAnswer(path, i, 'recordVisit') as { error?: Error } | undefined
+    if (answer?.error?.message === VISIT_MESSAGES.codeIncorrect) {
+      return { text: "Type a code other than the one in the patient's text message" }
+    }
+  }
+  if (event.type === 'xstate.error.actor.sendCode') {
+    return {
+      note: 'Meanwhile another desk has the patient texted a code (less than 30 seconds ago).',
+    }
+  }
+  if (event.type === 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown') {
+    return {
+      note: "The replay moves the browser's clock on by 30 seconds instead of waiting; the server's clock keeps its own time.",
+    }
+  }
   if (event.type === 'xstate.error.actor.recordVisit') {
     const message = (event as unknown as { error: Error }).error.message
     if (message === f.timeout) {
@@ -362,9 +389,25 @@ function step(path: QaPath, i: number): StepPlan {
           'a server that does not answer in 15 seconds cannot be arranged with the real server; the end-to-end journey holds the request past the timeout and replays it.',
       }
     }
+    if (message === VISIT_MESSAGES.codeAttempts) {
+      return {
+        note: 'Meanwhile five wrong codes are tried with this code (the replay posts them while Confirm visit waits).',
+      }
+    }
+  }
+  if (event.type === 'xstate.error.actor.undoVisit') {
+    const message = (event as unknown as { error: Error }).error.message
+    return {
+      intercepted:
+        message === VISIT_MESSAGES.undoWindowPassed
+          ? 'the real server refuses an undo only 10 minutes after the visit, longer than a replay waits.'
+          : 'the real server cannot be made unreachable for one call.',
+    }
   }
   if (event.type === 'xstate.after.undoWindow.checkout.done.undoable') {
-    return { note: 'Wait 10 minutes (the view test advances the clock).' }
+    return {
+      note: "Wait 10 minutes (the view test advances its clock; the browser replay moves the browser's clock on).",
+    }
   }
   return {}
 }
@@ -376,9 +419,9 @@ export const checkoutFlow: FlowSpec = {
   intro:
     'The front desk’s checkout at /checkout (issue 17): the patient, the items, the points the server previews, an optional redemption with the patient’s SMS code or a manager’s override, confirm, and Undo for 10 minutes.',
   viewTest: 'tests/flows/checkout/view.test.tsx',
-  // The real server's journeys are in tests/e2e/checkout.spec.ts (an appointment completed, a
-  // redemption with the code from the outbox, undo, a double submit, the keyboard, 390 px).
-  browser: false,
+  // Replayed in Chromium by browser.spec.ts; the real server's other journeys are in
+  // tests/e2e/checkout.spec.ts (a double submit, a reload, the keyboard, 390 px, Staff).
+  browser: true,
   sections: [
     {
       key: 'checkout',
@@ -387,11 +430,13 @@ export const checkoutFlow: FlowSpec = {
       intro: 'Paths of the checkout machine: each step, each call’s answer and failure.',
       host: () => 'local',
       start: (path) =>
-        path.modelScenario.startsWith('Complete')
-          ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
-          : path.modelScenario.startsWith('Record')
-            ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
-            : 'As the demo Manager (manager@example.com), open /checkout.',
+        `${
+          path.modelScenario.startsWith('Complete')
+            ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
+            : path.modelScenario.startsWith('Record')
+              ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
+              : 'As the demo Manager (manager@example.com), open /checkout.'
+        } ${SETUP}`,
       step,
     },
   ],

@@ -31,7 +31,8 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   signIn: { method: 'POST', url: /\/api\/auth\/local$/ },
   requestPasswordReset: { method: 'POST', url: /\/api\/auth\/forgot-password$/ },
   resetPassword: { method: 'POST', url: /\/api\/auth\/reset-password$/ },
-  sendCode: { method: 'POST', url: /\/api\/auth\/get-code$/ },
+  // The phone verification's code, and the checkout's code to the patient (both `sendCode`).
+  sendCode: { method: 'POST', url: /\/api\/(auth\/get-code|patients\/\d+\/redemption-code)$/ },
   verifyCode: { method: 'POST', url: /\/api\/auth\/verify-code$/ },
   checkAvailability: { method: 'POST', url: /\/api\/auth\/check-email$/ },
   loadPlans: { method: 'GET', url: /\/api\/practice\/plans$/ },
@@ -44,6 +45,9 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   invitePersonnel: { method: 'POST', url: /\/api\/personnel$/ },
   resendInvitation: { method: 'POST', url: /\/api\/personnel\/[^/]+\/resend$/ },
   revokeInvitation: { method: 'DELETE', url: /\/api\/personnel\/[^/]+$/ },
+  previewVisit: { method: 'POST', url: /\/api\/visits\/preview$/ },
+  recordVisit: { method: 'POST', url: /\/api\/visits$/ },
+  undoVisit: { method: 'POST', url: /\/api\/visits\/\d+\/undo$/ },
 }
 
 /** An answer given by interception instead of the server. */

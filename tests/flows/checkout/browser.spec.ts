@@ -1,0 +1,516 @@
+/**
+ * The checkout's Playwright driver: its QA paths (docs/paths/checkout.md), replayed in Chromium
+ * against the real server. Every path gets a patient of its own (codes are limited per patient:
+ * 30 seconds apart, 5 an hour) with a phone and the model's balance, and, when it completes an
+ * appointment, an appointment of its own; the programme's code threshold is the model's for the
+ * path and is put back afterwards. The calls' answers are the real server's, except the three the
+ * path file marks as request interception.
+ */
+import { randomUUID } from 'node:crypto'
+import type { APIRequestContext } from '@playwright/test'
+import type { ProgrammeRules } from '#domain/ledger.ts'
+import type { CatalogueItem } from '#domain/practice-data.ts'
+import { VISIT_MESSAGES } from '#domain/visits.ts'
+import {
+  type ApiSession,
+  apiSignIn,
+  expect,
+  storeSession,
+  test,
+} from '#tests/e2e/support/fixtures.ts'
+import { answerActor, leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index.ts'
+import { phoneFor, smsCode } from '#tests/paths/support/api.ts'
+import {
+  apiError,
+  type ReplayContext,
+  type Replayer,
+  replayFlow,
+} from '#tests/paths/support/replay.ts'
+import {
+  type CheckoutModelEvent,
+  checkoutFlow,
+  checkoutModel,
+  checkoutFixtures as f,
+} from './model.ts'
+
+const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
+const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+
+/** A number unique to this run, so that every path's patient has a name of its own. */
+const RUN = Date.now() % 100_000
+
+type Patient = { id: number; name: string; lastName: string; phone: string }
+
+type Context = ReplayContext & {
+  admin: ApiSession
+  patient: Patient
+  /** When the page last asked for a code (the outbox is read from then on). */
+  codeAskedAt: Date
+  /** The code typed last (a wrong one where the path has the server refuse it). */
+  typedCode: string
+}
+
+/** What a path changed on the shared server, put back after it (pass or fail). */
+let cleanups: Array<(request: APIRequestContext) => Promise<void>> = []
+
+test.afterEach(async ({ request }) => {
+  const pending = cleanups.reverse()
+  cleanups = []
+  for (const cleanup of pending) await cleanup(request)
+})
+
+const headers = (session: ApiSession) => ({ Authorization: `Bearer ${session.jwt}` })
+
+/** Sets the programme's code threshold to the model's for this path, and puts it back after. */
+async function setModelThreshold(request: APIRequestContext, admin: ApiSession) {
+  const read = await request.get('/api/practice/rules', { headers: headers(admin) })
+  expect(read.status(), await read.text()).toBe(200)
+  const before = (await read.json()) as ProgrammeRules
+  const threshold = f.preview.preview.redemption_code_threshold
+  if (before.redemption_code_threshold === threshold) return
+  const put = (rules: ProgrammeRules) =>
+    request.put('/api/practice/rules', { headers: headers(admin), data: rules })
+  const changed = await put({ ...before, redemption_code_threshold: threshold })
+  expect(changed.status(), await changed.text()).toBe(200)
+  cleanups.push(async (r) => {
+    const session = await apiSignIn(r)
+    const restored = await r.put('/api/practice/rules', {
+      headers: headers(session),
+      data: before,
+    })
+    expect(restored.status(), await restored.text()).toBe(200)
+  })
+}
+
+/** The catalogue item the model names, as the practice has it. */
+async function catalogueItem(
+  request: APIRequestContext,
+  admin: ApiSession,
+  kind: 'procedures' | 'products',
+  name: string,
+): Promise<CatalogueItem> {
+  const response = await request.get(`/api/${kind}`, {
+    headers: headers(admin),
+    params: { practice: admin.practice.id },
+  })
+  expect(response.status(), await response.text()).toBe(200)
+  const item = ((await response.json()) as CatalogueItem[]).find((row) => row.name === name)
+  if (!item) throw new Error(`no ${name} in the practice's ${kind}`)
+  return item
+}
+
+/** The path's own patient (the model's first name), with a phone and the model's balance. */
+async function createPatient(
+  request: APIRequestContext,
+  admin: ApiSession,
+  path: QaPath,
+): Promise<Patient> {
+  const [first = 'Avery', last = 'Brooks'] = f.patient.name.split(' ')
+  // Letters only, so that the search reads it as a name (not as phone digits).
+  const tag = (RUN * 100 + path.number)
+    .toString(26)
+    .replace(/./g, (c) => String.fromCharCode(97 + Number.parseInt(c, 26)))
+  const lastName = `${last}${tag}`
+  const phone = phoneFor('557', 700 + path.number)
+  const created = await request.post('/api/patients', {
+    headers: headers(admin),
+    data: { first_name: first, last_name: lastName, phone },
+  })
+  expect(created.status(), await created.text()).toBe(201)
+  const { id } = (await created.json()) as { id: number }
+  const adjusted = await request.post(`/api/patients/${id}/adjustments`, {
+    headers: headers(admin),
+    data: {
+      points: f.preview.preview.balance,
+      reason: 'Points to redeem in the QA path',
+      idempotencyKey: randomUUID(),
+    },
+  })
+  expect(adjusted.status(), await adjusted.text()).toBe(201)
+  return { id, name: `${first} ${lastName}`, lastName, phone }
+}
+
+/** An appointment for the patient's HydraFacial, now. */
+async function createAppointment(
+  request: APIRequestContext,
+  admin: ApiSession,
+  patient: Patient,
+): Promise<number> {
+  const procedure = await catalogueItem(request, admin, 'procedures', f.procedure.name)
+  const response = await request.post('/api/appointments', {
+    headers: headers(admin),
+    data: {
+      patient_id: patient.id,
+      procedure_id: procedure.id,
+      starts_at: new Date().toISOString(),
+    },
+  })
+  expect(response.status(), await response.text()).toBe(201)
+  return ((await response.json()) as { id: number }).id
+}
+
+/** Another desk has the patient texted a code (refused when one went out under 30 s ago). */
+async function codeFromElsewhere(context: Context): Promise<void> {
+  const { request, admin, patient } = context
+  const asked = new Date(Date.now() - 1000)
+  const response = await request.post(`/api/patients/${patient.id}/redemption-code`, {
+    headers: headers(admin),
+  })
+  expect([201, 429], await response.text()).toContain(response.status())
+  if (response.status() === 201) context.codeAskedAt = asked
+}
+
+const otherCode = (code: string) => (code === '000000' ? '111111' : '000000')
+
+/**
+ * Five wrong codes for the code the held posting carries, through the API: the posting that
+ * follows meets a code with no attempts left.
+ */
+async function spendAttempts(context: Context): Promise<void> {
+  const { request, admin, gate } = context
+  const held = await gate.held('recordVisit')
+  const body = held.postDataJSON() as {
+    patient_id: number
+    items: unknown[]
+    redemption: { points: number; verification: { authyId: string; code: string } }
+  }
+  const { authyId, code } = body.redemption.verification
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const response = await request.post('/api/visits', {
+      headers: headers(admin),
+      data: {
+        patient_id: body.patient_id,
+        appointment_id: null,
+        items: body.items,
+        idempotencyKey: randomUUID(),
+        redemption: {
+          points: body.redemption.points,
+          verification: { authyId, code: otherCode(code) },
+        },
+      },
+    })
+    expect(response.status(), await response.text()).toBe(422)
+  }
+}
+
+/** Archives the model's product while See points waits; it is restored after the path. */
+async function archiveProduct(context: Context): Promise<void> {
+  const { request, admin } = context
+  const product = await catalogueItem(request, admin, 'products', f.product.name)
+  const archived = await request.post(`/api/products/${product.id}/archive`, {
+    headers: headers(admin),
+  })
+  expect(archived.ok(), await archived.text()).toBe(true)
+  cleanups.push(async (r) => {
+    const session = await apiSignIn(r)
+    const restored = await r.post(`/api/products/${product.id}/restore`, {
+      headers: headers(session),
+    })
+    expect(restored.ok(), await restored.text()).toBe(true)
+  })
+}
+
+const button = (context: Context, name: string | RegExp) =>
+  context.page.getByRole('button', { name, exact: typeof name === 'string' })
+
+/** A button showing that its call is on the way. */
+const busy = (context: Context, name: string) =>
+  context.page.locator('button[data-loading]').filter({ hasText: name })
+
+/** The model's sentence as the real server words it (its wait is the real one). */
+function shown(message: string): string | RegExp {
+  if (!message.includes(f.codeTooSoon)) return message
+  const escaped = message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(escaped.replace(/\d+/, '\\d+'))
+}
+
+/** The failure of the last step in a red alert, or none. */
+async function expectError(context: Context, state: QaStep['state']) {
+  const alerts = context.page.getByRole('alert').filter({ hasText: 'This did not work' })
+  const error = state.context.error as string | null
+  if (error) await expect(alerts).toContainText(shown(error))
+  else await expect(alerts).toHaveCount(0)
+}
+
+async function addItem(context: Context, label: string, name: string) {
+  await context.page.getByRole('combobox', { name: label }).click()
+  await context.page.getByRole('option', { name: new RegExp(`^${name}`) }).click()
+}
+
+const replayer: Replayer<Context> = {
+  async open(context) {
+    const { page, request, path } = context
+    context.admin = await apiSignIn(request)
+    await setModelThreshold(request, context.admin)
+    context.patient = await createPatient(request, context.admin, path)
+    if (path.steps.some((step) => step.event.type.startsWith('xstate.after.'))) {
+      await page.clock.install()
+    }
+    let url = '/checkout'
+    let session = context.admin
+    if (path.modelScenario.startsWith('Complete')) {
+      const appointment = await createAppointment(request, context.admin, context.patient)
+      url = `/checkout?appointmentId=${appointment}`
+    } else if (path.modelScenario.startsWith('Record')) {
+      session = await apiSignIn(request, STAFF.email, STAFF.password)
+      url = `/checkout?patientId=${context.patient.id}`
+    } else {
+      session = await apiSignIn(request, MANAGER.email, MANAGER.password)
+    }
+    await storeSession(page, session)
+    await page.goto(url)
+  },
+
+  async perform(context, i) {
+    const { page, path, gate, request } = context
+    const event = (path.steps[i] as QaStep).event as CheckoutModelEvent
+    switch (event.type) {
+      case 'patient.choose': {
+        const box = page.getByRole('combobox', { name: 'Patient' })
+        await box.click()
+        await box.pressSequentially(context.patient.lastName)
+        await page.getByRole('option', { name: new RegExp(`^${context.patient.name}`) }).click()
+        return
+      }
+      case 'patient.change':
+        await button(context, 'Change patient').click()
+        return
+      case 'item.add':
+        await addItem(
+          context,
+          event.item.kind === 'procedure' ? 'Add a procedure' : 'Add a product',
+          event.item.name,
+        )
+        return
+      case 'item.change':
+        await page.getByLabel(`Quantity of ${f.product.name}`).fill(String(event.quantity))
+        await page
+          .getByLabel(`Unit price of ${f.product.name}`)
+          .fill(String(event.price_cents / 100))
+        return
+      case 'item.remove':
+        await button(context, `Remove ${f.procedure.name}`).click()
+        return
+      case 'items.submit':
+        await button(context, 'See points').click()
+        return
+      case 'items.edit':
+        await button(context, 'Edit items').click()
+        return
+      case 'redemption.choose': {
+        const { redemption } = event
+        if (redemption.kind === 'none') {
+          await page.getByRole('radio', { name: 'Nothing', exact: true }).check()
+        } else if (redemption.kind === 'promotion') {
+          await page.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }).check()
+        } else {
+          await page.getByRole('radio', { name: 'Points', exact: true }).check()
+          await page.getByLabel('Points to redeem').fill(String(redemption.points))
+        }
+        return
+      }
+      case 'review.submit':
+      case 'consent.submit':
+        await button(context, 'Continue').click()
+        return
+      case 'code.send':
+        context.codeAskedAt = new Date(Date.now() - 1000)
+        await button(context, /^(Get code|Resend code)$/).click()
+        return
+      case 'code.change': {
+        const code = await smsCode(request, context.patient.phone, context.codeAskedAt)
+        const refused = nextAnswer(path, i, 'recordVisit') as { error?: Error } | undefined
+        context.typedCode =
+          refused?.error?.message === VISIT_MESSAGES.codeIncorrect ? otherCode(code) : code
+        await page.getByLabel('SMS code').fill(context.typedCode)
+        return
+      }
+      case 'consent.useOverride':
+        await button(context, 'Use a manager override').click()
+        return
+      case 'consent.useCode':
+        await button(context, "Use the patient's code instead").click()
+        return
+      case 'override.change':
+        await page.getByLabel('Reason for the override').fill(event.reason)
+        return
+      case 'consent.back':
+      case 'confirm.back':
+        await button(context, 'Back').click()
+        return
+      case 'visit.confirm':
+        await button(context, 'Confirm visit').click()
+        return
+      case 'visit.undo':
+        await button(context, 'Undo visit').click()
+        await page
+          .getByRole('dialog', { name: 'Undo this visit?' })
+          .getByRole('button', { name: 'Undo visit', exact: true })
+          .click()
+        return
+      case 'xstate.error.actor.previewVisit':
+        await gate.held('previewVisit')
+        await archiveProduct(context)
+        await gate.release('previewVisit')
+        return
+      case 'xstate.error.actor.sendCode':
+        await gate.held('sendCode')
+        await codeFromElsewhere(context)
+        await gate.release('sendCode')
+        return
+      case 'xstate.error.actor.recordVisit': {
+        const { message } = event.error
+        if (message === f.timeout) {
+          await gate.release('recordVisit', apiError(504, 'GatewayTimeout', f.timeout))
+          return
+        }
+        if (message === VISIT_MESSAGES.codeAttempts) await spendAttempts(context)
+        await gate.release('recordVisit')
+        return
+      }
+      case 'xstate.error.actor.undoVisit': {
+        const { message } = event.error
+        await gate.release(
+          'undoVisit',
+          message === VISIT_MESSAGES.undoWindowPassed
+            ? apiError(409, 'ConflictError', message)
+            : apiError(503, 'ServiceUnavailable', message),
+        )
+        return
+      }
+      case 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown':
+        await expect(button(context, /^Resend code in \d+ s$/)).toBeDisabled()
+        await page.clock.fastForward(30_000)
+        return
+      case 'xstate.after.undoWindow.checkout.done.undoable':
+        await page.clock.fastForward(10 * 60 * 1000)
+        return
+      default: {
+        const actor = answerActor(event)
+        if (!actor) throw new Error(`no action for ${event.type}`)
+        await gate.release(actor)
+      }
+    }
+  },
+
+  async expectStep(context, i) {
+    const { page, path, gate } = context
+    const { state } = path.steps[i] as QaStep
+    const c = state.context as {
+      items: { name: string }[]
+      appointmentId: number | null
+      redemption: { kind: string; title?: string }
+      reason: string
+      canOverride: boolean
+    }
+    const leaf = leafNode(checkoutModel.machine, state).id
+    switch (leaf) {
+      case 'checkout.choosingPatient':
+        await expect(page.getByText('Step 1 of 6: Patient')).toBeVisible()
+        await expect(page.getByRole('combobox', { name: 'Patient' })).toBeVisible()
+        return
+      case 'checkout.editingItems':
+        await expect(
+          page.getByRole('heading', { name: 'What did the visit include?' }),
+        ).toBeVisible()
+        await expect(page.getByText(`Patient: ${context.patient.name}`)).toBeVisible()
+        for (const item of c.items) {
+          await expect(page.getByLabel(`Quantity of ${item.name}`)).toBeVisible()
+        }
+        if (c.items.length > 0) await expect(button(context, 'See points')).toBeEnabled()
+        else await expect(button(context, 'See points')).toBeDisabled()
+        await expect(button(context, 'Change patient')).toHaveCount(
+          c.appointmentId === null ? 1 : 0,
+        )
+        await expectError(context, state)
+        return
+      case 'checkout.previewing':
+        await gate.held('previewVisit')
+        await expect(busy(context, 'See points')).toBeVisible()
+        return
+      case 'checkout.reviewing': {
+        await expect(page.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
+        await expect(page.getByText(/This visit earns/)).toBeVisible()
+        const r = c.redemption
+        const checked =
+          r.kind === 'none'
+            ? page.getByRole('radio', { name: 'Nothing', exact: true })
+            : r.kind === 'points'
+              ? page.getByRole('radio', { name: 'Points', exact: true })
+              : page.getByRole('radio', { name: new RegExp(`^${r.title}`) })
+        await expect(checked).toBeChecked()
+        if (state.can({ type: 'review.submit' })) {
+          await expect(button(context, 'Continue')).toBeEnabled()
+        } else {
+          await expect(button(context, 'Continue')).toBeDisabled()
+        }
+        return
+      }
+      case 'checkout.consent.code.idle':
+        await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
+        await expect(button(context, 'Get code')).toBeEnabled()
+        await expect(button(context, 'Continue')).toBeDisabled()
+        await expect(button(context, 'Use a manager override')).toHaveCount(c.canOverride ? 1 : 0)
+        await expectError(context, state)
+        return
+      case 'checkout.consent.code.sending':
+        await gate.held('sendCode')
+        await expect(busy(context, 'Get code')).toBeVisible()
+        return
+      case 'checkout.consent.code.sent.coolingDown':
+        await expect(page.getByLabel('SMS code')).toBeVisible()
+        await expect(button(context, /^Resend code in \d+ s$/)).toBeDisabled()
+        await expectError(context, state)
+        return
+      case 'checkout.consent.code.sent.resendReady':
+        await expect(page.getByLabel('SMS code')).toBeVisible()
+        await expect(button(context, 'Resend code')).toBeEnabled()
+        await expectError(context, state)
+        return
+      case 'checkout.consent.override':
+        await expect(page.getByLabel('Reason for the override')).toBeVisible()
+        if (c.reason.trim()) await expect(button(context, 'Continue')).toBeEnabled()
+        else await expect(button(context, 'Continue')).toBeDisabled()
+        return
+      case 'checkout.confirming':
+        await expect(page.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+        await expect(button(context, 'Confirm visit')).toBeEnabled()
+        await expectError(context, state)
+        return
+      case 'checkout.submitting':
+        await gate.held('recordVisit')
+        await expect(busy(context, 'Confirm visit')).toBeVisible()
+        return
+      case 'checkout.done.undoable':
+        await expect(page.getByRole('status').filter({ hasText: 'Visit recorded' })).toBeVisible()
+        await expect(button(context, 'Undo visit').first()).toBeEnabled()
+        await expectError(context, state)
+        return
+      case 'checkout.done.undoing':
+        await gate.held('undoVisit')
+        await expect(busy(context, 'Undo visit')).toBeVisible()
+        return
+      case 'checkout.done.closed':
+        await expect(page.getByRole('status').filter({ hasText: 'Visit recorded' })).toBeVisible()
+        await expect(button(context, 'Undo visit')).toHaveCount(0)
+        await expect(page.getByRole('link', { name: "Open the patient's profile" })).toBeVisible()
+        await expectError(context, state)
+        return
+      case 'checkout.undone':
+        await expect(page.getByRole('status').filter({ hasText: 'Visit undone' })).toContainText(
+          'Its points were reversed.',
+        )
+        return
+      default:
+        throw new Error(`no screen check for ${leaf}`)
+    }
+  },
+}
+
+replayFlow<Context>(checkoutFlow, { [checkoutModel.name]: replayer }, (base) => ({
+  ...base,
+  admin: undefined as never,
+  patient: undefined as never,
+  codeAskedAt: new Date(),
+  typedCode: '',
+}))
