@@ -44,6 +44,8 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   invitePersonnel: { method: 'POST', url: /\/api\/personnel$/ },
   resendInvitation: { method: 'POST', url: /\/api\/personnel\/[^/]+\/resend$/ },
   revokeInvitation: { method: 'DELETE', url: /\/api\/personnel\/[^/]+$/ },
+  previewChunk: { method: 'POST', url: /\/api\/patients\/import\/preview$/ },
+  importChunk: { method: 'POST', url: /\/api\/patients\/import$/ },
 }
 
 /** An answer given by interception instead of the server. */
