@@ -1,11 +1,14 @@
 /**
  * The patient import's model and flow (issue 17): the fixture events the real machine is walked
  * with, what tells its states apart, and a person's words. The view test (`view.test.tsx`)
- * replays its paths through the import page; the end-to-end journey with the real server and a
- * 1,000-row file is `tests/e2e/patient-import.spec.ts`.
+ * replays its paths through the import page in jsdom (two rows a chunk); the browser replay
+ * (`browser.spec.ts`) replays them in Chromium against the real server, with a file of
+ * {@link REPLAY_FILE_ROWS} rows so that the page's own chunks of {@link IMPORT_CHUNK_ROWS} make two
+ * chunks too. The end-to-end journey with a 1,000-row file is `tests/e2e/patient-import.spec.ts`.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
 import {
+  IMPORT_CHUNK_ROWS,
   IMPORT_MESSAGES,
   mappingProblems,
   type PatientImportAnswer,
@@ -16,7 +19,13 @@ import {
   type PatientImportEvent,
   patientImportMachine,
 } from '#machines/patient-import/patient-import.machine.ts'
-import type { FlowSpec, Model } from '#tests/mbt/index.ts'
+import {
+  type FlowSpec,
+  type Model,
+  nextAnswerFails,
+  type QaPath,
+  type StepPlan,
+} from '#tests/mbt/index.ts'
 
 /** Three rows, the second without a last name; two rows a chunk, so the file takes two. */
 export const importFixtures = {
@@ -47,6 +56,12 @@ export const importFixtures = {
   unreadable: IMPORT_MESSAGES.emptyFile,
   serverDown: 'The server is taking too long to answer. Please try again.',
 } as const
+
+/**
+ * Rows of the browser replay's file: the fixture's three, then more of its own, one more than
+ * the page sends a chunk, so that the real chunks are two as the model's are.
+ */
+export const REPLAY_FILE_ROWS = IMPORT_CHUNK_ROWS + 1
 
 /** Events of the graph: the person's, and the three calls' answers. */
 export type PatientImportModelEvent =
@@ -107,11 +122,11 @@ const states: Record<string, string> = {
   'patientImport.mapping':
     'You see: step 2 of 4, "Match the columns", a field per patient detail with the column guessed from the header and the first row\'s value, Check the rows and Choose another file',
   'patientImport.checking':
-    'You see: "Checking the rows", a progress bar and "Rows checked: N of 3 rows", Cancel',
+    'You see: "Checking the rows", a progress bar and "Rows checked: N of M rows", Cancel',
   'patientImport.reviewing':
     'You see: "Check the rows": how many patients will be created, the rows that will be skipped with their reasons, Import N patients, Change the columns, Choose another file',
   'patientImport.importing':
-    'You see: "Importing the patients", a progress bar and "Rows imported: N of 3 rows", Stop the import',
+    'You see: "Importing the patients", a progress bar and "Rows imported: N of M rows", Stop the import',
   'patientImport.failed':
     'You see: "The import paused" with the reason, the progress so far, Try again and Stop the import',
   'patientImport.imported':
@@ -181,14 +196,55 @@ export const patientImportModel: Model = {
     eventWords[event.type as PatientImportModelEvent['type']]?.(event) ?? '',
 }
 
+const extraRows = REPLAY_FILE_ROWS - importFixtures.parsed.records.length
+const replayFile = `the fixture's three rows and ${extraRows} more (${REPLAY_FILE_ROWS} rows), every e-mail of its own`
+const timedOut = (call: string) =>
+  `the real server answers at once, so interception answers ${call} with a 504 carrying the sentence the page shows when no answer comes within 15 seconds`
+
+/** Where the browser replay's input or answers differ from the model's fixtures. */
+function replayStep(path: QaPath, i: number): StepPlan {
+  const event = path.steps[i]?.event.type
+  const unreadable = nextAnswerFails(path, i, 'readCsv')
+  switch (event) {
+    case 'file.choose':
+      return {
+        text: unreadable
+          ? `Choose the file ${importFixtures.fileName} in the CSV file field, its header row only`
+          : `Choose the file ${importFixtures.fileName} in the CSV file field: ${replayFile}`,
+      }
+    case 'text.paste':
+      return {
+        text: unreadable
+          ? 'Paste the header row only into "Or paste the CSV text", click Read pasted text'
+          : `Paste ${replayFile} into "Or paste the CSV text", click Read pasted text`,
+      }
+    case 'xstate.done.actor.readCsv':
+      return {
+        text: `The file is read: ${REPLAY_FILE_ROWS} rows, the columns First name, Last name and Email`,
+      }
+    case 'import.stop':
+      return path.steps[i - 1]?.state.matches('importing')
+        ? {
+            note: 'The chunk on its way still reaches the server, which imports it; the summary counts only the chunks answered before Stop.',
+          }
+        : {}
+    case 'xstate.error.actor.previewChunk':
+      return { intercepted: timedOut('the check of this chunk') }
+    case 'xstate.error.actor.importChunk':
+      return { intercepted: timedOut('this chunk') }
+    default:
+      return {}
+  }
+}
+
 /** The patient import flow. */
 export const patientImportFlow: FlowSpec = {
   id: 'patient-import',
   title: 'Patient import',
   intro:
-    'Import patients from a CSV file at /patients/import (issue 17) as a Manager or an Admin: choose or paste the file, match its columns, check the rows, import chunk by chunk, download the rejected rows. The browser replay of the whole journey against the real server is tests/e2e/patient-import.spec.ts (a 1,000-row file); these paths are replayed through the page in jsdom.',
+    'Import patients from a CSV file at /patients/import (issue 17) as a Manager or an Admin: choose or paste the file, match its columns, check the rows, import chunk by chunk, download the rejected rows. These paths are replayed in Chromium against the real server (tests/flows/patient-import/browser.spec.ts) and through the page in jsdom; the journey with a 1,000-row file and the measured 10,000-row import is tests/e2e/patient-import.spec.ts.',
   viewTest: 'tests/flows/patient-import/view.test.tsx',
-  browser: false,
+  browser: true,
   sections: [
     {
       key: 'patientImport',
@@ -196,9 +252,11 @@ export const patientImportFlow: FlowSpec = {
       title: 'Patient import',
       intro:
         'Paths of the import machine: reading, mapping, checking and importing, each with its failure, retry and stop.',
+      scenarioName: () => 'Open Import patients as the Admin (a file of two chunks)',
       host: () => 'local',
       start: () =>
-        'As the demo Admin (demo@example.com / DemoPass123), open Patients and click Import CSV. The file is the three rows of the fixture; the replay checks two rows at a time.',
+        `As the demo Admin (demo@example.com / DemoPass123), open Patients and click Import CSV (the browser replay signs in through the API). The file starts with the fixture's three rows (First name, Last name, Email; the second has no last name). The browser replay adds ${extraRows} rows after them, and every file it reads has e-mails of its own, so nothing in the practice or an earlier import matches: the page sends ${IMPORT_CHUNK_ROWS} rows a chunk, so its ${REPLAY_FILE_ROWS} rows take two chunks. The view test reads the three rows two a chunk.`,
+      step: replayStep,
     },
   ],
 }

@@ -48,6 +48,8 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   previewVisit: { method: 'POST', url: /\/api\/visits\/preview$/ },
   recordVisit: { method: 'POST', url: /\/api\/visits$/ },
   undoVisit: { method: 'POST', url: /\/api\/visits\/\d+\/undo$/ },
+  previewChunk: { method: 'POST', url: /\/api\/patients\/import\/preview$/ },
+  importChunk: { method: 'POST', url: /\/api\/patients\/import$/ },
 }
 
 /** An answer given by interception instead of the server. */
