@@ -150,6 +150,21 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
  *   route supplies them, and the slots `onImported` (the patient list is out of date) and
  *   `onDownloadRejected` (save the rejected rows' CSV) are the route's.
  */
+
+/** An import of nothing yet: the machine's start, and where "Start over" goes back to. */
+function freshContext(chunkRows: number): PatientImportContext {
+  return {
+    chunkRows,
+    source: null,
+    csv: null,
+    mapping: noMapping(),
+    chunk: 0,
+    preview: emptyTally(),
+    result: emptyTally(),
+    stopped: false,
+    error: null,
+  }
+}
 export const patientImportMachine = setup({
   types: {
     input: {} as PatientImportInput,
@@ -172,17 +187,7 @@ export const patientImportMachine = setup({
     onImported: () => {},
     /** Slot: save the rejected rows as a CSV file. */
     onDownloadRejected: (_, _params: { csv: string; fileName: string }) => {},
-    startOver: assign(({ context }) => ({
-      source: null,
-      csv: null,
-      mapping: noMapping(),
-      chunk: 0,
-      preview: emptyTally(),
-      result: emptyTally(),
-      stopped: false,
-      error: null,
-      chunkRows: context.chunkRows,
-    })),
+    startOver: assign(({ context }) => freshContext(context.chunkRows)),
   },
   guards: {
     isMappingUsable: ({ context }) => Object.keys(mappingProblems(context.mapping)).length === 0,
@@ -190,17 +195,8 @@ export const patientImportMachine = setup({
   },
 }).createMachine({
   id: 'patientImport',
-  context: ({ input }) => ({
-    chunkRows: Math.min(input.chunkRows ?? IMPORT_CHUNK_ROWS, IMPORT_CHUNK_ROWS),
-    source: null,
-    csv: null,
-    mapping: noMapping(),
-    chunk: 0,
-    preview: emptyTally(),
-    result: emptyTally(),
-    stopped: false,
-    error: null,
-  }),
+  context: ({ input }) =>
+    freshContext(Math.min(input.chunkRows ?? IMPORT_CHUNK_ROWS, IMPORT_CHUNK_ROWS)),
   initial: 'choosing',
   states: {
     choosing: {
