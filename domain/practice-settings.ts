@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { EmailSchema, FREE_TEXT_MAX_LENGTH } from '#domain/fields.ts'
+import { isHttpsUrl } from '#domain/footer-links.ts'
 import {
   type NextechSettings,
   type PracticeDetailsInput,
@@ -25,16 +26,6 @@ export const PRACTICE_SETTINGS_MESSAGES = {
 /** The Nextech fields never answered: the API says only whether each is stored. */
 export const WRITE_ONLY_NEXTECH = ['username', 'password'] as const
 export type WriteOnlyNextechField = (typeof WRITE_ONLY_NEXTECH)[number]
-
-/** Whether a text is a full https address of a host (`https://clinic.com/privacy`). */
-export function isHttpsUrl(text: string): boolean {
-  try {
-    const url = new URL(text.trim())
-    return url.protocol === 'https:' && url.hostname.includes('.') && !url.username
-  } catch {
-    return false
-  }
-}
 
 /** Whether a text is an e-mail address, optionally written as a `mailto:` link. */
 export function isSupportEmail(text: string): boolean {
@@ -200,38 +191,4 @@ export function practiceFormValues(answer: PracticeAnswer): PracticeSettingsInpu
     nextech,
     footer_links: answer.footer_links,
   }
-}
-
-/** One link of the shell's footer. */
-export type FooterLink = { label: string; href: string; external: boolean }
-
-/** The support address when none is configured: the product's own domain. */
-export const DEFAULT_SUPPORT_EMAIL = 'support@glowrewards.example'
-
-/**
- * The shell footer's links (PORTAL.md section 4): a practice's own about, privacy and support
- * links where it set them, else the product's own views — About, the privacy section of the
- * Terms, the Terms, the Business Associates Agreement — and an e-mail to support. Never a dead
- * address.
- */
-export function footerLinks(
-  practice: Partial<FooterLinks> | null | undefined,
-  supportEmail: string = DEFAULT_SUPPORT_EMAIL,
-): FooterLink[] {
-  const own = (href: string | undefined) => (href?.trim() ? href.trim() : undefined)
-  const support = own(practice?.support)
-  const supportHref = support
-    ? isHttpsUrl(support)
-      ? support
-      : `mailto:${support.replace(/^mailto:/i, '')}`
-    : `mailto:${supportEmail}`
-  const about = own(practice?.about)
-  const privacy = own(practice?.privacy)
-  return [
-    { label: 'About', href: about ?? '/about', external: about !== undefined },
-    { label: 'Privacy', href: privacy ?? '/terms#privacy', external: privacy !== undefined },
-    { label: 'Terms', href: '/terms', external: false },
-    { label: 'Agreements', href: '/agreement', external: false },
-    { label: 'Support Centre', href: supportHref, external: true },
-  ]
 }
