@@ -13,7 +13,6 @@ import {
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useMemo, useState } from 'react'
-import { footerLinks } from '#domain/footer-links.ts'
 import {
   PRACTICE_SETTINGS_MESSAGES,
   type PracticeAnswer,
@@ -133,8 +132,7 @@ function PracticeForm({
   const nextech = form.values.e_record === 'nextech'
   const regions = regionsFor(form.values.country as CountryCode)
   const keptHint = (set: boolean) => (set ? PRACTICE_SETTINGS_MESSAGES.credentialKept : undefined)
-  const defaults = footerLinks(null, env.VITE_SUPPORT_EMAIL)
-  const defaultOf = (label: string) => defaults.find((link) => link.label === label)?.href ?? ''
+  const supportDefault = env.VITE_SUPPORT_EMAIL
 
   return (
     <form
@@ -316,7 +314,7 @@ function PracticeForm({
             label="About link"
             placeholder="https://www.your-practice.com/about"
             inputMode="url"
-            description={`Empty: ${defaultOf('About')}`}
+            description="Empty: the Glow Rewards About page"
             errorProps={{ role: 'alert' }}
             {...form.getInputProps('footer_links.about')}
           />
@@ -324,14 +322,14 @@ function PracticeForm({
             label="Privacy link"
             placeholder="https://www.your-practice.com/privacy"
             inputMode="url"
-            description={`Empty: ${defaultOf('Privacy')}`}
+            description="Empty: the privacy section of the Terms"
             errorProps={{ role: 'alert' }}
             {...form.getInputProps('footer_links.privacy')}
           />
           <TextInput
             label="Support link or e-mail"
             placeholder="help@your-practice.com"
-            description={`Empty: ${defaultOf('Support Centre').replace(/^mailto:/, '')}`}
+            description={`Empty: ${supportDefault}`}
             errorProps={{ role: 'alert' }}
             {...form.getInputProps('footer_links.support')}
           />
