@@ -44,6 +44,9 @@ export const AUDIT_ACTIONS = [
   'user.reactivated',
   'user.profile_updated',
   'activity.viewed',
+  // Settings and My Profile (issue 19): the practice's details, a member's verified phone.
+  'practice.details_changed',
+  'user.phone_changed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -77,10 +80,12 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'user.deactivated': { group: 'Personnel', label: 'Deactivated a colleague' },
   'user.reactivated': { group: 'Personnel', label: 'Reactivated a colleague' },
   'user.profile_updated': { group: 'Personnel', label: 'Updated their profile' },
+  'user.phone_changed': { group: 'Personnel', label: 'Changed their phone (verified by SMS)' },
   'permission.refused': { group: 'Personnel', label: 'Was refused for a missing permission' },
   'signup.registered': { group: 'Practice', label: 'Signed the practice up' },
   'payment.completed': { group: 'Practice', label: 'Paid the subscription' },
   'practice.rules_changed': { group: 'Practice', label: 'Changed the programme rules' },
+  'practice.details_changed': { group: 'Practice', label: 'Changed the practice details' },
   'report.exported': { group: 'Practice', label: 'Exported a CSV file' },
   'activity.viewed': { group: 'Practice', label: 'Opened the activity log' },
 }
@@ -246,6 +251,12 @@ export function describeActivity(
       )
     case 'activity.viewed':
       return sentence('opened the activity log')
+    case 'practice.details_changed':
+      return sentence(
+        `changed the practice details${details.fields ? ` (${text(details.fields).replaceAll(',', ', ').replaceAll('_', ' ')})` : ''}`,
+      )
+    case 'user.phone_changed':
+      return sentence('changed their phone number, verified by an SMS code')
     default:
       return sentence(`did ${action}`)
   }

@@ -282,6 +282,9 @@ export const StaffMemberSchema = v.object({
   deactivated_at: v.optional(v.nullable(v.string())),
   /** The member's last successful sign-in; null before the first. */
   last_sign_in_at: v.optional(v.nullable(v.string())),
+  /** The member's own phone (digits), answered to the member only (My Profile). */
+  cell_phone: v.optional(v.nullable(v.string())),
+  country_code: v.optional(v.nullable(v.string())),
 })
 export type StaffMember = v.InferOutput<typeof StaffMemberSchema>
 

@@ -1,6 +1,12 @@
 import * as v from 'valibot'
 import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH } from '#domain/auth.ts'
-import { FirstNameSchema, LastNameSchema, TitleSchema } from '#domain/fields.ts'
+import {
+  FirstNameSchema,
+  LastNameSchema,
+  PhoneCountryCodeSchema,
+  TitleSchema,
+  WizardPhoneSchema,
+} from '#domain/fields.ts'
 import { ROLES } from '#domain/permissions.ts'
 import { NewPasswordSchema } from '#domain/reset-password.ts'
 
@@ -22,6 +28,9 @@ export const SELF_SERVICE_MESSAGES = {
   roleRequired: 'Choose a role: Admin, Manager or Staff.',
   ownProfileOnly: 'You can change only your own profile.',
   profileSaved: 'Profile saved.',
+  phoneSaved: 'Phone number changed. It was verified by SMS code.',
+  phoneUnchanged: 'This is already your phone number.',
+  phoneNotVerified: 'Please verify the new phone number with the SMS code before saving it.',
   roleChanged: (name: string, role: string) => `${name} is now ${role}.`,
   deactivatedMember: (name: string) => `${name} was deactivated and signed out on every device.`,
   reactivatedMember: (name: string) => `${name} can sign in again.`,
@@ -72,3 +81,25 @@ export const ProfileUpdatePayloadSchema = v.object({
   last_name: LastNameSchema,
 })
 export type ProfileUpdatePayload = v.InferOutput<typeof ProfileUpdatePayloadSchema>
+
+/** `POST /users/{own id}/phone/code` body: the new phone the SMS code goes to. */
+export const PhoneCodePayloadSchema = v.object({
+  phone: WizardPhoneSchema,
+  countryCode: PhoneCountryCodeSchema,
+})
+export type PhoneCodePayload = v.InferOutput<typeof PhoneCodePayloadSchema>
+
+/**
+ * `PUT /users/{own id}/phone` body: the new phone and the verification that proved it (the
+ * sign-up's phone verification, `authyId`); the server refuses a phone without one.
+ */
+export const PhoneChangePayloadSchema = v.object({
+  cell_phone: WizardPhoneSchema,
+  country_code: PhoneCountryCodeSchema,
+  authyId: v.pipe(
+    v.string(SELF_SERVICE_MESSAGES.phoneNotVerified),
+    v.nonEmpty(SELF_SERVICE_MESSAGES.phoneNotVerified),
+    v.maxLength(200, SELF_SERVICE_MESSAGES.phoneNotVerified),
+  ),
+})
+export type PhoneChangePayload = v.InferOutput<typeof PhoneChangePayloadSchema>

@@ -22,7 +22,7 @@ import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
 import { patientImportRoutes } from '#server/routes/patient-import.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
-import { practiceRoutes } from '#server/routes/practice.ts'
+import { practiceDetailRoutes, practiceRoutes } from '#server/routes/practice.ts'
 import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
@@ -224,6 +224,7 @@ export function createApp(deps: AppDeps) {
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
+  api.route('/practice', practiceDetailRoutes(ctx))
   api.route('/patients/import', patientImportRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))

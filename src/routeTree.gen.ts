@@ -13,10 +13,13 @@ import { Route as IndexRouteImport } from './routes/index'
 import { Route as SplatRouteImport } from './routes/$'
 import { Route as R404RouteImport } from './routes/404'
 import { Route as ShellRouteImport } from './routes/_shell'
+import { Route as AboutRouteImport } from './routes/about'
+import { Route as AgreementRouteImport } from './routes/agreement'
 import { Route as LogoutRouteImport } from './routes/logout'
 import { Route as ResetRouteImport } from './routes/reset'
 import { Route as SigninRouteImport } from './routes/signin'
 import { Route as SignupRouteImport } from './routes/signup'
+import { Route as TermsRouteImport } from './routes/terms'
 import { Route as ThankyouRouteImport } from './routes/thankyou'
 import { Route as ShellAppointmentsRouteImport } from './routes/_shell.appointments'
 import { Route as ShellArchiveRouteImport } from './routes/_shell.archive'
@@ -53,6 +56,16 @@ const ShellRoute = ShellRouteImport.update({
   id: '/_shell',
   getParentRoute: () => rootRouteImport,
 } as any)
+const AboutRoute = AboutRouteImport.update({
+  id: '/about',
+  path: '/about',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const AgreementRoute = AgreementRouteImport.update({
+  id: '/agreement',
+  path: '/agreement',
+  getParentRoute: () => rootRouteImport,
+} as any)
 const LogoutRoute = LogoutRouteImport.update({
   id: '/logout',
   path: '/logout',
@@ -71,6 +84,11 @@ const SigninRoute = SigninRouteImport.update({
 const SignupRoute = SignupRouteImport.update({
   id: '/signup',
   path: '/signup',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const TermsRoute = TermsRouteImport.update({
+  id: '/terms',
+  path: '/terms',
   getParentRoute: () => rootRouteImport,
 } as any)
 const ThankyouRoute = ThankyouRouteImport.update({
@@ -158,10 +176,13 @@ export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
   '/$': typeof SplatRoute
   '/404': typeof R404Route
+  '/about': typeof AboutRoute
+  '/agreement': typeof AgreementRoute
   '/logout': typeof LogoutRoute
   '/reset': typeof ResetRoute
   '/signin': typeof SigninRoute
   '/signup': typeof SignupRoute
+  '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
@@ -183,10 +204,13 @@ export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/$': typeof SplatRoute
   '/404': typeof R404Route
+  '/about': typeof AboutRoute
+  '/agreement': typeof AgreementRoute
   '/logout': typeof LogoutRoute
   '/reset': typeof ResetRoute
   '/signin': typeof SigninRoute
   '/signup': typeof SignupRoute
+  '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
   '/appointments': typeof ShellAppointmentsRoute
   '/archive': typeof ShellArchiveRoute
@@ -210,10 +234,13 @@ export interface FileRoutesById {
   '/$': typeof SplatRoute
   '/404': typeof R404Route
   '/_shell': typeof ShellRouteWithChildren
+  '/about': typeof AboutRoute
+  '/agreement': typeof AgreementRoute
   '/logout': typeof LogoutRoute
   '/reset': typeof ResetRoute
   '/signin': typeof SigninRoute
   '/signup': typeof SignupRoute
+  '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
   '/_shell/appointments': typeof ShellAppointmentsRoute
   '/_shell/archive': typeof ShellArchiveRoute
@@ -237,10 +264,13 @@ export interface FileRouteTypes {
     | '/'
     | '/$'
     | '/404'
+    | '/about'
+    | '/agreement'
     | '/logout'
     | '/reset'
     | '/signin'
     | '/signup'
+    | '/terms'
     | '/thankyou'
     | '/appointments'
     | '/archive'
@@ -262,10 +292,13 @@ export interface FileRouteTypes {
     | '/'
     | '/$'
     | '/404'
+    | '/about'
+    | '/agreement'
     | '/logout'
     | '/reset'
     | '/signin'
     | '/signup'
+    | '/terms'
     | '/thankyou'
     | '/appointments'
     | '/archive'
@@ -288,10 +321,13 @@ export interface FileRouteTypes {
     | '/$'
     | '/404'
     | '/_shell'
+    | '/about'
+    | '/agreement'
     | '/logout'
     | '/reset'
     | '/signin'
     | '/signup'
+    | '/terms'
     | '/thankyou'
     | '/_shell/appointments'
     | '/_shell/archive'
@@ -315,10 +351,13 @@ export interface RootRouteChildren {
   SplatRoute: typeof SplatRoute
   R404Route: typeof R404Route
   ShellRoute: typeof ShellRouteWithChildren
+  AboutRoute: typeof AboutRoute
+  AgreementRoute: typeof AgreementRoute
   LogoutRoute: typeof LogoutRoute
   ResetRoute: typeof ResetRoute
   SigninRoute: typeof SigninRoute
   SignupRoute: typeof SignupRoute
+  TermsRoute: typeof TermsRoute
   ThankyouRoute: typeof ThankyouRoute
   UnsubscribeIdRoute: typeof UnsubscribeIdRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
@@ -354,6 +393,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/about': {
+      id: '/about'
+      path: '/about'
+      fullPath: '/about'
+      preLoaderRoute: typeof AboutRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    '/agreement': {
+      id: '/agreement'
+      path: '/agreement'
+      fullPath: '/agreement'
+      preLoaderRoute: typeof AgreementRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/logout': {
       id: '/logout'
       path: '/logout'
@@ -380,6 +433,13 @@ declare module '@tanstack/react-router' {
       path: '/signup'
       fullPath: '/signup'
       preLoaderRoute: typeof SignupRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    '/terms': {
+      id: '/terms'
+      path: '/terms'
+      fullPath: '/terms'
+      preLoaderRoute: typeof TermsRouteImport
       parentRoute: typeof rootRouteImport
     }
     '/thankyou': {
@@ -536,10 +596,13 @@ const rootRouteChildren: RootRouteChildren = {
   SplatRoute: SplatRoute,
   R404Route: R404Route,
   ShellRoute: ShellRouteWithChildren,
+  AboutRoute: AboutRoute,
+  AgreementRoute: AgreementRoute,
   LogoutRoute: LogoutRoute,
   ResetRoute: ResetRoute,
   SigninRoute: SigninRoute,
   SignupRoute: SignupRoute,
+  TermsRoute: TermsRoute,
   ThankyouRoute: ThankyouRoute,
   UnsubscribeIdRoute: UnsubscribeIdRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,

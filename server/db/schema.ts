@@ -62,6 +62,10 @@ export const practices = pgTable(
     /** The {@link NextechSettings}, sealed with the data key (server/security/data-key.ts). */
     nextech: jsonb().$type<SealedJson>(),
     image_path: text(),
+    // The shell footer's own links (PORTAL.md section 4); null opens the product's own view.
+    footer_about_url: text(),
+    footer_privacy_url: text(),
+    footer_support: text(),
     stripe_customer_id: text(),
     plan_id: text().references(() => plans.id),
     coupon_id: text().references(() => coupons.id),

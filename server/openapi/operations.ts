@@ -36,6 +36,7 @@ import {
   ProductSchema,
   StaffMemberSchema,
 } from '#domain/practice-data.ts'
+import { PracticeAnswerSchema } from '#domain/practice-settings.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
   GetCodeAnswerSchema,
@@ -547,6 +548,52 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The member.', json: StaffMemberSchema },
       404: OTHER_PRACTICE,
     },
+  },
+  'POST /api/users/:id/phone/code': {
+    summary: 'Text a code to a new own phone',
+    description:
+      "My Profile's phone change, step 1: sends a 6-digit code by SMS to the new phone (valid 10 minutes, 30 seconds between codes, 5 an hour), as the sign-up's Get Code does. Only the own id; a colleague's answers 403.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The verification id (`authyId`).', json: GetCodeAnswerSchema },
+      404: OTHER_PRACTICE,
+      429: 'A code went to this phone less than 30 seconds ago, or 5 this hour.',
+    },
+  },
+  'POST /api/users/:id/phone/verify': {
+    summary: 'Check the code sent to a new own phone',
+    description:
+      "My Profile's phone change, step 2: checks the code (5 attempts). 400 `Incorrect Confirmation Code entered`, or a sentence saying the code expired.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'Verified.', json: VerifyCodeAnswerSchema },
+      404: OTHER_PRACTICE,
+      429: 'Too many incorrect codes: get a new one.',
+    },
+  },
+  'PUT /api/users/:id/phone': {
+    summary: 'Save a verified new own phone',
+    description:
+      "My Profile's phone change, step 3: saves the phone only with a verification (`authyId`) whose code was checked for this very phone and not used before (400 otherwise). Audited.",
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member with the new phone.', json: StaffMemberSchema },
+      404: OTHER_PRACTICE,
+    },
+  },
+  'GET /api/practice': {
+    summary: "Read the practice's details",
+    description:
+      'Any member of the practice: name, office, website, phone, e-mail, address, the health record choice and the footer links. The Nextech username and password are never answered: only `username_set` and `password_set`.',
+    tag: 'Settings',
+    responses: { 200: { description: 'The practice.', json: PracticeAnswerSchema } },
+  },
+  'PUT /api/practice': {
+    summary: "Change the practice's details",
+    description:
+      "Admin only. The sign-up wizard's rules and messages for each field (a US zip or a Canadian postal code matching the country, a state or province of that country); footer links are https addresses (support: an e-mail too), each optional. An empty Nextech username or password keeps the stored one. 400 names each field (`details.issues`). Audited with the names of the changed fields.",
+    tag: 'Settings',
+    responses: { 200: { description: 'The practice as saved.', json: PracticeAnswerSchema } },
   },
   'PUT /api/users/:id/role': {
     summary: "Change a member's role",

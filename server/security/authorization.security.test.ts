@@ -273,6 +273,22 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: {},
     expect: 404,
   }),
+  // My Profile's phone change (issue 19): only the own id; another practice's member is unknown.
+  'POST /api/users/:id/phone/code': (o) => ({
+    path: `/api/users/${o.admin.id}/phone/code`,
+    body: { phone: '2125550188', countryCode: '+1' },
+    expect: 404,
+  }),
+  'POST /api/users/:id/phone/verify': (o) => ({
+    path: `/api/users/${o.admin.id}/phone/verify`,
+    body: { authyId: 'a'.repeat(43), phone: '2125550188', code: '123456' },
+    expect: 404,
+  }),
+  'PUT /api/users/:id/phone': (o) => ({
+    path: `/api/users/${o.admin.id}/phone`,
+    body: { cell_phone: '2125550188', country_code: '+1', authyId: 'a'.repeat(43) },
+    expect: 404,
+  }),
   'POST /api/auth/change-password': () => ({
     path: '/api/auth/change-password',
     body: {
@@ -331,6 +347,41 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: { ...DEFAULT_PROGRAMME_RULES, practice_id: o.practiceId },
     // Changes the caller's own practice only, whatever the body says.
     expect: async (response) => expect(response.status).toBe(200),
+  }),
+  // The practice's details in Settings (issue 19): the caller's own practice, whatever the body says.
+  'GET /api/practice': (o, own) => ({
+    path: '/api/practice',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { id: number }
+      expect(body.id).toBe(own.practiceId)
+      expect(body.id).not.toBe(o.practiceId)
+    },
+  }),
+  'PUT /api/practice': (o, own) => ({
+    path: '/api/practice',
+    body: {
+      id: o.practiceId,
+      practice_id: o.practiceId,
+      practice_name: 'Glow Demo Clinic',
+      office_name: '',
+      url: 'glowdemo.example.com',
+      practice_phone: '5125550100',
+      practice_email: 'front@glowdemo.example.com',
+      practice_address: '100 Congress Ave',
+      practice_address_2: '',
+      city: 'Austin',
+      practice_zip: '78701',
+      state: 'TX',
+      country: 'US',
+      e_record: 'no_integration',
+      nextech: null,
+      footer_links: { about: '', privacy: '', support: '' },
+    },
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as { id: number }).id).toBe(own.practiceId)
+    },
   }),
   'GET /api/users-permissions/init': () => ({
     path: '/api/users-permissions/init',

@@ -24,6 +24,7 @@ const INPUTLESS = new Set([
   'GET /api/dev/outbox',
   'GET /api/users-permissions/init',
   'GET /api/practice/rules',
+  'GET /api/practice',
   'GET /api/patients/summary',
   'POST /api/auth/logout',
   'GET /api/openapi.json',
@@ -75,6 +76,12 @@ const KNOWN_KEYS = [
   'username',
   'coupon',
   'practice_id',
+  'practice_name',
+  'practice_zip',
+  'country',
+  'state',
+  'footer_links',
+  'country_code',
 ] as const
 
 // Strings no field accepts: empty, blank, NUL, control characters, far too long, lone surrogates.

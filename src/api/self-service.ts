@@ -1,8 +1,20 @@
 import * as v from 'valibot'
 import type { Role } from '#domain/permissions.ts'
 import { type StaffMember, StaffMemberSchema } from '#domain/practice-data.ts'
-import type { ChangePasswordPayload, ProfileUpdatePayload } from '#domain/self-service.ts'
+import type {
+  ChangePasswordPayload,
+  PhoneChangePayload,
+  PhoneCodePayload,
+  ProfileUpdatePayload,
+} from '#domain/self-service.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
+import {
+  type GetCodeAnswer,
+  GetCodeAnswerSchema,
+  type VerifyCodeAnswer,
+  VerifyCodeAnswerSchema,
+  type VerifyCodeInput,
+} from '#domain/sign-up/api.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/change-password`: the fresh session (every other one has ended). */
@@ -30,4 +42,31 @@ export async function updateOwnProfile(
   payload: ProfileUpdatePayload,
 ): Promise<StaffMember> {
   return v.parse(StaffMemberSchema, await http.put(`users/${id}`, { json: payload }).json())
+}
+
+/** `POST /users/{own id}/phone/code`: texts a code to the new phone. */
+export async function sendPhoneCode(id: number, payload: PhoneCodePayload): Promise<GetCodeAnswer> {
+  return v.parse(
+    GetCodeAnswerSchema,
+    await http.post(`users/${id}/phone/code`, { json: payload }).json(),
+  )
+}
+
+/** `POST /users/{own id}/phone/verify`: checks the code typed. */
+export async function verifyPhoneCode(
+  id: number,
+  payload: VerifyCodeInput,
+): Promise<VerifyCodeAnswer> {
+  return v.parse(
+    VerifyCodeAnswerSchema,
+    await http.post(`users/${id}/phone/verify`, { json: payload }).json(),
+  )
+}
+
+/** `PUT /users/{own id}/phone`: saves the verified new phone. */
+export async function changeOwnPhone(
+  id: number,
+  payload: PhoneChangePayload,
+): Promise<StaffMember> {
+  return v.parse(StaffMemberSchema, await http.put(`users/${id}/phone`, { json: payload }).json())
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { DEFAULT_SUPPORT_EMAIL } from '#domain/footer-links.ts'
 
 /** A build-time flag: `true`/`1`/`yes` are on, `false`/`0`/`no`/empty are off; anything else is a mistake. */
 const Flag = v.optional(
@@ -42,6 +43,16 @@ export const EnvSchema = v.object({
   /** Keys of the mobile analytics and push services (spec section 3); optional. */
   VITE_ANALYTICS_KEY: OptionalText,
   VITE_PUSH_KEY: OptionalText,
+  /** Where the footer's Support Centre writes when the practice set no support link of its own. */
+  VITE_SUPPORT_EMAIL: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.transform((value) => value || DEFAULT_SUPPORT_EMAIL),
+      v.email('VITE_SUPPORT_EMAIL must be an e-mail address.'),
+    ),
+    DEFAULT_SUPPORT_EMAIL,
+  ),
   /** Minutes of inactivity before a signed-in session is ended. */
   VITE_IDLE_TIMEOUT_MINUTES: v.optional(
     v.pipe(

@@ -130,3 +130,25 @@ export async function apiErrorMessage(error: unknown): Promise<string> {
   if (error instanceof TypeError) return NETWORK_ERROR_MESSAGE
   return FALLBACK_ERROR_MESSAGE
 }
+
+/**
+ * The field messages of a 400 answer (`error.details.issues`, path → message; the first message
+ * of each field), so that a form shows each refusal on its own field. Empty for anything else.
+ */
+export async function apiFieldErrors(error: unknown): Promise<Record<string, string>> {
+  if (!(error instanceof HTTPError) || error.response.status !== 400) return {}
+  try {
+    const body = (await error.response.clone().json()) as {
+      error?: { details?: { issues?: { path?: unknown; message?: unknown }[] } }
+    }
+    const fields: Record<string, string> = {}
+    for (const issue of body.error?.details?.issues ?? []) {
+      if (typeof issue.path !== 'string' || issue.path === '') continue
+      if (typeof issue.message !== 'string') continue
+      fields[issue.path] ??= issue.message
+    }
+    return fields
+  } catch {
+    return {}
+  }
+}

@@ -12,7 +12,14 @@ import { PERSONNEL_SIGNED_UP_KEY, SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-
  */
 
 /** The pages the build prerenders: their first render depends on the address alone. */
-export const PRERENDERED_PAGES = ['/signin', '/signup', '/thankyou'] as const
+export const PRERENDERED_PAGES = [
+  '/signin',
+  '/signup',
+  '/thankyou',
+  '/terms',
+  '/agreement',
+  '/about',
+] as const
 
 /**
  * Pages whose first render depends on data the app fetches: the build renders their loading view

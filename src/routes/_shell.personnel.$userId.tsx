@@ -1,9 +1,16 @@
 import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
 import type { StaffMember } from '#domain/practice-data.ts'
-import { changePassword, updateOwnProfile } from '#src/api/self-service.ts'
+import {
+  changeOwnPhone,
+  changePassword,
+  sendPhoneCode,
+  updateOwnProfile,
+  verifyPhoneCode,
+} from '#src/api/self-service.ts'
 import { getUser } from '#src/api/users.ts'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
+import { PhoneChange, type PhoneChangeCalls } from '#src/features/self-service/phone-change.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
@@ -62,10 +69,42 @@ function ProfilePage() {
           </Stack>
         </Paper>
         {own && <OwnDetails member={member} />}
+        {own && <PhoneChange member={member} calls={phoneCalls(member.id)} />}
         {own && <OwnPassword />}
       </Stack>
     </AreaPage>
   )
+}
+
+/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
+async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    throw new Error(await apiErrorMessage(error))
+  }
+}
+
+/** My Profile's phone change: the code to the new number, its check, then the verified save. */
+function phoneCalls(id: number): PhoneChangeCalls {
+  return {
+    sendCode: (input) =>
+      withUserMessage(() =>
+        sendPhoneCode(id, { phone: input.phone, countryCode: input.countryCode }),
+      ),
+    verifyCode: (input) => withUserMessage(() => verifyPhoneCode(id, input)),
+    savePhone: async (verified) => {
+      try {
+        return await changeOwnPhone(id, {
+          cell_phone: verified.phone,
+          country_code: '+1',
+          authyId: verified.authyId,
+        })
+      } catch (error) {
+        return apiErrorMessage(error)
+      }
+    },
+  }
 }
 
 /** The signed-in member's password form; the fresh session it answers replaces the stored one. */

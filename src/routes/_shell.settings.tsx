@@ -1,15 +1,23 @@
 import { Image, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { createFileRoute, useRouter } from '@tanstack/react-router'
 import { can, toRole } from '#domain/permissions.ts'
+import type { PracticeSettingsInput } from '#domain/practice-settings.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
+import { getPractice, savePractice } from '#src/api/practice.ts'
+import { PracticeDetailsSection } from '#src/features/settings/practice-details.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
+import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 export const Route = createFileRoute('/_shell/settings')({
-  loader: () => loadData(async () => ({ rules: await getProgrammeRules() })),
+  loader: () =>
+    loadData(async () => {
+      const [rules, details] = await Promise.all([getProgrammeRules(), getPractice()])
+      return { rules, details }
+    }),
   component: SettingsPage,
 })
 
@@ -26,7 +34,7 @@ function Row({ label, value }: { label: string; value: string }) {
 
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
-  const { rules } = Route.useLoaderData()
+  const { rules, details } = Route.useLoaderData()
   const router = useRouter()
   return (
     <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
@@ -66,6 +74,16 @@ function SettingsPage() {
           </Stack>
         </Paper>
       </SimpleGrid>
+      <PracticeDetailsSection
+        practice={details}
+        canChange={can(toRole(user.access_rights), 'practice.settings')}
+        onSave={async (values) => {
+          const answer = await savePracticeDetails(values)
+          // The page's practice name reads the session: read it again.
+          if (!('message' in answer)) await router.invalidate()
+          return answer
+        }}
+      />
       <ProgrammeRulesSection
         rules={rules}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
@@ -95,4 +113,31 @@ function SettingsPage() {
       )}
     </AreaPage>
   )
+}
+
+/**
+ * `PUT /practice`; a save updates the stored session's practice name and footer links, so the
+ * header and the footer follow at once, without signing in again.
+ */
+async function savePracticeDetails(values: PracticeSettingsInput) {
+  try {
+    const saved = await savePractice(values)
+    const session = readSession()
+    if (session) {
+      writeSession(
+        {
+          ...session,
+          practice: {
+            ...session.practice,
+            practice_name: saved.practice_name,
+            footer_links: saved.footer_links,
+          },
+        },
+        isSessionRemembered(),
+      )
+    }
+    return saved
+  } catch (error) {
+    return { message: await apiErrorMessage(error), fields: await apiFieldErrors(error) }
+  }
 }

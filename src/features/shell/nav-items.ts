@@ -20,16 +20,3 @@ export const NAV_ITEMS = [
   { to: '/archive', label: 'Archive', icon: IconArchive },
   { to: '/settings', label: 'Settings', icon: IconSettings },
 ] as const
-
-/**
- * Links of the shell footer (spec section 2). The spec names the pages but not their addresses:
- * they live on the product's public site, configured here in one place.
- */
-export const SITE_URL = 'https://glowrewards.example'
-export const FOOTER_LINKS = [
-  { href: `${SITE_URL}/about`, label: 'About' },
-  { href: `${SITE_URL}/privacy`, label: 'Privacy' },
-  { href: `${SITE_URL}/terms`, label: 'Terms' },
-  { href: `${SITE_URL}/agreements`, label: 'Agreements' },
-  { href: `${SITE_URL}/support`, label: 'Support Centre' },
-] as const

@@ -2,9 +2,11 @@ import { Anchor, AppShell, Box, Burger, Group, Image, Text } from '@mantine/core
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { Link, useLocation } from '@tanstack/react-router'
 import { type ReactNode, useCallback, useEffect, useRef } from 'react'
+import { footerLinks } from '#domain/footer-links.ts'
 import type { Session } from '#domain/session.ts'
+import { env } from '#src/lib/env.ts'
 import { NavLinkLink } from '#src/ui/shell-links.tsx'
-import { FOOTER_LINKS, NAV_ITEMS } from './nav-items.ts'
+import { NAV_ITEMS } from './nav-items.ts'
 import classes from './shell-layout.module.css'
 import { UserMenu } from './user-menu.tsx'
 
@@ -13,7 +15,8 @@ const NAVBAR_WIDTH = 287
 
 /**
  * The signed-in frame (DESIGN.md 9): header with the practice logo, greeting and avatar menu; side
- * menu with the eight areas, a burger below 768 px; the page; the footer with the site links.
+ * menu with the eight areas, a burger below 768 px; the page; the footer with the site links (the
+ * practice's own, else the product's Terms, Agreement, About and support e-mail).
  */
 export function ShellLayout({ session, children }: { session: Session; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure(false)
@@ -122,11 +125,25 @@ export function ShellLayout({ session, children }: { session: Session; children:
         <Box className={classes.content}>{children}</Box>
         <Box component="footer" className={classes.footer}>
           <Group gap="md" justify="center" wrap="wrap" component="nav" aria-label="Footer">
-            {FOOTER_LINKS.map(({ href, label }) => (
-              <Anchor key={href} href={href} size="sm" target="_blank" rel="noopener noreferrer">
-                {label}
-              </Anchor>
-            ))}
+            {footerLinks(session.practice.footer_links, env.VITE_SUPPORT_EMAIL).map(
+              ({ href, label }) =>
+                // Pages open beside the app, so the work in progress stays; e-mail opens the mailer.
+                href.startsWith('mailto:') ? (
+                  <Anchor key={label} href={href} size="sm">
+                    {label}
+                  </Anchor>
+                ) : (
+                  <Anchor
+                    key={label}
+                    href={href}
+                    size="sm"
+                    target="_blank"
+                    rel="noopener noreferrer"
+                  >
+                    {label}
+                  </Anchor>
+                ),
+            )}
           </Group>
           <Text size="sm" c="dimmed" ta="center" mt="xs">
             © 2018-2025 Glow Rewards

@@ -59,7 +59,7 @@ export default function TermsText() {
         attempt to access other practices' data, interfere with the Service, or resell it.
       </Text>
 
-      <Title order={3} size="h5">
+      <Title order={3} size="h5" id="privacy">
         4. Client data and privacy
       </Title>
       <Text>

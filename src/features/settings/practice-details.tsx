@@ -1,0 +1,350 @@
+import {
+  Alert,
+  Button,
+  Group,
+  Paper,
+  Radio,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { schemaResolver, useForm } from '@mantine/form'
+import { useMemo, useState } from 'react'
+import {
+  PRACTICE_SETTINGS_MESSAGES,
+  type PracticeAnswer,
+  type PracticeSettingsInput,
+  practiceFormValues,
+  practiceSettingsSchema,
+} from '#domain/practice-settings.ts'
+import {
+  COUNTRIES,
+  type CountryCode,
+  DEFAULT_COUNTRY,
+  isRegionOf,
+  regionsFor,
+} from '#domain/regions.ts'
+import { SecretInput } from '#src/features/sign-up/form-helpers.tsx'
+import { maskDigits } from '#src/features/sign-up/masks.ts'
+import { env } from '#src/lib/env.ts'
+
+/** What a refused save says: the sentence, and each field's own message. */
+export type PracticeSaveFailure = { message: string; fields: Record<string, string> }
+
+// Practice phones are digits only; the mask keeps at most 15 of them (as in the wizard).
+const PRACTICE_PHONE_MAX_DIGITS = 15
+
+function Row({ label, value }: { label: string; value: string }) {
+  return (
+    <Stack gap={2} miw={0}>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+        {value || '—'}
+      </Text>
+    </Stack>
+  )
+}
+
+/**
+ * The practice's details in Settings (issue 19): for an Admin, a form with the sign-up wizard's
+ * fields, rules and messages, the Nextech fields (username and password write-only) and the
+ * footer links; a refused save keeps what was typed and shows each message on its field. Everyone
+ * else reads the details, with who can change them.
+ */
+export function PracticeDetailsSection({
+  practice,
+  canChange,
+  onSave,
+}: {
+  practice: PracticeAnswer
+  canChange: boolean
+  /** Saves; resolves with the saved practice, or the refusal to show. */
+  onSave: (values: PracticeSettingsInput) => Promise<PracticeAnswer | PracticeSaveFailure>
+}) {
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="practice-details">
+      <Stack gap="md">
+        <Title order={2} size="h4" id="practice-details">
+          Practice details
+        </Title>
+        {canChange ? (
+          <PracticeForm practice={practice} onSave={onSave} />
+        ) : (
+          <PracticeView practice={practice} />
+        )}
+      </Stack>
+    </Paper>
+  )
+}
+
+function PracticeView({ practice }: { practice: PracticeAnswer }) {
+  const address = [
+    practice.practice_address,
+    practice.practice_address_2,
+    [practice.city, practice.state, practice.practice_zip].filter(Boolean).join(' '),
+    COUNTRIES.find((country) => country.code === practice.country)?.name ?? '',
+  ]
+    .filter(Boolean)
+    .join(', ')
+  return (
+    <>
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+        <Row label="Practice name" value={practice.practice_name} />
+        <Row label="Office name" value={practice.office_name} />
+        <Row label="Website" value={practice.url} />
+        <Row label="Practice phone" value={practice.practice_phone} />
+        <Row label="Practice email" value={practice.practice_email} />
+        <Row label="Address" value={address} />
+      </SimpleGrid>
+      <Text size="sm" c="dimmed">
+        Only an admin can change the practice details.
+      </Text>
+    </>
+  )
+}
+
+function PracticeForm({
+  practice,
+  onSave,
+}: {
+  practice: PracticeAnswer
+  onSave: (values: PracticeSettingsInput) => Promise<PracticeAnswer | PracticeSaveFailure>
+}) {
+  const [stored, setStored] = useState(() => ({
+    username: practice.nextech?.username_set ?? false,
+    password: practice.nextech?.password_set ?? false,
+  }))
+  const schema = useMemo(() => practiceSettingsSchema(stored), [stored])
+  const form = useForm<PracticeSettingsInput>({
+    mode: 'controlled',
+    initialValues: practiceFormValues(practice),
+    validate: schemaResolver(schema, { sync: true }),
+    validateInputOnBlur: true,
+  })
+  const [saving, setSaving] = useState(false)
+  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
+  const canada = form.values.country === 'CA'
+  const nextech = form.values.e_record === 'nextech'
+  const regions = regionsFor(form.values.country as CountryCode)
+  const keptHint = (set: boolean) => (set ? PRACTICE_SETTINGS_MESSAGES.credentialKept : undefined)
+  const supportDefault = env.VITE_SUPPORT_EMAIL
+
+  return (
+    <form
+      noValidate
+      aria-label="Practice details"
+      onSubmit={form.onSubmit(async (values) => {
+        setSaving(true)
+        setOutcome(null)
+        const answer = await onSave(values)
+        setSaving(false)
+        if ('message' in answer) {
+          // Everything typed stays; each refusal shows on its field.
+          form.setErrors(answer.fields)
+          setOutcome({ ok: false, message: answer.message })
+          return
+        }
+        setStored({
+          username: answer.nextech?.username_set ?? false,
+          password: answer.nextech?.password_set ?? false,
+        })
+        const next = practiceFormValues(answer)
+        form.setValues(next)
+        form.resetDirty(next)
+        setOutcome({ ok: true, message: PRACTICE_SETTINGS_MESSAGES.saved })
+      })}
+    >
+      <Stack gap="md">
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+          <TextInput
+            label="Practice name"
+            withAsterisk
+            autoComplete="organization"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('practice_name')}
+          />
+          <TextInput
+            label="Office name"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('office_name')}
+          />
+          <TextInput
+            label="Website"
+            withAsterisk
+            placeholder="www.your-practice.com"
+            inputMode="url"
+            autoComplete="url"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('url')}
+          />
+          <TextInput
+            label="Practice phone"
+            withAsterisk
+            type="tel"
+            inputMode="tel"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('practice_phone')}
+            onChange={(event) =>
+              form.setFieldValue(
+                'practice_phone',
+                maskDigits(event.currentTarget.value, PRACTICE_PHONE_MAX_DIGITS),
+              )
+            }
+          />
+          <TextInput
+            label="Practice email"
+            withAsterisk
+            type="email"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('practice_email')}
+          />
+          <Select
+            label="Country"
+            withAsterisk
+            data={COUNTRIES.map((country) => ({ value: country.code, label: country.name }))}
+            allowDeselect={false}
+            {...form.getInputProps('country')}
+            onChange={(value) => {
+              const country = (value ?? DEFAULT_COUNTRY) as CountryCode
+              form.setFieldValue('country', country)
+              // A state of the other country would be wrong here: choose again.
+              if (!isRegionOf(country, form.getValues().state)) form.setFieldValue('state', '')
+            }}
+          />
+          <TextInput
+            label="Address"
+            withAsterisk
+            autoComplete="address-line1"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('practice_address')}
+          />
+          <TextInput
+            label="Address line 2"
+            autoComplete="address-line2"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('practice_address_2')}
+          />
+          <TextInput
+            label="City"
+            withAsterisk
+            autoComplete="address-level2"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('city')}
+          />
+          <SimpleGrid cols={2} spacing="md">
+            <Select
+              label={canada ? 'Province or territory' : 'State'}
+              allowDeselect={false}
+              withAsterisk
+              placeholder="Choose"
+              searchable
+              data={regions.map((region) => ({ value: region.code, label: region.name }))}
+              errorProps={{ role: 'alert' }}
+              {...form.getInputProps('state')}
+              value={form.values.state || null}
+              onChange={(value) => form.setFieldValue('state', value ?? '')}
+            />
+            <TextInput
+              label={canada ? 'Postal code' : 'Zip code'}
+              withAsterisk
+              autoComplete="postal-code"
+              errorProps={{ role: 'alert' }}
+              {...form.getInputProps('practice_zip')}
+            />
+          </SimpleGrid>
+        </SimpleGrid>
+        <Radio.Group
+          label="Health record"
+          withAsterisk
+          errorProps={{ role: 'alert' }}
+          {...form.getInputProps('e_record')}
+        >
+          <Group gap="lg" mt="xs">
+            <Radio value="no_integration" label="No integration" />
+            <Radio value="nextech" label="Nextech" />
+          </Group>
+        </Radio.Group>
+        {nextech && (
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+            <TextInput
+              label="Client ID"
+              withAsterisk
+              errorProps={{ role: 'alert' }}
+              {...form.getInputProps('nextech.client_id')}
+            />
+            <TextInput
+              label="Username"
+              withAsterisk={!stored.username}
+              autoComplete="off"
+              description={keptHint(stored.username)}
+              errorProps={{ role: 'alert' }}
+              {...form.getInputProps('nextech.username')}
+            />
+            <SecretInput
+              label="Nextech password"
+              withAsterisk={!stored.password}
+              autoComplete="new-password"
+              description={keptHint(stored.password)}
+              {...form.getInputProps('nextech.password')}
+            />
+            <TextInput
+              label="NX Practice ID"
+              withAsterisk
+              errorProps={{ role: 'alert' }}
+              {...form.getInputProps('nextech.nx_practice_id')}
+            />
+          </SimpleGrid>
+        )}
+        <Stack gap="xs">
+          <Title order={3} size="h5">
+            Footer links
+          </Title>
+          <Text size="sm" c="dimmed">
+            Where the links at the foot of every page lead. Leave a link empty to open the Glow
+            Rewards page instead.
+          </Text>
+        </Stack>
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+          <TextInput
+            label="About link"
+            placeholder="https://www.your-practice.com/about"
+            inputMode="url"
+            description="Empty: the Glow Rewards About page"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('footer_links.about')}
+          />
+          <TextInput
+            label="Privacy link"
+            placeholder="https://www.your-practice.com/privacy"
+            inputMode="url"
+            description="Empty: the privacy section of the Terms"
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('footer_links.privacy')}
+          />
+          <TextInput
+            label="Support link or e-mail"
+            placeholder="help@your-practice.com"
+            description={`Empty: ${supportDefault}`}
+            errorProps={{ role: 'alert' }}
+            {...form.getInputProps('footer_links.support')}
+          />
+        </SimpleGrid>
+        {outcome && (
+          <Alert color={outcome.ok ? 'green' : 'red'} role={outcome.ok ? 'status' : 'alert'}>
+            {outcome.message}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button type="submit" loading={saving}>
+            Save practice details
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
