@@ -2,7 +2,9 @@ import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
 import type { StaffMember } from '#domain/practice-data.ts'
 import { changePassword, updateOwnProfile } from '#src/api/self-service.ts'
+import { removeOwnAvatar, saveOwnAvatar } from '#src/api/uploads.ts'
 import { getUser } from '#src/api/users.ts'
+import { AvatarUpload } from '#src/features/self-service/avatar-upload.tsx'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
@@ -61,6 +63,7 @@ function ProfilePage() {
             </SimpleGrid>
           </Stack>
         </Paper>
+        {own && <OwnAvatar member={member} />}
         {own && <OwnDetails member={member} />}
         {own && <OwnPassword />}
       </Stack>
@@ -116,6 +119,27 @@ function OwnDetails({ member }: { member: StaffMember }) {
           return apiErrorMessage(error)
         }
       }}
+    />
+  )
+}
+
+/** The signed-in member's avatar; the header's follows from the stored session. */
+function OwnAvatar({ member }: { member: StaffMember }) {
+  const router = useRouter()
+  const act = async (action: () => Promise<unknown>) => {
+    try {
+      await action()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
+  return (
+    <AvatarUpload
+      member={member}
+      onUpload={(file) => act(() => saveOwnAvatar(member.id, file))}
+      onRemove={() => act(() => removeOwnAvatar(member.id))}
     />
   )
 }
