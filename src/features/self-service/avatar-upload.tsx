@@ -26,7 +26,7 @@ export function AvatarUpload({
           src={member.image_path}
           alt={member.image_path ? `Current avatar of ${name}` : undefined}
           size="xl"
-          radius="xl"
+          radius={999}
           color="glow"
         >
           {member.first_name.charAt(0).toUpperCase()}
