@@ -47,6 +47,13 @@ export const AUDIT_ACTIONS = [
   // Settings and My Profile (issue 19): the practice's details, a member's verified phone.
   'practice.details_changed',
   'user.phone_changed',
+  // Uploads (issue 19): the practice logo and the own avatar.
+  'file.uploaded',
+  'file.deleted',
+  'practice.logo_changed',
+  'practice.logo_removed',
+  'user.avatar_changed',
+  'user.avatar_removed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -88,6 +95,12 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'practice.details_changed': { group: 'Practice', label: 'Changed the practice details' },
   'report.exported': { group: 'Practice', label: 'Exported a CSV file' },
   'activity.viewed': { group: 'Practice', label: 'Opened the activity log' },
+  'file.uploaded': { group: 'Practice', label: 'Uploaded an image' },
+  'file.deleted': { group: 'Practice', label: 'Deleted an uploaded image' },
+  'practice.logo_changed': { group: 'Practice', label: 'Changed the practice logo' },
+  'practice.logo_removed': { group: 'Practice', label: 'Removed the practice logo' },
+  'user.avatar_changed': { group: 'Personnel', label: 'Changed their avatar' },
+  'user.avatar_removed': { group: 'Personnel', label: 'Removed their avatar' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -257,6 +270,18 @@ export function describeActivity(
       )
     case 'user.phone_changed':
       return sentence('changed their phone number, verified by an SMS code')
+    case 'file.uploaded':
+      return sentence(`uploaded ${details.purpose === 'logo' ? 'a logo' : 'an avatar'} image`)
+    case 'file.deleted':
+      return sentence('deleted an uploaded image')
+    case 'practice.logo_changed':
+      return sentence('changed the practice logo')
+    case 'practice.logo_removed':
+      return sentence('removed the practice logo')
+    case 'user.avatar_changed':
+      return sentence('changed their avatar')
+    case 'user.avatar_removed':
+      return sentence('removed their avatar')
     default:
       return sentence(`did ${action}`)
   }

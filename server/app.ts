@@ -28,13 +28,20 @@ import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
-import { uploadRoutes } from '#server/routes/uploads.ts'
+import {
+  avatarRoutes,
+  practiceLogoRoutes,
+  UPLOAD_PATH,
+  uploadFileRoutes,
+  uploadRoutes,
+} from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
 import { patientRedemptionRoutes, visitRoutes } from '#server/routes/visits.ts'
 import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
 import { createAuditLog } from '#server/services/audit.ts'
+import { createDiskFileStore, createMemoryFileStore } from '#server/services/file-store.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
 import { createPaymentProvider } from '#server/services/payments/index.ts'
@@ -173,6 +180,11 @@ export function createApp(deps: AppDeps) {
     payments: deps.payments ?? createPaymentProvider(process.env, { now }),
     rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
     hashing: deps.hashing ?? passwordHashing,
+    files:
+      deps.files ??
+      (deps.config.uploadsDir
+        ? createDiskFileStore(deps.config.uploadsDir)
+        : createMemoryFileStore()),
     outbound:
       deps.outbound ??
       createOutboundQueue({ db: deps.db, mail: deps.mail, sms: deps.sms, log, now }),
@@ -207,6 +219,8 @@ export function createApp(deps: AppDeps) {
     // read; a declared Content-Length is checked as bodyLimit would; only streamed bodies need it.
     const method = c.req.method
     if (method === 'GET' || method === 'HEAD') return next()
+    // An image upload may be 2 MB: its route reads the body against its own limit.
+    if (method === 'POST' && c.req.path === UPLOAD_PATH) return next()
     const length = c.req.header('content-length')
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       return Number.parseInt(length, 10) > MAX_BODY_BYTES ? tooLarge(c) : await next()
@@ -223,6 +237,7 @@ export function createApp(deps: AppDeps) {
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
+  api.route('/practice/logo', practiceLogoRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
   api.route('/practice', practiceDetailRoutes(ctx))
   api.route('/patients/import', patientImportRoutes(ctx))
@@ -232,9 +247,12 @@ export function createApp(deps: AppDeps) {
   api.route('/procedures', procedureRoutes(ctx))
   api.route('/products', productRoutes(ctx))
   api.route('/appointments', appointmentRoutes(ctx))
+  // Uploaded images are served without a session (an <img> sends none): decision 011.
+  api.route('/upload', uploadFileRoutes(ctx))
   api.route('/upload', uploadRoutes(ctx))
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
+  api.route('/users', avatarRoutes(ctx))
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))

@@ -3,6 +3,7 @@ import type { Role } from '#domain/permissions.ts'
 import type { Database } from '#server/db/client.ts'
 import type { Logger } from '#server/lib/log.ts'
 import type { AuditLog } from '#server/services/audit.ts'
+import type { FileStore } from '#server/services/file-store.ts'
 import type { MailService } from '#server/services/mail.ts'
 import type { OutboundQueue } from '#server/services/outbound.ts'
 import type { HashingGate } from '#server/services/passwords.ts'
@@ -22,7 +23,10 @@ export type AppConfig = {
   production: boolean
   /** The built SPA to serve next to the API; unset serves the API only. */
   distDir?: string | undefined
-  /** Folder of uploaded files (`uploads.storage_key` is relative to it); unset: rows only. */
+  /**
+   * Folder of uploaded files (`uploads.storage_key` is relative to it; the server uses
+   * `DATA_DIR/uploads`); unset: the files live in memory unless `AppDeps.files` says otherwise.
+   */
   uploadsDir?: string | undefined
   /**
    * Take the client's address from the last `X-Forwarded-For` entry (TRUST_PROXY): only behind
@@ -60,6 +64,8 @@ export type AppDeps = {
   outbound?: OutboundQueue
   /** Where argon2 work waits its turn; defaults to the process's shared gate. */
   hashing?: HashingGate
+  /** Where uploaded files' bytes live; defaults to `config.uploadsDir` on disk, else memory. */
+  files?: FileStore
 }
 
 /** {@link AppDeps} with the defaults filled in: what every route factory receives. */
@@ -72,6 +78,7 @@ export type ServerContext = AppDeps & {
   rateLimitStore: RateLimitStore
   outbound: OutboundQueue
   hashing: HashingGate
+  files: FileStore
   /** The caller's address (socket, or the trusted proxy's `X-Forwarded-For`). */
   clientIp: (c: Context) => string
   /** The append-only audit trail of security events. */

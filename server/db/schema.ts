@@ -376,6 +376,8 @@ export const uploads = pgTable(
     mime: text().notNull(),
     size: integer().notNull(),
     storage_key: text().notNull(),
+    /** `logo` or `avatar` (issue 19); null for files stored before it. */
+    purpose: text(),
     created_at: createdAt(),
   },
   (t) => [index('uploads_practice_idx').on(t.practice_id)],

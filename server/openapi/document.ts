@@ -11,6 +11,7 @@ import * as practiceData from '#domain/practice-data.ts'
 import * as resetPassword from '#domain/reset-password.ts'
 import * as session from '#domain/session.ts'
 import * as signUpApi from '#domain/sign-up/api.ts'
+import * as uploads from '#domain/uploads.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { MAX_INT4, validatorDoc } from '#server/http/validate.ts'
 import * as patientRoutes from '#server/routes/patients.ts'
@@ -78,6 +79,7 @@ const SCHEMA_MODULES: SchemaModule[] = [
   { exports: patientRoutes, file: new URL('../routes/patients.ts', import.meta.url) },
   { exports: signUpRoutes, file: new URL('../routes/sign-up.ts', import.meta.url) },
   { exports: testTokenRoutes, file: new URL('../routes/test-tokens.ts', import.meta.url) },
+  { exports: uploads, file: new URL('../../domain/uploads.ts', import.meta.url) },
 ]
 
 /** What every error answer of a status means when the route says nothing more. */
@@ -256,7 +258,7 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
     if (refusal) addError(403, `A role without the permission: "${refusal}"`)
     if (unsafe) addError(403, XSRF_NOTE)
     if (unsafe) addError(413)
-    if (body) addError(415)
+    if (body || doc.multipart) addError(415)
     addError(500)
     const responses: OpenApiOperation['responses'] = {}
     for (const status of [...statuses.keys()].sort((a, b) => a - b)) {
@@ -277,6 +279,14 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
             requestBody: {
               required: true,
               content: { 'application/json': { schema: catalog.request(body) } },
+            },
+          }
+        : {}),
+      ...(doc.multipart
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'multipart/form-data': { schema: doc.multipart } },
             },
           }
         : {}),

@@ -20,6 +20,7 @@ import {
 } from '#domain/auth.ts'
 import { LedgerPageSchema, LedgerPostingSchema, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { PatientImportAnswerSchema, PatientImportPreviewSchema } from '#domain/patient-import.ts'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
@@ -37,6 +38,7 @@ import {
   StaffMemberSchema,
 } from '#domain/practice-data.ts'
 import { PracticeAnswerSchema } from '#domain/practice-settings.ts'
+import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
   GetCodeAnswerSchema,
@@ -45,6 +47,14 @@ import {
   SignUpPayloadSchema,
   VerifyCodeAnswerSchema,
 } from '#domain/sign-up/api.ts'
+import {
+  PracticeLogoSchema,
+  UPLOAD_MAX_BYTES,
+  UPLOAD_MEDIA_TYPES,
+  UPLOAD_MESSAGES,
+  UPLOAD_PURPOSES,
+  UploadedFileSchema,
+} from '#domain/uploads.ts'
 import {
   RedemptionAnswerSchema,
   RedemptionCodeAnswerSchema,
@@ -80,7 +90,7 @@ export const TAGS = [
   { name: 'Appointments', description: "The practice's appointments." },
   { name: 'Catalogue', description: "The practice's procedures and products." },
   { name: 'Files', description: 'Uploaded files.' },
-  { name: 'Settings', description: "The practice's programme rules." },
+  { name: 'Settings', description: "The practice's programme rules and logo." },
   { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
   { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
   { name: 'Operations', description: 'Health and the development outbox.' },
@@ -109,6 +119,8 @@ export type OperationDoc = {
   query?: Record<string, ParameterDoc> | v.GenericSchema
   /** The body as published, when the validator's schema rewrites it first (register). */
   body?: v.GenericSchema
+  /** A `multipart/form-data` body (an upload), as the JSON Schema of its form fields. */
+  multipart?: JsonSchemaObject
   responses: Record<number, AnswerDoc>
 }
 
@@ -483,13 +495,94 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       409: APPOINTMENT_MESSAGES.notScheduled,
     },
   },
+  // Issue 19, uploads (server/routes/uploads.ts, decision 011).
+  'POST /api/upload/files': {
+    summary: 'Upload an image',
+    description: `One image as \`multipart/form-data\`: \`file\` (PNG, JPEG or WebP, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB, recognised by its content, not its name) and \`purpose\` (\`logo\` or \`avatar\`). The image is stored without its metadata (text, EXIF, XMP, comments) under a random key; \`url\` serves it. Link it with PUT /practice/logo or PUT /users/{id}/avatar. A logo needs the practice settings permission. Audited.`,
+    tag: 'Files',
+    multipart: {
+      type: 'object',
+      required: ['file', 'purpose'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'The image.' },
+        purpose: { type: 'string', enum: [...UPLOAD_PURPOSES], description: 'What it is for.' },
+      },
+    },
+    responses: {
+      201: { description: 'The stored image.', json: UploadedFileSchema },
+      400: `No file, no purpose, or a damaged image: "${UPLOAD_MESSAGES.damaged}"`,
+      403: `A logo without the practice settings permission: "${PERMISSION_REFUSALS['practice.settings']}"`,
+      413: `"${UPLOAD_MESSAGES.tooLarge}"`,
+      415: `Not multipart, or not a ${UPLOAD_MEDIA_TYPES.join(', ')} image: "${UPLOAD_MESSAGES.wrongType}"`,
+    },
+  },
+  'GET /api/upload/files/:id/:key': {
+    summary: 'Get an uploaded image',
+    description:
+      'The image as stored, with its type, `X-Content-Type-Options: nosniff`, `Content-Disposition: inline` and a Content-Security-Policy that runs nothing. No session: the random key in the address grants it (an `<img>` sends no token), as `url` of POST /upload/files and the image paths give it.',
+    tag: 'Files',
+    public: true,
+    path: {
+      key: {
+        description: 'The random key of the file, from its `url`.',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' },
+      },
+    },
+    responses: {
+      200: { description: 'The image.', media: [...UPLOAD_MEDIA_TYPES] },
+      404: 'No file has this id and key.',
+    },
+  },
   'DELETE /api/upload/files/:id': {
     summary: 'Delete an uploaded file',
-    description: 'Removes the file and its stored bytes.',
+    description:
+      "Removes the file and its stored bytes: the uploader's own, or any for an Admin. A file shown as the practice logo or an avatar stops being shown; the logo needs the practice settings permission. Audited.",
     tag: 'Files',
     responses: {
       200: { description: 'The removed file.', json: DeletedFileSchema },
+      403: `Another member's file: "${PERMISSION_REFUSALS['personnel.manage']}"; the practice logo: "${PERMISSION_REFUSALS['practice.settings']}"`,
       404: 'No file has this id.',
+    },
+  },
+  'PUT /api/practice/logo': {
+    summary: 'Set the practice logo',
+    description:
+      'Shows an image uploaded with `purpose` `logo` in the header of everyone in the practice; the logo it replaces is deleted. Audited.',
+    tag: 'Settings',
+    responses: {
+      200: { description: "The logo's address.", json: PracticeLogoSchema },
+      400: UPLOAD_MESSAGES.wrongPurpose('logo'),
+      404: 'No file has this id in your practice.',
+    },
+  },
+  'DELETE /api/practice/logo': {
+    summary: 'Remove the practice logo',
+    description:
+      "The header shows the product's logo again; the practice's logo is deleted. Audited.",
+    tag: 'Settings',
+    responses: { 200: { description: 'No logo: `image_path` null.', json: PracticeLogoSchema } },
+  },
+  'PUT /api/users/:id/avatar': {
+    summary: 'Set the own avatar',
+    description:
+      'Shows an image the member uploaded with `purpose` `avatar` as their avatar; the avatar it replaces is deleted. Only the own profile. Audited.',
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      400: UPLOAD_MESSAGES.wrongPurpose('avatar'),
+      403: SELF_SERVICE_MESSAGES.ownProfileOnly,
+      404: 'No member or file has this id in your practice.',
+    },
+  },
+  'DELETE /api/users/:id/avatar': {
+    summary: 'Remove the own avatar',
+    description:
+      'The header shows the first initial again; the avatar is deleted. Only the own profile. Audited.',
+    tag: 'Personnel',
+    responses: {
+      200: { description: 'The member.', json: StaffMemberSchema },
+      403: SELF_SERVICE_MESSAGES.ownProfileOnly,
+      404: 'No member has this id in your practice.',
     },
   },
   'GET /api/activities/patient/:id': {

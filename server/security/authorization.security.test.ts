@@ -226,6 +226,33 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     },
   }),
   'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 404 }),
+  // Uploads (issue 19): a body that is not multipart is refused before anything is stored.
+  'POST /api/upload/files': () => ({
+    path: '/api/upload/files',
+    body: { file: 'x', purpose: 'logo' },
+    expect: async (response) => {
+      expect(response.status).toBe(415)
+    },
+  }),
+  'PUT /api/practice/logo': (o) => ({
+    path: '/api/practice/logo',
+    body: { upload_id: o.uploadId },
+    expect: 404,
+  }),
+  'DELETE /api/practice/logo': () => ({
+    path: '/api/practice/logo',
+    // Only the caller's own practice has a logo to remove.
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ image_path: null })
+    },
+  }),
+  'PUT /api/users/:id/avatar': (o) => ({
+    path: `/api/users/${o.admin.id}/avatar`,
+    body: { upload_id: o.uploadId },
+    expect: 404,
+  }),
+  'DELETE /api/users/:id/avatar': (o) => ({ path: `/api/users/${o.admin.id}/avatar`, expect: 404 }),
   'GET /api/activities/patient/:id': (o) => ({
     path: `/api/activities/patient/${o.patientId}`,
     expect: 404,

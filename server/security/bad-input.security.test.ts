@@ -31,6 +31,7 @@ const INPUTLESS = new Set([
   'GET /api/docs',
   'GET /api/reports/patients.csv',
   'GET /api/reports/ledger.csv',
+  'DELETE /api/practice/logo',
 ])
 
 /**

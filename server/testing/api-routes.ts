@@ -20,7 +20,8 @@ export function apiRoutes(app: AppType): ApiRoute[] {
 
 /**
  * Routes anyone may call without a session (DESIGN.md section 4): the sign-in and sign-up calls,
- * the public catalogue, the invitation preview, the unsubscribe link, the development outbox and
+ * the public catalogue, the invitation preview, the unsubscribe link, uploaded images (by their
+ * random address), the development outbox and
  * the API's own contract and reference.
  * Every other route must refuse a request without a valid session.
  */
@@ -40,6 +41,8 @@ export const PUBLIC_ROUTES = new Set([
   'POST /api/auth/local/register',
   'POST /api/auth/personnel/register',
   'GET /api/personnel/:id',
+  // An uploaded image: an <img> sends no session; its random key grants it (decision 011).
+  'GET /api/upload/files/:id/:key',
   'POST /api/payments/test-tokens',
   'GET /api/dev/outbox',
   'GET /api/openapi.json',

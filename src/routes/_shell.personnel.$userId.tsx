@@ -8,7 +8,9 @@ import {
   updateOwnProfile,
   verifyPhoneCode,
 } from '#src/api/self-service.ts'
+import { removeOwnAvatar, saveOwnAvatar } from '#src/api/uploads.ts'
 import { getUser } from '#src/api/users.ts'
+import { AvatarUpload } from '#src/features/self-service/avatar-upload.tsx'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
 import { PhoneChange, type PhoneChangeCalls } from '#src/features/self-service/phone-change.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
@@ -68,6 +70,7 @@ function ProfilePage() {
             </SimpleGrid>
           </Stack>
         </Paper>
+        {own && <OwnAvatar member={member} />}
         {own && <OwnDetails member={member} />}
         {own && <PhoneChange member={member} calls={phoneCalls(member.id)} />}
         {own && <OwnPassword />}
@@ -155,6 +158,27 @@ function OwnDetails({ member }: { member: StaffMember }) {
           return apiErrorMessage(error)
         }
       }}
+    />
+  )
+}
+
+/** The signed-in member's avatar; the header's follows from the stored session. */
+function OwnAvatar({ member }: { member: StaffMember }) {
+  const router = useRouter()
+  const act = async (action: () => Promise<unknown>) => {
+    try {
+      await action()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
+  return (
+    <AvatarUpload
+      member={member}
+      onUpload={(file) => act(() => saveOwnAvatar(member.id, file))}
+      onRemove={() => act(() => removeOwnAvatar(member.id))}
     />
   )
 }

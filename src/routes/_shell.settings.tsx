@@ -1,10 +1,12 @@
 import { Image, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { createFileRoute, useRouter } from '@tanstack/react-router'
-import { can, toRole } from '#domain/permissions.ts'
 import type { PracticeSettingsInput } from '#domain/practice-settings.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
 import { getPractice, savePractice } from '#src/api/practice.ts'
 import { PracticeDetailsSection } from '#src/features/settings/practice-details.tsx'
+import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
+import { removePracticeLogo, savePracticeLogo } from '#src/api/uploads.ts'
+import { PracticeLogoSection } from '#src/features/settings/practice-logo.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
@@ -84,6 +86,7 @@ function SettingsPage() {
           return answer
         }}
       />
+      <PracticeLogoSetting imagePath={practice.image_path} role={user.access_rights} />
       <ProgrammeRulesSection
         rules={rules}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
@@ -140,4 +143,28 @@ async function savePracticeDetails(values: PracticeSettingsInput) {
   } catch (error) {
     return { message: await apiErrorMessage(error), fields: await apiFieldErrors(error) }
   }
+/** The practice logo (issue 19): saved, then the header follows from the stored session. */
+function PracticeLogoSetting({ imagePath, role }: { imagePath: string | null; role: string }) {
+  const router = useRouter()
+  const act = async (action: () => Promise<unknown>) => {
+    try {
+      await action()
+      await router.invalidate()
+      return undefined
+    } catch (error) {
+      return apiErrorMessage(error)
+    }
+  }
+  return (
+    <PracticeLogoSection
+      imagePath={imagePath}
+      readOnlyNote={
+        can(toRole(role), 'practice.settings')
+          ? undefined
+          : PERMISSION_REFUSALS['practice.settings']
+      }
+      onUpload={(file) => act(() => savePracticeLogo(file))}
+      onRemove={() => act(removePracticeLogo)}
+    />
+  )
 }
