@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { cardLabel, subscriptionDate } from '#domain/subscription.ts'
 
 /** Every action the audit trail records, in the order the features came. */
 export const AUDIT_ACTIONS = [
@@ -44,6 +45,10 @@ export const AUDIT_ACTIONS = [
   'user.reactivated',
   'user.profile_updated',
   'activity.viewed',
+  // The subscription in Settings (issue 19)
+  'subscription.cancel_scheduled',
+  'subscription.resumed',
+  'subscription.card_changed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -83,6 +88,12 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'practice.rules_changed': { group: 'Practice', label: 'Changed the programme rules' },
   'report.exported': { group: 'Practice', label: 'Exported a CSV file' },
   'activity.viewed': { group: 'Practice', label: 'Opened the activity log' },
+  'subscription.cancel_scheduled': {
+    group: 'Practice',
+    label: 'Set the subscription to end',
+  },
+  'subscription.resumed': { group: 'Practice', label: 'Kept the subscription' },
+  'subscription.card_changed': { group: 'Practice', label: 'Changed the card on file' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -246,6 +257,24 @@ export function describeActivity(
       )
     case 'activity.viewed':
       return sentence('opened the activity log')
+    case 'subscription.cancel_scheduled':
+      return sentence(
+        details.ends_on
+          ? `set the subscription to end on ${subscriptionDate(text(details.ends_on))}`
+          : 'set the subscription to end at the end of the term',
+      )
+    case 'subscription.resumed':
+      return sentence(
+        details.renews_on
+          ? `kept the subscription: it renews on ${subscriptionDate(text(details.renews_on))}`
+          : 'kept the subscription',
+      )
+    case 'subscription.card_changed':
+      return sentence(
+        details.last4
+          ? `changed the card on file to ${cardLabel({ brand: text(details.brand), last4: text(details.last4) })}`
+          : 'changed the card on file',
+      )
     default:
       return sentence(`did ${action}`)
   }

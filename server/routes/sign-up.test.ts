@@ -371,6 +371,13 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         mode: 'stripe',
         createCustomer: async () => ({ customerId: 'cus_x' }),
         createSubscription: async () => ({ subscriptionId: 'sub_x' }),
+        getSubscription: async () => {
+          throw new Error('not used')
+        },
+        updateCard: async () => {
+          throw new Error('not used')
+        },
+        setCancelAtPeriodEnd: async () => undefined,
       })
       const response = await post(
         '/payments/test-tokens',
@@ -550,6 +557,12 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
           coupon: 'WELCOME10',
         }),
       ])
+      // The subscription's id is kept for Settings.
+      const [kept] = await handle.db
+        .select({ id: practices.stripe_subscription_id })
+        .from(practices)
+        .where(eq(practices.stripe_customer_id, payload.stripe_id))
+      expect(kept?.id).toBe(gateway.subscriptions[0]?.id)
       await outbound.drain()
       const welcome = await handle.db
         .select()

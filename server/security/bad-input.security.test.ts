@@ -24,6 +24,7 @@ const INPUTLESS = new Set([
   'GET /api/dev/outbox',
   'GET /api/users-permissions/init',
   'GET /api/practice/rules',
+  'GET /api/practice/subscription',
   'GET /api/patients/summary',
   'POST /api/auth/logout',
   'GET /api/openapi.json',
