@@ -3,6 +3,7 @@ import { createFileRoute, useRouter } from '@tanstack/react-router'
 import { can, toRole } from '#domain/permissions.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
+import { SubscriptionSection } from '#src/features/settings/subscription.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -79,6 +80,7 @@ function SettingsPage() {
           }
         }}
       />
+      {can(toRole(user.access_rights), 'subscription.manage') && <SubscriptionSection />}
       {can(toRole(user.access_rights), 'activity.read') && (
         <Paper withBorder p="lg" radius="md">
           <Stack gap="xs" align="flex-start">
