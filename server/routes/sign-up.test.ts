@@ -412,6 +412,8 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
           id,
           email: 'billing@clinic.com',
           last4: '4242',
+          // Brand, last four and expiry only: what Settings shows of the card on file.
+          card: { brand: 'Visa', last4: '4242', expMonth: 12, expYear: 2030 },
           billing: {
             name: 'Jane Doe',
             line1: '1 Main Street',

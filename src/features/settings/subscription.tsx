@@ -153,7 +153,7 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
                   ? `${cardLabel(subscription.card)} (expires ${cardExpiry(subscription.card)})`
                   : 'No card on file'}
               </Row>
-              <Row label={subscription.cancels_at ? 'End' : 'Next renewal'}>
+              <Row label={subscription.cancels_at ? 'End of subscription' : 'Next renewal'}>
                 {renewalText(subscription)}
               </Row>
             </SimpleGrid>
