@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { cardLabel, subscriptionDate } from '#domain/subscription.ts'
 
 /** Every action the audit trail records, in the order the features came. */
 export const AUDIT_ACTIONS = [
@@ -54,6 +55,10 @@ export const AUDIT_ACTIONS = [
   'practice.logo_removed',
   'user.avatar_changed',
   'user.avatar_removed',
+  // The subscription in Settings (issue 19)
+  'subscription.cancel_scheduled',
+  'subscription.resumed',
+  'subscription.card_changed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -101,6 +106,12 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'practice.logo_removed': { group: 'Practice', label: 'Removed the practice logo' },
   'user.avatar_changed': { group: 'Personnel', label: 'Changed their avatar' },
   'user.avatar_removed': { group: 'Personnel', label: 'Removed their avatar' },
+  'subscription.cancel_scheduled': {
+    group: 'Practice',
+    label: 'Set the subscription to end',
+  },
+  'subscription.resumed': { group: 'Practice', label: 'Kept the subscription' },
+  'subscription.card_changed': { group: 'Practice', label: 'Changed the card on file' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -282,6 +293,24 @@ export function describeActivity(
       return sentence('changed their avatar')
     case 'user.avatar_removed':
       return sentence('removed their avatar')
+    case 'subscription.cancel_scheduled':
+      return sentence(
+        details.ends_on
+          ? `set the subscription to end on ${subscriptionDate(text(details.ends_on))}`
+          : 'set the subscription to end at the end of the term',
+      )
+    case 'subscription.resumed':
+      return sentence(
+        details.renews_on
+          ? `kept the subscription: it renews on ${subscriptionDate(text(details.renews_on))}`
+          : 'kept the subscription',
+      )
+    case 'subscription.card_changed':
+      return sentence(
+        details.last4
+          ? `changed the card on file to ${cardLabel({ brand: text(details.brand), last4: text(details.last4) })}`
+          : 'changed the card on file',
+      )
     default:
       return sentence(`did ${action}`)
   }

@@ -23,6 +23,7 @@ export const PERMISSIONS = [
   'catalogue.manage',
   'reports.money',
   'practice.settings',
+  'subscription.manage',
   'personnel.manage',
   'activity.read',
 ] as const
@@ -47,6 +48,7 @@ export const PERMISSION_MATRIX: Record<Permission, readonly Role[]> = {
   'catalogue.manage': managers,
   'reports.money': managers,
   'practice.settings': admins,
+  'subscription.manage': admins,
   'personnel.manage': admins,
   'activity.read': admins,
 }
@@ -66,6 +68,7 @@ export const PERMISSION_REFUSALS: Record<Permission, string> = {
   'catalogue.manage': 'Only a manager or an admin can change the catalogue.',
   'reports.money': 'Only a manager or an admin can see money figures, reports and exports.',
   'practice.settings': 'Only an admin can change the practice settings.',
+  'subscription.manage': 'Only an admin can see or change the subscription and its card.',
   'personnel.manage': 'Only an admin can manage personnel.',
   'activity.read': 'Only an admin can see the activity log.',
 }

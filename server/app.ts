@@ -27,6 +27,7 @@ import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
+import { subscriptionRoutes } from '#server/routes/subscription.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
 import {
   avatarRoutes,
@@ -44,6 +45,7 @@ import { createAuditLog } from '#server/services/audit.ts'
 import { createDiskFileStore, createMemoryFileStore } from '#server/services/file-store.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
+import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import { createPaymentProvider } from '#server/services/payments/index.ts'
 import { createMemoryRateLimitStore } from '#server/services/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
@@ -177,7 +179,9 @@ export function createApp(deps: AppDeps) {
     config: { ...deps.config, dataKey: deps.config.dataKey ?? randomBytes(32) },
     now,
     log,
-    payments: deps.payments ?? createPaymentProvider(process.env, { now }),
+    payments:
+      deps.payments ??
+      createPaymentProvider(process.env, { now, catalog: databaseCatalog(deps.db) }),
     rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
     hashing: deps.hashing ?? passwordHashing,
     files:
@@ -238,6 +242,7 @@ export function createApp(deps: AppDeps) {
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
   api.route('/practice/logo', practiceLogoRoutes(ctx))
+  api.route('/practice/subscription', subscriptionRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
   api.route('/practice', practiceDetailRoutes(ctx))
   api.route('/patients/import', patientImportRoutes(ctx))

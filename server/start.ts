@@ -13,6 +13,7 @@ import { resolveDataKey } from '#server/security/data-key.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
+import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import { createPaymentProvider } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
@@ -148,7 +149,10 @@ export async function startServer(
     }
     const jwtSecret = resolveJwtSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir })
     const dataKey = resolveDataKey({ dataKey: config.dataKey, dataDir: config.dataDir })
-    const payments = createPaymentProvider({ STRIPE_SECRET_KEY: config.stripeSecretKey })
+    const payments = createPaymentProvider(
+      { STRIPE_SECRET_KEY: config.stripeSecretKey },
+      { catalog: databaseCatalog(database.db) },
+    )
     if (payments.mode === 'test') {
       if (config.production) {
         log.warn(

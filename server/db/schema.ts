@@ -67,6 +67,8 @@ export const practices = pgTable(
     footer_privacy_url: text(),
     footer_support: text(),
     stripe_customer_id: text(),
+    /** The provider's subscription, made right after sign-up (issue 19: Settings shows it). */
+    stripe_subscription_id: text(),
     plan_id: text().references(() => plans.id),
     coupon_id: text().references(() => coupons.id),
     subscription_basic: boolean().notNull().default(true),
@@ -163,10 +165,13 @@ export const coupons = pgTable(
     id: text().primaryKey(),
     amount_off: integer(),
     percent_off: integer(),
+    /** Stripe's coupon duration: `once` takes it off the first invoice only, `forever` off each. */
+    duration: text().notNull().default('once'),
     public: boolean().notNull().default(false),
     created_at: createdAt(),
   },
   (t) => [
+    check('coupons_duration_check', sql`${t.duration} in ('once', 'forever')`),
     check(
       'coupons_one_discount_check',
       sql`(${t.amount_off} is null) <> (${t.percent_off} is null)`,

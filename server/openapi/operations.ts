@@ -47,6 +47,7 @@ import {
   SignUpPayloadSchema,
   VerifyCodeAnswerSchema,
 } from '#domain/sign-up/api.ts'
+import { SubscriptionAnswerSchema } from '#domain/subscription.ts'
 import {
   PracticeLogoSchema,
   UPLOAD_MAX_BYTES,
@@ -90,7 +91,10 @@ export const TAGS = [
   { name: 'Appointments', description: "The practice's appointments." },
   { name: 'Catalogue', description: "The practice's procedures and products." },
   { name: 'Files', description: 'Uploaded files.' },
-  { name: 'Settings', description: "The practice's programme rules and logo." },
+  {
+    name: 'Settings',
+    description: "The practice's details, programme rules, logo and subscription.",
+  },
   { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
   { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
   { name: 'Operations', description: 'Health and the development outbox.' },
@@ -322,6 +326,51 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Replaces the five rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
     tag: 'Settings',
     responses: { 200: { description: 'The rules as saved.', json: ProgrammeRulesSchema } },
+  },
+  'GET /api/practice/subscription': {
+    summary: 'Read the subscription',
+    description:
+      "Admin. The plans and term chosen at sign-up, the card on file (brand, last four digits, expiry), the end of the term already paid, the next renewal and its amount in cents after the coupon (a coupon of duration `once` applied to the first term only), and whether it is set to end (`cancels_at`). `status: 'none'` when the payment service has no subscription for the practice.",
+    tag: 'Settings',
+    responses: {
+      200: { description: 'The subscription.', json: SubscriptionAnswerSchema },
+      502: 'The payment service could not be reached.',
+    },
+  },
+  'POST /api/practice/subscription/cancel': {
+    summary: 'End the subscription at the end of the term',
+    description:
+      'Admin. The subscription ends when the term already paid ends, as the Terms say; nothing is refunded and nothing more is charged. Audited; a repeat changes nothing and answers the same.',
+    tag: 'Settings',
+    responses: {
+      200: { description: 'The subscription, with `cancels_at`.', json: SubscriptionAnswerSchema },
+      409: 'The practice has no subscription, or it has already ended.',
+      502: 'The payment service could not be reached.',
+    },
+  },
+  'POST /api/practice/subscription/resume': {
+    summary: 'Keep the subscription',
+    description:
+      'Admin. Undoes the end at the term end while the term lasts: the subscription renews again. Audited; a repeat changes nothing and answers the same.',
+    tag: 'Settings',
+    responses: {
+      200: { description: 'The subscription, with `renews_at`.', json: SubscriptionAnswerSchema },
+      409: 'The practice has no subscription, or it has already ended.',
+      502: 'The payment service could not be reached.',
+    },
+  },
+  'PUT /api/practice/subscription/card': {
+    summary: 'Change the card on file',
+    description:
+      'Admin. `token` is a one-time card token, made as at sign-up (Stripe.js, or `POST /payments/test-tokens` with the test gateway). The card is checked by the payment service and becomes the one the next renewals are charged to. Audited with the brand and last four digits.',
+    tag: 'Settings',
+    responses: {
+      200: { description: 'The subscription with the new card.', json: SubscriptionAnswerSchema },
+      400: 'The token is not valid, or was used already.',
+      402: "The card was refused: the provider's message.",
+      409: 'The practice has no subscription.',
+      502: 'The payment service could not be reached.',
+    },
   },
   'POST /api/patients/:id/archive': {
     summary: 'Archive a patient',

@@ -371,6 +371,13 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         mode: 'stripe',
         createCustomer: async () => ({ customerId: 'cus_x' }),
         createSubscription: async () => ({ subscriptionId: 'sub_x' }),
+        getSubscription: async () => {
+          throw new Error('not used')
+        },
+        updateCard: async () => {
+          throw new Error('not used')
+        },
+        setCancelAtPeriodEnd: async () => undefined,
       })
       const response = await post(
         '/payments/test-tokens',
@@ -405,6 +412,8 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
           id,
           email: 'billing@clinic.com',
           last4: '4242',
+          // Brand, last four and expiry only: what Settings shows of the card on file.
+          card: { brand: 'Visa', last4: '4242', expMonth: 12, expYear: 2030 },
           billing: {
             name: 'Jane Doe',
             line1: '1 Main Street',
@@ -550,6 +559,12 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
           coupon: 'WELCOME10',
         }),
       ])
+      // The subscription's id is kept for Settings.
+      const [kept] = await handle.db
+        .select({ id: practices.stripe_subscription_id })
+        .from(practices)
+        .where(eq(practices.stripe_customer_id, payload.stripe_id))
+      expect(kept?.id).toBe(gateway.subscriptions[0]?.id)
       await outbound.drain()
       const welcome = await handle.db
         .select()

@@ -355,12 +355,17 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     coupon: string | null,
   ) {
     try {
-      await ctx.payments.createSubscription({
+      const { subscriptionId } = await ctx.payments.createSubscription({
         customerId,
         planIds,
         coupon,
         idempotencyKey: `subscribe:${customerId}`,
       })
+      // Kept for Settings: the subscription is read, changed and cancelled by this id.
+      await ctx.db
+        .update(practices)
+        .set({ stripe_subscription_id: subscriptionId })
+        .where(eq(practices.id, practiceId))
     } catch (error) {
       // The card was accepted by /auth/pay and the account exists; the subscription can be
       // retried from billing, so the sign-up itself succeeds.

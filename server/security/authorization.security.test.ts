@@ -409,6 +409,30 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(response.status).toBe(200)
       expect(((await response.json()) as { id: number }).id).toBe(own.practiceId)
     },
+  // The subscription (issue 19): the caller's own practice only; the demo practice has none.
+  'GET /api/practice/subscription': (o) => ({
+    path: '/api/practice/subscription',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { status: string }
+      expect(body.status).toBe('none')
+      void o
+    },
+  }),
+  'POST /api/practice/subscription/cancel': (o) => ({
+    path: '/api/practice/subscription/cancel',
+    body: { practice_id: o.practiceId },
+    expect: async (response) => expect(response.status).toBe(409),
+  }),
+  'POST /api/practice/subscription/resume': (o) => ({
+    path: '/api/practice/subscription/resume',
+    body: { practice_id: o.practiceId },
+    expect: async (response) => expect(response.status).toBe(409),
+  }),
+  'PUT /api/practice/subscription/card': (o) => ({
+    path: '/api/practice/subscription/card',
+    body: { token: 'tok_other', practice_id: o.practiceId },
+    expect: async (response) => expect(response.status).toBe(409),
   }),
   'GET /api/users-permissions/init': () => ({
     path: '/api/users-permissions/init',

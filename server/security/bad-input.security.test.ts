@@ -25,6 +25,7 @@ const INPUTLESS = new Set([
   'GET /api/users-permissions/init',
   'GET /api/practice/rules',
   'GET /api/practice',
+  'GET /api/practice/subscription',
   'GET /api/patients/summary',
   'POST /api/auth/logout',
   'GET /api/openapi.json',

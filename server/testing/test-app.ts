@@ -36,6 +36,8 @@ import { randomToken } from '#server/lib/random.ts'
 import { assertConforms } from '#server/openapi/contract.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
+import { databaseCatalog } from '#server/services/payments/catalog.ts'
+import { createTestGateway, type TestGateway } from '#server/services/payments/index.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 
 /** A database the suite can run against. */
@@ -118,6 +120,8 @@ export type TestApp = {
   db: Database
   config: AppConfig
   log: ReturnType<typeof memoryLogger>
+  /** The app's test payment gateway, on the app's clock and the seeded price list. */
+  payments: TestGateway
   /** The demo practice of the seed and tokens of its two users. */
   demo: {
     practiceId: number
@@ -164,12 +168,14 @@ export async function createTestApp(
   const mail = createOutboxMail(db, { now, log })
   const sms = createOutboxSms(db, { now, log })
   const outbound = createOutboundQueue({ db, mail, sms, log, now })
+  const payments = createTestGateway({ now, catalog: databaseCatalog(db) })
   const makeApp = (overrides: Partial<AppConfig> = {}) =>
     createApp({
       db,
       mail,
       sms,
       outbound,
+      payments,
       config: { ...baseConfig, ...overrides },
       now,
       log,
@@ -192,6 +198,7 @@ export async function createTestApp(
     db,
     config: baseConfig,
     log,
+    payments,
     demo: {
       practiceId: admin.practice_id,
       admin,

@@ -8,6 +8,7 @@ import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
 import { removePracticeLogo, savePracticeLogo } from '#src/api/uploads.ts'
 import { PracticeLogoSection } from '#src/features/settings/practice-logo.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
+import { SubscriptionSection } from '#src/features/settings/subscription.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -100,6 +101,7 @@ function SettingsPage() {
           }
         }}
       />
+      {can(toRole(user.access_rights), 'subscription.manage') && <SubscriptionSection />}
       {can(toRole(user.access_rights), 'activity.read') && (
         <Paper withBorder p="lg" radius="md">
           <Stack gap="xs" align="flex-start">

@@ -1,18 +1,25 @@
 import type { PaymentProvider } from './provider.ts'
 import { createStripeProvider } from './stripe.ts'
-import { createTestGateway } from './test-gateway.ts'
+import { createTestGateway, type PriceCatalog } from './test-gateway.ts'
 
 export type {
+  CancelAtPeriodEndInput,
   CardTokeniser,
   CreateCustomerInput,
   CreateSubscriptionInput,
   CustomerBilling,
   PaymentProvider,
+  ProviderCard,
+  SubscriptionDiscount,
+  SubscriptionItem,
+  SubscriptionRef,
+  SubscriptionState,
   TestCardInput,
+  UpdateCardInput,
 } from './provider.ts'
 export { PaymentError, PROVIDER_UNAVAILABLE_MESSAGE } from './provider.ts'
 export { createStripeProvider } from './stripe.ts'
-export { createTestGateway, type TestGateway } from './test-gateway.ts'
+export { createTestGateway, type PriceCatalog, type TestGateway } from './test-gateway.ts'
 
 /**
  * Chooses the payment provider from the environment (DESIGN.md section 5): Stripe when
@@ -20,7 +27,7 @@ export { createTestGateway, type TestGateway } from './test-gateway.ts'
  */
 export function createPaymentProvider(
   env: { STRIPE_SECRET_KEY?: string | undefined } = process.env,
-  options: { now?: () => Date } = {},
+  options: { now?: () => Date; catalog?: PriceCatalog } = {},
 ): PaymentProvider {
   const secretKey = env.STRIPE_SECRET_KEY?.trim()
   return secretKey ? createStripeProvider({ secretKey }) : createTestGateway(options)

@@ -40,6 +40,73 @@ export interface CreateSubscriptionInput {
   idempotencyKey: string
 }
 
+/** The card a customer pays with, as the provider describes it. */
+export interface ProviderCard {
+  /** Stripe's brand: `Visa`, `MasterCard`, `American Express` (cards) or `visa` (methods). */
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+}
+
+/** One plan (price) of a subscription, with its price for one billing period. */
+export interface SubscriptionItem {
+  priceId: string
+  name: string
+  /** Cents per period. */
+  amount: number
+  interval: 'month' | 'year'
+  intervalCount: number
+}
+
+/** The coupon on a subscription and how far it reaches. */
+export interface SubscriptionDiscount {
+  coupon: string
+  percentOff: number | null
+  /** Cents. */
+  amountOff: number | null
+  /** `once`: the first invoice only; `forever`: every invoice. */
+  duration: 'once' | 'forever'
+}
+
+/** A subscription as the provider holds it (Stripe's subscription and customer objects). */
+export interface SubscriptionState {
+  id: string
+  /** Stripe's status; `canceled` once a subscription set to cancel reached its period end. */
+  status: 'active' | 'past_due' | 'canceled' | 'incomplete' | 'trialing' | 'unpaid' | 'paused'
+  items: SubscriptionItem[]
+  /** The end of the period already paid. */
+  currentPeriodEnd: Date
+  cancelAtPeriodEnd: boolean
+  discount: SubscriptionDiscount | null
+  /** Cents of the next invoice (Stripe's upcoming invoice); null when none will come. */
+  nextAmount: number | null
+  /** The customer's default card; null when it has none. */
+  card: ProviderCard | null
+}
+
+/** Input of {@link PaymentProvider.getSubscription}. */
+export interface SubscriptionRef {
+  customerId: string
+  subscriptionId: string
+}
+
+/** Input of {@link PaymentProvider.updateCard}. */
+export interface UpdateCardInput {
+  customerId: string
+  /** The one-time token of the new card (`tok_…`); the card is checked here, as at sign-up. */
+  token: string
+  idempotencyKey: string
+}
+
+/** Input of {@link PaymentProvider.setCancelAtPeriodEnd}. */
+export interface CancelAtPeriodEndInput {
+  subscriptionId: string
+  /** true: end at the period end; false: keep renewing (only before the period ends). */
+  cancel: boolean
+  idempotencyKey: string
+}
+
 /** A card as the browser sends it to the test tokeniser (Stripe's `card` object shape). */
 export interface TestCardInput {
   number: string
@@ -68,6 +135,12 @@ export interface PaymentProvider {
   createCustomer(input: CreateCustomerInput): Promise<{ customerId: string }>
   /** Subscribes the customer to the plans, with the coupon when given. */
   createSubscription(input: CreateSubscriptionInput): Promise<{ subscriptionId: string }>
+  /** The subscription, its next invoice and the customer's default card. */
+  getSubscription(ref: SubscriptionRef): Promise<SubscriptionState>
+  /** Makes the new card the customer's default; a refused card throws like at sign-up. */
+  updateCard(input: UpdateCardInput): Promise<ProviderCard>
+  /** Sets or clears the end of the subscription at the end of the period already paid. */
+  setCancelAtPeriodEnd(input: CancelAtPeriodEndInput): Promise<void>
 }
 
 /** What went wrong, in Stripe's vocabulary where it has a word for it. */

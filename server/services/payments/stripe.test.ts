@@ -199,4 +199,194 @@ describe('Stripe payment provider against a recording stub', () => {
       .catch((e: unknown) => e)
     expect(down).toMatchObject({ status: 502, message: PROVIDER_UNAVAILABLE_MESSAGE })
   })
+
+  describe('the subscription in Settings', () => {
+    const subscriptionObject = (overrides: Record<string, unknown> = {}) => ({
+      id: 'sub_123',
+      object: 'subscription',
+      status: 'active',
+      cancel_at_period_end: false,
+      customer: 'cus_123',
+      discounts: [
+        {
+          id: 'di_1',
+          object: 'discount',
+          source: {
+            type: 'coupon',
+            coupon: {
+              id: 'WELCOME10',
+              object: 'coupon',
+              percent_off: 10,
+              amount_off: null,
+              duration: 'once',
+            },
+          },
+        },
+      ],
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: 'si_1',
+            object: 'subscription_item',
+            quantity: 1,
+            current_period_end: 1_826_000_000,
+            price: {
+              id: 'price_lite',
+              object: 'price',
+              nickname: 'Glow Yearly Lite',
+              unit_amount: 106800,
+              recurring: { interval: 'year', interval_count: 1 },
+            },
+          },
+        ],
+      },
+      ...overrides,
+    })
+    const customerObject = {
+      id: 'cus_123',
+      object: 'customer',
+      default_source: {
+        id: 'card_1',
+        object: 'card',
+        brand: 'Visa',
+        last4: '4242',
+        exp_month: 12,
+        exp_year: 2028,
+      },
+      invoice_settings: { default_payment_method: null },
+    }
+
+    it("reads Stripe's subscription, customer and upcoming invoice", async () => {
+      stub.answers.push(
+        { status: 200, body: subscriptionObject() },
+        { status: 200, body: customerObject },
+        { status: 200, body: { id: 'upcoming', object: 'invoice', amount_due: 106800 } },
+      )
+      const state = await provider.getSubscription({
+        customerId: 'cus_123',
+        subscriptionId: 'sub_123',
+      })
+      expect(state).toEqual({
+        id: 'sub_123',
+        status: 'active',
+        items: [
+          {
+            priceId: 'price_lite',
+            name: 'Glow Yearly Lite',
+            amount: 106800,
+            interval: 'year',
+            intervalCount: 1,
+          },
+        ],
+        currentPeriodEnd: new Date(1_826_000_000 * 1000),
+        cancelAtPeriodEnd: false,
+        discount: { coupon: 'WELCOME10', percentOff: 10, amountOff: null, duration: 'once' },
+        nextAmount: 106800,
+        card: { brand: 'Visa', last4: '4242', expMonth: 12, expYear: 2028 },
+      })
+      expect(stub.requests.map((r) => `${r.method} ${decodeURIComponent(r.path)}`)).toEqual([
+        'GET /v1/subscriptions/sub_123?expand[0]=discounts.source.coupon',
+        'GET /v1/customers/cus_123?expand[0]=default_source&expand[1]=invoice_settings.default_payment_method',
+        'POST /v1/invoices/create_preview',
+      ])
+      expect(stub.requests[2]?.form).toEqual({ customer: 'cus_123', subscription: 'sub_123' })
+    })
+
+    it('asks for no upcoming invoice once the subscription is set to cancel, and reads a payment method card', async () => {
+      stub.answers.push(
+        { status: 200, body: subscriptionObject({ cancel_at_period_end: true, discounts: [] }) },
+        {
+          status: 200,
+          body: {
+            ...customerObject,
+            default_source: null,
+            invoice_settings: {
+              default_payment_method: {
+                id: 'pm_1',
+                object: 'payment_method',
+                card: { brand: 'mastercard', last4: '4444', exp_month: 3, exp_year: 2029 },
+              },
+            },
+          },
+        },
+      )
+      const state = await provider.getSubscription({
+        customerId: 'cus_123',
+        subscriptionId: 'sub_123',
+      })
+      expect(state).toMatchObject({
+        cancelAtPeriodEnd: true,
+        nextAmount: null,
+        discount: null,
+        card: { brand: 'mastercard', last4: '4444', expMonth: 3, expYear: 2029 },
+      })
+      expect(stub.requests).toHaveLength(2)
+    })
+
+    it('makes the new token the default source with the idempotency key, and passes a decline on', async () => {
+      stub.answers.push({
+        status: 200,
+        body: {
+          ...customerObject,
+          default_source: { ...customerObject.default_source, last4: '1881' },
+        },
+      })
+      const card = await provider.updateCard({
+        customerId: 'cus_123',
+        token: 'tok_new',
+        idempotencyKey: 'card:tok_new',
+      })
+      expect(card).toEqual({ brand: 'Visa', last4: '1881', expMonth: 12, expYear: 2028 })
+      const [request] = stub.requests
+      expect(request?.path).toBe('/v1/customers/cus_123')
+      expect(request?.headers['idempotency-key']).toBe('card:tok_new')
+      expect(request?.form).toEqual({
+        source: 'tok_new',
+        'invoice_settings[default_payment_method]': '',
+        'expand[0]': 'default_source',
+      })
+
+      stub.answers.push({
+        status: 402,
+        body: {
+          error: {
+            type: 'card_error',
+            code: 'card_declined',
+            decline_code: 'generic_decline',
+            message: 'Your card was declined.',
+          },
+        },
+      })
+      const declined = await provider
+        .updateCard({ customerId: 'cus_123', token: 'tok_bad', idempotencyKey: 'card:tok_bad' })
+        .catch((e: unknown) => e)
+      expect(declined).toMatchObject({
+        status: 402,
+        code: 'card_declined',
+        message: 'Your card was declined.',
+      })
+    })
+
+    it('sets and clears cancel_at_period_end', async () => {
+      stub.answers.push(
+        { status: 200, body: subscriptionObject({ cancel_at_period_end: true }) },
+        { status: 200, body: subscriptionObject() },
+      )
+      await provider.setCancelAtPeriodEnd({
+        subscriptionId: 'sub_123',
+        cancel: true,
+        idempotencyKey: 'cancel:1',
+      })
+      await provider.setCancelAtPeriodEnd({
+        subscriptionId: 'sub_123',
+        cancel: false,
+        idempotencyKey: 'resume:1',
+      })
+      expect(stub.requests.map((r) => [r.path, r.form, r.headers['idempotency-key']])).toEqual([
+        ['/v1/subscriptions/sub_123', { cancel_at_period_end: 'true' }, 'cancel:1'],
+        ['/v1/subscriptions/sub_123', { cancel_at_period_end: 'false' }, 'resume:1'],
+      ])
+    })
+  })
 })

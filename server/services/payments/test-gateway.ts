@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import cardValidator from 'card-validator'
 import {
+  type CancelAtPeriodEndInput,
   type CardTokeniser,
   type CreateCustomerInput,
   type CreateSubscriptionInput,
   PaymentError,
   type PaymentErrorCode,
   type PaymentProvider,
+  type ProviderCard,
+  type SubscriptionDiscount,
+  type SubscriptionItem,
+  type SubscriptionRef,
+  type SubscriptionState,
+  type UpdateCardInput,
 } from './provider.ts'
 
 /**
@@ -38,13 +45,38 @@ export const TEST_TOKEN_MESSAGES = {
   tokenUsed: 'This card was already used for a payment. Please enter it again.',
   unknownCustomer: 'The payment customer is unknown.',
   noPlans: 'Choose at least one plan.',
+  unknownSubscription: 'The subscription is unknown to the payment service.',
+  noCatalog: 'The test payment gateway has no price list.',
+  unknownPrice: 'A plan of the subscription is unknown to the payment service.',
+  ended: 'A canceled subscription cannot be updated.',
 } as const
+
+/**
+ * Where the test gateway reads prices and coupons, as Stripe reads its own: the server wires it
+ * to the plans and coupons tables.
+ */
+export interface PriceCatalog {
+  price(id: string): Promise<Omit<SubscriptionItem, 'priceId'> | null>
+  coupon(id: string): Promise<Omit<SubscriptionDiscount, 'coupon'> | null>
+}
+
+/** Stripe's brand names of cards, by card-validator's card type. */
+const STRIPE_BRANDS: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'MasterCard',
+  'american-express': 'American Express',
+  discover: 'Discover',
+  'diners-club': 'Diners Club',
+  jcb: 'JCB',
+  unionpay: 'UnionPay',
+}
 
 /** Tokens are single-use and short-lived, as Stripe's are; old ones are forgotten. */
 const TOKEN_TTL_MS = 60 * 60 * 1000
 
 interface StoredToken {
   number: string
+  card: ProviderCard
   createdAt: number
   used: boolean
 }
@@ -54,15 +86,34 @@ export interface TestCustomer {
   id: string
   email: string
   last4: string
+  /** The default card: the sign-up's, then each card changed to. */
+  card: ProviderCard
   billing: CreateCustomerInput['billingInformation']
 }
 
-/** A subscription the test gateway created. */
+/** A subscription the test gateway created, with Stripe's period and cancellation fields. */
 export interface TestSubscription {
   id: string
   customerId: string
   planIds: readonly string[]
   coupon: string | null
+  /** When it started: each period ends a whole number of intervals after it. */
+  anchor: Date
+  /** Periods already begun, counting the first (renewals = periods - 1). */
+  periods: number
+  cancelAtPeriodEnd: boolean
+  status: 'active' | 'canceled'
+}
+
+/** `date` moved by `months` calendar months, clamped to the month's last day (as Stripe bills). */
+function addMonths(date: Date, months: number): Date {
+  const target = new Date(date.getTime())
+  const day = target.getUTCDate()
+  target.setUTCDate(1)
+  target.setUTCMonth(target.getUTCMonth() + months)
+  const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate()
+  target.setUTCDate(Math.min(day, last))
+  return target
 }
 
 /** The test gateway: a {@link PaymentProvider} with a tokeniser and inspectable records. */
@@ -83,6 +134,15 @@ function randomId(prefix: string): string {
   return `${prefix}${randomBytes(16).toString('hex')}`
 }
 
+/** What a coupon takes off an invoice of `total` cents: a rounded percentage or an amount. */
+function discountCents(total: number, discount: SubscriptionDiscount): number {
+  const off =
+    discount.percentOff !== null
+      ? Math.round((total * discount.percentOff) / 100)
+      : (discount.amountOff ?? 0)
+  return Math.min(Math.max(off, 0), total)
+}
+
 function toInteger(value: number | string): number | null {
   const text = String(value).trim()
   return /^\d{1,4}$/.test(text) ? Number(text) : null
@@ -95,14 +155,69 @@ function toInteger(value: number | string): number | null {
  * succeeds, 4000 0000 0000 0002 is declined, 4000 0000 0000 9995 has insufficient funds).
  * Idempotency keys behave like Stripe's: a repeated key answers the first result.
  */
-export function createTestGateway(options: { now?: () => Date } = {}): TestGateway {
+export function createTestGateway(
+  options: { now?: () => Date; catalog?: PriceCatalog | undefined } = {},
+): TestGateway {
   const now = options.now ?? (() => new Date())
   const tokens = new Map<string, StoredToken>()
   // Like Stripe, a repeated idempotency key answers the first outcome, a failure included.
   const customerResults = new Map<string, { customerId: string } | PaymentError>()
   const subscriptionResults = new Map<string, { subscriptionId: string }>()
+  const cardResults = new Map<string, ProviderCard | PaymentError>()
   const customers: TestCustomer[] = []
   const subscriptions: TestSubscription[] = []
+
+  function findSubscription(id: string): TestSubscription {
+    const subscription = subscriptions.find((s) => s.id === id)
+    if (!subscription) {
+      throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownSubscription)
+    }
+    return subscription
+  }
+
+  async function itemsOf(subscription: TestSubscription): Promise<SubscriptionItem[]> {
+    if (!options.catalog) {
+      throw new PaymentError(502, 'provider_unavailable', TEST_TOKEN_MESSAGES.noCatalog)
+    }
+    const catalog = options.catalog
+    return Promise.all(
+      subscription.planIds.map(async (priceId) => {
+        const price = await catalog.price(priceId)
+        if (!price) {
+          throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownPrice)
+        }
+        return { priceId, ...price }
+      }),
+    )
+  }
+
+  async function discountOf(coupon: string): Promise<SubscriptionDiscount | null> {
+    const found = await options.catalog?.coupon(coupon)
+    return found ? { coupon, ...found } : null
+  }
+
+  /**
+   * Brings the subscription to `now`: a renewing one starts the periods that began meanwhile (each
+   * a successful charge of the card on file), one set to cancel ends at its period end, as
+   * Stripe's does. Answers the end of the current (or last) period.
+   */
+  function advance(subscription: TestSubscription, items: SubscriptionItem[]): Date {
+    const first = items[0]
+    const months = first
+      ? (first.interval === 'year' ? 12 : 1) * Math.max(1, first.intervalCount)
+      : 1
+    const at = now().getTime()
+    let end = addMonths(subscription.anchor, months * subscription.periods)
+    while (subscription.status === 'active' && end.getTime() <= at) {
+      if (subscription.cancelAtPeriodEnd) {
+        subscription.status = 'canceled'
+        break
+      }
+      subscription.periods += 1
+      end = addMonths(subscription.anchor, months * subscription.periods)
+    }
+    return end
+  }
 
   function forgetOldTokens(at: number): void {
     for (const [id, token] of tokens) {
@@ -138,7 +253,18 @@ export function createTestGateway(options: { now?: () => Date } = {}): TestGatew
       const at = today.getTime()
       forgetOldTokens(at)
       const id = randomId('tok_')
-      tokens.set(id, { number, createdAt: at, used: false })
+      const type = cardValidator.number(number).card?.type ?? ''
+      tokens.set(id, {
+        number,
+        card: {
+          brand: STRIPE_BRANDS[type] ?? 'Unknown',
+          last4: number.slice(-4),
+          expMonth: month,
+          expYear: year,
+        },
+        createdAt: at,
+        used: false,
+      })
       return { id }
     },
   }
@@ -172,6 +298,7 @@ export function createTestGateway(options: { now?: () => Date } = {}): TestGatew
         id: customerId,
         email: input.email,
         last4: token.number.slice(-4),
+        card: token.card,
         billing: input.billingInformation,
       })
       const result = { customerId }
@@ -194,10 +321,82 @@ export function createTestGateway(options: { now?: () => Date } = {}): TestGatew
         customerId: input.customerId,
         planIds: [...input.planIds],
         coupon: input.coupon ?? null,
+        anchor: now(),
+        periods: 1,
+        cancelAtPeriodEnd: false,
+        status: 'active',
       })
       const result = { subscriptionId }
       subscriptionResults.set(input.idempotencyKey, result)
       return result
+    },
+
+    async getSubscription(ref: SubscriptionRef) {
+      const subscription = findSubscription(ref.subscriptionId)
+      if (subscription.customerId !== ref.customerId) {
+        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownSubscription)
+      }
+      const items = await itemsOf(subscription)
+      const periodEnd = advance(subscription, items)
+      const customer = customers.find((c) => c.id === subscription.customerId)
+      const discount = subscription.coupon ? await discountOf(subscription.coupon) : null
+      let nextAmount: number | null = null
+      if (subscription.status === 'active' && !subscription.cancelAtPeriodEnd) {
+        const total = items.reduce((sum, item) => sum + item.amount, 0)
+        // A coupon of duration `once` took its part off the first invoice only.
+        nextAmount =
+          discount?.duration === 'forever' ? total - discountCents(total, discount) : total
+      }
+      const state: SubscriptionState = {
+        id: subscription.id,
+        status: subscription.status,
+        items,
+        currentPeriodEnd: periodEnd,
+        cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+        discount,
+        nextAmount,
+        card: customer ? { ...customer.card } : null,
+      }
+      return state
+    },
+
+    async updateCard(input: UpdateCardInput) {
+      const earlier = cardResults.get(input.idempotencyKey)
+      if (earlier instanceof PaymentError) throw earlier
+      if (earlier) return { ...earlier }
+      const customer = customers.find((c) => c.id === input.customerId)
+      if (!customer) {
+        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
+      }
+      const token = tokens.get(input.token)
+      if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
+        throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
+      }
+      if (token.used) {
+        throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
+      }
+      token.used = true
+      // The new card is checked as at sign-up: Stripe's declining test cards decline here too.
+      const failure = TEST_CARD_FAILURES[token.number]
+      if (failure) {
+        const declined = new PaymentError(402, failure.code, failure.message)
+        cardResults.set(input.idempotencyKey, declined)
+        throw declined
+      }
+      customer.card = token.card
+      customer.last4 = token.card.last4
+      cardResults.set(input.idempotencyKey, token.card)
+      return { ...token.card }
+    },
+
+    async setCancelAtPeriodEnd(input: CancelAtPeriodEndInput) {
+      const subscription = findSubscription(input.subscriptionId)
+      advance(subscription, await itemsOf(subscription))
+      // Like Stripe: an ended subscription cannot be changed back.
+      if (subscription.status === 'canceled') {
+        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.ended)
+      }
+      subscription.cancelAtPeriodEnd = input.cancel
     },
   }
 }

@@ -17,7 +17,6 @@ import { type FormErrors, schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react'
 import * as v from 'valibot'
-import { EXPIRY_MONTHS, EXPIRY_YEARS } from '#domain/regions.ts'
 import {
   BILLING_MESSAGES,
   type BillingInformation,
@@ -33,15 +32,15 @@ import {
   selectStateOptions,
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { lockedProps } from '#src/ui/locked.tsx'
+import { TestCardFields } from './card-fields.tsx'
 import type { StepProps } from './client-details-step.tsx'
 import {
   focusFirstInvalid,
-  SecretInput,
   type SignUpActorRef,
   STEP_FORM_ID,
   StepHeading,
 } from './form-helpers.tsx'
-import { maskCardNumber, maskCvv } from './masks.ts'
+import { maskCardNumber } from './masks.ts'
 import { PlanChoice } from './plan-choice.tsx'
 import { PriceSummary } from './price-summary.tsx'
 import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
@@ -292,70 +291,13 @@ export function BillingStep({
             </Suspense>
           )}
           {!stripe && (
-            <>
-              {locked && paidCard ? (
-                // Paid: the last four digits, readable; the full number is gone.
-                <TextInput
-                  label="Card number"
-                  withAsterisk
-                  value={`•••• •••• •••• ${paidCard.last4}`}
-                  {...lockedProps(true)}
-                />
-              ) : (
-                <SecretInput
-                  label="Card number"
-                  withAsterisk
-                  inputMode="numeric"
-                  autoComplete="cc-number"
-                  {...inputProps('card.number')}
-                  value={
-                    locked && paidCard
-                      ? `•••• •••• •••• ${paidCard.last4}`
-                      : form.values.card.number
-                  }
-                  onChange={(event) =>
-                    form.setFieldValue('card.number', maskCardNumber(event.currentTarget.value))
-                  }
-                />
-              )}
-              <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="md">
-                <Select
-                  label="Expiration month"
-                  allowDeselect={false}
-                  withAsterisk
-                  placeholder="MM"
-                  data={EXPIRY_MONTHS.map((month) => ({
-                    value: String(month),
-                    label: String(month).padStart(2, '0'),
-                  }))}
-                  {...inputProps('card.exp_month')}
-                  value={form.values.card.exp_month || null}
-                  onChange={(value) => form.setFieldValue('card.exp_month', value ?? '')}
-                />
-                <Select
-                  label="Expiration year"
-                  allowDeselect={false}
-                  withAsterisk
-                  placeholder="YYYY"
-                  data={EXPIRY_YEARS.map((year) => String(year))}
-                  {...inputProps('card.exp_year')}
-                  value={form.values.card.exp_year || null}
-                  onChange={(value) => form.setFieldValue('card.exp_year', value ?? '')}
-                />
-                <TextInput
-                  label="CVV"
-                  withAsterisk
-                  type="password"
-                  inputMode="numeric"
-                  autoComplete="cc-csc"
-                  {...inputProps('card.cvv')}
-                  value={locked ? '' : form.values.card.cvv}
-                  onChange={(event) =>
-                    form.setFieldValue('card.cvv', maskCvv(event.currentTarget.value))
-                  }
-                />
-              </SimpleGrid>
-            </>
+            <TestCardFields
+              values={form.values.card}
+              inputProps={(field) => inputProps(`card.${field}`)}
+              onChange={(field, value) => form.setFieldValue(`card.${field}`, value)}
+              paidLast4={locked && paidCard ? paidCard.last4 : null}
+              locked={locked}
+            />
           )}
           <TextInput
             label="Cardholder name"

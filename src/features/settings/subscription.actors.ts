@@ -1,0 +1,55 @@
+import type { SubscriptionAnswer } from '#domain/subscription.ts'
+import {
+  type CardInput,
+  createCardToken,
+  type PaymentsMode,
+  paymentErrorMessage,
+  paymentsMode,
+  type StripeCardFields,
+} from '#src/api/payments.ts'
+import {
+  cancelSubscription,
+  changeSubscriptionCard,
+  getSubscription,
+  resumeSubscription,
+} from '#src/api/subscription.ts'
+import { apiErrorMessage } from '#src/lib/http.ts'
+
+/** An answer, or the sentence the person should read. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string }
+
+async function outcome<T>(
+  call: () => Promise<T>,
+  describe: (error: unknown) => Promise<string> = apiErrorMessage,
+): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await call() }
+  } catch (error) {
+    return { ok: false, message: await describe(error) }
+  }
+}
+
+export type { PaymentsMode, StripeCardFields }
+
+/** The subscription calls of Settings; every failure comes back as a sentence. */
+export type SubscriptionCalls = {
+  mode: PaymentsMode
+  load(): Promise<Outcome<SubscriptionAnswer>>
+  cancel(): Promise<Outcome<SubscriptionAnswer>>
+  resume(): Promise<Outcome<SubscriptionAnswer>>
+  /** Tokenises the card as the sign-up does (test tokeniser or Stripe.js), then puts it on file. */
+  changeCard(card: CardInput, fields: StripeCardFields | null): Promise<Outcome<SubscriptionAnswer>>
+}
+
+/** The real calls: the API and the build's tokeniser. */
+export const subscriptionCalls: SubscriptionCalls = {
+  mode: paymentsMode(),
+  load: () => outcome(getSubscription),
+  cancel: () => outcome(cancelSubscription),
+  resume: () => outcome(resumeSubscription),
+  changeCard: (card, fields) =>
+    outcome(async () => {
+      const token = await createCardToken(card, { fields })
+      return changeSubscriptionCard(token.id)
+    }, paymentErrorMessage),
+}

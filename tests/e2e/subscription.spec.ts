@@ -1,0 +1,206 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import * as v from 'valibot'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import { PlansAnswerSchema } from '#domain/plans.ts'
+import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
+import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
+import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
+import { createSignUpSampleValues, sampleSignature } from '#domain/sign-up/sample-values.ts'
+import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  storeSession,
+  test,
+  waitForMessage,
+} from './support/fixtures.ts'
+import { choose, field } from './support/wizard.ts'
+
+// Issue 19: the subscription in Settings, through the real server and the test payment gateway.
+// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
+const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+] as const
+
+/** Shoots the page at 1440 and 390 px around `focus`, checking axe and no sideways scroll. */
+async function shoot(page: Page, name: string, focus: Locator) {
+  mkdirSync(SHOTS, { recursive: true })
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport)
+    await page.waitForTimeout(150)
+    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
+    const sideways = await page.evaluate(
+      () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+    )
+    expect(sideways, `${name} scrolls sideways at ${viewport.width}`).toBe(false)
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await focus.scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
+  }
+  await page.setViewportSize(VIEWPORTS[0])
+}
+
+/** A new practice signed up through the API as the wizard does: monthly Lite with WELCOME10. */
+async function signUpPractice(request: APIRequestContext) {
+  const values = createSignUpSampleValues(Date.now() % 10_000_000)
+  const client = v.parse(ClientDetailsSchema, values.clientDetails)
+  const practice = v.parse(PracticeDetailsSchema, {
+    ...values.practiceDetails,
+    practice_name: 'Harbor Light Aesthetics',
+  })
+  const codeAt = new Date(Date.now() - 1000)
+  const code = await request.post('/api/auth/get-code', {
+    data: { email: client.email, phone: client.phone, countryCode: '+1' },
+  })
+  expect(code.status(), await code.text()).toBe(200)
+  const { authyId } = (await code.json()) as { authyId: string }
+  const sms = await waitForMessage(request, 'sms', `+1${client.phone}`, { after: codeAt })
+  const verified = await request.post('/api/auth/verify-code', {
+    data: { authyId, phone: client.phone, code: sms.code },
+  })
+  expect(verified.status(), await verified.text()).toBe(200)
+  const token = await request.post('/api/payments/test-tokens', {
+    data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+  })
+  expect(token.status(), await token.text()).toBe(200)
+  const billingAddress = {
+    billing_address_1: '100 Main Street',
+    billing_address_2: '',
+    billing_city: 'Springfield',
+    billing_state: 'IL',
+    billing_zip: '62701',
+  }
+  const paid = await request.post('/api/auth/pay', {
+    data: {
+      token: ((await token.json()) as { id: string }).id,
+      email: practice.practice_email,
+      billingInformation: buildPayBillingInformation('Jane Doe', billingAddress, 'US'),
+    },
+  })
+  expect(paid.status(), await paid.text()).toBe(200)
+  const plans = v.parse(PlansAnswerSchema, await (await request.get('/api/practice/plans')).json())
+  const registered = await request.post('/api/auth/local/register', {
+    data: buildSignUpPayload({
+      clientDetails: client,
+      authyId,
+      practice,
+      billingAddress,
+      plans: plans.plans.data,
+      term: 'month',
+      ehr: false,
+      coupon: 'WELCOME10',
+      stripeId: ((await paid.json()) as { id: string }).id,
+      signature: sampleSignature(),
+    }),
+  })
+  expect(registered.status(), await registered.text()).toBe(200)
+  return apiSignIn(request, client.email, client.password)
+}
+
+const section = (page: Page) => page.getByRole('region', { name: 'Subscription' })
+
+test.describe('the subscription in Settings', () => {
+  test('an Admin sees the plan, changes the card, sets it to end at the term end and keeps it', async ({
+    page,
+    request,
+  }) => {
+    test.setTimeout(180_000)
+    const admin = await signUpPractice(request)
+    const api = await request.get('/api/practice/subscription', {
+      headers: { Authorization: `Bearer ${admin.jwt}` },
+    })
+    expect(api.status()).toBe(200)
+    const answer = (await api.json()) as SubscriptionAnswer
+    const termEnd = subscriptionDate(answer.current_period_end ?? '')
+
+    await storeSession(page, admin)
+    await page.goto('/settings')
+    const subscription = section(page)
+    await expect(subscription.getByText('Glow Monthly Lite: $99.00 a month')).toBeVisible()
+    await expect(subscription.getByText('Monthly', { exact: true })).toBeVisible()
+    await expect(subscription.getByText('Visa •••• 4242 (expires 12/30)')).toBeVisible()
+    // WELCOME10 took 10% off the first month only: the renewal is the full price.
+    await expect(subscription.getByText(`Renews on ${termEnd} for $99.00`)).toBeVisible()
+    await expect(
+      subscription.getByText('Promo code WELCOME10 (10% off) applied to the first term only.'),
+    ).toBeVisible()
+    await shoot(page, 'subscription', subscription)
+
+    // A declined card: the message of sign-up, and what was typed stays.
+    await subscription.getByRole('button', { name: 'Change card' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Change card' })
+    await dialog.getByLabel(/^Card number/).fill('4000000000000002')
+    await choose(page, /^Expiration month/, '03')
+    await choose(page, /^Expiration year/, '2031')
+    await dialog.getByLabel(/^CVV/).fill('123')
+    await field(page, /^Cardholder name/).fill('Jane Doe')
+    await dialog.getByRole('button', { name: 'Save card' }).click()
+    await expect(dialog.getByRole('alert')).toHaveText('Your card was declined.')
+    await expect(dialog.getByLabel(/^Card number/)).toHaveValue('4000 0000 0000 0002')
+    await expect(field(page, /^Cardholder name/)).toHaveValue('Jane Doe')
+    await shoot(page, 'subscription-card-declined', dialog)
+
+    await dialog.getByLabel(/^Card number/).fill('5555555555554444')
+    await dialog.getByLabel(/^CVV/).fill('123')
+    await dialog.getByRole('button', { name: 'Save card' }).click()
+    await expect(dialog).toBeHidden()
+    await expect(
+      subscription.getByText('The card on file is now Mastercard •••• 4444.'),
+    ).toBeVisible()
+    await expect(subscription.getByText('Mastercard •••• 4444 (expires 03/31)')).toBeVisible()
+
+    // Cancel at the end of the term: the confirmation says the date; then the date shows.
+    await subscription.getByRole('button', { name: 'Cancel at end of term' }).click()
+    const confirm = page.getByRole('dialog', { name: 'Cancel at end of term' })
+    await expect(confirm).toContainText(`The subscription will end on ${termEnd}`)
+    await shoot(page, 'subscription-cancel-confirm', confirm)
+    await confirm.getByRole('button', { name: 'Cancel at end of term' }).click()
+    await expect(confirm).toBeHidden()
+    await expect(subscription.getByText(`Ends on ${termEnd}`, { exact: true })).toBeVisible()
+    await expect(
+      subscription.getByText(`The subscription is set to end on ${termEnd}.`),
+    ).toBeVisible()
+    await shoot(page, 'subscription-ending', subscription)
+
+    // Undo before the term ends.
+    await subscription.getByRole('button', { name: 'Keep subscription' }).click()
+    await expect(subscription.getByText(`Renews on ${termEnd} for $99.00`)).toBeVisible()
+    await expect(subscription.getByRole('button', { name: 'Cancel at end of term' })).toBeVisible()
+
+    // The activity log says each of these in words.
+    await page.goto('/settings/activity')
+    await expect(
+      page.getByText('Jane Doe changed the card on file to Mastercard •••• 4444.').first(),
+    ).toBeVisible()
+    await expect(
+      page.getByText(`Jane Doe set the subscription to end on ${termEnd}.`).first(),
+    ).toBeVisible()
+    await expect(
+      page.getByText(`Jane Doe kept the subscription: it renews on ${termEnd}.`).first(),
+    ).toBeVisible()
+  })
+
+  test('a Staff member gets none of it: no section, and 403 from the API', async ({
+    page,
+    request,
+  }) => {
+    const staff = await apiSignIn(request, 'staff@example.com', 'StaffPass123')
+    const refused = await request.get('/api/practice/subscription', {
+      headers: { Authorization: `Bearer ${staff.jwt}` },
+    })
+    expect(refused.status()).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      PERMISSION_REFUSALS['subscription.manage'],
+    )
+    await storeSession(page, staff)
+    await page.goto('/settings')
+    await expect(page.getByRole('heading', { name: 'Programme rules' })).toBeVisible()
+    await expect(page.getByRole('heading', { name: 'Subscription' })).toHaveCount(0)
+    await expect(page.getByRole('button', { name: 'Change card' })).toHaveCount(0)
+  })
+})
