@@ -409,6 +409,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(response.status).toBe(200)
       expect(((await response.json()) as { id: number }).id).toBe(own.practiceId)
     },
+  }),
   // The subscription (issue 19): the caller's own practice only; the demo practice has none.
   'GET /api/practice/subscription': (o) => ({
     path: '/api/practice/subscription',

@@ -145,6 +145,8 @@ async function savePracticeDetails(values: PracticeSettingsInput) {
   } catch (error) {
     return { message: await apiErrorMessage(error), fields: await apiFieldErrors(error) }
   }
+}
+
 /** The practice logo (issue 19): saved, then the header follows from the stored session. */
 function PracticeLogoSetting({ imagePath, role }: { imagePath: string | null; role: string }) {
   const router = useRouter()
