@@ -70,6 +70,26 @@ const RULES = {
 const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
 
 /** A fake of the practice's data, enough for every shell area. */
+/** The demo practice as `GET /practice` answers it. */
+const PRACTICE = {
+  id: 1,
+  practice_name: 'Glow Demo Med Spa',
+  office_name: 'Downtown',
+  url: 'glow-demo-medspa.example',
+  practice_phone: '5550100100',
+  practice_email: 'hello@glow-demo-medspa.example',
+  practice_address: '100 Market Street',
+  practice_address_2: '',
+  city: 'Springfield',
+  practice_zip: '62701',
+  state: 'IL',
+  country: 'US',
+  e_record: 'no_integration',
+  nextech: null,
+  footer_links: { about: '', privacy: '', support: '' },
+  image_path: null,
+}
+
 function practiceApi(): FakeRoutes {
   return {
     'GET /patients/summary': { patients: 2, subscribed: 1, converted: 1 },
@@ -105,6 +125,7 @@ function practiceApi(): FakeRoutes {
     ],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
     'GET /practice/rules': RULES,
+    'GET /practice': PRACTICE,
     'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
     'GET /products': [catalogueItem(4, 'Vitamin C serum', 4500, null)],
     'GET /users': [
@@ -247,6 +268,60 @@ describe('the shell', () => {
     sessionStorage.clear()
     window.dispatchEvent(new StorageEvent('storage', { key: SESSION_KEY }))
     await waitFor(() => expect(router.state.location.pathname).toBe('/signin'))
+  })
+})
+
+describe('the practice details in Settings', () => {
+  it("puts the server's field refusal on its field, keeps what was typed, then saves", async () => {
+    let refuse = true
+    const calls = stubApi({
+      ...practiceApi(),
+      'PUT /practice': (call: FakeCall) => {
+        if (!refuse) return { ...PRACTICE, ...(call.body as object), nextech: null }
+        refuse = false
+        return new Response(
+          JSON.stringify({
+            error: {
+              status: 400,
+              name: 'ValidationError',
+              message: 'city: City should contain minimum 3 characters',
+              details: {
+                issues: [{ path: 'city', message: 'City should contain minimum 3 characters' }],
+              },
+            },
+          }),
+          { status: 400, headers: { 'content-type': 'application/json' } },
+        )
+      },
+    })
+    const { user } = renderRoute('/settings', { session: demoSession })
+    const form = await screen.findByRole('form', { name: 'Practice details' })
+    const name = within(form).getByRole('textbox', { name: 'Practice name' })
+    await user.clear(name)
+    await user.type(name, 'Glow Skin Studio')
+    await user.click(within(form).getByRole('button', { name: 'Save practice details' }))
+    expect(
+      await within(form).findByText('City should contain minimum 3 characters'),
+    ).toBeInTheDocument()
+    expect(name).toHaveValue('Glow Skin Studio')
+    await user.click(within(form).getByRole('button', { name: 'Save practice details' }))
+    expect(await within(form).findByText('Practice details saved.')).toBeInTheDocument()
+    expect(calls.filter((c) => c.method === 'PUT').at(-1)?.body).toMatchObject({
+      practice_name: 'Glow Skin Studio',
+      practice_zip: '62701',
+    })
+  })
+
+  it('shows a staff member the details without the form', async () => {
+    stubApi(practiceApi())
+    renderRoute('/settings', {
+      session: { ...demoSession, user: { ...demoSession.user, access_rights: 'Staff' } },
+    })
+    const section = await screen.findByRole('region', { name: 'Practice details' })
+    expect(within(section).queryByRole('form')).not.toBeInTheDocument()
+    expect(
+      within(section).getByText('Only an admin can change the practice details.'),
+    ).toBeInTheDocument()
   })
 })
 

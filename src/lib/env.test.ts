@@ -12,8 +12,19 @@ describe('env', () => {
       VITE_LOCAL: false,
       VITE_ANALYTICS_KEY: undefined,
       VITE_PUSH_KEY: undefined,
+      VITE_SUPPORT_EMAIL: 'support@glowrewards.example',
       VITE_IDLE_TIMEOUT_MINUTES: 15,
     })
+  })
+
+  it('writes to the configured support address, and to the default when it is empty', () => {
+    expect(parseEnv({ VITE_SUPPORT_EMAIL: ' help@clinic.example ' }).VITE_SUPPORT_EMAIL).toBe(
+      'help@clinic.example',
+    )
+    expect(parseEnv({ VITE_SUPPORT_EMAIL: '' }).VITE_SUPPORT_EMAIL).toBe(
+      'support@glowrewards.example',
+    )
+    expect(() => parseEnv({ VITE_SUPPORT_EMAIL: 'help' })).toThrow(/VITE_SUPPORT_EMAIL/)
   })
 
   it('reads flags, numbers and empty keys the way .env files write them', () => {
