@@ -407,6 +407,36 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.text()).not.toContain('Private')
     },
   }),
+  // The dashboard's aggregates count the caller's practice only: never the other's patient.
+  'GET /api/reports/summary': () => ({
+    path: '/api/reports/summary',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { tiles: { patients: { current: number } } }
+      expect(body.tiles.patients.current).toBe(ownPatientTotal)
+    },
+  }),
+  'GET /api/reports/worklist': () => ({
+    path: '/api/reports/worklist?list=lapsing&pageSize=100',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(JSON.stringify(await response.json())).not.toContain('Private')
+    },
+  }),
+  'GET /api/reports/liability': () => ({
+    path: '/api/reports/liability',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ period: { from: expect.any(String) } })
+    },
+  }),
+  'GET /api/reports/liability.csv': () => ({
+    path: '/api/reports/liability.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.text()).toContain('Closing balance')
+    },
+  }),
   // The activity log names patients by reading them: never another practice's.
   'GET /api/audit': (o) => ({
     path: `/api/audit?actor=${o.admin.id}`,
