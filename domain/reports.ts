@@ -26,7 +26,14 @@ export const REPORT_MESSAGES = {
   pageSize: 'pageSize must be a whole number from 1 to 100.',
 } as const
 
-const Day = (message: string) => v.pipe(v.string(message), v.isoDate(message))
+/** Whether `day` is a day of the calendar (the format alone lets 30 February through). */
+const isCalendarDay = (day: string) => {
+  const date = new Date(`${day}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day
+}
+
+const Day = (message: string) =>
+  v.pipe(v.string(message), v.isoDate(message), v.check(isCalendarDay, message))
 
 /** `?from=&to=` of the summary and the liability report; both optional (this month so far). */
 export const ReportPeriodQuerySchema = v.object({

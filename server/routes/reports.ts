@@ -85,12 +85,13 @@ export function reportPeriod(query: unknown, now: Date): { from: string; to: str
   const to = parsed.to ?? today
   const from = parsed.from ?? monthStart(to)
   if (from > to) throw badRequest(REPORT_MESSAGES.order, { from, to })
-  if (periodDays(from, to) > REPORT_MAX_DAYS) throw badRequest(REPORT_MESSAGES.tooLong, { from, to })
+  if (periodDays(from, to) > REPORT_MAX_DAYS)
+    throw badRequest(REPORT_MESSAGES.tooLong, { from, to })
   return { from, to }
 }
 
-/** Cents as dollars with two decimals, as an accountant's sheet reads them. */
-const dollars = (cents: number) => (cents / 100).toFixed(2)
+/** Cents as dollars, a number (a sheet sums it; a negative one is not taken for a formula). */
+const dollars = (cents: number) => cents / 100
 
 /** The liability report as CSV rows: each line in points and dollars. */
 export function liabilityCsv(report: LiabilityReport): string {
