@@ -36,7 +36,9 @@ function LiabilityPage() {
       description={
         <>
           What the practice owes its patients in points, and how it moved over a period.{' '}
-          <AnchorLink to="/dashboard">Back to the dashboard</AnchorLink>
+          <AnchorLink to="/dashboard" underline="always">
+            Back to the dashboard
+          </AnchorLink>
         </>
       }
     >

@@ -34,6 +34,7 @@ function signed(report: LiabilityReport, line: (typeof LIABILITY_LINES)[number])
   const sign = LIABILITY_SIGNS[line]
   if (sign === 0) return { points: formatCount(points), cents: report[centsField(line)] as number }
   const moved = sign * points
+  if (moved === 0) return { points: '0', cents: 0 }
   const mark = moved < 0 ? '−' : '+'
   return {
     points: `${mark}${formatCount(Math.abs(moved))}`,
