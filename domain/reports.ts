@@ -9,8 +9,7 @@
  * get the counts with the money fields absent.
  */
 import * as v from 'valibot'
-
-const DAY_MS = 86_400_000
+import { WORKLIST_LISTS } from './report-period.ts'
 
 /** The longest period the summary and the liability report cover at once. */
 export const REPORT_MAX_DAYS = 3660
@@ -41,9 +40,15 @@ export const ReportPeriodQuerySchema = v.object({
   to: v.optional(Day(REPORT_MESSAGES.to)),
 })
 
-/** The worklist's four lists (PORTAL.md section 4). */
-export const WORKLIST_LISTS = ['expiring', 'lapsing', 'offers-ending', 'appointments'] as const
-export type WorklistList = (typeof WORKLIST_LISTS)[number]
+export {
+  addDays,
+  dayOf,
+  monthStart,
+  periodDays,
+  previousPeriod,
+  WORKLIST_LISTS,
+  type WorklistList,
+} from './report-period.ts'
 
 /** How many days ahead or behind each list looks. */
 export const WORKLIST_WINDOWS = { expiringDays: 30, lapsingDays: 90, offersEndingDays: 7 } as const
@@ -232,32 +237,6 @@ export function liabilityClosing(report: Pick<LiabilityReport, LiabilityLine>): 
       line === 'opening_points' ? sum + report[line] : sum + LIABILITY_SIGNS[line] * report[line],
     0,
   )
-}
-
-/** `YYYY-MM-DD` of a date in UTC. */
-export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10)
-}
-
-/** The day `days` after `day` (negative: before). */
-export function addDays(day: string, days: number): string {
-  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS))
-}
-
-/** The first day of `day`'s month. */
-export function monthStart(day: string): string {
-  return `${day.slice(0, 7)}-01`
-}
-
-/** Days from `from` to `to`, both included. */
-export function periodDays(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1
-}
-
-/** The period of the same length just before `from`..`to`. */
-export function previousPeriod(from: string, to: string): { from: string; to: string } {
-  const days = periodDays(from, to)
-  return { from: addDays(from, -days), to: addDays(from, -1) }
 }
 
 /** The percentage of `part` in `whole`, whole numbers; null when there is no whole. */

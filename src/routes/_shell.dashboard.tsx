@@ -3,8 +3,8 @@ import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import { lazy, Suspense } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
-import { periodDays, WORKLIST_LISTS, type WorklistList } from '#domain/reports.ts'
-import { fetchReport, getReportSummary, getWorklist } from '#src/api/reports.ts'
+import { periodDays, WORKLIST_LISTS, type WorklistList } from '#domain/report-period.ts'
+import { fetchReport, getWorklist } from '#src/api/reports.ts'
 import { DashboardTiles } from '#src/features/dashboard/dashboard-tiles.tsx'
 import { Worklist } from '#src/features/dashboard/worklist.tsx'
 import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
@@ -36,6 +36,8 @@ export const Route = createFileRoute('/_shell/dashboard')({
   search: { middlewares: [stripSearchParams<DashboardSearch>({ list: 'expiring', page: 1 })] },
   loader: () =>
     loadData(async () => {
+      // The API module (and its answer schemas) loads with the dashboard, not with every page.
+      const { getReportSummary, getWorklist } = await import('#src/api/reports.ts')
       // Counted in the database: the dashboard never loads the patient table or the ledger.
       const [summary, expiring, lapsing, offersEnding, appointments] = await Promise.all([
         getReportSummary(),

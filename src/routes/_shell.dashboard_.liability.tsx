@@ -1,7 +1,7 @@
 import { createFileRoute } from '@tanstack/react-router'
 import * as v from 'valibot'
-import { dayOf, monthStart } from '#domain/reports.ts'
-import { fetchLiabilityCsv, getLiability } from '#src/api/reports.ts'
+import { dayOf, monthStart } from '#domain/report-period.ts'
+import { fetchLiabilityCsv } from '#src/api/reports.ts'
 import { LiabilityReportView } from '#src/features/dashboard/liability-report.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
@@ -20,7 +20,9 @@ export const Route = createFileRoute('/_shell/dashboard_/liability')({
   },
   loaderDeps: ({ search }) => search,
   loader: ({ deps }) =>
-    loadData(() => {
+    loadData(async () => {
+      // The API module (and its answer schemas) loads with the report, not with every page.
+      const { getLiability } = await import('#src/api/reports.ts')
       const to = deps.to ?? dayOf(new Date())
       return getLiability({ from: deps.from ?? monthStart(to), to })
     }),
