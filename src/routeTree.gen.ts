@@ -29,6 +29,7 @@ import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellPromotionsRouteImport } from './routes/_shell.promotions'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
+import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
 import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
@@ -136,6 +137,11 @@ const UnsubscribeIdRoute = UnsubscribeIdRouteImport.update({
   path: '/unsubscribe/$id',
   getParentRoute: () => rootRouteImport,
 } as any)
+const ShellDashboardLiabilityRoute = ShellDashboardLiabilityRouteImport.update({
+  id: '/dashboard_/liability',
+  path: '/dashboard/liability',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellPatientsIndexRoute = ShellPatientsIndexRouteImport.update({
   id: '/patients/',
   path: '/patients/',
@@ -192,6 +198,7 @@ export interface FileRoutesByFullPath {
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
@@ -220,6 +227,7 @@ export interface FileRoutesByTo {
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
@@ -250,6 +258,7 @@ export interface FileRoutesById {
   '/_shell/promotions': typeof ShellPromotionsRoute
   '/_shell/settings': typeof ShellSettingsRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
+  '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
@@ -280,6 +289,7 @@ export interface FileRouteTypes {
     | '/promotions'
     | '/settings'
     | '/unsubscribe/$id'
+    | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
@@ -308,6 +318,7 @@ export interface FileRouteTypes {
     | '/promotions'
     | '/settings'
     | '/unsubscribe/$id'
+    | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
@@ -337,6 +348,7 @@ export interface FileRouteTypes {
     | '/_shell/promotions'
     | '/_shell/settings'
     | '/unsubscribe/$id'
+    | '/_shell/dashboard_/liability'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
@@ -505,6 +517,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof UnsubscribeIdRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_shell/dashboard_/liability': {
+      id: '/_shell/dashboard_/liability'
+      path: '/dashboard/liability'
+      fullPath: '/dashboard/liability'
+      preLoaderRoute: typeof ShellDashboardLiabilityRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/patients/': {
       id: '/_shell/patients/'
       path: '/patients'
@@ -565,6 +584,7 @@ interface ShellRouteChildren {
   ShellProceduresRoute: typeof ShellProceduresRoute
   ShellPromotionsRoute: typeof ShellPromotionsRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
+  ShellDashboardLiabilityRoute: typeof ShellDashboardLiabilityRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
@@ -581,6 +601,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellProceduresRoute: ShellProceduresRoute,
   ShellPromotionsRoute: ShellPromotionsRoute,
   ShellSettingsRoute: ShellSettingsRoute,
+  ShellDashboardLiabilityRoute: ShellDashboardLiabilityRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,

@@ -13,8 +13,13 @@
  * and no XSRF cookie, as an API client's do. Each request picks another patient, spread over the
  * whole practice.
  */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { serve } from '@hono/node-server'
 import { sql } from 'drizzle-orm'
+import { chromium } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
 import {
   createTestApp,
@@ -246,6 +251,24 @@ async function measureSize(
     ]),
   )
 
+  // The dashboard (issue 20): its aggregates, computed in the database.
+  await run(
+    'Dashboard summary (GET /reports/summary)',
+    http(t, token, () => [['/api/reports/summary']]),
+  )
+  await run(
+    'Worklist, first page of its 4 lists (4 requests)',
+    http(t, token, () =>
+      ['expiring', 'lapsing', 'offers-ending', 'appointments'].map((list) => [
+        `/api/reports/worklist?list=${list}`,
+      ]),
+    ),
+  )
+  await run(
+    'Liability report, this year (GET /reports/liability)',
+    http(t, token, () => [[`/api/reports/liability?from=${new Date().getUTCFullYear()}-01-01`]]),
+  )
+
   const page = await send(t, token, '/api/patients?pageSize=25', {}, true)
   if (page.status !== 200) throw new Error(`GET /api/patients answered ${page.status}`)
   return {
@@ -254,6 +277,67 @@ async function measureSize(
     operations,
     pageBytes: page.body.byteLength,
     pageGzipBytes: gzipSync(page.body).byteLength,
+  }
+}
+
+/** Page loads of the dashboard timed in Chromium at each size. */
+const DASHBOARD_LOADS = 7
+
+/**
+ * The dashboard in Chromium, signed in as the practice's Admin: the built SPA and the API served
+ * over HTTP by the same in-process app, the session stored as sign-in stores it, then the time from
+ * navigating to /dashboard until the tiles show their numbers (the points outstanding). Needs
+ * `dist/` (npm run build) and Chromium; answers undefined without them.
+ */
+async function dashboardInBrowser(
+  t: TestApp,
+  practice: ScalePractice,
+): Promise<ScaleOperation | undefined> {
+  const distDir = join(process.cwd(), 'dist')
+  if (!existsSync(join(distDir, 'index.html'))) return undefined
+  const app = t.makeApp({ distDir })
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  const baseUrl = `http://127.0.0.1:${port}`
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS })
+  try {
+    const [user] = await rowsOf<Record<string, unknown>>(
+      t.db,
+      sql`select id, email, first_name, last_name, image_path, access_rights, practice_id
+          from users where id = ${practice.admin.id}::int`,
+    )
+    const [office] = await rowsOf<Record<string, unknown>>(
+      t.db,
+      sql`select id, practice_name, image_path from practices where id = ${practice.practiceId}::int`,
+    )
+    const session = { jwt: practice.adminToken, user, practice: office }
+    const page = await browser.newPage()
+    await page.goto(`${baseUrl}/404`)
+    await page.evaluate((value) => {
+      window.sessionStorage.setItem('currentUser', JSON.stringify(value))
+    }, session)
+    const durations: number[] = []
+    const statusCounts: Record<string, number> = {}
+    for (let i = 0; i < DASHBOARD_LOADS + 1; i++) {
+      await page.goto(`${baseUrl}/404`)
+      const started = performance.now()
+      await page.goto(`${baseUrl}/dashboard`)
+      await page.locator('[data-figure="points-outstanding"]').waitFor({ timeout: 60_000 })
+      // The first load warms the caches; it is not counted.
+      if (i > 0) durations.push(performance.now() - started)
+      statusCounts.shown = (statusCounts.shown ?? 0) + (i > 0 ? 1 : 0)
+    }
+    return {
+      label: 'Dashboard in Chromium: numbers shown after sign-in (page load)',
+      p50Ms: percentile(durations, 50),
+      p95Ms: percentile(durations, 95),
+      statusCounts,
+    }
+  } finally {
+    await browser.close()
+    server.close()
   }
 }
 
@@ -273,7 +357,10 @@ export async function benchScale(
       const started = performance.now()
       await growPractice(t.db, practice, size)
       const seedMs = performance.now() - started
-      sizes.push({ ...(await measureSize(t, practice, { requests, warmUp })), seedMs })
+      const measured = await measureSize(t, practice, { requests, warmUp })
+      const browserLoad = await dashboardInBrowser(t, practice)
+      if (browserLoad) measured.operations.push(browserLoad)
+      sizes.push({ ...measured, seedMs })
     }
     return { database: database.label, sizes }
   } finally {

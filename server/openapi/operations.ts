@@ -38,6 +38,14 @@ import {
   StaffMemberSchema,
 } from '#domain/practice-data.ts'
 import { PracticeAnswerSchema } from '#domain/practice-settings.ts'
+import {
+  LiabilityReportSchema,
+  REPORT_MAX_DAYS,
+  ReportPeriodQuerySchema,
+  ReportSummarySchema,
+  WorklistPageSchema,
+  WorklistQuerySchema,
+} from '#domain/reports.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
@@ -1125,6 +1133,50 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Every ledger entry of the practice, oldest first, streamed a page at a time, with the patient's name and the staff member. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.",
     tag: 'Reports',
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+  },
+
+  // Issue 20, the dashboard and the liability report (server/routes/reports.ts).
+  'GET /api/reports/summary': {
+    summary: "The dashboard's numbers",
+    description: `The tiles for the period \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days), each with the same figure for the period of the same length just before: patients and new patients, points outstanding, earned (earn and bonus), redeemed and expired, offers claimed and redeemed, today's appointments booked and completed (against yesterday). Then the 12 months ending with the period's month (points earned, redeemed, expired, new patients) and the funnel (claimed, redeemed) of each live offer. Computed in the database. The money fields (\`liability_cents\`, \`point_value_cents\`) only for a Manager or an Admin; absent for Staff.`,
+    tag: 'Reports',
+    query: ReportPeriodQuerySchema,
+    responses: {
+      200: { description: 'The tiles, the months and the live offers.', json: ReportSummarySchema },
+      400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+    },
+  },
+  'GET /api/reports/worklist': {
+    summary: "A page of the dashboard's worklist",
+    description:
+      "One of four lists, paged (`pageSize` up to 100, default 10) with its total: `expiring` (patients whose points lapse in the next 30 days: the points and the first day), `lapsing` (patients with points and no visit for 90 days: the balance and the last visit), `offers-ending` (claimed offers that end within 7 days: the offer and its end), `appointments` (today's appointments not yet completed: the time and the procedure). Archived patients are left out.",
+    tag: 'Reports',
+    query: WorklistQuerySchema,
+    responses: {
+      200: { description: 'The page.', json: WorklistPageSchema },
+      400: 'The list is unknown, or the page or page size is not a whole number in range.',
+    },
+  },
+  'GET /api/reports/liability': {
+    summary: 'The points liability report',
+    description: `For \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days): the opening balance of all patients, the points earned, given as bonus, adjusted (signed), redeemed, expired and reversed (signed) in the period and the closing balance, each also in cents at the programme's point value. opening + earned + bonus + adjusted − redeemed − expired + reversed = closing, exactly; the closing balance of a period ending today is the sum of all balances. Manager, Admin.`,
+    tag: 'Reports',
+    query: ReportPeriodQuerySchema,
+    responses: {
+      200: { description: 'The report.', json: LiabilityReportSchema },
+      400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+    },
+  },
+  'GET /api/reports/liability.csv': {
+    summary: 'Export the liability report as CSV',
+    description:
+      'The liability report of `from`..`to` as the lines `line, points, dollars`, for the accountant. Audited. Manager, Admin.',
+    tag: 'Reports',
+    query: ReportPeriodQuerySchema,
+    responses: {
+      200: { description: 'The CSV file (attachment).', media: ['text/csv'] },
+      400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+    },
   },
 
   // Issue 17, the patient import (server/routes/patient-import.ts, decision 010).

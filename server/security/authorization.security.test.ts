@@ -40,6 +40,8 @@ type Foreign = PracticeFixture & {
 let foreignPracticeId = 0
 /** How many unarchived patients the demo practice (the caller's own) has. */
 let ownPatientTotal = -1
+/** The caller's own unarchived patients counted now (cases before may have added one). */
+let countOwnPatients: () => Promise<number> = async () => -1
 
 /** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
 const notFound = async (response: Response) => {
@@ -510,6 +512,36 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.text()).not.toContain('Private')
     },
   }),
+  // The dashboard's aggregates count the caller's practice only: never the other's patient.
+  'GET /api/reports/summary': () => ({
+    path: '/api/reports/summary',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { tiles: { patients: { current: number } } }
+      expect(body.tiles.patients.current).toBe(await countOwnPatients())
+    },
+  }),
+  'GET /api/reports/worklist': () => ({
+    path: '/api/reports/worklist?list=lapsing&pageSize=100',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(JSON.stringify(await response.json())).not.toContain('Private')
+    },
+  }),
+  'GET /api/reports/liability': () => ({
+    path: '/api/reports/liability',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ period: { from: expect.any(String) } })
+    },
+  }),
+  'GET /api/reports/liability.csv': () => ({
+    path: '/api/reports/liability.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.text()).toContain('Closing balance')
+    },
+  }),
   // The activity log names patients by reading them: never another practice's.
   'GET /api/audit': (o) => ({
     path: `/api/audit?actor=${o.admin.id}`,
@@ -579,6 +611,13 @@ describe.each(testBackends())('authorisation of every route on $name', (backend)
       .from(patients)
       .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
     ownPatientTotal = Number(own?.n ?? -1)
+    countOwnPatients = async () => {
+      const [now] = await t.db
+        .select({ n: count() })
+        .from(patients)
+        .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
+      return Number(now?.n ?? -1)
+    }
   })
   afterAll(() => t.close())
 

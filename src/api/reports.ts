@@ -1,3 +1,13 @@
+import * as v from 'valibot'
+import {
+  type LiabilityReport,
+  LiabilityReportSchema,
+  type ReportSummary,
+  ReportSummarySchema,
+  type WorklistList,
+  type WorklistPage,
+  WorklistPageSchema,
+} from '#domain/reports.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The CSV exports of the server (Manager, Admin). */
@@ -21,5 +31,43 @@ export async function fetchReport(report: ReportName): Promise<{ blob: Blob; fil
   return {
     blob: await response.blob(),
     fileName: fileNameOf(response.headers.get('Content-Disposition'), report),
+  }
+}
+
+/** `GET /reports/summary`: the dashboard's tiles, months and live offers for a period. */
+export async function getReportSummary(
+  period: { from?: string | undefined; to?: string | undefined } = {},
+): Promise<ReportSummary> {
+  const searchParams = Object.fromEntries(
+    Object.entries(period).filter((entry): entry is [string, string] => Boolean(entry[1])),
+  )
+  return v.parse(ReportSummarySchema, await http.get('reports/summary', { searchParams }).json())
+}
+
+/** `GET /reports/worklist`: one page of one of the worklist's lists. */
+export async function getWorklist(list: WorklistList, page: number): Promise<WorklistPage> {
+  return v.parse(
+    WorklistPageSchema,
+    await http.get('reports/worklist', { searchParams: { list, page } }).json(),
+  )
+}
+
+/** `GET /reports/liability`: the points liability of a period (Manager, Admin). */
+export async function getLiability(period: { from: string; to: string }): Promise<LiabilityReport> {
+  return v.parse(
+    LiabilityReportSchema,
+    await http.get('reports/liability', { searchParams: period }).json(),
+  )
+}
+
+/** `GET /reports/liability.csv`: the liability report as a file for the accountant. */
+export async function fetchLiabilityCsv(period: {
+  from: string
+  to: string
+}): Promise<{ blob: Blob; fileName: string }> {
+  const response = await http.get('reports/liability.csv', { searchParams: period, retry: 0 })
+  return {
+    blob: await response.blob(),
+    fileName: fileNameOf(response.headers.get('Content-Disposition'), 'liability'),
   }
 }

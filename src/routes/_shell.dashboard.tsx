@@ -1,54 +1,119 @@
-import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
-import { createFileRoute } from '@tanstack/react-router'
+import { Center, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
+import { lazy, Suspense } from 'react'
+import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
-import { listAppointments, toDay } from '#src/api/appointments.ts'
-import { patientSummary } from '#src/api/patients.ts'
-import { fetchReport } from '#src/api/reports.ts'
+import { periodDays, WORKLIST_LISTS, type WorklistList } from '#domain/report-period.ts'
+import { fetchReport, getWorklist } from '#src/api/reports.ts'
+import { DashboardTiles } from '#src/features/dashboard/dashboard-tiles.tsx'
+import { Worklist } from '#src/features/dashboard/worklist.tsx'
 import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { formatDate } from '#src/features/shell/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { ButtonLink } from '#src/ui/links.tsx'
+
+// The charts (Mantine Charts and recharts) come in a chunk of their own after the numbers.
+const DashboardCharts = lazy(() =>
+  import('#src/features/dashboard/dashboard-charts.tsx').then((module) => ({
+    default: module.DashboardCharts,
+  })),
+)
+
+/** The open worklist and its page in the address, so a reload or a shared link shows the same. */
+const DashboardSearchSchema = v.object({
+  list: v.optional(v.picklist(WORKLIST_LISTS)),
+  page: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+})
+type DashboardSearch = { list?: WorklistList; page?: number }
 
 export const Route = createFileRoute('/_shell/dashboard')({
-  loader: ({ context }) =>
+  validateSearch: (search): DashboardSearch => {
+    // A bad value in a hand-edited address is dropped, not an error page.
+    const parsed = v.safeParse(DashboardSearchSchema, search)
+    return parsed.success ? parsed.output : {}
+  },
+  search: { middlewares: [stripSearchParams<DashboardSearch>({ list: 'expiring', page: 1 })] },
+  loader: () =>
     loadData(async () => {
-      const practiceId = context.session.practice.id
-      // Counted in the database: the dashboard never loads the patient table.
-      const [summary, appointments] = await Promise.all([
-        patientSummary(),
-        listAppointments(practiceId, toDay(new Date())),
+      // The API module (and its answer schemas) loads with the dashboard, not with every page.
+      const { getReportSummary, getWorklist } = await import('#src/api/reports.ts')
+      // Counted in the database: the dashboard never loads the patient table or the ledger.
+      const [summary, expiring, lapsing, offersEnding, appointments] = await Promise.all([
+        getReportSummary(),
+        getWorklist('expiring', 1),
+        getWorklist('lapsing', 1),
+        getWorklist('offers-ending', 1),
+        getWorklist('appointments', 1),
       ])
-      return { ...summary, appointmentsToday: appointments.length }
+      return {
+        summary,
+        worklist: {
+          expiring,
+          lapsing,
+          'offers-ending': offersEnding,
+          appointments,
+        } satisfies Record<WorklistList, unknown>,
+      }
     }),
   component: DashboardPage,
 })
 
+/** Keeps the space of the charts while their chunk arrives, so nothing below moves. */
+function ChartsPlaceholder() {
+  return (
+    <Paper withBorder p="md" radius="md" aria-busy="true" mih={380}>
+      <Center mih={340}>
+        <Loader size="sm" aria-label="Loading the charts" />
+      </Center>
+    </Paper>
+  )
+}
+
 function DashboardPage() {
-  const counts = Route.useLoaderData()
+  const { summary, worklist } = Route.useLoaderData()
+  const search = Route.useSearch()
+  const navigate = Route.useNavigate()
   const practice = Route.useRouteContext({ select: (context) => context.session.practice })
-  const canExport = Route.useRouteContext({
+  const money = Route.useRouteContext({
     select: (context) => can(toRole(context.session.user.access_rights), 'reports.money'),
   })
-  const tiles = [
-    { label: 'Patients', value: counts.patients },
-    { label: 'Subscribed to e-mail', value: counts.subscribed },
-    { label: 'Converted patients', value: counts.converted },
-    { label: 'Appointments today', value: counts.appointmentsToday },
-  ]
+  const { period } = summary
+  const days = periodDays(period.from, period.to)
+  const range = `${formatDate(`${period.from}T12:00:00Z`)} – ${formatDate(`${period.to}T12:00:00Z`)}`
   return (
     <AreaPage title="Dashboard" description={practice.practice_name}>
-      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="md">
-        {tiles.map((tile) => (
-          <Paper key={tile.label} withBorder p="md" radius="md">
-            <Text size="sm" c="dimmed">
-              {tile.label}
-            </Text>
-            <Text fz={32} fw={700} lh={1.2}>
-              {tile.value}
-            </Text>
-          </Paper>
-        ))}
-      </SimpleGrid>
-      {canExport && (
+      <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
+        <Text size="sm">
+          This month so far: <strong>{range}</strong>, against the {days} days before.
+        </Text>
+        {money && (
+          <ButtonLink to="/dashboard/liability" variant="default">
+            Liability report
+          </ButtonLink>
+        )}
+      </Group>
+      <DashboardTiles summary={summary} previousLabel={`Previous ${days} days`} />
+      <Worklist
+        first={worklist}
+        list={search.list ?? 'expiring'}
+        page={search.page ?? 1}
+        onChange={(list, page) =>
+          navigate({ search: { list, page }, replace: true, resetScroll: false })
+        }
+        load={getWorklist}
+      />
+      <section aria-labelledby="charts-title">
+        <Stack gap="sm">
+          <Title order={2} size="h4" id="charts-title">
+            The last 12 months
+          </Title>
+          <Suspense fallback={<ChartsPlaceholder />}>
+            <DashboardCharts months={summary.months} offers={summary.offers} />
+          </Suspense>
+        </Stack>
+      </section>
+      {money && (
         <Paper withBorder p="md" radius="md">
           <Stack gap="sm">
             <Title order={2} size="h4">

@@ -1,0 +1,245 @@
+/**
+ * The dashboard's numbers, its worklist and the points liability report (PORTAL.md sections 3, 4
+ * and 7; issue 20): the answers of `GET /reports/summary`, `/reports/worklist` and
+ * `/reports/liability`, shared by the server and the app.
+ *
+ * Days are calendar days in UTC, the days the product counts in (appointments, expiry). A period
+ * runs from the start of `from` to the end of `to`, both included. Money is in cents at the
+ * programme's point value, and only for those who may see money (`reports.money`): the others
+ * get the counts with the money fields absent.
+ */
+import * as v from 'valibot'
+import { WORKLIST_LISTS } from './report-period.ts'
+
+/** The longest period the summary and the liability report cover at once. */
+export const REPORT_MAX_DAYS = 3660
+
+/** What a report's refusals say, word for word. */
+export const REPORT_MESSAGES = {
+  from: 'from must be a calendar date written YYYY-MM-DD.',
+  to: 'to must be a calendar date written YYYY-MM-DD.',
+  order: 'The period must start on or before the day it ends.',
+  tooLong: `Choose a period of at most ${REPORT_MAX_DAYS} days.`,
+  list: 'list must be one of expiring, lapsing, offers-ending or appointments.',
+  page: 'page must be a whole number from 1.',
+  pageSize: 'pageSize must be a whole number from 1 to 100.',
+} as const
+
+/** Whether `day` is a day of the calendar (the format alone lets 30 February through). */
+const isCalendarDay = (day: string) => {
+  const date = new Date(`${day}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day
+}
+
+const Day = (message: string) =>
+  v.pipe(v.string(message), v.isoDate(message), v.check(isCalendarDay, message))
+
+/** `?from=&to=` of the summary and the liability report; both optional (this month so far). */
+export const ReportPeriodQuerySchema = v.object({
+  from: v.optional(Day(REPORT_MESSAGES.from)),
+  to: v.optional(Day(REPORT_MESSAGES.to)),
+})
+
+export {
+  addDays,
+  dayOf,
+  monthStart,
+  periodDays,
+  previousPeriod,
+  WORKLIST_LISTS,
+  type WorklistList,
+} from './report-period.ts'
+
+/** How many days ahead or behind each list looks. */
+export const WORKLIST_WINDOWS = { expiringDays: 30, lapsingDays: 90, offersEndingDays: 7 } as const
+
+/** Rows of a worklist page unless `pageSize` says otherwise. */
+export const WORKLIST_PAGE_SIZE = 10
+
+const WholeFrom1 = (message: string, max: number) =>
+  v.pipe(
+    v.string(message),
+    v.regex(/^\d{1,6}$/, message),
+    v.transform(Number),
+    v.minValue(1, message),
+    v.maxValue(max, message),
+  )
+
+/** `?list=&page=&pageSize=` of the worklist. */
+export const WorklistQuerySchema = v.object({
+  list: v.picklist(WORKLIST_LISTS, REPORT_MESSAGES.list),
+  page: v.optional(WholeFrom1(REPORT_MESSAGES.page, 999_999)),
+  pageSize: v.optional(WholeFrom1(REPORT_MESSAGES.pageSize, 100)),
+})
+
+/** A figure of this period and of the period of the same length just before it. */
+export const ComparedSchema = v.object({ current: v.number(), previous: v.number() })
+export type Compared = v.InferOutput<typeof ComparedSchema>
+
+const PeriodSchema = v.object({ from: v.string(), to: v.string() })
+
+/** One month of the charts: points by kind (positive numbers) and the patients who joined. */
+export const MonthFiguresSchema = v.object({
+  /** `YYYY-MM`. */
+  month: v.string(),
+  earned: v.number(),
+  redeemed: v.number(),
+  expired: v.number(),
+  new_patients: v.number(),
+})
+export type MonthFigures = v.InferOutput<typeof MonthFiguresSchema>
+
+/** A live offer's funnel: who claimed it (redeemed or not) and who redeemed it. */
+export const OfferFunnelSchema = v.object({
+  id: v.number(),
+  title: v.string(),
+  starts_at: v.nullable(v.string()),
+  ends_at: v.nullable(v.string()),
+  claimed: v.number(),
+  redeemed: v.number(),
+})
+export type OfferFunnel = v.InferOutput<typeof OfferFunnelSchema>
+
+/** `GET /reports/summary`: the tiles, the 12 months of the charts, the live offers' funnels. */
+export const ReportSummarySchema = v.object({
+  period: PeriodSchema,
+  previous_period: PeriodSchema,
+  /** The day "today" is for the appointments tile (its previous is the day before). */
+  today: v.string(),
+  tiles: v.object({
+    /** Patients not archived at the end of each period. */
+    patients: ComparedSchema,
+    new_patients: ComparedSchema,
+    /** The sum of every balance at the end of each period. */
+    points_outstanding: ComparedSchema,
+    /** Money only: `points_outstanding` in cents. */
+    liability_cents: v.optional(ComparedSchema),
+    /** Points posted by visits and bonuses (`earn`, `bonus`). */
+    points_earned: ComparedSchema,
+    points_redeemed: ComparedSchema,
+    points_expired: ComparedSchema,
+    offers_claimed: ComparedSchema,
+    offers_redeemed: ComparedSchema,
+    /** Appointments of the day not cancelled, and of those the completed ones. */
+    appointments_booked: ComparedSchema,
+    appointments_completed: ComparedSchema,
+  }),
+  /** Money only: cents per point, the programme's value today. */
+  point_value_cents: v.optional(v.number()),
+  /** The 12 months ending with the period's last month, oldest first. */
+  months: v.array(MonthFiguresSchema),
+  offers: v.array(OfferFunnelSchema),
+})
+export type ReportSummary = v.InferOutput<typeof ReportSummarySchema>
+
+/** A worklist row: the patient, and what makes the row due. */
+export const WorklistRowSchema = v.object({
+  patient_id: v.number(),
+  first_name: v.string(),
+  last_name: v.string(),
+  /** Points expiring (expiring), the balance (lapsing), else null. */
+  points: v.nullable(v.number()),
+  /** The day the points lapse, the last visit, the offer's end or the appointment's start. */
+  at: v.nullable(v.string()),
+  /** The offer's title or the appointment's procedure. */
+  label: v.nullable(v.string()),
+  /** The offer (offers-ending). */
+  promotion_id: v.nullable(v.number()),
+  /** The appointment (appointments). */
+  appointment_id: v.nullable(v.number()),
+})
+export type WorklistRow = v.InferOutput<typeof WorklistRowSchema>
+
+/** `GET /reports/worklist`: one page of one list. */
+export const WorklistPageSchema = v.object({
+  list: v.picklist(WORKLIST_LISTS),
+  data: v.array(WorklistRowSchema),
+  total: v.number(),
+  page: v.number(),
+  pageSize: v.number(),
+})
+export type WorklistPage = v.InferOutput<typeof WorklistPageSchema>
+
+/** The lines of the liability report, in the order they add up. */
+export const LIABILITY_LINES = [
+  'opening_points',
+  'earned',
+  'bonus',
+  'adjusted',
+  'redeemed',
+  'expired',
+  'reversed',
+  'closing_points',
+] as const
+export type LiabilityLine = (typeof LIABILITY_LINES)[number]
+
+/** What each line is called on the report and in the CSV. */
+export const LIABILITY_LABELS: Record<LiabilityLine, string> = {
+  opening_points: 'Opening balance',
+  earned: 'Earned (visits)',
+  bonus: 'Bonus',
+  adjusted: 'Adjusted',
+  redeemed: 'Redeemed',
+  expired: 'Expired',
+  reversed: 'Reversed',
+  closing_points: 'Closing balance',
+}
+
+/**
+ * How each line moves the balance: redeemed and expired are shown as positive amounts taken off,
+ * adjusted and reversed keep their sign.
+ */
+export const LIABILITY_SIGNS: Record<LiabilityLine, 1 | -1 | 0> = {
+  opening_points: 0,
+  earned: 1,
+  bonus: 1,
+  adjusted: 1,
+  redeemed: -1,
+  expired: -1,
+  reversed: 1,
+  closing_points: 0,
+}
+
+/** `GET /reports/liability`: the lines in points and, each, in cents. */
+export const LiabilityReportSchema = v.object({
+  period: PeriodSchema,
+  point_value_cents: v.number(),
+  opening_points: v.number(),
+  earned: v.number(),
+  bonus: v.number(),
+  adjusted: v.number(),
+  redeemed: v.number(),
+  expired: v.number(),
+  reversed: v.number(),
+  closing_points: v.number(),
+  opening_cents: v.number(),
+  earned_cents: v.number(),
+  bonus_cents: v.number(),
+  adjusted_cents: v.number(),
+  redeemed_cents: v.number(),
+  expired_cents: v.number(),
+  reversed_cents: v.number(),
+  closing_cents: v.number(),
+})
+export type LiabilityReport = v.InferOutput<typeof LiabilityReportSchema>
+
+/** The cents field of a line. */
+export function centsField(line: LiabilityLine): keyof LiabilityReport {
+  if (line === 'opening_points') return 'opening_cents'
+  if (line === 'closing_points') return 'closing_cents'
+  return `${line}_cents`
+}
+
+/** Opening plus each movement with its sign: what the closing balance must be. */
+export function liabilityClosing(report: Pick<LiabilityReport, LiabilityLine>): number {
+  return LIABILITY_LINES.reduce(
+    (sum, line) =>
+      line === 'opening_points' ? sum + report[line] : sum + LIABILITY_SIGNS[line] * report[line],
+    0,
+  )
+}
+
+/** The percentage of `part` in `whole`, whole numbers; null when there is no whole. */
+export function ratePercent(part: number, whole: number): number | null {
+  return whole > 0 ? Math.round((part / whole) * 100) : null
+}
