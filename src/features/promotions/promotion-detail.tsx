@@ -146,7 +146,12 @@ export function PromotionDetailView({
           was redeemed.
         </Text>
       </Stack>
-      <Modal opened={asked !== undefined} onClose={() => setAsking(undefined)} title={asked?.title}>
+      <Modal
+        opened={asked !== undefined}
+        onClose={() => setAsking(undefined)}
+        title={asked?.title}
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
         <Stack gap="md">
           <Text>{asked?.body}</Text>
           <DialogActions

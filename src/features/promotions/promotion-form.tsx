@@ -153,7 +153,13 @@ export function PromotionFormModal({
   }
 
   return (
-    <Modal opened={opened} onClose={close} title={title} size="lg">
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={title}
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
       <form
         noValidate
         onSubmit={form.onSubmit(async (values) => {
