@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -116,14 +117,14 @@ export function PatientOffers({
               </Button>
             </Group>
             {failure && offer && (
-              <Text c="red.8" size="sm" mt="xs" role="alert">
+              <Alert color="red" role="alert" mt="sm">
                 {failure}
-              </Text>
+              </Alert>
             )}
             {done && (
-              <Text c="green.9" size="sm" mt="xs" role="status">
+              <Alert color="green" role="status" mt="sm">
                 {done}
-              </Text>
+              </Alert>
             )}
           </form>
         )}

@@ -96,8 +96,8 @@ export function PromotionList({
                       <Table.Th>Offer</Table.Th>
                       <Table.Th>Dates</Table.Th>
                       <Table.Th>Cost and bonus</Table.Th>
-                      <Table.Th ta="right">Claimed</Table.Th>
-                      <Table.Th ta="right">Redeemed</Table.Th>
+                      <Table.Th>Claimed</Table.Th>
+                      <Table.Th>Redeemed</Table.Th>
                     </Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
@@ -121,10 +121,10 @@ export function PromotionList({
                         </Table.Td>
                         <Table.Td data-label="Dates">{offerDates(offer)}</Table.Td>
                         <Table.Td data-label="Cost and bonus">{offerTerms(offer)}</Table.Td>
-                        <Table.Td data-label="Claimed" ta="right">
+                        <Table.Td data-label="Claimed">
                           {offer.funnel.claimed.toLocaleString('en-US')}
                         </Table.Td>
-                        <Table.Td data-label="Redeemed" ta="right">
+                        <Table.Td data-label="Redeemed">
                           {offer.funnel.redeemed.toLocaleString('en-US')}
                         </Table.Td>
                       </Table.Tr>
