@@ -59,6 +59,27 @@ const catalogueItem = (id: number, name: string, price: number, own: number | nu
   archived: false,
 })
 
+const SPRING_OFFER = {
+  id: 7,
+  practice_id: 1,
+  title: 'Spring glow',
+  description: 'Double points',
+  points_cost: 0,
+  bonus_points: 100,
+  points: 100,
+  starts_at: null,
+  ends_at: null,
+  max_redemptions: null,
+  per_patient_limit: 1,
+  code: null,
+  status: 'live',
+  published_at: '2025-03-01T12:00:00.000Z',
+  ended_at: null,
+  archived_at: null,
+  created_at: '2025-03-01T12:00:00.000Z',
+  funnel: { sent: 0, claimed: 2, redeemed: 1, expired: 0, redemption_rate: 0.5, revenue_cents: 0 },
+}
+
 const RULES = {
   point_value_cents: 10,
   points_per_dollar: 1,
@@ -124,6 +145,8 @@ function practiceApi(): FakeRoutes {
       },
     ],
     'GET /patients/2': patient(2, 'Grace', 'Hopper', false),
+    'GET /patients/promotions/2': [],
+    'GET /promotions': { data: [SPRING_OFFER], total: 1, page: 1, pageSize: 20 },
     'GET /practice/rules': RULES,
     'GET /practice': PRACTICE,
     'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
@@ -528,42 +551,24 @@ describe('shell areas with data', () => {
     expect(screen.queryByRole('button', { name: /Add |Edit |Archive / })).not.toBeInTheDocument()
   })
 
-  it("promotions shows a chosen patient's promotions", async () => {
-    const calls = stubApi({
-      ...practiceApi(),
-      'GET /patients/promotions/2': [
-        {
-          patient_id: 2,
-          promotion_id: 7,
-          status: 'claimed',
-          claimed_at: '2025-03-01T12:00:00.000Z',
-          redeemed_at: null,
-          promotion: {
-            id: 7,
-            practice_id: 1,
-            title: 'Spring glow',
-            description: 'Double points',
-            points: 100,
-            starts_at: null,
-            ends_at: null,
-          },
-        },
-      ],
-    })
+  it('promotions lists the live offers with their funnel, the tab in the address', async () => {
+    const calls = stubApi(practiceApi())
     const { user, router } = renderRoute('/promotions', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Promotions' })
-    expect(screen.getByText('Choose a patient to see their promotions.')).toBeInTheDocument()
-    // The picker asks the server for the typed name; nothing loads the patient table.
-    await user.type(screen.getByRole('combobox', { name: 'Patient' }), 'Gra')
-    await user.click(await screen.findByRole('option', { name: /^Grace Hopper/ }))
-    expect(await screen.findByText('Spring glow')).toBeInTheDocument()
-    expect(router.state.location.search).toEqual({ patient: 2 })
+    expect(screen.getByRole('tab', { name: 'Live', selected: true })).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'Spring glow' })).toHaveAttribute(
+      'href',
+      '/promotions/7',
+    )
+    expect(screen.getByText('Free · +100 bonus')).toBeInTheDocument()
+    await user.click(screen.getByRole('tab', { name: 'Scheduled' }))
+    await vi.waitFor(() => expect(router.state.location.search).toEqual({ status: 'scheduled' }))
     expect(
       calls.some(
-        (c) => c.path === '/patients' && new URLSearchParams(c.search).get('search') === 'Gra',
+        (c) =>
+          c.path === '/promotions' && new URLSearchParams(c.search).get('status') === 'scheduled',
       ),
     ).toBe(true)
-    expect(calls.some((c) => c.path.startsWith('/patients/all/'))).toBe(false)
   })
 
   it('personnel lists the staff from GET /users', async () => {
