@@ -28,6 +28,7 @@ import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
+import { oneClickUnsubscribeRoutes } from '#server/routes/unsubscribe.ts'
 import { uploadRoutes } from '#server/routes/uploads.ts'
 import { userRoutes } from '#server/routes/users.ts'
 import { patientRedemptionRoutes, visitRoutes } from '#server/routes/visits.ts'
@@ -219,6 +220,10 @@ export function createApp(deps: AppDeps) {
     await next()
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store')
   })
+  // The RFC 8058 one-click unsubscribe, before the XSRF check: a mail client posts it without our
+  // page's cookie or header, and it reads no session (its random token is the only key), so there
+  // is no ambient credential a forged request could ride on (docs/decisions/012-patient-email.md).
+  api.route('/unsubscribe', oneClickUnsubscribeRoutes(ctx))
   api.use(xsrfCheck())
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.

@@ -285,6 +285,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       404: 'This unsubscribe link is not valid.',
     },
   },
+  'POST /api/unsubscribe/:token': {
+    summary: 'Unsubscribe a patient in one click (RFC 8058)',
+    description:
+      "The one-click URL of a patient e-mail's `List-Unsubscribe` header. A mail client posts the form body `List-Unsubscribe=One-Click`, without a session or the XSRF header; the random token is the key. It does what the unsubscribe page does, and answers 200 whether or not the token names a patient.",
+    tag: 'Patients',
+    public: true,
+    path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
+    responses: {
+      200: { description: 'The patient (if any) is unsubscribed.', json: UnsubscribeAnswerSchema },
+      400: 'The body must be List-Unsubscribe=One-Click (RFC 8058), sent as a form.',
+      429: 'Too many unsubscribe requests from this address.',
+    },
+  },
   'GET /api/patients': {
     summary: 'Search patients, a page at a time',
     description:

@@ -29,6 +29,7 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/practice/plans',
   'GET /api/practice/coupons/:code',
   'PUT /api/patients/unsubscribe/:token',
+  'POST /api/unsubscribe/:token',
   'POST /api/auth/local',
   'POST /api/auth/forgot-password',
   'POST /api/auth/reset-password',
