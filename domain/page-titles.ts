@@ -15,6 +15,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/signup\/personnel\/[^/]+$/, 'Registration'],
   [/^\/thankyou$/, 'Congratulations'],
   [/^\/unsubscribe\/[^/]+$/, 'Unsubscribe'],
+  [/^\/offers\/[^/]+$/, 'Your offer'],
   [/^\/404$/, 'Page not found'],
   [/^\/dashboard$/, 'Dashboard'],
   [/^\/appointments$/, 'Appointments'],

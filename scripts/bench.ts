@@ -23,6 +23,7 @@
  * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale` runs some parts;
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
+ * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
  * `--scale-requests=N` the timed calls per operation at scale (default 200). Needs Chromium
  * (CHROMIUM_PATH or /usr/bin/chromium) for the pages.
  */
@@ -71,6 +72,8 @@ const wanted = new Set<Part>(
     : PARTS,
 )
 const durationSeconds = Number(args.get('duration') ?? 5)
+/** `--pages=/unsubscribe,/offers`: only the public pages whose path starts with one of these. */
+const pageFilter = args.get('pages')?.split(',').filter(Boolean)
 const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
 const scaleRequests = Math.max(1, Number(args.get('scale-requests') ?? 200))
 const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
@@ -155,10 +158,13 @@ if (needsApp) {
   })
   if (server) {
     const baseUrl = server.url
-    const pages = ['/signin', '/signup', '/thankyou']
+    const allPages = ['/signin', '/signup', '/thankyou']
     await attempt('finding an unsubscribe link', async () => {
-      pages.push(`/unsubscribe/${await unsubscribeToken(baseUrl)}`)
+      allPages.push(`/unsubscribe/${await unsubscribeToken(baseUrl)}`)
     })
+    const pages = pageFilter
+      ? allPages.filter((page) => pageFilter.some((prefix) => page.startsWith(prefix)))
+      : allPages
     const executablePath = chromiumPath()
     if (wanted.has('first-load') || wanted.has('wizard')) {
       const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })

@@ -25,6 +25,7 @@ import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellPromotionsRouteImport } from './routes/_shell.promotions'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
+import { Route as OffersTokenRouteImport } from './routes/offers.$token'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
@@ -113,6 +114,11 @@ const ShellSettingsRoute = ShellSettingsRouteImport.update({
   path: '/settings',
   getParentRoute: () => ShellRoute,
 } as any)
+const OffersTokenRoute = OffersTokenRouteImport.update({
+  id: '/offers/$token',
+  path: '/offers/$token',
+  getParentRoute: () => rootRouteImport,
+} as any)
 const UnsubscribeIdRoute = UnsubscribeIdRouteImport.update({
   id: '/unsubscribe/$id',
   path: '/unsubscribe/$id',
@@ -170,6 +176,7 @@ export interface FileRoutesByFullPath {
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -195,6 +202,7 @@ export interface FileRoutesByTo {
   '/procedures': typeof ShellProceduresRoute
   '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -222,6 +230,7 @@ export interface FileRoutesById {
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/promotions': typeof ShellPromotionsRoute
   '/_shell/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
@@ -249,6 +258,7 @@ export interface FileRouteTypes {
     | '/procedures'
     | '/promotions'
     | '/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/patients/import'
@@ -274,6 +284,7 @@ export interface FileRouteTypes {
     | '/procedures'
     | '/promotions'
     | '/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/patients/import'
@@ -300,6 +311,7 @@ export interface FileRouteTypes {
     | '/_shell/procedures'
     | '/_shell/promotions'
     | '/_shell/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/import'
@@ -320,6 +332,7 @@ export interface RootRouteChildren {
   SigninRoute: typeof SigninRoute
   SignupRoute: typeof SignupRoute
   ThankyouRoute: typeof ThankyouRoute
+  OffersTokenRoute: typeof OffersTokenRoute
   UnsubscribeIdRoute: typeof UnsubscribeIdRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
 }
@@ -438,6 +451,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellSettingsRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/offers/$token': {
+      id: '/offers/$token'
+      path: '/offers/$token'
+      fullPath: '/offers/$token'
+      preLoaderRoute: typeof OffersTokenRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/unsubscribe/$id': {
       id: '/unsubscribe/$id'
       path: '/unsubscribe/$id'
@@ -541,6 +561,7 @@ const rootRouteChildren: RootRouteChildren = {
   SigninRoute: SigninRoute,
   SignupRoute: SignupRoute,
   ThankyouRoute: ThankyouRoute,
+  OffersTokenRoute: OffersTokenRoute,
   UnsubscribeIdRoute: UnsubscribeIdRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,
 }

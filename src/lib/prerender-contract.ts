@@ -21,6 +21,7 @@ export const PRERENDERED_PAGES = ['/signin', '/signup', '/thankyou'] as const
  */
 export const PRERENDERED_SHELLS = [
   { name: 'unsubscribe', pattern: '^/unsubscribe/[^/]+/?$' },
+  { name: 'offer', pattern: '^/offers/[^/]+/?$' },
 ] as const
 
 /**

@@ -1,0 +1,41 @@
+import * as v from 'valibot'
+
+/**
+ * The public offer page (issue 18, PORTAL.md section 6): what `GET /offers/{token}` answers about
+ * the offer a patient's personal link names, and what claiming it answers. Nothing in it names
+ * the patient beyond the first name the e-mail already greets them with.
+ */
+
+/** Where the offer stands for this patient. */
+export const OFFER_STATES = ['open', 'claimed', 'redeemed', 'ended', 'unavailable'] as const
+export type OfferState = (typeof OFFER_STATES)[number]
+
+export const OfferAnswerSchema = v.object({
+  practice: v.object({
+    name: v.string(),
+    /** The practice's logo (a path the server serves), or null. */
+    logo: v.nullable(v.string()),
+  }),
+  patient: v.object({ first_name: v.string() }),
+  offer: v.object({
+    title: v.string(),
+    description: v.string(),
+    points_cost: v.number(),
+    bonus_points: v.number(),
+    ends_at: v.nullable(v.string()),
+  }),
+  state: v.picklist(OFFER_STATES),
+  /** Why a claim is not possible now (ended, limit reached…); null when it is, or was claimed. */
+  reason: v.nullable(v.string()),
+})
+export type OfferAnswer = v.InferOutput<typeof OfferAnswerSchema>
+
+/** The sentences of the offer page and its calls. */
+export const OFFER_MESSAGES = {
+  notFound: 'This offer link is not valid.',
+  claimed: 'You claimed this offer. Show this e-mail at your next visit.',
+  redeemed: 'You already used this offer. Thank you!',
+  ended: 'This offer has ended.',
+  unavailable: 'This offer is no longer available.',
+  tooMany: 'Too many requests. Please wait a minute and try again.',
+} as const
