@@ -44,6 +44,16 @@ export const AUDIT_ACTIONS = [
   'user.reactivated',
   'user.profile_updated',
   'activity.viewed',
+  // Promotions (issue 18): the offer's life, and the claims and redemptions staff make.
+  'promotion.created',
+  'promotion.updated',
+  'promotion.published',
+  'promotion.ended',
+  'promotion.duplicated',
+  'promotion.archived',
+  'promotion.deleted',
+  'promotion.claimed',
+  'promotion.redeemed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -83,6 +93,15 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'practice.rules_changed': { group: 'Practice', label: 'Changed the programme rules' },
   'report.exported': { group: 'Practice', label: 'Exported a CSV file' },
   'activity.viewed': { group: 'Practice', label: 'Opened the activity log' },
+  'promotion.created': { group: 'Promotions', label: 'Created an offer' },
+  'promotion.updated': { group: 'Promotions', label: 'Changed an offer' },
+  'promotion.published': { group: 'Promotions', label: 'Published an offer' },
+  'promotion.ended': { group: 'Promotions', label: 'Ended an offer' },
+  'promotion.duplicated': { group: 'Promotions', label: 'Duplicated an offer' },
+  'promotion.archived': { group: 'Promotions', label: 'Archived an offer' },
+  'promotion.deleted': { group: 'Promotions', label: 'Deleted a draft offer' },
+  'promotion.claimed': { group: 'Promotions', label: 'Claimed an offer for a patient' },
+  'promotion.redeemed': { group: 'Promotions', label: 'Redeemed an offer' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -102,6 +121,9 @@ const points = (n: number) =>
 const signed = (n: number) => `${n > 0 ? '+' : '-'}${Math.abs(n).toLocaleString('en-US')}`
 const num = (value: unknown) => (typeof value === 'number' ? value : Number(value ?? 0) || 0)
 const text = (value: unknown) => (typeof value === 'string' ? value : '')
+/** An offer's title as the audit details keep it, quoted. */
+const offer = (details: Record<string, unknown>) =>
+  text(details.title) ? `“${text(details.title)}”` : 'an offer'
 const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`)
 
 /** The rules' names in the audit details (`*_before`/`*_after`), in words. */
@@ -246,6 +268,28 @@ export function describeActivity(
       )
     case 'activity.viewed':
       return sentence('opened the activity log')
+    case 'promotion.created':
+      return sentence(`created the offer ${offer(details)}`)
+    case 'promotion.updated':
+      return sentence(
+        `changed the offer ${offer(details)}${details.fields ? ` (${text(details.fields).replaceAll(',', ', ').replaceAll('_', ' ')})` : ''}`,
+      )
+    case 'promotion.published':
+      return sentence(`published the offer ${offer(details)}`)
+    case 'promotion.ended':
+      return sentence(`ended the offer ${offer(details)}`)
+    case 'promotion.duplicated':
+      return sentence(`duplicated the offer ${offer(details)}`)
+    case 'promotion.archived':
+      return sentence(`archived the offer ${offer(details)}`)
+    case 'promotion.deleted':
+      return sentence(`deleted the draft offer ${offer(details)}`)
+    case 'promotion.claimed':
+      return names.actor
+        ? sentence(`claimed the offer ${offer(details)} for ${patient}`)
+        : `${patient[0]?.toUpperCase() ?? ''}${patient.slice(1)} claimed the offer ${offer(details)}.`
+    case 'promotion.redeemed':
+      return sentence(`redeemed the offer ${offer(details)} for ${patient}`)
     default:
       return sentence(`did ${action}`)
   }

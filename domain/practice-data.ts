@@ -249,13 +249,22 @@ export const PromotionSchema = v.object({
 })
 export type Promotion = v.InferOutput<typeof PromotionSchema>
 
-/** A patient's promotion: claimed, then redeemed. */
+/**
+ * A patient's claim of a promotion: claimed, then redeemed (or expired). `title`, `points_cost`,
+ * `bonus_points` and `ends_at` are the terms it was claimed with; `promotion` is the offer now.
+ */
 export const PatientPromotionSchema = v.object({
+  id: v.optional(v.number()),
   patient_id: v.number(),
   promotion_id: v.number(),
-  status: v.picklist(['claimed', 'redeemed']),
+  status: v.picklist(['claimed', 'redeemed', 'expired']),
+  title: v.optional(v.string()),
+  points_cost: v.optional(v.number()),
+  bonus_points: v.optional(v.number()),
+  ends_at: v.optional(v.nullable(IsoDate)),
   claimed_at: v.nullable(IsoDate),
   redeemed_at: v.nullable(IsoDate),
+  expired_at: v.optional(v.nullable(IsoDate)),
   promotion: v.optional(PromotionSchema),
 })
 export type PatientPromotion = v.InferOutput<typeof PatientPromotionSchema>

@@ -51,6 +51,7 @@ export const VISIT_MESSAGES = {
   promotionNotFound: 'Promotion not found.',
   promotionNotClaimed: 'The patient has not claimed this promotion.',
   promotionRedeemed: 'The patient has already redeemed this promotion.',
+  promotionExpired: 'This claim has expired: the offer ended before it was redeemed.',
   promotionNothing: 'This promotion has no points to spend or award.',
   patientArchived: 'This patient is archived: restore them to record a visit or a redemption.',
   visitNotFound: 'Visit not found.',

@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { promotionStatus } from '#domain/promotions.ts'
 import { testBackends } from '#server/testing/test-app.ts'
 import type { DatabaseHandle } from './client.ts'
 import { HISTORY_PATIENTS } from './demo-history.ts'
@@ -100,16 +101,14 @@ describe.each(testBackends())('the demo practice’s year of history on $name', 
       .select()
       .from(promotions)
       .where(eq(promotions.practice_id, practiceId))
-    const state = (p: (typeof rows)[number]) =>
-      p.starts_at && p.starts_at > NOW
-        ? 'scheduled'
-        : p.ends_at && p.ends_at < NOW
-          ? 'ended'
-          : 'live'
-    expect(new Set(rows.map(state))).toEqual(new Set(['scheduled', 'ended', 'live']))
+    expect(new Set(rows.map((p) => promotionStatus(p, NOW)))).toEqual(
+      new Set(['draft', 'scheduled', 'ended', 'live']),
+    )
     const claims = await handle.db.select().from(patientPromotions)
     expect(claims.filter((c) => c.status === 'redeemed').length).toBeGreaterThan(5)
     expect(claims.filter((c) => c.status === 'claimed').length).toBeGreaterThan(3)
+    expect(claims.filter((c) => c.status === 'expired').length).toBeGreaterThan(0)
+    expect(claims.every((c) => c.title !== null && c.practice_id === practiceId)).toBe(true)
   })
 
   it('is the same history on every start (a seeded sequence)', async () => {

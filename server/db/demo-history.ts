@@ -282,45 +282,63 @@ export async function seedDemoHistory(
   // Promotions that ended, are live and are coming, with the patients who claimed them.
   const promotionRows = await db
     .insert(promotions)
-    .values([
-      {
-        practice_id: practiceId,
-        title: 'Holiday Glow Week',
-        description: 'Double points on every facial during the holiday week.',
-        points: 250,
-        starts_at: at(now, -340, 0),
-        ends_at: at(now, -333, 0),
-        created_at: at(now, -350, 9),
-      },
-      {
-        practice_id: practiceId,
-        title: 'Spring Peel Special',
-        description: '150 bonus points with any chemical peel this spring.',
-        points: 150,
-        starts_at: at(now, -240, 0),
-        ends_at: at(now, -180, 0),
-        created_at: at(now, -245, 9),
-      },
-      {
-        practice_id: practiceId,
-        title: 'Autumn Refresh',
-        description: 'A free LED add-on with any HydraFacial this autumn.',
-        points: 100,
-        starts_at: at(now, -20, 0),
-        ends_at: at(now, 40, 0),
-        created_at: at(now, -25, 9),
-      },
-      {
-        practice_id: practiceId,
-        title: 'New Year Laser Offer',
-        description: '300 bonus points on a laser hair removal package booked in January.',
-        points: 300,
-        starts_at: at(now, 35, 0),
-        ends_at: at(now, 70, 0),
-        created_at: at(now, -3, 9),
-      },
-    ])
-    .returning({ id: promotions.id, starts_at: promotions.starts_at })
+    .values(
+      [
+        {
+          practice_id: practiceId,
+          title: 'Holiday Glow Week',
+          description: 'Double points on every facial during the holiday week.',
+          points: 250,
+          starts_at: at(now, -340, 0),
+          ends_at: at(now, -333, 0),
+          created_at: at(now, -350, 9),
+        },
+        {
+          practice_id: practiceId,
+          title: 'Spring Peel Special',
+          description: '150 bonus points with any chemical peel this spring.',
+          points: 150,
+          starts_at: at(now, -240, 0),
+          ends_at: at(now, -180, 0),
+          created_at: at(now, -245, 9),
+        },
+        {
+          practice_id: practiceId,
+          title: 'Autumn Refresh',
+          description: 'A free LED add-on with any HydraFacial this autumn.',
+          points: 100,
+          starts_at: at(now, -20, 0),
+          ends_at: at(now, 40, 0),
+          created_at: at(now, -25, 9),
+        },
+        {
+          practice_id: practiceId,
+          title: 'New Year Laser Offer',
+          description: '300 bonus points on a laser hair removal package booked in January.',
+          points: 300,
+          starts_at: at(now, 35, 0),
+          ends_at: at(now, 70, 0),
+          created_at: at(now, -3, 9),
+        },
+        {
+          practice_id: practiceId,
+          title: 'Lash Lift Launch',
+          description: 'A free brow tint with your first lash lift (still being written).',
+          points: 0,
+          starts_at: at(now, 50, 0),
+          ends_at: at(now, 80, 0),
+          created_at: at(now, -1, 9),
+        },
+      ].map((p, i) => ({
+        ...p,
+        // Every offer but the last (a draft) was published the day it was written; the live one
+        // is limited to 40 claims, one per patient, and costs 100 points.
+        published_at: i < 4 ? p.created_at : null,
+        max_redemptions: i === 2 ? 40 : null,
+        points_cost: i === 2 ? 100 : 0,
+      })),
+    )
+    .returning()
   const claims = []
   for (const [p, promotion] of promotionRows.entries()) {
     // The coming offer has no claims yet; the ended ones were mostly redeemed.
@@ -332,9 +350,15 @@ export async function seedDemoHistory(
       claims.push({
         patient_id: patientId,
         promotion_id: promotion.id,
-        status: redeemed ? 'redeemed' : 'claimed',
+        practice_id: practiceId,
+        status: redeemed ? 'redeemed' : p < 2 ? 'expired' : 'claimed',
+        title: promotion.title,
+        points_cost: promotion.points_cost,
+        bonus_points: promotion.points,
+        ends_at: promotion.ends_at,
         claimed_at: claimedAt,
         redeemed_at: redeemed ? new Date(claimedAt.getTime() + 3 * DAY_MS) : null,
+        expired_at: !redeemed && p < 2 ? promotion.ends_at : null,
       })
     }
   }

@@ -319,7 +319,11 @@ export const activities = pgTable(
   (t) => [index('activities_patient_idx').on(t.patient_id, t.created_at)],
 )
 
-/** A reward the practice offers its patients. */
+/**
+ * A reward the practice offers its patients (issue 18). Its status (domain/promotions.ts) follows
+ * from the actions (`published_at`, `ended_at`, `archived_at`) and the dates (`starts_at`,
+ * `ends_at`): Draft, Scheduled, Live, Ended, Archived. A claimed offer is never deleted.
+ */
 export const promotions = pgTable(
   'promotions',
   {
@@ -329,20 +333,46 @@ export const promotions = pgTable(
       .references(() => practices.id, { onDelete: 'cascade' }),
     title: text().notNull(),
     description: text().notNull().default(''),
+    /** The bonus points a redemption gives (the API's `bonus_points`; `points` in the spec). */
     points: integer().notNull().default(0),
-    /** Points a redemption of the promotion spends (0 = free); `points` is the bonus it gives. */
+    /** Points a redemption of the promotion spends (0 = free). */
     points_cost: integer().notNull().default(0),
     starts_at: instant(),
     ends_at: instant(),
+    /** How many claims the offer allows in all (null: no limit). */
+    max_redemptions: integer(),
+    /** How many times one patient may claim it. */
+    per_patient_limit: integer().notNull().default(1),
+    /** Only patients who give this code may claim it (null: every patient). */
+    code: text(),
+    published_at: instant(),
+    ended_at: instant(),
+    archived_at: instant(),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
     created_at: createdAt(),
+    updated_at: instant(),
   },
-  (t) => [index('promotions_practice_idx').on(t.practice_id)],
+  (t) => [
+    index('promotions_practice_idx').on(t.practice_id),
+    check('promotions_points_check', sql`${t.points} >= 0 and ${t.points_cost} >= 0`),
+    check(
+      'promotions_limits_check',
+      sql`(${t.max_redemptions} is null or ${t.max_redemptions} > 0) and ${t.per_patient_limit} > 0`,
+    ),
+  ],
 )
 
-/** A patient's promotion: claimed, then redeemed. */
+/**
+ * A patient's claim of a promotion: claimed, then redeemed (or expired when its end passes
+ * first). The offer's terms are kept with the claim as they were when it was claimed, so an edit
+ * of a live offer never changes what a patient claimed. A patient has at most one open claim of
+ * an offer; `per_patient_limit` counts all of them.
+ */
 export const patientPromotions = pgTable(
   'patient_promotions',
   {
+    id: serial().primaryKey(),
+    practice_id: integer().references(() => practices.id, { onDelete: 'cascade' }),
     patient_id: integer()
       .notNull()
       .references(() => patients.id, { onDelete: 'cascade' }),
@@ -350,12 +380,54 @@ export const patientPromotions = pgTable(
       .notNull()
       .references(() => promotions.id, { onDelete: 'cascade' }),
     status: text().notNull().default('claimed'),
+    /** The offer's terms when it was claimed (null on claims older than issue 18: read the offer). */
+    title: text(),
+    points_cost: integer(),
+    bonus_points: integer(),
+    ends_at: instant(),
+    /** The staff member who claimed it for the patient (null: the patient, from the offer's link). */
+    claimed_by: integer().references(() => users.id, { onDelete: 'set null' }),
     claimed_at: instant(),
     redeemed_at: instant(),
+    expired_at: instant(),
   },
   (t) => [
-    primaryKey({ columns: [t.patient_id, t.promotion_id] }),
-    check('patient_promotions_status_check', sql`${t.status} in ('claimed', 'redeemed')`),
+    index('patient_promotions_promotion_idx').on(t.promotion_id, t.status),
+    index('patient_promotions_patient_idx').on(t.patient_id),
+    uniqueIndex('patient_promotions_open_unique')
+      .on(t.patient_id, t.promotion_id)
+      .where(sql`${t.status} = 'claimed'`),
+    check(
+      'patient_promotions_status_check',
+      sql`${t.status} in ('claimed', 'redeemed', 'expired')`,
+    ),
+  ],
+)
+
+/**
+ * An offer sent to a patient (the funnel's `sent`): its personal link's random token. Filled by
+ * the sending of offers; the funnel counts the rows with `sent_at`.
+ */
+export const promotionSends = pgTable(
+  'promotion_sends',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    promotion_id: integer()
+      .notNull()
+      .references(() => promotions.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    token: text().notNull(),
+    created_at: createdAt(),
+    sent_at: instant(),
+  },
+  (t) => [
+    uniqueIndex('promotion_sends_token_unique').on(t.token),
+    index('promotion_sends_promotion_idx').on(t.promotion_id),
   ],
 )
 

@@ -345,28 +345,30 @@ export async function seedIfEmpty(
 
     const promotionRows = await tx
       .insert(promotions)
-      .values([
-        {
-          practice_id: practiceId,
-          title: 'Refer a Friend',
-          description: 'Earn 500 points when a friend you refer books their first treatment.',
-          points: 500,
-        },
-        {
-          practice_id: practiceId,
-          title: 'Birthday Glow',
-          description: 'A complimentary HydraFacial upgrade during your birthday month.',
-          points: 200,
-        },
-        {
-          practice_id: practiceId,
-          title: 'Summer Skin Bundle',
-          description: 'Double points on any chemical peel booked this summer.',
-          points: 300,
-          starts_at: at(now, -30, 0),
-          ends_at: at(now, 60, 0),
-        },
-      ])
+      .values(
+        [
+          {
+            practice_id: practiceId,
+            title: 'Refer a Friend',
+            description: 'Earn 500 points when a friend you refer books their first treatment.',
+            points: 500,
+          },
+          {
+            practice_id: practiceId,
+            title: 'Birthday Glow',
+            description: 'A complimentary HydraFacial upgrade during your birthday month.',
+            points: 200,
+          },
+          {
+            practice_id: practiceId,
+            title: 'Summer Skin Bundle',
+            description: 'Double points on any chemical peel booked this summer.',
+            points: 300,
+            starts_at: at(now, -30, 0),
+            ends_at: at(now, 60, 0),
+          },
+        ].map((p) => ({ ...p, published_at: at(now, -40, 9) })),
+      )
       .returning({ id: promotions.id })
     const promotionId = (index: number) => {
       const row = promotionRows[index]

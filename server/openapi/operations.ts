@@ -36,6 +36,13 @@ import {
   ProductSchema,
   StaffMemberSchema,
 } from '#domain/practice-data.ts'
+import {
+  PROMOTION_MESSAGES,
+  PromotionDetailSchema,
+  PromotionListQuerySchema,
+  PromotionPageSchema,
+  PromotionRedemptionSchema,
+} from '#domain/promotions.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
   GetCodeAnswerSchema,
@@ -75,7 +82,10 @@ export const TAGS = [
     name: 'Points',
     description: "The points ledger: a patient's entries, adjustments and reversals.",
   },
-  { name: 'Promotions', description: 'Claiming and redeeming promotions.' },
+  {
+    name: 'Promotions',
+    description: "The practice's offers: their life, their funnel, claims and redemptions.",
+  },
   { name: 'Appointments', description: "The practice's appointments." },
   { name: 'Catalogue', description: "The practice's procedures and products." },
   { name: 'Files', description: 'Uploaded files.' },
@@ -514,25 +524,123 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
   'PUT /api/promotions/claimed/:promo': {
-    summary: 'Claim a promotion for a patient',
+    summary: 'Claim an offer for a patient',
     description:
-      'Claiming again is harmless. `promo` in the body must be the promotion of the path.',
+      "The claimed step of the funnel: a live offer, within its total and per-patient limits (checked under the offer's row lock, so concurrent claims cannot pass them), with its `code` when the offer is code-only. A patient who already holds an open claim gets it back. The claim keeps the offer's terms as they are now (`title`, `points_cost`, `bonus_points`, `ends_at`). `promo` in the body, when given, must be the promotion of the path. Audited.",
     tag: 'Promotions',
     responses: {
-      200: { description: "The patient's promotion.", json: PatientPromotionSchema },
+      200: { description: 'The claim.', json: PatientPromotionSchema },
+      403: PROMOTION_MESSAGES.codeNeeded,
       404: 'No promotion or patient has this id.',
-      409: 'The promotion has not started, has ended, or is already redeemed.',
+      409: 'The offer is not live, has reached its limit, or the patient reached the limit per patient.',
+      422: PROMOTION_MESSAGES.codeWrong,
     },
   },
   'PUT /api/promotions/redeemed/:promo': {
-    summary: "Redeem a patient's promotion",
+    summary: "Redeem a patient's claimed offer",
     description:
-      "Needs a claim; happens once, adds the promotion's points to the patient and records an activity.",
+      "The redeemed step of the funnel, through the ledger exactly once: the claim's points cost is taken and its bonus given, as `POST /patients/{id}/redemptions` does (the patient's code above the programme's threshold, or a manager's override with a reason). `idempotencyKey` defaults to one per claim, so a repeat answers the same redemption. Audited.",
     tag: 'Promotions',
     responses: {
-      200: { description: "The patient's promotion.", json: PatientPromotionSchema },
+      200: { description: 'The redeemed claim and its entries.', json: PromotionRedemptionSchema },
+      403: "The patient's code is needed, or an override needs a manager.",
       404: 'No promotion or patient has this id.',
-      409: 'The promotion is not claimed, or already redeemed.',
+      409: 'The offer is not claimed, already redeemed, its claim has expired, or the balance is too low.',
+      422: 'The code is wrong, used or expired.',
+      429: TOO_MANY,
+    },
+  },
+  'GET /api/promotions': {
+    summary: 'List offers',
+    description:
+      "A page of the practice's offers (one `status`, or all), latest start first, each with its funnel: sent, claimed, redeemed, expired, the redemption rate and the revenue of the visits where it was redeemed (cents).",
+    tag: 'Promotions',
+    query: PromotionListQuerySchema,
+    responses: {
+      200: { description: 'The page and the total.', json: PromotionPageSchema },
+      400: 'A query parameter is not valid.',
+    },
+  },
+  'POST /api/promotions': {
+    summary: 'Create an offer',
+    description:
+      'A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, and a code for a code-only offer. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      201: { description: 'The draft.', json: PromotionDetailSchema },
+    },
+  },
+  'GET /api/promotions/:id': {
+    summary: 'Read an offer',
+    description: 'The offer, its status and its funnel.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+    },
+  },
+  'PUT /api/promotions/:id': {
+    summary: 'Change an offer',
+    description:
+      'A draft or scheduled offer changes freely; a live one only its title, description, end and limits. Claims keep the terms they were made with. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+      409: 'The offer is ended or archived, or the field cannot change while it is live.',
+    },
+  },
+  'DELETE /api/promotions/:id': {
+    summary: 'Delete a draft',
+    description:
+      'Only a draft nobody claimed; a claimed offer is archived instead, so that its history stays. Answers the deleted offer. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The deleted offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+      409: PROMOTION_MESSAGES.deleteClaimed,
+    },
+  },
+  'POST /api/promotions/:id/publish': {
+    summary: 'Publish an offer',
+    description: 'A draft becomes Scheduled (before its start) or Live. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+      409: 'Only a draft whose end has not passed can be published.',
+    },
+  },
+  'POST /api/promotions/:id/end': {
+    summary: 'End an offer',
+    description:
+      'A scheduled or live offer ends now: no more claims; open claims expire. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+      409: PROMOTION_MESSAGES.endNotRunning,
+    },
+  },
+  'POST /api/promotions/:id/duplicate': {
+    summary: 'Duplicate an offer',
+    description:
+      'A new draft with the same terms (dates that have passed are left empty). Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      201: { description: 'The new draft.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+    },
+  },
+  'POST /api/promotions/:id/archive': {
+    summary: 'Archive an offer',
+    description:
+      'A draft or an ended offer is put away; its claims and funnel stay. Manager, Admin. Audited.',
+    tag: 'Promotions',
+    responses: {
+      200: { description: 'The offer.', json: PromotionDetailSchema },
+      404: 'No promotion has this id.',
+      409: PROMOTION_MESSAGES.archiveRunning,
     },
   },
   'GET /api/users': {

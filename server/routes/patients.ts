@@ -13,13 +13,14 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
-import { patientPromotions, patients, promotions } from '#server/db/schema.ts'
+import { patients, promotions } from '#server/db/schema.ts'
 import { ApiError, notFound } from '#server/http/errors.ts'
 import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
 import type { AuditAction } from '#server/services/audit.ts'
 import { createLedger } from '#server/services/ledger.ts'
+import { claimsOfPatient } from '#server/services/promotions.ts'
 import { unsubscribeByToken } from '#server/services/unsubscribe.ts'
 import { readProgrammeRules } from './programme-rules.ts'
 
@@ -344,19 +345,7 @@ export function patientRoutes(ctx: ServerContext) {
     .get('/promotions/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')
       ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
-      const rows = await ctx.db
-        .select({
-          patient_id: patientPromotions.patient_id,
-          promotion_id: patientPromotions.promotion_id,
-          status: patientPromotions.status,
-          claimed_at: patientPromotions.claimed_at,
-          redeemed_at: patientPromotions.redeemed_at,
-          promotion: promotionColumns,
-        })
-        .from(patientPromotions)
-        .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
-        .where(eq(patientPromotions.patient_id, id))
-        .orderBy(desc(patientPromotions.claimed_at), asc(patientPromotions.promotion_id))
+      const rows = await claimsOfPatient(ctx.db, id, ctx.now())
       return c.json(rows)
     })
     .put('/unsubscribe/:token', jsonBody(UnsubscribeInputSchema), async (c) => {

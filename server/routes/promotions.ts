@@ -1,175 +1,212 @@
-import { and, eq } from 'drizzle-orm'
-import { Hono } from 'hono'
-import { PromotionActionInputSchema } from '#domain/practice-data.ts'
+/**
+ * `/promotions` (issue 18, PORTAL.md section 7): the practice's offers (paged by status, with
+ * their funnels), their life (create, edit, publish, end, duplicate, archive, delete a draft
+ * nobody claimed) and the spec's funnel steps `PUT /promotions/claimed/{promo}` and
+ * `PUT /promotions/redeemed/{promo}`. The rules live in server/services/promotions.ts; every
+ * change is audited.
+ */
+import { type Context, Hono } from 'hono'
+import type { AuditAction } from '#domain/activity-log.ts'
+import {
+  EMPTY_FUNNEL,
+  PromotionChangeSchema,
+  PromotionClaimInputSchema,
+  PromotionInputSchema,
+  PromotionListQuerySchema,
+  PromotionRedeemInputSchema,
+} from '#domain/promotions.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
-import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { activities, patientPromotions, promotions } from '#server/db/schema.ts'
-import { badRequest, conflict } from '#server/http/errors.ts'
-import { ownRow } from '#server/http/scope.ts'
-import { idParams, jsonBody } from '#server/http/validate.ts'
-import { createLedger } from '#server/services/ledger.ts'
-import { findPatient, promotionColumns } from './patients.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { ApiError, badRequest } from '#server/http/errors.ts'
+import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
+import type { AuditDetail } from '#server/services/audit.ts'
+import {
+  claimPromotion,
+  createPromotion,
+  deletePromotion,
+  listPromotions,
+  type PromotionAction,
+  promotionAnswer,
+  readPromotion,
+  redeemPromotion,
+  transitionPromotion,
+  updatePromotion,
+} from '#server/services/promotions.ts'
+import { createCheckout } from '#server/services/visits.ts'
 
-/** Loads the promotion and the patient of a claim or redemption, both from the user's practice. */
-async function loadPair(
-  db: Database,
-  user: AuthUser,
-  promo: number,
-  input: { promo: number | string; patient_id: number },
-) {
-  if (Number(input.promo) !== promo) {
-    throw badRequest('promo in the body must be the promotion of the path.', { promo: input.promo })
+/** The promotion of the path; a body's `promo`, when given, must name the same one. */
+function samePromo(promo: number, body: { promo?: number | string | undefined }) {
+  if (body.promo !== undefined && Number(body.promo) !== promo) {
+    throw badRequest('promo in the body must be the promotion of the path.', { promo: body.promo })
   }
-  const [row] = await db
-    .select(promotionColumns)
-    .from(promotions)
-    .where(eq(promotions.id, promo))
-    .limit(1)
-  const promotion = ownRow(user, row, 'Promotion')
-  const patient = ownRow(user, await findPatient(db, input.patient_id), 'Patient')
-  return { promotion, patient }
 }
 
-/** The patient's promotion as the API answers it (domain `PatientPromotionSchema`). */
-async function patientPromotion(db: Database, patientId: number, promotionId: number) {
-  const [row] = await db
-    .select({
-      patient_id: patientPromotions.patient_id,
-      promotion_id: patientPromotions.promotion_id,
-      status: patientPromotions.status,
-      claimed_at: patientPromotions.claimed_at,
-      redeemed_at: patientPromotions.redeemed_at,
-      promotion: promotionColumns,
-    })
-    .from(patientPromotions)
-    .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
-    .where(
-      and(
-        eq(patientPromotions.patient_id, patientId),
-        eq(patientPromotions.promotion_id, promotionId),
-      ),
-    )
-    .limit(1)
-  return row
+const ACTION_AUDIT: Record<PromotionAction, AuditAction> = {
+  publish: 'promotion.published',
+  end: 'promotion.ended',
+  duplicate: 'promotion.duplicated',
+  archive: 'promotion.archived',
 }
 
-/**
- * A patient claims a promotion, then redeems it (spec section 7; body `{promo, patient_id}`).
- * Claiming again is harmless; claiming outside the promotion's dates, or after redeeming, is a
- * 409. Redeeming needs a claim, happens once, adds the promotion's points to the patient and
- * records an activity. Both answer the patient's promotion.
- */
 export function promotionRoutes(ctx: ServerContext) {
-  return new Hono<AppEnv>()
-    .use(requireAuth(ctx))
-    .put(
-      '/claimed/:promo',
-      requirePermission(ctx, 'patients.write'),
-      idParams('promo'),
-      jsonBody(PromotionActionInputSchema),
-      async (c) => {
-        const { promo } = c.req.valid('param')
-        const { promotion, patient } = await loadPair(
-          ctx.db,
-          c.var.user,
-          promo,
-          c.req.valid('json'),
-        )
+  const checkout = createCheckout({
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    publicUrl: ctx.config.publicUrl,
+  })
+  const audit = (c: Context<AppEnv>, action: AuditAction, details: Record<string, AuditDetail>) =>
+    ctx.audit.record({
+      action,
+      userId: c.var.user.id,
+      practiceId: c.var.user.practice_id,
+      ip: ctx.clientIp(c),
+      details,
+    })
+  const manage = requirePermission(ctx, 'promotions.manage')
+
+  const transition = (action: PromotionAction) =>
+    [
+      manage,
+      idParams('id'),
+      async (c: Context<AppEnv>) => {
+        const id = Number(c.req.param('id'))
         const now = ctx.now()
-        if (promotion.starts_at && promotion.starts_at > now) {
-          throw conflict('This promotion has not started yet.')
-        }
-        if (promotion.ends_at && promotion.ends_at <= now)
-          throw conflict('This promotion has ended.')
-        await ctx.db.transaction(async (tx) => {
-          const inserted = await tx
-            .insert(patientPromotions)
-            .values({
-              patient_id: patient.id,
-              promotion_id: promotion.id,
-              status: 'claimed',
-              claimed_at: now,
-            })
-            .onConflictDoNothing()
-            .returning({ status: patientPromotions.status })
-          if (inserted.length > 0) {
-            await tx.insert(activities).values({
-              practice_id: patient.practice_id,
-              patient_id: patient.id,
-              kind: 'promotion_claimed',
-              description: promotion.title,
-              points: 0,
-              created_at: now,
-            })
-            return
-          }
-          const existing = await patientPromotion(tx, patient.id, promotion.id)
-          if (existing?.status === 'redeemed') throw conflict('This promotion is already redeemed.')
+        const row = await transitionPromotion(ctx.db, c.var.user, id, action, now)
+        await audit(c, ACTION_AUDIT[action], {
+          promotion_id: id,
+          title: row.title,
+          ...(action === 'duplicate' ? { copy_id: row.id } : {}),
         })
-        return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
-      },
-    )
-    .put(
-      '/redeemed/:promo',
-      requirePermission(ctx, 'redeem.withCode'),
-      idParams('promo'),
-      jsonBody(PromotionActionInputSchema),
-      async (c) => {
-        const { promo } = c.req.valid('param')
-        const { promotion, patient } = await loadPair(
-          ctx.db,
-          c.var.user,
-          promo,
-          c.req.valid('json'),
+        return c.json(
+          await readPromotion(ctx.db, c.var.user.practice_id, row.id, now),
+          action === 'duplicate' ? 201 : 200,
         )
-        const now = ctx.now()
-        await ctx.db.transaction(async (tx) => {
-          // The status condition makes a second, concurrent redemption update nothing.
-          const redeemed = await tx
-            .update(patientPromotions)
-            .set({ status: 'redeemed', redeemed_at: now })
-            .where(
-              and(
-                eq(patientPromotions.patient_id, patient.id),
-                eq(patientPromotions.promotion_id, promotion.id),
-                eq(patientPromotions.status, 'claimed'),
-              ),
-            )
-            .returning({ status: patientPromotions.status })
-          if (redeemed.length === 0) {
-            const existing = await patientPromotion(tx, patient.id, promotion.id)
-            throw conflict(
-              existing
-                ? 'This promotion is already redeemed.'
-                : 'This promotion has not been claimed yet.',
-            )
-          }
-          // The promotion's points reach the balance through the ledger, as a bonus entry, in this
-          // same transaction: the redemption and its points are one change or none.
-          if (promotion.points > 0) {
-            await createLedger({ db: tx, now: ctx.now }).credit({
-              practiceId: patient.practice_id,
-              patientId: patient.id,
-              userId: c.var.user.id,
-              kind: 'bonus',
-              points: promotion.points,
-              sourceType: 'promotion',
-              sourceId: promotion.id,
-              idempotencyKey: `promotion:${promotion.id}:patient:${patient.id}:redeemed`,
-            })
-          }
-          await tx.insert(activities).values({
-            practice_id: patient.practice_id,
-            patient_id: patient.id,
-            kind: 'promotion_redeemed',
-            description: promotion.title,
-            points: promotion.points,
-            created_at: now,
+      },
+    ] as const
+
+  return (
+    new Hono<AppEnv>()
+      .use(requireAuth(ctx))
+      // The spec's funnel steps first, so that `claimed` and `redeemed` are never read as ids.
+      .put(
+        '/claimed/:promo',
+        requirePermission(ctx, 'patients.write'),
+        idParams('promo'),
+        jsonBody(PromotionClaimInputSchema),
+        async (c) => {
+          const { promo } = c.req.valid('param')
+          const input = c.req.valid('json')
+          samePromo(promo, input)
+          const result = await claimPromotion(ctx.db, {
+            practiceId: c.var.user.practice_id,
+            promotionId: promo,
+            patientId: input.patient_id,
+            actor: c.var.user,
+            code: input.code,
+            now: ctx.now(),
           })
-        })
-        return c.json(await patientPromotion(ctx.db, patient.id, promotion.id))
-      },
-    )
+          if (result.created) {
+            await audit(c, 'promotion.claimed', {
+              promotion_id: promo,
+              patient_id: input.patient_id,
+              claim_id: result.claim.id,
+              title: result.promotion.title,
+            })
+          }
+          return c.json(result.claim)
+        },
+      )
+      .put(
+        '/redeemed/:promo',
+        requirePermission(ctx, 'redeem.withCode'),
+        idParams('promo'),
+        jsonBody(PromotionRedeemInputSchema),
+        async (c) => {
+          const { promo } = c.req.valid('param')
+          const input = c.req.valid('json')
+          samePromo(promo, input)
+          const user = c.var.user
+          const result = await redeemPromotion({ db: ctx.db, now: ctx.now, checkout }, user, {
+            patientId: input.patient_id,
+            promotionId: promo,
+            idempotencyKey: input.idempotencyKey,
+            verification: input.verification,
+            override: input.override,
+          }).catch(async (error: unknown) => {
+            if (
+              error instanceof ApiError &&
+              error.status === 403 &&
+              error.message.startsWith('Only ')
+            ) {
+              await audit(c, 'permission.refused', { permission: 'redeem.override' })
+            }
+            throw error
+          })
+          if (!result.replayed) {
+            await audit(c, 'promotion.redeemed', {
+              promotion_id: promo,
+              patient_id: input.patient_id,
+              claim_id: result.claim.id,
+              title: result.claim.title,
+              redeemed: result.posting?.summary.redeemed ?? 0,
+              bonus: result.posting?.summary.bonus ?? 0,
+              override: result.posting?.summary.override ?? false,
+              ...(result.posting ? { entry_id: result.posting.entry.id } : {}),
+            })
+          }
+          return c.json({
+            ...result.claim,
+            entry: result.posting?.entry ?? null,
+            bonus: result.posting?.bonus ?? null,
+            balance: result.posting?.balance ?? null,
+          })
+        },
+      )
+      .get('/', requirePermission(ctx, 'patients.read'), async (c) => {
+        const query = parseOr400(PromotionListQuerySchema, c.req.query())
+        return c.json(await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now()))
+      })
+      .post('/', manage, jsonBody(PromotionInputSchema), async (c) => {
+        const now = ctx.now()
+        const row = await createPromotion(ctx.db, c.var.user, c.req.valid('json'), now)
+        await audit(c, 'promotion.created', { promotion_id: row.id, title: row.title })
+        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, row.id, now), 201)
+      })
+      .get('/:id', requirePermission(ctx, 'patients.read'), idParams('id'), async (c) => {
+        const { id } = c.req.valid('param')
+        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now()))
+      })
+      .put('/:id', manage, idParams('id'), jsonBody(PromotionChangeSchema), async (c) => {
+        const { id } = c.req.valid('param')
+        const now = ctx.now()
+        const { row, fields } = await updatePromotion(
+          ctx.db,
+          c.var.user.practice_id,
+          id,
+          c.req.valid('json'),
+          now,
+        )
+        if (fields.length > 0) {
+          await audit(c, 'promotion.updated', {
+            promotion_id: id,
+            title: row.title,
+            fields: fields.join(','),
+          })
+        }
+        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, now))
+      })
+      .delete('/:id', manage, idParams('id'), async (c) => {
+        const { id } = c.req.valid('param')
+        const now = ctx.now()
+        const row = await deletePromotion(ctx.db, c.var.user.practice_id, id, now)
+        await audit(c, 'promotion.deleted', { promotion_id: id, title: row.title })
+        return c.json(promotionAnswer(row, EMPTY_FUNNEL, now))
+      })
+      .post('/:id/publish', ...transition('publish'))
+      .post('/:id/end', ...transition('end'))
+      .post('/:id/duplicate', ...transition('duplicate'))
+      .post('/:id/archive', ...transition('archive'))
+  )
 }

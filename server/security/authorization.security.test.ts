@@ -240,6 +240,49 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: { promo: o.promotionId, patient_id: o.patientId },
     expect: 404,
   }),
+  'GET /api/promotions': (o) => ({
+    path: '/api/promotions?pageSize=100',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as { data: { id: number; practice_id: number }[] }
+      expect(page.data.length).toBeGreaterThan(0)
+      expect(
+        page.data.some((row) => row.id === o.promotionId || row.practice_id === o.practiceId),
+      ).toBe(false)
+    },
+  }),
+  'POST /api/promotions': (_o, own) => ({
+    path: '/api/promotions',
+    body: { title: 'Placed offer' },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      const row = (await response.json()) as { practice_id: number }
+      expect(row.practice_id).toBe(own.practiceId)
+    },
+  }),
+  'GET /api/promotions/:id': (o) => ({ path: `/api/promotions/${o.promotionId}`, expect: 404 }),
+  'PUT /api/promotions/:id': (o) => ({
+    path: `/api/promotions/${o.promotionId}`,
+    body: { title: 'Stolen' },
+    expect: 404,
+  }),
+  'DELETE /api/promotions/:id': (o) => ({ path: `/api/promotions/${o.promotionId}`, expect: 404 }),
+  'POST /api/promotions/:id/publish': (o) => ({
+    path: `/api/promotions/${o.promotionId}/publish`,
+    expect: 404,
+  }),
+  'POST /api/promotions/:id/end': (o) => ({
+    path: `/api/promotions/${o.promotionId}/end`,
+    expect: 404,
+  }),
+  'POST /api/promotions/:id/duplicate': (o) => ({
+    path: `/api/promotions/${o.promotionId}/duplicate`,
+    expect: 404,
+  }),
+  'POST /api/promotions/:id/archive': (o) => ({
+    path: `/api/promotions/${o.promotionId}/archive`,
+    expect: 404,
+  }),
   'GET /api/users': (o) => ({
     path: '/api/users',
     expect: async (response) => {

@@ -7,7 +7,7 @@
  * nothing new.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules, pointsForItem } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
@@ -282,13 +282,39 @@ export function createCheckout(deps: {
     return lines
   }
 
-  async function promotionOf(ex: Executor, practiceId: number, id: number): Promise<PromotionRow> {
+  /**
+   * The offer a redemption spends, with the terms the patient claimed it with (kept on the claim,
+   * so an edit of a live offer never changes them); the offer's own terms for older claims.
+   */
+  async function promotionOf(
+    ex: Executor,
+    practiceId: number,
+    id: number,
+    patientId: number,
+  ): Promise<PromotionRow> {
     const [row] = await ex
       .select({ id: promotions.id, points: promotions.points, points_cost: promotions.points_cost })
       .from(promotions)
       .where(and(eq(promotions.id, id), eq(promotions.practice_id, practiceId)))
     if (!row) throw notFound(VISIT_MESSAGES.promotionNotFound)
-    return row
+    const [claim] = await ex
+      .select({
+        points: patientPromotions.bonus_points,
+        points_cost: patientPromotions.points_cost,
+      })
+      .from(patientPromotions)
+      .where(
+        and(
+          eq(patientPromotions.patient_id, patientId),
+          eq(patientPromotions.promotion_id, id),
+          eq(patientPromotions.status, 'claimed'),
+        ),
+      )
+    return {
+      id: row.id,
+      points: claim?.points ?? row.points,
+      points_cost: claim?.points_cost ?? row.points_cost,
+    }
   }
 
   /**
@@ -370,9 +396,23 @@ export function createCheckout(deps: {
 
   /** Marks the claimed promotion redeemed, exactly once. */
   async function redeemClaim(tx: Transaction, patientId: number, promotionId: number) {
+    const at = now()
     const done = await tx
       .update(patientPromotions)
-      .set({ status: 'redeemed', redeemed_at: now() })
+      .set({ status: 'redeemed', redeemed_at: at })
+      .where(
+        and(
+          eq(patientPromotions.patient_id, patientId),
+          eq(patientPromotions.promotion_id, promotionId),
+          eq(patientPromotions.status, 'claimed'),
+          or(isNull(patientPromotions.ends_at), gt(patientPromotions.ends_at, at)),
+        ),
+      )
+      .returning({ status: patientPromotions.status })
+    if (done.length > 0) return
+    const [open] = await tx
+      .select({ id: patientPromotions.id })
+      .from(patientPromotions)
       .where(
         and(
           eq(patientPromotions.patient_id, patientId),
@@ -380,8 +420,7 @@ export function createCheckout(deps: {
           eq(patientPromotions.status, 'claimed'),
         ),
       )
-      .returning({ status: patientPromotions.status })
-    if (done.length > 0) return
+    if (open) throw conflict(VISIT_MESSAGES.promotionExpired)
     const [existing] = await tx
       .select({ status: patientPromotions.status })
       .from(patientPromotions)
@@ -548,7 +587,12 @@ export function createCheckout(deps: {
       let consent: Consent = { kind: 'none' }
       if (input.redemption) {
         if (input.redemption.promotion_id !== undefined) {
-          promotion = await promotionOf(db, practiceId, input.redemption.promotion_id)
+          promotion = await promotionOf(
+            db,
+            practiceId,
+            input.redemption.promotion_id,
+            input.patient_id,
+          )
         }
         const points = input.redemption.points ?? promotion?.points_cost ?? 0
         consent = await consentFor(
@@ -725,14 +769,14 @@ export function createCheckout(deps: {
             })
           }
           if (visit.redemption_promotion_id !== null) {
+            // The claim the visit redeemed (the patient's latest redeemed one) is open again.
             await tx
               .update(patientPromotions)
               .set({ status: 'claimed', redeemed_at: null })
               .where(
-                and(
-                  eq(patientPromotions.patient_id, visit.patient_id),
-                  eq(patientPromotions.promotion_id, visit.redemption_promotion_id),
-                  eq(patientPromotions.status, 'redeemed'),
+                eq(
+                  patientPromotions.id,
+                  sql`(select ${patientPromotions.id} from ${patientPromotions} where ${patientPromotions.patient_id} = ${visit.patient_id} and ${patientPromotions.promotion_id} = ${visit.redemption_promotion_id} and ${patientPromotions.status} = 'redeemed' order by ${patientPromotions.redeemed_at} desc nulls last, ${patientPromotions.id} desc limit 1)`,
                 ),
               )
           }
@@ -822,7 +866,7 @@ export function createCheckout(deps: {
       const rules = await readRules(db, practiceId)
       const promotion =
         input.promotion_id !== undefined
-          ? await promotionOf(db, practiceId, input.promotion_id)
+          ? await promotionOf(db, practiceId, input.promotion_id, patientId)
           : undefined
       const points = input.points ?? promotion?.points_cost ?? 0
       if (promotion && points === 0 && promotion.points === 0) {
