@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { PromotionDetailSchema } from '#domain/promotions.ts'
 
 /**
  * The public offer page (issue 18, PORTAL.md section 6): what `GET /offers/{token}` answers about
@@ -38,4 +39,17 @@ export const OFFER_MESSAGES = {
   ended: 'This offer has ended.',
   unavailable: 'This offer is no longer available.',
   tooMany: 'Too many requests. Please wait a minute and try again.',
+} as const
+
+/** `POST /promotions/{id}/send`: the offer with its funnel, and how many e-mails this send queued. */
+export const PromotionSendAnswerSchema = v.object({
+  ...PromotionDetailSchema.entries,
+  /** Patients this send reached: subscribed, not archived, with an e-mail, not sent it before. */
+  queued: v.number(),
+})
+export type PromotionSendAnswer = v.InferOutput<typeof PromotionSendAnswerSchema>
+
+/** What "Send to patients" refuses. */
+export const SEND_MESSAGES = {
+  notLive: 'Only a live offer can be sent to patients.',
 } as const

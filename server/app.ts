@@ -19,11 +19,13 @@ import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
 import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
+import { offerRoutes } from '#server/routes/offers.ts'
 import { patientImportRoutes } from '#server/routes/patient-import.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceRoutes } from '#server/routes/practice.ts'
 import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
+import { promotionSendRoutes } from '#server/routes/promotion-send.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
@@ -239,6 +241,9 @@ export function createApp(deps: AppDeps) {
   api.route('/upload', uploadRoutes(ctx))
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
+  api.route('/promotions', promotionSendRoutes(ctx))
+  // The public offer page's calls (issue 18): the personal link's token is the key.
+  api.route('/offers', offerRoutes(ctx))
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))

@@ -1,6 +1,6 @@
 /**
  * The daily points job (PORTAL.md section 3, rule 6, and section 6): posts the `expire` entries
- * of lapsed lots and queues the reminder e-mails 30 and 7 days before points lapse. Both halves
+ * of lapsed lots, marks claims of ended offers expired (promotions.ts `expireClaims`), and queues the reminder e-mails 30 and 7 days before points lapse. Both halves
  * are idempotent: an expiry entry's key is `expire:<lot>:<day>` and a lot with nothing left is
  * not open, and a reminder is queued in the transaction that writes its `points_reminders` row
  * (one per lot and threshold, `on conflict do nothing`). Running it twice, or on several
@@ -18,6 +18,7 @@ import {
 import type { Logger } from '#server/lib/log.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import type { OutboundQueue } from '#server/services/outbound.ts'
+import { expireClaims } from '#server/services/promotions.ts'
 import { patientMail, reminderContent } from '#server/services/patient-mail.ts'
 
 const DAY_MS = 86_400_000
@@ -161,6 +162,8 @@ export function createExpiryJob({
     async run(): Promise<ExpiryRun> {
       const at = now()
       const expired = (await ledger.expireDue()).length
+      // Claims whose offer ended before they were redeemed become expired (the funnel's step).
+      await expireClaims(db, at)
       let reminders = 0
       for (const days of REMINDER_DAYS) reminders += await remind(days, at)
       if (reminders > 0) outbound.kick()

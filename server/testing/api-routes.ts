@@ -30,6 +30,8 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/practice/coupons/:code',
   'PUT /api/patients/unsubscribe/:token',
   'POST /api/unsubscribe/:token',
+  'GET /api/offers/:token',
+  'POST /api/offers/:token/claim',
   'POST /api/auth/local',
   'POST /api/auth/forgot-password',
   'POST /api/auth/reset-password',
