@@ -23,7 +23,6 @@ import { Route as ShellArchiveRouteImport } from './routes/_shell.archive'
 import { Route as ShellCheckoutRouteImport } from './routes/_shell.checkout'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
-import { Route as ShellPromotionsRouteImport } from './routes/_shell.promotions'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as OffersTokenRouteImport } from './routes/offers.$token'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
@@ -32,6 +31,8 @@ import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.pati
 import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
+import { Route as ShellPromotionsIndexRouteImport } from './routes/_shell.promotions.index'
+import { Route as ShellPromotionsPromotionIdRouteImport } from './routes/_shell.promotions.$promotionId'
 import { Route as ShellSettingsActivityRouteImport } from './routes/_shell.settings_.activity'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
 
@@ -104,11 +105,6 @@ const ShellProceduresRoute = ShellProceduresRouteImport.update({
   path: '/procedures',
   getParentRoute: () => ShellRoute,
 } as any)
-const ShellPromotionsRoute = ShellPromotionsRouteImport.update({
-  id: '/promotions',
-  path: '/promotions',
-  getParentRoute: () => ShellRoute,
-} as any)
 const ShellSettingsRoute = ShellSettingsRouteImport.update({
   id: '/settings',
   path: '/settings',
@@ -149,6 +145,17 @@ const ShellPersonnelUserIdRoute = ShellPersonnelUserIdRouteImport.update({
   path: '/personnel/$userId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellPromotionsIndexRoute = ShellPromotionsIndexRouteImport.update({
+  id: '/promotions/',
+  path: '/promotions/',
+  getParentRoute: () => ShellRoute,
+} as any)
+const ShellPromotionsPromotionIdRoute =
+  ShellPromotionsPromotionIdRouteImport.update({
+    id: '/promotions/$promotionId',
+    path: '/promotions/$promotionId',
+    getParentRoute: () => ShellRoute,
+  } as any)
 const ShellSettingsActivityRoute = ShellSettingsActivityRouteImport.update({
   id: '/settings_/activity',
   path: '/settings/activity',
@@ -174,17 +181,18 @@ export interface FileRoutesByFullPath {
   '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
-  '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
   '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients/': typeof ShellPatientsIndexRoute
   '/personnel/': typeof ShellPersonnelIndexRoute
+  '/promotions/': typeof ShellPromotionsIndexRoute
 }
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
@@ -200,17 +208,18 @@ export interface FileRoutesByTo {
   '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
-  '/promotions': typeof ShellPromotionsRoute
   '/settings': typeof ShellSettingsRoute
   '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
   '/settings/activity': typeof ShellSettingsActivityRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
   '/patients': typeof ShellPatientsIndexRoute
   '/personnel': typeof ShellPersonnelIndexRoute
+  '/promotions': typeof ShellPromotionsIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -228,17 +237,18 @@ export interface FileRoutesById {
   '/_shell/checkout': typeof ShellCheckoutRoute
   '/_shell/dashboard': typeof ShellDashboardRoute
   '/_shell/procedures': typeof ShellProceduresRoute
-  '/_shell/promotions': typeof ShellPromotionsRoute
   '/_shell/settings': typeof ShellSettingsRoute
   '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
+  '/_shell/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
   '/_shell/settings_/activity': typeof ShellSettingsActivityRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
   '/_shell/patients/': typeof ShellPatientsIndexRoute
   '/_shell/personnel/': typeof ShellPersonnelIndexRoute
+  '/_shell/promotions/': typeof ShellPromotionsIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -256,17 +266,18 @@ export interface FileRouteTypes {
     | '/checkout'
     | '/dashboard'
     | '/procedures'
-    | '/promotions'
     | '/settings'
     | '/offers/$token'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
+    | '/promotions/$promotionId'
     | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients/'
     | '/personnel/'
+    | '/promotions/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -282,17 +293,18 @@ export interface FileRouteTypes {
     | '/checkout'
     | '/dashboard'
     | '/procedures'
-    | '/promotions'
     | '/settings'
     | '/offers/$token'
     | '/unsubscribe/$id'
     | '/patients/$patientId'
     | '/patients/import'
     | '/personnel/$userId'
+    | '/promotions/$promotionId'
     | '/settings/activity'
     | '/signup/personnel/$id'
     | '/patients'
     | '/personnel'
+    | '/promotions'
   id:
     | '__root__'
     | '/'
@@ -309,17 +321,18 @@ export interface FileRouteTypes {
     | '/_shell/checkout'
     | '/_shell/dashboard'
     | '/_shell/procedures'
-    | '/_shell/promotions'
     | '/_shell/settings'
     | '/offers/$token'
     | '/unsubscribe/$id'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
+    | '/_shell/promotions/$promotionId'
     | '/_shell/settings_/activity'
     | '/signup_/personnel/$id'
     | '/_shell/patients/'
     | '/_shell/personnel/'
+    | '/_shell/promotions/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -437,13 +450,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellProceduresRouteImport
       parentRoute: typeof ShellRoute
     }
-    '/_shell/promotions': {
-      id: '/_shell/promotions'
-      path: '/promotions'
-      fullPath: '/promotions'
-      preLoaderRoute: typeof ShellPromotionsRouteImport
-      parentRoute: typeof ShellRoute
-    }
     '/_shell/settings': {
       id: '/_shell/settings'
       path: '/settings'
@@ -500,6 +506,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPersonnelUserIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/promotions/': {
+      id: '/_shell/promotions/'
+      path: '/promotions'
+      fullPath: '/promotions/'
+      preLoaderRoute: typeof ShellPromotionsIndexRouteImport
+      parentRoute: typeof ShellRoute
+    }
+    '/_shell/promotions/$promotionId': {
+      id: '/_shell/promotions/$promotionId'
+      path: '/promotions/$promotionId'
+      fullPath: '/promotions/$promotionId'
+      preLoaderRoute: typeof ShellPromotionsPromotionIdRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/settings_/activity': {
       id: '/_shell/settings_/activity'
       path: '/settings/activity'
@@ -523,14 +543,15 @@ interface ShellRouteChildren {
   ShellCheckoutRoute: typeof ShellCheckoutRoute
   ShellDashboardRoute: typeof ShellDashboardRoute
   ShellProceduresRoute: typeof ShellProceduresRoute
-  ShellPromotionsRoute: typeof ShellPromotionsRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
+  ShellPromotionsPromotionIdRoute: typeof ShellPromotionsPromotionIdRoute
   ShellSettingsActivityRoute: typeof ShellSettingsActivityRoute
   ShellPatientsIndexRoute: typeof ShellPatientsIndexRoute
   ShellPersonnelIndexRoute: typeof ShellPersonnelIndexRoute
+  ShellPromotionsIndexRoute: typeof ShellPromotionsIndexRoute
 }
 
 const ShellRouteChildren: ShellRouteChildren = {
@@ -539,14 +560,15 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellCheckoutRoute: ShellCheckoutRoute,
   ShellDashboardRoute: ShellDashboardRoute,
   ShellProceduresRoute: ShellProceduresRoute,
-  ShellPromotionsRoute: ShellPromotionsRoute,
   ShellSettingsRoute: ShellSettingsRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
+  ShellPromotionsPromotionIdRoute: ShellPromotionsPromotionIdRoute,
   ShellSettingsActivityRoute: ShellSettingsActivityRoute,
   ShellPatientsIndexRoute: ShellPatientsIndexRoute,
   ShellPersonnelIndexRoute: ShellPersonnelIndexRoute,
+  ShellPromotionsIndexRoute: ShellPromotionsIndexRoute,
 }
 
 const ShellRouteWithChildren = ShellRoute._addFileChildren(ShellRouteChildren)

@@ -1,30 +1,88 @@
 import * as v from 'valibot'
+import { type PatientPromotion, PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
-  type PatientPromotion,
-  PatientPromotionSchema,
-  type PromotionActionInput,
-} from '#domain/practice-data.ts'
+  type PromotionChange,
+  type PromotionDetail,
+  PromotionDetailSchema,
+  type PromotionInput,
+  type PromotionPage,
+  PromotionPageSchema,
+  type PromotionRedemption,
+  PromotionRedemptionSchema,
+  type PromotionStatus,
+} from '#domain/promotions.ts'
 import { http } from '#src/lib/http.ts'
 
-/** `PUT /promotions/claimed/{promo}`: a patient claims a promotion. */
-export async function claimPromotion(input: PromotionActionInput): Promise<PatientPromotion> {
+/** How many offers one page of the list holds. */
+export const PROMOTION_PAGE_SIZE = 20
+
+/** `GET /promotions?status=&page=`: a page of the practice's offers with their funnels. */
+export async function listPromotions(query: {
+  status?: PromotionStatus | undefined
+  page?: number | undefined
+  pageSize?: number | undefined
+}): Promise<PromotionPage> {
+  const searchParams: Record<string, string | number> = {
+    page: query.page ?? 1,
+    pageSize: query.pageSize ?? PROMOTION_PAGE_SIZE,
+  }
+  if (query.status) searchParams.status = query.status
+  return v.parse(PromotionPageSchema, await http.get('promotions', { searchParams }).json())
+}
+
+/** `GET /promotions/{id}`: the offer, its status and its funnel. */
+export async function getPromotion(id: number): Promise<PromotionDetail> {
+  return v.parse(PromotionDetailSchema, await http.get(`promotions/${id}`).json())
+}
+
+/** `POST /promotions`: a new draft. */
+export async function createPromotion(input: PromotionInput): Promise<PromotionDetail> {
+  return v.parse(PromotionDetailSchema, await http.post('promotions', { json: input }).json())
+}
+
+/** `PUT /promotions/{id}`: changes an offer. */
+export async function updatePromotion(
+  id: number,
+  change: PromotionChange,
+): Promise<PromotionDetail> {
+  return v.parse(PromotionDetailSchema, await http.put(`promotions/${id}`, { json: change }).json())
+}
+
+/** `POST /promotions/{id}/publish|end|duplicate|archive`: answers the offer (a duplicate: the copy). */
+export async function promotionAction(
+  id: number,
+  action: 'publish' | 'end' | 'duplicate' | 'archive',
+): Promise<PromotionDetail> {
+  return v.parse(PromotionDetailSchema, await http.post(`promotions/${id}/${action}`).json())
+}
+
+/** `PUT /promotions/claimed/{promo}`: staff claim an offer for a patient (with its code, if any). */
+export async function claimPromotion(input: {
+  promo: number
+  patient_id: number
+  code?: string | undefined
+}): Promise<PatientPromotion> {
   return v.parse(
     PatientPromotionSchema,
-    await http.put(`promotions/claimed/${encodeURIComponent(input.promo)}`, { json: input }).json(),
+    await http.put(`promotions/claimed/${input.promo}`, { json: input }).json(),
   )
 }
 
-/** `PUT /promotions/redeemed/{promo}`: a claimed promotion is redeemed at the practice. */
-export async function redeemPromotion(input: PromotionActionInput): Promise<PatientPromotion> {
+/** `PUT /promotions/redeemed/{promo}`: a claimed offer is redeemed at the practice. */
+export async function redeemPromotion(input: {
+  promo: number
+  patient_id: number
+  idempotencyKey?: string
+  verification?: { authyId: string; code: string }
+  override?: { reason: string }
+}): Promise<PromotionRedemption> {
   return v.parse(
-    PatientPromotionSchema,
-    await http
-      .put(`promotions/redeemed/${encodeURIComponent(input.promo)}`, { json: input })
-      .json(),
+    PromotionRedemptionSchema,
+    await http.put(`promotions/redeemed/${input.promo}`, { json: input }).json(),
   )
 }
 
-/** `GET /patients/promotions/{id}`: the promotions a patient has claimed or redeemed. */
+/** `GET /patients/promotions/{id}`: the offers a patient has claimed, latest first. */
 export async function listPatientPromotions(patientId: number): Promise<PatientPromotion[]> {
   return v.parse(
     v.array(PatientPromotionSchema),

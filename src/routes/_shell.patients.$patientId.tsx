@@ -10,8 +10,10 @@ import {
   restorePatient,
   updatePatient,
 } from '#src/api/patients.ts'
+import { claimPromotion, listPatientPromotions, listPromotions } from '#src/api/promotions.ts'
 import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
 import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
+import { PatientOffers } from '#src/features/promotions/patient-offers.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -34,15 +36,20 @@ export const Route = createFileRoute('/_shell/patients/$patientId')({
     if (!/^[1-9]\d{0,9}$/.test(params.patientId)) throw notFound()
     const id = Number(params.patientId)
     return loadData(async () => {
-      const [patient, ledger] = await Promise.all([getPatient(id), getLedger(id, deps.history)])
-      return { patient, ledger }
+      const [patient, ledger, claims, live] = await Promise.all([
+        getPatient(id),
+        getLedger(id, deps.history),
+        listPatientPromotions(id),
+        listPromotions({ status: 'live', pageSize: 100 }),
+      ])
+      return { patient, ledger, claims, liveOffers: live.data }
     })
   },
   component: PatientPage,
 })
 
 function PatientPage() {
-  const { patient, ledger } = Route.useLoaderData()
+  const { patient, ledger, claims, liveOffers } = Route.useLoaderData()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const navigate = Route.useNavigate()
   const router = useRouter()
@@ -81,6 +88,14 @@ function PatientPage() {
           act(() => (archived ? archivePatient(patient.id) : restorePatient(patient.id)))
         }
         onLedgerPage={(history) => void navigate({ search: { history } })}
+      />
+      <PatientOffers
+        patientId={patient.id}
+        claims={claims}
+        liveOffers={liveOffers}
+        onClaim={(promotionId, code) =>
+          act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
+        }
       />
       <PatientFormModal
         opened={editing}

@@ -14,7 +14,7 @@ async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The promotions the patient claimed and has not redeemed yet. */
+/** The offers the patient claimed and has not redeemed yet, with the terms they claimed. */
 async function claimedOffers(patientId: number): Promise<ClaimedOffer[]> {
   const promotions = await listPatientPromotions(patientId)
   return promotions.flatMap((p) =>
@@ -22,9 +22,9 @@ async function claimedOffers(patientId: number): Promise<ClaimedOffer[]> {
       ? [
           {
             promotion_id: p.promotion_id,
-            title: p.promotion.title,
-            bonus: p.promotion.points,
-            cost: p.promotion.points_cost,
+            title: p.title ?? p.promotion.title,
+            bonus: p.bonus_points ?? p.promotion.points,
+            cost: p.points_cost ?? p.promotion.points_cost,
           },
         ]
       : [],

@@ -1,0 +1,173 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { useState } from 'react'
+import type { PatientPromotion } from '#domain/practice-data.ts'
+import type { PromotionDetail } from '#domain/promotions.ts'
+import { offerTerms } from '#src/features/promotions/promotion-list.tsx'
+import { EmptyNote } from '#src/features/shell/area-page.tsx'
+import { formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { ButtonLink } from '#src/ui/links.tsx'
+import { TableScroll } from '#src/ui/table-scroll.tsx'
+
+const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: string }> = {
+  claimed: { label: 'Claimed', color: 'glow' },
+  redeemed: { label: 'Redeemed', color: 'green' },
+  expired: { label: 'Expired', color: 'gray' },
+}
+
+/**
+ * A patient's offers on the profile: the live offers staff can claim for them (with the code of
+ * a code-only offer), and every claim with the terms it was claimed with. A claimed offer is
+ * redeemed at checkout, which lists it for the patient.
+ */
+export function PatientOffers({
+  patientId,
+  claims,
+  liveOffers,
+  onClaim,
+}: {
+  patientId: number
+  claims: PatientPromotion[]
+  liveOffers: PromotionDetail[]
+  onClaim: (promotionId: number, code: string | undefined) => Promise<string | undefined>
+}) {
+  const [chosen, setChosen] = useState<string | null>(null)
+  const [code, setCode] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string>()
+  const [done, setDone] = useState<string>()
+  const offer = liveOffers.find((o) => String(o.id) === chosen)
+  const open = claims.some((c) => c.status === 'claimed')
+
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="md">
+        <Group justify="space-between" wrap="wrap">
+          <Title order={2} size="h4">
+            Promotions
+          </Title>
+          {open && (
+            <ButtonLink to="/checkout" search={{ patientId }} variant="light">
+              Redeem at checkout
+            </ButtonLink>
+          )}
+        </Group>
+        {liveOffers.length === 0 ? (
+          <Text c="dimmed">No offer is live right now.</Text>
+        ) : (
+          <form
+            noValidate
+            onSubmit={async (event) => {
+              event.preventDefault()
+              setDone(undefined)
+              if (!offer) {
+                setFailure('Choose an offer to claim.')
+                return
+              }
+              setBusy(true)
+              const refusal = await onClaim(offer.id, offer.code ? code : undefined)
+              setBusy(false)
+              setFailure(refusal)
+              if (!refusal) {
+                setDone(`${offer.title} is claimed for this patient.`)
+                setChosen(null)
+                setCode('')
+              }
+            }}
+          >
+            <Group align="flex-end" gap="sm" wrap="wrap">
+              <Select
+                label="Live offer"
+                placeholder="Choose an offer"
+                data={liveOffers.map((o) => ({
+                  value: String(o.id),
+                  label: `${o.title} (${offerTerms(o)})`,
+                }))}
+                value={chosen}
+                onChange={(value) => {
+                  setChosen(value)
+                  setFailure(undefined)
+                }}
+                error={failure && !offer ? failure : undefined}
+                style={{ flex: '1 1 16rem' }}
+                miw={0}
+              />
+              {offer?.code && (
+                <TextInput
+                  label="Offer code"
+                  description="The code the patient was given."
+                  value={code}
+                  onChange={(event) => setCode(event.currentTarget.value)}
+                  style={{ flex: '1 1 10rem' }}
+                />
+              )}
+              <Button type="submit" loading={busy}>
+                Claim for patient
+              </Button>
+            </Group>
+            {failure && offer && (
+              <Text c="red.8" size="sm" mt="xs" role="alert">
+                {failure}
+              </Text>
+            )}
+            {done && (
+              <Text c="green.9" size="sm" mt="xs" role="status">
+                {done}
+              </Text>
+            )}
+          </form>
+        )}
+        {claims.length === 0 ? (
+          <EmptyNote>This patient has not claimed an offer yet.</EmptyNote>
+        ) : (
+          <TableScroll label="The patient's offers" minWidth={560}>
+            <Table striped verticalSpacing="sm">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Offer</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>Claimed</Table.Th>
+                  <Table.Th>Redeemed or ends</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {claims.map((claim) => (
+                  <Table.Tr key={claim.id ?? `${claim.promotion_id}-${claim.claimed_at}`}>
+                    <Table.Td data-label="Offer">
+                      {claim.title ?? claim.promotion?.title ?? `Offer #${claim.promotion_id}`}
+                    </Table.Td>
+                    <Table.Td data-label="Status">
+                      <Badge color={CLAIM_LABELS[claim.status].color} variant="light">
+                        {CLAIM_LABELS[claim.status].label}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td data-label="Claimed">
+                      {claim.claimed_at ? formatDateTime(claim.claimed_at) : '—'}
+                    </Table.Td>
+                    <Table.Td data-label="Redeemed or ends">
+                      {claim.redeemed_at
+                        ? formatDateTime(claim.redeemed_at)
+                        : claim.ends_at
+                          ? `Ends ${formatDate(claim.ends_at)}`
+                          : '—'}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </TableScroll>
+        )}
+      </Stack>
+    </Card>
+  )
+}

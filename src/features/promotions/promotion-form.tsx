@@ -1,0 +1,260 @@
+import {
+  Modal,
+  NumberInput,
+  Radio,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+} from '@mantine/core'
+import { useForm } from '@mantine/form'
+import { useState } from 'react'
+import {
+  endsAfterStart,
+  LIVE_EDITABLE_FIELDS,
+  PROMOTION_CODE_PATTERN,
+  PROMOTION_DESCRIPTION_MAX_LENGTH,
+  PROMOTION_MESSAGES,
+  PROMOTION_POINTS_MAX,
+  PROMOTION_TITLE_MAX_LENGTH,
+  type PromotionDetail,
+  type PromotionInput,
+} from '#domain/promotions.ts'
+import { DialogActions } from '#src/ui/dialog-actions.tsx'
+
+/** The form's values: numbers as typed (empty allowed), instants as local `datetime-local` text. */
+export type PromotionFormValues = {
+  title: string
+  description: string
+  points_cost: number | string
+  bonus_points: number | string
+  starts_at: string
+  ends_at: string
+  max_redemptions: number | string
+  per_patient_limit: number | string
+  audience: 'everyone' | 'code'
+  code: string
+}
+
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/** An instant as the local `YYYY-MM-DDTHH:mm` a `datetime-local` field shows. */
+export function toLocalInput(iso: string | null): string {
+  if (!iso) return ''
+  const d = new Date(iso)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+const toInstant = (local: string) => (local ? new Date(local).toISOString() : null)
+
+/** The values of a new offer, or of the offer being edited. */
+export function promotionValues(offer?: PromotionDetail): PromotionFormValues {
+  return {
+    title: offer?.title ?? '',
+    description: offer?.description ?? '',
+    points_cost: offer?.points_cost ?? 0,
+    bonus_points: offer?.bonus_points ?? 0,
+    starts_at: toLocalInput(offer?.starts_at ?? null),
+    ends_at: toLocalInput(offer?.ends_at ?? null),
+    max_redemptions: offer?.max_redemptions ?? '',
+    per_patient_limit: offer?.per_patient_limit ?? 1,
+    audience: offer?.code ? 'code' : 'everyone',
+    code: offer?.code ?? '',
+  }
+}
+
+/** The API's body for the values (checked first by the form). */
+export function toPromotionInput(values: PromotionFormValues): PromotionInput {
+  return {
+    title: values.title.trim(),
+    description: values.description.trim(),
+    points_cost: Number(values.points_cost || 0),
+    bonus_points: Number(values.bonus_points || 0),
+    starts_at: toInstant(values.starts_at),
+    ends_at: toInstant(values.ends_at),
+    max_redemptions: values.max_redemptions === '' ? null : Number(values.max_redemptions),
+    per_patient_limit: Number(values.per_patient_limit),
+    code: values.audience === 'code' ? values.code.trim().toUpperCase() : null,
+  }
+}
+
+const wholeIn = (value: number | string, min: number, max: number) =>
+  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+
+/**
+ * The offer's form in a dialog: title, description, points cost (0 = free), bonus points, start
+ * and end, the total limit and the limit per patient, and who may claim it (every patient, or
+ * only with a code). Each field says what is wrong next to it; a refusal of the server shows
+ * above the buttons and keeps everything typed. A live offer only changes its text, end and
+ * limits: the other fields are shown but locked.
+ */
+export function PromotionFormModal({
+  opened,
+  title,
+  submitLabel,
+  initial,
+  live = false,
+  onClose,
+  onSave,
+}: {
+  opened: boolean
+  title: string
+  submitLabel: string
+  initial: PromotionFormValues
+  live?: boolean
+  onClose: () => void
+  onSave: (values: PromotionFormValues) => Promise<string | undefined>
+}) {
+  const [failure, setFailure] = useState<string>()
+  const [busy, setBusy] = useState(false)
+  const form = useForm<PromotionFormValues>({
+    mode: 'controlled',
+    initialValues: initial,
+    validate: {
+      title: (value) =>
+        value.trim() === ''
+          ? PROMOTION_MESSAGES.title
+          : value.trim().length > PROMOTION_TITLE_MAX_LENGTH
+            ? PROMOTION_MESSAGES.titleLength
+            : null,
+      description: (value) =>
+        value.trim().length > PROMOTION_DESCRIPTION_MAX_LENGTH
+          ? PROMOTION_MESSAGES.descriptionLength
+          : null,
+      points_cost: (value) =>
+        wholeIn(value === '' ? 0 : value, 0, PROMOTION_POINTS_MAX)
+          ? null
+          : PROMOTION_MESSAGES.pointsCost,
+      bonus_points: (value) =>
+        wholeIn(value === '' ? 0 : value, 0, PROMOTION_POINTS_MAX)
+          ? null
+          : PROMOTION_MESSAGES.bonusPoints,
+      ends_at: (value, values) =>
+        endsAfterStart(toInstant(values.starts_at), toInstant(value))
+          ? null
+          : PROMOTION_MESSAGES.endAfterStart,
+      max_redemptions: (value) =>
+        value === '' || wholeIn(value, 1, 2_147_483_647) ? null : PROMOTION_MESSAGES.maxRedemptions,
+      per_patient_limit: (value) =>
+        wholeIn(value, 1, 1000) ? null : PROMOTION_MESSAGES.perPatientLimit,
+      code: (value, values) =>
+        values.audience === 'code' && !PROMOTION_CODE_PATTERN.test(value.trim().toUpperCase())
+          ? PROMOTION_MESSAGES.code
+          : null,
+    },
+  })
+  const locked = (field: string) =>
+    live && !(LIVE_EDITABLE_FIELDS as readonly string[]).includes(field)
+
+  const close = () => {
+    setFailure(undefined)
+    onClose()
+  }
+
+  return (
+    <Modal opened={opened} onClose={close} title={title} size="lg">
+      <form
+        noValidate
+        onSubmit={form.onSubmit(async (values) => {
+          setBusy(true)
+          setFailure(undefined)
+          const refusal = await onSave(values)
+          setBusy(false)
+          if (refusal) setFailure(refusal)
+          else form.resetDirty()
+        })}
+      >
+        <Stack gap="md">
+          {live && (
+            <Text size="sm" c="dimmed">
+              This offer is live: its text, end and limits can change; what patients already claimed
+              stays as it was.
+            </Text>
+          )}
+          <TextInput
+            label="Title"
+            required
+            maxLength={PROMOTION_TITLE_MAX_LENGTH}
+            {...form.getInputProps('title')}
+          />
+          <Textarea
+            label="Description"
+            autosize
+            minRows={2}
+            maxRows={6}
+            {...form.getInputProps('description')}
+          />
+          <SimpleGrid cols={{ base: 1, xs: 2 }}>
+            <NumberInput
+              label="Points cost"
+              description="0 makes it a free offer."
+              min={0}
+              max={PROMOTION_POINTS_MAX}
+              allowDecimal={false}
+              disabled={locked('points_cost')}
+              {...form.getInputProps('points_cost')}
+            />
+            <NumberInput
+              label="Bonus points"
+              description="Given when it is redeemed."
+              min={0}
+              max={PROMOTION_POINTS_MAX}
+              allowDecimal={false}
+              disabled={locked('bonus_points')}
+              {...form.getInputProps('bonus_points')}
+            />
+            <TextInput
+              type="datetime-local"
+              label="Starts"
+              description="Empty: as soon as it is published."
+              disabled={locked('starts_at')}
+              {...form.getInputProps('starts_at')}
+            />
+            <TextInput
+              type="datetime-local"
+              label="Ends"
+              description="Empty: until it is ended."
+              {...form.getInputProps('ends_at')}
+            />
+            <NumberInput
+              label="Total limit"
+              description="Claims in all; empty for no limit."
+              min={1}
+              allowDecimal={false}
+              {...form.getInputProps('max_redemptions')}
+            />
+            <NumberInput
+              label="Limit per patient"
+              description="Times one patient may claim it."
+              min={1}
+              max={1000}
+              allowDecimal={false}
+              {...form.getInputProps('per_patient_limit')}
+            />
+          </SimpleGrid>
+          <Radio.Group
+            label="Who may claim it"
+            {...form.getInputProps('audience')}
+            readOnly={locked('code')}
+          >
+            <Stack gap="xs" mt="xs">
+              <Radio value="everyone" label="Every patient" disabled={locked('code')} />
+              <Radio value="code" label="Only patients with a code" disabled={locked('code')} />
+            </Stack>
+          </Radio.Group>
+          {form.values.audience === 'code' && (
+            <TextInput
+              label="Code"
+              description="3 to 20 letters, digits or dashes, e.g. GLOW-25."
+              required
+              disabled={locked('code')}
+              {...form.getInputProps('code')}
+            />
+          )}
+          <DialogActions failure={failure} busy={busy} actionLabel={submitLabel} onCancel={close} />
+        </Stack>
+      </form>
+    </Modal>
+  )
+}
