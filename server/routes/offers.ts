@@ -129,7 +129,7 @@ export function offerRoutes(ctx: ServerContext) {
       const before = await answer(row)
       // Claimed already (a second click, another tab) or used: the same answer, nothing new.
       if (before.state === 'claimed' || before.state === 'redeemed') return c.json(before)
-      await claimPromotion(ctx.db, {
+      const result = await claimPromotion(ctx.db, {
         practiceId: row.send.practice_id,
         promotionId: row.send.promotion_id,
         patientId: row.send.patient_id,
@@ -137,6 +137,21 @@ export function offerRoutes(ctx: ServerContext) {
         code: row.promotion.code ?? undefined,
         now: ctx.now(),
       })
+      if (result.created) {
+        // On record like a claim at the desk, with no staff member: the patient claimed it.
+        await ctx.audit.record({
+          action: 'promotion.claimed',
+          userId: null,
+          practiceId: row.send.practice_id,
+          ip: ctx.clientIp(c),
+          details: {
+            promotion_id: row.send.promotion_id,
+            patient_id: row.send.patient_id,
+            claim_id: result.claim.id,
+            title: row.promotion.title,
+          },
+        })
+      }
       return c.json(await answer(row))
     })
 }

@@ -18,8 +18,8 @@ import {
 import type { Logger } from '#server/lib/log.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import type { OutboundQueue } from '#server/services/outbound.ts'
-import { expireClaims } from '#server/services/promotions.ts'
 import { patientMail, reminderContent } from '#server/services/patient-mail.ts'
+import { expireClaims } from '#server/services/promotions.ts'
 
 const DAY_MS = 86_400_000
 
