@@ -12,11 +12,11 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { Transaction } from '#server/db/client.ts'
 import { offerContent, patientMail } from '#server/services/patient-mail.ts'
 
-/** Marks in the rendered message where a patient's own values go (never in typed text: NUL). */
+/** Marks in the rendered message where a patient's own values go (private-use characters). */
 const MARK = {
-  name: '\u0000NAME\u0000',
-  token: '\u0000TOKEN\u0000',
-  unsubscribe: '\u0000UNSUB\u0000',
+  name: '\uE000NAME\uE000',
+  token: '\uE000TOKEN\uE000',
+  unsubscribe: '\uE000UNSUB\uE000',
 } as const
 
 /** A 256-bit random token per row (two v4 UUIDs: 244 random bits), base64url. */
@@ -30,7 +30,7 @@ const htmlEscaped = (value: SQL) =>
  * `template` as a SQL expression: its text as parameters, each mark replaced by its column.
  */
 function filled(template: string, columns: { name: SQL; token: SQL; unsubscribe: SQL }): SQL {
-  const parts = template.split(/(\u0000(?:NAME|TOKEN|UNSUB)\u0000)/)
+  const parts = template.split(/(\uE000(?:NAME|TOKEN|UNSUB)\uE000)/)
   const pieces = parts
     .filter((part) => part !== '')
     .map((part) => {
