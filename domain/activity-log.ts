@@ -69,6 +69,7 @@ export const AUDIT_ACTIONS = [
   'promotion.deleted',
   'promotion.claimed',
   'promotion.redeemed',
+  'promotion.sent',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -131,6 +132,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'promotion.deleted': { group: 'Promotions', label: 'Deleted a draft offer' },
   'promotion.claimed': { group: 'Promotions', label: 'Claimed an offer for a patient' },
   'promotion.redeemed': { group: 'Promotions', label: 'Redeemed an offer' },
+  'promotion.sent': { group: 'Promotions', label: 'Sent an offer to patients' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -355,6 +357,10 @@ export function describeActivity(
         : `${patient[0]?.toUpperCase() ?? ''}${patient.slice(1)} claimed the offer ${offer(details)}.`
     case 'promotion.redeemed':
       return sentence(`redeemed the offer ${offer(details)} for ${patient}`)
+    case 'promotion.sent':
+      return sentence(
+        `sent the offer ${offer(details)} to ${num(details.sent).toLocaleString('en-US')} ${num(details.sent) === 1 ? 'patient' : 'patients'} by e-mail`,
+      )
     default:
       return sentence(`did ${action}`)
   }

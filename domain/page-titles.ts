@@ -18,6 +18,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/agreement$/, 'Business Associates Agreement'],
   [/^\/about$/, 'About'],
   [/^\/unsubscribe\/[^/]+$/, 'Unsubscribe'],
+  [/^\/offers\/[^/]+$/, 'Your offer'],
   [/^\/404$/, 'Page not found'],
   [/^\/dashboard$/, 'Dashboard'],
   [/^\/appointments$/, 'Appointments'],

@@ -315,6 +315,10 @@ export const OutboxMessageSchema = v.object({
   text: v.string(),
   code: v.optional(v.nullable(v.string())),
   link: v.optional(v.nullable(v.string())),
+  /** An e-mail's HTML part, when it has its own. */
+  html: v.optional(v.nullable(v.string())),
+  /** An e-mail's extra headers (`List-Unsubscribe`, `List-Unsubscribe-Post`), name to value. */
+  headers: v.optional(v.record(v.string(), v.string())),
   sentAt: IsoDate,
 })
 export type OutboxMessage = v.InferOutput<typeof OutboxMessageSchema>

@@ -20,9 +20,13 @@
  *   size at both, on PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set
  *   (bench/scale.ts), printed as a table of its own.
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale` runs some parts;
+ * - "Send to patients" to 10,000 patients: the request's time (it queues, never sends) and the
+ *   worker's time to drain the queue to the outbox, on PGlite and PostgreSQL (bench/offer-send.ts).
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,send` runs some parts;
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
+ * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
  * `--scale-requests=N` the timed calls per operation at scale (default 200). Needs Chromium
  * (CHROMIUM_PATH or /usr/bin/chromium) for the pages.
  */
@@ -41,6 +45,7 @@ import {
   medianRun,
   runLighthouse,
 } from './bench/lighthouse.ts'
+import { benchOfferSend } from './bench/offer-send.ts'
 import {
   type ChildServer,
   freePort,
@@ -55,7 +60,16 @@ import { benchSignInFlood } from './bench/sign-in-flood.ts'
 import { measureWizardShift } from './bench/wizard-cls.ts'
 import { ensureBuilt } from './lib/build.ts'
 
-const PARTS = ['first-load', 'lighthouse', 'wizard', 'api', 'cold', 'flood', 'scale'] as const
+const PARTS = [
+  'first-load',
+  'lighthouse',
+  'wizard',
+  'api',
+  'cold',
+  'flood',
+  'scale',
+  'send',
+] as const
 type Part = (typeof PARTS)[number]
 
 const args = new Map(
@@ -71,6 +85,8 @@ const wanted = new Set<Part>(
     : PARTS,
 )
 const durationSeconds = Number(args.get('duration') ?? 5)
+/** `--pages=/unsubscribe,/offers`: only the public pages whose path starts with one of these. */
+const pageFilter = args.get('pages')?.split(',').filter(Boolean)
 const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
 const scaleRequests = Math.max(1, Number(args.get('scale-requests') ?? 200))
 const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
@@ -136,11 +152,36 @@ async function unsubscribeToken(baseUrl: string): Promise<string> {
   return token
 }
 
+/** Sends one of the demo practice's live offers and returns the token of a link it e-mailed. */
+async function offerToken(baseUrl: string): Promise<string> {
+  const signIn = await fetch(`${baseUrl}/api/auth/local`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ identifier: 'demo@example.com', password: 'DemoPass123' }),
+  })
+  if (!signIn.ok) throw new Error(`demo sign-in answered ${signIn.status}`)
+  const { jwt } = (await signIn.json()) as { jwt: string }
+  const headers = { Authorization: `Bearer ${jwt}` }
+  const live = await fetch(`${baseUrl}/api/promotions?status=live`, { headers })
+  const offer = ((await live.json()) as { data: { id: number }[] }).data[0]
+  if (!offer) throw new Error('the demo practice has no live offer')
+  const sent = await fetch(`${baseUrl}/api/promotions/${offer.id}/send`, {
+    method: 'POST',
+    headers,
+  })
+  if (!sent.ok) throw new Error(`the send answered ${sent.status}`)
+  const outbox = await fetch(`${baseUrl}/api/dev/outbox`)
+  const messages = ((await outbox.json()) as { messages: { link?: string | null }[] }).messages
+  const link = messages.find((m) => m.link?.includes('/offers/'))?.link
+  if (!link) throw new Error('no offer e-mail reached the outbox')
+  return new URL(link).pathname.split('/').pop() ?? ''
+}
+
 console.log(
   `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
 )
-// The scale part runs the app in-process and serves no page: it needs no build.
-if ([...wanted].some((part) => part !== 'scale')) {
+// The scale and send parts run the app in-process and serve no page: they need no build.
+if ([...wanted].some((part) => part !== 'scale' && part !== 'send')) {
   await attempt('production build (only when dist/ is stale)', async () => {
     await ensureBuilt(ROOT)
   })
@@ -155,10 +196,16 @@ if (needsApp) {
   })
   if (server) {
     const baseUrl = server.url
-    const pages = ['/signin', '/signup', '/thankyou']
+    const allPages = ['/signin', '/signup', '/thankyou']
     await attempt('finding an unsubscribe link', async () => {
-      pages.push(`/unsubscribe/${await unsubscribeToken(baseUrl)}`)
+      allPages.push(`/unsubscribe/${await unsubscribeToken(baseUrl)}`)
     })
+    await attempt('finding an offer link (the demo Admin sends a live offer)', async () => {
+      allPages.push(`/offers/${await offerToken(baseUrl)}`)
+    })
+    const pages = pageFilter
+      ? allPages.filter((page) => pageFilter.some((prefix) => page.startsWith(prefix)))
+      : allPages
     const executablePath = chromiumPath()
     if (wanted.has('first-load') || wanted.has('wizard')) {
       const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS })
@@ -242,6 +289,12 @@ if (wanted.has('scale')) {
       )
     })
   }
+}
+
+if (wanted.has('send')) {
+  await attempt('sending an offer to 10,000 patients, on each database', async () => {
+    result.offerSend = await benchOfferSend()
+  })
 }
 
 result.machine.loadAverageAfter = load()

@@ -19,16 +19,19 @@ import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
 import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
 import { devRoutes } from '#server/routes/dev.ts'
 import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
+import { offerRoutes } from '#server/routes/offers.ts'
 import { patientImportRoutes } from '#server/routes/patient-import.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceDetailRoutes, practiceRoutes } from '#server/routes/practice.ts'
 import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
+import { promotionSendRoutes } from '#server/routes/promotion-send.ts'
 import { promotionRoutes } from '#server/routes/promotions.ts'
 import { reportRoutes } from '#server/routes/reports.ts'
 import { signUpRoutes } from '#server/routes/sign-up.ts'
 import { subscriptionRoutes } from '#server/routes/subscription.ts'
 import { testTokenRoutes } from '#server/routes/test-tokens.ts'
+import { oneClickUnsubscribeRoutes } from '#server/routes/unsubscribe.ts'
 import {
   avatarRoutes,
   practiceLogoRoutes,
@@ -237,6 +240,10 @@ export function createApp(deps: AppDeps) {
     await next()
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store')
   })
+  // The RFC 8058 one-click unsubscribe, before the XSRF check: a mail client posts it without our
+  // page's cookie or header, and it reads no session (its random token is the only key), so there
+  // is no ambient credential a forged request could ride on (docs/decisions/012-patient-email.md).
+  api.route('/unsubscribe', oneClickUnsubscribeRoutes(ctx))
   api.use(xsrfCheck())
   api.get('/health', (c) => c.json({ ok: true }))
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
@@ -258,6 +265,9 @@ export function createApp(deps: AppDeps) {
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
   api.route('/users', avatarRoutes(ctx))
+  api.route('/promotions', promotionSendRoutes(ctx))
+  // The public offer page's calls (issue 18): the personal link's token is the key.
+  api.route('/offers', offerRoutes(ctx))
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))

@@ -11,6 +11,7 @@ import { hasDemoAdmin, seedIfEmpty } from '#server/db/seed.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { resolveDataKey } from '#server/security/data-key.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
+import { createExpiryJob, scheduleExpiryJob } from '#server/services/expiry-job.ts'
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
@@ -202,6 +203,17 @@ export async function startServer(
     }
     // Messages left by an earlier run (or due for a retry) go out now, and retries keep going.
     outbound.start()
+    // The daily points job: expiries and reminders, now and every day (idempotent per day).
+    const stopPointsJob = scheduleExpiryJob(
+      createExpiryJob({
+        db: database.db,
+        outbound,
+        publicUrl: config.publicUrl,
+        now: () => new Date(),
+        log,
+      }),
+      { log },
+    )
     let closing: Promise<void> | undefined
     const close = () => {
       closing ??= (async () => {
@@ -211,6 +223,7 @@ export async function startServer(
           server.closeIdleConnections()
           setTimeout(() => server.closeAllConnections(), 3000).unref()
         })
+        await stopPointsJob()
         await outbound.stop()
         await database.close()
       })()

@@ -11,7 +11,8 @@ import { renderToString } from 'react-dom/server'
 import { App } from './app/app.tsx'
 import { createAppRouter } from './app/router.tsx'
 import { cssVariablesResolver, theme } from './app/theme.ts'
-import { UnsubscribePending } from './features/unsubscribe/unsubscribe-pending.tsx'
+import { OfferView } from './features/offers/offer-view.tsx'
+import { UnsubscribeView } from './features/unsubscribe/unsubscribe-view.tsx'
 
 export {
   PRERENDERED_PAGES,
@@ -19,7 +20,10 @@ export {
   prerenderGuardScript,
 } from './lib/prerender-contract.ts'
 
-const SHELLS = { unsubscribe: <UnsubscribePending withIndicator /> } as const
+const SHELLS = {
+  unsubscribe: <UnsubscribeView outcome={null} />,
+  offer: <OfferView state={{ kind: 'loading' }} onClaim={() => {}} />,
+} as const
 
 /** The markup of `#root` for a shell: a loading view, painted until the app renders the page. */
 export function prerenderShell(name: keyof typeof SHELLS): string {

@@ -27,6 +27,7 @@ import { Route as ShellCheckoutRouteImport } from './routes/_shell.checkout'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
+import { Route as OffersTokenRouteImport } from './routes/offers.$token'
 import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
 import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
@@ -128,6 +129,11 @@ const ShellSettingsRoute = ShellSettingsRouteImport.update({
   path: '/settings',
   getParentRoute: () => ShellRoute,
 } as any)
+const OffersTokenRoute = OffersTokenRouteImport.update({
+  id: '/offers/$token',
+  path: '/offers/$token',
+  getParentRoute: () => rootRouteImport,
+} as any)
 const UnsubscribeIdRoute = UnsubscribeIdRouteImport.update({
   id: '/unsubscribe/$id',
   path: '/unsubscribe/$id',
@@ -203,6 +209,7 @@ export interface FileRoutesByFullPath {
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
@@ -233,6 +240,7 @@ export interface FileRoutesByTo {
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
@@ -265,6 +273,7 @@ export interface FileRoutesById {
   '/_shell/dashboard': typeof ShellDashboardRoute
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/settings': typeof ShellSettingsRoute
+  '/offers/$token': typeof OffersTokenRoute
   '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
@@ -297,6 +306,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/procedures'
     | '/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/dashboard/liability'
     | '/patients/$patientId'
@@ -327,6 +337,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/procedures'
     | '/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/dashboard/liability'
     | '/patients/$patientId'
@@ -358,6 +369,7 @@ export interface FileRouteTypes {
     | '/_shell/dashboard'
     | '/_shell/procedures'
     | '/_shell/settings'
+    | '/offers/$token'
     | '/unsubscribe/$id'
     | '/_shell/dashboard_/liability'
     | '/_shell/patients/$patientId'
@@ -384,6 +396,7 @@ export interface RootRouteChildren {
   SignupRoute: typeof SignupRoute
   TermsRoute: typeof TermsRoute
   ThankyouRoute: typeof ThankyouRoute
+  OffersTokenRoute: typeof OffersTokenRoute
   UnsubscribeIdRoute: typeof UnsubscribeIdRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
 }
@@ -516,6 +529,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellSettingsRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/offers/$token': {
+      id: '/offers/$token'
+      path: '/offers/$token'
+      fullPath: '/offers/$token'
+      preLoaderRoute: typeof OffersTokenRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/unsubscribe/$id': {
       id: '/unsubscribe/$id'
       path: '/unsubscribe/$id'
@@ -647,6 +667,7 @@ const rootRouteChildren: RootRouteChildren = {
   SignupRoute: SignupRoute,
   TermsRoute: TermsRoute,
   ThankyouRoute: ThankyouRoute,
+  OffersTokenRoute: OffersTokenRoute,
   UnsubscribeIdRoute: UnsubscribeIdRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,
 }

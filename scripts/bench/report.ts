@@ -2,6 +2,7 @@ import type { ApiBench, LoadResult } from './api.ts'
 import type { ColdStart } from './cold-start.ts'
 import type { FirstLoad } from './first-load.ts'
 import type { LighthouseResult } from './lighthouse.ts'
+import type { OfferSendRun } from './offer-send.ts'
 import type { ScaleBench, ScaleOperation, ScaleRun, ScaleSize } from './scale.ts'
 import type { SignInFlood } from './sign-in-flood.ts'
 import { count, kb, ms } from './stats.ts'
@@ -20,6 +21,8 @@ export type BenchResult = {
   signInFlood?: SignInFlood
   /** The portal at scale: one practice at 100 and at 10,000 patients, per database. */
   scale?: ScaleBench
+  /** "Send to patients" to 10,000 patients: the request, then the worker's drain, per database. */
+  offerSend?: OfferSendRun[]
   /** Parts that failed to run, with the reason. */
   failures: string[]
 }
@@ -69,7 +72,9 @@ function micros(value: number): string {
 
 /** A page's path for the table: the unsubscribe token is long and says nothing. */
 function pageLabel(path: string): string {
-  return path.replace(/^\/unsubscribe\/.+$/, '/unsubscribe/:id')
+  return path
+    .replace(/^\/unsubscribe\/.+$/, '/unsubscribe/:id')
+    .replace(/^\/offers\/.+$/, '/offers/:token')
 }
 
 /** Whether a load run got answers, all of them 2xx. */
@@ -212,6 +217,14 @@ export function toRows(result: BenchResult): Row[] {
       measure: 'The flood itself',
       subject: `${count(flood.flood.requests)} requests in ${flood.flood.seconds.toFixed(0)} s`,
       value: statuses(flood.flood),
+      budget: '',
+    })
+  }
+  for (const run of result.offerSend ?? []) {
+    rows.push({
+      measure: `Send an offer to ${run.patients.toLocaleString('en-US')} patients`,
+      subject: run.database,
+      value: `request ${ms(run.requestMs)} (${run.queued.toLocaleString('en-US')} queued), worker drain to the outbox ${ms(run.drainMs)}`,
       budget: '',
     })
   }

@@ -508,6 +508,10 @@ export const outbox = pgTable(
     text: text().notNull(),
     code: text(),
     link: text(),
+    /** The HTML part of an e-mail, when it has one. */
+    html: text(),
+    /** An e-mail's extra headers (`List-Unsubscribe`…), name to value, so a tester can follow them. */
+    headers: jsonb().$type<Record<string, string>>().notNull().default({}),
     sent_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -531,6 +535,8 @@ export const outboundMessages = pgTable(
     to: text().notNull(),
     subject: text(),
     text: text().notNull(),
+    /** The HTML part of an e-mail that has its own (patient e-mail); else one is made from the link. */
+    html: text(),
     /** Extra mail headers (for example `List-Unsubscribe`), name to value. */
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
     /** The SMS code inside `text`, kept apart for the development outbox. */
@@ -672,6 +678,32 @@ export const ledgerDaily = pgTable(
     reverse: bigint({ mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.practice_id, t.day] })],
+)
+
+/**
+ * Points-expiry reminders already queued (PORTAL.md sections 3 and 6): one row per lot and
+ * threshold (30 or 7 days before it lapses), written in the transaction that queues the e-mail,
+ * so the daily job queues each reminder once however often it runs.
+ */
+export const pointsReminders = pgTable(
+  'points_reminders',
+  {
+    lot_entry_id: integer()
+      .notNull()
+      .references(() => ledgerEntries.id, { onDelete: 'cascade' }),
+    days_before: integer().notNull(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    created_at: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.lot_entry_id, t.days_before] }),
+    check('points_reminders_days_check', sql`${t.days_before} in (30, 7)`),
+  ],
 )
 
 /**

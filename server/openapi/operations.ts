@@ -19,6 +19,12 @@ import {
   ResetCodeStatusAnswerSchema,
 } from '#domain/auth.ts'
 import { LedgerPageSchema, LedgerPostingSchema, ProgrammeRulesSchema } from '#domain/ledger.ts'
+import {
+  OFFER_MESSAGES,
+  OfferAnswerSchema,
+  PromotionSendAnswerSchema,
+  SEND_MESSAGES,
+} from '#domain/offers.ts'
 import { PatientImportAnswerSchema, PatientImportPreviewSchema } from '#domain/patient-import.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
@@ -318,6 +324,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: {
       200: { description: 'The patient is unsubscribed.', json: UnsubscribeAnswerSchema },
       404: 'This unsubscribe link is not valid.',
+    },
+  },
+  'POST /api/unsubscribe/:token': {
+    summary: 'Unsubscribe a patient in one click (RFC 8058)',
+    description:
+      "The one-click URL of a patient e-mail's `List-Unsubscribe` header. A mail client posts the form body `List-Unsubscribe=One-Click`, without a session or the XSRF header; the random token is the key. It does what the unsubscribe page does, and answers 200 whether or not the token names a patient.",
+    tag: 'Patients',
+    public: true,
+    path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
+    responses: {
+      200: { description: 'The patient (if any) is unsubscribed.', json: UnsubscribeAnswerSchema },
+      400: 'The body must be List-Unsubscribe=One-Click (RFC 8058), sent as a form.',
+      429: 'Too many unsubscribe requests from this address.',
     },
   },
   'GET /api/patients': {
@@ -779,6 +798,47 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The offer.', json: PromotionDetailSchema },
       404: 'No promotion has this id.',
       409: PROMOTION_MESSAGES.archiveRunning,
+    },
+  },
+  'POST /api/promotions/:id/send': {
+    summary: 'Send a live offer to patients',
+    description:
+      "Send to patients: queues the offer's e-mail, with a personal link to the public offer page, for every patient of the practice with an e-mail, subscribed and not archived, who was not sent it before. The request queues them in one transaction and answers at once; the worker sends them. `queued` says how many this send reached. Manager, Admin. Audited.",
+    tag: 'Promotions',
+    responses: {
+      200: {
+        description: 'The offer with its funnel, and `queued`.',
+        json: PromotionSendAnswerSchema,
+      },
+      404: 'No promotion has this id.',
+      409: SEND_MESSAGES.notLive,
+    },
+  },
+  'GET /api/offers/:token': {
+    summary: "Read the offer of a patient's personal link",
+    description:
+      "The public offer page's call: the offer an e-mailed link names, the practice's name and logo, the patient's first name, and where it stands for the patient (`open`, `claimed`, `redeemed`, `ended`, `unavailable`, with the reason). The random token of the link is the key: no session is needed. Rate-limited per client address.",
+    tag: 'Promotions',
+    public: true,
+    path: { token: tokenParam("The token of the patient's personal offer link.") },
+    responses: {
+      200: { description: 'The offer.', json: OfferAnswerSchema },
+      404: OFFER_MESSAGES.notFound,
+      429: OFFER_MESSAGES.tooMany,
+    },
+  },
+  'POST /api/offers/:token/claim': {
+    summary: "Claim the offer of a patient's personal link",
+    description:
+      "The funnel's claimed step, by the patient from the e-mail: claims the offer for the link's patient under the same rules as a claim at the desk (live, total and per-patient limits); a code-only offer needs no code here, the practice sent it to this patient. Claiming again answers the same claimed offer. No session is needed.",
+    tag: 'Promotions',
+    public: true,
+    path: { token: tokenParam("The token of the patient's personal offer link.") },
+    responses: {
+      200: { description: 'The offer, now claimed.', json: OfferAnswerSchema },
+      404: OFFER_MESSAGES.notFound,
+      409: 'The offer has ended, reached its limit, or the patient is archived.',
+      429: OFFER_MESSAGES.tooMany,
     },
   },
   'GET /api/users': {

@@ -33,6 +33,7 @@ export function devRoutes(ctx: ServerContext) {
       text: row.text,
       code: row.code,
       link: row.link,
+      ...(row.channel === 'email' ? { html: row.html, headers: row.headers } : {}),
       sentAt: row.sent_at.toISOString(),
     }))
     return c.json({ messages })

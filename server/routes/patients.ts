@@ -21,6 +21,7 @@ import { randomToken } from '#server/lib/random.ts'
 import type { AuditAction } from '#server/services/audit.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { claimsOfPatient } from '#server/services/promotions.ts'
+import { unsubscribeByToken } from '#server/services/unsubscribe.ts'
 import { readProgrammeRules } from './programme-rules.ts'
 
 /** The columns of a patient answer (domain `PatientSchema`). */
@@ -189,9 +190,6 @@ const PatientUpdateSchema = v.partial(PatientInputSchema)
 
 const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
 
-// Unsubscribe tokens are base64url (randomToken); anything else cannot match and is not looked up.
-const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
-
 /**
  * Patients of the signed-in user's practice (spec section 7). Our readings of the three lists:
  * `by-practice/{id}` is one page (`?limit=` 1..200, default 50, `?offset=`), ordered by name;
@@ -351,15 +349,9 @@ export function patientRoutes(ctx: ServerContext) {
       return c.json(rows)
     })
     .put('/unsubscribe/:token', jsonBody(UnsubscribeInputSchema), async (c) => {
-      const token = c.req.param('token')
-      const updated = UNSUBSCRIBE_ID.test(token)
-        ? await ctx.db
-            .update(patients)
-            .set({ email_subscription: false })
-            .where(eq(patients.unsubscribe_id, token))
-            .returning({ id: patients.id })
-        : []
-      if (updated.length === 0) throw notFound('This unsubscribe link is not valid.')
+      if (!(await unsubscribeByToken(ctx.db, c.req.param('token')))) {
+        throw notFound('This unsubscribe link is not valid.')
+      }
       return c.json({ email_subscription: false })
     })
     .get('/:id', auth, read, idParams('id'), async (c) => {

@@ -50,7 +50,12 @@ const ACTION_AUDIT: Record<PromotionAction, AuditAction> = {
 }
 
 export function promotionRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({ db: ctx.db, now: ctx.now, outbound: ctx.outbound })
+  const checkout = createCheckout({
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    publicUrl: ctx.config.publicUrl,
+  })
   const audit = (c: Context<AppEnv>, action: AuditAction, details: Record<string, AuditDetail>) =>
     ctx.audit.record({
       action,

@@ -44,7 +44,12 @@ function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
 
 /** `/visits`. */
 export function visitRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({ db: ctx.db, now: ctx.now, outbound: ctx.outbound })
+  const checkout = createCheckout({
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    publicUrl: ctx.config.publicUrl,
+  })
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -97,7 +102,12 @@ export function visitRoutes(ctx: ServerContext) {
 
 /** `/patients/{id}/redemption-code` and `/patients/{id}/redemptions`. */
 export function patientRedemptionRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({ db: ctx.db, now: ctx.now, outbound: ctx.outbound })
+  const checkout = createCheckout({
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    publicUrl: ctx.config.publicUrl,
+  })
 
   return new Hono<AppEnv>()
     .post(

@@ -308,6 +308,10 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: `/api/promotions/${o.promotionId}/duplicate`,
     expect: 404,
   }),
+  'POST /api/promotions/:id/send': (o) => ({
+    path: `/api/promotions/${o.promotionId}/send`,
+    expect: 404,
+  }),
   'POST /api/promotions/:id/archive': (o) => ({
     path: `/api/promotions/${o.promotionId}/archive`,
     expect: 404,

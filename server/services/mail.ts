@@ -9,6 +9,11 @@ export type MailMessage = {
   text: string
   /** The one link the reader should follow (also shown in the development outbox). */
   link?: string | undefined
+  /**
+   * The HTML alternative, when the message has its own (patient e-mail, built with every value
+   * escaped); without it SMTP makes one from `text` and `link`.
+   */
+  html?: string | undefined
   /** Extra headers, name to value (for example `List-Unsubscribe` on patient e-mail). */
   headers?: Record<string, string> | undefined
 }
@@ -27,13 +32,15 @@ export function createOutboxMail(
   { now = () => new Date(), log }: { now?: () => Date; log?: Logger } = {},
 ): MailService {
   return {
-    async send({ to, subject, text, link }) {
+    async send({ to, subject, text, link, html, headers }) {
       await db.insert(outbox).values({
         channel: 'email',
         to,
         subject,
         text,
         link: link ?? null,
+        html: html ?? null,
+        headers: headers ?? {},
         sent_at: now(),
       })
       log?.info(`E-mail "${subject}" to ${maskEmail(to)} recorded in the outbox`)

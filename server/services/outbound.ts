@@ -48,6 +48,7 @@ export async function enqueueMessage(
     to: message.to,
     subject: message.channel === 'email' ? message.subject : null,
     text: message.text,
+    html: message.channel === 'email' ? (message.html ?? null) : null,
     headers: message.channel === 'email' ? (message.headers ?? {}) : {},
     code: message.channel === 'sms' ? message.code : null,
     link: message.channel === 'email' ? (message.link ?? null) : null,
@@ -147,6 +148,7 @@ export function createOutboundQueue({
           subject: row.subject ?? '',
           text: row.text,
           link: row.link ?? undefined,
+          html: row.html ?? undefined,
           headers: row.headers,
         })
       }

@@ -8,6 +8,7 @@ import {
   describeSmtpUrl,
   MailDeliveryError,
   mailHtml,
+  safeHeaders,
 } from '#server/services/smtp-mail.ts'
 import {
   decodeHeader,
@@ -206,6 +207,48 @@ describe('createSmtpMail', () => {
     expect(error.message).toMatch(/STARTTLS/)
     expect(server.logins).toEqual([])
     expect(server.received).toHaveLength(0)
+  })
+
+  it('sends its own HTML part and the List-Unsubscribe headers of a patient e-mail', async () => {
+    const server = await smtpServer()
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${server.port}` })
+    const unsubscribe =
+      '<https://glow.example/unsubscribe/abc_DEF-123>, <https://glow.example/api/unsubscribe/abc_DEF-123>'
+
+    await mail.send({
+      to: 'zoe@example.com',
+      subject: 'Your points statement',
+      text: 'Hello Zoë,\n\nYou earned 120 points.',
+      html: '<!doctype html><html><body><p>Hello Zo&euml;,</p></body></html>',
+      headers: {
+        'List-Unsubscribe': unsubscribe,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    })
+
+    const { headers, parts } = parseMessage(server.received[0]?.raw ?? '')
+    expect(headers['content-type']).toMatch(/^multipart\/alternative/)
+    expect(decodeHeader(headers['list-unsubscribe'] ?? '')).toBe(unsubscribe)
+    expect(headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click')
+    expect(partOf(parts, 'text/plain')?.body).toBe('Hello Zoë,\n\nYou earned 120 points.')
+    expect(partOf(parts, 'text/html')?.body).toContain('<p>Hello Zo&euml;,</p>')
+  })
+
+  it('refuses a header value with a line break and a header the message sets itself (no header injection)', async () => {
+    const server = await smtpServer()
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${server.port}` })
+    const send = (headers: Record<string, string>) =>
+      mail.send({ to: 'zoe@example.com', subject: 'Hi', text: 'Hi', headers })
+
+    await expect(
+      send({ 'List-Unsubscribe': '<https://a.example>\r\nBcc: x@evil.example' }),
+    ).rejects.toThrow('The mail header "List-Unsubscribe" has a line break or a control character')
+    await expect(send({ Bcc: 'x@evil.example' })).rejects.toThrow(
+      'The mail header "Bcc" cannot be set',
+    )
+    await expect(send({ 'X-Bad\nName': 'v' })).rejects.toThrow('cannot be set')
+    expect(server.received).toHaveLength(0)
+    expect(safeHeaders({ 'X-Practice': 'Glow Clinic' })).toEqual({ 'X-Practice': 'Glow Clinic' })
   })
 
   it('refuses a URL that is not smtp:// or smtps://', () => {

@@ -62,7 +62,8 @@ const HTML_ESCAPES: Record<string, string> = {
   "'": '&#39;',
 }
 
-function escapeHtml(text: string): string {
+/** `text` with the five HTML-special characters escaped, for text and attribute values. */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character)
 }
 
@@ -86,14 +87,54 @@ export function mailHtml(text: string, link: string): string {
   return `<!doctype html>\n<html><body>\n${paragraphs.join('\n')}\n</body></html>\n`
 }
 
+/** A header name as RFC 5322 allows it (printable ASCII but the colon), never one we set. */
+const HEADER_NAME = /^[!-9;-~]+$/
+/** Headers nodemailer builds from the message itself: a custom one may not replace them. */
+const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'content-type',
+  'content-transfer-encoding',
+  'mime-version',
+  'sender',
+  'reply-to',
+])
+
+/**
+ * The extra headers of a message, checked: a name must be a header name and not one the message
+ * sets itself, a value one line of printable text (no CR, LF or other control character), so
+ * nothing a value carries can start a header or a body of its own (header injection). A header
+ * that breaks a rule is refused with its name, never sent in part.
+ */
+export function safeHeaders(headers: Record<string, string>): Record<string, string> {
+  const checked: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) {
+      throw new Error(`The mail header "${name.replace(/[^\x20-\x7e]/g, '?')}" cannot be set`)
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
+    if (/[\u0000-\u001f\u007f]/.test(value)) {
+      throw new Error(`The mail header "${name}" has a line break or a control character`)
+    }
+    checked[name] = value
+  }
+  return checked
+}
+
 type NodemailerError = Error & { code?: unknown; responseCode?: unknown }
 
 /**
  * The SMTP implementation of {@link MailService} (nodemailer), chosen when `SMTP_URL` is set. Each
  * send opens a connection, upgrades it with STARTTLS when the server offers it (`smtps://` is TLS
  * from the start; certificates are verified), logs in with the URL's user and password, and
- * delivers a plain-text message, plus an HTML alternative with the link as an anchor when the
- * message has a link. Options in the URL's query (`?requireTLS=true`) reach nodemailer as they
+ * delivers a plain-text message, plus an HTML alternative (the message's own, else one with the
+ * link as an anchor when the message has a link) and the message's extra headers, checked by
+ * {@link safeHeaders}. Options in the URL's query (`?requireTLS=true`) reach nodemailer as they
  * are. A refused or failed send throws {@link MailDeliveryError} with the reason and the recipient
  * masked; the body never appears in an error or a log line.
  */
@@ -118,14 +159,16 @@ export function createSmtpMail({
   )
 
   return {
-    async send({ to, subject, text, link, headers }: MailMessage) {
+    async send({ to, subject, text, link, html, headers }: MailMessage) {
+      const extra = headers && Object.keys(headers).length > 0 ? safeHeaders(headers) : undefined
+      const alternative = html ?? (link ? mailHtml(text, link) : undefined)
       try {
         const info = await transport.sendMail({
           to,
           subject,
           text,
-          ...(headers && Object.keys(headers).length > 0 ? { headers } : {}),
-          ...(link ? { html: mailHtml(text, link) } : {}),
+          ...(extra ? { headers: extra } : {}),
+          ...(alternative ? { html: alternative } : {}),
         })
         log?.info(`E-mail "${subject}" to ${maskEmail(to)} sent over ${server} (${info.messageId})`)
       } catch (error) {

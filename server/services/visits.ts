@@ -40,6 +40,7 @@ import { ApiError, conflict, forbidden, notFound } from '#server/http/errors.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger, type LedgerEntryRow, toAnswer } from '#server/services/ledger.ts'
 import type { OutboundQueue } from '#server/services/outbound.ts'
+import { patientMail, statementContent } from '#server/services/patient-mail.ts'
 import { newCode, phoneDigits, VERIFICATION_RULES } from '#server/services/verification.ts'
 
 type Executor = Database | Transaction
@@ -107,8 +108,38 @@ export function createCheckout(deps: {
   db: Database
   now: () => Date
   outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
+  /** Where patients open the links of their e-mail (the points statement's unsubscribe link). */
+  publicUrl: string
 }) {
   const { db, now } = deps
+
+  /**
+   * Queues the patient's points statement after a visit (PORTAL.md section 6) in the visit's
+   * transaction, when the patient has an e-mail and is subscribed ({@link patientMail}'s gate).
+   */
+  async function queueStatement(tx: Transaction, patientId: number, earned: number, at: Date) {
+    const [row] = await tx
+      .select({
+        first_name: patients.first_name,
+        email: patients.email,
+        email_subscription: patients.email_subscription,
+        archived_at: patients.archived_at,
+        unsubscribe_id: patients.unsubscribe_id,
+        points: patients.points,
+        practice_name: practices.practice_name,
+      })
+      .from(patients)
+      .innerJoin(practices, eq(practices.id, patients.practice_id))
+      .where(eq(patients.id, patientId))
+    if (!row) return
+    const message = patientMail(
+      deps.publicUrl,
+      row,
+      row,
+      statementContent(row, row, { earned, balance: row.points, visitedAt: at }),
+    )
+    if (message) await deps.outbound.enqueue(tx, message)
+  }
 
   async function readRules(ex: Executor, practiceId: number): Promise<Rules> {
     const [row] = await ex
@@ -648,8 +679,11 @@ export function createCheckout(deps: {
               .where(eq(appointments.id, input.appointment_id))
           }
           await tx.update(patients).set({ last_visit_at: at }).where(eq(patients.id, patient.id))
+          const earned = lines.reduce((sum, line) => sum + line.points, 0)
+          await queueStatement(tx, patient.id, earned, at)
           return { id: visit.id, replayed: false }
         })
+        if (!written.replayed) deps.outbound.kick()
         const [visit] = await db.select().from(visits).where(eq(visits.id, written.id))
         if (!visit) throw new Error('The visit was not found after writing it')
         const answer = await answerFor(db, visit)

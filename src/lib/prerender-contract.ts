@@ -28,6 +28,7 @@ export const PRERENDERED_PAGES = [
  */
 export const PRERENDERED_SHELLS = [
   { name: 'unsubscribe', pattern: '^/unsubscribe/[^/]+/?$' },
+  { name: 'offer', pattern: '^/offers/[^/]+/?$' },
 ] as const
 
 /**

@@ -2,6 +2,7 @@ import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import { can, toRole } from '#domain/permissions.ts'
 import type { PromotionChange } from '#domain/promotions.ts'
+import { sendPromotion, sentMessage } from '#src/api/offers.ts'
 import { getPromotion, promotionAction, updatePromotion } from '#src/api/promotions.ts'
 import { PromotionDetailView } from '#src/features/promotions/promotion-detail.tsx'
 import {
@@ -10,6 +11,7 @@ import {
   toPromotionInput,
 } from '#src/features/promotions/promotion-form.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
+import { showAlert } from '#src/lib/alerts.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
@@ -41,6 +43,12 @@ function PromotionPage() {
         onEdit={() => setEditing(true)}
         onAction={async (action) => {
           try {
+            if (action === 'send') {
+              const { queued } = await sendPromotion(offer.id)
+              await router.invalidate()
+              showAlert({ type: 'success', message: sentMessage(queued) })
+              return undefined
+            }
             const answer = await promotionAction(offer.id, action)
             if (action === 'duplicate') {
               await navigate({

@@ -3,7 +3,7 @@
  * /signup and /thankyou with their markup, the browser paints it before any script has run, and
  * the app hydrates it without a mismatch. A browser whose storage changes the first render gets
  * the right page instead, and what a visitor types before the scripts arrive is kept.
- * /unsubscribe/:id gets its loading view, which the app replaces with the outcome.
+ * /unsubscribe/:id gets its text and a loading status line, which the app fills with the outcome.
  */
 import type { Page } from '@playwright/test'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
@@ -138,6 +138,8 @@ test.describe('prerendered pages', () => {
     await page.goto('/unsubscribe/no-such-link-0000000000', { waitUntil: 'commit' })
     await expect(page.getByRole('heading', { level: 1, name: 'Unsubscribe' })).toBeVisible()
     await expect(page.getByRole('status')).toHaveText('Please wait...')
+    // The page's text is there before any script: the largest paint does not wait for the app.
+    await expect(page.getByText(/^This link stops the marketing e-mails/)).toBeVisible()
     release()
     await expect(page.getByRole('alert')).toHaveText(
       'This unsubscribe link is not valid or has expired.',

@@ -6,7 +6,7 @@ import { formatCents } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** An action of the offer's page. */
-export type OfferAction = 'publish' | 'end' | 'duplicate' | 'archive'
+export type OfferAction = 'publish' | 'send' | 'end' | 'duplicate' | 'archive'
 
 /** What each action asks first (ending and archiving cannot be undone). */
 const CONFIRM: Record<OfferAction, { title: string; body: string; label: string; color?: string }> =
@@ -15,6 +15,11 @@ const CONFIRM: Record<OfferAction, { title: string; body: string; label: string;
       title: 'Publish this offer?',
       body: 'Patients can claim it from its start (at once when it has none).',
       label: 'Publish',
+    },
+    send: {
+      title: 'Send this offer to patients?',
+      body: 'Every patient with an e-mail who is subscribed and not archived, and was not sent it yet, gets an e-mail with a personal link to claim it.',
+      label: 'Send to patients',
     },
     end: {
       title: 'End this offer now?',
@@ -70,6 +75,7 @@ export function PromotionDetailView({
   const { funnel } = offer
   const actions: OfferAction[] = [
     ...(offer.status === 'draft' ? (['publish'] as const) : []),
+    ...(offer.status === 'live' ? (['send'] as const) : []),
     ...(offer.status === 'live' || offer.status === 'scheduled' ? (['end'] as const) : []),
     'duplicate',
     ...(offer.status === 'draft' || offer.status === 'ended' ? (['archive'] as const) : []),
@@ -115,7 +121,7 @@ export function PromotionDetailView({
             {actions.map((action) => (
               <Button
                 key={action}
-                variant={action === 'publish' ? 'filled' : 'default'}
+                variant={action === 'publish' || action === 'send' ? 'filled' : 'default'}
                 color={CONFIRM[action].color}
                 onClick={() => {
                   setFailure(undefined)

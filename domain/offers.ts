@@ -1,0 +1,55 @@
+import * as v from 'valibot'
+import { PromotionDetailSchema } from '#domain/promotions.ts'
+
+/**
+ * The public offer page (issue 18, PORTAL.md section 6): what `GET /offers/{token}` answers about
+ * the offer a patient's personal link names, and what claiming it answers. Nothing in it names
+ * the patient beyond the first name the e-mail already greets them with.
+ */
+
+/** Where the offer stands for this patient. */
+export const OFFER_STATES = ['open', 'claimed', 'redeemed', 'ended', 'unavailable'] as const
+export type OfferState = (typeof OFFER_STATES)[number]
+
+export const OfferAnswerSchema = v.object({
+  practice: v.object({
+    name: v.string(),
+    /** The practice's logo (a path the server serves), or null. */
+    logo: v.nullable(v.string()),
+  }),
+  patient: v.object({ first_name: v.string() }),
+  offer: v.object({
+    title: v.string(),
+    description: v.string(),
+    points_cost: v.number(),
+    bonus_points: v.number(),
+    ends_at: v.nullable(v.string()),
+  }),
+  state: v.picklist(OFFER_STATES),
+  /** Why a claim is not possible now (ended, limit reached…); null when it is, or was claimed. */
+  reason: v.nullable(v.string()),
+})
+export type OfferAnswer = v.InferOutput<typeof OfferAnswerSchema>
+
+/** The sentences of the offer page and its calls. */
+export const OFFER_MESSAGES = {
+  notFound: 'This offer link is not valid.',
+  claimed: 'You claimed this offer. Show this e-mail at your next visit.',
+  redeemed: 'You already used this offer. Thank you!',
+  ended: 'This offer has ended.',
+  unavailable: 'This offer is no longer available.',
+  tooMany: 'Too many requests. Please wait a minute and try again.',
+} as const
+
+/** `POST /promotions/{id}/send`: the offer with its funnel, and how many e-mails this send queued. */
+export const PromotionSendAnswerSchema = v.object({
+  ...PromotionDetailSchema.entries,
+  /** Patients this send reached: subscribed, not archived, with an e-mail, not sent it before. */
+  queued: v.number(),
+})
+export type PromotionSendAnswer = v.InferOutput<typeof PromotionSendAnswerSchema>
+
+/** What "Send to patients" refuses. */
+export const SEND_MESSAGES = {
+  notLive: 'Only a live offer can be sent to patients.',
+} as const

@@ -1,0 +1,237 @@
+import { and, eq, like } from 'drizzle-orm'
+import * as v from 'valibot'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OfferAnswerSchema, PromotionSendAnswerSchema } from '#domain/offers.ts'
+import { auditEvents, outbox, patients, promotionSends } from '#server/db/schema.ts'
+import { randomToken } from '#server/lib/random.ts'
+import {
+  createMember,
+  createPracticeFixture,
+  createTestApp,
+  type PracticeFixture,
+  type TestApp,
+  testBackends,
+} from '#server/testing/test-app.ts'
+
+const messageOf = async (response: Response) =>
+  ((await response.json()) as { error: { message: string } }).error.message
+
+describe.each(testBackends())('sending offers and the public offer page on $name', (backend) => {
+  let t: TestApp
+  let practice: PracticeFixture
+  let managerToken: string
+  let staffToken: string
+  const domain = `send-${randomToken(4).toLowerCase()}.example`
+
+  async function addPatient(first: string, values: Partial<typeof patients.$inferInsert> = {}) {
+    const [row] = await t.db
+      .insert(patients)
+      .values({
+        practice_id: practice.practiceId,
+        first_name: first,
+        last_name: 'Sender',
+        email: `${first.toLowerCase()}@${domain}`,
+        unsubscribe_id: randomToken(),
+        ...values,
+      })
+      .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
+    if (!row) throw new Error('no patient')
+    return row
+  }
+
+  async function liveOffer(fields: Record<string, unknown> = {}): Promise<number> {
+    const created = await t.request('/api/promotions', {
+      method: 'POST',
+      token: managerToken,
+      json: {
+        title: 'Spring <Glow>',
+        description: 'Half off a peel & a mask.',
+        bonus_points: 50,
+        ends_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+        ...fields,
+      },
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: number }
+    const published = await t.request(`/api/promotions/${id}/publish`, {
+      method: 'POST',
+      token: managerToken,
+    })
+    expect(published.status).toBe(200)
+    return id
+  }
+
+  const send = (id: number, token = managerToken) =>
+    t.request(`/api/promotions/${id}/send`, { method: 'POST', token })
+
+  const mailsOf = (subject: string) =>
+    t.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.subject, subject), like(outbox.to, `%@${domain}`)))
+
+  const tokenFrom = (link: string | null) => new URL(link ?? '').pathname.split('/').pop() ?? ''
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+    practice = await createPracticeFixture(t.db, { name: 'Lumen & Co' })
+    managerToken = (await createMember(t.db, practice.practiceId, 'Manager')).token
+    staffToken = (await createMember(t.db, practice.practiceId, 'Staff')).token
+    // The fixture's own patient takes part too: give it this test's domain.
+    await t.db
+      .update(patients)
+      .set({ email: `fixture@${domain}` })
+      .where(eq(patients.id, practice.patientId))
+  })
+  afterAll(() => t.close())
+
+  it('queues one e-mail per subscribed, non-archived patient with an e-mail, with a personal link and the unsubscribe headers', async () => {
+    const ada = await addPatient('Ada')
+    const bo = await addPatient('Bo')
+    await addPatient('Quiet', { email_subscription: false })
+    await addPatient('Gone', { archived_at: new Date() })
+    await addPatient('Nomail', { email: null })
+    const id = await liveOffer()
+
+    const response = await send(id)
+    expect(response.status).toBe(200)
+    const answer = v.parse(PromotionSendAnswerSchema, await response.json())
+    expect(answer.queued).toBe(3)
+    expect(answer.funnel.sent).toBe(3)
+    await t.deliver()
+
+    const mails = await mailsOf('Lumen & Co: Spring <Glow>')
+    expect(mails.map((m) => m.to).sort()).toEqual([
+      `ada@${domain}`,
+      `bo@${domain}`,
+      `fixture@${domain}`,
+    ])
+    const adaMail = mails.find((m) => m.to === `ada@${domain}`)
+    expect(adaMail?.text).toContain('Hello Ada,')
+    expect(adaMail?.text).toContain('Half off a peel & a mask.')
+    expect(adaMail?.link).toMatch(/^http:\/\/localhost:3000\/offers\/[\w-]{40,}$/)
+    expect(adaMail?.text).toContain(`Claim offer: ${adaMail?.link}`)
+    expect(adaMail?.html).toContain('Spring &lt;Glow&gt;')
+    expect(adaMail?.html).toContain('Half off a peel &amp; a mask.')
+    expect(adaMail?.html).toContain(`href="${adaMail?.link}"`)
+    expect(adaMail?.headers).toEqual({
+      'List-Unsubscribe': `<http://localhost:3000/api/unsubscribe/${ada.unsubscribe_id}>, <http://localhost:3000/unsubscribe/${ada.unsubscribe_id}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    })
+    // Every link is its own: 256 random bits each.
+    const tokens = mails.map((m) => tokenFrom(m.link))
+    expect(new Set(tokens).size).toBe(3)
+    const rows = await t.db.select().from(promotionSends).where(eq(promotionSends.promotion_id, id))
+    expect(rows.map((r) => r.token).sort()).toEqual([...tokens].sort())
+    expect(rows.every((r) => r.sent_at !== null)).toBe(true)
+
+    const [audited] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.action, 'promotion.sent'))
+    expect(audited?.details).toMatchObject({ promotion_id: id, sent: 3 })
+
+    // Sending again reaches only patients not sent it yet.
+    expect(v.parse(PromotionSendAnswerSchema, await (await send(id)).json()).queued).toBe(0)
+    await addPatient('Cleo')
+    const again = v.parse(PromotionSendAnswerSchema, await (await send(id)).json())
+    expect(again.queued).toBe(1)
+    expect(again.funnel.sent).toBe(4)
+    expect(bo.id).toBeGreaterThan(0)
+  })
+
+  it('refuses an offer that is not live, and a Staff member, saying why', async () => {
+    const draft = await t.request('/api/promotions', {
+      method: 'POST',
+      token: managerToken,
+      json: { title: 'Not yet' },
+    })
+    const { id } = (await draft.json()) as { id: number }
+    const refused = await send(id)
+    expect(refused.status).toBe(409)
+    expect(await messageOf(refused)).toBe('Only a live offer can be sent to patients.')
+    const staff = await send(id, staffToken)
+    expect(staff.status).toBe(403)
+    expect(await messageOf(staff)).toBe(
+      'Only a manager or an admin can create, change or send promotions.',
+    )
+    expect((await send(999_999)).status).toBe(404)
+  })
+
+  it('shows the offer of a link and claims it once for its patient; the funnel counts the claim', async () => {
+    await addPatient('Dee')
+    const id = await liveOffer({ title: 'Claim me', points_cost: 0, bonus_points: 20 })
+    await send(id)
+    await t.deliver()
+    const [mail] = (await mailsOf('Lumen & Co: Claim me')).filter((m) => m.to === `dee@${domain}`)
+    const token = tokenFrom(mail?.link ?? null)
+
+    const shown = await t.request(`/api/offers/${token}`)
+    expect(shown.status).toBe(200)
+    const offer = v.parse(OfferAnswerSchema, await shown.json())
+    expect(offer).toMatchObject({
+      practice: { name: 'Lumen & Co', logo: null },
+      patient: { first_name: 'Dee' },
+      offer: { title: 'Claim me', points_cost: 0, bonus_points: 20 },
+      state: 'open',
+      reason: null,
+    })
+
+    const claim = () => t.request(`/api/offers/${token}/claim`, { method: 'POST' })
+    const claimed = v.parse(OfferAnswerSchema, await (await claim()).json())
+    expect(claimed.state).toBe('claimed')
+    // Again (a second click, another tab): the same answer, no second claim.
+    expect(v.parse(OfferAnswerSchema, await (await claim()).json()).state).toBe('claimed')
+    const detail = await t.request(`/api/promotions/${id}`, { token: managerToken })
+    const { funnel } = (await detail.json()) as { funnel: { sent: number; claimed: number } }
+    expect(funnel.claimed).toBe(1)
+    expect(funnel.sent).toBeGreaterThanOrEqual(1)
+
+    // Ended: the page says so and a claim is refused with the reason.
+    const other = (await mailsOf('Lumen & Co: Claim me')).find((m) => m.to !== `dee@${domain}`)
+    await t.request(`/api/promotions/${id}/end`, { method: 'POST', token: managerToken })
+    const late = tokenFrom(other?.link ?? null)
+    const endedView = v.parse(
+      OfferAnswerSchema,
+      await (await t.request(`/api/offers/${late}`)).json(),
+    )
+    expect(endedView).toMatchObject({ state: 'ended', reason: 'This offer has ended.' })
+    const refused = await t.request(`/api/offers/${late}/claim`, { method: 'POST' })
+    expect(refused.status).toBe(409)
+    expect(await messageOf(refused)).toBe('This offer has ended.')
+  })
+
+  it('answers an unknown or malformed link with 404 and a sentence', async () => {
+    for (const token of [randomToken(), 'short']) {
+      const response = await t.request(`/api/offers/${token}`)
+      expect(response.status).toBe(404)
+      expect(await messageOf(response)).toBe('This offer link is not valid.')
+      expect((await t.request(`/api/offers/${token}/claim`, { method: 'POST' })).status).toBe(404)
+    }
+  })
+
+  it('skips a patient who unsubscribed in one click from the e-mail header on the next send', async () => {
+    const eve = await addPatient('Eve')
+    const first = await liveOffer({ title: 'First' })
+    await send(first)
+    await t.deliver()
+    const [mail] = (await mailsOf('Lumen & Co: First')).filter((m) => m.to === `eve@${domain}`)
+    const header = mail?.headers['List-Unsubscribe'] ?? ''
+    const oneClick = /<(http[^>]+\/api\/unsubscribe\/[^>]+)>/.exec(header)?.[1] ?? ''
+    const unsubscribed = await t.request(new URL(oneClick).pathname, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: mail?.headers['List-Unsubscribe-Post'] ?? '',
+    })
+    expect(unsubscribed.status).toBe(200)
+    const [row] = await t.db.select().from(patients).where(eq(patients.id, eve.id))
+    expect(row?.email_subscription).toBe(false)
+
+    const second = await liveOffer({ title: 'Second' })
+    await send(second)
+    await t.deliver()
+    const secondMails = await mailsOf('Lumen & Co: Second')
+    expect(secondMails.length).toBeGreaterThan(0)
+    expect(secondMails.map((m) => m.to)).not.toContain(`eve@${domain}`)
+  })
+})

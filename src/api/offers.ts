@@ -1,0 +1,33 @@
+import * as v from 'valibot'
+import {
+  type OfferAnswer,
+  OfferAnswerSchema,
+  type PromotionSendAnswer,
+  PromotionSendAnswerSchema,
+} from '#domain/offers.ts'
+import { http } from '#src/lib/http.ts'
+
+/** `GET /offers/{token}` (no sign-in needed): the offer a patient's personal link names. */
+export async function getOffer(token: string): Promise<OfferAnswer> {
+  return v.parse(OfferAnswerSchema, await http.get(`offers/${encodeURIComponent(token)}`).json())
+}
+
+/** `POST /offers/{token}/claim` (no sign-in needed): claims it for the link's patient. */
+export async function claimOffer(token: string): Promise<OfferAnswer> {
+  return v.parse(
+    OfferAnswerSchema,
+    await http.post(`offers/${encodeURIComponent(token)}/claim`).json(),
+  )
+}
+
+/** `POST /promotions/{id}/send` (Manager, Admin): queues the live offer's e-mails at once. */
+export async function sendPromotion(id: number): Promise<PromotionSendAnswer> {
+  return v.parse(PromotionSendAnswerSchema, await http.post(`promotions/${id}/send`).json())
+}
+
+/** What the offer's page says after "Send to patients". */
+export function sentMessage(queued: number): string {
+  if (queued === 0)
+    return 'Every subscribed patient was already sent this offer: no e-mail was sent.'
+  return `The offer is on its way to ${queued.toLocaleString('en-US')} ${queued === 1 ? 'patient' : 'patients'}.`
+}
