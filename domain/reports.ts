@@ -95,8 +95,12 @@ export const OfferFunnelSchema = v.object({
   title: v.string(),
   starts_at: v.nullable(v.string()),
   ends_at: v.nullable(v.string()),
+  /** E-mails of the offer delivered ("Send to patients"). */
+  sent: v.number(),
   claimed: v.number(),
   redeemed: v.number(),
+  /** Claims that lapsed unredeemed. */
+  expired: v.number(),
 })
 export type OfferFunnel = v.InferOutput<typeof OfferFunnelSchema>
 

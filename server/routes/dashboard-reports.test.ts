@@ -210,6 +210,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
         practice_id: p.practiceId,
         title: 'March Glow',
         points: 25,
+        published_at: at('2027-02-15T00:00:00Z'),
         starts_at: at('2027-03-01T00:00:00Z'),
         ends_at: at('2027-03-20T00:00:00Z'),
       })
@@ -331,23 +332,18 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       expired: 60,
       new_patients: 2,
     })
-    // The fixture's offer has no dates (live), March Glow runs to 20 March.
+    // March Glow is published and runs to 20 March; the fixture's other offer was never
+    // published (a draft), so it is not live.
     expect(summary.offers).toEqual([
       {
         id: offerId,
         title: 'March Glow',
         starts_at: '2027-03-01T00:00:00.000Z',
         ends_at: '2027-03-20T00:00:00.000Z',
+        sent: 0,
         claimed: 2,
         redeemed: 1,
-      },
-      {
-        id: p.promotionId,
-        title: 'Other Promo',
-        starts_at: null,
-        ends_at: null,
-        claimed: 0,
-        redeemed: 0,
+        expired: 0,
       },
     ])
   })

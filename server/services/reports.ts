@@ -21,6 +21,7 @@ import {
   type WorklistRow,
 } from '#domain/reports.ts'
 import type { Database } from '#server/db/client.ts'
+import { funnelFor } from '#server/services/promotions.ts'
 
 const DAY_MS = 86_400_000
 
@@ -80,16 +81,25 @@ export async function liveOfferFunnels(
         from promotions p
         left join patient_promotions pp on pp.promotion_id = p.id
         where p.practice_id = ${practiceId}
+          and p.published_at is not null and p.ended_at is null and p.archived_at is null
           and (p.starts_at is null or p.starts_at <= ${ts(now)})
           and (p.ends_at is null or p.ends_at > ${ts(now)})
         group by p.id
         order by p.ends_at asc nulls last, p.id`,
   )
+  // Sent and expired as the offer's own page counts them (one definition of the funnel).
+  const funnels = await funnelFor(
+    db,
+    found.map((row) => Number(row.id)),
+    now,
+  )
   return found.map((row) => ({
     ...row,
     id: Number(row.id),
+    sent: funnels.get(Number(row.id))?.sent ?? 0,
     claimed: Number(row.claimed),
     redeemed: Number(row.redeemed),
+    expired: funnels.get(Number(row.id))?.expired ?? 0,
   }))
 }
 
@@ -346,14 +356,16 @@ function worklistQuery(list: WorklistList, practiceId: number, now: Date): SQL {
     case 'offers-ending': {
       const until = new Date(now.getTime() + WORKLIST_WINDOWS.offersEndingDays * DAY_MS)
       return sql`select p.id as patient_id, p.first_name, p.last_name, null as points,
-            ${iso(sql`o.ends_at`)} as at, o.title as label, o.id as promotion_id,
+            ${iso(sql`coalesce(pp.ends_at, o.ends_at)`)} as at,
+            coalesce(pp.title, o.title) as label, o.id as promotion_id,
             null as appointment_id, count(*) over () as total
           from patient_promotions pp
           join promotions o on o.id = pp.promotion_id
           join patients p on p.id = pp.patient_id and p.archived_at is null
           where o.practice_id = ${practiceId} and pp.status = 'claimed'
-            and o.ends_at > ${ts(now)} and o.ends_at <= ${ts(until)}
-          order by o.ends_at, p.last_name, p.first_name, p.id`
+            and coalesce(pp.ends_at, o.ends_at) > ${ts(now)}
+            and coalesce(pp.ends_at, o.ends_at) <= ${ts(until)}
+          order by coalesce(pp.ends_at, o.ends_at), p.last_name, p.first_name, p.id`
     }
     case 'appointments':
       return sql`select p.id as patient_id, p.first_name, p.last_name, null as points,

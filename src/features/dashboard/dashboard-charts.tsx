@@ -124,6 +124,7 @@ export function DashboardCharts({
   const patientsSummary = `${first} to ${last}: ${formatCount(joined)} new ${joined === 1 ? 'patient' : 'patients'}, ${formatCount(months.at(-1)?.new_patients ?? 0)} in ${last}.`
   const offerData = offers.map((offer) => ({
     title: offer.title,
+    Sent: offer.sent,
     Claimed: offer.claimed,
     Redeemed: offer.redeemed,
   }))
@@ -133,7 +134,7 @@ export function DashboardCharts({
       : offers
           .map((offer) => {
             const rate = ratePercent(offer.redeemed, offer.claimed)
-            return `${offer.title}: ${offer.claimed} claimed, ${offer.redeemed} redeemed${rate === null ? '' : ` (${rate}%)`}`
+            return `${offer.title}: ${offer.sent} sent, ${offer.claimed} claimed, ${offer.redeemed} redeemed${rate === null ? '' : ` (${rate}%)`}`
           })
           .join('; ')
           .concat('.')
@@ -185,12 +186,13 @@ export function DashboardCharts({
         />
       </ChartCard>
       <ChartCard
-        title="Live offers: claimed and redeemed"
+        title="Live offers: sent, claimed and redeemed"
         summary={offersSummary}
         rows={offers}
         rowKey={(row) => String(row.id)}
         columns={[
           { label: 'Offer', value: (row) => row.title },
+          { label: 'Sent', value: (row) => formatCount(row.sent) },
           { label: 'Claimed', value: (row) => formatCount(row.claimed) },
           { label: 'Redeemed', value: (row) => formatCount(row.redeemed) },
           {
@@ -210,6 +212,7 @@ export function DashboardCharts({
           withLegend
           tickLine="y"
           series={[
+            { name: 'Sent', color: 'var(--chart-sent)' },
             { name: 'Claimed', color: 'var(--chart-claimed)' },
             { name: 'Redeemed', color: 'var(--chart-earned)' },
           ]}
