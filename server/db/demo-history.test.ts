@@ -113,6 +113,19 @@ describe.each(testBackends())('the demo practice’s year of history on $name', 
     expect(expired.every((c) => c.title !== null && c.ends_at !== null)).toBe(true)
   })
 
+  it('fills the dashboard worklist: points lapsing within 30 days, claims ending within 7', async () => {
+    const day = 24 * 60 * 60 * 1000
+    const within = (at: Date | null, days: number) =>
+      at !== null && at.getTime() > NOW.getTime() && at.getTime() <= NOW.getTime() + days * day
+    const entries = await handle.db
+      .select()
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.practice_id, practiceId))
+    expect(entries.some((e) => e.kind === 'earn' && within(e.expires_at, 30))).toBe(true)
+    const claims = await handle.db.select().from(patientPromotions)
+    expect(claims.some((c) => c.status === 'claimed' && within(c.ends_at, 7))).toBe(true)
+  })
+
   it('is the same history on every start (a seeded sequence)', async () => {
     const again = await backend.open()
     try {

@@ -159,7 +159,9 @@ export async function seedDemoHistory(
           (index * 7 + Math.floor(index / 30)) % LAST_NAMES.length
         ] as string
         const slug = `${first_name}.${last_name}${index}`.toLowerCase()
-        const joinedDaysAgo = index === 0 ? 400 : random.int(3, 360)
+        // The second joined 380 days ago: the worklist's points expiring within 30 days.
+        const drawn = index === 0 ? 400 : random.int(3, 360)
+        const joinedDaysAgo = index === 1 ? 380 : drawn
         return {
           practice_id: practiceId,
           first_name,
@@ -184,11 +186,12 @@ export async function seedDemoHistory(
   for (const [index, patient] of rows.entries()) {
     history.patientIds.push(patient.id)
     const joinedDaysAgo = Math.round((now.getTime() - patient.created_at.getTime()) / DAY_MS)
-    const visitCount = index === 0 ? 2 : random.int(0, 6)
+    const visitCount = index === 0 ? 2 : Math.max(index === 1 ? 1 : 0, random.int(0, 6))
     const visitDays = Array.from({ length: visitCount }, () => random.int(1, joinedDaysAgo))
       .sort((a, b) => b - a)
       // The oldest patient's first visit is the lot that lapses a year later.
-      .map((daysAgo, i) => (index === 0 && i === 0 ? 395 : daysAgo))
+      // The second patient's first visit, 350 days ago, lapses in about two weeks.
+      .map((daysAgo, i) => (i === 0 && index === 0 ? 395 : i === 0 && index === 1 ? 350 : daysAgo))
     let lastVisit: Date | null = null
     for (const daysAgo of visitDays) {
       const procedure = random.pick(procedures)
@@ -220,7 +223,8 @@ export async function seedDemoHistory(
       lastVisit = clock
       // About one visit in four ends with a reward taken from the points.
       // (Never the oldest patient's: their first lot is the one left to lapse.)
-      if (index !== 0 && random.chance(0.25)) {
+      // (Nor the second's, whose first lot is about to lapse.)
+      if (index !== 0 && random.chance(0.25) && index !== 1) {
         const balance = await balanceOf(db, patient.id)
         if (balance >= 100) {
           clock = new Date(clock.getTime() + 5 * 60_000)
@@ -322,6 +326,15 @@ export async function seedDemoHistory(
         },
         {
           practice_id: practiceId,
+          title: 'Brow Bonus Week',
+          description: '50 bonus points with any brow shaping, this week only.',
+          points: 50,
+          starts_at: at(now, -9, 0),
+          ends_at: at(now, 5, 0),
+          created_at: at(now, -12, 9),
+        },
+        {
+          practice_id: practiceId,
           title: 'Lash Lift Launch',
           description: 'A free brow tint with your first lash lift (still being written).',
           points: 0,
@@ -333,7 +346,7 @@ export async function seedDemoHistory(
         ...p,
         // Every offer but the last (a draft) was published the day it was written; the live one
         // is limited to 40 claims, one per patient, and costs 100 points.
-        published_at: i < 4 ? p.created_at : null,
+        published_at: i < 5 ? p.created_at : null,
         max_redemptions: i === 2 ? 40 : null,
         points_cost: i === 2 ? 100 : 0,
       })),
