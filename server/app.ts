@@ -49,7 +49,7 @@ import { createDiskFileStore, createMemoryFileStore } from '#server/services/fil
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
-import { createPaymentProvider } from '#server/services/payments/index.ts'
+import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
 import { createMemoryRateLimitStore } from '#server/services/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
 
@@ -184,7 +184,11 @@ export function createApp(deps: AppDeps) {
     log,
     payments:
       deps.payments ??
-      createPaymentProvider(process.env, { now, catalog: databaseCatalog(deps.db) }),
+      createPaymentProvider(process.env, {
+        now,
+        catalog: databaseCatalog(deps.db),
+        store: databaseGatewayStore(deps.db),
+      }),
     rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
     hashing: deps.hashing ?? passwordHashing,
     files:

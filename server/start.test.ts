@@ -13,7 +13,12 @@ import {
   startTwilioStub,
 } from '#server/testing/provider-stubs.ts'
 import type { ServerConfig } from './config.ts'
-import { outboundMessages } from './db/schema.ts'
+import {
+  outboundMessages,
+  practices,
+  testGatewayCustomers,
+  testGatewaySubscriptions,
+} from './db/schema.ts'
 import { DEMO_ADMIN } from './db/seed.ts'
 import { memoryLogger } from './lib/log.ts'
 import { startServer } from './start.ts'
@@ -68,10 +73,45 @@ describe('startServer', () => {
       expect(second.seeded).toBe(false)
       const plans = await fetch(`http://127.0.0.1:${second.port}/api/practice/plans`)
       expect(((await plans.json()) as { plans: { data: unknown[] } }).plans.data).toHaveLength(4)
+      // The demo practice's subscription lives on the test gateway's tables: still there.
+      const signIn = await fetch(`http://127.0.0.1:${second.port}/api/auth/local`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ identifier: DEMO_ADMIN.email, password: DEMO_ADMIN.password }),
+      })
+      const { jwt } = (await signIn.json()) as { jwt: string }
+      const subscription = await fetch(
+        `http://127.0.0.1:${second.port}/api/practice/subscription`,
+        { headers: { Authorization: `Bearer ${jwt}` } },
+      )
+      expect(await subscription.json()).toMatchObject({
+        status: 'active',
+        plans: [{ id: 'plan_glow_monthly_lite' }],
+        card: { brand: 'Visa', last4: '4242' },
+        cancel_at_period_end: false,
+      })
     } finally {
       await second.close()
     }
   }, 60_000)
+
+  it('seeds no subscription on the test gateway when payments go to Stripe', async () => {
+    const server = await startServer(
+      { ...base, stripeSecretKey: 'sk_test_not_a_real_key' },
+      { log: memoryLogger() },
+    )
+    try {
+      expect(server.demo).toBe(true)
+      const [demo] = await server.database.db
+        .select({ subscription: practices.stripe_subscription_id })
+        .from(practices)
+      expect(demo).toEqual({ subscription: null })
+      expect(await server.database.db.select().from(testGatewaySubscriptions)).toEqual([])
+      expect(await server.database.db.select().from(testGatewayCustomers)).toEqual([])
+    } finally {
+      await server.close()
+    }
+  })
 
   it('rejects when the port is taken', async () => {
     const log = memoryLogger()

@@ -15,7 +15,7 @@ import { createExpiryJob, scheduleExpiryJob } from '#server/services/expiry-job.
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
-import { createPaymentProvider } from '#server/services/payments/index.ts'
+import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
@@ -140,7 +140,12 @@ export async function startServer(
       )
     }
     const seedDemo = config.seedDemo ?? !config.production
-    const seeded = await seedIfEmpty(database.db, { publicUrl: config.publicUrl, demo: seedDemo })
+    const seeded = await seedIfEmpty(database.db, {
+      publicUrl: config.publicUrl,
+      demo: seedDemo,
+      // The demo's subscription lives on the test gateway; Stripe would not know it.
+      testGateway: !config.stripeSecretKey?.trim(),
+    })
     const demo = await hasDemoAdmin(database.db)
     if (demo && config.production) {
       log.warn(
@@ -152,7 +157,7 @@ export async function startServer(
     const dataKey = resolveDataKey({ dataKey: config.dataKey, dataDir: config.dataDir })
     const payments = createPaymentProvider(
       { STRIPE_SECRET_KEY: config.stripeSecretKey },
-      { catalog: databaseCatalog(database.db) },
+      { catalog: databaseCatalog(database.db), store: databaseGatewayStore(database.db) },
     )
     if (payments.mode === 'test') {
       if (config.production) {

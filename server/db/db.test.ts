@@ -44,6 +44,9 @@ const EVERY_TABLE = [
   'payments',
   'rate_limits',
   'audit_events',
+  'test_gateway_customers',
+  'test_gateway_subscriptions',
+  'test_gateway_idempotency',
 ]
 
 describe.each(testBackends())('migrations and seed on $name', (backend) => {

@@ -564,6 +564,74 @@ export const payments = pgTable('payments', {
   created_at: createdAt(),
 })
 
+/**
+ * The built-in test gateway's customers (server/services/payments/test-gateway.ts), the mirror of
+ * Stripe's customer objects: kept here so a practice's card outlives a restart, as at Stripe. Only
+ * the brand, last four digits and expiry of the card are kept, never its number. Unused with Stripe.
+ */
+export const testGatewayCustomers = pgTable('test_gateway_customers', {
+  id: text().primaryKey(),
+  email: text().notNull(),
+  card_brand: text().notNull(),
+  card_last4: text().notNull(),
+  card_exp_month: integer().notNull(),
+  card_exp_year: integer().notNull(),
+  /** The billing address the customer was created with (`CustomerBilling`). */
+  billing: jsonb().$type<Record<string, string | null | undefined>>().notNull(),
+  created_at: createdAt(),
+})
+
+/**
+ * The test gateway's subscriptions, the mirror of Stripe's subscription objects: the plans (price
+ * ids), the coupon, the status and the period already paid, and the end at the period end.
+ */
+export const testGatewaySubscriptions = pgTable(
+  'test_gateway_subscriptions',
+  {
+    id: text().primaryKey(),
+    customer_id: text()
+      .notNull()
+      .references(() => testGatewayCustomers.id),
+    plan_ids: jsonb().$type<string[]>().notNull(),
+    coupon: text(),
+    /** The coupon's duration when it was applied (`once` or `forever`); null without a coupon. */
+    coupon_duration: text(),
+    status: text().notNull().default('active'),
+    /** When it started: every period ends a whole number of terms after it. */
+    billing_cycle_anchor: timestamp({ withTimezone: true }).notNull(),
+    /** Periods begun so far, the first included (renewals = periods - 1). */
+    periods: integer().notNull().default(1),
+    current_period_start: timestamp({ withTimezone: true }).notNull(),
+    /** Null only until the plan's term is known (a gateway without a price list). */
+    current_period_end: timestamp({ withTimezone: true }),
+    cancel_at_period_end: boolean().notNull().default(false),
+    /** When the end at the period end was asked for (Stripe's `canceled_at`). */
+    canceled_at: timestamp({ withTimezone: true }),
+    /** When a subscription set to cancel reached its period end (Stripe's `ended_at`). */
+    ended_at: timestamp({ withTimezone: true }),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('test_gateway_subscriptions_customer_idx').on(t.customer_id),
+    check('test_gateway_subscriptions_status_check', sql`${t.status} in ('active', 'canceled')`),
+  ],
+)
+
+/**
+ * The test gateway's idempotency keys and the first answer each got (a decline included), as
+ * Stripe keeps them: a retry after a restart must not charge or subscribe twice.
+ */
+export const testGatewayIdempotency = pgTable(
+  'test_gateway_idempotency',
+  {
+    operation: text().notNull(),
+    key: text().notNull(),
+    answer: jsonb().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.operation, t.key] })],
+)
+
 /** Fixed-window counters for rate limits shared by every server instance. */
 export const rateLimits = pgTable('rate_limits', {
   key: text().primaryKey(),

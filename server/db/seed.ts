@@ -4,6 +4,7 @@ import { createLedger } from '#server/services/ledger.ts'
 import { hashPassword } from '#server/services/passwords.ts'
 import type { Database } from './client.ts'
 import { seedDemoHistory } from './demo-history.ts'
+import { seedDemoSubscription } from './demo-subscription.ts'
 import {
   activities,
   appointments,
@@ -108,6 +109,12 @@ export type SeedOptions = {
    * The API tests leave it out: they build on the six demo patients and need a fast seed.
    */
   history?: boolean
+  /**
+   * Also give the demo practice its customer and subscription on the built-in test gateway
+   * (server/db/demo-subscription.ts; default true). The server passes false when it takes
+   * payments with Stripe, which would not know them.
+   */
+  testGateway?: boolean
 }
 
 /** Whether the demo practice's Admin exists (the start banner mentions the demo sign-in then). */
@@ -129,7 +136,7 @@ export async function hasDemoAdmin(db: Database): Promise<boolean> {
  */
 export async function seedIfEmpty(
   db: Database,
-  { publicUrl, now = new Date(), demo = true, history = true }: SeedOptions,
+  { publicUrl, now = new Date(), demo = true, history = true, testGateway = true }: SeedOptions,
 ) {
   const hashes = demo
     ? await Promise.all([
@@ -177,6 +184,21 @@ export async function seedIfEmpty(
       .returning({ id: practices.id })
     if (!practice) throw new Error('The demo practice was not created')
     const practiceId = practice.id
+    if (testGateway) {
+      await seedDemoSubscription(tx, {
+        practiceId,
+        now,
+        email: 'hello@glow-demo-medspa.example',
+        billing: {
+          name: DEMO_PRACTICE_NAME,
+          line1: '100 Market Street',
+          city: 'Springfield',
+          state: 'IL',
+          postalCode: '62701',
+        },
+        plan: { id: 'plan_glow_monthly_lite', interval: 'month' },
+      })
+    }
 
     const [admin, staffMember, manager] = await tx
       .insert(users)

@@ -407,7 +407,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect(rows).toEqual([
         expect.objectContaining({ token, email: 'billing@clinic.com', customer_id: id }),
       ])
-      expect(gateway.customers).toEqual([
+      expect(await gateway.listCustomers()).toEqual([
         {
           id,
           email: 'billing@clinic.com',
@@ -453,7 +453,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       const second = await post('/auth/pay', body)
       expect(second.status).toBe(200)
       expect(await second.json()).toEqual(first)
-      expect(gateway.customers).toHaveLength(1)
+      expect(await gateway.listCustomers()).toHaveLength(1)
       expect(await handle.db.select().from(payments).where(eq(payments.token, token))).toHaveLength(
         1,
       )
@@ -465,7 +465,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       const [a, b] = await Promise.all([post('/auth/pay', body), post('/auth/pay', body)])
       expect([a.status, b.status]).toEqual([200, 200])
       expect(await a.json()).toEqual(await b.json())
-      expect(gateway.customers).toHaveLength(1)
+      expect(await gateway.listCustomers()).toHaveLength(1)
       expect(await handle.db.select().from(payments).where(eq(payments.token, token))).toHaveLength(
         1,
       )
@@ -481,7 +481,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       ])
       expect([a.status, b.status]).toEqual([200, 200])
       expect(await a.json()).toEqual(await b.json())
-      expect(gateway.customers).toHaveLength(1)
+      expect(await gateway.listCustomers()).toHaveLength(1)
       expect(await handle.db.select().from(payments).where(eq(payments.token, token))).toHaveLength(
         1,
       )
@@ -552,7 +552,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         .from(verificationCodes)
         .where(eq(verificationCodes.id, payload.authyId))
       expect(verification?.used_at).toEqual(T0)
-      expect(gateway.subscriptions).toEqual([
+      expect(await gateway.listSubscriptions()).toEqual([
         expect.objectContaining({
           customerId: payload.stripe_id,
           planIds: ['plan_glow_yearly_lite', 'plan_glow_ehr_yearly'],
@@ -564,7 +564,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         .select({ id: practices.stripe_subscription_id })
         .from(practices)
         .where(eq(practices.stripe_customer_id, payload.stripe_id))
-      expect(kept?.id).toBe(gateway.subscriptions[0]?.id)
+      expect(kept?.id).toBe((await gateway.listSubscriptions())[0]?.id)
       await outbound.drain()
       const welcome = await handle.db
         .select()
@@ -590,8 +590,8 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect(again.status).toBe(200)
       expect(await again.json()).toEqual(await first.json())
       expect(await countPractices(payload.practice.practice_email)).toBe(1)
-      expect(gateway.customers).toHaveLength(1)
-      expect(gateway.subscriptions).toHaveLength(1)
+      expect(await gateway.listCustomers()).toHaveLength(1)
+      expect(await gateway.listSubscriptions()).toHaveLength(1)
     })
 
     it('makes one account for two concurrent submits of one payload', async () => {
@@ -603,7 +603,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect([a.status, b.status]).toEqual([200, 200])
       expect(await a.json()).toEqual(await b.json())
       expect(await countPractices(payload.practice.practice_email)).toBe(1)
-      expect(gateway.subscriptions).toHaveLength(1)
+      expect(await gateway.listSubscriptions()).toHaveLength(1)
     })
 
     it('answers 409 for an e-mail that is taken', async () => {
@@ -671,7 +671,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect(await response.json()).toMatchObject({
         error: { message: REGISTER_MESSAGES.paymentUsed },
       })
-      expect(gateway.subscriptions).toHaveLength(1)
+      expect(await gateway.listSubscriptions()).toHaveLength(1)
     })
 
     it('re-validates the fields, the plans, the promo code and Nextech', async () => {
@@ -788,7 +788,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         .from(verificationCodes)
         .where(eq(verificationCodes.id, payload.authyId))
       expect(verification?.used_at).toBeNull()
-      expect(gateway.subscriptions).toHaveLength(0)
+      expect(await gateway.listSubscriptions()).toHaveLength(0)
       // The verified phone and the payment still work for the next try.
       expect((await post('/auth/local/register', payload)).status).toBe(200)
     })

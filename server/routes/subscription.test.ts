@@ -5,6 +5,7 @@ import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { SUBSCRIPTION_MESSAGES, type SubscriptionAnswer } from '#domain/subscription.ts'
 import { practices } from '#server/db/schema.ts'
 import { TEST_CARD_FAILURES } from '#server/services/payments/test-gateway.ts'
+import { type ApiCall, postJson, readySignUp } from '#server/testing/api-journeys.ts'
 import {
   createMember,
   createPracticeFixture,
@@ -212,8 +213,46 @@ describe.each(testBackends())('the subscription in Settings on $name', (backend)
     }
   })
 
+  it('answers the demo practice the subscription seeded on the test gateway', async () => {
+    const [row] = await t.db
+      .select({ customer: practices.stripe_customer_id, id: practices.stripe_subscription_id })
+      .from(practices)
+      .where(eq(practices.id, t.demo.practiceId))
+    const stored = (await t.payments.listSubscriptions()).find((s) => s.id === row?.id)
+    expect(stored).toMatchObject({ customerId: row?.customer, status: 'active', periods: 12 })
+    // Subscribed some months into the seeded year: eleven renewals so far, the next within a month.
+    const renews = stored?.currentPeriodEnd?.getTime() ?? 0
+    expect(renews - Date.now()).toBeGreaterThan(0)
+    expect(renews - Date.now()).toBeLessThan(31 * 24 * 60 * 60 * 1000)
+    expect(await call('', { token: t.demo.adminToken })).toEqual({
+      status: 200,
+      body: {
+        plans: [{ id: 'plan_glow_monthly_lite', name: 'Glow Monthly Lite', amount: 9900 }],
+        term: 'month',
+        status: 'active',
+        card: {
+          brand: 'Visa',
+          last4: '4242',
+          exp_month: 12,
+          exp_year: new Date().getUTCFullYear() + 3,
+        },
+        current_period_end: stored?.currentPeriodEnd?.toISOString(),
+        renews_at: stored?.currentPeriodEnd?.toISOString(),
+        next_amount: 9900,
+        coupon: null,
+        cancel_at_period_end: false,
+        cancels_at: null,
+      },
+    })
+  })
+
   it('answers a practice without a subscription with its sign-up plan and nothing to change', async () => {
-    expect(await call('', { token: t.demo.adminToken })).toMatchObject({
+    const unsubscribed = await createPracticeFixture(t.db, { name: 'Glow Unsubscribed Spa' })
+    await t.db
+      .update(practices)
+      .set({ plan_id: 'plan_glow_monthly_lite', subscription_months: 1 })
+      .where(eq(practices.id, unsubscribed.practiceId))
+    expect(await call('', { token: unsubscribed.token })).toMatchObject({
       status: 200,
       body: {
         status: 'none',
@@ -223,9 +262,121 @@ describe.each(testBackends())('the subscription in Settings on $name', (backend)
         renews_at: null,
       },
     })
-    expect(await call('/cancel', { method: 'POST', token: t.demo.adminToken })).toMatchObject({
+    expect(await call('/cancel', { method: 'POST', token: unsubscribed.token })).toMatchObject({
       status: 409,
       body: { error: { message: SUBSCRIPTION_MESSAGES.none } },
     })
+  })
+})
+
+describe.each(testBackends())('the subscription across a restart on $name', (backend) => {
+  let t: TestApp
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+  })
+  afterAll(() => t?.close())
+
+  const read = async (app: TestApp, token: string, path = '', method = 'GET', json?: unknown) => {
+    const response = await app.request(`/api/practice/subscription${path}`, {
+      method,
+      token,
+      ...(json !== undefined ? { json } : {}),
+    })
+    return { status: response.status, body: (await response.json()) as SubscriptionAnswer }
+  }
+
+  it('still answers a signed-up practice its plan and card, and cancels and resumes, after a restart', async () => {
+    const call: ApiCall = (path, init) => Promise.resolve(t.app.request(path, init))
+    const payload = await readySignUp(call, 5_300_000 + Math.floor(Math.random() * 99_999))
+    const signedUp = await postJson(call, '/api/auth/local/register', payload)
+    expect(signedUp.status, await signedUp.clone().text()).toBe(200)
+    const token = await mintToken(
+      ((await signedUp.json()) as { user: { id: number; practice_id: number } }).user,
+    )
+    const before = await read(t, token)
+    expect(before).toMatchObject({
+      status: 200,
+      body: {
+        plans: [{ id: 'plan_glow_monthly_lite' }],
+        status: 'active',
+        card: { brand: 'Visa', last4: '4242', exp_month: 12, exp_year: 2035 },
+      },
+    })
+
+    const second = await t.restart()
+    expect(await read(second, token)).toEqual(before)
+    expect(await read(second, token, '/cancel', 'POST', {})).toMatchObject({
+      status: 200,
+      body: { cancel_at_period_end: true, renews_at: null },
+    })
+
+    const third = await second.restart()
+    expect((await read(third, token)).body).toMatchObject({
+      cancel_at_period_end: true,
+      cancels_at: before.body.current_period_end,
+    })
+    expect(await read(third, token, '/resume', 'POST', {})).toMatchObject({
+      status: 200,
+      body: { cancel_at_period_end: false, renews_at: before.body.current_period_end },
+    })
+    // A card changed after the restart is the card on file after the next one.
+    const newCard = third.payments.tokeniser.createToken({
+      number: '5555555555554444',
+      exp_month: 3,
+      exp_year: 2031,
+      cvc: '123',
+    }).id
+    expect((await read(third, token, '/card', 'PUT', { token: newCard })).status).toBe(200)
+    const fourth = await third.restart()
+    expect((await read(fourth, token)).body).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: false,
+      card: { brand: 'Mastercard', last4: '4444', exp_month: 3, exp_year: 2031 },
+    })
+  })
+
+  it('answers the demo practice its subscription after a restart', async () => {
+    const before = await read(t, t.demo.adminToken)
+    expect(before.body).toMatchObject({ status: 'active', card: { last4: '4242' } })
+    expect(await read(await t.restart(), t.demo.adminToken)).toEqual(before)
+  })
+
+  it('repeats the first answer of an idempotency key after a restart, never charging twice', async () => {
+    const billing = { line1: '1 Main St', city: 'Austin', state: 'TX', postalCode: '73301' }
+    const token = (app: TestApp, number: string) =>
+      app.payments.tokeniser.createToken({ number, exp_month: 12, exp_year: 2030, cvc: '123' }).id
+    const input = { email: 'again@restart.example', billingInformation: billing }
+    const first = await t.payments.createCustomer({
+      ...input,
+      token: token(t, '4242424242424242'),
+      idempotencyKey: 'restart-pay',
+    })
+    const declined = t.payments.createCustomer({
+      ...input,
+      token: token(t, '4000000000000002'),
+      idempotencyKey: 'restart-declined',
+    })
+    await expect(declined).rejects.toMatchObject({ status: 402 })
+    const later = await t.restart()
+    const customers = (await later.payments.listCustomers()).length
+    expect(
+      await later.payments.createCustomer({
+        ...input,
+        token: token(later, '4242424242424242'),
+        idempotencyKey: 'restart-pay',
+      }),
+    ).toEqual(first)
+    await expect(
+      later.payments.createCustomer({
+        ...input,
+        token: token(later, '4242424242424242'),
+        idempotencyKey: 'restart-declined',
+      }),
+    ).rejects.toMatchObject({
+      status: 402,
+      message: TEST_CARD_FAILURES['4000000000000002']?.message,
+    })
+    expect(await later.payments.listCustomers()).toHaveLength(customers)
   })
 })

@@ -7,6 +7,7 @@ import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { auditEvents, patients, personnelInvitations, visits } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/services/ledger.ts'
+import { TEST_TOKEN_MESSAGES } from '#server/services/payments/test-gateway.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import {
   createMember,
@@ -459,30 +460,43 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(((await response.json()) as { id: number }).id).toBe(own.practiceId)
     },
   }),
-  // The subscription (issue 19): the caller's own practice only; the demo practice has none.
+  // The subscription (issue 19): the caller's own practice only. The demo practice has one on the
+  // test gateway, the other practice none: an answer about the other would say `none`.
   'GET /api/practice/subscription': (o) => ({
     path: '/api/practice/subscription',
     expect: async (response) => {
       expect(response.status).toBe(200)
-      const body = (await response.json()) as { status: string }
-      expect(body.status).toBe('none')
+      const body = (await response.json()) as { status: string; card: { last4: string } }
+      expect(body).toMatchObject({ status: 'active', card: { last4: '4242' } })
       void o
     },
   }),
   'POST /api/practice/subscription/cancel': (o) => ({
     path: '/api/practice/subscription/cancel',
     body: { practice_id: o.practiceId },
-    expect: async (response) => expect(response.status).toBe(409),
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ cancel_at_period_end: true })
+    },
   }),
   'POST /api/practice/subscription/resume': (o) => ({
     path: '/api/practice/subscription/resume',
     body: { practice_id: o.practiceId },
-    expect: async (response) => expect(response.status).toBe(409),
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ cancel_at_period_end: false })
+    },
   }),
+  // An unknown token is refused by the gateway for the caller's own customer.
   'PUT /api/practice/subscription/card': (o) => ({
     path: '/api/practice/subscription/card',
     body: { token: 'tok_other', practice_id: o.practiceId },
-    expect: async (response) => expect(response.status).toBe(409),
+    expect: async (response) => {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toMatchObject({
+        error: { message: TEST_TOKEN_MESSAGES.unknownToken },
+      })
+    },
   }),
   'GET /api/users-permissions/init': () => ({
     path: '/api/users-permissions/init',

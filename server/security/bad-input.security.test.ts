@@ -26,6 +26,9 @@ const INPUTLESS = new Set([
   'GET /api/practice/rules',
   'GET /api/practice',
   'GET /api/practice/subscription',
+  // The demo practice has a subscription on the test gateway: these act on it, body or not.
+  'POST /api/practice/subscription/cancel',
+  'POST /api/practice/subscription/resume',
   'GET /api/patients/summary',
   'POST /api/auth/logout',
   'GET /api/openapi.json',

@@ -37,7 +37,11 @@ import { assertConforms } from '#server/openapi/contract.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
-import { createTestGateway, type TestGateway } from '#server/services/payments/index.ts'
+import {
+  createTestGateway,
+  databaseGatewayStore,
+  type TestGateway,
+} from '#server/services/payments/index.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
 
 /** A database the suite can run against. */
@@ -120,7 +124,7 @@ export type TestApp = {
   db: Database
   config: AppConfig
   log: ReturnType<typeof memoryLogger>
-  /** The app's test payment gateway, on the app's clock and the seeded price list. */
+  /** The app's test payment gateway, on the app's clock, the seeded price list and the database. */
   payments: TestGateway
   /** The demo practice of the seed and tokens of its two users. */
   demo: {
@@ -144,6 +148,12 @@ export type TestApp = {
   request(path: string, init?: TestRequestInit): Promise<Response>
   /** Another app over the same database, e.g. with `{ production: true }` or a `distDir`. */
   makeApp(config?: Partial<AppConfig>): AppType
+  /**
+   * The server started again on the same database: a new app with a new test gateway, so nothing
+   * kept in memory (card tokens, rate-limit counters) survives, only what the database holds. It
+   * shares this app's database and clock; close one of the two, once.
+   */
+  restart(): Promise<TestApp>
   close(): Promise<void>
 }
 
@@ -168,19 +178,6 @@ export async function createTestApp(
   const mail = createOutboxMail(db, { now, log })
   const sms = createOutboxSms(db, { now, log })
   const outbound = createOutboundQueue({ db, mail, sms, log, now })
-  const payments = createTestGateway({ now, catalog: databaseCatalog(db) })
-  const makeApp = (overrides: Partial<AppConfig> = {}) =>
-    createApp({
-      db,
-      mail,
-      sms,
-      outbound,
-      payments,
-      config: { ...baseConfig, ...overrides },
-      now,
-      log,
-    })
-  const app = makeApp()
 
   const [admin] = await db
     .select({ id: users.id, practice_id: users.practice_id })
@@ -191,48 +188,71 @@ export async function createTestApp(
     .from(users)
     .where(eq(users.email, DEMO_STAFF.email))
   if (!admin || !staff) throw new Error('The seed has no demo users')
-
-  return {
-    backend: backend.name,
-    app,
-    db,
-    config: baseConfig,
-    log,
-    payments,
-    demo: {
-      practiceId: admin.practice_id,
-      admin,
-      staff,
-      adminToken: await mintToken(admin),
-      staffToken: await mintToken(staff),
-    },
-    deliver: () => outbound.drain(),
-    setNow(date) {
-      fixedNow = date
-    },
-    request(path, { token, json, headers, ...init } = {}) {
-      const merged = new Headers(headers)
-      if (token) merged.set('Authorization', `Bearer ${token}`)
-      let body = init.body
-      if (json !== undefined) {
-        if (!merged.has('Content-Type')) merged.set('Content-Type', 'application/json')
-        body = JSON.stringify(json)
-      }
-      return Promise.resolve(app.request(path, { ...init, headers: merged, body })).then(
-        async (response) => {
-          // Every answer is held to the published contract (server/openapi/contract.ts).
-          const { pathname } = new URL(path, 'http://localhost')
-          await assertConforms(app.routes, init.method ?? 'GET', pathname, response)
-          return response
-        },
-      )
-    },
-    makeApp,
-    async close() {
-      await outbound.stop()
-      await handle.close()
-    },
+  const demo = {
+    practiceId: admin.practice_id,
+    admin,
+    staff,
+    adminToken: await mintToken(admin),
+    staffToken: await mintToken(staff),
   }
+
+  const assemble = (): TestApp => {
+    const payments = createTestGateway({
+      now,
+      catalog: databaseCatalog(db),
+      store: databaseGatewayStore(db),
+    })
+    const makeApp = (overrides: Partial<AppConfig> = {}) =>
+      createApp({
+        db,
+        mail,
+        sms,
+        outbound,
+        payments,
+        config: { ...baseConfig, ...overrides },
+        now,
+        log,
+      })
+    const app = makeApp()
+
+    return {
+      backend: backend.name,
+      app,
+      db,
+      config: baseConfig,
+      log,
+      payments,
+      demo,
+      deliver: () => outbound.drain(),
+      setNow(date) {
+        fixedNow = date
+      },
+      request(path, { token, json, headers, ...init } = {}) {
+        const merged = new Headers(headers)
+        if (token) merged.set('Authorization', `Bearer ${token}`)
+        let body = init.body
+        if (json !== undefined) {
+          if (!merged.has('Content-Type')) merged.set('Content-Type', 'application/json')
+          body = JSON.stringify(json)
+        }
+        return Promise.resolve(app.request(path, { ...init, headers: merged, body })).then(
+          async (response) => {
+            // Every answer is held to the published contract (server/openapi/contract.ts).
+            const { pathname } = new URL(path, 'http://localhost')
+            await assertConforms(app.routes, init.method ?? 'GET', pathname, response)
+            return response
+          },
+        )
+      },
+      makeApp,
+      restart: async () => assemble(),
+      async close() {
+        await outbound.stop()
+        await handle.close()
+      },
+    }
+  }
+  return assemble()
 }
 
 /**

@@ -97,16 +97,105 @@ export interface TestSubscription {
   customerId: string
   planIds: readonly string[]
   coupon: string | null
-  /** When it started: each period ends a whole number of intervals after it. */
+  /** The coupon's duration when it was applied; null without a coupon or a price list. */
+  couponDuration: 'once' | 'forever' | null
+  /** When it started (Stripe's `billing_cycle_anchor`): each period ends whole terms after it. */
   anchor: Date
   /** Periods already begun, counting the first (renewals = periods - 1). */
   periods: number
+  currentPeriodStart: Date
+  /** Null only while the plan's term is unknown (a gateway without a price list). */
+  currentPeriodEnd: Date | null
   cancelAtPeriodEnd: boolean
+  /** When the end at the period end was asked for (Stripe's `canceled_at`); null when undone. */
+  canceledAt: Date | null
+  /** When it reached the period end it was set to end at (Stripe's `ended_at`). */
+  endedAt: Date | null
   status: 'active' | 'canceled'
 }
 
+/** The first answer an idempotency key got: a result, or the payment error it threw. */
+export type StoredAnswer =
+  | { result: unknown }
+  | { error: { status: PaymentError['status']; code: PaymentErrorCode; message: string } }
+
+/** What an idempotency key belongs to: each call keeps its own keys, as Stripe's endpoints do. */
+export type IdempotentOperation = 'customer' | 'subscription' | 'card'
+
+/**
+ * Where the test gateway keeps its customers, subscriptions and idempotency answers, as Stripe
+ * keeps them on its side: {@link memoryGatewayStore} for a gateway of its own (unit tests), the
+ * database (server/services/payments/gateway-store.ts) for the server, so a restart forgets
+ * nothing. One-time card tokens are not kept here: they live in the gateway's memory for an hour.
+ */
+export interface TestGatewayStore {
+  addCustomer(customer: TestCustomer): Promise<void>
+  customer(id: string): Promise<TestCustomer | null>
+  setCard(customerId: string, card: ProviderCard): Promise<void>
+  addSubscription(subscription: TestSubscription): Promise<void>
+  subscription(id: string): Promise<TestSubscription | null>
+  /** Writes the subscription's status, periods and cancellation fields. */
+  saveSubscription(subscription: TestSubscription): Promise<void>
+  /** Every customer, oldest first. */
+  customers(): Promise<TestCustomer[]>
+  /** Every subscription, oldest first. */
+  subscriptions(): Promise<TestSubscription[]>
+  answer(operation: IdempotentOperation, key: string): Promise<StoredAnswer | null>
+  /** Keeps the first answer of a key; a later one for the same key is ignored. */
+  remember(operation: IdempotentOperation, key: string, answer: StoredAnswer): Promise<void>
+}
+
+const clone = <T>(value: T): T => structuredClone(value)
+
+/** A {@link TestGatewayStore} in memory: lives as long as the gateway. */
+export function memoryGatewayStore(): TestGatewayStore {
+  const customers: TestCustomer[] = []
+  const subscriptions: TestSubscription[] = []
+  const answers = new Map<string, StoredAnswer>()
+  return {
+    async addCustomer(customer) {
+      customers.push(clone(customer))
+    },
+    async customer(id) {
+      const found = customers.find((c) => c.id === id)
+      return found ? clone(found) : null
+    },
+    async setCard(customerId, card) {
+      const found = customers.find((c) => c.id === customerId)
+      if (found) {
+        found.card = { ...card }
+        found.last4 = card.last4
+      }
+    },
+    async addSubscription(subscription) {
+      subscriptions.push(clone(subscription))
+    },
+    async subscription(id) {
+      const found = subscriptions.find((s) => s.id === id)
+      return found ? clone(found) : null
+    },
+    async saveSubscription(subscription) {
+      const index = subscriptions.findIndex((s) => s.id === subscription.id)
+      if (index >= 0) subscriptions[index] = clone(subscription)
+    },
+    async customers() {
+      return clone(customers)
+    },
+    async subscriptions() {
+      return clone(subscriptions)
+    },
+    async answer(operation, key) {
+      return answers.get(`${operation}:${key}`) ?? null
+    },
+    async remember(operation, key, answer) {
+      const id = `${operation}:${key}`
+      if (!answers.has(id)) answers.set(id, answer)
+    },
+  }
+}
+
 /** `date` moved by `months` calendar months, clamped to the month's last day (as Stripe bills). */
-function addMonths(date: Date, months: number): Date {
+export function addMonths(date: Date, months: number): Date {
   const target = new Date(date.getTime())
   const day = target.getUTCDate()
   target.setUTCDate(1)
@@ -121,16 +210,19 @@ export interface TestGateway extends PaymentProvider {
   readonly mode: 'test'
   readonly tokeniser: CardTokeniser
   /** Every customer created (each one is a successful charge), oldest first. */
-  readonly customers: readonly TestCustomer[]
+  listCustomers(): Promise<TestCustomer[]>
   /** Every subscription created, oldest first. */
-  readonly subscriptions: readonly TestSubscription[]
+  listSubscriptions(): Promise<TestSubscription[]>
 }
 
-// Customer ids carry this prefix so a subscription can be made for a customer created before a
-// restart (the gateway keeps no state on disk).
 const CUSTOMER_PREFIX = 'cus_test_'
 
-function randomId(prefix: string): string {
+/** Months in one period of a plan. */
+export function termMonths(item: Pick<SubscriptionItem, 'interval' | 'intervalCount'>): number {
+  return (item.interval === 'year' ? 12 : 1) * Math.max(1, item.intervalCount)
+}
+
+export function randomId(prefix: string): string {
   return `${prefix}${randomBytes(16).toString('hex')}`
 }
 
@@ -156,19 +248,54 @@ function toInteger(value: number | string): number | null {
  * Idempotency keys behave like Stripe's: a repeated key answers the first result.
  */
 export function createTestGateway(
-  options: { now?: () => Date; catalog?: PriceCatalog | undefined } = {},
+  options: {
+    now?: () => Date
+    catalog?: PriceCatalog | undefined
+    /** Where customers, subscriptions and idempotency answers live; memory by default. */
+    store?: TestGatewayStore | undefined
+  } = {},
 ): TestGateway {
   const now = options.now ?? (() => new Date())
+  const store = options.store ?? memoryGatewayStore()
+  // One-time tokens stay in memory: they are used within minutes of being made, and a token
+  // lost to a restart only asks the user to enter the card again (as an expired one would).
   const tokens = new Map<string, StoredToken>()
-  // Like Stripe, a repeated idempotency key answers the first outcome, a failure included.
-  const customerResults = new Map<string, { customerId: string } | PaymentError>()
-  const subscriptionResults = new Map<string, { subscriptionId: string }>()
-  const cardResults = new Map<string, ProviderCard | PaymentError>()
-  const customers: TestCustomer[] = []
-  const subscriptions: TestSubscription[] = []
 
-  function findSubscription(id: string): TestSubscription {
-    const subscription = subscriptions.find((s) => s.id === id)
+  /**
+   * Like Stripe, a repeated idempotency key answers the first outcome, a failure included:
+   * `run` is called for a new key only, and its result or {@link PaymentError} is kept.
+   */
+  async function idempotent<T>(
+    operation: IdempotentOperation,
+    key: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const earlier = await store.answer(operation, key)
+    if (earlier) {
+      if ('error' in earlier) {
+        const { status, code, message } = earlier.error
+        throw new PaymentError(status, code, message)
+      }
+      return earlier.result as T
+    }
+    let result: T
+    try {
+      result = await run()
+    } catch (error) {
+      // Only the card's own refusal is an answer to repeat; an unusable token may be retried.
+      if (error instanceof PaymentError && error.status === 402) {
+        await store.remember(operation, key, {
+          error: { status: error.status, code: error.code, message: error.message },
+        })
+      }
+      throw error
+    }
+    await store.remember(operation, key, { result })
+    return result
+  }
+
+  async function findSubscription(id: string): Promise<TestSubscription> {
+    const subscription = await store.subscription(id)
     if (!subscription) {
       throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownSubscription)
     }
@@ -197,25 +324,31 @@ export function createTestGateway(
   }
 
   /**
-   * Brings the subscription to `now`: a renewing one starts the periods that began meanwhile (each
-   * a successful charge of the card on file), one set to cancel ends at its period end, as
-   * Stripe's does. Answers the end of the current (or last) period.
+   * Brings the subscription to `now` and stores it: a renewing one starts the periods that began
+   * meanwhile (each a successful charge of the card on file), one set to cancel ends at its period
+   * end, as Stripe's does. Answers the end of the current (or last) period.
    */
-  function advance(subscription: TestSubscription, items: SubscriptionItem[]): Date {
+  async function advance(subscription: TestSubscription, items: SubscriptionItem[]): Promise<Date> {
     const first = items[0]
-    const months = first
-      ? (first.interval === 'year' ? 12 : 1) * Math.max(1, first.intervalCount)
-      : 1
+    const months = first ? termMonths(first) : 1
     const at = now().getTime()
+    const before = JSON.stringify(subscription)
     let end = addMonths(subscription.anchor, months * subscription.periods)
     while (subscription.status === 'active' && end.getTime() <= at) {
       if (subscription.cancelAtPeriodEnd) {
         subscription.status = 'canceled'
+        subscription.endedAt = end
         break
       }
       subscription.periods += 1
       end = addMonths(subscription.anchor, months * subscription.periods)
     }
+    subscription.currentPeriodStart = addMonths(
+      subscription.anchor,
+      months * (subscription.periods - 1),
+    )
+    subscription.currentPeriodEnd = end
+    if (JSON.stringify(subscription) !== before) await store.saveSubscription(subscription)
     return end
   }
 
@@ -272,73 +405,72 @@ export function createTestGateway(
   return {
     mode: 'test',
     tokeniser,
-    customers,
-    subscriptions,
+    listCustomers: () => store.customers(),
+    listSubscriptions: () => store.subscriptions(),
 
-    async createCustomer(input: CreateCustomerInput) {
-      const earlier = customerResults.get(input.idempotencyKey)
-      if (earlier instanceof PaymentError) throw earlier
-      if (earlier) return earlier
-      const token = tokens.get(input.token)
-      if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
-        throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
-      }
-      if (token.used) {
-        throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
-      }
-      token.used = true
-      const failure = TEST_CARD_FAILURES[token.number]
-      if (failure) {
-        const declined = new PaymentError(402, failure.code, failure.message)
-        customerResults.set(input.idempotencyKey, declined)
-        throw declined
-      }
-      const customerId = randomId(CUSTOMER_PREFIX)
-      customers.push({
-        id: customerId,
-        email: input.email,
-        last4: token.number.slice(-4),
-        card: token.card,
-        billing: input.billingInformation,
-      })
-      const result = { customerId }
-      customerResults.set(input.idempotencyKey, result)
-      return result
-    },
+    createCustomer: (input: CreateCustomerInput) =>
+      idempotent('customer', input.idempotencyKey, async () => {
+        const token = tokens.get(input.token)
+        if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
+          throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
+        }
+        if (token.used) {
+          throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
+        }
+        token.used = true
+        const failure = TEST_CARD_FAILURES[token.number]
+        if (failure) throw new PaymentError(402, failure.code, failure.message)
+        const customerId = randomId(CUSTOMER_PREFIX)
+        await store.addCustomer({
+          id: customerId,
+          email: input.email,
+          last4: token.number.slice(-4),
+          card: token.card,
+          billing: input.billingInformation,
+        })
+        return { customerId }
+      }),
 
-    async createSubscription(input: CreateSubscriptionInput) {
-      const earlier = subscriptionResults.get(input.idempotencyKey)
-      if (earlier) return earlier
-      if (!/^cus_test_[0-9a-f]{32}$/.test(input.customerId)) {
-        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
-      }
-      if (input.planIds.length === 0) {
-        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.noPlans)
-      }
-      const subscriptionId = randomId('sub_test_')
-      subscriptions.push({
-        id: subscriptionId,
-        customerId: input.customerId,
-        planIds: [...input.planIds],
-        coupon: input.coupon ?? null,
-        anchor: now(),
-        periods: 1,
-        cancelAtPeriodEnd: false,
-        status: 'active',
-      })
-      const result = { subscriptionId }
-      subscriptionResults.set(input.idempotencyKey, result)
-      return result
-    },
+    createSubscription: (input: CreateSubscriptionInput) =>
+      idempotent('subscription', input.idempotencyKey, async () => {
+        if (!(await store.customer(input.customerId))) {
+          throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
+        }
+        if (input.planIds.length === 0) {
+          throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.noPlans)
+        }
+        const anchor = now()
+        // The term and the coupon's reach are read from the price list when the gateway has one.
+        const first = input.planIds[0] ? await options.catalog?.price(input.planIds[0]) : null
+        const coupon = input.coupon ?? null
+        const discount = coupon ? await options.catalog?.coupon(coupon) : null
+        const subscriptionId = randomId('sub_test_')
+        await store.addSubscription({
+          id: subscriptionId,
+          customerId: input.customerId,
+          planIds: [...input.planIds],
+          coupon,
+          couponDuration: discount?.duration ?? null,
+          anchor,
+          periods: 1,
+          currentPeriodStart: anchor,
+          currentPeriodEnd: first ? addMonths(anchor, termMonths(first)) : null,
+          cancelAtPeriodEnd: false,
+          canceledAt: null,
+          endedAt: null,
+          status: 'active',
+        })
+        return { subscriptionId }
+      }),
 
     async getSubscription(ref: SubscriptionRef) {
-      const subscription = findSubscription(ref.subscriptionId)
+      const subscription = await findSubscription(ref.subscriptionId)
       if (subscription.customerId !== ref.customerId) {
         throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownSubscription)
       }
       const items = await itemsOf(subscription)
-      const periodEnd = advance(subscription, items)
-      const customer = customers.find((c) => c.id === subscription.customerId)
+      const periodEnd = await advance(subscription, items)
+      const customer = await store.customer(subscription.customerId)
       const discount = subscription.coupon ? await discountOf(subscription.coupon) : null
       let nextAmount: number | null = null
       if (subscription.status === 'active' && !subscription.cancelAtPeriodEnd) {
@@ -360,43 +492,38 @@ export function createTestGateway(
       return state
     },
 
-    async updateCard(input: UpdateCardInput) {
-      const earlier = cardResults.get(input.idempotencyKey)
-      if (earlier instanceof PaymentError) throw earlier
-      if (earlier) return { ...earlier }
-      const customer = customers.find((c) => c.id === input.customerId)
-      if (!customer) {
-        throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
-      }
-      const token = tokens.get(input.token)
-      if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
-        throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
-      }
-      if (token.used) {
-        throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
-      }
-      token.used = true
-      // The new card is checked as at sign-up: Stripe's declining test cards decline here too.
-      const failure = TEST_CARD_FAILURES[token.number]
-      if (failure) {
-        const declined = new PaymentError(402, failure.code, failure.message)
-        cardResults.set(input.idempotencyKey, declined)
-        throw declined
-      }
-      customer.card = token.card
-      customer.last4 = token.card.last4
-      cardResults.set(input.idempotencyKey, token.card)
-      return { ...token.card }
-    },
+    updateCard: (input: UpdateCardInput) =>
+      idempotent('card', input.idempotencyKey, async () => {
+        const customer = await store.customer(input.customerId)
+        if (!customer) {
+          throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
+        }
+        const token = tokens.get(input.token)
+        if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
+          throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
+        }
+        if (token.used) {
+          throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
+        }
+        token.used = true
+        // The new card is checked as at sign-up: Stripe's declining test cards decline here too.
+        const failure = TEST_CARD_FAILURES[token.number]
+        if (failure) throw new PaymentError(402, failure.code, failure.message)
+        await store.setCard(customer.id, token.card)
+        return { ...token.card }
+      }),
 
     async setCancelAtPeriodEnd(input: CancelAtPeriodEndInput) {
-      const subscription = findSubscription(input.subscriptionId)
-      advance(subscription, await itemsOf(subscription))
+      const subscription = await findSubscription(input.subscriptionId)
+      await advance(subscription, await itemsOf(subscription))
       // Like Stripe: an ended subscription cannot be changed back.
       if (subscription.status === 'canceled') {
         throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.ended)
       }
+      if (subscription.cancelAtPeriodEnd === input.cancel) return
       subscription.cancelAtPeriodEnd = input.cancel
+      subscription.canceledAt = input.cancel ? now() : null
+      await store.saveSubscription(subscription)
     },
   }
 }
