@@ -47,6 +47,12 @@ const EVERY_TABLE = [
   'test_gateway_customers',
   'test_gateway_subscriptions',
   'test_gateway_idempotency',
+  'outbound_messages',
+  'ledger_entries',
+  'ledger_daily',
+  'promotion_sends',
+  'points_reminders',
+  'patient_import_rows',
 ]
 
 describe.each(testBackends())('migrations and seed on $name', (backend) => {
