@@ -348,6 +348,45 @@ describe('the practice details in Settings', () => {
   })
 })
 
+describe("Settings' sections", () => {
+  const sections = async () => {
+    await screen.findByRole('region', { name: 'Practice details' })
+    return screen.getAllByRole('heading', { level: 2 }).map((heading) => heading.textContent)
+  }
+
+  it('shows an Admin each section once, the practice first and the account last', async () => {
+    stubApi(practiceApi())
+    renderRoute('/settings', { session: demoSession })
+    expect(await sections()).toEqual([
+      'Practice details',
+      'Practice logo',
+      'Programme rules',
+      'Subscription',
+      'Activity log',
+      'Your account',
+    ])
+    // The practice's name is its field, not a second copy beside it.
+    expect(screen.queryByText(PRACTICE.practice_name)).not.toBeInTheDocument()
+    expect(screen.getByRole('textbox', { name: 'Practice name' })).toHaveValue(
+      PRACTICE.practice_name,
+    )
+  })
+
+  it('shows a Staff member the practice, its logo and rules, and their account', async () => {
+    stubApi(practiceApi())
+    renderRoute('/settings', {
+      session: { ...demoSession, user: { ...demoSession.user, access_rights: 'Staff' } },
+    })
+    expect(await sections()).toEqual([
+      'Practice details',
+      'Practice logo',
+      'Programme rules',
+      'Your account',
+    ])
+    expect(screen.getAllByText(PRACTICE.practice_name)).toHaveLength(1)
+  })
+})
+
 describe('the programme rules in Settings', () => {
   it('lets an admin change them: a refused value says why and keeps what was typed', async () => {
     const calls = stubApi({

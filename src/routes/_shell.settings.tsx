@@ -1,4 +1,4 @@
-import { Image, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { createFileRoute, useRouter } from '@tanstack/react-router'
 import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
 import type { PracticeSettingsInput } from '#domain/practice-settings.ts'
@@ -26,11 +26,13 @@ export const Route = createFileRoute('/_shell/settings')({
 
 function Row({ label, value }: { label: string; value: string }) {
   return (
-    <Stack gap={2}>
+    <Stack gap={2} miw={0}>
       <Text size="sm" c="dimmed">
         {label}
       </Text>
-      <Text fw={500}>{value}</Text>
+      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+        {value}
+      </Text>
     </Stack>
   )
 }
@@ -41,48 +43,12 @@ function SettingsPage() {
   const router = useRouter()
   return (
     <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
-      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
-        <Paper withBorder p="lg" radius="md">
-          <Stack gap="md">
-            <Title order={2} size="h4">
-              Practice
-            </Title>
-            <Row label="Practice name" value={practice.practice_name} />
-            <Stack gap={4}>
-              <Text size="sm" c="dimmed">
-                Logo
-              </Text>
-              <Image
-                src={practice.image_path ?? '/logo.svg'}
-                alt="Practice logo"
-                h={40}
-                w="auto"
-                maw={200}
-                fit="contain"
-              />
-            </Stack>
-          </Stack>
-        </Paper>
-        <Paper withBorder p="lg" radius="md">
-          <Stack gap="md">
-            <Title order={2} size="h4">
-              Account
-            </Title>
-            <Row label="Name" value={`${user.first_name} ${user.last_name}`} />
-            <Row label="Email" value={user.email} />
-            <Row label="Access rights" value={user.access_rights} />
-            <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
-              Open My Profile
-            </AnchorLink>
-          </Stack>
-        </Paper>
-      </SimpleGrid>
       <PracticeDetailsSection
         practice={details}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
         onSave={async (values) => {
           const answer = await savePracticeDetails(values)
-          // The page's practice name reads the session: read it again.
+          // The session's practice name and footer links changed: the shell reads them again.
           if (!('message' in answer)) await router.invalidate()
           return answer
         }}
@@ -116,6 +82,21 @@ function SettingsPage() {
           </Stack>
         </Paper>
       )}
+      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="settings-account">
+        <Stack gap="md" align="flex-start">
+          <Title order={2} size="h4" id="settings-account">
+            Your account
+          </Title>
+          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" w="100%">
+            <Row label="Name" value={`${user.first_name} ${user.last_name}`} />
+            <Row label="Email" value={user.email} />
+            <Row label="Access rights" value={user.access_rights} />
+          </SimpleGrid>
+          <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
+            Open My Profile
+          </AnchorLink>
+        </Stack>
+      </Paper>
     </AreaPage>
   )
 }

@@ -34,11 +34,11 @@ const ACTION_CHOICES = Object.entries(
 
 const plural = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'event' : 'events'}`
 
-/** The sentence; when it concerns a patient, it is the link to their profile. */
+/** The sentence; a patient's is the link to their profile, in the table's own size. */
 function Summary({ summary, patientId }: { summary: string; patientId: number | null }) {
   if (patientId === null) return <>{summary}</>
   return (
-    <AnchorLink to="/patients/$patientId" params={{ patientId: String(patientId) }}>
+    <AnchorLink to="/patients/$patientId" params={{ patientId: String(patientId) }} inherit>
       {summary}
     </AnchorLink>
   )
