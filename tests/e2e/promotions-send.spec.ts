@@ -11,6 +11,7 @@ import {
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { registerColleague } from './support/practice.ts'
 
 // Issue 18, part 2: "Send to patients" end to end in Chromium against the real server.
 // SHOTS_DIR=docs/screenshots/issue-18 refreshes the committed pictures; a plain run never rewrites them.
@@ -47,7 +48,7 @@ async function mailsOf(request: APIRequestContext, subject: string): Promise<Out
   )
 }
 
-test('a practice sends a live offer; a patient claims it from the e-mail, the desk redeems it, the funnel counts it, and a one-click unsubscribe stops the next send', async ({
+test('a Manager sends a live offer; a patient claims it from the e-mail, the desk redeems it at checkout, the funnel counts it, and a one-click unsubscribe stops the next send', async ({
   page,
   request,
 }) => {
@@ -86,8 +87,27 @@ test('a practice sends a live offer; a patient claims it from the e-mail, the de
     patients.push({ id: row.id, first_name: person.first_name, email, phone: row.phone })
   }
 
-  // The practice's Admin creates the offer, publishes it and sends it, on the offer's page.
-  await storeSession(page, session)
+  // The desk's catalogue: one procedure to check out.
+  const procedure = await request.post('/api/procedures', {
+    headers,
+    data: { name: 'Glow peel', price: 15_000 },
+  })
+  expect(procedure.status(), await procedure.text()).toBe(201)
+
+  // The Admin invites a colleague and makes them Manager; the Manager does the rest.
+  const colleague = await registerColleague(request, session.jwt, 8, 'Morgan', 'Reyes')
+  const promoted = await request.put(`/api/users/${colleague.id}/role`, {
+    headers,
+    data: { access_rights: 'Manager' },
+  })
+  expect(promoted.status(), await promoted.text()).toBe(200)
+  const manager = await apiSignIn(request, colleague.email, colleague.password, { fresh: true })
+  const managerHeaders = { Authorization: `Bearer ${manager.jwt}` }
+  const who = await request.get(`/api/users/${colleague.id}`, { headers: managerHeaders })
+  expect(((await who.json()) as { access_rights?: string }).access_rights).toBe('Manager')
+
+  // The Manager creates the offer, publishes it and sends it, on the offer's page.
+  await storeSession(page, manager)
   await page.goto('/promotions')
   await page.getByRole('button', { name: 'New offer' }).click()
   const form = page.getByRole('dialog', { name: 'New offer' })
@@ -136,32 +156,46 @@ test('a practice sends a live offer; a patient claims it from the e-mail, the de
   ).toBeVisible()
   await shoot(patientPage, 'offer-claimed')
 
-  // At the desk: the patient's code by SMS, then the redemption of the claimed offer.
-  const offerId = Number(new URL(page.url()).pathname.split('/').pop())
+  // At the desk: from Ada's profile to the checkout, her claimed offer as the redemption, her
+  // code by SMS, confirm.
+  const offerUrl = page.url()
+  await page.goto(`/patients/${ada.id}`)
+  await page.getByRole('link', { name: 'Redeem at checkout' }).click()
+  await expect(page).toHaveURL(new RegExp(`/checkout\\?patientId=${ada.id}`))
+  await expect(page.getByText(`Patient: Ada Sender0`)).toBeVisible()
+  await page.getByRole('combobox', { name: 'Add a procedure' }).click()
+  await page.getByRole('option', { name: /^Glow peel/ }).click()
+  await page.getByRole('button', { name: 'See points' }).click()
+  await page.getByRole('radio', { name: /^Spring peel/ }).check()
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
   const asked = new Date(Date.now() - 1000)
-  const codeAnswer = await request.post(`/api/patients/${ada.id}/redemption-code`, { headers })
-  expect(codeAnswer.ok(), await codeAnswer.text()).toBe(true)
-  const { authyId } = (await codeAnswer.json()) as { authyId: string }
+  await page.getByRole('button', { name: 'Get code' }).click()
   const sms = await waitForMessage(request, 'sms', `+${ada.phone.replace(/\D/g, '')}`, {
     after: asked,
   })
-  const redeemed = await request.put(`/api/promotions/redeemed/${offerId}`, {
-    headers,
-    data: {
-      patient_id: ada.id,
-      idempotencyKey: `e2e-${tag}`,
-      verification: { authyId, code: sms.code },
-    },
-  })
-  expect(redeemed.status(), await redeemed.text()).toBe(200)
+  const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
+  expect(code).toMatch(/^\d{6}$/)
+  await page.getByLabel('SMS code').fill(code)
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await expect(
+    page.getByText("Redeemed: the offer Spring peel, with the patient's code"),
+  ).toBeVisible()
+  await page.getByRole('button', { name: 'Confirm visit' }).click()
+  await expect(page.getByRole('status').filter({ hasText: /Visit recorded/ })).toContainText(
+    'with a bonus of 50 points',
+  )
+  await shoot(page, 'offer-redeemed-at-checkout')
 
-  // The funnel on the offer's page: sent 3, claimed 1, redeemed 1.
-  await page.reload()
+  // The funnel on the offer's page: sent 3, claimed 1, redeemed 1, and the visit's revenue.
+  await page.goto(offerUrl)
   const figure = (label: string) =>
     page.getByText(label, { exact: true }).locator('xpath=following-sibling::*[1]')
   await expect(figure('Sent')).toHaveText('3')
   await expect(figure('Claimed')).toHaveText('1')
   await expect(figure('Redeemed')).toHaveText('1')
+  await expect(figure('Revenue')).toHaveText('$150.00')
+  await shoot(page, 'offer-funnel')
 
   // Bea's mail client unsubscribes in one click (RFC 8058), from her e-mail's header.
   const bea = patients[1]
@@ -179,12 +213,12 @@ test('a practice sends a live offer; a patient claims it from the e-mail, the de
 
   // The next send skips her (and still Dot).
   const next = await request.post('/api/promotions', {
-    headers,
+    headers: managerHeaders,
     data: { title: 'Summer glow', bonus_points: 20 },
   })
   const { id: nextId } = (await next.json()) as { id: number }
-  await request.post(`/api/promotions/${nextId}/publish`, { headers })
-  const sent = await request.post(`/api/promotions/${nextId}/send`, { headers })
+  await request.post(`/api/promotions/${nextId}/publish`, { headers: managerHeaders })
+  const sent = await request.post(`/api/promotions/${nextId}/send`, { headers: managerHeaders })
   expect(((await sent.json()) as { queued: number }).queued).toBe(2)
   const nextSubject = `${values.practiceDetails.practice_name}: Summer glow`
   await expect
