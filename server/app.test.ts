@@ -246,6 +246,9 @@ describe.each(testBackends())('the API app on $name', (backend) => {
           text: 'older',
           code: null,
           link: 'http://localhost:3000/x',
+          // An e-mail also shows its HTML part and headers (none for this one).
+          html: null,
+          headers: {},
           sentAt: '2030-01-01T10:00:00.000Z',
         },
       ])
