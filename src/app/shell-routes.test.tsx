@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
-import { demoSession } from '#tests/support/demo-session.ts'
+import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
@@ -90,30 +90,77 @@ const RULES = {
 
 const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))
 
-/** A fake of the practice's data, enough for every shell area. */
-/** The demo practice as `GET /practice` answers it. */
-const PRACTICE = {
-  id: 1,
-  practice_name: 'Glow Demo Med Spa',
-  office_name: 'Downtown',
-  url: 'glow-demo-medspa.example',
-  practice_phone: '5550100100',
-  practice_email: 'hello@glow-demo-medspa.example',
-  practice_address: '100 Market Street',
-  practice_address_2: '',
-  city: 'Springfield',
-  practice_zip: '62701',
-  state: 'IL',
-  country: 'US',
-  e_record: 'no_integration',
-  nextech: null,
-  footer_links: { about: '', privacy: '', support: '' },
-  image_path: null,
+const compared = (current: number, previous: number) => ({ current, previous })
+
+/** `GET /reports/summary` for the fake practice: this month so far against the days before. */
+const SUMMARY = {
+  period: { from: '2026-11-01', to: '2026-11-25' },
+  previous_period: { from: '2026-10-07', to: '2026-10-31' },
+  today: '2026-11-25',
+  tiles: {
+    patients: compared(2, 1),
+    new_patients: compared(1, 0),
+    points_outstanding: compared(1200, 900),
+    liability_cents: compared(12000, 9000),
+    points_earned: compared(400, 300),
+    points_redeemed: compared(-100, 0),
+    points_expired: compared(0, 0),
+    offers_claimed: compared(2, 0),
+    offers_redeemed: compared(1, 0),
+    appointments_booked: compared(1, 2),
+    appointments_completed: compared(0, 2),
+  },
+  point_value_cents: 10,
+  months: Array.from({ length: 12 }, (_, i) => ({
+    month: `${i < 2 ? 2025 : 2026}-${String(((i + 10) % 12) + 1).padStart(2, '0')}`,
+    earned: 100 * i,
+    redeemed: -10 * i,
+    expired: 0,
+    new_patients: i % 3,
+  })),
+  offers: [
+    {
+      id: 7,
+      title: 'Spring glow',
+      starts_at: null,
+      ends_at: null,
+      sent: 3,
+      claimed: 2,
+      redeemed: 1,
+      expired: 0,
+    },
+  ],
 }
+
+/** `GET /reports/worklist`: today's appointment not yet completed; the other lists empty. */
+function worklist(call: FakeCall) {
+  const list = new URLSearchParams(call.search).get('list') ?? 'expiring'
+  const data =
+    list === 'appointments'
+      ? [
+          {
+            patient_id: 2,
+            first_name: 'Grace',
+            last_name: 'Hopper',
+            points: null,
+            at: new Date().toISOString(),
+            label: 'Hydrafacial',
+            promotion_id: null,
+            appointment_id: 9,
+          },
+        ]
+      : []
+  return { list, data, total: data.length, page: 1, pageSize: 10 }
+}
+
+/** A fake of the practice's data, enough for every shell area. */
+const PRACTICE = demoPractice
 
 function practiceApi(): FakeRoutes {
   return {
     'GET /patients/summary': { patients: 2, subscribed: 1, converted: 1 },
+    'GET /reports/summary': SUMMARY,
+    'GET /reports/worklist': worklist,
     'GET /patients': {
       data: [patient(1, 'Ada', 'Lovelace', true), patient(2, 'Grace', 'Hopper', false)],
       total: 2,
@@ -432,16 +479,19 @@ describe('the programme rules in Settings', () => {
 })
 
 describe('shell areas with data', () => {
-  it('dashboard counts the patients, subscribers, converted and today', async () => {
-    stubApi(practiceApi())
+  it('dashboard shows the tiles of GET /reports/summary and the worklist of today', async () => {
+    const calls = stubApi(practiceApi())
     renderRoute('/dashboard', { session: demoSession })
     await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
-    const main = within(screen.getByRole('main'))
-    const tile = (label: string) => main.getByText(label).parentElement as HTMLElement
-    expect(within(tile('Patients')).getByText('2')).toBeInTheDocument()
-    expect(within(tile('Subscribed to e-mail')).getByText('1')).toBeInTheDocument()
-    expect(within(tile('Converted patients')).getByText('1')).toBeInTheDocument()
-    expect(within(tile('Appointments today')).getByText('1')).toBeInTheDocument()
+    const tile = async (label: string) => within(await screen.findByRole('region', { name: label }))
+    expect((await tile('Patients')).getByText('2')).toBeInTheDocument()
+    expect((await tile('Points outstanding')).getByText('1,200')).toBeInTheDocument()
+    expect((await tile('Points outstanding')).getByText('$120.00')).toBeInTheDocument()
+    expect((await tile('Offers claimed → redeemed')).getByText('50% redeemed')).toBeInTheDocument()
+    expect((await tile('Appointments today')).getByText('0 of 1')).toBeInTheDocument()
+    // The numbers come from the aggregate endpoint, not from loading the patient list.
+    expect(calls.some((c) => c.path === '/reports/summary')).toBe(true)
+    expect(calls.some((c) => c.path === '/patients')).toBe(false)
   })
 
   it("patients lists the practice's patients with their e-mail subscription", async () => {

@@ -17,3 +17,23 @@ export const demoSession: Session = {
   },
   practice: { id: 1, practice_name: 'Glow Demo Med Spa', image_path: null },
 }
+
+/** The demo practice as `GET /practice` answers it (Settings' practice details). */
+export const demoPractice = {
+  id: 1,
+  practice_name: 'Glow Demo Med Spa',
+  office_name: 'Downtown',
+  url: 'glow-demo-medspa.example',
+  practice_phone: '5550100100',
+  practice_email: 'hello@glow-demo-medspa.example',
+  practice_address: '100 Market Street',
+  practice_address_2: '',
+  city: 'Springfield',
+  practice_zip: '62701',
+  state: 'IL',
+  country: 'US',
+  e_record: 'no_integration',
+  nextech: null,
+  footer_links: { about: '', privacy: '', support: '' },
+  image_path: null,
+}

@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
-import { demoSession } from '#tests/support/demo-session.ts'
+import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute, renderWithProviders } from '#tests/support/render.tsx'
 import { IDLE_WARNING_TITLE, IdleLogoff, idleWarningText, STAY_SIGNED_IN } from './idle-logoff.tsx'
@@ -59,6 +59,7 @@ describe('automatic logoff (HIPAA)', () => {
     const calls = stubApi({
       'POST /auth/logout': { ok: true },
       'GET /practice/rules': DEFAULT_PROGRAMME_RULES,
+      'GET /practice': demoPractice,
     })
     const { router } = renderRoute('/settings', { session: demoSession, remember: true })
     expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
