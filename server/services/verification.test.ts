@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import { outboundMessages, verificationCodes } from '#server/db/schema.ts'
 import { memoryLogger } from '#server/lib/log.ts'
@@ -194,10 +194,17 @@ describe.each(testBackends())('phone verification service on $name', (backend) =
       .from(verificationCodes)
       .where(eq(verificationCodes.phone, phone))
     expect(codes).toHaveLength(1)
-    const [queued] = await handle.db
-      .select()
-      .from(outboundMessages)
-      .where(eq(outboundMessages.to, `+1${phone}`))
+    // The kick of issueCode may still hold the message when drain() finds nothing more to
+    // claim: wait for its attempt to be written.
+    const queuedRow = async () =>
+      (
+        await handle.db
+          .select()
+          .from(outboundMessages)
+          .where(eq(outboundMessages.to, `+1${phone}`))
+      )[0]
+    await vi.waitFor(async () => expect((await queuedRow())?.attempts).toBe(1))
+    const queued = await queuedRow()
     expect(queued).toMatchObject({ channel: 'sms', attempts: 1, last_error: 'provider down' })
     expect(queued?.failed_at).toBeNull()
     expect(log.lines.join('\n')).toContain('retried later')
