@@ -38,6 +38,19 @@ const ACCEPTED_WARNINGS = new Set<string>([
   'owasp:api2:2023-read-restricted',
 ])
 
+/**
+ * Findings that are not about what the rule checks, by rule and where in the document (each
+ * explained in docs/decisions/007-openapi-contract.md). `define-cors-origin` looks at every
+ * object named `headers` (`$..headers`) as if it were an answer's headers: a schema whose
+ * property is called `headers` (the outbox's e-mail headers) is data, not an answer.
+ */
+const NOT_THE_RULES_SUBJECT = [
+  {
+    code: 'owasp:api8:2023-define-cors-origin',
+    where: 'components.schemas.OutboxMessage.properties.headers',
+  },
+]
+
 const SEVERITY = ['error', 'warning', 'info', 'hint'] as const
 
 const handle = await openDatabase({ dataDir: 'memory' })
@@ -75,9 +88,14 @@ let refused = 0
 for (const result of results) {
   const severity = SEVERITY[result.severity] ?? 'hint'
   const where = result.path.join('.')
-  const isAccepted = severity !== 'error' && ACCEPTED_WARNINGS.has(String(result.code))
-  if (severity === 'error') errors++
-  else if (severity === 'warning' && !isAccepted) refused++
+  const notItsSubject = NOT_THE_RULES_SUBJECT.some(
+    (finding) => finding.code === String(result.code) && finding.where === where,
+  )
+  const isAccepted =
+    notItsSubject || (severity !== 'error' && ACCEPTED_WARNINGS.has(String(result.code)))
+  if (isAccepted) accepted++
+  else if (severity === 'error') errors++
+  else if (severity === 'warning') refused++
   else accepted++
   if (!isAccepted)
     console.log(`${severity.padEnd(7)} ${result.code}  ${where}\n        ${result.message}`)
