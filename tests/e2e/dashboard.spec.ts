@@ -90,10 +90,10 @@ test.describe('the dashboard', () => {
     await expect(points).toContainText(/points earned/)
     await expect(points.locator('.recharts-surface')).toBeVisible()
     await page
-      .getByRole('region', { name: 'Live offers: claimed and redeemed' })
+      .getByRole('region', { name: 'Live offers: sent, claimed and redeemed' })
       .scrollIntoViewIfNeeded()
     await expect(
-      page.getByRole('region', { name: 'Live offers: claimed and redeemed' }),
+      page.getByRole('region', { name: 'Live offers: sent, claimed and redeemed' }),
     ).toContainText('Autumn Refresh')
     await page.screenshot({ path: `${SHOTS}/dashboard-1440.png`, fullPage: true })
     await points.getByRole('button', { name: 'Show as table' }).click()
