@@ -1,22 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { APIRequestContext, Locator, Page } from '@playwright/test'
-import * as v from 'valibot'
+import type { Locator, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
-import { PlansAnswerSchema } from '#domain/plans.ts'
-import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
-import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
-import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import { createSignUpSampleValues, sampleSignature } from '#domain/sign-up/sample-values.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
-import {
-  apiSignIn,
-  axeViolations,
-  expect,
-  storeSession,
-  test,
-  waitForMessage,
-} from './support/fixtures.ts'
+import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { signUpPractice } from './support/practice.ts'
 import { choose, field } from './support/wizard.ts'
 
 // Issue 19: the subscription in Settings, through the real server and the test payment gateway.
@@ -45,63 +33,6 @@ async function shoot(page: Page, name: string, focus: Locator) {
   await page.setViewportSize(VIEWPORTS[0])
 }
 
-/** A new practice signed up through the API as the wizard does: monthly Lite with WELCOME10. */
-async function signUpPractice(request: APIRequestContext) {
-  const values = createSignUpSampleValues(Date.now() % 10_000_000)
-  const client = v.parse(ClientDetailsSchema, values.clientDetails)
-  const practice = v.parse(PracticeDetailsSchema, {
-    ...values.practiceDetails,
-    practice_name: 'Harbor Light Aesthetics',
-  })
-  const codeAt = new Date(Date.now() - 1000)
-  const code = await request.post('/api/auth/get-code', {
-    data: { email: client.email, phone: client.phone, countryCode: '+1' },
-  })
-  expect(code.status(), await code.text()).toBe(200)
-  const { authyId } = (await code.json()) as { authyId: string }
-  const sms = await waitForMessage(request, 'sms', `+1${client.phone}`, { after: codeAt })
-  const verified = await request.post('/api/auth/verify-code', {
-    data: { authyId, phone: client.phone, code: sms.code },
-  })
-  expect(verified.status(), await verified.text()).toBe(200)
-  const token = await request.post('/api/payments/test-tokens', {
-    data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
-  })
-  expect(token.status(), await token.text()).toBe(200)
-  const billingAddress = {
-    billing_address_1: '100 Main Street',
-    billing_address_2: '',
-    billing_city: 'Springfield',
-    billing_state: 'IL',
-    billing_zip: '62701',
-  }
-  const paid = await request.post('/api/auth/pay', {
-    data: {
-      token: ((await token.json()) as { id: string }).id,
-      email: practice.practice_email,
-      billingInformation: buildPayBillingInformation('Jane Doe', billingAddress, 'US'),
-    },
-  })
-  expect(paid.status(), await paid.text()).toBe(200)
-  const plans = v.parse(PlansAnswerSchema, await (await request.get('/api/practice/plans')).json())
-  const registered = await request.post('/api/auth/local/register', {
-    data: buildSignUpPayload({
-      clientDetails: client,
-      authyId,
-      practice,
-      billingAddress,
-      plans: plans.plans.data,
-      term: 'month',
-      ehr: false,
-      coupon: 'WELCOME10',
-      stripeId: ((await paid.json()) as { id: string }).id,
-      signature: sampleSignature(),
-    }),
-  })
-  expect(registered.status(), await registered.text()).toBe(200)
-  return apiSignIn(request, client.email, client.password)
-}
-
 const section = (page: Page) => page.getByRole('region', { name: 'Subscription' })
 
 test.describe('the subscription in Settings', () => {
@@ -110,7 +41,7 @@ test.describe('the subscription in Settings', () => {
     request,
   }) => {
     test.setTimeout(180_000)
-    const admin = await signUpPractice(request)
+    const admin = await signUpPractice(request, 'Harbor Light Aesthetics')
     const api = await request.get('/api/practice/subscription', {
       headers: { Authorization: `Bearer ${admin.jwt}` },
     })
