@@ -29,6 +29,12 @@ export default defineConfig({
   server: {
     proxy: {
       '/api': { target: `http://127.0.0.1:${apiPort}`, changeOrigin: false },
+      // The pages a patient opens from an e-mail, and their script, are the server's
+      // (server/routes/patient-pages.ts).
+      '^/((unsubscribe|offers)/[^/]+|assets/unsubscribe-page-[\\w-]+\\.js)$': {
+        target: `http://127.0.0.1:${apiPort}`,
+        changeOrigin: false,
+      },
     },
   },
   build: {

@@ -31,6 +31,24 @@ export const OfferAnswerSchema = v.object({
 })
 export type OfferAnswer = v.InferOutput<typeof OfferAnswerSchema>
 
+const endDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' })
+
+function pointsText(count: number): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? 'point' : 'points'}`
+}
+
+/**
+ * The offer's terms line: what it costs, what it gives, when it ends ("Costs 200 points · earns
+ * 50 points · ends December 1, 2026"). The end date is read in UTC, as in the offer's e-mail.
+ */
+export function offerTerms(offer: OfferAnswer['offer']): string {
+  return [
+    offer.points_cost > 0 ? `Costs ${pointsText(offer.points_cost)}` : 'Free',
+    ...(offer.bonus_points > 0 ? [`earns ${pointsText(offer.bonus_points)}`] : []),
+    ...(offer.ends_at ? [`ends ${endDate.format(new Date(offer.ends_at))}`] : []),
+  ].join(' · ')
+}
+
 /** The sentences of the offer page and its calls. */
 export const OFFER_MESSAGES = {
   notFound: 'This offer link is not valid.',

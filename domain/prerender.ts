@@ -6,11 +6,5 @@
 /** The build's file in dist/ with each page's markup (read by the server, never served itself). */
 export const PRERENDERED_FILE = 'prerendered.json'
 
-/**
- * `#root`'s attribute naming the address its markup was rendered for, or {@link SHELL_MARK} for a
- * shell.
- */
+/** `#root`'s attribute naming the address its markup was rendered for. */
 export const PRERENDERED_ATTRIBUTE = 'data-prerendered'
-
-/** The {@link PRERENDERED_ATTRIBUTE} of a shell: never an address, so never hydrated. */
-export const SHELL_MARK = 'shell'

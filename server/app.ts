@@ -21,6 +21,7 @@ import { devRoutes } from '#server/routes/dev.ts'
 import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
 import { offerRoutes } from '#server/routes/offers.ts'
 import { patientImportRoutes } from '#server/routes/patient-import.ts'
+import { patientPageRoutes } from '#server/routes/patient-pages.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
 import { practiceDetailRoutes, practiceRoutes } from '#server/routes/practice.ts'
@@ -292,6 +293,8 @@ export function createApp(deps: AppDeps) {
   )
 
   app.route('/api', api)
+  // The pages a patient opens from an e-mail, whole from the server (issue 18).
+  app.route('/', patientPageRoutes(ctx))
   if (ctx.config.distDir) app.use(serveSpa(ctx.config.distDir, { log: ctx.log }))
   return app
 }

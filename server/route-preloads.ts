@@ -8,7 +8,7 @@
  */
 
 import { pageTitle } from '#domain/page-titles.ts'
-import { PRERENDERED_ATTRIBUTE, SHELL_MARK } from '#domain/prerender.ts'
+import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 
 export { PRERENDERED_FILE } from '#domain/prerender.ts'
 
@@ -89,9 +89,6 @@ export function withPreloads(
 /** The build's prerendered pages (src/lib/prerender-contract.ts), as the server uses them. */
 export type PrerenderedPage = { path: string; html: string }
 
-/** A prerendered loading view, answered for every address its pattern matches. */
-export type PrerenderedShell = { pattern: RegExp; html: string }
-
 const PRERENDERED_PATH = /^\/[\w/-]*$/
 
 /**
@@ -99,20 +96,14 @@ const PRERENDERED_PATH = /^\/[\w/-]*$/
  * plain path and its markup. Anything else is left out; without a valid guard, no page is used
  * (a prerender must never be shown to a browser whose storage makes it wrong).
  */
-export function parsePrerendered(
-  text: string,
-): { guard: string; pages: PrerenderedPage[]; shells: PrerenderedShell[] } | null {
+export function parsePrerendered(text: string): { guard: string; pages: PrerenderedPage[] } | null {
   let data: unknown
   try {
     data = JSON.parse(text)
   } catch {
     return null
   }
-  const { guard, pages, shells } = (data ?? {}) as {
-    guard?: unknown
-    pages?: unknown
-    shells?: unknown
-  }
+  const { guard, pages } = (data ?? {}) as { guard?: unknown; pages?: unknown }
   if (typeof guard !== 'string' || !/^\/assets\/[\w.-]+\.js$/.test(guard)) return null
   if (!Array.isArray(pages)) return null
   const parsed: PrerenderedPage[] = []
@@ -122,26 +113,7 @@ export function parsePrerendered(
       parsed.push({ path, html })
     }
   }
-  const parsedShells: PrerenderedShell[] = []
-  for (const shell of Array.isArray(shells) ? (shells as unknown[]) : []) {
-    const { pattern, html } = (shell ?? {}) as { pattern?: unknown; html?: unknown }
-    if (typeof pattern !== 'string' || typeof html !== 'string') continue
-    try {
-      parsedShells.push({ pattern: new RegExp(pattern), html })
-    } catch {
-      // Not a regular expression: left out.
-    }
-  }
-  return { guard, pages: parsed, shells: parsedShells }
-}
-
-/**
- * index.html for a shell: its loading view in `#root`, marked as a shell, which the app never
- * hydrates (it renders the page over it).
- */
-export function withShell(indexHtml: string, shell: PrerenderedShell): string {
-  const marked = `<div id="root" ${PRERENDERED_ATTRIBUTE}="${SHELL_MARK}">${shell.html}</div>`
-  return indexHtml.replace('<div id="root"></div>', () => marked)
+  return { guard, pages: parsed }
 }
 
 /**

@@ -200,51 +200,6 @@ describe('serveSpa', () => {
     }
   })
 
-  it('answers a loading view (a shell) for every address of its page, never hydrated and without a guard', async () => {
-    const withShell = mkdtempSync(join(tmpdir(), 'glow-dist-shell-'))
-    try {
-      mkdirSync(join(withShell, 'assets'))
-      writeFileSync(join(withShell, 'index.html'), INDEX)
-      writeFileSync(join(withShell, 'assets', 'prerender-guard-abc.js'), '// guard')
-      writeFileSync(
-        join(withShell, 'route-preloads.json'),
-        JSON.stringify({
-          routes: [{ pattern: '^/unsubscribe/[^/]+/?$', files: ['/assets/unsubscribe-3.js'] }],
-        }),
-      )
-      writeFileSync(
-        join(withShell, 'prerendered.json'),
-        JSON.stringify({
-          guard: '/assets/prerender-guard-abc.js',
-          pages: [],
-          shells: [
-            { pattern: '^/unsubscribe/[^/]+/?$', html: '<h1>Unsubscribe</h1>' },
-            { pattern: '(unclosed', html: '<h1>Broken</h1>' },
-          ],
-        }),
-      )
-      const spa = new Hono().use(serveSpa(withShell)).all('*', (c) => c.text('next', 404))
-      for (const path of ['/unsubscribe/abc', '/unsubscribe/XyZ-09_']) {
-        const page = await (await spa.request(path)).text()
-        expect(page, path).toContain(
-          '<div id="root" data-prerendered="shell"><h1>Unsubscribe</h1></div>',
-        )
-        // Its scripts are what shows the outcome: asked for at their usual priority.
-        expect(page).toContain(
-          '<link rel="modulepreload" crossorigin href="/assets/unsubscribe-3.js">',
-        )
-        expect(page).not.toContain('fetchpriority')
-        expect(page).not.toContain('prerender-guard')
-      }
-      expect(await (await spa.request('/unsubscribe/abc?x=1')).text()).toContain(
-        '<div id="root"></div>',
-      )
-      expect(await (await spa.request('/unsubscribe/abc/more')).text()).toBe(INDEX)
-    } finally {
-      rmSync(withShell, { recursive: true, force: true })
-    }
-  })
-
   it('never answers prerendered markup whose guard script is missing', async () => {
     const noGuard = mkdtempSync(join(tmpdir(), 'glow-dist-no-guard-'))
     try {

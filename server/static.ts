@@ -12,7 +12,6 @@ import {
   ROUTE_PRELOADS_FILE,
   withPreloads,
   withPrerendered,
-  withShell,
 } from './route-preloads.ts'
 
 const gzipAsync = promisify(gzip)
@@ -165,7 +164,6 @@ function pageVariants(
 ): {
   routes: { pattern: RegExp; file: StaticFile }[]
   prerendered: Map<string, StaticFile>
-  shells: { pattern: RegExp; file: StaticFile }[]
 } {
   const manifest = files.get(`/${ROUTE_PRELOADS_FILE}`)
   files.delete(`/${ROUTE_PRELOADS_FILE}`)
@@ -196,20 +194,6 @@ function pageVariants(
       file: staticFile('/index.html', Buffer.from(withPreloads(html, route.files)), log),
     })),
     prerendered,
-    // A shell is never hydrated, so it needs no guard; its page needs its scripts to show anything.
-    shells: (built?.shells ?? []).map((shell) => ({
-      pattern: shell.pattern,
-      file: staticFile(
-        '/index.html',
-        Buffer.from(
-          withPreloads(
-            withShell(html, shell),
-            routes.find((route) => route.pattern.source === shell.pattern.source)?.files ?? [],
-          ),
-        ),
-        log,
-      ),
-    })),
   }
 }
 
@@ -222,8 +206,7 @@ function pageVariants(
  *   except under `/assets/`, where a missing file stays a 404; for a page the build listed in
  *   `route-preloads.json`, that index.html links the page's own chunks and style sheets, and a
  *   page the build prerendered (`prerendered.json`) is answered with its markup in `#root` when
- *   the address has no query string (the prerender is what a first-time visitor sees), and a
- *   page with a prerendered loading view (a shell) with that view;
+ *   the address has no query string (the prerender is what a first-time visitor sees);
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
@@ -238,7 +221,7 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
   }
   const index = files.get('/index.html')
   if (!index) throw new Error(`${distDir} has no index.html`)
-  const { routes, prerendered, shells } = pageVariants(files, index, log)
+  const { routes, prerendered } = pageVariants(files, index, log)
 
   return async (c, next) => {
     const method = c.req.method
@@ -254,7 +237,6 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
       const plain = decoded !== undefined && !c.req.url.includes('?')
       file =
         (plain && prerendered.get(decoded)) ||
-        (plain && shells.find((shell) => shell.pattern.test(decoded))?.file) ||
         (decoded !== undefined && routes.find((route) => route.pattern.test(decoded))?.file) ||
         index
     }

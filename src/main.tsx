@@ -43,9 +43,8 @@ void router.load().finally(() => {
   // Otherwise the page is rendered once, as a transition: React renders it in slices and yields
   // to the browser between them. Rendering first and resolving after made the router's state
   // change re-render the whole page synchronously, one long task of 600 ms on /signup at 4x CPU
-  // slowdown (issue 8). A loading view the server prepared (a shell) stays on screen until React
-  // commits, which replaces it; prerendered markup this browser's storage made stale (hidden) is
-  // dropped first.
+  // slowdown (issue 8). Prerendered markup this browser's storage made stale (hidden) is dropped
+  // first.
   if (html.hasAttribute(STALE_PRERENDER_ATTRIBUTE)) {
     root.replaceChildren()
     html.removeAttribute(STALE_PRERENDER_ATTRIBUTE)

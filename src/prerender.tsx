@@ -5,34 +5,12 @@
  * browser tree, the one hydration expects) and runs in a DOM-like environment with empty storage.
  */
 
-import { MantineProvider } from '@mantine/core'
 import { createMemoryHistory } from '@tanstack/react-router'
 import { renderToString } from 'react-dom/server'
 import { App } from './app/app.tsx'
 import { createAppRouter } from './app/router.tsx'
-import { cssVariablesResolver, theme } from './app/theme.ts'
-import { OfferView } from './features/offers/offer-view.tsx'
-import { UnsubscribeView } from './features/unsubscribe/unsubscribe-view.tsx'
 
-export {
-  PRERENDERED_PAGES,
-  PRERENDERED_SHELLS,
-  prerenderGuardScript,
-} from './lib/prerender-contract.ts'
-
-const SHELLS = {
-  unsubscribe: <UnsubscribeView outcome={null} />,
-  offer: <OfferView state={{ kind: 'loading' }} onClaim={() => {}} />,
-} as const
-
-/** The markup of `#root` for a shell: a loading view, painted until the app renders the page. */
-export function prerenderShell(name: keyof typeof SHELLS): string {
-  return renderToString(
-    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
-      {SHELLS[name]}
-    </MantineProvider>,
-  )
-}
+export { PRERENDERED_PAGES, prerenderGuardScript } from './lib/prerender-contract.ts'
 
 /** The markup of `#root` for the page at `path`, after its route and its code have loaded. */
 export async function prerenderPage(path: string): Promise<string> {

@@ -27,8 +27,6 @@ import { Route as ShellCheckoutRouteImport } from './routes/_shell.checkout'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
-import { Route as OffersTokenRouteImport } from './routes/offers.$token'
-import { Route as UnsubscribeIdRouteImport } from './routes/unsubscribe.$id'
 import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
@@ -129,16 +127,6 @@ const ShellSettingsRoute = ShellSettingsRouteImport.update({
   path: '/settings',
   getParentRoute: () => ShellRoute,
 } as any)
-const OffersTokenRoute = OffersTokenRouteImport.update({
-  id: '/offers/$token',
-  path: '/offers/$token',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const UnsubscribeIdRoute = UnsubscribeIdRouteImport.update({
-  id: '/unsubscribe/$id',
-  path: '/unsubscribe/$id',
-  getParentRoute: () => rootRouteImport,
-} as any)
 const ShellDashboardLiabilityRoute = ShellDashboardLiabilityRouteImport.update({
   id: '/dashboard_/liability',
   path: '/dashboard/liability',
@@ -209,8 +197,6 @@ export interface FileRoutesByFullPath {
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
-  '/offers/$token': typeof OffersTokenRoute
-  '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -240,8 +226,6 @@ export interface FileRoutesByTo {
   '/dashboard': typeof ShellDashboardRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
-  '/offers/$token': typeof OffersTokenRoute
-  '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -273,8 +257,6 @@ export interface FileRoutesById {
   '/_shell/dashboard': typeof ShellDashboardRoute
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/settings': typeof ShellSettingsRoute
-  '/offers/$token': typeof OffersTokenRoute
-  '/unsubscribe/$id': typeof UnsubscribeIdRoute
   '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
@@ -306,8 +288,6 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/procedures'
     | '/settings'
-    | '/offers/$token'
-    | '/unsubscribe/$id'
     | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/import'
@@ -337,8 +317,6 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/procedures'
     | '/settings'
-    | '/offers/$token'
-    | '/unsubscribe/$id'
     | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/import'
@@ -369,8 +347,6 @@ export interface FileRouteTypes {
     | '/_shell/dashboard'
     | '/_shell/procedures'
     | '/_shell/settings'
-    | '/offers/$token'
-    | '/unsubscribe/$id'
     | '/_shell/dashboard_/liability'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/import'
@@ -396,8 +372,6 @@ export interface RootRouteChildren {
   SignupRoute: typeof SignupRoute
   TermsRoute: typeof TermsRoute
   ThankyouRoute: typeof ThankyouRoute
-  OffersTokenRoute: typeof OffersTokenRoute
-  UnsubscribeIdRoute: typeof UnsubscribeIdRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
 }
 
@@ -529,20 +503,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellSettingsRouteImport
       parentRoute: typeof ShellRoute
     }
-    '/offers/$token': {
-      id: '/offers/$token'
-      path: '/offers/$token'
-      fullPath: '/offers/$token'
-      preLoaderRoute: typeof OffersTokenRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/unsubscribe/$id': {
-      id: '/unsubscribe/$id'
-      path: '/unsubscribe/$id'
-      fullPath: '/unsubscribe/$id'
-      preLoaderRoute: typeof UnsubscribeIdRouteImport
-      parentRoute: typeof rootRouteImport
-    }
     '/_shell/dashboard_/liability': {
       id: '/_shell/dashboard_/liability'
       path: '/dashboard/liability'
@@ -667,8 +627,6 @@ const rootRouteChildren: RootRouteChildren = {
   SignupRoute: SignupRoute,
   TermsRoute: TermsRoute,
   ThankyouRoute: ThankyouRoute,
-  OffersTokenRoute: OffersTokenRoute,
-  UnsubscribeIdRoute: UnsubscribeIdRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,
 }
 export const routeTree = rootRouteImport

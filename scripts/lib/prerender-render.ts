@@ -39,9 +39,7 @@ for (const name of [
 
 type PrerenderBundle = {
   PRERENDERED_PAGES: readonly string[]
-  PRERENDERED_SHELLS: readonly { name: string; pattern: string }[]
   prerenderPage: (path: string) => Promise<string>
-  prerenderShell: (name: string) => string
   prerenderGuardScript: () => string
 }
 
@@ -52,10 +50,6 @@ for (const path of app.PRERENDERED_PAGES) {
   dom.window.localStorage.clear()
   pages.push({ path, html: await app.prerenderPage(path) })
 }
-const shells = app.PRERENDERED_SHELLS.map(({ name, pattern }) => ({
-  pattern,
-  html: app.prerenderShell(name),
-}))
-writeFileSync(output, JSON.stringify({ pages, shells, guardScript: app.prerenderGuardScript() }))
+writeFileSync(output, JSON.stringify({ pages, guardScript: app.prerenderGuardScript() }))
 // Timers the app's modules started (none keep anything worth waiting for) must not hold the build.
 process.exit(0)

@@ -16,7 +16,6 @@ const RENDER_SCRIPT = fileURLToPath(new URL('./prerender-render.ts', import.meta
  * 2. renders each page in a child process that provides a DOM-like global environment with empty
  *    storage (the process that builds may go on to run the API server, which must not see one);
  * 3. writes the guard script next to the bundles, content-hashed.
- * Shells (pages whose first render needs fetched data) are rendered as their loading view.
  */
 export async function prerenderPages(root: string, outDir: string): Promise<void> {
   const { build } = await import('vite')
@@ -45,9 +44,8 @@ export async function prerenderPages(root: string, outDir: string): Promise<void
       ['--import', 'tsx', RENDER_SCRIPT, join(work, 'prerender.js'), output],
       { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] },
     )
-    const { pages, shells, guardScript } = JSON.parse(readFileSync(output, 'utf8')) as {
+    const { pages, guardScript } = JSON.parse(readFileSync(output, 'utf8')) as {
       pages: { path: string; html: string }[]
-      shells: { pattern: string; html: string }[]
       guardScript: string
     }
     const hash = createHash('sha256').update(guardScript).digest('base64url').slice(0, 8)
@@ -55,7 +53,7 @@ export async function prerenderPages(root: string, outDir: string): Promise<void
     const dist = resolve(root, outDir)
     mkdirSync(join(dist, 'assets'), { recursive: true })
     writeFileSync(join(dist, guard), guardScript)
-    writeFileSync(join(dist, PRERENDERED_FILE), `${JSON.stringify({ guard, pages, shells })}\n`)
+    writeFileSync(join(dist, PRERENDERED_FILE), `${JSON.stringify({ guard, pages })}\n`)
   } finally {
     rmSync(work, { recursive: true, force: true })
   }

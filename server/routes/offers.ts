@@ -1,38 +1,21 @@
-import { and, count, desc, eq } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import { OFFER_MESSAGES, type OfferAnswer } from '#domain/offers.ts'
-import { PROMOTION_MESSAGES, promotionStatus } from '#domain/promotions.ts'
+import { OFFER_MESSAGES } from '#domain/offers.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import {
-  patientPromotions,
-  patients,
-  practices,
-  promotionSends,
-  promotions,
-} from '#server/db/schema.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
-import { claimPromotion } from '#server/services/promotions.ts'
+import { ApiError } from '#server/http/errors.ts'
+import { claimOfferByToken, offerByToken } from '#server/services/offers.ts'
 import { createRateLimiter } from '#server/services/rate-limit.ts'
 
 /** Offer pages and claims from one address: a patient opens a few; a scanner of tokens, many. */
 export const OFFER_LIMIT = { max: 60, windowMs: 60 * 1000 } as const
 
-// Offer tokens are base64url; anything else cannot match and is not looked up.
-const OFFER_TOKEN = /^[\w-]{16,128}$/
-
 /**
- * The public offer page's calls (issue 18), mounted under `/api/offers`: `GET /{token}` answers
- * the offer a patient's personal e-mail link names, with the practice's name and logo and where
- * it stands for the patient; `POST /{token}/claim` claims it for that patient (the funnel's
- * claimed step) through the same rules as a claim at the desk (claimPromotion: live, limits).
- * No session: the random token (256 bits) is the key, and it names one patient and one offer.
- * A code-only offer needs no code here: the practice chose to send it to this patient.
+ * Counts one offer page or claim from the caller's address against {@link OFFER_LIMIT}; throws
+ * 429 past it. Shared by the calls below and the server-rendered page (server/routes/patient-pages.ts).
  */
-export function offerRoutes(ctx: ServerContext) {
+export function offerLimiter(ctx: ServerContext) {
   const limiter = createRateLimiter(ctx.rateLimitStore)
-
-  async function limit(c: Context<AppEnv>) {
+  return async function limit(c: Context<AppEnv>) {
     const decision = await limiter.consume(
       `offers:ip:${ctx.clientIp(c)}`,
       OFFER_LIMIT,
@@ -44,114 +27,25 @@ export function offerRoutes(ctx: ServerContext) {
       })
     }
   }
+}
 
-  async function sendOf(token: string) {
-    if (!OFFER_TOKEN.test(token)) throw notFound(OFFER_MESSAGES.notFound)
-    const [row] = await ctx.db
-      .select({
-        send: promotionSends,
-        promotion: promotions,
-        practice: { name: practices.practice_name, logo: practices.image_path },
-        patient: { first_name: patients.first_name, archived_at: patients.archived_at },
-      })
-      .from(promotionSends)
-      .innerJoin(promotions, eq(promotions.id, promotionSends.promotion_id))
-      .innerJoin(practices, eq(practices.id, promotionSends.practice_id))
-      .innerJoin(patients, eq(patients.id, promotionSends.patient_id))
-      .where(eq(promotionSends.token, token))
-    if (!row) throw notFound(OFFER_MESSAGES.notFound)
-    return row
-  }
-
-  async function answer(row: Awaited<ReturnType<typeof sendOf>>): Promise<OfferAnswer> {
-    const now = ctx.now()
-    const { promotion } = row
-    const [latest] = await ctx.db
-      .select({
-        status: patientPromotions.status,
-        ends_at: patientPromotions.ends_at,
-      })
-      .from(patientPromotions)
-      .where(
-        and(
-          eq(patientPromotions.patient_id, row.send.patient_id),
-          eq(patientPromotions.promotion_id, promotion.id),
-        ),
-      )
-      .orderBy(desc(patientPromotions.id))
-      .limit(1)
-    const status = promotionStatus(promotion, now)
-    let state: OfferAnswer['state'] = 'open'
-    let reason: string | null = null
-    const openClaim =
-      latest?.status === 'claimed' && (!latest.ends_at || latest.ends_at.getTime() > now.getTime())
-    if (openClaim) state = 'claimed'
-    else if (latest?.status === 'redeemed') state = 'redeemed'
-    else if (status !== 'live') {
-      state = 'ended'
-      reason = PROMOTION_MESSAGES.notLive[status]
-    } else if (row.patient.archived_at) {
-      state = 'unavailable'
-      reason = OFFER_MESSAGES.unavailable
-    } else if (promotion.max_redemptions !== null) {
-      const [all] = await ctx.db
-        .select({ n: count() })
-        .from(patientPromotions)
-        .where(eq(patientPromotions.promotion_id, promotion.id))
-      if (Number(all?.n ?? 0) >= promotion.max_redemptions) {
-        state = 'unavailable'
-        reason = PROMOTION_MESSAGES.soldOut
-      }
-    }
-    return {
-      practice: row.practice,
-      patient: { first_name: row.patient.first_name },
-      offer: {
-        title: promotion.title,
-        description: promotion.description,
-        points_cost: promotion.points_cost,
-        bonus_points: promotion.points,
-        ends_at: promotion.ends_at?.toISOString() ?? null,
-      },
-      state,
-      reason,
-    }
-  }
-
+/**
+ * The public offer page's calls (issue 18), mounted under `/api/offers`: `GET /{token}` answers
+ * the offer a patient's personal e-mail link names, with the practice's name and logo and where
+ * it stands for the patient; `POST /{token}/claim` claims it for that patient (the funnel's
+ * claimed step; server/services/offers.ts). No session: the random token (256 bits) is the key,
+ * and it names one patient and one offer. The page itself is rendered by the server
+ * (server/routes/patient-pages.ts); these calls are for other clients.
+ */
+export function offerRoutes(ctx: ServerContext) {
+  const limit = offerLimiter(ctx)
   return new Hono<AppEnv>()
     .get('/:token', async (c) => {
       await limit(c)
-      return c.json(await answer(await sendOf(c.req.param('token'))))
+      return c.json(await offerByToken(ctx, c.req.param('token')))
     })
     .post('/:token/claim', async (c) => {
       await limit(c)
-      const row = await sendOf(c.req.param('token'))
-      const before = await answer(row)
-      // Claimed already (a second click, another tab) or used: the same answer, nothing new.
-      if (before.state === 'claimed' || before.state === 'redeemed') return c.json(before)
-      const result = await claimPromotion(ctx.db, {
-        practiceId: row.send.practice_id,
-        promotionId: row.send.promotion_id,
-        patientId: row.send.patient_id,
-        actor: null,
-        code: row.promotion.code ?? undefined,
-        now: ctx.now(),
-      })
-      if (result.created) {
-        // On record like a claim at the desk, with no staff member: the patient claimed it.
-        await ctx.audit.record({
-          action: 'promotion.claimed',
-          userId: null,
-          practiceId: row.send.practice_id,
-          ip: ctx.clientIp(c),
-          details: {
-            promotion_id: row.send.promotion_id,
-            patient_id: row.send.patient_id,
-            claim_id: result.claim.id,
-            title: row.promotion.title,
-          },
-        })
-      }
-      return c.json(await answer(row))
+      return c.json(await claimOfferByToken(ctx, c.req.param('token'), ctx.clientIp(c)))
     })
 }

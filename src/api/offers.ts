@@ -1,24 +1,6 @@
 import * as v from 'valibot'
-import {
-  type OfferAnswer,
-  OfferAnswerSchema,
-  type PromotionSendAnswer,
-  PromotionSendAnswerSchema,
-} from '#domain/offers.ts'
+import { type PromotionSendAnswer, PromotionSendAnswerSchema } from '#domain/offers.ts'
 import { http } from '#src/lib/http.ts'
-
-/** `GET /offers/{token}` (no sign-in needed): the offer a patient's personal link names. */
-export async function getOffer(token: string): Promise<OfferAnswer> {
-  return v.parse(OfferAnswerSchema, await http.get(`offers/${encodeURIComponent(token)}`).json())
-}
-
-/** `POST /offers/{token}/claim` (no sign-in needed): claims it for the link's patient. */
-export async function claimOffer(token: string): Promise<OfferAnswer> {
-  return v.parse(
-    OfferAnswerSchema,
-    await http.post(`offers/${encodeURIComponent(token)}/claim`).json(),
-  )
-}
 
 /** `POST /promotions/{id}/send` (Manager, Admin): queues the live offer's e-mails at once. */
 export async function sendPromotion(id: number): Promise<PromotionSendAnswer> {

@@ -33,16 +33,6 @@ export async function createPatient(input: PatientInput): Promise<Patient> {
 }
 
 /**
- * `PUT /patients/unsubscribe/{id}` (no sign-in needed): stops marketing e-mail for the patient
- * whose unsubscribe link carries `id` (a random token, not the patient's row number).
- */
-export async function unsubscribePatient(id: string): Promise<void> {
-  await http.put(`patients/unsubscribe/${encodeURIComponent(id)}`, {
-    json: { email_subscription: false },
-  })
-}
-
-/**
  * The names of the patients `ids` names (each fetched once by id), for a screen that lists rows of
  * a few patients (a day's appointments) without loading the practice's whole patient table. A
  * patient the server does not answer for is left out; the screen says "Patient #id".

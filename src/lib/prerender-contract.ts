@@ -22,23 +22,12 @@ export const PRERENDERED_PAGES = [
 ] as const
 
 /**
- * Pages whose first render depends on data the app fetches: the build renders their loading view
- * only, as a first paint in place of a blank page. It is never hydrated: the app renders the page
- * over it once its data is in. `pattern` is the addresses' regular expression.
- */
-export const PRERENDERED_SHELLS = [
-  { name: 'unsubscribe', pattern: '^/unsubscribe/[^/]+/?$' },
-  { name: 'offer', pattern: '^/offers/[^/]+/?$' },
-] as const
-
-/**
  * What the build's prerendered.json (`PRERENDERED_FILE`) holds: the guard script's URL, each
- * page's `#root` markup, and each shell's.
+ * page's `#root` markup.
  */
 export type PrerenderedPages = {
   guard: string
   pages: { path: string; html: string }[]
-  shells: { pattern: string; html: string }[]
 }
 
 /** Set on `<html>` by the guard script when this browser's storage changes the first render. */
