@@ -98,7 +98,7 @@ ${body}
 const paragraph = (text: string, className = 'c') =>
   `<p class="${className}">${escapeHtml(text)}</p>`
 
-/** A message on a tint; `role` makes it a live region (none inside one that already is). */
+/** A message on a tint; `role` makes it a live region, announced when it appears. */
 const alert = (color: 'gray' | 'green' | 'red', text: string, role?: 'status' | 'alert') =>
   `<div class="alert ${color}"${role ? ` role="${role}"` : ''}>${escapeHtml(text)}</div>`
 
@@ -114,10 +114,10 @@ export function unsubscribePage(id: string, script: string): string {
     heading: 'Unsubscribe',
     script,
     body: `${paragraph(UNSUBSCRIBE_PAGE.intro)}
-<div id="outcome" data-link="${escapeHtml(id)}" aria-live="polite">
-<div data-outcome="pending">${alert('gray', UNSUBSCRIBE_PAGE.pending)}</div>
-<div data-outcome="done" hidden>${alert('green', UNSUBSCRIBE_PAGE.done)}</div>
-<div data-outcome="failed" hidden>${alert('red', UNSUBSCRIBE_PAGE.invalid)}</div>
+<div id="outcome" data-link="${escapeHtml(id)}">
+<div data-outcome="pending">${alert('gray', UNSUBSCRIBE_PAGE.pending, 'status')}</div>
+<div data-outcome="done" hidden>${alert('green', UNSUBSCRIBE_PAGE.done, 'status')}</div>
+<div data-outcome="failed" hidden>${alert('red', UNSUBSCRIBE_PAGE.invalid, 'alert')}</div>
 </div>
 <p class="c s" data-outcome="done" hidden>${escapeHtml(UNSUBSCRIBE_PAGE.doneNext)}</p>
 <p class="c s" data-outcome="failed" hidden>${escapeHtml(UNSUBSCRIBE_PAGE.failedNext)}</p>

@@ -3,7 +3,9 @@
  * /signup and /thankyou with their markup, the browser paints it before any script has run, and
  * the app hydrates it without a mismatch. A browser whose storage changes the first render gets
  * the right page instead, and what a visitor types before the scripts arrive is kept.
- * /unsubscribe/:id gets its text and a loading status line, which the app fills with the outcome.
+ * The pages a patient opens from an e-mail are the server's own documents (server/routes/
+ * patient-pages.ts): /unsubscribe/:id paints its text and a waiting status line from its HTML,
+ * without the app, and its one small script shows the outcome.
  */
 import type { Page } from '@playwright/test'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
@@ -128,12 +130,19 @@ test.describe('prerendered pages', () => {
     expect(problems).toEqual([])
   })
 
-  test('/unsubscribe/:id paints its loading view before its scripts arrive, then the outcome over it', async ({
+  test('/unsubscribe/:id paints its text before its script arrives, without the app, then the outcome', async ({
     page,
     request,
   }) => {
     const html = await (await request.get('/unsubscribe/no-such-link-0000000000')).text()
-    expect(html).toContain('<div id="root" data-prerendered="shell">')
+    expect(html).not.toContain('id="root"')
+    expect(html.match(/<script[^>]*>/g)).toEqual([
+      expect.stringMatching(/^<script src="\/assets\/unsubscribe-page-[\w-]+\.js" defer>$/),
+    ])
+    const scripts: string[] = []
+    page.on('request', (sent) => {
+      if (sent.resourceType() === 'script') scripts.push(new URL(sent.url()).pathname)
+    })
     const release = await holdScripts(page)
     await page.goto('/unsubscribe/no-such-link-0000000000', { waitUntil: 'commit' })
     await expect(page.getByRole('heading', { level: 1, name: 'Unsubscribe' })).toBeVisible()
@@ -144,9 +153,9 @@ test.describe('prerendered pages', () => {
     await expect(page.getByRole('alert')).toHaveText(
       'This unsubscribe link is not valid or has expired.',
     )
-    // The app's page replaced the loading view: one page, and the indicator is gone.
-    await expect(page.getByRole('main')).toHaveCount(1)
-    await expect(page.getByText('Please wait...')).toHaveCount(0)
+    await expect(page.getByText('Please wait...')).toBeHidden()
+    // One script, its own: the app's bundle is never asked for.
+    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/unsubscribe-page-/)])
   })
 
   test('an address with a query string gets the page rendered in the browser', async ({

@@ -146,6 +146,10 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   if (!browser) throw new Error('no browser')
   // The patient's own browser: no staff session.
   const patientPage = await (await browser.newContext()).newPage()
+  const scripts: string[] = []
+  patientPage.on('request', (sent) => {
+    if (sent.resourceType() === 'script') scripts.push(sent.url())
+  })
   await patientPage.goto(link.href)
   await expect(patientPage.getByRole('heading', { level: 2, name: 'Spring peel' })).toBeVisible()
   await expect(patientPage.getByText(values.practiceDetails.practice_name)).toBeVisible()
@@ -155,6 +159,8 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
     patientPage.getByText('You claimed this offer. Show this e-mail at your next visit.'),
   ).toBeVisible()
   await shoot(patientPage, 'offer-claimed')
+  // The server's page and its form: no script at all on a patient's phone.
+  expect(scripts).toEqual([])
 
   // At the desk: from Ada's profile to the checkout, her claimed offer as the redemption, her
   // code by SMS, confirm.
