@@ -7,20 +7,14 @@
 import * as v from 'valibot'
 import { IdempotencyKeySchema, LedgerEntrySchema } from '#domain/ledger.ts'
 import { MAX_STORED_INTEGER, PatientPromotionSchema } from '#domain/practice-data.ts'
+import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
 import { OverrideInputSchema, VerificationInputSchema } from '#domain/visits.ts'
 
-/** The statuses, in the order of the tabs. */
-export const PROMOTION_STATUSES = ['draft', 'scheduled', 'live', 'ended', 'archived'] as const
-export type PromotionStatus = (typeof PROMOTION_STATUSES)[number]
-
-/** The tabs' names. */
-export const PROMOTION_STATUS_LABELS: Record<PromotionStatus, string> = {
-  draft: 'Draft',
-  scheduled: 'Scheduled',
-  live: 'Live',
-  ended: 'Ended',
-  archived: 'Archived',
-}
+export {
+  PROMOTION_STATUS_LABELS,
+  PROMOTION_STATUSES,
+  type PromotionStatus,
+} from '#domain/promotion-statuses.ts'
 
 /** What the status of an offer is read from. */
 export type PromotionLifecycle = {

@@ -3,7 +3,7 @@ import { createFileRoute, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
-import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotions.ts'
+import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
 import { createPromotion, listPromotions } from '#src/api/promotions.ts'
 import {
   PromotionFormModal,

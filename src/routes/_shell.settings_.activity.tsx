@@ -1,6 +1,6 @@
 import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import * as v from 'valibot'
-import { AUDIT_ACTIONS } from '#domain/activity-log.ts'
+import { AUDIT_ACTIONS } from '#domain/audit-actions.ts'
 import { type ActivityFilter, fetchActivityCsv, getActivity } from '#src/api/activity-log.ts'
 import { listUsers } from '#src/api/users.ts'
 import { ActivityLog } from '#src/features/settings/activity-log.tsx'

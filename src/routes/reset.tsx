@@ -1,6 +1,6 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
 import * as v from 'valibot'
-import { judgeResetLink } from '#src/features/sign-in/sign-in.actors.ts'
+import { judgeResetLink } from '#src/features/sign-in/sign-in-api.actors.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
 import { readLastResetCode, writeLastResetCode } from '#src/features/sign-in/sign-in-storage.ts'
 import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'

@@ -3,7 +3,7 @@ import { useSelector } from '@xstate/react'
 import { lazy, Suspense, useEffect } from 'react'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import { ForgotPasswordView } from './forgot-password-view.tsx'
-import { loadSignInApi } from './sign-in.actors.ts'
+import { loadSignInApi } from './sign-in-api.actors.ts'
 import { type SignInScreenActorRef, SignInView } from './sign-in-view.tsx'
 
 // Loaded when a reset link is opened: its password rules carry the list of common passwords
