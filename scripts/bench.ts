@@ -213,9 +213,7 @@ if (needsApp) {
         if (wanted.has('first-load')) {
           for (const path of pages) {
             await attempt(`first load of ${path}`, async () => {
-              result.firstLoad.push(
-                await measureFirstLoad(browser, baseUrl, path, join(ROOT, 'dist')),
-              )
+              result.firstLoad.push(await measureFirstLoad(browser, baseUrl, path))
             })
           }
         }

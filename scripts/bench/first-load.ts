@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import type { Browser } from 'playwright-core'
+import type { Browser, Request } from 'playwright-core'
 
 /** What the first load of one page shipped. */
 export type FirstLoad = {
@@ -18,12 +16,13 @@ export type FirstLoad = {
 
 const gzipCache = new Map<string, number>()
 
-function gzipSize(distDir: string, pathname: string): number {
-  const file = join(distDir, pathname)
-  let size = gzipCache.get(file)
+/** The gzip size (level 9) of what the server answered for `request`, decoded, per address. */
+async function gzipSize(request: Request, pathname: string): Promise<number> {
+  let size = gzipCache.get(pathname)
   if (size === undefined) {
-    size = gzipSync(readFileSync(file), { level: 9 }).length
-    gzipCache.set(file, size)
+    const body = (await (await request.response())?.body()) ?? Buffer.alloc(0)
+    size = gzipSync(body, { level: 9 }).length
+    gzipCache.set(pathname, size)
   }
   return size
 }
@@ -31,14 +30,15 @@ function gzipSize(distDir: string, pathname: string): number {
 /**
  * Loads `baseUrl + path` in a fresh browser context (empty cache) and sums the scripts and style
  * sheets of our own origin that were fetched until the network went quiet: the entry chunk, its
- * modulepreloads, the route chunks and the CSS. Each file's gzip size is computed from dist/ (so
- * the figure matches the budget's "KB gzip"); the transferred size is what Chromium received.
+ * modulepreloads, the route chunks and the CSS (or, on a page the server renders, its own script).
+ * Each file's gzip size is computed from the bytes the server answered, decoded (the build's
+ * files, or a script the server serves itself), so the figure matches the budget's "KB gzip"; the
+ * transferred size is what Chromium received.
  */
 export async function measureFirstLoad(
   browser: Browser,
   baseUrl: string,
   path: string,
-  distDir: string,
 ): Promise<FirstLoad> {
   const context = await browser.newContext()
   const page = await context.newPage()
@@ -48,9 +48,9 @@ export async function measureFirstLoad(
     const url = new URL(request.url())
     if (url.origin !== origin || !/\.(m?js|css)$/.test(url.pathname)) return
     pending.push(
-      request.sizes().then((sizes) => ({
+      Promise.all([request.sizes(), gzipSize(request, url.pathname)]).then(([sizes, gzip]) => ({
         url: url.pathname,
-        gzip: gzipSize(distDir, url.pathname),
+        gzip,
         transferred: sizes.responseBodySize,
       })),
     )

@@ -33,9 +33,11 @@
     body: JSON.stringify({ email_subscription: false }),
   }).then(
     async (response) => {
+      // Read whatever the answer is: a body left unread keeps the request open in Chromium, and
+      // a page whose network never goes quiet looks unfinished to tools that wait for it.
+      const body = await response.json().catch(() => null)
       if (response.ok) return show('done')
       if (response.status === 404 || response.status === 400) return show('failed', INVALID)
-      const body = await response.json().catch(() => null)
       const message = body?.error?.message
       show('failed', typeof message === 'string' && message ? message : FALLBACK)
     },
