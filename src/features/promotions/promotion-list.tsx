@@ -1,3 +1,5 @@
+// Tabs are the portal's only: their styles load with the screens that show them, not with every page.
+import '@mantine/core/styles/Tabs.css'
 import { Badge, Group, Stack, Table, Tabs, Text } from '@mantine/core'
 import {
   PROMOTION_STATUS_LABELS,
