@@ -26,7 +26,8 @@ describe('the common-password list', () => {
     const list = shippedList()
     expect(list.length).toBeGreaterThanOrEqual(3000)
     expect(list.slice(0, 3)).toEqual(['password', '12345678', '123456789'])
-    expect([...commonPasswords()]).toEqual(list)
+    // The forms' copy is sorted (it compresses better), the shipped file ranked.
+    expect([...commonPasswords()]).toEqual([...list].sort())
   })
 
   it('matches whatever the letter case, and lets an uncommon password through', () => {

@@ -1,13 +1,22 @@
-import type {
-  CreateTokenCardData,
-  Stripe,
-  StripeCardNumberElement,
-  StripeError,
-} from '@stripe/stripe-js'
+import type { CreateTokenCardData } from '@stripe/stripe-js'
 import { HTTPError } from 'ky'
 import * as v from 'valibot'
-import { env } from '#src/lib/env.ts'
+import {
+  type PaymentsMode,
+  paymentsMode,
+  type StripeCardFields,
+  type TokenCard,
+} from '#src/api/stripe-fields.ts'
 import { apiErrorMessage, http } from '#src/lib/http.ts'
+
+export {
+  loadStripeJs,
+  type PaymentsMode,
+  paymentsMode,
+  type StripeCardFields,
+  stripeCardFields,
+  type TokenCard,
+} from '#src/api/stripe-fields.ts'
 
 /**
  * Card tokenisation in the browser (spec section 7, DESIGN.md section 5). The card never reaches
@@ -35,52 +44,6 @@ export type CardBillingAddress = {
   state?: string
   zip?: string
   country?: string
-}
-
-/** Which tokeniser is in use. */
-export type PaymentsMode = 'test' | 'stripe'
-
-/** `stripe` when a publishable key is configured, else the built-in `test` gateway. */
-export function paymentsMode(
-  publishableKey: string | undefined = env.VITE_STRIPE_PUBLISHABLE_KEY,
-): PaymentsMode {
-  return publishableKey ? 'stripe' : 'test'
-}
-
-/**
- * The mounted Stripe card fields, as the wizard view hands them over: one function that makes a
- * token from them. Build it with {@link stripeCardFields}; tests pass a fake.
- */
-export interface StripeCardFields {
-  createToken(data: CreateTokenCardData): Promise<{
-    token?: { id: string; card?: TokenCard | null | undefined } | undefined
-    error?: Pick<StripeError, 'message'> | undefined
-  }>
-}
-
-/** What Stripe tells about a tokenised card (the page never sees its number). */
-export type TokenCard = { last4: string; brand: string; exp_month: number; exp_year: number }
-
-/** Binds a Stripe.js instance and the mounted card-number Element into {@link StripeCardFields}. */
-export function stripeCardFields(
-  stripe: Pick<Stripe, 'createToken'>,
-  cardNumber: StripeCardNumberElement,
-): StripeCardFields {
-  return { createToken: (data) => stripe.createToken(cardNumber, data) }
-}
-
-let stripeJs: Promise<Stripe | null> | undefined
-
-/**
- * Loads Stripe.js once, with the configured publishable key, for the view that mounts the card
- * Elements. The module is imported lazily so the test-mode bundle never carries it.
- */
-export function loadStripeJs(
-  publishableKey: string | undefined = env.VITE_STRIPE_PUBLISHABLE_KEY,
-): Promise<Stripe | null> {
-  if (!publishableKey) return Promise.resolve(null)
-  stripeJs ??= import('@stripe/stripe-js').then(({ loadStripe }) => loadStripe(publishableKey))
-  return stripeJs
 }
 
 /** A tokenisation failure whose message is the provider's own, for the wizard to show as is. */

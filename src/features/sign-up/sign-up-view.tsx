@@ -15,16 +15,17 @@ import {
 import { AnchorLink } from '#src/ui/links.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import { ClientDetailsStep } from './client-details-step.tsx'
-import { AgreementView, TermsView } from './document-views.tsx'
 import { type SignUpActorRef, STEP_FORM_ID } from './form-helpers.tsx'
-import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
+import { loadPaymentCalls, type PaymentsMode, type StripeCardFields } from './sign-up.actors.ts'
 import classes from './sign-up.module.css'
 
 // Steps 2 to 4 load apart from step 1, so a first visit downloads and renders step 1 only
-// (issue 8); they are fetched as soon as the person starts on step 1.
+// (issue 8); they are fetched as soon as the person starts on step 1. So do the Terms and the
+// Agreement views, which only step 3 opens.
 const loadAccountSetup = () => import('./account-setup-step.tsx')
 const loadBilling = () => import('./billing-step.tsx')
 const loadConfirmation = () => import('./confirmation-step.tsx')
+const loadDocumentViews = () => import('./document-views.tsx')
 const AccountSetupStep = lazy(() =>
   loadAccountSetup().then((module) => ({ default: module.AccountSetupStep })),
 )
@@ -32,11 +33,17 @@ const BillingStep = lazy(() => loadBilling().then((module) => ({ default: module
 const ConfirmationStep = lazy(() =>
   loadConfirmation().then((module) => ({ default: module.ConfirmationStep })),
 )
+const TermsView = lazy(() => loadDocumentViews().then((module) => ({ default: module.TermsView })))
+const AgreementView = lazy(() =>
+  loadDocumentViews().then((module) => ({ default: module.AgreementView })),
+)
 
 function preloadLaterSteps() {
   void loadAccountSetup()
   void loadBilling()
   void loadConfirmation()
+  void loadDocumentViews()
+  void loadPaymentCalls()
 }
 
 /** Room kept between a focused field and the sticky footer, in px. */
@@ -190,8 +197,11 @@ export function SignUpView({
         {step === 'accountSetup' && <AccountSetupStep actorRef={actorRef} focusHeading={moved} />}
         {step === 'billing' && (
           <>
-            {document === 'terms' && <TermsView actorRef={actorRef} />}
-            {document === 'agreement' && <AgreementView actorRef={actorRef} />}
+            {/* Its own boundary: a document view on its way never hides the step's form. */}
+            <Suspense fallback={<StepLoading />}>
+              {document === 'terms' && <TermsView actorRef={actorRef} />}
+              {document === 'agreement' && <AgreementView actorRef={actorRef} />}
+            </Suspense>
             <BillingStep
               actorRef={actorRef}
               focusHeading={moved}

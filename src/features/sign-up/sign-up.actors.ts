@@ -18,16 +18,14 @@ import {
   type LockPaymentOutput,
   TOKENISATION_ERROR_NAME,
 } from '#machines/sign-up/sign-up.machine.ts'
+import { getCoupon, getPlans } from '#src/api/practice.ts'
+import { checkEmail, getCode, pay, registerPractice, verifyCode } from '#src/api/sign-up.ts'
 import {
-  createCardToken,
   type PaymentsMode,
-  paymentErrorMessage,
   paymentsMode,
   type StripeCardFields,
   type TokenCard,
-} from '#src/api/payments.ts'
-import { getCoupon, getPlans } from '#src/api/practice.ts'
-import { checkEmail, getCode, pay, registerPractice, verifyCode } from '#src/api/sign-up.ts'
+} from '#src/api/stripe-fields.ts'
 import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
@@ -39,6 +37,12 @@ async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
     throw new Error(await apiErrorMessage(error))
   }
 }
+
+/**
+ * The card tokenisation, loaded apart: step 1 of the wizard does not need it. The view fetches it
+ * with the later steps; the payment waits for it otherwise.
+ */
+export const loadPaymentCalls = () => import('#src/api/payments.ts')
 
 /** A failed tokenisation, named so the machine shows it as an alert rather than a warning box. */
 function tokenisationError(message: string): Error {
@@ -66,6 +70,7 @@ export async function lockPayment(
   options: SignUpActorsOptions = {},
 ): Promise<LockPaymentOutput> {
   const { card, email, billingInformation } = input
+  const { createCardToken, paymentErrorMessage } = await withUserMessage(loadPaymentCalls)
   let token: { id: string; card?: TokenCard }
   try {
     token = await createCardToken(
@@ -159,4 +164,4 @@ export {
   paymentsMode,
   type StripeCardFields,
   stripeCardFields,
-} from '#src/api/payments.ts'
+} from '#src/api/stripe-fields.ts'
