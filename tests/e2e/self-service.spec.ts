@@ -93,6 +93,9 @@ test.describe('self-service', () => {
     request,
     browser,
   }) => {
+    // A long journey: three registrations and seven sign-ins, each hashing a password; on a
+    // loaded 2-core machine it ran past the default minute at its very last step.
+    test.setTimeout(180_000)
     const admin = await apiSignIn(request)
     const jamie = await registerColleague(request, admin.jwt, 1, 'Jamie', 'Lopez')
     const riley = await registerColleague(request, admin.jwt, 2, 'Riley', 'Chen')
