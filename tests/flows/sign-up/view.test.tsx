@@ -153,6 +153,15 @@ function field(label: RegExp): HTMLInputElement {
   return screen.getByLabelText(label, { selector: 'input' }) as HTMLInputElement
 }
 
+/**
+ * Opens the Terms or the Agreement from step 3 and waits until it shows, as a user does: the two
+ * documents load with the later steps, so the first opening may take a moment.
+ */
+async function openDocument(user: UserEvent, name: string) {
+  await click(user, name)
+  await screen.findByRole('button', { name: 'Back to Billing Information' })
+}
+
 /** Types a value into a text field unless it already holds it (typing is one paste). */
 async function setText(user: UserEvent, label: RegExp, value: string) {
   const input = field(label)
@@ -240,7 +249,7 @@ async function fillBilling(user: UserEvent, values: BillingInformation, country:
   // Accepting the agreement takes its signature (issue 21): signing ticks the box.
   const agreement = screen.getByRole('checkbox', { name: /Business Associates Agreement/ })
   if (!(agreement as HTMLInputElement).checked) {
-    await click(user, 'Business Associates Agreement')
+    await openDocument(user, 'Business Associates Agreement')
     await setText(user, /^Signature/, values.card.name)
     await setText(user, /^Signer's name/, values.card.name)
     await click(user, 'Sign')
@@ -305,8 +314,8 @@ const performWizard: {
   'xstate.done.actor.lookupCoupon': (h, e) => answer(h.calls.lookupCoupon, e.output),
   'xstate.error.actor.lookupCoupon': (h, e) => fail(h.calls.lookupCoupon, e.error),
   'promo.clear': (h) => click(h.user, 'Remove'),
-  'terms.open': (h) => click(h.user, 'Terms and Conditions'),
-  'agreement.open': (h) => click(h.user, 'Business Associates Agreement'),
+  'terms.open': (h) => openDocument(h.user, 'Terms and Conditions'),
+  'agreement.open': (h) => openDocument(h.user, 'Business Associates Agreement'),
   'agreement.sign': async (h, event) => {
     await setText(h.user, /^Signature/, event.signature)
     await setText(h.user, /^Signer's name/, event.signer_name)
