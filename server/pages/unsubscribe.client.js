@@ -1,12 +1,11 @@
 // The one script of /unsubscribe/:id (server/pages/patient-pages.ts). Opening the page is the
 // action (spec section 2): it sends the spec's call, PUT /api/patients/unsubscribe/{id}, and shows
 // the outcome the page already holds, hidden. A refusal other than an unknown link shows the
-// server's own message. Plain script, no framework: it is all the page runs.
+// server's own message instead of the page's. Plain script, no framework: it is all the page runs.
 ;(() => {
   const outcome = document.getElementById('outcome')
   if (!outcome) return
   const id = outcome.getAttribute('data-link') || ''
-  const INVALID = 'This unsubscribe link is not valid or has expired.'
   const NETWORK = 'We could not reach the server. Check your connection and try again.'
   const FALLBACK = 'Something went wrong. Please try again.'
 
@@ -14,7 +13,8 @@
     for (const block of document.querySelectorAll('[data-outcome]')) {
       block.hidden = block.getAttribute('data-outcome') !== kind
     }
-    if (kind === 'failed') {
+    // An unknown link keeps the page's own sentence; another refusal says the server's.
+    if (message) {
       const text = outcome.querySelector('[data-outcome="failed"] .alert')
       if (text) text.textContent = message
     }
@@ -37,7 +37,7 @@
       // a page whose network never goes quiet looks unfinished to tools that wait for it.
       const body = await response.json().catch(() => null)
       if (response.ok) return show('done')
-      if (response.status === 404 || response.status === 400) return show('failed', INVALID)
+      if (response.status === 404 || response.status === 400) return show('failed')
       const message = body?.error?.message
       show('failed', typeof message === 'string' && message ? message : FALLBACK)
     },

@@ -4,10 +4,9 @@ import {
   CardTokenError,
   createCardToken,
   paymentErrorMessage,
-  paymentsMode,
-  type StripeCardFields,
   TEST_GATEWAY_OFF_MESSAGE,
 } from './payments.ts'
+import { paymentsMode, type StripeCardFields } from './stripe-fields.ts'
 
 const fetchMock = vi.fn<(request: Request) => Promise<Response>>()
 

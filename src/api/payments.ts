@@ -9,15 +9,6 @@ import {
 } from '#src/api/stripe-fields.ts'
 import { apiErrorMessage, http } from '#src/lib/http.ts'
 
-export {
-  loadStripeJs,
-  type PaymentsMode,
-  paymentsMode,
-  type StripeCardFields,
-  stripeCardFields,
-  type TokenCard,
-} from '#src/api/stripe-fields.ts'
-
 /**
  * Card tokenisation in the browser (spec section 7, DESIGN.md section 5). The card never reaches
  * our API's sign-up calls: it becomes a one-time token (`tok_…`) that `POST /auth/pay` charges.

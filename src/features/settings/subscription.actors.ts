@@ -1,12 +1,6 @@
 import type { SubscriptionAnswer } from '#domain/subscription.ts'
-import {
-  type CardInput,
-  createCardToken,
-  type PaymentsMode,
-  paymentErrorMessage,
-  paymentsMode,
-  type StripeCardFields,
-} from '#src/api/payments.ts'
+import { type CardInput, createCardToken, paymentErrorMessage } from '#src/api/payments.ts'
+import { type PaymentsMode, paymentsMode, type StripeCardFields } from '#src/api/stripe-fields.ts'
 import {
   cancelSubscription,
   changeSubscriptionCard,
