@@ -44,6 +44,12 @@ export type OpenDatabaseOptions = {
   dataDir?: string | undefined
   /** Apply pending migrations before answering (default true). */
   migrate?: boolean
+  /**
+   * An in-memory PGlite starts from this dump of a data folder (PGlite's `dumpDataDir`) instead of
+   * an empty cluster: the test suite migrates and seeds one database and copies it for every test
+   * file. Pending migrations still apply on top.
+   */
+  pgliteDump?: Blob | undefined
 }
 
 /**
@@ -97,7 +103,7 @@ export async function grantAppRole(
  * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
-  const { databaseUrl, ownerUrl, dataDir = '.data', migrate = true } = options
+  const { databaseUrl, ownerUrl, dataDir = '.data', migrate = true, pgliteDump } = options
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
     // An idle client that loses its connection must not crash the process.
@@ -135,7 +141,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   let client: PGlite
   if (dataDir === 'memory') {
-    client = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS })
+    client = await PGlite.create('memory://', {
+      extensions: PGLITE_EXTENSIONS,
+      ...(pgliteDump ? { loadDataDir: pgliteDump } : {}),
+    })
   } else {
     // PGlite creates only the last folder of its path.
     mkdirSync(dataDir, { recursive: true })

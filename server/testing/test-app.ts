@@ -15,7 +15,6 @@
 
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import pg from 'pg'
 import type { Role } from '#domain/permissions.ts'
 import { type AppConfig, type AppType, createApp } from '#server/app.ts'
 import { signSession } from '#server/auth/jwt.ts'
@@ -43,17 +42,38 @@ import {
   type TestGateway,
 } from '#server/services/payments/index.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
+import {
+  createDatabase,
+  databaseUrl,
+  dropDatabase,
+  pgliteDump,
+  readDbTemplates,
+  TEST_SEED,
+} from './db-templates.ts'
 
 /** A database the suite can run against. */
 export type TestBackend = {
   name: 'pglite' | 'postgres'
-  /** Opens a fresh, migrated, empty database; closing it also removes it. */
-  open(): Promise<DatabaseHandle>
+  /**
+   * Opens a fresh, migrated database, empty or (`seeded`) with the plans, coupons and the demo
+   * practice of {@link TEST_SEED}; closing it also removes it. A copy of the run's template when
+   * the global setup made one (server/testing/db-templates.ts).
+   */
+  open(options?: { seeded?: boolean }): Promise<DatabaseHandle>
+}
+
+async function seededIf(handle: DatabaseHandle, seeded: boolean | undefined, copied: boolean) {
+  if (seeded && !copied) await seedIfEmpty(handle.db, TEST_SEED)
+  return handle
 }
 
 const pgliteBackend: TestBackend = {
   name: 'pglite',
-  open: () => openDatabase({ dataDir: 'memory' }),
+  async open({ seeded } = {}) {
+    const template = readDbTemplates()?.pglite
+    const dump = template && pgliteDump(seeded ? template.seeded : template.migrated)
+    return seededIf(await openDatabase({ dataDir: 'memory', pgliteDump: dump }), seeded, !!dump)
+  },
 }
 
 /**
@@ -64,31 +84,28 @@ const pgliteBackend: TestBackend = {
 export function postgresBackend(baseUrl: string): TestBackend {
   return {
     name: 'postgres',
-    async open() {
+    async open({ seeded } = {}) {
       const name = `glow_test_${randomBytes(6).toString('hex')}`
-      const admin = new pg.Client({ connectionString: baseUrl })
-      await admin.connect()
-      try {
-        await admin.query(`create database "${name}"`)
-      } finally {
-        await admin.end()
-      }
-      const url = new URL(baseUrl)
-      url.pathname = `/${name}`
-      const handle = await openDatabase({ databaseUrl: url.toString() })
-      return {
-        ...handle,
-        async close() {
-          await handle.close()
-          const dropper = new pg.Client({ connectionString: baseUrl })
-          await dropper.connect()
-          try {
-            await dropper.query(`drop database if exists "${name}" with (force)`)
-          } finally {
-            await dropper.end()
-          }
+      const templates = readDbTemplates()?.postgres
+      const template =
+        templates?.baseUrl === baseUrl
+          ? seeded
+            ? templates.seeded
+            : templates.migrated
+          : undefined
+      await createDatabase(baseUrl, name, template)
+      const handle = await openDatabase({ databaseUrl: databaseUrl(baseUrl, name) })
+      return seededIf(
+        {
+          ...handle,
+          async close() {
+            await handle.close()
+            await dropDatabase(baseUrl, name)
+          },
         },
-      }
+        seeded,
+        !!template,
+      )
     },
   }
 }
@@ -162,9 +179,8 @@ export async function createTestApp(
   backend: TestBackend,
   config: Partial<AppConfig> = {},
 ): Promise<TestApp> {
-  const handle = await backend.open()
+  const handle = await backend.open({ seeded: true })
   const db = handle.db
-  await seedIfEmpty(db, { publicUrl: 'http://localhost:3000', history: false })
   const log = memoryLogger()
   let fixedNow: Date | undefined
   const now = () => fixedNow ?? new Date()
