@@ -543,10 +543,17 @@ export const outboundMessages = pgTable(
     code: text(),
     /** The one link of an e-mail, kept apart for the development outbox. */
     link: text(),
+    /** Attempts that ended: each failure is written with its error in one update. */
     attempts: integer().notNull().default(0),
     next_attempt_at: timestamp({ withTimezone: true }).notNull().defaultNow(),
     last_error: text(),
     failed_at: instant(),
+    /**
+     * The claim of the worker sending it now: its random token and when it claimed. Only that claim
+     * may delete the row or write its outcome; a claim that lapsed counts as a failed attempt.
+     */
+    claim_token: text(),
+    claimed_at: instant(),
     created_at: createdAt(),
   },
   (t) => [

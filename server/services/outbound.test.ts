@@ -6,7 +6,8 @@ import { memoryLogger } from '#server/lib/log.ts'
 import type { MailMessage, MailService } from '#server/services/mail.ts'
 import type { SmsMessage, SmsService } from '#server/services/sms.ts'
 import { testBackends } from '#server/testing/test-app.ts'
-import { backoffMs, createOutboundQueue, OUTBOUND_RULES } from './outbound.ts'
+import { deferred } from '#tests/support/deferred.ts'
+import { backoffMs, createOutboundQueue, LAPSED_CLAIM, OUTBOUND_RULES } from './outbound.ts'
 
 describe.each(testBackends())('the outbound queue on $name', (backend) => {
   let handle: DatabaseHandle
@@ -123,5 +124,94 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     const subjects = mails.filter((m) => m.to === to).map((m) => m.subject)
     expect(subjects).toHaveLength(25)
     expect(new Set(subjects).size).toBe(25)
+  })
+  it('writes an attempt together with its error: a send in flight shows neither', async () => {
+    const log = memoryLogger()
+    const answer = deferred<void>()
+    const started = deferred<void>()
+    const sms: SmsService = {
+      send: () => {
+        started.resolve()
+        return answer.promise
+      },
+    }
+    const queue = createOutboundQueue({ db: handle.db, mail: recorder().mail, sms, log })
+    const to = `+1555${String(Date.now()).slice(-7)}`
+    await queue.enqueue(handle.db, { channel: 'sms', to, text: 'Code 123456', code: '123456' })
+    const row = async () =>
+      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const draining = queue.drain()
+    await started.promise
+    expect(await row()).toMatchObject({ attempts: 0, last_error: null })
+    expect((await row())?.claim_token).toBeTruthy()
+    answer.reject(new Error('provider down'))
+    await draining
+    expect(await row()).toMatchObject({
+      attempts: 1,
+      last_error: 'provider down',
+      claim_token: null,
+      claimed_at: null,
+    })
+  })
+
+  it("counts a lapsed claim as a failed attempt, and lets only the claim's holder finish the row", async () => {
+    let clock = new Date('2026-09-02T10:00:00Z')
+    const answer = deferred<void>()
+    const started = deferred<void>()
+    const stuckLog = memoryLogger()
+    const stuck = createOutboundQueue({
+      db: handle.db,
+      mail: recorder().mail,
+      sms: {
+        send: () => {
+          started.resolve()
+          return answer.promise
+        },
+      },
+      log: stuckLog,
+      now: () => clock,
+    })
+    const { texts, mail, sms } = recorder()
+    const other = createOutboundQueue({
+      db: handle.db,
+      mail,
+      sms,
+      log: memoryLogger(),
+      now: () => clock,
+    })
+    const to = `+1555${String(Date.now() + 1).slice(-7)}`
+    await stuck.enqueue(handle.db, { channel: 'sms', to, text: 'Code 654321', code: '654321' })
+    const row = async () =>
+      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const draining = stuck.drain()
+    await started.promise
+    // Within the lease nobody else takes it.
+    await other.drain()
+    expect(texts).toEqual([])
+    // The lease runs out while the first worker still waits on its provider: the next claim counts
+    // that attempt as failed and sends the message.
+    clock = new Date(clock.getTime() + OUTBOUND_RULES.leaseMs + 1)
+    const claimedAgain = deferred<void>()
+    const watcher = createOutboundQueue({
+      db: handle.db,
+      mail,
+      sms: {
+        send: async (message) => {
+          expect(await row()).toMatchObject({ attempts: 1, last_error: LAPSED_CLAIM })
+          claimedAgain.resolve()
+          await sms.send(message)
+        },
+      },
+      log: memoryLogger(),
+      now: () => clock,
+    })
+    await watcher.drain()
+    await claimedAgain.promise
+    expect(texts.map((text) => text.to)).toEqual([to])
+    expect(await row()).toBeUndefined()
+    // The first worker's failure, late, writes nothing over what the second one did.
+    answer.reject(new Error('provider timed out'))
+    await draining
+    expect(await row()).toBeUndefined()
   })
 })

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { outboundMessages } from '#server/db/schema.ts'
@@ -24,6 +25,9 @@ export const OUTBOUND_RULES = {
   /** How often a started worker looks for due retries when nobody kicks it. */
   pollMs: 5_000,
 } as const
+
+/** The error written for an attempt whose worker stopped before it ended (its claim lapsed). */
+export const LAPSED_CLAIM = 'The worker stopped during this attempt (its claim ran out).'
 
 /** The wait before attempt `attempts + 1`, after `attempts` failed ones. */
 export function backoffMs(attempts: number): number {
@@ -89,8 +93,9 @@ function describe(row: Pick<Row, 'channel' | 'to' | 'subject'>): string {
 /**
  * The outbound queue over the `outbound_messages` table, sending e-mail through `mail` and SMS
  * through `sms`. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so several instances sharing a
- * PostgreSQL server never send one row twice; a claim pushes `next_attempt_at` a lease ahead, a
- * failure sets it to the backoff, a delivery deletes the row.
+ * PostgreSQL server never send one row twice; a claim pushes `next_attempt_at` a lease ahead and
+ * marks the row with its token, a failure writes the attempt with its error and the backoff, a
+ * delivery deletes the row; both only while the row still carries the claim's token.
  */
 export function createOutboundQueue({
   db,
@@ -113,6 +118,7 @@ export function createOutboundQueue({
 
   async function claim(): Promise<Row[]> {
     const at = now()
+    const token = randomUUID()
     return db.transaction(async (tx) => {
       const due = await tx
         .select({ id: outboundMessages.id })
@@ -122,10 +128,16 @@ export function createOutboundQueue({
         .limit(OUTBOUND_RULES.batchSize)
         .for('update', { skipLocked: true })
       if (due.length === 0) return []
+      // A row still claimed by someone else is one whose lease ran out: that worker stopped during
+      // its attempt, which counts as a failed one, written in this same update.
+      const lapsed = sql`${outboundMessages.claimed_at} is not null`
       return tx
         .update(outboundMessages)
         .set({
-          attempts: sql`${outboundMessages.attempts} + 1`,
+          attempts: sql`${outboundMessages.attempts} + case when ${lapsed} then 1 else 0 end`,
+          last_error: sql`case when ${lapsed} then ${LAPSED_CLAIM} else ${outboundMessages.last_error} end`,
+          claim_token: token,
+          claimed_at: at,
           next_attempt_at: new Date(at.getTime() + OUTBOUND_RULES.leaseMs),
         })
         .where(
@@ -137,6 +149,10 @@ export function createOutboundQueue({
         .returning()
     })
   }
+
+  /** Only the claim that holds the row may finish it. */
+  const ours = (row: Row) =>
+    and(eq(outboundMessages.id, row.id), eq(outboundMessages.claim_token, row.claim_token ?? ''))
 
   async function deliver(row: Row): Promise<void> {
     try {
@@ -152,23 +168,34 @@ export function createOutboundQueue({
           headers: row.headers,
         })
       }
-      await db.delete(outboundMessages).where(eq(outboundMessages.id, row.id))
+      const deleted = await db
+        .delete(outboundMessages)
+        .where(ours(row))
+        .returning({ id: outboundMessages.id })
+      if (deleted.length === 0) {
+        log.warn(`${describe(row)} was sent after its claim ran out; another worker holds it now`)
+      }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      const giveUp = row.attempts >= OUTBOUND_RULES.maxAttempts
+      const attempts = row.attempts + 1
+      const giveUp = attempts >= OUTBOUND_RULES.maxAttempts
       const at = now()
+      // The attempt and its error in one update: nobody ever reads one without the other.
       await db
         .update(outboundMessages)
         .set({
+          attempts: sql`${outboundMessages.attempts} + 1`,
           last_error: reason.slice(0, 1000),
-          next_attempt_at: new Date(at.getTime() + backoffMs(row.attempts)),
+          next_attempt_at: new Date(at.getTime() + backoffMs(attempts)),
           failed_at: giveUp ? at : null,
+          claim_token: null,
+          claimed_at: null,
         })
-        .where(eq(outboundMessages.id, row.id))
+        .where(ours(row))
       if (giveUp) {
-        log.error(`${describe(row)} given up after ${row.attempts} attempts: ${reason}`)
+        log.error(`${describe(row)} given up after ${attempts} attempts: ${reason}`)
       } else {
-        log.warn(`${describe(row)} failed (attempt ${row.attempts}), retried later: ${reason}`)
+        log.warn(`${describe(row)} failed (attempt ${attempts}), retried later: ${reason}`)
       }
     }
   }
