@@ -295,7 +295,14 @@ export function createApp(deps: AppDeps) {
   app.route('/api', api)
   // The pages a patient opens from an e-mail, whole from the server (issue 18).
   app.route('/', patientPageRoutes(ctx))
-  if (ctx.config.distDir) app.use(serveSpa(ctx.config.distDir, { log: ctx.log }))
+  if (ctx.config.distDir) {
+    app.use(
+      serveSpa(ctx.config.distDir, {
+        log: ctx.log,
+        settings: { 'hcaptcha-sitekey': ctx.config.hcaptchaSiteKey },
+      }),
+    )
+  }
   return app
 }
 

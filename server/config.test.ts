@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       jwtSecret: undefined,
       dataKey: undefined,
       distDir: undefined,
+      hcaptchaSiteKey: undefined,
       smtpUrl: undefined,
       mailFrom: 'Glow Rewards <no-reply@glowrewards.example>',
       twilio: undefined,
@@ -70,6 +71,7 @@ describe('loadConfig', () => {
         NODE_ENV: 'production',
         JWT_SECRET: 'x'.repeat(32),
         SERVE_DIST: 'build',
+        HCAPTCHA_SITEKEY: '10000000-ffff-ffff-ffff-000000000001',
         SMTP_URL: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
         MAIL_FROM: 'Clinic <hello@clinic.example>',
         TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
@@ -96,6 +98,7 @@ describe('loadConfig', () => {
       production: true,
       jwtSecret: 'x'.repeat(32),
       distDir: join(cwd, 'build'),
+      hcaptchaSiteKey: '10000000-ffff-ffff-ffff-000000000001',
       smtpUrl: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
       mailFrom: 'Clinic <hello@clinic.example>',
       twilio: {

@@ -26,6 +26,11 @@ export type ServerConfig = {
   dataKey?: string | undefined
   /** The built SPA to serve; unset serves the API only. */
   distDir?: string | undefined
+  /**
+   * HCAPTCHA_SITEKEY: the hCaptcha site key the served pages announce to the browser (a runtime
+   * setting, so one build serves any key); unset: the key the web app was built with, if any.
+   */
+  hcaptchaSiteKey?: string | undefined
   /** SMTP_URL (smtp:// or smtps://): e-mail goes out over SMTP; unset keeps the outbox. */
   smtpUrl?: string | undefined
   /** MAIL_FROM: the From of every e-mail sent over SMTP. */
@@ -133,6 +138,7 @@ const EnvSchema = v.object({
     ),
   ),
   SERVE_DIST: v.optional(v.pipe(v.string(), v.trim())),
+  HCAPTCHA_SITEKEY: optionalText,
   SMTP_URL: v.optional(
     v.union(
       [
@@ -284,6 +290,7 @@ export function loadConfig(
     jwtSecret: e.JWT_SECRET || undefined,
     dataKey: e.DATA_ENCRYPTION_KEY || undefined,
     distDir,
+    hcaptchaSiteKey: e.HCAPTCHA_SITEKEY || undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
     twilio: twilioSettings(e),

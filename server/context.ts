@@ -23,6 +23,8 @@ export type AppConfig = {
   production: boolean
   /** The built SPA to serve next to the API; unset serves the API only. */
   distDir?: string | undefined
+  /** The hCaptcha site key the SPA's pages announce (HCAPTCHA_SITEKEY); unset: the build's own. */
+  hcaptchaSiteKey?: string | undefined
   /**
    * Folder of uploaded files (`uploads.storage_key` is relative to it; the server uses
    * `DATA_DIR/uploads`); unset: the files live in memory unless `AppDeps.files` says otherwise.

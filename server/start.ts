@@ -184,6 +184,7 @@ export async function startServer(
         allowedOrigins: config.allowedOrigins,
         production: config.production,
         distDir: config.distDir,
+        hcaptchaSiteKey: config.hcaptchaSiteKey,
         // Uploaded images next to the database; DATA_DIR=memory keeps them in memory.
         uploadsDir: config.dataDir === 'memory' ? undefined : join(config.dataDir, 'uploads'),
         trustProxy: config.trustProxy,

@@ -200,6 +200,35 @@ describe('serveSpa', () => {
     }
   })
 
+  it('announces the run-time hCaptcha site key in the head of every page it answers, escaped', async () => {
+    const withPages = mkdtempSync(join(tmpdir(), 'glow-dist-settings-'))
+    try {
+      mkdirSync(join(withPages, 'assets'))
+      writeFileSync(join(withPages, 'index.html'), INDEX)
+      writeFileSync(join(withPages, 'assets', 'prerender-guard-abc.js'), '// guard')
+      writeFileSync(
+        join(withPages, 'prerendered.json'),
+        JSON.stringify({
+          guard: '/assets/prerender-guard-abc.js',
+          pages: [{ path: '/signin', html: '<h1>Sign In</h1>' }],
+        }),
+      )
+      const spa = (siteKey: string | undefined) =>
+        new Hono()
+          .use(serveSpa(withPages, { settings: { 'hcaptcha-sitekey': siteKey } }))
+          .all('*', (c) => c.text('next', 404))
+      const tag = '<meta name="glow:hcaptcha-sitekey" content="key-&quot;&lt;1">'
+      for (const path of ['/', '/signin', '/dashboard', '/index.html']) {
+        const page = await (await spa('key-"<1').request(path)).text()
+        expect(page.slice(0, page.indexOf('</head>')), path).toContain(tag)
+      }
+      // Unset, the pages are the build's own.
+      expect(await (await spa(undefined).request('/dashboard')).text()).toBe(INDEX)
+    } finally {
+      rmSync(withPages, { recursive: true, force: true })
+    }
+  })
+
   it('never answers prerendered markup whose guard script is missing', async () => {
     const noGuard = mkdtempSync(join(tmpdir(), 'glow-dist-no-guard-'))
     try {

@@ -159,7 +159,7 @@ function staticFile(
  */
 function pageVariants(
   files: Map<string, StaticFile>,
-  index: StaticFile,
+  html: string,
   log: Logger | undefined,
 ): {
   routes: { pattern: RegExp; file: StaticFile }[]
@@ -169,7 +169,6 @@ function pageVariants(
   files.delete(`/${ROUTE_PRELOADS_FILE}`)
   const prerenderedFile = files.get(`/${PRERENDERED_FILE}`)
   files.delete(`/${PRERENDERED_FILE}`)
-  const html = index.body.toString('utf8')
   const routes = manifest
     ? parseRoutePreloads(manifest.body.toString('utf8')).map((route) => ({
         pattern: new RegExp(route.pattern),
@@ -198,6 +197,29 @@ function pageVariants(
 }
 
 /**
+ * Settings the server hands the SPA at run time, as `<meta name="glow:NAME" content="VALUE">` in
+ * the head of every page it answers (src/lib/env.ts reads them): one build then serves any value.
+ * Unset values are left out, and the build's own `VITE_*` value applies.
+ */
+export type RuntimeSettings = Record<string, string | undefined>
+
+/** `html` with a meta tag per set value of `settings`, at the end of its head. */
+export function withRuntimeSettings(html: string, settings: RuntimeSettings): string {
+  const tags = Object.entries(settings)
+    .filter((entry): entry is [string, string] => !!entry[1])
+    .map(
+      ([name, value]) =>
+        `<meta name="glow:${escapeAttribute(name)}" content="${escapeAttribute(value)}">`,
+    )
+    .join('')
+  return tags ? html.replace('</head>', `${tags}</head>`) : html
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+}
+
+/**
  * Serves the built SPA from `distDir` (Hono middleware, mounted after the API):
  * - files are indexed once at start, so a request can only ever reach a file that is in dist/;
  * - `/assets/*` (content-hashed by Vite) is cached for a year as immutable, everything else
@@ -210,7 +232,10 @@ function pageVariants(
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
  *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
  */
-export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): MiddlewareHandler {
+export function serveSpa(
+  distDir: string,
+  { log, settings = {} }: { log?: Logger; settings?: RuntimeSettings } = {},
+): MiddlewareHandler {
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error(`${distDir} has no index.html: build the web app first (npm run build)`)
   }
@@ -219,9 +244,12 @@ export function serveSpa(distDir: string, { log }: { log?: Logger } = {}): Middl
     const urlPath = `/${relative(distDir, path).split(sep).join('/')}`
     files.set(urlPath, staticFile(urlPath, readFileSync(path), log))
   }
-  const index = files.get('/index.html')
-  if (!index) throw new Error(`${distDir} has no index.html`)
-  const { routes, prerendered } = pageVariants(files, index, log)
+  const built = files.get('/index.html')
+  if (!built) throw new Error(`${distDir} has no index.html`)
+  const html = withRuntimeSettings(built.body.toString('utf8'), settings)
+  const index = staticFile('/index.html', Buffer.from(html), log)
+  files.set('/index.html', index)
+  const { routes, prerendered } = pageVariants(files, html, log)
 
   return async (c, next) => {
     const method = c.req.method

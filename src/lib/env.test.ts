@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isCaptchaOff, parseEnv } from './env.ts'
+import { isCaptchaOff, parseEnv, runtimeSettings } from './env.ts'
 
 describe('env', () => {
   it('has safe defaults when nothing is set', () => {
@@ -60,5 +60,22 @@ describe('env', () => {
     expect(isCaptchaOff('portal.example.com', { ...on, VITE_HCAPTCHA_SITEKEY: undefined })).toBe(
       true,
     )
+  })
+
+  it("takes the hCaptcha site key the server announces in the page's head over the build's", () => {
+    const doc = new DOMParser().parseFromString(
+      '<html><head><meta name="glow:hcaptcha-sitekey" content="10000000-ffff-ffff-ffff-000000000001"></head></html>',
+      'text/html',
+    )
+    expect(runtimeSettings(doc)).toEqual({
+      VITE_HCAPTCHA_SITEKEY: '10000000-ffff-ffff-ffff-000000000001',
+    })
+    expect(
+      parseEnv({ VITE_HCAPTCHA_SITEKEY: 'built-in', ...runtimeSettings(doc) })
+        .VITE_HCAPTCHA_SITEKEY,
+    ).toBe('10000000-ffff-ffff-ffff-000000000001')
+    const bare = new DOMParser().parseFromString('<html><head></head></html>', 'text/html')
+    expect(runtimeSettings(bare)).toEqual({})
+    expect(runtimeSettings(undefined)).toEqual({})
   })
 })

@@ -76,8 +76,21 @@ export function parseEnv(raw: Record<string, unknown>): Env {
   throw new Error(`Invalid environment configuration: ${problems.join('; ')}`)
 }
 
-/** The parsed configuration of this build. */
-export const env: Env = parseEnv(import.meta.env)
+/**
+ * Settings the server announces in the page's head (`<meta name="glow:NAME">`, server/static.ts):
+ * they override the build's values, so one build serves any hCaptcha site key.
+ */
+export function runtimeSettings(
+  doc: Pick<Document, 'querySelector'> | undefined = globalThis.document,
+): Record<string, string> {
+  const siteKey = doc
+    ?.querySelector<HTMLMetaElement>('meta[name="glow:hcaptcha-sitekey"]')
+    ?.getAttribute('content')
+  return siteKey ? { VITE_HCAPTCHA_SITEKEY: siteKey } : {}
+}
+
+/** The parsed configuration of this build, with the server's run-time settings over it. */
+export const env: Env = parseEnv({ ...import.meta.env, ...runtimeSettings() })
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1'])
 
