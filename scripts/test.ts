@@ -9,8 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { findChromium } from '#scripts/lib/chromium.ts'
-import { freePort } from '#scripts/lib/free-port.ts'
-import { ensureBuilt } from './lib/build.ts'
+import { freePortRange } from '#scripts/lib/free-port.ts'
 
 type Tally = { name: string; passed: number; failed: number; skipped: number; seconds: number }
 const tallies: Tally[] = []
@@ -116,59 +115,68 @@ if (wants('unit')) {
   })
 }
 
-if (wants('e2e')) {
-  console.log('\n▶ end-to-end tests (Playwright in Chromium against the real server)')
+// The browser stages share one build and one seeded data folder, which each worker's server copies
+// (tests/e2e/support/servers.ts); the ports are a free range, one per worker.
+let teardownServers: (() => Promise<void>) | undefined
+async function prepareBrowserStages(): Promise<{ env: Record<string, string>; seconds: number }> {
   const started = performance.now()
-  await ensureBuilt()
-  const report = `${tmp}/playwright.json`
-  rmSync(report, { force: true })
-  const port = await freePort()
-  const status = run('npx', ['playwright', 'test'], {
-    E2E_PORT: String(port),
+  if (!teardownServers) {
+    const { prepareServerTemplate } = await import('#tests/e2e/support/servers.ts')
+    teardownServers = await prepareServerTemplate()
+  }
+  const env = {
+    E2E_PORT: String(await freePortRange(8)),
     CHROMIUM_PATH: chromium ?? '',
-    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
-  })
+  }
+  return { env, seconds: (performance.now() - started) / 1000 }
+}
+
+/** Runs a Playwright stage and tallies its JSON report. */
+function playwrightStage(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  report: string,
+  seconds: number,
+) {
+  rmSync(report, { force: true })
+  const [status, ran] = timed(() =>
+    run('npx', ['playwright', 'test', ...args], { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: report }),
+  )
   const json = readJson<{
     stats: { expected: number; unexpected: number; flaky: number; skipped: number }
   }>(report)
   const stats = json?.stats
   tallies.push({
-    name: 'Playwright',
+    name,
     passed: stats ? stats.expected + stats.flaky : 0,
+    // A run that failed without a failing test (a crash, or the replay's coverage check) fails too.
     failed: stats ? stats.unexpected + (status !== 0 && stats.unexpected === 0 ? 1 : 0) : 1,
     skipped: stats?.skipped ?? 0,
-    seconds: (performance.now() - started) / 1000,
+    seconds: seconds + ran,
   })
-  if (!existsSync(report)) console.error('Playwright wrote no report: see its output above.')
+  if (!existsSync(report)) console.error(`${name} wrote no report: see its output above.`)
+}
+
+if (wants('e2e')) {
+  console.log('\n▶ end-to-end tests (Playwright in Chromium against the real server)')
+  const { env, seconds } = await prepareBrowserStages()
+  playwrightStage('Playwright', [], env, resolve(tmp, 'playwright.json'), seconds)
 }
 
 if (wants('paths')) {
   console.log('\n▶ QA paths (every generated path replayed in Chromium against the real server)')
-  const started = performance.now()
+  const { env, seconds } = await prepareBrowserStages()
   // Absolute: the replay's Playwright config lives in tests/paths, and resolves from there.
-  const report = resolve(tmp, 'paths.json')
-  rmSync(report, { force: true })
-  const port = await freePort()
-  const status = run('npx', ['playwright', 'test', '-c', 'tests/paths/playwright.config.ts'], {
-    PATHS_PORT: String(port),
-    CHROMIUM_PATH: chromium ?? '',
-    PLAYWRIGHT_JSON_OUTPUT_NAME: report,
-  })
-  const json = readJson<{
-    stats: { expected: number; unexpected: number; flaky: number; skipped: number }
-  }>(report)
-  const stats = json?.stats
-  tallies.push({
-    name: 'QA paths (Playwright)',
-    passed: stats ? stats.expected + stats.flaky : 0,
-    // The replay also fails when the paths that passed miss a state or transition.
-    failed: stats ? stats.unexpected + (status !== 0 && stats.unexpected === 0 ? 1 : 0) : 1,
-    skipped: stats?.skipped ?? 0,
-    seconds: (performance.now() - started) / 1000,
-  })
-  if (!existsSync(report))
-    console.error('The QA path replay wrote no report: see its output above.')
+  playwrightStage(
+    'QA paths (Playwright)',
+    ['-c', 'tests/paths/playwright.config.ts'],
+    env,
+    resolve(tmp, 'paths.json'),
+    seconds,
+  )
 }
+await teardownServers?.()
 
 console.log('\nSummary')
 for (const t of tallies) {

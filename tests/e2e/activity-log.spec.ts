@@ -1,30 +1,12 @@
-import { mkdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import type { Page } from '@playwright/test'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 19: the activity log in Settings, through the real server.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
-/** At 1440 and 390 px: axe clean, nothing wider than the screen, a picture of each. */
-async function shoot(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: width === 1440 ? 900 : 844 })
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${width}`).toEqual([])
-    const noSideScroll = await page.evaluate(
-      () => document.documentElement.scrollWidth <= window.innerWidth,
-    )
-    expect(noSideScroll, `no horizontal scrolling at ${width}px on ${name}`).toBe(true)
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
-  }
-  await page.setViewportSize({ width: 1440, height: 900 })
-}
+const shoot = screens('issue-19')
 
 test.describe('the activity log', () => {
   test('an admin reads what a manager did in words, filters it, keeps a bad range as typed and exports it', async ({

@@ -1,5 +1,5 @@
-import type { Page } from '@playwright/test'
 import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { scrollsSideways } from './support/screens.ts'
 
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
@@ -8,10 +8,6 @@ function dayFromToday(days: number): string {
   const date = new Date()
   date.setUTCDate(date.getUTCDate() + days)
   return date.toISOString().slice(0, 10)
-}
-
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
 }
 
 test.describe('appointments at the front desk', () => {

@@ -1,43 +1,18 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
 import {
   type ApiSession,
   apiSignIn,
-  axeViolations,
   expect,
   storeSession,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { screens, scrollsSideways, VIEWPORTS } from './support/screens.ts'
 
 // Issue 17: the front desk's checkout through the real server.
-// SHOTS_DIR=docs/screenshots/issue-17 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-17'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
-}
-
-/** Shoots the page at 1440 and 390 px, checking axe and that nothing scrolls sideways. */
-async function shoot(page: Page, name: string, focus: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    expect(await scrollsSideways(page), `${name} scrolls sideways at ${viewport.width}`).toBe(false)
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await focus.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-17')
 
 type Patient = { id: number; first_name: string; last_name: string; phone: string | null }
 

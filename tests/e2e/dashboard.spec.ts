@@ -1,18 +1,9 @@
-/**
- * The dashboard, its worklist and the liability report (issue 20) on the demo practice and its
- * seeded year, in Chromium against the real server: every tile, chart and list shows the seeded
- * data; a visit, a redemption and an adjustment made here move the tiles and the report by exactly
- * their points; the report's lines add up to its closing balance, which is the sum of every
- * patient's balance; axe finds nothing; at 390 px everything stacks and nothing scrolls sideways.
- */
-import { mkdirSync } from 'node:fs'
 import type { APIRequestContext, Page } from '@playwright/test'
 import Papa from 'papaparse'
 import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { shot } from './support/screens.ts'
 
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
-// SHOTS_DIR=docs/screenshots/issue-20 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-20'
 
 /** A figure of a tile as a number ("12,340" → 12340). */
 async function figure(page: Page, key: string): Promise<number> {
@@ -49,7 +40,6 @@ test.describe('the dashboard', () => {
     request,
   }) => {
     test.setTimeout(120_000)
-    mkdirSync(SHOTS, { recursive: true })
     const session = await apiSignIn(request)
     await storeSession(page, session)
     await page.setViewportSize({ width: 1440, height: 1000 })
@@ -96,7 +86,7 @@ test.describe('the dashboard', () => {
     await expect(
       page.getByRole('region', { name: 'Live offers: sent, claimed and redeemed' }),
     ).toContainText('Autumn Refresh')
-    await page.screenshot({ path: `${SHOTS}/dashboard-1440.png`, fullPage: true })
+    await shot(page, 'issue-20', 'dashboard-1440.png')
     await points.getByRole('button', { name: 'Show as table' }).click()
     const table = points.getByRole('table', { name: 'Points per month' })
     await expect(table.getByRole('row')).toHaveCount(13)
@@ -173,7 +163,7 @@ test.describe('the dashboard', () => {
     expect(everyone.data.reduce((s, row) => s + Number(row.points), 0)).toBe(closing)
     await expect(page.getByText(/= closing balance\.$/)).toBeVisible()
     expect(await axeViolations(page), 'axe on the liability report').toEqual([])
-    await page.screenshot({ path: `${SHOTS}/liability-1440.png`, fullPage: true })
+    await shot(page, 'issue-20', 'liability-1440.png')
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Export liability CSV' }).click(),
@@ -204,11 +194,11 @@ test.describe('the dashboard', () => {
     expect(second?.y ?? 0).toBeGreaterThan((first?.y ?? 0) + (first?.height ?? 0) - 1)
     await noSidewaysScroll(page)
     expect(await axeViolations(page), 'axe on the dashboard at 390 px').toEqual([])
-    await page.screenshot({ path: `${SHOTS}/dashboard-390.png`, fullPage: true })
+    await shot(page, 'issue-20', 'dashboard-390.png')
     await page.goto('/dashboard/liability')
     await expect(page.getByRole('row', { name: /^Closing balance/ })).toBeVisible()
     await noSidewaysScroll(page)
-    await page.screenshot({ path: `${SHOTS}/liability-390.png`, fullPage: true })
+    await shot(page, 'issue-20', 'liability-390.png')
 
     const staff = await apiSignIn(request, STAFF.email, STAFF.password)
     await storeSession(page, staff)
@@ -218,7 +208,7 @@ test.describe('the dashboard', () => {
     await expect(page.locator('[data-figure="liability"]')).toHaveCount(0)
     await expect(page.getByRole('link', { name: 'Liability report' })).toHaveCount(0)
     await expect(page.getByRole('tab', { name: /Points expiring/ })).toBeVisible()
-    await page.screenshot({ path: `${SHOTS}/dashboard-staff-1440.png`, fullPage: true })
+    await shot(page, 'issue-20', 'dashboard-staff-1440.png')
     await page.goto('/dashboard/liability')
     await expect(
       page.getByText('Only a manager or an admin can see money figures, reports and exports.'),

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
 import Papa from 'papaparse'
 import {
@@ -11,39 +9,15 @@ import {
   storeSession,
   test,
 } from './support/fixtures.ts'
+import { screens, scrollsSideways } from './support/screens.ts'
 
 // Issue 17: the patient import through the real server, in Chromium.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
-// SHOTS_DIR=docs/screenshots/issue-17 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-17'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 
 const HEADER = 'First Name,Last Name,E-mail,Mobile,Date of birth,Email consent,SMS consent'
 
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)
-}
-
-/** Shoots the page at 1440 and 390 px around `focus`, checking axe and sideways scrolling at each. */
-async function shoot(page: Page, name: string, focus: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width} px`).toEqual([])
-    expect(await scrollsSideways(page), `${name} scrolls sideways at ${viewport.width} px`).toBe(
-      false,
-    )
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await focus.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-17')
 
 /** How many patients of the practice match `search` (the server's own count). */
 async function countMatching(request: APIRequestContext, session: ApiSession, search: string) {

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs'
 import type { Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
@@ -9,36 +8,15 @@ import {
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
-const SHOTS = process.env.PERSONNEL_SHOTS_DIR ?? '/tmp/shots'
-const VIEWPORTS = [
-  { name: 'desktop', width: 1440, height: 900 },
-  { name: 'phone', width: 390, height: 844 },
-] as const
 
 // Every run invites new people with new phones: the server keeps per-phone code limits.
 const stamp = `${Date.now()}`.slice(-7)
 const uniquePhone = (n: number) => nanpTestPhone(`55${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
 
-async function shoot(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize({ width: viewport.width, height: viewport.height })
-    // Let the layout settle at the new width (Mantine's breakpoints are media queries).
-    await page.waitForTimeout(150)
-    const noSideScroll = await page.evaluate(
-      () => document.documentElement.scrollWidth <= window.innerWidth,
-    )
-    expect(noSideScroll, `no horizontal scrolling at ${viewport.width}px on ${name}`).toBe(true)
-    await page.screenshot({
-      path: `${SHOTS}/personnel-${name}-${viewport.name}.png`,
-      fullPage: true,
-      animations: 'disabled',
-    })
-  }
-  await page.setViewportSize({ width: VIEWPORTS[0].width, height: VIEWPORTS[0].height })
-}
+const shoot = screens('issue-16')
 
 async function invite(
   page: Page,

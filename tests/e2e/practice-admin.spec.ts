@@ -1,42 +1,16 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { type Colleague, registerColleague, signUpPractice } from './support/practice.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 19's done-when as one story of a NEW practice, end to end in Chromium against the real
 // server: logo, practice name, own password, roles, deactivation, subscription, footer, Staff
 // refused, and the activity log saying each of these in words.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 
-/** At 1440 and 390 px: axe clean, nothing wider than the screen, a picture of the whole page. */
-async function check(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    )
-    expect(overflow, `${name} scrolls sideways at ${viewport.width}`).toBeLessThanOrEqual(0)
-    // The whole page from its top: the shell's fixed header and skip link where they belong.
-    await page.evaluate(() => {
-      ;(document.activeElement as HTMLElement | null)?.blur()
-      window.scrollTo(0, 0)
-    })
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const check = screens('issue-19')
 
 /** A wide logo drawn in the page's own canvas, as the file a person would pick. */
 async function drawnLogo(page: Page) {

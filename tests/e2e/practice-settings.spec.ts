@@ -1,42 +1,22 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import type { APIRequestContext } from '@playwright/test'
 import {
   type ApiSession,
   apiSignIn,
-  axeViolations,
   expect,
   storeSession,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 19: the practice details in Settings, the footer links and My Profile's phone change,
 // through the real server.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 // Each journey checks axe and takes pictures at two widths on several screens: more than a minute.
 test.describe.configure({ timeout: 240_000 })
 
-/** At 1440 and 390 px: axe clean, nothing wider than the screen, a picture of each. */
-async function shoot(page: Page, name: string, show?: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: width === 1440 ? 900 : 844 })
-    await page.waitForTimeout(150)
-    // The shell's header stays on top: a picture of the screen where the journey is.
-    if (show) await show.scrollIntoViewIfNeeded()
-    expect(await axeViolations(page), `axe on ${name} at ${width}`).toEqual([])
-    const noSideScroll = await page.evaluate(
-      () => document.documentElement.scrollWidth <= window.innerWidth,
-    )
-    expect(noSideScroll, `no horizontal scrolling at ${width}px on ${name}`).toBe(true)
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: !show })
-  }
-  await page.setViewportSize({ width: 1440, height: 900 })
-}
+const shoot = screens('issue-19')
 
 /** The demo practice as the seed made it, put back after a journey changed it. */
 async function restorePractice(request: APIRequestContext, admin: ApiSession) {

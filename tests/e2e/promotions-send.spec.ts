@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { APIRequestContext, Page } from '@playwright/test'
+import type { APIRequestContext } from '@playwright/test'
 import { signUpPractice, valuesFor } from '#tests/paths/support/api.ts'
 import {
   apiSignIn,
-  axeViolations,
   expect,
   readOutbox,
   storeSession,
@@ -12,34 +9,15 @@ import {
   waitForMessage,
 } from './support/fixtures.ts'
 import { registerColleague } from './support/practice.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 18, part 2: "Send to patients" end to end in Chromium against the real server.
-// SHOTS_DIR=docs/screenshots/issue-18 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-18'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 
 type OutboxMail = Awaited<ReturnType<typeof readOutbox>>[number] & {
   headers?: Record<string, string>
 }
 
-/** Shoots the page at 1440 and 390 px, checking axe and that nothing scrolls sideways. */
-async function shoot(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    const sideways = await page.evaluate(
-      () => document.documentElement.scrollWidth > window.innerWidth + 1,
-    )
-    expect(sideways, `${name} scrolls sideways at ${viewport.width}`).toBe(false)
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-18')
 
 /** The e-mails of one subject in the outbox, newest first. */
 async function mailsOf(request: APIRequestContext, subject: string): Promise<OutboxMail[]> {

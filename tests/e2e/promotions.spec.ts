@@ -1,28 +1,10 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { Page } from '@playwright/test'
 import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 18: the offer's life and its funnel, through the real server.
-// SHOTS_DIR=docs/screenshots/issue-18 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-18'
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 
-/** At 1440 and 390 px: axe clean, nothing wider than the screen, a picture of each. */
-async function shoot(page: Page, name: string) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const width of [1440, 390]) {
-    await page.setViewportSize({ width, height: width === 1440 ? 900 : 844 })
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${width}`).toEqual([])
-    const noSideScroll = await page.evaluate(
-      () => document.documentElement.scrollWidth <= window.innerWidth,
-    )
-    expect(noSideScroll, `no horizontal scrolling at ${width}px on ${name}`).toBe(true)
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true })
-  }
-  await page.setViewportSize({ width: 1440, height: 900 })
-}
+const shoot = screens('issue-18')
 
 test.describe('promotions', () => {
   test('a manager creates an offer, publishes it, claims it for a patient and sees the funnel', async ({
@@ -61,9 +43,6 @@ test.describe('promotions', () => {
       'Bonus points this week.',
     )
     expect(await axeViolations(page), 'axe on the New offer form').toEqual([])
-    await page.setViewportSize({ width: 1440, height: 900 })
-    mkdirSync(SHOTS, { recursive: true })
-    await page.screenshot({ path: join(SHOTS, 'promotions-new-offer-1440.png') })
 
     await dialog.getByRole('textbox', { name: 'Title' }).fill(title)
     await dialog.getByRole('textbox', { name: 'Starts' }).fill('')

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
   apiSignIn,
@@ -10,33 +8,15 @@ import {
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 19: roles, deactivation and the own password, through the real server.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 const stamp = `${Date.now()}`.slice(-7)
 const uniquePhone = (n: number) => nanpTestPhone(`56${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
 
 type Colleague = { id: number; email: string; password: string; first: string; last: string }
 
-/** Shoots the page at 1440 and 390 px around `focus`, checking axe at each width. */
-async function shoot(page: Page, name: string, focus: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    // What a person looks at: the part in question, without a focus ring left from a click.
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await focus.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-19')
 
 /** The demo Admin invites a colleague, who registers through the API with a verified phone. */
 async function registerColleague(

@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs'
 import type { APIRequestContext, Page } from '@playwright/test'
 import { axeViolations, DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
+import { shot } from './support/screens.ts'
 
 // The seeded staff member changes its password here and gets it back at the end, so other
 // journeys can keep using the seed's credentials.
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123', name: 'Sam Rivera' }
 const NEW_PASSWORD = 'Reset-Pass-2026'
-const SHOTS = process.env.SIGN_IN_SHOTS_DIR ?? '/tmp/shots'
 const VIEWPORTS = [
   { name: 'desktop', width: 1440, height: 900 },
   { name: 'phone', width: 390, height: 844 },
@@ -166,12 +165,11 @@ test.describe('sign-in screen', () => {
     }
   })
 
-  test('screenshots of the three views and the error state, desktop and phone', async ({
+  test('the three views and the error state fit desktop and phone, axe clean (and their pictures for npm run screenshots)', async ({
     page,
     request,
     baseURL,
   }) => {
-    mkdirSync(SHOTS, { recursive: true })
     // A reset link for the screenshots of the reset view; it is never submitted.
     const asked = new Date()
     const response = await request.post('/api/auth/forgot-password', {
@@ -183,10 +181,7 @@ test.describe('sign-in screen', () => {
       await page.setViewportSize({ width: viewport.width, height: viewport.height })
       await page.goto('/signin')
       await expect(page.getByRole('heading', { level: 1, name: 'Sign In' })).toBeVisible()
-      await page.screenshot({
-        path: `${SHOTS}/sign-in-signin-${viewport.name}.png`,
-        fullPage: true,
-      })
+      await shot(page, 'sign-in', `sign-in-signin-${viewport.name}.png`)
       const noSideScroll = await page.evaluate(
         () => document.documentElement.scrollWidth <= window.innerWidth,
       )
@@ -197,18 +192,11 @@ test.describe('sign-in screen', () => {
       await page.getByRole('button', { name: 'Sign In' }).click()
       await expect(page.getByRole('alert')).toHaveText('Invalid Email or Password')
       await expect(page.getByRole('button', { name: 'Sign In' })).toBeEnabled()
-      await page.screenshot({
-        path: `${SHOTS}/sign-in-error-${viewport.name}.png`,
-        fullPage: true,
-        animations: 'disabled',
-      })
+      await shot(page, 'sign-in', `sign-in-error-${viewport.name}.png`)
 
       await page.getByRole('button', { name: 'Forgot Password' }).click()
       await expect(page.getByRole('heading', { level: 1, name: 'Forgot Password' })).toBeVisible()
-      await page.screenshot({
-        path: `${SHOTS}/sign-in-forgot-${viewport.name}.png`,
-        fullPage: true,
-      })
+      await shot(page, 'sign-in', `sign-in-forgot-${viewport.name}.png`)
 
       await page.goto(mail.link ?? '')
       await expect(
@@ -216,11 +204,7 @@ test.describe('sign-in screen', () => {
       ).toBeVisible()
       await page.getByRole('button', { name: 'Reset and Sign In' }).click()
       await expect(page.getByText('Please fill password field')).toBeVisible()
-      await page.screenshot({
-        path: `${SHOTS}/sign-in-reset-${viewport.name}.png`,
-        fullPage: true,
-        animations: 'disabled',
-      })
+      await shot(page, 'sign-in', `sign-in-reset-${viewport.name}.png`)
       expect(await axeViolations(page)).toEqual([])
     }
   })

@@ -1,14 +1,7 @@
-/**
- * The sign-up wizard in Chromium against the real server (test payment gateway, SMS and e-mail in
- * the development outbox): a full sign-up and the new Admin's first sign-in, a declined card, a
- * taken e-mail, Nextech forcing the EHR plan, Canada's provinces, and a reload on step 2. Axe
- * checks every step. Each test signs up with its own e-mail and phone.
- */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { APIRequestContext, Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { axeViolations, DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
+import { shot } from './support/screens.ts'
 
 /** A person who signs up; unique per test so that every availability check passes. */
 type Person = { first: string; last: string; phone: string; email: string; password: string }
@@ -291,29 +284,22 @@ test.describe('sign-up wizard', () => {
   })
 })
 
-/** Where the step screenshots go: SHOTS_DIR (for a look by eye), else the test output. */
-function shotsDir(outputDir: string): string {
-  const dir = process.env.SHOTS_DIR ?? join(outputDir, 'shots')
-  mkdirSync(dir, { recursive: true })
-  return dir
-}
-
 for (const width of [1440, 390]) {
   test(`every step fits ${width} px wide without horizontal scrolling`, async ({
     page,
     request,
-  }, testInfo) => {
-    const dir = shotsDir(testInfo.outputDir)
+  }) => {
     await page.setViewportSize({ width, height: 900 })
-    const shot = async (name: string) => {
+    const check = async (name: string) => {
       const fits = await page.evaluate(
         () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
       )
       expect(fits, `${name} scrolls sideways at ${width} px`).toBe(true)
+      if (!process.env.SHOTS_DIR) return
       // The whole page at once: a viewport as tall as the page keeps the sticky footer in place.
       const height = await page.evaluate(() => document.documentElement.scrollHeight)
       await page.setViewportSize({ width, height })
-      await page.screenshot({ path: join(dir, `signup-${name}-${width}.png`) })
+      await shot(page, 'sign-up', `signup-${name}-${width}.png`, false)
       await page.setViewportSize({ width, height: 900 })
     }
     const person = newPerson('Gil', 'Shots')
@@ -321,33 +307,33 @@ for (const width of [1440, 390]) {
     await page.getByRole('textbox', { name: /^First name/ }).fill('G')
     await page.getByRole('textbox', { name: /^Last name/ }).focus()
     await expect(page.getByText('First name should contain minimum 2 characters')).toBeVisible()
-    await shot('1-client-information-error')
+    await check('1-client-information-error')
     await fillClientDetails(page, person)
     await button(page, 'Get Code').click()
     await expect(page.getByText('Confirmation Code is sent')).toBeVisible()
-    await shot('1-client-information')
+    await check('1-client-information')
     const sms = await waitForMessage(request, 'sms', `+1${person.phone}`)
     await field(page, /^Confirmation code/).fill(sms.code ?? '')
     await button(page, 'Verify Code').click()
     await expect(page.getByText('Phone number verified')).toBeVisible()
     await button(page, 'Continue').click()
     await expect(stepHeading(page, 'Account Setup')).toBeVisible()
-    await shot('2-account-setup')
+    await check('2-account-setup')
     await button(page, 'Continue').click()
     await expect(page.getByRole('region', { name: 'Price summary' })).toBeVisible()
-    await shot('3-billing-information')
+    await check('3-billing-information')
     await page.getByRole('button', { name: 'Business Associates Agreement' }).click()
     await expect(page.getByText(/5 business days/)).toBeVisible()
-    await shot('3-agreement')
+    await check('3-agreement')
     await button(page, 'Back to Billing Information').click()
     await signAgreement(page)
     await fillCard(page, '4000 0000 0000 0002')
     await button(page, 'Continue').click()
     await expect(page.getByText('Your card was declined.')).toBeVisible()
-    await shot('3-billing-declined')
+    await check('3-billing-declined')
     await fillCard(page, '4242 4242 4242 4242')
     await button(page, 'Continue').click()
     await expect(stepHeading(page, 'Confirmation')).toBeVisible()
-    await shot('4-confirmation')
+    await check('4-confirmation')
   })
 }

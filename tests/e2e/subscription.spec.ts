@@ -1,37 +1,14 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { Locator, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { signUpPractice } from './support/practice.ts'
+import { screens } from './support/screens.ts'
 import { choose, field } from './support/wizard.ts'
 
 // Issue 19: the subscription in Settings, through the real server and the test payment gateway.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 
-/** Shoots the page at 1440 and 390 px around `focus`, checking axe and no sideways scroll. */
-async function shoot(page: Page, name: string, focus: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    const sideways = await page.evaluate(
-      () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
-    )
-    expect(sideways, `${name} scrolls sideways at ${viewport.width}`).toBe(false)
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await focus.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-19')
 
 const section = (page: Page) => page.getByRole('region', { name: 'Subscription' })
 

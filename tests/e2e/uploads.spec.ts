@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Locator, Page } from '@playwright/test'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
 import {
@@ -7,33 +5,12 @@ import {
   pngWithMetadata,
   webpWithMetadata,
 } from '#tests/support/image-fixtures.ts'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
 
 // Issue 19: the practice logo and the own avatar, uploaded through the real server.
-// SHOTS_DIR=docs/screenshots/issue-19 refreshes the committed pictures; a plain run never rewrites them.
-const SHOTS = process.env.SHOTS_DIR ?? '.tmp/shots/issue-19'
-const VIEWPORTS = [
-  { width: 1440, height: 900 },
-  { width: 390, height: 844 },
-] as const
 
-/** Shoots the page at 1440 and 390 px around `focus`, checking axe and sideways scrolling. */
-async function shoot(page: Page, name: string, focus: Locator) {
-  mkdirSync(SHOTS, { recursive: true })
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport)
-    await page.waitForTimeout(150)
-    expect(await axeViolations(page), `axe on ${name} at ${viewport.width}`).toEqual([])
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    )
-    expect(overflow, `${name} scrolls sideways at ${viewport.width}`).toBeLessThanOrEqual(0)
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-    await focus.scrollIntoViewIfNeeded()
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`) })
-  }
-  await page.setViewportSize(VIEWPORTS[0])
-}
+const shoot = screens('issue-19')
 
 /** An image drawn in the page's own canvas, as a file a person would pick. */
 async function drawnImage(

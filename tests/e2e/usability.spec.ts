@@ -294,8 +294,10 @@ test.describe('usability (issue 21)', () => {
     await field(page, /^Billing address( \*)?$/).focus()
     for (let step = 0; step < 4; step += 1) {
       await page.keyboard.press('Tab')
-      // Let the browser finish scrolling the focused field into view.
-      await page.waitForTimeout(150)
+      // The browser has scrolled the focused field into view by its next frame.
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      )
       const [focused, bar] = await Promise.all([
         page.evaluate(() => {
           const rect = document.activeElement?.getBoundingClientRect()

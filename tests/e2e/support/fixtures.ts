@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test'
+import { startWorkerServer } from './servers.ts'
 
 export { expect }
 
@@ -94,8 +95,39 @@ export async function storeSession(page: Page, session: unknown, remember = fals
   )
 }
 
-/** Runs axe on the page and returns its violations (empty when the page passes). */
+/**
+ * Waits until the page has settled, as a person would see it: nothing loading (no loader, no
+ * visible skeleton, nothing `aria-busy`, no "Please wait...") and no transition or animation still
+ * running (a dialog fading in, a menu sliding down). Waits on what the page shows, never a delay.
+ */
+export async function settled(page: Page) {
+  await page.waitForFunction(
+    () => {
+      const loading = document.querySelector(
+        '[aria-busy="true"], .mantine-Loader-root, .mantine-Skeleton-root[data-visible]',
+      )
+      if (loading) return false
+      if (document.body.innerText.includes('Please wait...')) return false
+      // Finite transitions and animations only: an endless one (a spinner) never ends.
+      return document
+        .getAnimations()
+        .every(
+          (animation) =>
+            animation.playState !== 'running' ||
+            animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
+        )
+    },
+    undefined,
+    { polling: 50 },
+  )
+}
+
+/**
+ * Runs axe on the page once it has {@link settled} and returns its violations (empty when the page
+ * passes): axe reads colours as painted, so a dialog still fading in would fail its contrast check.
+ */
 export async function axeViolations(page: Page) {
+  await settled(page)
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
     .analyze()
@@ -107,8 +139,24 @@ export async function axeViolations(page: Page) {
   }))
 }
 
-/** Our test: Playwright's, with a page that fails on uncaught page errors. */
-export const test = base.extend<{ pageErrors: string[] }>({
+/** The real server of this worker (support/servers.ts). */
+export type WorkerServer = { url: string; port: number }
+
+/**
+ * Our test: Playwright's, against this worker's own server (its `baseURL`), with a page that fails
+ * on uncaught page errors.
+ */
+export const test = base.extend<{ pageErrors: string[] }, { server: WorkerServer }>({
+  server: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
+    async ({}, use, workerInfo) => {
+      const server = await startWorkerServer(workerInfo.parallelIndex)
+      await use(server)
+      await server.stop()
+    },
+    { scope: 'worker', timeout: 240_000 },
+  ],
+  baseURL: async ({ server }, use) => use(server.url),
   pageErrors: [
     async ({ page }, use) => {
       const errors: string[] = []

@@ -1,0 +1,184 @@
+/**
+ * The real servers the browser tests run against: one per Playwright worker, so that workers run
+ * side by side without seeing each other's data, each on a copy of one seeded data folder.
+ *
+ * - The global setup ({@link prepareServerTemplate}) builds the web app when needed and starts the
+ *   server once on a new data folder, which migrates and seeds it (the demo practice and its year
+ *   of history), then stops it: that folder is the template.
+ * - Each worker ({@link startWorkerServer}) copies the template, starts `server/index.ts` on port
+ *   `base + parallelIndex` (so the Chromium flags that name the remote host's origins can be
+ *   known up front) and waits for `/api/health`; it stops the server and removes the copy at the
+ *   end. The server's log goes to `.tmp/servers/<worker>.log`, and a failed start prints it.
+ *
+ * The journeys (tests/e2e) and the QA path replay (tests/paths) share this and the build.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+/** The environment variable that names the template data folder for the workers. */
+export const TEMPLATE_ENV = 'GLOW_E2E_TEMPLATE'
+
+/** hCaptcha's published test site key: any key turns the widget on for a non-local host. */
+export const TEST_SITE_KEY = '10000000-ffff-ffff-ffff-000000000001'
+
+/** A name for the server that is not this machine: captcha on, as on a real host. */
+export const REMOTE_HOST = 'glow.test'
+
+/**
+ * Playwright workers of the browser stages: E2E_WORKERS, else one per two cores (at most 4). A
+ * worker keeps about two cores busy (its Chromium renders while its server answers): on our 2-core
+ * machines a second worker only made every test slower, and axe ran past its minute.
+ */
+export const WORKERS = Number(
+  process.env.E2E_WORKERS ?? Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2))),
+)
+
+/** The first worker's port: `npm test` picks a free range and passes it in E2E_PORT. */
+export function basePort(): number {
+  return Number(process.env.E2E_PORT ?? 4310)
+}
+
+/** The port of the server of worker slot `parallelIndex`. */
+export function workerPort(parallelIndex: number): number {
+  return basePort() + parallelIndex
+}
+
+/** Chromium flags that make `glow.test` reach every worker's server as a secure origin. */
+export function remoteHostArgs(workers: number): string[] {
+  const origins = Array.from(
+    { length: workers },
+    (_, index) => `http://${REMOTE_HOST}:${workerPort(index)}`,
+  )
+  return [
+    `--host-resolver-rules=MAP ${REMOTE_HOST} 127.0.0.1`,
+    `--unsafely-treat-insecure-origin-as-secure=${origins.join(',')}`,
+  ]
+}
+
+/** The server's environment: test mode on loopback, with the per-address limits of public calls lifted. */
+function serverEnv(port: number, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    NODE_ENV: 'test',
+    SERVE_DIST: 'dist',
+    HCAPTCHA_SITEKEY: TEST_SITE_KEY,
+    // Every journey comes from 127.0.0.1: the per-address limits of public calls would stop the
+    // suite, not an attacker. Their own tests run against the defaults in-process.
+    SMS_PER_ADDRESS_HOURLY: '100000',
+    SMS_HOURLY_BUDGET: '100000',
+    PROMO_LOOKUPS_PER_ADDRESS: '100000',
+  }
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: string): Promise<void> {
+  const deadline = Date.now() + 180_000
+  let exited: number | null = null
+  child.once('exit', (code) => {
+    exited = code ?? -1
+  })
+  while (Date.now() < deadline) {
+    if (exited !== null) {
+      throw new Error(`The server exited (${exited}) before answering:\n${readLog(log)}`)
+    }
+    try {
+      const response = await fetch(`${url}/api/health`)
+      if (response.ok) return
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((done) => setTimeout(done, 100))
+  }
+  throw new Error(`The server did not answer ${url}/api/health within 3 minutes:\n${readLog(log)}`)
+}
+
+function readLog(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').split('\n').slice(-40).join('\n')
+  } catch {
+    return '(no log)'
+  }
+}
+
+/** A server process on `dataDir`, answering on `port`; resolves once it is healthy. */
+async function startServerProcess(port: number, dataDir: string, log: string) {
+  mkdirSync(resolve('.tmp/servers'), { recursive: true })
+  const out = createWriteStream(log)
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+    env: serverEnv(port, dataDir),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout?.pipe(out)
+  child.stderr?.pipe(out)
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitForHealth(url, child, log)
+  } catch (error) {
+    child.kill('SIGKILL')
+    throw error
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return
+      const exited = new Promise((done) => child.once('exit', done))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/**
+ * Playwright's global setup: builds the web app if needed, then migrates and seeds a template data
+ * folder with one start of the real server. Returns the teardown that removes it.
+ */
+export async function prepareServerTemplate(): Promise<() => Promise<void>> {
+  if (process.env[TEMPLATE_ENV]) return async () => {}
+  const { ensureBuilt } = await import('#scripts/lib/build.ts')
+  await ensureBuilt()
+  const template = mkdtempSync(join(tmpdir(), 'glow-e2e-template-'))
+  const started = performance.now()
+  const server = await startServerProcess(
+    workerPort(0),
+    template,
+    resolve('.tmp/servers/template.log'),
+  )
+  await server.stop()
+  console.log(
+    `Seeded the servers' data folder in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+  )
+  process.env[TEMPLATE_ENV] = template
+  return async () => rmSync(template, { recursive: true, force: true })
+}
+
+/** Starts worker slot `parallelIndex`'s server on a copy of the template. */
+export async function startWorkerServer(parallelIndex: number) {
+  const template = process.env[TEMPLATE_ENV]
+  if (!template) throw new Error(`${TEMPLATE_ENV} is not set: the global setup did not run`)
+  const dataDir = mkdtempSync(join(tmpdir(), `glow-e2e-${parallelIndex}-`))
+  cpSync(template, dataDir, { recursive: true })
+  const port = workerPort(parallelIndex)
+  try {
+    const server = await startServerProcess(
+      port,
+      dataDir,
+      resolve(`.tmp/servers/worker-${parallelIndex}.log`),
+    )
+    return {
+      url: server.url,
+      port,
+      async stop() {
+        await server.stop()
+        rmSync(dataDir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  }
+}
