@@ -8,7 +8,7 @@ import type { Database } from '#server/db/client.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboxSms } from '#server/services/sms.ts'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 
 /** Asserts the one JSON error shape and returns its `error`. */
 async function expectError(response: Response, status: number) {
@@ -20,7 +20,7 @@ async function expectError(response: Response, status: number) {
   return body.error
 }
 
-describe.each(testBackends())('the API app on $name', (backend) => {
+describe.each(httpBackends())('the API app on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend)

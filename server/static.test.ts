@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 import { serveSpa } from './static.ts'
 
 const INDEX = `<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div>${' '.repeat(2048)}</body></html>`
@@ -257,7 +257,7 @@ describe('serveSpa', () => {
   })
 })
 
-describe.each(testBackends().slice(0, 1))('the SPA inside the app on $name', (backend) => {
+describe.each(httpBackends())('the SPA inside the app on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend, { distDir: dist })

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { users } from '#server/db/schema.ts'
 import {
   createTestApp,
+  httpBackends,
   mintToken,
   TEST_JWT_SECRET,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 import {
   REMEMBER_TTL_SECONDS,
@@ -84,7 +84,7 @@ describe('the signing secret', () => {
   })
 })
 
-describe.each(testBackends())('requireAuth on $name', (backend) => {
+describe.each(httpBackends())('requireAuth on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend)

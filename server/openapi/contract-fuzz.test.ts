@@ -12,7 +12,7 @@
 import fc from 'fast-check'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 import { contractFor } from './contract.ts'
 import { documentedRoutes, type OpenApiDocument, openApiPath } from './document.ts'
 import { CODE_RULES, type JsonSchemaObject } from './schemas.ts'
@@ -198,7 +198,7 @@ describe('contract fuzz: bodies generated from the document, sent to the real ap
   }
 
   beforeAll(async () => {
-    const pglite = testBackends().find((backend) => backend.name === 'pglite')
+    const pglite = httpBackends().find((backend) => backend.name === 'pglite')
     if (!pglite) throw new Error('no PGlite backend')
     t = await createTestApp(pglite)
     document = (await (await t.request('/api/openapi.json')).json()) as OpenApiDocument

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 import { type OpenApiDocument, openApiPath } from './document.ts'
 import { OPERATIONS } from './operations.ts'
 
@@ -20,7 +20,7 @@ describe('the OpenAPI document covers every route the app serves, and nothing el
   let document: OpenApiDocument
 
   beforeAll(async () => {
-    const pglite = testBackends().find((backend) => backend.name === 'pglite')
+    const pglite = httpBackends().find((backend) => backend.name === 'pglite')
     if (!pglite) throw new Error('no PGlite backend')
     t = await createTestApp(pglite)
     const response = await t.request('/api/openapi.json')

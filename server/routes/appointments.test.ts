@@ -6,14 +6,14 @@ import { appointments, auditEvents, patients, procedures } from '#server/db/sche
 import {
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 const Details = v.array(AppointmentDetailSchema)
 
-describe.each(testBackends())('appointments API on $name', (backend) => {
+describe.each(httpBackends())('appointments API on $name', (backend) => {
   let t: TestApp
   let other: PracticeFixture
   let patientId: number

@@ -9,14 +9,14 @@ import { DEMO_ADMIN } from '#server/db/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/services/captcha.ts'
 import { hashPassword } from '#server/services/passwords.ts'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 import { AUTH_LIMITS, hashResetCode, RESET_CODE_TTL_MS } from './auth.ts'
 
 const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 
 type ErrorAnswer = { error: { status: number; name: string; message: string } }
 
-describe.each(testBackends())('auth routes on $name', (backend) => {
+describe.each(httpBackends())('auth routes on $name', (backend) => {
   let t: TestApp
   // A fresh app per test: the rate-limit counters live in the app, so tests never share them.
   let app: AppType

@@ -7,12 +7,12 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
-describe.each(testBackends())('the catalogue on $name', (backend) => {
+describe.each(httpBackends())('the catalogue on $name', (backend) => {
   let t: TestApp
   let other: PracticeFixture
   let managerToken: string

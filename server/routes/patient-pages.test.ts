@@ -8,9 +8,9 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 /** The visible text of a page: tags dropped, entities of our escaping read back, spaces folded. */
@@ -27,7 +27,7 @@ function textOf(html: string): string {
     .trim()
 }
 
-describe.each(testBackends())('the patient pages, rendered by the server, on $name', (backend) => {
+describe.each(httpBackends())('the patient pages, rendered by the server, on $name', (backend) => {
   let t: TestApp
   let practice: PracticeFixture
   let managerToken: string

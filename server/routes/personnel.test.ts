@@ -8,16 +8,16 @@ import { VERIFICATION_MESSAGES } from '#server/services/verification.ts'
 import {
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   mintToken,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 import { INVITATION_RESEND_LIMIT, PERSONNEL_RESEND_TOO_SOON } from './personnel.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const LINK = /^http:\/\/localhost:3000\/signup\/personnel\/([\w-]{43})$/
 
-describe.each(testBackends())('personnel on $name', (backend) => {
+describe.each(httpBackends())('personnel on $name', (backend) => {
   let t: TestApp
   let counter = 0
   // Every test uses its own e-mail and phone, so per-phone limits and taken e-mails never leak.

@@ -9,8 +9,8 @@ import { outbox, practices, users } from '#server/db/schema.ts'
 import {
   createMember,
   createTestApp,
+  httpBackends,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 type Issues = {
@@ -35,7 +35,7 @@ const TEXAS = {
   footer_links: { about: '', privacy: '', support: '' },
 }
 
-describe.each(testBackends())('the practice details and the phone change on $name', (backend) => {
+describe.each(httpBackends())('the practice details and the phone change on $name', (backend) => {
   let t: TestApp
   let managerToken: string
 

@@ -7,14 +7,14 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 type Answer = { status: number; body: unknown }
 
-describe.each(testBackends())('the programme rules on $name', (backend) => {
+describe.each(httpBackends())('the programme rules on $name', (backend) => {
   let t: TestApp
   let other: PracticeFixture
   let managerToken: string

@@ -9,15 +9,15 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 type Answer = { status: number; body: Record<string, unknown> }
 type ErrorAnswer = { error: { message: string; details?: { issues?: { message: string }[] } } }
 
-describe.each(testBackends())('self-service of members and passwords on $name', (backend) => {
+describe.each(httpBackends())('self-service of members and passwords on $name', (backend) => {
   let t: TestApp
   let other: PracticeFixture
 

@@ -13,10 +13,10 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  httpBackends,
   mintToken,
   type PracticeFixture,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 /** A request at another practice's rows, and what must come back. */
@@ -620,7 +620,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   }),
 }
 
-describe.each(testBackends())('authorisation of every route on $name', (backend) => {
+describe.each(httpBackends())('authorisation of every route on $name', (backend) => {
   let t: TestApp
   let other: Foreign
 

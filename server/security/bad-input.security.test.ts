@@ -7,7 +7,7 @@ import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { MAX_BODY_BYTES } from '#server/app.ts'
 import * as schema from '#server/db/schema.ts'
 import { type ApiRoute, apiRoutes, fillPath } from '#server/testing/api-routes.ts'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 
 /** Generated requests per route: about 3,000 in all for the app's ~40 routes. */
 const RUNS_PER_ROUTE = 75
@@ -212,7 +212,7 @@ describe('bad input never reaches a 5xx, a stack trace or the database', () => {
 
   beforeAll(async () => {
     // In-memory PGlite: thousands of requests stay quick; the PostgreSQL suites cover the rest.
-    const pglite = testBackends().find((backend) => backend.name === 'pglite')
+    const pglite = httpBackends().find((backend) => backend.name === 'pglite')
     if (!pglite) throw new Error('no PGlite backend')
     t = await createTestApp(pglite)
     routes = apiRoutes(t.app)

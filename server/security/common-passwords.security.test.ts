@@ -9,7 +9,7 @@ import {
 import { PasswordSchema, WizardPasswordSchema } from '#domain/fields.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { type ApiCall, postJson, readySignUp } from '#server/testing/api-journeys.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
 const LIST_FILE = 'server/data/common-passwords.txt'
 
@@ -55,7 +55,7 @@ describe('the common-password list', () => {
   })
 })
 
-describe.each(testBackends())('the API refuses common passwords on $name', (backend) => {
+describe.each(httpBackends())('the API refuses common passwords on $name', (backend) => {
   let t: TestApp
   let call: ApiCall
   beforeAll(async () => {

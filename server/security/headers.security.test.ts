@@ -5,9 +5,9 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientIp } from '#server/security/client-ip.ts'
 import { XSRF_MESSAGE } from '#server/security/xsrf.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
-describe.each(testBackends())('headers and the XSRF pair on $name', (backend) => {
+describe.each(httpBackends())('headers and the XSRF pair on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend)

@@ -11,7 +11,7 @@ import {
   withSecurityHeaders,
 } from '#server/security/headers.ts'
 import { serveSpa } from '#server/static.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
 const HCAPTCHA = ['https://hcaptcha.com', 'https://*.hcaptcha.com']
 const STRIPE_SCRIPTS = ['https://js.stripe.com', 'https://*.js.stripe.com']
@@ -94,7 +94,7 @@ describe('the security header middleware', () => {
   }
 })
 
-describe.each(testBackends())('security headers of the whole app on $name', (backend) => {
+describe.each(httpBackends())('security headers of the whole app on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend, { distDir: dist })

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
 const PATIENT = {
   first_name: 'Zelda',
@@ -16,7 +16,7 @@ const PATIENT = {
   phone: '+15550107733',
 }
 
-describe.each(testBackends())('database failures in the log on $name', (backend) => {
+describe.each(httpBackends())('database failures in the log on $name', (backend) => {
   let t: TestApp
 
   beforeAll(async () => {

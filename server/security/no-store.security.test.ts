@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_ADMIN } from '#server/db/seed.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
-describe.each(testBackends())('Cache-Control of API answers on $name', (backend) => {
+describe.each(httpBackends())('Cache-Control of API answers on $name', (backend) => {
   let t: TestApp
   beforeAll(async () => {
     t = await createTestApp(backend)

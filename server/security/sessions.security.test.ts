@@ -8,15 +8,15 @@ import { hashPassword } from '#server/services/passwords.ts'
 import { type ApiCall, postJson } from '#server/testing/api-journeys.ts'
 import {
   createTestApp,
+  httpBackends,
   mintToken,
   TEST_JWT_SECRET,
   type TestApp,
-  testBackends,
 } from '#server/testing/test-app.ts'
 
 const HOUR = 60 * 60 * 1000
 
-describe.each(testBackends())('sessions on $name', (backend) => {
+describe.each(httpBackends())('sessions on $name', (backend) => {
   let t: TestApp
   let call: ApiCall
   let user: { id: number; practice_id: number; email: string }

@@ -110,10 +110,23 @@ export function postgresBackend(baseUrl: string): TestBackend {
   }
 }
 
-/** In-memory PGlite, plus PostgreSQL when `TEST_DATABASE_URL` is set. */
+/**
+ * The databases for a file where the engine matters: in-memory PGlite, plus PostgreSQL when
+ * `TEST_DATABASE_URL` is set. Concurrency, locks, transactions, triggers, aggregates, search,
+ * queues and rate limits all behave by the engine, so their files run on both.
+ */
 export function testBackends(): TestBackend[] {
   const url = process.env.TEST_DATABASE_URL?.trim()
   return url ? [pgliteBackend, postgresBackend(url)] : [pgliteBackend]
+}
+
+/**
+ * The database for a file that tests the HTTP surface over ordinary reads and writes (headers,
+ * validation, permissions, the contract, sessions, settings forms): PGlite alone, since the engine
+ * cannot change its outcome and the second run only doubled the suite's time (decision record 013).
+ */
+export function httpBackends(): TestBackend[] {
+  return [pgliteBackend]
 }
 
 /** The secret every test app signs sessions with. */
