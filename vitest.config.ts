@@ -30,8 +30,11 @@ export default defineConfig({
           // anew for each file (two minutes of a run): none keeps state between files that
           // matters, and fake timers, mocks and stubbed globals are put back after each test.
           isolate: false,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Safety nets, not waits: a test ends as soon as what it waits for is observable. They
+          // are wide because a server that migrates and seeds takes a minute on a machine whose
+          // cores are busy (`npm run test:stress`), and a slow pass is not a failure.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {
@@ -41,7 +44,8 @@ export default defineConfig({
           environment: 'jsdom',
           include: ['src/**/*.test.{ts,tsx}', 'tests/flows/**/*.test.tsx'],
           setupFiles: ['tests/setup/vitest.setup.ts'],
-          testTimeout: 30_000,
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
         },
       },
     ],

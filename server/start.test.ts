@@ -93,7 +93,7 @@ describe('startServer', () => {
     } finally {
       await second.close()
     }
-  }, 60_000)
+  })
 
   it('seeds no subscription on the test gateway when payments go to Stripe', async () => {
     const server = await startServer(
@@ -219,7 +219,7 @@ describe('startServer', () => {
       for (const secret of ['smtp-password-secret', TWILIO.authToken, link.split('=')[1] ?? '']) {
         expect(logged).not.toContain(secret)
       }
-    }, 60_000)
+    })
 
     it('when the providers fail: forgot-password and get-code answer as usual, the messages stay queued for a retry', async () => {
       const closedSmtp = await startSmtpServer()
@@ -273,7 +273,7 @@ describe('startServer', () => {
         ['email', 1, null],
         ['sms', 1, null],
       ])
-    }, 60_000)
+    })
   })
 
   it('names the demo credentials the banner prints', () => {

@@ -31,7 +31,7 @@ describe.each(testBackends())('the demo practice’s year of history on $name', 
       .from(practices)
       .where(eq(practices.practice_name, DEMO_PRACTICE_NAME))
     practiceId = practice?.id ?? 0
-  }, 120_000)
+  })
   afterAll(() => handle?.close())
 
   it('has about 60 patients who joined over the past year', async () => {
@@ -141,5 +141,5 @@ describe.each(testBackends())('the demo practice’s year of history on $name', 
     } finally {
       await again.close()
     }
-  }, 120_000)
+  })
 })

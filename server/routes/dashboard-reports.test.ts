@@ -263,7 +263,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       .returning({ id: appointments.id })
     openAppointmentId = booked[0]?.id ?? 0
     t.setNow(NOW)
-  }, 60_000)
+  })
   afterAll(() => t?.close())
 
   it('counts the tiles of this month against the 15 days before, in points and, for an Admin, dollars', async () => {

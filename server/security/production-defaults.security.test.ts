@@ -166,7 +166,7 @@ describe('a production start on an empty database (issue 14)', () => {
     expect(run.output).toContain('NODE_ENV=production needs STRIPE_SECRET_KEY')
     expect(run.output).toContain('ALLOW_TEST_PAYMENTS=true')
     expect(run.output).not.toMatch(/\n\s+at /)
-  }, 60_000)
+  })
 
   it('names a DATA_DIR it cannot create or write, with no stack', async () => {
     const file = join(dir, 'a-file')
@@ -190,7 +190,7 @@ describe('a production start on an empty database (issue 14)', () => {
     } finally {
       chmodSync(readOnly, 0o755)
     }
-  }, 60_000)
+  })
 })
 
 describe('SEED_DEMO in production (issue 14)', () => {
@@ -218,7 +218,7 @@ describe('SEED_DEMO in production (issue 14)', () => {
     } finally {
       await server.close()
     }
-  }, 120_000)
+  })
 })
 
 describe('development mode on a non-loopback address (issue 14)', () => {
@@ -270,12 +270,12 @@ describe('development mode on a non-loopback address (issue 14)', () => {
       incoming: { socket: { remoteAddress: '::ffff:127.0.0.1' } },
     })
     expect(fromMapped.status).toBe(200)
-  }, 120_000)
+  })
 
   it('says nothing of the kind on a loopback address', async () => {
     const log = memoryLogger()
     const server = await startServer({ ...config, host: '127.0.0.1' }, { log })
     closers.push(server.close)
     expect(log.lines.join('\n')).not.toContain('DEVELOPMENT MODE')
-  }, 120_000)
+  })
 })

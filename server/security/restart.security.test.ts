@@ -84,7 +84,7 @@ describe('restart after a crash (PGlite on disk, SIGKILL)', () => {
     await handle.close()
     port = await freePort()
     call = (path, init) => fetch(`http://127.0.0.1:${port}${path}`, init)
-  }, 120_000)
+  })
 
   afterAll(async () => {
     if (child && child.exitCode === null) {

@@ -214,7 +214,7 @@ describe.each(testBackends())('the points ledger on $name', (backend) => {
       `[ledger ${backend.name}] ${sequences} sequences, ${entries?.count} entries, ${refusals} refusals, ${replays} replays`,
     )
     expect(sequences).toBe(40)
-  }, 120_000)
+  })
 
   it('lets 20 concurrent redemptions that exceed the balance succeed only as far as it goes', async () => {
     clock = new Date('2026-03-01T12:00:00Z')

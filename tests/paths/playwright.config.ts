@@ -16,8 +16,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: WORKERS,
   retries: 0,
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Safety nets, never waits: a busy machine (`npm run test:stress`) makes a journey slow, not wrong.
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
   // PATHS_LIST=1 shows Playwright's own list instead of the per-path lines (for debugging).
   reporter: [
     process.env.PATHS_LIST ? ['list'] : ['./support/reporter.ts'],

@@ -104,7 +104,7 @@ const replayer: Replayer<ReplayContext> = {
         return
       case OUTDATED_NOTICE_EVENT:
         // The notice goes after 3 seconds by the screen's own timer.
-        await expect(page.getByText(fixtures.resetFailure)).toHaveCount(0, { timeout: 6_000 })
+        await expect(page.getByText(fixtures.resetFailure)).toHaveCount(0)
         return
       default:
         throw new Error(`no action for ${step.event.type}`)
