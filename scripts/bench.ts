@@ -23,7 +23,10 @@
  * - "Send to patients" to 10,000 patients: the request's time (it queues, never sends) and the
  *   worker's time to drain the queue to the outbox, on PGlite and PostgreSQL (bench/offer-send.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,send` runs some parts;
+ * - The 10,000-row patient import in Chromium against the real server: read, check and import
+ *   times and the longest main-thread task of each (bench/import.ts, bench/browser/import.spec.ts).
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,send,import` runs some parts;
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
  * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
@@ -39,6 +42,7 @@ import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { benchApi } from './bench/api.ts'
 import { benchColdStart } from './bench/cold-start.ts'
 import { measureFirstLoad } from './bench/first-load.ts'
+import { benchImport } from './bench/import.ts'
 import {
   type LighthouseResult,
   type LighthouseThrottling,
@@ -69,6 +73,7 @@ const PARTS = [
   'flood',
   'scale',
   'send',
+  'import',
 ] as const
 type Part = (typeof PARTS)[number]
 
@@ -292,6 +297,12 @@ if (wanted.has('scale')) {
 if (wanted.has('send')) {
   await attempt('sending an offer to 10,000 patients, on each database', async () => {
     result.offerSend = await benchOfferSend()
+  })
+}
+
+if (wanted.has('import')) {
+  await attempt('importing 10,000 patients from a CSV in Chromium', async () => {
+    result.patientImport = await benchImport()
   })
 }
 

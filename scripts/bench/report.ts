@@ -1,6 +1,7 @@
 import type { ApiBench, LoadResult } from './api.ts'
 import type { ColdStart } from './cold-start.ts'
 import type { FirstLoad } from './first-load.ts'
+import type { ImportBench } from './import.ts'
 import type { LighthouseResult } from './lighthouse.ts'
 import type { OfferSendRun } from './offer-send.ts'
 import type { ScaleBench, ScaleOperation, ScaleRun, ScaleSize } from './scale.ts'
@@ -23,6 +24,8 @@ export type BenchResult = {
   scale?: ScaleBench
   /** "Send to patients" to 10,000 patients: the request, then the worker's drain, per database. */
   offerSend?: OfferSendRun[]
+  /** The 10,000-row patient import in Chromium (scripts/bench/import.ts). */
+  patientImport?: ImportBench
   /** Parts that failed to run, with the reason. */
   failures: string[]
 }
@@ -225,6 +228,21 @@ export function toRows(result: BenchResult): Row[] {
       measure: `Send an offer to ${run.patients.toLocaleString('en-US')} patients`,
       subject: run.database,
       value: `request ${ms(run.requestMs)} (${run.queued.toLocaleString('en-US')} queued), worker drain to the outbox ${ms(run.drainMs)}`,
+      budget: '',
+    })
+  }
+  if (result.patientImport) {
+    const run = result.patientImport
+    rows.push({
+      measure: `Import ${run.rows.toLocaleString('en-US')} patients from a CSV, in Chromium`,
+      subject: 'read / check / import (total)',
+      value: `${ms(run.readMs)} / ${ms(run.checkMs)} / ${ms(run.importMs)} (${ms(run.totalMs)})`,
+      budget: '',
+    })
+    rows.push({
+      measure: 'Longest main-thread task during the import',
+      subject: `read / check / import (${run.longTasks} over 50 ms)`,
+      value: `${ms(run.longestTaskMs.read)} / ${ms(run.longestTaskMs.check)} / ${ms(run.longestTaskMs.import)}`,
       budget: '',
     })
   }

@@ -1,82 +1,21 @@
 import { readFile } from 'node:fs/promises'
-import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import type { Locator } from '@playwright/test'
 import Papa from 'papaparse'
+import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
 import {
-  type ApiSession,
-  apiSignIn,
-  axeViolations,
-  expect,
-  storeSession,
-  test,
-} from './support/fixtures.ts'
+  chooseFile,
+  countMatching,
+  existingEmails,
+  HEADER,
+  patientsCsv,
+} from './support/import-files.ts'
 import { screens, scrollsSideways } from './support/screens.ts'
 
 // Issue 17: the patient import through the real server, in Chromium.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
-const HEADER = 'First Name,Last Name,E-mail,Mobile,Date of birth,Email consent,SMS consent'
-
 const shoot = screens('issue-17')
-
-/** How many patients of the practice match `search` (the server's own count). */
-async function countMatching(request: APIRequestContext, session: ApiSession, search: string) {
-  const response = await request.get(
-    `/api/patients?search=${encodeURIComponent(search)}&pageSize=1`,
-    { headers: { Authorization: `Bearer ${session.jwt}` } },
-  )
-  expect(response.ok()).toBeTruthy()
-  return ((await response.json()) as { total: number }).total
-}
-
-/** Two patients already in the practice, with an e-mail each. */
-async function existingEmails(request: APIRequestContext, session: ApiSession) {
-  const response = await request.get('/api/patients?pageSize=50', {
-    headers: { Authorization: `Bearer ${session.jwt}` },
-  })
-  const { data } = (await response.json()) as { data: { email: string | null }[] }
-  const emails = data.flatMap((p) => (p.email ? [p.email] : []))
-  expect(emails.length).toBeGreaterThanOrEqual(2)
-  return emails.slice(0, 2) as [string, string]
-}
-
-/**
- * A file of `rows` patients tagged `tag` (spreadsheet rows 2 to rows + 1). Row 50's last name has
- * a comma and quotes, which only a CSV parser reads right. `bad` and `twins` replace rows.
- */
-function patientsCsv(
-  tag: string,
-  rows: number,
-  {
-    bad = {},
-    twins = {},
-    phoneDigit = '7',
-  }: { bad?: Record<number, string[]>; twins?: Record<number, string>; phoneDigit?: string } = {},
-): string {
-  const lines = [HEADER]
-  for (let row = 2; row <= rows + 1; row++) {
-    const twin = twins[row]
-    const cells = bad[row] ?? [
-      'Avery',
-      row === 50 ? 'O"Neil, Jr.' : `Imported${row}`,
-      twin ?? `${tag}.${row}@import.example`,
-      row % 10 === 0 ? `(555) ${phoneDigit}${String(row).padStart(6, '0')}` : '',
-      '1985-03-15',
-      row % 2 === 0 ? 'yes' : 'no',
-      'no',
-    ]
-    lines.push(Papa.unparse([cells]))
-  }
-  return `${lines.join('\r\n')}\r\n`
-}
-
-async function chooseFile(page: Page, name: string, content: string) {
-  await page.getByLabel('CSV file').setInputFiles({
-    name,
-    mimeType: 'text/csv',
-    buffer: Buffer.from(content, 'utf8'),
-  })
-}
 
 test.describe('the patient import', () => {
   test('a manager imports 1,000 rows: 995 created, 3 bad rows and 2 duplicates reported with their reasons; the same file again creates nothing', async ({
@@ -304,72 +243,5 @@ test.describe('the patient import', () => {
       data: { file_id: 'a'.repeat(64), rows: [{ row: 2, first_name: 'A', last_name: 'B' }] },
     })
     expect(refused.status()).toBe(403)
-  })
-
-  test('10,000 rows import in chunks with the progress shown (time measured, not asserted)', async ({
-    page,
-    request,
-  }) => {
-    test.setTimeout(600_000)
-    const session = await apiSignIn(request, MANAGER.email, MANAGER.password)
-    await storeSession(page, session)
-    const tag = `big${Date.now()}`
-    const csv = patientsCsv(tag, 10_000, { phoneDigit: '8' })
-    await page.goto('/patients/import')
-    // Long tasks (over 50 ms on the main thread) while the file is read, checked and imported.
-    await page.evaluate(() => {
-      const w = window as unknown as { longTasks: [number, number][] }
-      w.longTasks = []
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.longTasks.push([entry.startTime, entry.duration])
-      }).observe({ type: 'longtask', buffered: false })
-    })
-    const pageClock = () => page.evaluate(() => performance.now())
-    const marks = [await pageClock()]
-    const started = Date.now()
-    await chooseFile(page, 'ten-thousand.csv', csv)
-    await expect(page.getByText('ten-thousand.csv: 10,000 rows of patients.')).toBeVisible()
-    const read = Date.now()
-    marks.push(await pageClock())
-    await page.getByRole('button', { name: 'Check the rows' }).click()
-    await expect(page.getByRole('progressbar', { name: 'Rows checked' })).toBeVisible()
-    await expect(page.getByText('10,000 patients will be created.')).toBeVisible({
-      timeout: 300_000,
-    })
-    const checked = Date.now()
-    marks.push(await pageClock())
-    await page.getByRole('button', { name: 'Import 10,000 patients' }).click()
-    const progress = page.getByRole('status').filter({ hasText: /^Rows imported: / })
-    await expect(progress).toBeVisible()
-    // The page answers while it imports: the progress moves and the Stop button takes focus.
-    await expect(progress).not.toHaveText('Rows imported: 0 of 10,000 rows', { timeout: 30_000 })
-    await page.getByRole('button', { name: 'Stop the import' }).focus()
-    await expect(page.getByRole('button', { name: 'Stop the import' })).toBeFocused()
-    await expect(page.getByText('10,000 patients created.')).toBeVisible({ timeout: 300_000 })
-    const imported = Date.now()
-    marks.push(await pageClock())
-    expect(await countMatching(request, session, `${tag}.`)).toBe(10_000)
-    const longTasks = await page.evaluate(
-      () => (window as unknown as { longTasks: [number, number][] }).longTasks,
-    )
-    // The longest main-thread task of each phase (reading the file, checking, importing).
-    const longest = (from = 0, to = Number.POSITIVE_INFINITY) =>
-      Math.round(
-        Math.max(0, ...longTasks.filter(([at]) => at >= from && at < to).map(([, d]) => d)),
-      )
-    const figures = {
-      readMs: read - started,
-      checkMs: checked - read,
-      importMs: imported - checked,
-      totalMs: imported - started,
-      longTasks: longTasks.length,
-      longestTaskMs: {
-        read: longest(marks[0], marks[1]),
-        check: longest(marks[1], marks[2]),
-        import: longest(marks[2], marks[3]),
-      },
-    }
-    console.log(`10,000-row import: ${JSON.stringify(figures)}`)
-    test.info().annotations.push({ type: '10k import', description: JSON.stringify(figures) })
   })
 })
