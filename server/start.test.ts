@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { OutboxMessage } from '#domain/practice-data.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
+import { pgliteDump, readDbTemplates } from '#server/testing/db-templates.ts'
 import {
   decodeHeader,
   parseMessage,
@@ -37,6 +38,15 @@ const TWILIO = {
   accountSid: 'AC0123456789abcdef0123456789abcdef',
   authToken: 'twilio-auth-token-secret',
   from: '+15550100100',
+}
+
+/**
+ * The run's migrated and seeded template (the demo practice without its year of history), for
+ * the tests about what happens after the database is ready: they need not migrate and seed again.
+ */
+function seededDump(): Blob | undefined {
+  const template = readDbTemplates()?.pglite
+  return template && pgliteDump(template.seeded)
 }
 
 describe('startServer', () => {
@@ -119,7 +129,9 @@ describe('startServer', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
     const { port } = taken.address() as AddressInfo
     try {
-      await expect(startServer({ ...base, port }, { log })).rejects.toThrow(/EADDRINUSE/)
+      await expect(
+        startServer({ ...base, port }, { log, pgliteDump: seededDump() }),
+      ).rejects.toThrow(/EADDRINUSE/)
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }
@@ -146,7 +158,7 @@ describe('startServer', () => {
 
     it('says which providers are active: the outbox when nothing is set', async () => {
       const log = memoryLogger()
-      const server = await startServer(base, { log })
+      const server = await startServer(base, { log, pgliteDump: seededDump() })
       cleanups.push(server.close)
       expect(log.lines).toContain(
         'info: E-mail: the development outbox (GET /api/dev/outbox); set SMTP_URL to send real e-mail',
@@ -170,7 +182,7 @@ describe('startServer', () => {
           mailFrom: 'Glow Rewards <hello@glow.example>',
           twilio: TWILIO,
         },
-        { log, twilioBaseUrl: twilio.baseUrl },
+        { log, twilioBaseUrl: twilio.baseUrl, pgliteDump: seededDump() },
       )
       cleanups.push(server.close)
       const before = await outbox(server.url)
@@ -232,7 +244,7 @@ describe('startServer', () => {
       const log = memoryLogger()
       const server = await startServer(
         { ...base, smtpUrl: `smtp://127.0.0.1:${closedSmtp.port}`, twilio: TWILIO },
-        { log, twilioBaseUrl: twilio.baseUrl },
+        { log, twilioBaseUrl: twilio.baseUrl, pgliteDump: seededDump() },
       )
       cleanups.push(server.close)
 

@@ -52,6 +52,11 @@ export type StartOptions = {
   log?: Logger
   /** Where the Twilio REST API lives (tests point it at a local stub); Twilio's own by default. */
   twilioBaseUrl?: string
+  /**
+   * With `dataDir: 'memory'`, a copy of a migrated and seeded PGlite database to start from instead
+   * of an empty one (tests that boot many servers: server/testing/db-templates.ts).
+   */
+  pgliteDump?: Blob | undefined
 }
 
 /**
@@ -123,13 +128,14 @@ export function ensureDataDir(dataDir: string): void {
  */
 export async function startServer(
   config: ServerConfig,
-  { log = consoleLogger, twilioBaseUrl }: StartOptions = {},
+  { log = consoleLogger, twilioBaseUrl, pgliteDump }: StartOptions = {},
 ): Promise<RunningServer> {
   if (config.dataDir !== 'memory') ensureDataDir(config.dataDir)
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     ownerUrl: config.databaseOwnerUrl,
     dataDir: config.dataDir,
+    pgliteDump: config.dataDir === 'memory' ? pgliteDump : undefined,
   })
   try {
     if (database.driver === 'postgres' && database.ownsAuditTable) {
