@@ -11,7 +11,7 @@ import { regionsFor } from '#domain/regions.ts'
 import type { SignUpStep } from '#domain/sign-up/progress.ts'
 import type { SignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 import type { SignUpSnapshot } from '#machines/sign-up/sign-up.selectors.ts'
-import { expect } from '#tests/e2e/support/fixtures.ts'
+import { axeViolations, expect } from '#tests/e2e/support/fixtures.ts'
 import {
   expectPhone,
   type PhoneContext,
@@ -424,8 +424,12 @@ const wizard: Replayer<Context> = {
         // EHR tick are read from the path's own events.
         const nextech = snapshot.context.practiceDetails?.e_record === 'nextech'
         const ehr = page.getByRole('checkbox', { name: /EHR integration/ })
-        if (nextech || happened(path, i, 'plan.ehrToggle')) await expect(ehr).toBeChecked()
-        else await expect(ehr).not.toBeChecked()
+        if (nextech || happened(path, i, 'plan.ehrToggle')) {
+          await expect(ehr).toBeChecked()
+          await expect(page.getByRole('region', { name: 'Price summary' })).toContainText(
+            'EHR integration',
+          )
+        } else await expect(ehr).not.toBeChecked()
         if (nextech || snapshot.context.stripeId) await expect(ehr).toBeDisabled()
         else await expect(ehr).toBeEnabled()
         const yearly = page.getByRole('radio', { name: 'Yearly' })
@@ -501,8 +505,12 @@ async function expectAlert(context: Context, snapshot: SignUpSnapshot) {
     return
   }
   await expect(context.page.getByRole('alert').filter({ hasText: alert.message })).toBeVisible()
-  if (alert.kind === 'warning')
+  if (alert.kind === 'warning') {
+    // A declined card: the warning, the card fields open for another try, and axe clean.
     await expect(context.page.getByText('Payment not completed')).toBeVisible()
+    await expect(context.page.getByLabel(/^Card number/)).toBeEnabled()
+    expect(await axeViolations(context.page), 'axe on the payment warning').toEqual([])
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
