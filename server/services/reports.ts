@@ -57,6 +57,20 @@ const compared = (current: unknown, previous: unknown): Compared => ({
 const DAY_TOTAL = sql.raw('(earn + bonus + adjust + redeem + expire + reverse)')
 
 /**
+ * The dashboard's movements, net of reversals (issue 28): a reversal counts against the kind of
+ * the entry it cancels, on the day it is posted, so an undone visit is not earned and a reversed
+ * redemption is not redeemed. Redeemed and expired are positive amounts taken off; adjusted keeps
+ * its sign. Over any period, outstanding at its end = outstanding at its start + earned −
+ * redeemed − expired + adjusted.
+ */
+const NET = {
+  earned: sql.raw('(earn + bonus + reverse_earn + reverse_bonus)'),
+  redeemed: sql.raw('(-(redeem + reverse_redeem))'),
+  expired: sql.raw('(-(expire + reverse_expire))'),
+  adjusted: sql.raw('(adjust + reverse_adjust)'),
+} as const
+
+/**
  * The funnel of each offer live at `now` (started, not ended): claims and redemptions from
  * `patient_promotions`. Kept in one place on purpose: when promotions carry their own status and
  * their sends (`promotion_sends`), this is the one query to change for `status = 'live'` and `sent`.
@@ -139,17 +153,21 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   const tomorrow = startOf(addDays(today, 1))
   const yesterday = startOf(addDays(today, -1))
 
+  const inPeriod = sql`day >= ${dt(from)} and day <= ${dt(to)}`
+  const inPrevious = sql`day >= ${dt(previous.from)} and day < ${dt(from)}`
   const points = await one<Record<string, unknown>>(
     db,
     sql`select
           coalesce(sum(${DAY_TOTAL}) filter (where day <= ${dt(to)}), 0)::bigint as outstanding,
           coalesce(sum(${DAY_TOTAL}) filter (where day < ${dt(from)}), 0)::bigint as outstanding_before,
-          coalesce(sum(earn + bonus) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as earned,
-          coalesce(sum(earn + bonus) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as earned_before,
-          coalesce(-sum(redeem) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as redeemed,
-          coalesce(-sum(redeem) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as redeemed_before,
-          coalesce(-sum(expire) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as expired,
-          coalesce(-sum(expire) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as expired_before
+          coalesce(sum(${NET.earned}) filter (where ${inPeriod}), 0)::bigint as earned,
+          coalesce(sum(${NET.earned}) filter (where ${inPrevious}), 0)::bigint as earned_before,
+          coalesce(sum(${NET.redeemed}) filter (where ${inPeriod}), 0)::bigint as redeemed,
+          coalesce(sum(${NET.redeemed}) filter (where ${inPrevious}), 0)::bigint as redeemed_before,
+          coalesce(sum(${NET.expired}) filter (where ${inPeriod}), 0)::bigint as expired,
+          coalesce(sum(${NET.expired}) filter (where ${inPrevious}), 0)::bigint as expired_before,
+          coalesce(sum(${NET.adjusted}) filter (where ${inPeriod}), 0)::bigint as adjusted,
+          coalesce(sum(${NET.adjusted}) filter (where ${inPrevious}), 0)::bigint as adjusted_before
         from ledger_daily where practice_id = ${practiceId}`,
   )
   const people = await one<Record<string, unknown>>(
@@ -191,8 +209,8 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   }>(
     db,
     sql`select to_char(day, 'YYYY-MM') as month,
-          sum(earn + bonus)::bigint as earned, (-sum(redeem))::bigint as redeemed,
-          (-sum(expire))::bigint as expired
+          sum(${NET.earned})::bigint as earned, sum(${NET.redeemed})::bigint as redeemed,
+          sum(${NET.expired})::bigint as expired
         from ledger_daily
         where practice_id = ${practiceId} and day >= ${dt(seriesFrom)} and day < ${dt(seriesEndDay)}
         group by 1`,
@@ -225,6 +243,7 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
     points_earned: compared(points.earned, points.earned_before),
     points_redeemed: compared(points.redeemed, points.redeemed_before),
     points_expired: compared(points.expired, points.expired_before),
+    points_adjusted: compared(points.adjusted, points.adjusted_before),
     offers_claimed: compared(offers.claimed, offers.claimed_before),
     offers_redeemed: compared(offers.redeemed, offers.redeemed_before),
     appointments_booked: compared(visits.booked, visits.booked_before),
@@ -260,9 +279,10 @@ async function pointValueCents(db: Database, practiceId: number): Promise<number
 
 /**
  * `GET /reports/liability`: the balance at the start of `from`, each kind's movement over the
- * period and the balance at the end of `to`, in one statement over the daily sums, so the lines
- * add up exactly: opening + earned + bonus + adjusted − redeemed − expired + reversed = closing.
- * Cents are each line times the programme's point value.
+ * period and the balance at the end of `to`, in one statement over the daily sums. Every movement
+ * carries its effect on the balance (issue 28: one sign convention, redeemed and expired negative),
+ * so the lines add up exactly: opening + earned + bonus + adjusted + redeemed + expired + reversed
+ * = closing. Cents are each line times the programme's point value.
  */
 export async function liabilityReport(
   db: Database,
@@ -275,8 +295,8 @@ export async function liabilityReport(
           coalesce(sum(earn) filter (where day >= ${dt(from)}), 0)::bigint as earned,
           coalesce(sum(bonus) filter (where day >= ${dt(from)}), 0)::bigint as bonus,
           coalesce(sum(adjust) filter (where day >= ${dt(from)}), 0)::bigint as adjusted,
-          coalesce(-sum(redeem) filter (where day >= ${dt(from)}), 0)::bigint as redeemed,
-          coalesce(-sum(expire) filter (where day >= ${dt(from)}), 0)::bigint as expired,
+          coalesce(sum(redeem) filter (where day >= ${dt(from)}), 0)::bigint as redeemed,
+          coalesce(sum(expire) filter (where day >= ${dt(from)}), 0)::bigint as expired,
           coalesce(sum(reverse) filter (where day >= ${dt(from)}), 0)::bigint as reversed,
           coalesce(sum(${DAY_TOTAL}), 0)::bigint as closing_points,
           (select point_value_cents from practices where id = ${practiceId}) as point_value_cents

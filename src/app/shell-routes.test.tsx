@@ -105,6 +105,7 @@ const SUMMARY = {
     points_earned: compared(400, 300),
     points_redeemed: compared(-100, 0),
     points_expired: compared(0, 0),
+    points_adjusted: compared(0, 0),
     offers_claimed: compared(2, 0),
     offers_redeemed: compared(1, 0),
     appointments_booked: compared(1, 2),

@@ -87,6 +87,7 @@ export function DashboardTiles({
               ['Earned', 'points-earned', tiles.points_earned],
               ['Redeemed', 'points-redeemed', tiles.points_redeemed],
               ['Expired', 'points-expired', tiles.points_expired],
+              ['Adjusted', 'points-adjusted', tiles.points_adjusted],
             ] as const
           ).map(([label, key, figure]) => (
             <Stack key={key} gap={0}>
@@ -94,7 +95,9 @@ export function DashboardTiles({
                 {label}
               </Text>
               <Text fz={22} fw={700} data-figure={key}>
-                {formatCount(figure.current)}
+                {key === 'points-adjusted' && figure.current > 0 ? '+' : ''}
+                {figure.current < 0 ? '−' : ''}
+                {formatCount(Math.abs(figure.current))}
               </Text>
               <Text size="xs" c="dimmed">
                 {change(figure)}
@@ -103,7 +106,9 @@ export function DashboardTiles({
           ))}
         </Group>
         <Text size="xs" c="dimmed">
-          Changes against the {previousLabel.toLowerCase()}
+          Net of reversals: an undone visit is not earned, a reversed redemption is not redeemed.
+          Earned − redeemed − expired + adjusted is the change of points outstanding. Changes
+          against the {previousLabel.toLowerCase()}.
         </Text>
       </Tile>
       <Tile title="Offers claimed → redeemed">
