@@ -190,8 +190,12 @@ export function describeActivity(
     case 'patients.imported': {
       const created = num(details.created)
       const others = num(details.rejected) + num(details.already_imported)
+      // Issue 28: the importer's statement of consent for the whole file, who and when.
+      const consent = details.email_consent_stated
+        ? ', stating that every patient in the file agreed to receive marketing e-mail'
+        : ''
       return sentence(
-        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}`,
+        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}${consent}`,
       )
     }
     case 'patient.resubscribed': {

@@ -116,7 +116,13 @@ export const ReportSummarySchema = v.object({
   tiles: v.object({
     /** Patients not archived at the end of each period. */
     patients: ComparedSchema,
+    /**
+     * Patients who joined in the period, by the day they joined the practice (an import's "joined
+     * on" day, else the day they were added); imported patients without that day are not new.
+     */
     new_patients: ComparedSchema,
+    /** Patients imported in the period without the day they joined: shown apart from new. */
+    imported_patients: ComparedSchema,
     /** The sum of every balance at the end of each period. */
     points_outstanding: ComparedSchema,
     /** Money only: `points_outstanding` in cents. */

@@ -276,6 +276,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       // Peter (the fixture's), Ava, Bea, Cal, Eli, Fay; Dex joined and was archived this month.
       patients: { current: 6, previous: 5 },
       new_patients: { current: 2, previous: 1 },
+      imported_patients: { current: 0, previous: 0 },
       // Before March: Eli 60, Fay 70, Ava 500 + 200 − 100. Then +50 +80 −300 +40 −10 −80 −60.
       points_outstanding: { current: 450, previous: 730 },
       liability_cents: { current: 4500, previous: 7300 },
@@ -604,6 +605,34 @@ describe.each(testBackends())('numbers that reconcile on $name (issue 28)', (bac
     const points = liability.map((row) => Number(row.points))
     expect(points.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(points.at(-1))
     expect(points.at(-1)).toBe(after.points_outstanding.current)
+  })
+
+  it('counts imported patients by the day they joined, and an import without that day apart from new', async () => {
+    const before = await summary()
+    const today = new Date().toISOString().slice(0, 10)
+    const row = (n: number, joined_on: string | null) => ({
+      row: n + 2,
+      first_name: 'Imma',
+      last_name: `Joined${n}`,
+      email: `imma.${n}.${Date.now()}@joined.example`,
+      joined_on,
+    })
+    const send = async (fileId: string, rows: unknown[]) => {
+      const response = await t.request('/api/patients/import', {
+        method: 'POST',
+        token: p.token,
+        json: { file_id: fileId, rows },
+      })
+      expect(response.status).toBe(201)
+    }
+    // A file of 3 without a "joined on" column, and one of 2 with it: joined in 2019 and today.
+    await send('1'.repeat(64), [row(0, null), row(1, null), row(2, null)])
+    await send('2'.repeat(64), [row(3, '2019-06-01'), row(4, today)])
+    const after = await summary()
+    // Before issue 28 all five read as "5 new this period".
+    expect(after.new_patients.current).toBe(before.new_patients.current + 1)
+    expect(after.imported_patients.current).toBe(before.imported_patients.current + 3)
+    expect(after.patients.current).toBe(before.patients.current + 5)
   })
 })
 

@@ -147,7 +147,6 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   const seriesFrom = `${months[0]}-01`
   // The first day after the last month.
   const seriesEndDay = monthStart(addDays(`${months[11]}-28`, 7))
-  const seriesEnd = startOf(seriesEndDay)
   const today = now.toISOString().slice(0, 10)
   const todayStart = startOf(today)
   const tomorrow = startOf(addDays(today, 1))
@@ -170,13 +169,19 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
           coalesce(sum(${NET.adjusted}) filter (where ${inPrevious}), 0)::bigint as adjusted_before
         from ledger_daily where practice_id = ${practiceId}`,
   )
+  // Patients count by the day they joined the practice (issue 28): an import's "joined on" day,
+  // else the day they were added. Imported without that day, they are counted apart from new.
+  const joined = sql.raw(`coalesce(joined_on, (created_at at time zone 'UTC')::date)`)
+  const undated = sql.raw('(imported and joined_on is null)')
   const people = await one<Record<string, unknown>>(
     db,
     sql`select
-          (count(*) filter (where created_at < ${end} and (archived_at is null or archived_at >= ${end})))::int as patients,
-          (count(*) filter (where created_at < ${start} and (archived_at is null or archived_at >= ${start})))::int as patients_before,
-          (count(*) filter (where created_at >= ${start} and created_at < ${end}))::int as joined,
-          (count(*) filter (where created_at >= ${previousStart} and created_at < ${start}))::int as joined_before
+          (count(*) filter (where ${joined} <= ${dt(to)} and (archived_at is null or archived_at >= ${end})))::int as patients,
+          (count(*) filter (where ${joined} < ${dt(from)} and (archived_at is null or archived_at >= ${start})))::int as patients_before,
+          (count(*) filter (where ${joined} >= ${dt(from)} and ${joined} <= ${dt(to)} and not ${undated}))::int as joined,
+          (count(*) filter (where ${joined} >= ${dt(previous.from)} and ${joined} < ${dt(from)} and not ${undated}))::int as joined_before,
+          (count(*) filter (where ${undated} and created_at >= ${start} and created_at < ${end}))::int as imported,
+          (count(*) filter (where ${undated} and created_at >= ${previousStart} and created_at < ${start}))::int as imported_before
         from patients where practice_id = ${practiceId}`,
   )
   const offers = await one<Record<string, unknown>>(
@@ -217,9 +222,10 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   )
   const joinedMonths = await rows<{ month: string; joined: unknown }>(
     db,
-    sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, count(*)::int as joined
+    sql`select to_char(${joined}, 'YYYY-MM') as month, count(*)::int as joined
         from patients
-        where practice_id = ${practiceId} and created_at >= ${startOf(seriesFrom)} and created_at < ${seriesEnd}
+        where practice_id = ${practiceId} and not ${undated}
+          and ${joined} >= ${dt(seriesFrom)} and ${joined} < ${dt(seriesEndDay)}
         group by 1`,
   )
   const byMonth = new Map(ledgerMonths.map((row) => [row.month, row]))
@@ -239,6 +245,7 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   const tiles: ReportSummary['tiles'] = {
     patients: compared(people.patients, people.patients_before),
     new_patients: compared(people.joined, people.joined_before),
+    imported_patients: compared(people.imported, people.imported_before),
     points_outstanding: outstanding,
     points_earned: compared(points.earned, points.earned_before),
     points_redeemed: compared(points.redeemed, points.redeemed_before),

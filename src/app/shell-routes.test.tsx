@@ -100,6 +100,7 @@ const SUMMARY = {
   tiles: {
     patients: compared(2, 1),
     new_patients: compared(1, 0),
+    imported_patients: compared(0, 0),
     points_outstanding: compared(1200, 900),
     liability_cents: compared(12000, 9000),
     points_earned: compared(400, 300),

@@ -68,6 +68,14 @@ export function DashboardTiles({
           <span data-figure="new-patients">{formatCount(tiles.new_patients.current)}</span> new this
           period
         </Text>
+        {tiles.imported_patients.current > 0 && (
+          <Text size="sm">
+            <span data-figure="imported-patients">
+              {formatCount(tiles.imported_patients.current)}
+            </span>{' '}
+            imported (not counted as new: the file had no "joined on" day)
+          </Text>
+        )}
         <Previous figure={tiles.new_patients} label={`New, ${previousLabel.toLowerCase()}`} />
       </Tile>
       <Tile title="Points outstanding">
