@@ -213,6 +213,13 @@ const replayer: Replayer<Context> = {
         )
         return
       }
+      case 'consent.state':
+        await page
+          .getByRole('checkbox', {
+            name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
+          })
+          .check()
+        return
       case 'file.change':
         await button(
           page,
@@ -303,6 +310,12 @@ const replayer: Replayer<Context> = {
             table.getByRole('row', { name: `${row} The last name is missing.` }),
           ).toBeVisible()
         }
+        // Issue 28: the file has no e-mail consent column, so the statement is asked.
+        const consent = page.getByRole('checkbox', {
+          name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
+        })
+        if (state.context.emailConsentStated) await expect(consent).toBeChecked()
+        else await expect(consent).not.toBeChecked()
         await expect(button(page, `Import ${patients(createdRows(file, 2))}`)).toBeEnabled()
         await expect(button(page, 'Change the columns')).toBeEnabled()
         await expect(button(page, 'Choose another file')).toBeEnabled()
