@@ -25,6 +25,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'patient.archived': { group: 'Patients', label: 'Archived a patient' },
   'patient.restored': { group: 'Patients', label: 'Restored a patient' },
   'patients.imported': { group: 'Patients', label: 'Imported patients' },
+  'patient.resubscribed': { group: 'Patients', label: 'Subscribed again to e-mails' },
   'ledger.posted': { group: 'Points', label: 'Posted points' },
   'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
   'visit.undone': { group: 'Points', label: 'Undid a visit' },
@@ -189,9 +190,17 @@ export function describeActivity(
     case 'patients.imported': {
       const created = num(details.created)
       const others = num(details.rejected) + num(details.already_imported)
+      // Issue 28: the importer's statement of consent for the whole file, who and when.
+      const consent = details.email_consent_stated
+        ? ', stating that every patient in the file agreed to receive marketing e-mail'
+        : ''
       return sentence(
-        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}`,
+        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}${consent}`,
       )
+    }
+    case 'patient.resubscribed': {
+      const name = `${patient[0]?.toUpperCase() ?? ''}${patient.slice(1)}`
+      return `${name} subscribed again to the practice's e-mails from the unsubscribe page.`
     }
     case 'practice.rules_changed': {
       const changes = ruleChanges(details)

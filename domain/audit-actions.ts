@@ -66,6 +66,8 @@ export const AUDIT_ACTIONS = [
   'promotion.claimed',
   'promotion.redeemed',
   'promotion.sent',
+  // Consent (issue 28): a patient subscribed again from the unsubscribe page.
+  'patient.resubscribed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -4,6 +4,7 @@ import {
   checkImportRow,
   duplicatesWithin,
   guessMapping,
+  IMPORT_MESSAGES,
   mappingProblems,
   mapRecord,
   rejectedRowsCsv,
@@ -21,6 +22,7 @@ describe('the patient import rules', () => {
         'Email consent',
         'SMS opt-in',
         'Notes',
+        'Patient since',
       ]),
     ).toEqual({
       first_name: 0,
@@ -30,6 +32,7 @@ describe('the patient import rules', () => {
       birth_date: 4,
       email_subscription: 5,
       sms_subscription: 6,
+      joined_on: 8,
     })
     const partial = guessMapping(['first_name', 'Notes'])
     expect(partial).toMatchObject({ first_name: 0, last_name: null, email: null })
@@ -59,6 +62,7 @@ describe('the patient import rules', () => {
         email_subscription: true,
         sms_subscription: false,
       },
+      joinedOn: null,
     })
     const reason = (patch: object) => {
       const result = checkImportRow({ ...row, ...patch })
@@ -72,6 +76,33 @@ describe('the patient import rules', () => {
     expect(reason({ sms_subscription: 'perhaps' })).toBe(
       'Please write the SMS consent as yes or no.',
     )
+    // Issue 28: a day the patient joined, a calendar day not in the future.
+    const joined = (cell: string) =>
+      checkImportRow({ ...row, joined_on: cell }, { today: '2026-11-25' })
+    expect(joined('2020-02-29')).toMatchObject({ ok: true, joinedOn: '2020-02-29' })
+    for (const bad of ['2021-02-29', '2026-11-26', '12/03/2020']) {
+      expect(joined(bad)).toMatchObject({ ok: false, reason: IMPORT_MESSAGES.joinedOn })
+    }
+  })
+
+  it('never opts a patient in by default: an empty consent is no, unless the file was stated for', () => {
+    const row = mapRecord(
+      ['Ana', 'Lopez', 'ana@example.com'],
+      guessMapping(['First', 'Last', 'Email']),
+      2,
+    )
+    expect(checkImportRow(row)).toMatchObject({
+      ok: true,
+      input: { email_subscription: false, sms_subscription: false },
+    })
+    expect(checkImportRow(row, { emailConsentForAll: true })).toMatchObject({
+      ok: true,
+      input: { email_subscription: true, sms_subscription: false },
+    })
+    const said = { ...row, email_subscription: 'no' }
+    expect(checkImportRow(said, { emailConsentForAll: true })).toMatchObject({
+      input: { email_subscription: false },
+    })
   })
 
   it('finds rows repeating an earlier e-mail (any case) or phone', () => {

@@ -31,6 +31,7 @@ export const IMPORT_FIELDS = [
   'birth_date',
   'email_subscription',
   'sms_subscription',
+  'joined_on',
 ] as const
 export type ImportField = (typeof IMPORT_FIELDS)[number]
 
@@ -43,6 +44,7 @@ export const IMPORT_FIELD_LABELS: Record<ImportField, string> = {
   birth_date: 'Birth date',
   email_subscription: 'E-mail consent',
   sms_subscription: 'SMS consent',
+  joined_on: 'Joined on',
 }
 
 /** Fields a file must have a column for. */
@@ -68,6 +70,9 @@ export const IMPORT_MESSAGES = {
     email_subscription: 'Please write the e-mail consent as yes or no.',
     sms_subscription: 'Please write the SMS consent as yes or no.',
   },
+  joinedOn: 'Please write the day the patient joined as YYYY-MM-DD, not in the future.',
+  consentColumn:
+    "This file has an e-mail consent column: each row's own answer is used, so the statement for the whole file cannot be sent with it.",
   sameAs: (field: 'email' | 'phone', row: number) =>
     `Same ${field === 'email' ? 'e-mail' : 'phone number'} as row ${row} of this file.`,
   generic: 'The import stopped because the server did not answer. Nothing was lost: try again.',
@@ -96,6 +101,21 @@ const HEADER_WORDS: Record<ImportField, readonly string[]> = {
     'textconsent',
     'textmessages',
     'textoptin',
+  ],
+  joined_on: [
+    'joinedon',
+    'joined',
+    'datejoined',
+    'joindate',
+    'patientsince',
+    'membersince',
+    'customersince',
+    'since',
+    'firstvisit',
+    'dateadded',
+    'created',
+    'createdat',
+    'createdon',
   ],
 }
 
@@ -153,6 +173,7 @@ export const ImportRowSchema = v.object({
   birth_date: Cell,
   email_subscription: Cell,
   sms_subscription: Cell,
+  joined_on: Cell,
 })
 export type ImportRow = v.InferOutput<typeof ImportRowSchema>
 
@@ -175,6 +196,12 @@ export const PatientImportChunkSchema = v.object({
       'Each row number may appear once in a chunk.',
     ),
   ),
+  /**
+   * The importer's statement for a file without an e-mail consent column (issue 28): every
+   * patient of the file agreed to the practice's marketing e-mail. Without it, and for a row whose
+   * consent cell is empty, nobody is opted in. Recorded in the activity log with who and when.
+   */
+  email_consent_for_all: v.optional(v.boolean()),
 })
 export type PatientImportChunk = v.InferOutput<typeof PatientImportChunkSchema>
 
@@ -228,14 +255,39 @@ const blankToNull = (cell: string | null | undefined) => {
 
 /** A row that can be created, or the first reason it cannot. */
 export type CheckedImportRow =
-  | { ok: true; row: number; input: PatientInput }
+  | {
+      ok: true
+      row: number
+      /** The patient's fields, consent always said (an empty cell is no). */
+      input: PatientInput & { email_subscription: boolean; sms_subscription: boolean }
+      /** The day the patient joined the practice, from the "joined on" column; else null. */
+      joinedOn: string | null
+    }
   | { ok: false; row: number; reason: string }
+
+/** Whether `day` is a calendar day written YYYY-MM-DD, from 1900 to `today`. */
+function isJoinedDay(day: string, today: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false
+  const date = new Date(`${day}T00:00:00Z`)
+  return (
+    !Number.isNaN(date.getTime()) &&
+    date.toISOString().slice(0, 10) === day &&
+    day >= '1900-01-01' &&
+    day <= today
+  )
+}
 
 /**
  * Checks a row with the rules of `POST /patients` (PatientInputSchema), reading its consent cells
- * as yes or no; a refusal is one sentence that names what to fix.
+ * as yes or no and its "joined on" cell as a day; a refusal is one sentence that names what to
+ * fix. Import never opts anyone in by default (issue 28): a consent cell left empty, or a file
+ * without the column, is no, unless the importer stated consent for the whole file
+ * (`emailConsentForAll`, for a file without an e-mail consent column).
  */
-export function checkImportRow(row: ImportRow): CheckedImportRow {
+export function checkImportRow(
+  row: ImportRow,
+  { emailConsentForAll = false, today = new Date().toISOString().slice(0, 10) } = {},
+): CheckedImportRow {
   const consents: Partial<Record<'email_subscription' | 'sms_subscription', boolean>> = {}
   for (const field of ['email_subscription', 'sms_subscription'] as const) {
     const consent = readConsent(row[field])
@@ -248,6 +300,10 @@ export function checkImportRow(row: ImportRow): CheckedImportRow {
     }
     if (consent !== undefined) consents[field] = consent
   }
+  const joined = blankToNull(row.joined_on)
+  if (joined !== null && !isJoinedDay(joined, today)) {
+    return { ok: false, row: row.row, reason: IMPORT_MESSAGES.joinedOn }
+  }
   const result = v.safeParse(PatientInputSchema, {
     first_name: row.first_name ?? '',
     last_name: row.last_name ?? '',
@@ -256,7 +312,18 @@ export function checkImportRow(row: ImportRow): CheckedImportRow {
     birth_date: blankToNull(row.birth_date),
     ...consents,
   })
-  if (result.success) return { ok: true, row: row.row, input: result.output }
+  if (result.success) {
+    return {
+      ok: true,
+      row: row.row,
+      input: {
+        ...result.output,
+        email_subscription: consents.email_subscription ?? emailConsentForAll,
+        sms_subscription: consents.sms_subscription ?? false,
+      },
+      joinedOn: joined,
+    }
+  }
   const [issue] = result.issues
   const key = issue?.path?.[0]?.key
   const field = (IMPORT_FIELDS as readonly unknown[]).includes(key) ? (key as ImportField) : null

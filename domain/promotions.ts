@@ -211,10 +211,23 @@ export const PromotionFunnelSchema = v.object({
   expired: v.number(),
   /** redeemed / claimed, 0 to 1 (0 when nothing was claimed). */
   redemption_rate: v.number(),
-  /** The totals of the visits where it was redeemed, in cents. */
-  revenue_cents: v.number(),
+  /**
+   * The totals of the visits where it was redeemed, in cents. Money: only for a Manager or an
+   * Admin (`reports.money`); absent for Staff (issue 28).
+   */
+  revenue_cents: v.optional(v.number()),
 })
 export type PromotionFunnel = v.InferOutput<typeof PromotionFunnelSchema>
+
+/**
+ * An offer as a member may read it: without the money of its funnel unless their role may see
+ * money (issue 28: Staff never see revenue).
+ */
+export function withoutMoney<T extends { funnel: PromotionFunnel }>(offer: T, money: boolean): T {
+  if (money) return offer
+  const { revenue_cents: _revenue, ...funnel } = offer.funnel
+  return { ...offer, funnel }
+}
 
 /** An empty funnel. */
 export const EMPTY_FUNNEL: PromotionFunnel = {

@@ -78,7 +78,10 @@ export type Compared = v.InferOutput<typeof ComparedSchema>
 
 const PeriodSchema = v.object({ from: v.string(), to: v.string() })
 
-/** One month of the charts: points by kind (positive numbers) and the patients who joined. */
+/**
+ * One month of the charts: points earned, redeemed and expired (positive numbers, each net of
+ * the reversals posted that month) and the patients who joined.
+ */
 export const MonthFiguresSchema = v.object({
   /** `YYYY-MM`. */
   month: v.string(),
@@ -113,15 +116,31 @@ export const ReportSummarySchema = v.object({
   tiles: v.object({
     /** Patients not archived at the end of each period. */
     patients: ComparedSchema,
+    /**
+     * Patients who joined in the period, by the day they joined the practice (an import's "joined
+     * on" day, else the day they were added); imported patients without that day are not new.
+     */
     new_patients: ComparedSchema,
+    /** Patients imported in the period without the day they joined: shown apart from new. */
+    imported_patients: ComparedSchema,
     /** The sum of every balance at the end of each period. */
     points_outstanding: ComparedSchema,
     /** Money only: `points_outstanding` in cents. */
     liability_cents: v.optional(ComparedSchema),
-    /** Points posted by visits and bonuses (`earn`, `bonus`). */
+    /**
+     * Points earned by visits and bonuses (`earn`, `bonus`), net of their reversals: an undone
+     * visit does not count (issue 28).
+     */
     points_earned: ComparedSchema,
+    /** Points redeemed, net of reversed redemptions; a positive amount taken off. */
     points_redeemed: ComparedSchema,
+    /** Points expired, net of reversed expiries; a positive amount taken off. */
     points_expired: ComparedSchema,
+    /**
+     * Manual adjustments, net of their reversals, with their sign. With the three above, the
+     * period's change of `points_outstanding`: earned − redeemed − expired + adjusted.
+     */
+    points_adjusted: ComparedSchema,
     offers_claimed: ComparedSchema,
     offers_redeemed: ComparedSchema,
     /** Appointments of the day not cancelled, and of those the completed ones. */
@@ -190,21 +209,9 @@ export const LIABILITY_LABELS: Record<LiabilityLine, string> = {
 }
 
 /**
- * How each line moves the balance: redeemed and expired are shown as positive amounts taken off,
- * adjusted and reversed keep their sign.
+ * `GET /reports/liability`: the lines in points and, each, in cents, each movement signed by its
+ * effect on the balance (redeemed and expired negative).
  */
-export const LIABILITY_SIGNS: Record<LiabilityLine, 1 | -1 | 0> = {
-  opening_points: 0,
-  earned: 1,
-  bonus: 1,
-  adjusted: 1,
-  redeemed: -1,
-  expired: -1,
-  reversed: 1,
-  closing_points: 0,
-}
-
-/** `GET /reports/liability`: the lines in points and, each, in cents. */
 export const LiabilityReportSchema = v.object({
   period: PeriodSchema,
   point_value_cents: v.number(),
@@ -234,11 +241,15 @@ export function centsField(line: LiabilityLine): keyof LiabilityReport {
   return `${line}_cents`
 }
 
-/** Opening plus each movement with its sign: what the closing balance must be. */
+/**
+ * Opening plus every movement: what the closing balance must be. Every line of the report, in the
+ * answer, on the page and in the CSV, carries its effect on the balance (issue 28): earned and
+ * bonus positive, redeemed and expired negative, adjusted and reversed either way; so the points
+ * column sums from the opening to the closing balance.
+ */
 export function liabilityClosing(report: Pick<LiabilityReport, LiabilityLine>): number {
   return LIABILITY_LINES.reduce(
-    (sum, line) =>
-      line === 'opening_points' ? sum + report[line] : sum + LIABILITY_SIGNS[line] * report[line],
+    (sum, line) => (line === 'closing_points' ? sum : sum + report[line]),
     0,
   )
 }

@@ -56,6 +56,11 @@ export type PatientImportContext = {
   result: ImportTally
   /** True when the person stopped the import before its last chunk. */
   stopped: boolean
+  /**
+   * The importer's statement that every patient of a file without an e-mail consent column
+   * agreed to marketing e-mail (issue 28); false until they tick it, and again for each check.
+   */
+  emailConsentStated: boolean
   /** The message of the last failure, shown until the next step. */
   error: string | null
 }
@@ -72,6 +77,7 @@ export type PatientImportEvent =
   | { type: 'import.stop' }
   | { type: 'rejected.download' }
   | { type: 'file.change' }
+  | { type: 'consent.state'; stated: boolean }
 
 const emptyTally = (): ImportTally => ({ created: 0, rejected: [], alreadyImported: 0 })
 
@@ -89,6 +95,7 @@ export function chunkOf(context: PatientImportContext, index: number): PatientIm
   const from = index * context.chunkRows
   return {
     file_id: csv.fileId,
+    ...(context.emailConsentStated ? { email_consent_for_all: true } : {}),
     rows: csv.records
       .slice(from, from + context.chunkRows)
       .map((cells, i) => mapRecord(cells, context.mapping, from + i + 2)),
@@ -146,6 +153,10 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
  *   10,000 rows moves in 50 requests with the progress between them. A failed chunk keeps the
  *   file, the mapping and what was imported: Try again sends that chunk again (the server answers
  *   a chunk it already took with "already imported"); Stop ends with the summary so far.
+ * - Import never opts anyone in to marketing e-mail by default (issue 28): a file without an
+ *   e-mail consent column is imported unsubscribed unless the importer states, on the preview,
+ *   that every patient of the file agreed (`consent.state`); the statement travels with each
+ *   chunk and the server logs it with who and when.
  * - Effects are named, not implemented: the three actors reject with "not provided" until the
  *   route supplies them, and the slots `onImported` (the patient list is out of date) and
  *   `onDownloadRejected` (save the rejected rows' CSV) are the route's.
@@ -162,6 +173,7 @@ function freshContext(chunkRows: number): PatientImportContext {
     preview: emptyTally(),
     result: emptyTally(),
     stopped: false,
+    emailConsentStated: false,
     error: null,
   }
 }
@@ -192,6 +204,7 @@ export const patientImportMachine = setup({
   guards: {
     isMappingUsable: ({ context }) => Object.keys(mappingProblems(context.mapping)).length === 0,
     hasMoreChunks: ({ context }) => context.chunk + 1 < chunkCount(context),
+    hasNoEmailConsentColumn: ({ context }) => context.mapping.email_subscription === null,
   },
 }).createMachine({
   id: 'patientImport',
@@ -252,7 +265,12 @@ export const patientImportMachine = setup({
         'mapping.confirm': {
           guard: 'isMappingUsable',
           target: 'checking',
-          actions: assign({ chunk: 0, preview: emptyTally(), error: null }),
+          actions: assign({
+            chunk: 0,
+            preview: emptyTally(),
+            error: null,
+            emailConsentStated: false,
+          }),
         },
         'file.change': { target: 'choosing', actions: 'startOver' },
       },
@@ -296,8 +314,13 @@ export const patientImportMachine = setup({
       },
     },
     reviewing: {
-      description: "The preview: how many rows will be created, and each refused row's reason.",
+      description:
+        "The preview: how many rows will be created, and each refused row's reason; for a file without an e-mail consent column, the importer's statement that every patient agreed (unticked: nobody is opted in).",
       on: {
+        'consent.state': {
+          guard: 'hasNoEmailConsentColumn',
+          actions: assign(({ event }) => ({ emailConsentStated: event.stated })),
+        },
         'import.start': {
           target: 'importing',
           actions: assign({ chunk: 0, result: emptyTally(), stopped: false, error: null }),

@@ -232,6 +232,14 @@ export const patients = pgTable(
     last_visit_at: instant(),
     created_at: createdAt(),
     /**
+     * The day the patient joined the practice when it is not the day they were added here: an
+     * import's "joined on" column (issue 28). The dashboard counts a patient as new by this day,
+     * else by `created_at`.
+     */
+    joined_on: date(),
+    /** Created by a CSV import: without `joined_on`, the dashboard counts them apart from new. */
+    imported: boolean().notNull().default(false),
+    /**
      * What a search reads, kept by the database: both orders of the name, the e-mail and the
      * phone, lower-cased (migration 0008).
      */
@@ -751,6 +759,16 @@ export const ledgerDaily = pgTable(
     redeem: bigint({ mode: 'number' }).notNull().default(0),
     expire: bigint({ mode: 'number' }).notNull().default(0),
     reverse: bigint({ mode: 'number' }).notNull().default(0),
+    /**
+     * `reverse` split by the kind of the entry each reversal cancels (issue 28), so that the
+     * dashboard's earned, redeemed and expired are net of reversals: an undone visit does not
+     * count as earned. Their sum is `reverse`.
+     */
+    reverse_earn: bigint({ mode: 'number' }).notNull().default(0),
+    reverse_bonus: bigint({ mode: 'number' }).notNull().default(0),
+    reverse_adjust: bigint({ mode: 'number' }).notNull().default(0),
+    reverse_redeem: bigint({ mode: 'number' }).notNull().default(0),
+    reverse_expire: bigint({ mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.practice_id, t.day] })],
 )

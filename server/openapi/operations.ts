@@ -1306,7 +1306,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   // Issue 20, the dashboard and the liability report (server/routes/reports.ts).
   'GET /api/reports/summary': {
     summary: "The dashboard's numbers",
-    description: `The tiles for the period \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days), each with the same figure for the period of the same length just before: patients and new patients, points outstanding, earned (earn and bonus), redeemed and expired, offers claimed and redeemed, today's appointments booked and completed (against yesterday). Then the 12 months ending with the period's month (points earned, redeemed, expired, new patients) and the funnel (claimed, redeemed) of each live offer. Computed in the database. The money fields (\`liability_cents\`, \`point_value_cents\`) only for a Manager or an Admin; absent for Staff.`,
+    description: `The tiles for the period \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days), each with the same figure for the period of the same length just before: patients and new patients, points outstanding, earned (earn and bonus), redeemed, expired and adjusted, each net of the reversals posted in the period (an undone visit is not earned), so that outstanding at the start + earned − redeemed − expired + adjusted = outstanding at the end; offers claimed and redeemed, today's appointments booked and completed (against yesterday). Then the 12 months ending with the period's month (points earned, redeemed, expired, net of reversals; new patients) and the funnel (claimed, redeemed) of each live offer. Computed in the database. The money fields (\`liability_cents\`, \`point_value_cents\`) only for a Manager or an Admin; absent for Staff.`,
     tag: 'Reports',
     query: ReportPeriodQuerySchema,
     responses: {
@@ -1327,7 +1327,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /api/reports/liability': {
     summary: 'The points liability report',
-    description: `For \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days): the opening balance of all patients, the points earned, given as bonus, adjusted (signed), redeemed, expired and reversed (signed) in the period and the closing balance, each also in cents at the programme's point value. opening + earned + bonus + adjusted − redeemed − expired + reversed = closing, exactly; the closing balance of a period ending today is the sum of all balances. Manager, Admin.`,
+    description: `For \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days): the opening balance of all patients, the points earned, given as bonus, adjusted, redeemed, expired and reversed in the period and the closing balance, each also in cents at the programme's point value. Every movement carries its effect on the balance (redeemed and expired negative, adjusted and reversed either way), so opening + earned + bonus + adjusted + redeemed + expired + reversed = closing, exactly; the closing balance of a period ending today is the sum of all balances. Manager, Admin.`,
     tag: 'Reports',
     query: ReportPeriodQuerySchema,
     responses: {

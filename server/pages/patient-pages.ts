@@ -27,7 +27,16 @@ export const UNSUBSCRIBE_PAGE = {
     'If you keep receiving e-mails you did not ask for, contact the practice that sent them.',
   noScript: 'Press Unsubscribe to stop these e-mails.',
   button: 'Unsubscribe',
+  // Issue 28: the way back.
+  again: 'Subscribe again',
+  againHint: 'Changed your mind? You can receive these e-mails again.',
+  subscribed: 'You are subscribed again!',
+  subscribedNext: "You will receive this practice's e-mails again.",
 } as const
+
+/** The form of "Subscribe again": a plain POST, so it works without scripts. */
+const subscribeAgainForm = (id: string) =>
+  `<form method="post" action="${escapeHtml(`/unsubscribe/${encodeURIComponent(id)}/subscribe`)}"><button type="submit">${escapeHtml(UNSUBSCRIBE_PAGE.again)}</button></form>`
 
 /** The offer page's sentences beyond the outcomes of domain/offers.ts. */
 export const OFFER_PAGE = {
@@ -120,6 +129,7 @@ export function unsubscribePage(id: string, script: string): string {
 <div data-outcome="failed" hidden>${alert('red', UNSUBSCRIBE_PAGE.invalid, 'alert')}</div>
 </div>
 <p class="c s" data-outcome="done" hidden>${escapeHtml(UNSUBSCRIBE_PAGE.doneNext)}</p>
+<div data-outcome="done" hidden>${paragraph(UNSUBSCRIBE_PAGE.againHint, 'c s d')}${subscribeAgainForm(id)}</div>
 <p class="c s" data-outcome="failed" hidden>${escapeHtml(UNSUBSCRIBE_PAGE.failedNext)}</p>
 <noscript><style>[data-outcome="pending"]{display:none}</style>${paragraph(UNSUBSCRIBE_PAGE.noScript, 'c s')}<form method="post" action="${escapeHtml(action)}"><button type="submit">${UNSUBSCRIBE_PAGE.button}</button></form></noscript>`,
   })
@@ -139,6 +149,35 @@ export function unsubscribedPage(
         ? alert('green', UNSUBSCRIBE_PAGE.done, 'status')
         : alert('red', outcome.message, 'alert'),
       paragraph(outcome.ok ? UNSUBSCRIBE_PAGE.doneNext : UNSUBSCRIBE_PAGE.failedNext, 'c s'),
+      ...(outcome.ok
+        ? [paragraph(UNSUBSCRIBE_PAGE.againHint, 'c s d'), subscribeAgainForm(id)]
+        : []),
+    ].join('\n'),
+  })
+}
+
+/**
+ * `/unsubscribe/:id` after "Subscribe again": subscribed again (with the way to unsubscribe once
+ * more), or why not.
+ */
+export function resubscribedPage(
+  id: string,
+  outcome: { ok: true } | { ok: false; message: string },
+) {
+  const action = `/unsubscribe/${encodeURIComponent(id)}`
+  return document({
+    path: action,
+    heading: 'Unsubscribe',
+    body: [
+      outcome.ok
+        ? alert('green', UNSUBSCRIBE_PAGE.subscribed, 'status')
+        : alert('red', outcome.message, 'alert'),
+      paragraph(outcome.ok ? UNSUBSCRIBE_PAGE.subscribedNext : UNSUBSCRIBE_PAGE.failedNext, 'c s'),
+      ...(outcome.ok
+        ? [
+            `<form method="post" action="${escapeHtml(action)}"><button type="submit">${UNSUBSCRIBE_PAGE.button}</button></form>`,
+          ]
+        : []),
     ].join('\n'),
   })
 }

@@ -276,12 +276,16 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       // Peter (the fixture's), Ava, Bea, Cal, Eli, Fay; Dex joined and was archived this month.
       patients: { current: 6, previous: 5 },
       new_patients: { current: 2, previous: 1 },
+      imported_patients: { current: 0, previous: 0 },
       // Before March: Eli 60, Fay 70, Ava 500 + 200 − 100. Then +50 +80 −300 +40 −10 −80 −60.
       points_outstanding: { current: 450, previous: 730 },
       liability_cents: { current: 4500, previous: 7300 },
-      points_earned: { current: 130, previous: 200 },
+      // Net of reversals (issue 28): Bea's 80 of 8 March were reversed on the 9th, so March
+      // earned her bonus of 50 only (before: 130, the reversed visit counted).
+      points_earned: { current: 50, previous: 200 },
       points_redeemed: { current: 300, previous: 100 },
       points_expired: { current: 60, previous: 0 },
+      points_adjusted: { current: 30, previous: 0 },
       offers_claimed: { current: 1, previous: 1 },
       offers_redeemed: { current: 1, previous: 0 },
       appointments_booked: { current: 2, previous: 1 },
@@ -292,6 +296,15 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       .from(patients)
       .where(eq(patients.practice_id, p.practiceId))
     expect(Number(balances?.sum)).toBe(summary.tiles.points_outstanding.current)
+    // The movements reconcile with outstanding: 730 + 50 − 300 − 60 + 30 = 450.
+    const { tiles } = summary
+    expect(
+      tiles.points_outstanding.previous +
+        tiles.points_earned.current -
+        tiles.points_redeemed.current -
+        tiles.points_expired.current +
+        tiles.points_adjusted.current,
+    ).toBe(tiles.points_outstanding.current)
   })
 
   it('gives the 12 months of the charts and the funnel of each live offer', async () => {
@@ -327,7 +340,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
     })
     expect(byMonth['2027-03']).toEqual({
       month: '2027-03',
-      earned: 130,
+      earned: 50,
       redeemed: 300,
       expired: 60,
       new_patients: 2,
@@ -374,16 +387,16 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       earned: 80,
       bonus: 50,
       adjusted: 30,
-      redeemed: 300,
-      expired: 60,
+      redeemed: -300,
+      expired: -60,
       reversed: -80,
       closing_points: 450,
       opening_cents: 7300,
       earned_cents: 800,
       bonus_cents: 500,
       adjusted_cents: 300,
-      redeemed_cents: 3000,
-      expired_cents: 600,
+      redeemed_cents: -3000,
+      expired_cents: -600,
       reversed_cents: -800,
       closing_cents: 4500,
     })
@@ -395,7 +408,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
     expect(february).toMatchObject({
       opening_points: 630,
       earned: 200,
-      redeemed: 100,
+      redeemed: -100,
       closing_points: 730,
     })
   })
@@ -417,11 +430,25 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       [LIABILITY_LABELS.earned, '80', '8'],
       [LIABILITY_LABELS.bonus, '50', '5'],
       [LIABILITY_LABELS.adjusted, '30', '3'],
-      [LIABILITY_LABELS.redeemed, '300', '30'],
-      [LIABILITY_LABELS.expired, '60', '6'],
+      [LIABILITY_LABELS.redeemed, '-300', '-30'],
+      [LIABILITY_LABELS.expired, '-60', '-6'],
       [LIABILITY_LABELS.reversed, '-80', '-8'],
       [LIABILITY_LABELS.closing_points, '450', '45'],
     ])
+    // One sign convention (issue 28): each column sums, from the opening line through every
+    // movement, to the closing line, and the closing line is the sum of the patients' balances.
+    // (Before, Redeemed was written +300 beside Reversed −80, and the column did not sum.)
+    const lines = data.map((row) => ({ points: Number(row.points), dollars: Number(row.dollars) }))
+    const closing = lines.at(-1)
+    const sum = (key: 'points' | 'dollars') =>
+      lines.slice(0, -1).reduce((total, line) => total + line[key], 0)
+    expect(sum('points')).toBe(closing?.points)
+    expect(Math.round(sum('dollars') * 100)).toBe(Math.round((closing?.dollars ?? 0) * 100))
+    const [balances] = await t.db
+      .select({ sum: sql<number>`sum(${patients.points})::int` })
+      .from(patients)
+      .where(eq(patients.practice_id, p.practiceId))
+    expect(closing?.points).toBe(Number(balances?.sum))
     const events = await t.db.execute(
       sql`select details from audit_events where practice_id = ${p.practiceId} and action = 'report.exported'`,
     )
@@ -502,6 +529,110 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       expect(response.status, path).toBe(400)
       expect(await messageOf(response), path).toBe(message)
     }
+  })
+})
+
+describe.each(testBackends())('numbers that reconcile on $name (issue 28)', (backend) => {
+  let t: TestApp
+  let p: PracticeFixture
+
+  beforeAll(async () => {
+    t = await createTestApp(backend)
+    p = await createPracticeFixture(t.db, { name: 'Undo Practice' })
+  })
+  afterAll(() => t?.close())
+
+  const summary = async () => {
+    const response = await t.request('/api/reports/summary', { token: p.token })
+    expect(response.status).toBe(200)
+    return ((await response.json()) as ReportSummary).tiles
+  }
+  const csv = async (path: string) => {
+    const response = await t.request(path, { token: p.token })
+    expect(response.status, path).toBe(200)
+    return Papa.parse<Record<string, string>>((await response.text()).trimEnd(), { header: true })
+      .data
+  }
+
+  it("drops a visit from the dashboard's earned once it is undone, and every CSV still sums to the balances", async () => {
+    const before = await summary()
+    const visit = await t.request('/api/visits', {
+      method: 'POST',
+      token: p.token,
+      json: {
+        patient_id: p.patientId,
+        items: [{ procedure_id: p.procedureId, quantity: 3 }],
+        idempotencyKey: 'undo-dashboard-visit',
+      },
+    })
+    expect(visit.status).toBe(201)
+    const { visit: recorded } = (await visit.json()) as { visit: { id: number } }
+    const earned = await summary()
+    expect(earned.points_earned.current).toBe(before.points_earned.current + 30)
+    expect(earned.points_outstanding.current).toBe(before.points_outstanding.current + 30)
+
+    const undo = await t.request(`/api/visits/${recorded.id}/undo`, {
+      method: 'POST',
+      token: p.token,
+      json: {},
+    })
+    expect(undo.status).toBe(201)
+    const after = await summary()
+    // Before issue 28 the undone visit stayed in earned (30) while outstanding went back to 0.
+    expect(after.points_earned.current).toBe(before.points_earned.current)
+    expect(after.points_outstanding.current).toBe(before.points_outstanding.current)
+    expect(
+      after.points_outstanding.previous +
+        after.points_earned.current -
+        after.points_redeemed.current -
+        after.points_expired.current +
+        after.points_adjusted.current,
+    ).toBe(after.points_outstanding.current)
+
+    // The ledger CSV: signed entries (the visit +30, its reversal −30) that sum to the balances.
+    const entries = await csv('/api/reports/ledger.csv')
+    expect(entries.map((row) => [row.kind, row.points])).toEqual([
+      ['earn', '30'],
+      ['reverse', '-30'],
+    ])
+    const ledgerSum = entries.reduce((total, row) => total + Number(row.points), 0)
+    const people = await csv('/api/reports/patients.csv')
+    const patientSum = people.reduce((total, row) => total + Number(row.points), 0)
+    expect(ledgerSum).toBe(after.points_outstanding.current)
+    expect(patientSum).toBe(after.points_outstanding.current)
+    // The liability CSV of the same period sums from its opening to its closing line.
+    const liability = await csv('/api/reports/liability.csv')
+    const points = liability.map((row) => Number(row.points))
+    expect(points.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(points.at(-1))
+    expect(points.at(-1)).toBe(after.points_outstanding.current)
+  })
+
+  it('counts imported patients by the day they joined, and an import without that day apart from new', async () => {
+    const before = await summary()
+    const today = new Date().toISOString().slice(0, 10)
+    const row = (n: number, joined_on: string | null) => ({
+      row: n + 2,
+      first_name: 'Imma',
+      last_name: `Joined${n}`,
+      email: `imma.${n}.${Date.now()}@joined.example`,
+      joined_on,
+    })
+    const send = async (fileId: string, rows: unknown[]) => {
+      const response = await t.request('/api/patients/import', {
+        method: 'POST',
+        token: p.token,
+        json: { file_id: fileId, rows },
+      })
+      expect(response.status).toBe(201)
+    }
+    // A file of 3 without a "joined on" column, and one of 2 with it: joined in 2019 and today.
+    await send('1'.repeat(64), [row(0, null), row(1, null), row(2, null)])
+    await send('2'.repeat(64), [row(3, '2019-06-01'), row(4, today)])
+    const after = await summary()
+    // Before issue 28 all five read as "5 new this period".
+    expect(after.new_patients.current).toBe(before.new_patients.current + 1)
+    expect(after.imported_patients.current).toBe(before.imported_patients.current + 3)
+    expect(after.patients.current).toBe(before.patients.current + 5)
   })
 })
 
@@ -630,8 +761,8 @@ describe.each(testBackends())(
               coalesce(sum(points) filter (where kind = 'earn' and created_at >= ${from}::date), 0)::int as earned,
               coalesce(sum(points) filter (where kind = 'bonus' and created_at >= ${from}::date), 0)::int as bonus,
               coalesce(sum(points) filter (where kind = 'adjust' and created_at >= ${from}::date), 0)::int as adjusted,
-              coalesce(-sum(points) filter (where kind = 'redeem' and created_at >= ${from}::date), 0)::int as redeemed,
-              coalesce(-sum(points) filter (where kind = 'expire' and created_at >= ${from}::date), 0)::int as expired,
+              coalesce(sum(points) filter (where kind = 'redeem' and created_at >= ${from}::date), 0)::int as redeemed,
+              coalesce(sum(points) filter (where kind = 'expire' and created_at >= ${from}::date), 0)::int as expired,
               coalesce(sum(points) filter (where kind = 'reverse' and created_at >= ${from}::date), 0)::int as reversed,
               coalesce(sum(points), 0)::int as closing
               from ledger_entries where practice_id = ${p.practiceId}
@@ -654,6 +785,39 @@ describe.each(testBackends())(
               closing: report.closing_points,
             }).toEqual(Object.fromEntries(Object.entries(direct).map(([k, v]) => [k, Number(v)])))
             expect(liabilityClosing(report)).toBe(report.closing_points)
+            // The dashboard's figures of the same period are net of reversals and reconcile:
+            // outstanding at the start + earned − redeemed − expired + adjusted = at the end.
+            const netDirect = (
+              (await t.db.execute(sql`select
+              coalesce(sum(e.points) filter (where coalesce(r.kind, e.kind) in ('earn', 'bonus')), 0)::int as earned,
+              coalesce(-sum(e.points) filter (where coalesce(r.kind, e.kind) = 'redeem'), 0)::int as redeemed,
+              coalesce(-sum(e.points) filter (where coalesce(r.kind, e.kind) = 'expire'), 0)::int as expired,
+              coalesce(sum(e.points) filter (where coalesce(r.kind, e.kind) = 'adjust'), 0)::int as adjusted
+              from ledger_entries e left join ledger_entries r on r.id = e.reverses_id
+              where e.practice_id = ${p.practiceId} and e.created_at >= ${from}::date
+                and e.created_at < (${to}::date + 1)`)) as unknown as {
+                rows: Record<string, unknown>[]
+              }
+            ).rows[0] as Record<string, unknown>
+            const summaryResponse = await t.request(`/api/reports/summary?from=${from}&to=${to}`, {
+              token: p.token,
+            })
+            const { tiles } = (await summaryResponse.json()) as ReportSummary
+            expect({
+              earned: tiles.points_earned.current,
+              redeemed: tiles.points_redeemed.current,
+              expired: tiles.points_expired.current,
+              adjusted: tiles.points_adjusted.current,
+            }).toEqual(
+              Object.fromEntries(Object.entries(netDirect).map(([k, v]) => [k, Number(v)])),
+            )
+            expect(
+              tiles.points_outstanding.previous +
+                tiles.points_earned.current -
+                tiles.points_redeemed.current -
+                tiles.points_expired.current +
+                tiles.points_adjusted.current,
+            ).toBe(tiles.points_outstanding.current)
             for (const line of LIABILITY_LINES) {
               const cents =
                 line === 'opening_points'

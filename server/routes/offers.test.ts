@@ -2,7 +2,7 @@ import { and, eq, like } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OfferAnswerSchema, PromotionSendAnswerSchema } from '#domain/offers.ts'
-import { auditEvents, outbox, patients, promotionSends } from '#server/db/schema.ts'
+import { auditEvents, outbox, patients, practices, promotionSends } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import {
   createMember,
@@ -233,5 +233,44 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     const secondMails = await mailsOf('Lumen & Co: Second')
     expect(secondMails.length).toBeGreaterThan(0)
     expect(secondMails.map((m) => m.to)).not.toContain(`eve@${domain}`)
+  })
+
+  it("carries the practice's name, postal address and logo in both parts of an offer e-mail (CAN-SPAM)", async () => {
+    await t.db
+      .update(practices)
+      .set({
+        practice_address: '12 Main Street',
+        practice_address_2: 'Suite 4',
+        city: 'Springfield',
+        state: 'IL',
+        practice_zip: '62704',
+        image_path: '/api/upload/files/7/logo-key',
+      })
+      .where(eq(practices.id, practice.practiceId))
+    try {
+      await addPatient('Cora')
+      const id = await liveOffer({ title: 'Address' })
+      expect((await send(id)).status).toBe(200)
+      await t.deliver()
+      const [mail] = (await mailsOf('Lumen & Co: Address')).filter((m) => m.to === `cora@${domain}`)
+      const address = '12 Main Street, Suite 4, Springfield, IL 62704'
+      const logo = 'http://localhost:3000/api/upload/files/7/logo-key'
+      // Before issue 28 the e-mail named the practice only: no address, no logo.
+      expect(mail?.text).toContain(`Lumen & Co\n${address}\nLogo: ${logo}`)
+      expect(mail?.html).toContain(`Lumen &amp; Co<br>\n${address}`)
+      expect(mail?.html).toContain(`<img src="${logo}" alt="Lumen &amp; Co logo"`)
+    } finally {
+      await t.db
+        .update(practices)
+        .set({
+          practice_address: null,
+          practice_address_2: null,
+          city: null,
+          state: null,
+          practice_zip: null,
+          image_path: null,
+        })
+        .where(eq(practices.id, practice.practiceId))
+    }
   })
 })

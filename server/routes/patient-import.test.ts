@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import { and, count, eq, inArray } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type {
-  ImportRow,
-  PatientImportAnswer,
-  PatientImportPreview,
+import {
+  IMPORT_MESSAGES,
+  type ImportRow,
+  type PatientImportAnswer,
+  type PatientImportPreview,
 } from '#domain/patient-import.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
@@ -210,5 +211,102 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       rows: [...rows('twice', 1), ...rows('twice-b', 1)],
     })
     expect(twice.status).toBe(400)
+  })
+
+  describe('consent and the day patients joined (issue 28)', () => {
+    /** Rows of a file without consent columns. */
+    const plain = (tag: string, n: number): ImportRow[] =>
+      rows(tag, n).map(({ email_subscription: _e, sms_subscription: _s, ...row }) => ({
+        ...row,
+        email_subscription: null,
+        sms_subscription: null,
+      }))
+    const stored = async (emails: string[]) =>
+      t.db
+        .select({
+          email: patients.email,
+          email_subscription: patients.email_subscription,
+          sms_subscription: patients.sms_subscription,
+          joined_on: patients.joined_on,
+          imported: patients.imported,
+        })
+        .from(patients)
+        .where(inArray(patients.email, emails))
+        .orderBy(patients.email)
+
+    it('opts nobody in for a file without a consent column, and a consent column decides row by row', async () => {
+      const file = plain('noconsent', 2)
+      expect((await importChunk(newFileId(), file)).created).toBe(2)
+      // Before issue 28 these patients were subscribed by the column's default (true).
+      expect(await stored(file.map((r) => r.email ?? ''))).toEqual(
+        file.map((r) => ({
+          email: r.email,
+          email_subscription: false,
+          sms_subscription: false,
+          joined_on: null,
+          imported: true,
+        })),
+      )
+      const column = rows('column', 3).map((r, i) => ({
+        ...r,
+        email_subscription: ['yes', 'no', ''][i] ?? null,
+      }))
+      await importChunk(newFileId(), column)
+      expect(
+        (await stored(column.map((r) => r.email ?? ''))).map((r) => r.email_subscription),
+      ).toEqual([true, false, false])
+    })
+
+    it("subscribes a file without the column only on the importer's statement, logged with who and when", async () => {
+      const file = plain('stated', 2)
+      const fileId = newFileId()
+      const response = await post('/api/patients/import', {
+        file_id: fileId,
+        rows: file,
+        email_consent_for_all: true,
+      })
+      expect(response.status).toBe(201)
+      expect(
+        (await stored(file.map((r) => r.email ?? ''))).map((r) => r.email_subscription),
+      ).toEqual([true, true])
+      const log = await t.request('/api/audit?action=patients.imported', {
+        token: t.demo.adminToken,
+      })
+      const { data } = (await log.json()) as {
+        data: { summary: string; actor: { first_name: string } | null; created_at: string }[]
+      }
+      const [latest] = data
+      expect(latest?.summary).toMatch(
+        /imported 2 patients from a CSV file, stating that every patient in the file agreed to receive marketing e-mail\.$/,
+      )
+      expect(latest?.actor).not.toBeNull()
+      expect(Number.isNaN(Date.parse(latest?.created_at ?? ''))).toBe(false)
+
+      // With a consent column, the statement is refused: each row's answer is the consent.
+      const refused = await post('/api/patients/import', {
+        file_id: newFileId(),
+        rows: rows('stated-column', 1),
+        email_consent_for_all: true,
+      })
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+        IMPORT_MESSAGES.consentColumn,
+      )
+    })
+
+    it('keeps the day each patient joined from a "joined on" column, refusing a day that is not one', async () => {
+      const file = rows('joined', 3).map((r, i) => ({
+        ...r,
+        joined_on: ['2019-06-01', '', '2999-01-01'][i] ?? null,
+      }))
+      const answer = await importChunk(newFileId(), file)
+      expect(answer.created).toBe(2)
+      expect(answer.rejected).toEqual([
+        { row: 4, reason: IMPORT_MESSAGES.joinedOn, patient_id: null },
+      ])
+      expect(
+        (await stored(file.slice(0, 2).map((r) => r.email ?? ''))).map((r) => r.joined_on),
+      ).toEqual(['2019-06-01', null])
+    })
   })
 })

@@ -19,26 +19,39 @@ import {
   type CheckedImportRow,
   checkImportRow,
   duplicatesWithin,
+  IMPORT_MESSAGES,
   type ImportRejection,
   type ImportRow,
   type PatientImportAnswer,
+  type PatientImportChunk,
   PatientImportChunkSchema,
   type PatientImportPreview,
 } from '#domain/patient-import.ts'
-import { DUPLICATE_PATIENT_MESSAGES, type PatientInput } from '#domain/practice-data.ts'
+import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { patientImportRows, patients, practices } from '#server/db/schema.ts'
+import { badRequest } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
 
-type Chunk = { fileId: string; practiceId: number; rows: ImportRow[] }
+type Chunk = {
+  fileId: string
+  practiceId: number
+  rows: ImportRow[]
+  /** The importer's statement that every patient of the file agreed to marketing e-mail. */
+  emailConsentForAll: boolean
+  /** Today (UTC), the latest day a patient can have joined. */
+  today: string
+}
+
+type Creatable = Extract<CheckedImportRow, { ok: true }>
 
 /** What a chunk would do: the rows to create, the refused ones, those the file already created. */
 type ChunkPlan = {
-  create: { row: number; input: PatientInput }[]
+  create: Creatable[]
   rejected: ImportRejection[]
   alreadyImported: number[]
 }
@@ -59,11 +72,13 @@ async function planChunk(db: Database | Transaction, chunk: Chunk): Promise<Chun
   const alreadyImported = new Set(imported.map((r) => r.row))
   const checked: CheckedImportRow[] = chunk.rows
     .filter((r) => !alreadyImported.has(r.row))
-    .map(checkImportRow)
+    .map((r) =>
+      checkImportRow(r, { emailConsentForAll: chunk.emailConsentForAll, today: chunk.today }),
+    )
   const rejected: ImportRejection[] = []
-  const valid: { row: number; input: PatientInput }[] = []
+  const valid: Creatable[] = []
   for (const result of checked) {
-    if (result.ok) valid.push({ row: result.row, input: result.input })
+    if (result.ok) valid.push(result)
     else rejected.push({ row: result.row, reason: result.reason, patient_id: null })
   }
 
@@ -94,7 +109,7 @@ async function planChunk(db: Database | Transaction, chunk: Chunk): Promise<Chun
     if (patient.email) byEmail.set(patient.email.toLowerCase(), patient.id)
     if (patient.phone) byPhone.set(patient.phone, patient.id)
   }
-  const fresh: { row: number; input: PatientInput }[] = []
+  const fresh: Creatable[] = []
   for (const r of valid) {
     const emailOwner = r.input.email ? byEmail.get(r.input.email.toLowerCase()) : undefined
     const phoneOwner = r.input.phone ? byPhone.get(r.input.phone) : undefined
@@ -123,6 +138,24 @@ async function planChunk(db: Database | Transaction, chunk: Chunk): Promise<Chun
   return { create, rejected, alreadyImported: [...alreadyImported].sort((a, b) => a - b) }
 }
 
+/**
+ * A chunk as the plan reads it. The statement for the whole file is refused (400) with a chunk
+ * whose rows carry an e-mail consent column: each row's own answer is then the consent.
+ */
+function chunkOf(body: PatientImportChunk, practiceId: number, now: Date): Chunk {
+  const emailConsentForAll = body.email_consent_for_all === true
+  if (emailConsentForAll && body.rows.some((r) => r.email_subscription != null)) {
+    throw badRequest(IMPORT_MESSAGES.consentColumn)
+  }
+  return {
+    fileId: body.file_id,
+    practiceId,
+    rows: body.rows,
+    emailConsentForAll,
+    today: now.toISOString().slice(0, 10),
+  }
+}
+
 /** `POST /patients/import/preview` and `POST /patients/import` (Manager, Admin). */
 export function patientImportRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
@@ -131,11 +164,7 @@ export function patientImportRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .post('/preview', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
       const body = c.req.valid('json')
-      const plan = await planChunk(ctx.db, {
-        fileId: body.file_id,
-        practiceId: c.var.user.practice_id,
-        rows: body.rows,
-      })
+      const plan = await planChunk(ctx.db, chunkOf(body, c.var.user.practice_id, ctx.now()))
       const answer: PatientImportPreview = {
         ready: plan.create.length,
         rejected: plan.rejected,
@@ -146,6 +175,7 @@ export function patientImportRoutes(ctx: ServerContext) {
     .post('/', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
       const body = c.req.valid('json')
       const user = c.var.user
+      const now = ctx.now()
       const answer = await ctx.db.transaction(async (tx) => {
         // One chunk at a time per practice: the duplicate checks and the file's rows are read
         // under this lock, so two identical chunks at once create once.
@@ -154,18 +184,18 @@ export function patientImportRoutes(ctx: ServerContext) {
           .from(practices)
           .where(eq(practices.id, user.practice_id))
           .for('update')
-        const plan = await planChunk(tx, {
-          fileId: body.file_id,
-          practiceId: user.practice_id,
-          rows: body.rows,
-        })
+        const plan = await planChunk(tx, chunkOf(body, user.practice_id, now))
         if (plan.create.length > 0) {
-          const now = ctx.now()
           const created = await tx
             .insert(patients)
             .values(
               plan.create.map((r) => ({
                 ...r.input,
+                // Consent is always written: the column's default never decides (issue 28).
+                email_subscription: r.input.email_subscription,
+                sms_subscription: r.input.sms_subscription,
+                joined_on: r.joinedOn,
+                imported: true,
                 practice_id: user.practice_id,
                 unsubscribe_id: randomToken(),
                 created_at: now,
@@ -202,6 +232,8 @@ export function patientImportRoutes(ctx: ServerContext) {
           created: answer.created,
           rejected: answer.rejected.length,
           already_imported: answer.already_imported.length,
+          // The importer's statement for the whole file: who and when are the event's own.
+          ...(body.email_consent_for_all ? { email_consent_stated: true } : {}),
         },
       })
       return c.json(answer, answer.created > 0 ? 201 : 200)

@@ -192,4 +192,62 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
       'This unsubscribe link is not valid or has expired.',
     )
   })
+
+  it('keeps the spec\'s unsubscribe and offers "Subscribe again", which subscribes the patient once and logs it', async () => {
+    const patient = await addPatient('Ria')
+    // The spec's call, as the page's script sends it.
+    const unsubscribed = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
+      method: 'PUT',
+      json: { email_subscription: false },
+    })
+    expect(unsubscribed.status).toBe(200)
+    const subscription = async () =>
+      (
+        await t.db
+          .select({ email_subscription: patients.email_subscription })
+          .from(patients)
+          .where(eq(patients.id, patient.id))
+      )[0]?.email_subscription
+    expect(await subscription()).toBe(false)
+    // The page shows the way back with the outcome "unsubscribed" (hidden until the script says).
+    const pageHtml = await (await t.request(`/unsubscribe/${patient.unsubscribe_id}`)).text()
+    expect(pageHtml).toContain(
+      `<form method="post" action="/unsubscribe/${patient.unsubscribe_id}/subscribe"><button type="submit">Subscribe again</button></form>`,
+    )
+    const noScript = await t.request(`/unsubscribe/${patient.unsubscribe_id}`, { method: 'POST' })
+    expect(await noScript.text()).toContain('Subscribe again</button>')
+
+    const again = await t.request(`/unsubscribe/${patient.unsubscribe_id}/subscribe`, {
+      method: 'POST',
+    })
+    expect(again.status).toBe(200)
+    expect(textOf(await again.text())).toContain(
+      "You are subscribed again! You will receive this practice's e-mails again. Unsubscribe",
+    )
+    expect(await subscription()).toBe(true)
+    // Idempotent: pressed twice, still subscribed, and logged once.
+    const twice = await t.request(`/unsubscribe/${patient.unsubscribe_id}/subscribe`, {
+      method: 'POST',
+    })
+    expect(twice.status).toBe(200)
+    expect(await subscription()).toBe(true)
+    const log = await t.request('/api/audit?action=patient.resubscribed', { token: practice.token })
+    expect(log.status).toBe(200)
+    const { data } = (await log.json()) as {
+      data: { summary: string; actor: unknown; patient_id: number | null }[]
+    }
+    expect(data).toEqual([
+      expect.objectContaining({
+        summary: "Ria Reader subscribed again to the practice's e-mails from the unsubscribe page.",
+        actor: null,
+        patient_id: patient.id,
+      }),
+    ])
+
+    const unknown = await t.request(`/unsubscribe/${randomToken()}/subscribe`, { method: 'POST' })
+    expect(unknown.status).toBe(404)
+    expect(textOf(await unknown.text())).toContain(
+      'This unsubscribe link is not valid or has expired.',
+    )
+  })
 })

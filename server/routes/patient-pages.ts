@@ -6,6 +6,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError } from '#server/http/errors.ts'
 import {
   offerPage,
+  resubscribedPage,
   UNSUBSCRIBE_PAGE,
   unsubscribedPage,
   unsubscribePage,
@@ -14,7 +15,7 @@ import { offerLimiter } from '#server/routes/offers.ts'
 import { ONE_CLICK_LIMIT, ONE_CLICK_MESSAGES } from '#server/routes/unsubscribe.ts'
 import { claimOfferByToken, offerByToken } from '#server/services/offers.ts'
 import { createRateLimiter } from '#server/services/rate-limit.ts'
-import { unsubscribeByToken } from '#server/services/unsubscribe.ts'
+import { resubscribeByToken, unsubscribeByToken } from '#server/services/unsubscribe.ts'
 
 const UNSUBSCRIBE_SCRIPT = readFileSync(
   new URL('../pages/unsubscribe.client.js', import.meta.url),
@@ -94,6 +95,37 @@ export function patientPageRoutes(ctx: ServerContext) {
       return (await unsubscribeByToken(ctx.db, id))
         ? page(c, unsubscribedPage(id, { ok: true }))
         : page(c, unsubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
+    })
+    .post('/unsubscribe/:id/subscribe', async (c) => {
+      // "Subscribe again" (issue 28): the patient of the link is subscribed again, once; the
+      // change is in the practice's activity log, with no staff member (the patient did it).
+      const id = c.req.param('id')
+      const decision = await unsubscribeLimiter.consume(
+        `unsubscribe-page:ip:${ctx.clientIp(c)}`,
+        ONE_CLICK_LIMIT,
+        ctx.now().getTime(),
+      )
+      if (!decision.allowed) {
+        return page(
+          c,
+          resubscribedPage(id, { ok: false, message: ONE_CLICK_MESSAGES.tooMany }),
+          429,
+        )
+      }
+      const result = await resubscribeByToken(ctx.db, id)
+      if (!result) {
+        return page(c, resubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
+      }
+      if (result.changed) {
+        await ctx.audit.record({
+          action: 'patient.resubscribed',
+          userId: null,
+          practiceId: result.practiceId,
+          ip: ctx.clientIp(c),
+          details: { patient_id: result.patientId },
+        })
+      }
+      return page(c, resubscribedPage(id, { ok: true }))
     })
     .get('/offers/:token', async (c) => {
       const token = c.req.param('token')

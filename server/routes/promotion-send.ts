@@ -1,13 +1,12 @@
-import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { SEND_MESSAGES } from '#domain/offers.ts'
 import { promotionStatus } from '#domain/promotions.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { practices } from '#server/db/schema.ts'
 import { conflict } from '#server/http/errors.ts'
 import { idParams } from '#server/http/validate.ts'
+import { readMailPractice } from '#server/services/patient-mail.ts'
 import { queueOfferSends } from '#server/services/promotion-send.ts'
 import { promotionOf, readPromotion } from '#server/services/promotions.ts'
 
@@ -31,14 +30,11 @@ export function promotionSendRoutes(ctx: ServerContext) {
       const { queued, title } = await ctx.db.transaction(async (tx) => {
         const promotion = await promotionOf(tx, user.practice_id, id, true)
         if (promotionStatus(promotion, now) !== 'live') throw conflict(SEND_MESSAGES.notLive)
-        const [practice] = await tx
-          .select({ name: practices.practice_name })
-          .from(practices)
-          .where(eq(practices.id, user.practice_id))
+        const practice = await readMailPractice(tx, user.practice_id, ctx.config.publicUrl)
         const count = await queueOfferSends(tx, {
           practiceId: user.practice_id,
           promotionId: promotion.id,
-          practiceName: practice?.name ?? '',
+          practice,
           offer: { title: promotion.title, description: promotion.description },
           publicUrl: ctx.config.publicUrl,
           now,

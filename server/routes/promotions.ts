@@ -7,6 +7,7 @@
  */
 import { type Context, Hono } from 'hono'
 import type { AuditAction } from '#domain/activity-log.ts'
+import { can } from '#domain/permissions.ts'
 import {
   EMPTY_FUNNEL,
   PromotionChangeSchema,
@@ -14,6 +15,7 @@ import {
   PromotionInputSchema,
   PromotionListQuerySchema,
   PromotionRedeemInputSchema,
+  withoutMoney,
 } from '#domain/promotions.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
@@ -166,7 +168,10 @@ export function promotionRoutes(ctx: ServerContext) {
       )
       .get('/', requirePermission(ctx, 'patients.read'), async (c) => {
         const query = parseOr400(PromotionListQuerySchema, c.req.query())
-        return c.json(await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now()))
+        const page = await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now())
+        // Money (the funnel's revenue) only for those who may see it (issue 28).
+        const money = can(c.var.user.access_rights, 'reports.money')
+        return c.json({ ...page, data: page.data.map((offer) => withoutMoney(offer, money)) })
       })
       .post('/', manage, jsonBody(PromotionInputSchema), async (c) => {
         const now = ctx.now()
@@ -176,7 +181,8 @@ export function promotionRoutes(ctx: ServerContext) {
       })
       .get('/:id', requirePermission(ctx, 'patients.read'), idParams('id'), async (c) => {
         const { id } = c.req.valid('param')
-        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now()))
+        const offer = await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now())
+        return c.json(withoutMoney(offer, can(c.var.user.access_rights, 'reports.money')))
       })
       .put('/:id', manage, idParams('id'), jsonBody(PromotionChangeSchema), async (c) => {
         const { id } = c.req.valid('param')

@@ -18,7 +18,12 @@ import {
 import type { Logger } from '#server/lib/log.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import type { OutboundQueue } from '#server/services/outbound.ts'
-import { patientMail, reminderContent } from '#server/services/patient-mail.ts'
+import {
+  MAIL_PRACTICE_COLUMNS,
+  mailPracticeOf,
+  patientMail,
+  reminderContent,
+} from '#server/services/patient-mail.ts'
 import { expireClaims } from '#server/services/promotions.ts'
 
 const DAY_MS = 86_400_000
@@ -132,17 +137,18 @@ export function createExpiryJob({
             archived_at: patients.archived_at,
             unsubscribe_id: patients.unsubscribe_id,
             points: patients.points,
-            practice_name: practices.practice_name,
+            ...MAIL_PRACTICE_COLUMNS,
           })
           .from(patients)
           .innerJoin(practices, eq(practices.id, patients.practice_id))
           .where(eq(patients.id, first.patient_id))
         if (!row) return false
+        const practice = mailPracticeOf(row, publicUrl)
         const message = patientMail(
           publicUrl,
+          practice,
           row,
-          row,
-          reminderContent(row, row, {
+          reminderContent(practice, row, {
             points: mine.reduce((sum, lot) => sum + lot.remaining, 0),
             expiresAt: first.expires_at,
             balance: row.points,

@@ -4,7 +4,12 @@
  * nothing for a patient without an e-mail, unsubscribed or archived, and every message it builds
  * carries the practice's name, a plain-text and an escaped HTML part, and the RFC 8058 headers
  * (`List-Unsubscribe` with the unsubscribe page and the one-click URL, `List-Unsubscribe-Post`).
+ * Both parts also carry the practice's postal address (CAN-SPAM asks a commercial e-mail for one)
+ * and the HTML part its logo, when Settings has them (issue 28; {@link mailPracticeOf}).
  */
+import { eq } from 'drizzle-orm'
+import type { Database, Transaction } from '#server/db/client.ts'
+import { practices } from '#server/db/schema.ts'
 import type { OutboundMessage } from '#server/services/outbound.ts'
 import { escapeHtml } from '#server/services/smtp-mail.ts'
 
@@ -17,8 +22,74 @@ export type MailPatient = {
   unsubscribe_id: string
 }
 
-/** What a patient e-mail needs of the practice. */
-export type MailPractice = { practice_name: string }
+/**
+ * What a patient e-mail needs of the practice: its name, and for the footer its postal address
+ * (one line) and the absolute address of its logo.
+ */
+export type MailPractice = {
+  practice_name: string
+  postal_address?: string | null
+  logo_url?: string | null
+}
+
+/** The practice's columns a patient e-mail reads. */
+export const MAIL_PRACTICE_COLUMNS = {
+  practice_name: practices.practice_name,
+  practice_address: practices.practice_address,
+  practice_address_2: practices.practice_address_2,
+  city: practices.city,
+  state: practices.state,
+  practice_zip: practices.practice_zip,
+  image_path: practices.image_path,
+}
+
+type MailPracticeRow = {
+  practice_name: string
+  practice_address: string | null
+  practice_address_2: string | null
+  city: string | null
+  state: string | null
+  practice_zip: string | null
+  image_path: string | null
+}
+
+/** The practice's postal address on one line ("12 Main St, Suite 4, Springfield, IL 62704"). */
+export function postalAddress(row: Omit<MailPracticeRow, 'practice_name' | 'image_path'>): string {
+  const clean = (part: string | null) => (part ?? '').trim()
+  const region = [clean(row.state), clean(row.practice_zip)].filter(Boolean).join(' ')
+  return [clean(row.practice_address), clean(row.practice_address_2), clean(row.city), region]
+    .filter(Boolean)
+    .join(', ')
+}
+
+/** A practice row as the e-mails need it: the address on one line, the logo's absolute URL. */
+export function mailPracticeOf(row: MailPracticeRow, publicUrl: string): MailPractice {
+  const base = publicUrl.replace(/\/+$/, '')
+  const logo = row.image_path?.trim()
+  return {
+    practice_name: row.practice_name,
+    postal_address: postalAddress(row) || null,
+    logo_url: logo
+      ? /^https?:\/\//.test(logo)
+        ? logo
+        : `${base}${logo.startsWith('/') ? '' : '/'}${logo}`
+      : null,
+  }
+}
+
+/** Reads the practice as its patient e-mails need it. */
+export async function readMailPractice(
+  db: Database | Transaction,
+  practiceId: number,
+  publicUrl: string,
+): Promise<MailPractice> {
+  const [row] = await db
+    .select(MAIL_PRACTICE_COLUMNS)
+    .from(practices)
+    .where(eq(practices.id, practiceId))
+  if (!row) throw new Error('The practice was not found')
+  return mailPracticeOf(row, publicUrl)
+}
 
 /** The content of one patient e-mail: paragraphs of plain text and, optionally, one button. */
 export type PatientMailContent = {
@@ -48,7 +119,12 @@ export function unsubscribeHeaders(publicUrl: string, unsubscribeId: string) {
   }
 }
 
-function html(practice: string, content: PatientMailContent, unsubscribePage: string): string {
+function html(
+  practice: MailPractice,
+  content: PatientMailContent,
+  unsubscribePage: string,
+): string {
+  const name = practice.practice_name
   const paragraphs = content.paragraphs
     .map(
       (paragraph) =>
@@ -62,10 +138,20 @@ function html(practice: string, content: PatientMailContent, unsubscribePage: st
     '<!doctype html>',
     `<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>`,
     '<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#222222;line-height:1.5">',
-    `<h1 style="font-size:20px;margin:0 0 24px">${escapeHtml(practice)}</h1>`,
+    ...(practice.logo_url
+      ? [
+          `<p style="margin:0 0 16px"><img src="${escapeHtml(practice.logo_url)}" alt="${escapeHtml(name)} logo" style="max-height:64px;max-width:240px"></p>`,
+        ]
+      : []),
+    `<h1 style="font-size:20px;margin:0 0 24px">${escapeHtml(name)}</h1>`,
     paragraphs,
     action,
-    `<p style="margin:32px 0 0;font-size:13px;color:#555555">You receive this e-mail from ${escapeHtml(practice)}'s rewards programme. <a href="${escapeHtml(unsubscribePage)}" style="color:#555555">Unsubscribe</a></p>`,
+    ...(practice.postal_address
+      ? [
+          `<p style="margin:32px 0 0;font-size:13px;color:#555555">${escapeHtml(name)}<br>\n${escapeHtml(practice.postal_address)}</p>`,
+        ]
+      : []),
+    `<p style="margin:${practice.postal_address ? '8px' : '32px'} 0 0;font-size:13px;color:#555555">You receive this e-mail from ${escapeHtml(name)}'s rewards programme. <a href="${escapeHtml(unsubscribePage)}" style="color:#555555">Unsubscribe</a></p>`,
     '</body></html>',
     '',
   ].join('\n')
@@ -87,7 +173,12 @@ export function patientMail(
   const text = [
     ...content.paragraphs,
     ...(content.action ? [`${content.action.label}: ${content.action.href}`] : []),
-    `${practice.practice_name}\nYou receive this e-mail from ${practice.practice_name}'s rewards programme. Unsubscribe: ${links.page}`,
+    [
+      practice.practice_name,
+      ...(practice.postal_address ? [practice.postal_address] : []),
+      ...(practice.logo_url ? [`Logo: ${practice.logo_url}`] : []),
+      `You receive this e-mail from ${practice.practice_name}'s rewards programme. Unsubscribe: ${links.page}`,
+    ].join('\n'),
   ].join('\n\n')
   return {
     channel: 'email',
@@ -95,7 +186,7 @@ export function patientMail(
     // A subject is one line, whatever a title typed by staff holds.
     subject: content.subject.replace(/\s*[\r\n]+\s*/g, ' '),
     text,
-    html: html(practice.practice_name, content, links.page),
+    html: html(practice, content, links.page),
     link: content.action?.href,
     headers: unsubscribeHeaders(publicUrl, patient.unsubscribe_id),
   }

@@ -10,7 +10,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm'
 import type { Transaction } from '#server/db/client.ts'
-import { offerContent, patientMail } from '#server/services/patient-mail.ts'
+import { type MailPractice, offerContent, patientMail } from '#server/services/patient-mail.ts'
 
 /** Marks in the rendered message where a patient's own values go (private-use characters). */
 const MARK = {
@@ -52,7 +52,8 @@ export async function queueOfferSends(
   input: {
     practiceId: number
     promotionId: number
-    practiceName: string
+    /** The practice as its e-mails show it: name, postal address, logo (readMailPractice). */
+    practice: MailPractice
     offer: { title: string; description: string }
     publicUrl: string
     now: Date
@@ -61,7 +62,7 @@ export async function queueOfferSends(
   const base = input.publicUrl.replace(/\/+$/, '')
   const message = patientMail(
     base,
-    { practice_name: input.practiceName },
+    input.practice,
     {
       first_name: MARK.name,
       email: 'marker@example.invalid',
@@ -70,7 +71,7 @@ export async function queueOfferSends(
       unsubscribe_id: MARK.unsubscribe,
     },
     offerContent(
-      { practice_name: input.practiceName },
+      input.practice,
       { first_name: MARK.name },
       {
         ...input.offer,

@@ -57,6 +57,20 @@ const compared = (current: unknown, previous: unknown): Compared => ({
 const DAY_TOTAL = sql.raw('(earn + bonus + adjust + redeem + expire + reverse)')
 
 /**
+ * The dashboard's movements, net of reversals (issue 28): a reversal counts against the kind of
+ * the entry it cancels, on the day it is posted, so an undone visit is not earned and a reversed
+ * redemption is not redeemed. Redeemed and expired are positive amounts taken off; adjusted keeps
+ * its sign. Over any period, outstanding at its end = outstanding at its start + earned −
+ * redeemed − expired + adjusted.
+ */
+const NET = {
+  earned: sql.raw('(earn + bonus + reverse_earn + reverse_bonus)'),
+  redeemed: sql.raw('(-(redeem + reverse_redeem))'),
+  expired: sql.raw('(-(expire + reverse_expire))'),
+  adjusted: sql.raw('(adjust + reverse_adjust)'),
+} as const
+
+/**
  * The funnel of each offer live at `now` (started, not ended): claims and redemptions from
  * `patient_promotions`. Kept in one place on purpose: when promotions carry their own status and
  * their sends (`promotion_sends`), this is the one query to change for `status = 'live'` and `sent`.
@@ -133,32 +147,41 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   const seriesFrom = `${months[0]}-01`
   // The first day after the last month.
   const seriesEndDay = monthStart(addDays(`${months[11]}-28`, 7))
-  const seriesEnd = startOf(seriesEndDay)
   const today = now.toISOString().slice(0, 10)
   const todayStart = startOf(today)
   const tomorrow = startOf(addDays(today, 1))
   const yesterday = startOf(addDays(today, -1))
 
+  const inPeriod = sql`day >= ${dt(from)} and day <= ${dt(to)}`
+  const inPrevious = sql`day >= ${dt(previous.from)} and day < ${dt(from)}`
   const points = await one<Record<string, unknown>>(
     db,
     sql`select
           coalesce(sum(${DAY_TOTAL}) filter (where day <= ${dt(to)}), 0)::bigint as outstanding,
           coalesce(sum(${DAY_TOTAL}) filter (where day < ${dt(from)}), 0)::bigint as outstanding_before,
-          coalesce(sum(earn + bonus) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as earned,
-          coalesce(sum(earn + bonus) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as earned_before,
-          coalesce(-sum(redeem) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as redeemed,
-          coalesce(-sum(redeem) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as redeemed_before,
-          coalesce(-sum(expire) filter (where day >= ${dt(from)} and day <= ${dt(to)}), 0)::bigint as expired,
-          coalesce(-sum(expire) filter (where day >= ${dt(previous.from)} and day < ${dt(from)}), 0)::bigint as expired_before
+          coalesce(sum(${NET.earned}) filter (where ${inPeriod}), 0)::bigint as earned,
+          coalesce(sum(${NET.earned}) filter (where ${inPrevious}), 0)::bigint as earned_before,
+          coalesce(sum(${NET.redeemed}) filter (where ${inPeriod}), 0)::bigint as redeemed,
+          coalesce(sum(${NET.redeemed}) filter (where ${inPrevious}), 0)::bigint as redeemed_before,
+          coalesce(sum(${NET.expired}) filter (where ${inPeriod}), 0)::bigint as expired,
+          coalesce(sum(${NET.expired}) filter (where ${inPrevious}), 0)::bigint as expired_before,
+          coalesce(sum(${NET.adjusted}) filter (where ${inPeriod}), 0)::bigint as adjusted,
+          coalesce(sum(${NET.adjusted}) filter (where ${inPrevious}), 0)::bigint as adjusted_before
         from ledger_daily where practice_id = ${practiceId}`,
   )
+  // Patients count by the day they joined the practice (issue 28): an import's "joined on" day,
+  // else the day they were added. Imported without that day, they are counted apart from new.
+  const joined = sql.raw(`coalesce(joined_on, (created_at at time zone 'UTC')::date)`)
+  const undated = sql.raw('(imported and joined_on is null)')
   const people = await one<Record<string, unknown>>(
     db,
     sql`select
-          (count(*) filter (where created_at < ${end} and (archived_at is null or archived_at >= ${end})))::int as patients,
-          (count(*) filter (where created_at < ${start} and (archived_at is null or archived_at >= ${start})))::int as patients_before,
-          (count(*) filter (where created_at >= ${start} and created_at < ${end}))::int as joined,
-          (count(*) filter (where created_at >= ${previousStart} and created_at < ${start}))::int as joined_before
+          (count(*) filter (where ${joined} <= ${dt(to)} and (archived_at is null or archived_at >= ${end})))::int as patients,
+          (count(*) filter (where ${joined} < ${dt(from)} and (archived_at is null or archived_at >= ${start})))::int as patients_before,
+          (count(*) filter (where ${joined} >= ${dt(from)} and ${joined} <= ${dt(to)} and not ${undated}))::int as joined,
+          (count(*) filter (where ${joined} >= ${dt(previous.from)} and ${joined} < ${dt(from)} and not ${undated}))::int as joined_before,
+          (count(*) filter (where ${undated} and created_at >= ${start} and created_at < ${end}))::int as imported,
+          (count(*) filter (where ${undated} and created_at >= ${previousStart} and created_at < ${start}))::int as imported_before
         from patients where practice_id = ${practiceId}`,
   )
   const offers = await one<Record<string, unknown>>(
@@ -191,17 +214,18 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   }>(
     db,
     sql`select to_char(day, 'YYYY-MM') as month,
-          sum(earn + bonus)::bigint as earned, (-sum(redeem))::bigint as redeemed,
-          (-sum(expire))::bigint as expired
+          sum(${NET.earned})::bigint as earned, sum(${NET.redeemed})::bigint as redeemed,
+          sum(${NET.expired})::bigint as expired
         from ledger_daily
         where practice_id = ${practiceId} and day >= ${dt(seriesFrom)} and day < ${dt(seriesEndDay)}
         group by 1`,
   )
   const joinedMonths = await rows<{ month: string; joined: unknown }>(
     db,
-    sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM') as month, count(*)::int as joined
+    sql`select to_char(${joined}, 'YYYY-MM') as month, count(*)::int as joined
         from patients
-        where practice_id = ${practiceId} and created_at >= ${startOf(seriesFrom)} and created_at < ${seriesEnd}
+        where practice_id = ${practiceId} and not ${undated}
+          and ${joined} >= ${dt(seriesFrom)} and ${joined} < ${dt(seriesEndDay)}
         group by 1`,
   )
   const byMonth = new Map(ledgerMonths.map((row) => [row.month, row]))
@@ -221,10 +245,12 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   const tiles: ReportSummary['tiles'] = {
     patients: compared(people.patients, people.patients_before),
     new_patients: compared(people.joined, people.joined_before),
+    imported_patients: compared(people.imported, people.imported_before),
     points_outstanding: outstanding,
     points_earned: compared(points.earned, points.earned_before),
     points_redeemed: compared(points.redeemed, points.redeemed_before),
     points_expired: compared(points.expired, points.expired_before),
+    points_adjusted: compared(points.adjusted, points.adjusted_before),
     offers_claimed: compared(offers.claimed, offers.claimed_before),
     offers_redeemed: compared(offers.redeemed, offers.redeemed_before),
     appointments_booked: compared(visits.booked, visits.booked_before),
@@ -260,9 +286,10 @@ async function pointValueCents(db: Database, practiceId: number): Promise<number
 
 /**
  * `GET /reports/liability`: the balance at the start of `from`, each kind's movement over the
- * period and the balance at the end of `to`, in one statement over the daily sums, so the lines
- * add up exactly: opening + earned + bonus + adjusted − redeemed − expired + reversed = closing.
- * Cents are each line times the programme's point value.
+ * period and the balance at the end of `to`, in one statement over the daily sums. Every movement
+ * carries its effect on the balance (issue 28: one sign convention, redeemed and expired negative),
+ * so the lines add up exactly: opening + earned + bonus + adjusted + redeemed + expired + reversed
+ * = closing. Cents are each line times the programme's point value.
  */
 export async function liabilityReport(
   db: Database,
@@ -275,8 +302,8 @@ export async function liabilityReport(
           coalesce(sum(earn) filter (where day >= ${dt(from)}), 0)::bigint as earned,
           coalesce(sum(bonus) filter (where day >= ${dt(from)}), 0)::bigint as bonus,
           coalesce(sum(adjust) filter (where day >= ${dt(from)}), 0)::bigint as adjusted,
-          coalesce(-sum(redeem) filter (where day >= ${dt(from)}), 0)::bigint as redeemed,
-          coalesce(-sum(expire) filter (where day >= ${dt(from)}), 0)::bigint as expired,
+          coalesce(sum(redeem) filter (where day >= ${dt(from)}), 0)::bigint as redeemed,
+          coalesce(sum(expire) filter (where day >= ${dt(from)}), 0)::bigint as expired,
           coalesce(sum(reverse) filter (where day >= ${dt(from)}), 0)::bigint as reversed,
           coalesce(sum(${DAY_TOTAL}), 0)::bigint as closing_points,
           (select point_value_cents from practices where id = ${practiceId}) as point_value_cents

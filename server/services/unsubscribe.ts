@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Database } from '#server/db/client.ts'
 import { patients } from '#server/db/schema.ts'
 
@@ -19,4 +19,28 @@ export async function unsubscribeByToken(db: Database, token: string): Promise<b
     .where(eq(patients.unsubscribe_id, token))
     .returning({ id: patients.id })
   return updated.length > 0
+}
+
+/**
+ * "Subscribe again" on the unsubscribe page (issue 28): the patient whose link it is receives the
+ * practice's marketing e-mail again (`email_subscription` true). Idempotent: a patient already
+ * subscribed stays so and `changed` is false, so the caller logs the change once. Answers null for
+ * a token that names nobody.
+ */
+export async function resubscribeByToken(
+  db: Database,
+  token: string,
+): Promise<{ patientId: number; practiceId: number; changed: boolean } | null> {
+  if (!UNSUBSCRIBE_ID.test(token)) return null
+  const [updated] = await db
+    .update(patients)
+    .set({ email_subscription: true })
+    .where(and(eq(patients.unsubscribe_id, token), eq(patients.email_subscription, false)))
+    .returning({ id: patients.id, practice_id: patients.practice_id })
+  if (updated) return { patientId: updated.id, practiceId: updated.practice_id, changed: true }
+  const [found] = await db
+    .select({ id: patients.id, practice_id: patients.practice_id })
+    .from(patients)
+    .where(eq(patients.unsubscribe_id, token))
+  return found ? { patientId: found.id, practiceId: found.practice_id, changed: false } : null
 }

@@ -100,11 +100,13 @@ const SUMMARY = {
   tiles: {
     patients: compared(2, 1),
     new_patients: compared(1, 0),
+    imported_patients: compared(0, 0),
     points_outstanding: compared(1200, 900),
     liability_cents: compared(12000, 9000),
     points_earned: compared(400, 300),
     points_redeemed: compared(-100, 0),
     points_expired: compared(0, 0),
+    points_adjusted: compared(0, 0),
     offers_claimed: compared(2, 0),
     offers_redeemed: compared(1, 0),
     appointments_booked: compared(1, 2),

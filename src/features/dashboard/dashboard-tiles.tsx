@@ -68,6 +68,14 @@ export function DashboardTiles({
           <span data-figure="new-patients">{formatCount(tiles.new_patients.current)}</span> new this
           period
         </Text>
+        {tiles.imported_patients.current > 0 && (
+          <Text size="sm">
+            <span data-figure="imported-patients">
+              {formatCount(tiles.imported_patients.current)}
+            </span>{' '}
+            imported (not counted as new: the file had no "joined on" day)
+          </Text>
+        )}
         <Previous figure={tiles.new_patients} label={`New, ${previousLabel.toLowerCase()}`} />
       </Tile>
       <Tile title="Points outstanding">
@@ -87,6 +95,7 @@ export function DashboardTiles({
               ['Earned', 'points-earned', tiles.points_earned],
               ['Redeemed', 'points-redeemed', tiles.points_redeemed],
               ['Expired', 'points-expired', tiles.points_expired],
+              ['Adjusted', 'points-adjusted', tiles.points_adjusted],
             ] as const
           ).map(([label, key, figure]) => (
             <Stack key={key} gap={0}>
@@ -94,7 +103,9 @@ export function DashboardTiles({
                 {label}
               </Text>
               <Text fz={22} fw={700} data-figure={key}>
-                {formatCount(figure.current)}
+                {key === 'points-adjusted' && figure.current > 0 ? '+' : ''}
+                {figure.current < 0 ? '−' : ''}
+                {formatCount(Math.abs(figure.current))}
               </Text>
               <Text size="xs" c="dimmed">
                 {change(figure)}
@@ -103,7 +114,9 @@ export function DashboardTiles({
           ))}
         </Group>
         <Text size="xs" c="dimmed">
-          Changes against the {previousLabel.toLowerCase()}
+          Net of reversals: an undone visit is not earned, a reversed redemption is not redeemed.
+          Earned − redeemed − expired + adjusted is the change of points outstanding. Changes
+          against the {previousLabel.toLowerCase()}.
         </Text>
       </Tile>
       <Tile title="Offers claimed → redeemed">

@@ -6,7 +6,6 @@ import {
   dayOf,
   LIABILITY_LABELS,
   LIABILITY_LINES,
-  LIABILITY_SIGNS,
   type LiabilityReport,
   liabilityClosing,
   monthStart,
@@ -28,21 +27,15 @@ function presets(today: string): { label: string; period: Period }[] {
   ]
 }
 
-/** How a line reads in the table: movements carry the sign they add with. */
+/** How a line reads in the table: movements carry the sign of their effect on the balance. */
 function signed(report: LiabilityReport, line: (typeof LIABILITY_LINES)[number]) {
   const points = report[line]
-  const sign = LIABILITY_SIGNS[line]
-  if (sign === 0) return { points: formatCount(points), cents: report[centsField(line)] as number }
-  const moved = sign * points
-  if (moved === 0) return { points: '0', cents: 0 }
-  const mark = moved < 0 ? '−' : '+'
-  return {
-    points: `${mark}${formatCount(Math.abs(moved))}`,
-    cents:
-      moved < 0
-        ? -Math.abs(report[centsField(line)] as number)
-        : Math.abs(report[centsField(line)] as number),
+  const cents = report[centsField(line)] as number
+  if (line === 'opening_points' || line === 'closing_points') {
+    return { points: formatCount(points), cents }
   }
+  if (points === 0) return { points: '0', cents: 0 }
+  return { points: `${points < 0 ? '−' : '+'}${formatCount(Math.abs(points))}`, cents }
 }
 
 /**
@@ -153,7 +146,7 @@ export function LiabilityReportView({
           </Table>
           <Text size="sm" c={addsUp ? 'dimmed' : 'red.8'}>
             {addsUp
-              ? 'Opening balance + earned + bonus + adjusted − redeemed − expired + reversed = closing balance.'
+              ? 'Each line carries its effect on the balance; Reversed cancels earlier entries (an undone visit, a reversed redemption). Opening balance + every line = closing balance.'
               : 'These lines do not add up to the closing balance: please tell support.'}
           </Text>
           <Group>

@@ -1,6 +1,7 @@
 import {
   Alert,
   Button,
+  Checkbox,
   Group,
   Input,
   Loader,
@@ -308,6 +309,7 @@ function ReviewStep({ snapshot, send }: StepProps) {
         )}
       </Stack>
       <Rejections rows={preview.rejected} label="Rows that will be skipped" />
+      <ConsentStatement snapshot={snapshot} send={send} />
       <Group gap="sm">
         <Button
           leftSection={<IconUpload size={16} aria-hidden />}
@@ -323,6 +325,33 @@ function ReviewStep({ snapshot, send }: StepProps) {
         </Button>
       </Group>
     </Stack>
+  )
+}
+
+/**
+ * Marketing consent (issue 28): a file's own e-mail consent column decides row by row (an empty
+ * cell is no); a file without one is imported unsubscribed unless the importer states, for the
+ * whole file, that every patient agreed. The statement is logged with who and when.
+ */
+function ConsentStatement({ snapshot, send }: StepProps) {
+  const { mapping, csv, emailConsentStated } = snapshot.context
+  const column = mapping.email_subscription
+  if (column !== null) {
+    const header = csv?.headers[column] || `Column ${column + 1}`
+    return (
+      <Text size="sm">
+        E-mail consent comes from the column “{header}” of each row; a row without a yes is imported
+        without consent to marketing e-mail.
+      </Text>
+    )
+  }
+  return (
+    <Checkbox
+      label="Every patient in this file agreed to receive marketing e-mail from the practice"
+      description="This file has no e-mail consent column. Unticked, the patients are imported without consent: no offers, reminders or statements by e-mail. Ticked, your name and the time are recorded in the activity log."
+      checked={emailConsentStated}
+      onChange={(event) => send({ type: 'consent.state', stated: event.currentTarget.checked })}
+    />
   )
 }
 

@@ -145,11 +145,14 @@ export function PromotionDetailView({
           <Figure label="Redeemed" value={count(funnel.redeemed)} />
           <Figure label="Expired" value={count(funnel.expired)} />
           <Figure label="Redemption rate" value={`${Math.round(funnel.redemption_rate * 100)}%`} />
-          <Figure label="Revenue" value={formatCents(funnel.revenue_cents)} />
+          {funnel.revenue_cents !== undefined && (
+            <Figure label="Revenue" value={formatCents(funnel.revenue_cents)} />
+          )}
         </SimpleGrid>
         <Text size="sm" c="dimmed">
-          The rate is redeemed over claimed; the revenue is the total of the visits where the offer
-          was redeemed.
+          {funnel.revenue_cents !== undefined
+            ? 'The rate is redeemed over claimed; the revenue is the total of the visits where the offer was redeemed.'
+            : 'The rate is redeemed over claimed.'}
         </Text>
       </Stack>
       <Modal

@@ -91,6 +91,9 @@ export const patientImportEvents: PatientImportModelEvent[] = [
   { type: 'import.stop' },
   { type: 'rejected.download' },
   { type: 'file.change' },
+  // Issue 28: the fixture's file has no e-mail consent column, so the preview asks for the
+  // importer's statement.
+  { type: 'consent.state', stated: true },
   {
     type: 'xstate.done.actor.readCsv',
     output: { ...importFixtures.parsed, records: [...importFixtures.parsed.records] },
@@ -124,7 +127,7 @@ const states: Record<string, string> = {
   'patientImport.checking':
     'You see: "Checking the rows", a progress bar and "Rows checked: N of M rows", Cancel',
   'patientImport.reviewing':
-    'You see: "Check the rows": how many patients will be created, the rows that will be skipped with their reasons, Import N patients, Change the columns, Choose another file',
+    'You see: "Check the rows": how many patients will be created, the rows that will be skipped with their reasons, the box "Every patient in this file agreed to receive marketing e-mail from the practice" (unticked until you tick it), Import N patients, Change the columns, Choose another file',
   'patientImport.importing':
     'You see: "Importing the patients", a progress bar and "Rows imported: N of M rows", Stop the import',
   'patientImport.failed':
@@ -149,6 +152,8 @@ const eventWords: Record<PatientImportModelEvent['type'], (e: EventObject) => st
   'rejected.download': () =>
     'Click Download rejected rows: a CSV file of the rejected rows with a Reason column',
   'file.change': () => 'Click Choose another file (or Import another file)',
+  'consent.state': () =>
+    'Tick "Every patient in this file agreed to receive marketing e-mail from the practice" (the file has no e-mail consent column)',
   'xstate.done.actor.readCsv': () =>
     'The file is read: 3 rows, the columns First name, Last name and Email',
   'xstate.error.actor.readCsv': () =>
@@ -189,6 +194,12 @@ export const patientImportModel: Model = {
     }
     // The download is offered only when rows were rejected.
     if (event.type === 'rejected.download') return snapshot.context.result.rejected.length > 0
+    // The statement is a tick: offered unticked, for a file without an e-mail consent column.
+    if (event.type === 'consent.state') {
+      return (
+        snapshot.context.mapping.email_subscription === null && !snapshot.context.emailConsentStated
+      )
+    }
     return true
   },
   states,

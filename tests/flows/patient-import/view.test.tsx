@@ -124,6 +124,12 @@ const perform: {
       csv: 'First name,Last name,Email,Reason\r\nBen,,ben@example.com,The last name is missing.\r\n',
     })
   },
+  'consent.state': ({ user }) =>
+    user.click(
+      screen.getByRole('checkbox', {
+        name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
+      }),
+    ),
   'file.change': ({ user }) =>
     user.click(
       screen.queryByRole('button', { name: 'Import another file' }) ??
@@ -160,6 +166,10 @@ const perform: {
   },
   'xstate.done.actor.importChunk': async (h) => {
     const { input } = h.importChunk.latest()
+    // The statement travels with each chunk only when the person ticked it.
+    expect(input.email_consent_for_all).toBe(
+      h.actor.getSnapshot().context.emailConsentStated ? true : undefined,
+    )
     // Chunks of two rows, numbered as a spreadsheet numbers them (the header is row 1).
     const first = input.rows[0]?.row
     expect(input.rows.map((r) => r.row)).toEqual(first === 2 ? [2, 3] : [4])
@@ -232,6 +242,12 @@ const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
     ).toBeVisible()
     const table = screen.getByRole('table', { name: 'Rows that will be skipped' })
     for (const r of rejected) expect(table).toHaveTextContent(r.reason)
+    // Issue 28: no consent column, so the statement is asked, unticked until the person ticks it.
+    const consent = screen.getByRole('checkbox', {
+      name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
+    })
+    if (snapshot.context.emailConsentStated) expect(consent).toBeChecked()
+    else expect(consent).not.toBeChecked()
     expect(button(/^Import \d/)).toBeEnabled()
   },
   'patientImport.importing': (snapshot) => {
