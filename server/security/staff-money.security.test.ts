@@ -18,7 +18,7 @@ import {
   promotions,
 } from '#server/db/schema.ts'
 import { apiRoutes, fillPath, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
 /** Keys that hold money: revenue, cents, amounts, prices, dollars, liability. */
 const MONEY_KEY = /revenue|_cents$|^cents$|amount|price|dollars?$|liabilit/i
@@ -63,7 +63,7 @@ function moneyKeys(value: unknown, path = ''): string[] {
   ])
 }
 
-describe.each(testBackends())('what Staff are shown, on $name', (backend) => {
+describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
   let t: TestApp
   /** The requests of each GET route: its path filled in, with the queries it needs. */
   let requests: { key: string; paths: string[] }[] = []
