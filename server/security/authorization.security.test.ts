@@ -508,6 +508,15 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: { patient_id: o.patientId, items: [{ procedure_id: o.procedureId, quantity: 1 }] },
     expect: 404,
   }),
+  'POST /api/visits/approval': (o) => ({
+    path: '/api/visits/approval',
+    body: {
+      patient_id: o.patientId,
+      items: [{ procedure_id: o.procedureId, quantity: 1, price_cents: 99_999 }],
+      reason: 'Authorisation check',
+    },
+    expect: 404,
+  }),
   'POST /api/visits': (o) => ({
     path: '/api/visits',
     body: {

@@ -12,10 +12,13 @@ import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules, pointsForItem } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
+  type ApprovalAnswer,
   codeNeeded,
+  formatDollars,
   UNDO_WINDOW_MS,
   VISIT_MESSAGES,
   type VisitAnswer,
+  type VisitApproval,
   type VisitItemInput,
   type VisitLine,
   type VisitPreview,
@@ -42,6 +45,7 @@ import { createLedger, type LedgerEntryRow, toAnswer } from '#server/services/le
 import type { OutboundQueue } from '#server/services/outbound.ts'
 import { patientMail, statementContent } from '#server/services/patient-mail.ts'
 import { newCode, phoneDigits, VERIFICATION_RULES } from '#server/services/verification.ts'
+import { linesDigest, readApproval, signApproval } from '#server/services/visit-approval.ts'
 
 type Executor = Database | Transaction
 
@@ -72,11 +76,42 @@ function isUniqueViolation(error: unknown): boolean {
 
 type Rules = Pick<
   ProgrammeRules,
-  'points_per_dollar' | 'point_value_cents' | 'redemption_code_threshold'
+  'points_per_dollar' | 'point_value_cents' | 'redemption_code_threshold' | 'max_points_per_line'
 >
 
-/** A priced line, before it is stored. */
-type PricedLine = VisitLine
+/** A priced line, before it is stored, with the catalogue's price of its item. */
+type PricedLine = VisitLine & { catalogue_price_cents: number }
+
+/** A line as the API answers it (without the catalogue's price). */
+const publicLine = ({ catalogue_price_cents: _, ...line }: PricedLine): VisitLine => line
+
+/**
+ * Why these lines need a manager's approval (issue 28), a sentence a reason: a price above the
+ * catalogue's, points above the programme's ceiling for one line. Empty when none is needed.
+ */
+export function approvalReasons(
+  lines: readonly PricedLine[],
+  rules: Pick<Rules, 'max_points_per_line'>,
+): string[] {
+  const reasons: string[] = []
+  for (const line of lines) {
+    if (line.unit_price_cents > line.catalogue_price_cents) {
+      reasons.push(
+        VISIT_MESSAGES.priceAboveCatalogue(
+          line.name,
+          formatDollars(line.unit_price_cents),
+          formatDollars(line.catalogue_price_cents),
+        ),
+      )
+    }
+    if (line.points > rules.max_points_per_line) {
+      reasons.push(
+        VISIT_MESSAGES.pointsAboveCeiling(line.name, line.points, rules.max_points_per_line),
+      )
+    }
+  }
+  return reasons
+}
 
 /** How a redemption was allowed: the patient's code (to consume) or a manager's override. */
 type Consent =
@@ -100,6 +135,9 @@ export type PostingSummary = {
   redeemed: number
   bonus: number
   override: boolean
+  /** The manager who approved the visit's prices or points (issue 28), and why. */
+  approved_by?: number | null
+  approval_reason?: string | null
 }
 
 export type Checkout = ReturnType<typeof createCheckout>
@@ -110,6 +148,8 @@ export function createCheckout(deps: {
   outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
   /** Where patients open the links of their e-mail (the points statement's unsubscribe link). */
   publicUrl: string
+  /** The server's signing secret, for a manager's approval of a visit (issue 28). */
+  secret: string
 }) {
   const { db, now } = deps
 
@@ -147,6 +187,7 @@ export function createCheckout(deps: {
         points_per_dollar: practices.points_per_dollar,
         point_value_cents: practices.point_value_cents,
         redemption_code_threshold: practices.redemption_code_threshold,
+        max_points_per_line: practices.max_points_per_line,
       })
       .from(practices)
       .where(eq(practices.id, practiceId))
@@ -277,6 +318,7 @@ export function createCheckout(deps: {
         unit_price_cents: unitPrice,
         points,
         refused,
+        catalogue_price_cents: row.price,
       })
     }
     return lines
@@ -433,6 +475,47 @@ export function createCheckout(deps: {
     throw conflict(existing ? VISIT_MESSAGES.promotionRedeemed : VISIT_MESSAGES.promotionNotClaimed)
   }
 
+  /**
+   * The approval the lines need (issue 28), checked inside the visit's transaction: none when
+   * the prices are the catalogue's and the points within the ceiling; else the token a manager's
+   * approval answered for exactly these lines of this patient, or the reason of a Manager or
+   * Admin recording it themselves. Refused with the reasons otherwise.
+   */
+  async function approvalOf(
+    tx: Transaction,
+    user: AuthUser,
+    patientId: number,
+    items: VisitItemInput[],
+    lines: PricedLine[],
+    rules: Rules,
+    approval: VisitApproval | undefined,
+  ): Promise<{ approverId: number; reason: string; id: string | null } | null> {
+    const reasons = approvalReasons(lines, rules)
+    if (reasons.length === 0) return null
+    if (!approval) throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+    if ('reason' in approval) {
+      if (!can(user.access_rights, 'visits.approve')) {
+        throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+      }
+      return { approverId: user.id, reason: approval.reason, id: null }
+    }
+    const claims = await readApproval(approval.token, { secret: deps.secret, now: now() })
+    if (
+      !claims ||
+      claims.practiceId !== user.practice_id ||
+      claims.patientId !== patientId ||
+      claims.digest !== linesDigest(items)
+    ) {
+      throw forbidden(VISIT_MESSAGES.approvalInvalid)
+    }
+    const [used] = await tx
+      .select({ id: visits.id })
+      .from(visits)
+      .where(eq(visits.approval_id, claims.id))
+    if (used) throw conflict(VISIT_MESSAGES.approvalUsed)
+    return { approverId: claims.approverId, reason: claims.reason, id: claims.id }
+  }
+
   async function visitByKey(ex: Executor, practiceId: number, key: string) {
     const [row] = await ex
       .select()
@@ -490,7 +573,7 @@ export function createCheckout(deps: {
 
   /** A stored visit as the API answers it. */
   async function answerFor(ex: Executor, visit: typeof visits.$inferSelect): Promise<VisitAnswer> {
-    const [items, entries, balance] = await Promise.all([
+    const [items, entries, balance, approvers] = await Promise.all([
       ex
         .select()
         .from(visitItems)
@@ -498,7 +581,14 @@ export function createCheckout(deps: {
         .orderBy(asc(visitItems.position)),
       visitEntries(ex, visit),
       balanceOf(ex, visit.patient_id),
+      visit.approved_by === null
+        ? []
+        : ex
+            .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
+            .from(users)
+            .where(eq(users.id, visit.approved_by)),
     ])
+    const approver = approvers[0]
     return {
       visit: {
         id: visit.id,
@@ -508,6 +598,10 @@ export function createCheckout(deps: {
         created_at: visit.created_at.toISOString(),
         undo_until: new Date(visit.created_at.getTime() + UNDO_WINDOW_MS).toISOString(),
         undone_at: visit.undone_at?.toISOString() ?? null,
+        approval:
+          approver && visit.approval_reason !== null
+            ? { approved_by: approver, reason: visit.approval_reason }
+            : null,
       },
       lines: items.map((item) => ({
         kind: item.kind as VisitLine['kind'],
@@ -549,12 +643,53 @@ export function createCheckout(deps: {
       const rules = await readRules(db, practiceId)
       const lines = await priceLines(db, practiceId, patient.id, input.items, rules)
       return {
-        lines,
+        lines: lines.map(publicLine),
         points: lines.reduce((sum, l) => sum + l.points, 0),
         total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
         balance: patient.points,
         point_value_cents: rules.point_value_cents,
         redemption_code_threshold: rules.redemption_code_threshold,
+        max_points_per_line: rules.max_points_per_line,
+        approval_needed: approvalReasons(lines, rules),
+      }
+    },
+
+    /**
+     * `POST /visits/approval`: a manager's approval of these lines for this patient, by
+     * `approverId` (the session's Manager or Admin, or one who signed in at the desk; the route
+     * checks who). Refused when the lines need none.
+     */
+    async approve(
+      user: AuthUser,
+      approverId: number,
+      input: { patient_id: number; items: VisitItemInput[]; reason: string },
+    ): Promise<ApprovalAnswer> {
+      const practiceId = user.practice_id
+      const patient = await patientOf(db, practiceId, input.patient_id)
+      const rules = await readRules(db, practiceId)
+      const lines = await priceLines(db, practiceId, patient.id, input.items, rules)
+      if (approvalReasons(lines, rules).length === 0) {
+        throw unprocessable(VISIT_MESSAGES.approvalNotNeeded)
+      }
+      const [approver] = await db
+        .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
+        .from(users)
+        .where(eq(users.id, approverId))
+      if (!approver) throw forbidden(VISIT_MESSAGES.approverNotManager)
+      const signed = await signApproval(
+        {
+          practiceId,
+          patientId: patient.id,
+          digest: linesDigest(input.items),
+          approverId,
+          reason: input.reason,
+        },
+        { secret: deps.secret, now: now() },
+      )
+      return {
+        token: signed.token,
+        approved_by: approver,
+        expires_at: signed.expiresAt.toISOString(),
       }
     },
 
@@ -571,12 +706,13 @@ export function createCheckout(deps: {
         items: VisitItemInput[]
         idempotencyKey: string
         redemption?: RedemptionRequest | undefined
+        approval?: VisitApproval | undefined
       },
     ): Promise<{ answer: VisitAnswer; replayed: boolean; summary: PostingSummary }> {
       const practiceId = user.practice_id
       const replay = async (existing: typeof visits.$inferSelect) => {
         const answer = await answerFor(db, replayOf(existing, input.patient_id))
-        return { answer, replayed: true, summary: summarize(answer, false) }
+        return { answer, replayed: true, summary: summarize(answer, false, existing) }
       }
       const first = await visitByKey(db, practiceId, input.idempotencyKey)
       if (first) return replay(first)
@@ -614,6 +750,15 @@ export function createCheckout(deps: {
             await appointmentOf(tx, practiceId, patient.id, input.appointment_id, true)
           }
           const lines = await priceLines(tx, practiceId, patient.id, input.items, rules)
+          const approval = await approvalOf(
+            tx,
+            user,
+            patient.id,
+            input.items,
+            lines,
+            rules,
+            input.approval,
+          )
           const at = now()
           const [visit] = await tx
             .insert(visits)
@@ -625,6 +770,9 @@ export function createCheckout(deps: {
               total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
               idempotency_key: input.idempotencyKey,
               redemption_promotion_id: promotion?.id ?? null,
+              approved_by: approval?.approverId ?? null,
+              approval_reason: approval?.reason ?? null,
+              approval_id: approval?.id ?? null,
               created_at: at,
             })
             .returning()
@@ -691,7 +839,7 @@ export function createCheckout(deps: {
         return {
           answer,
           replayed,
-          summary: summarize(answer, consent.kind === 'override'),
+          summary: summarize(answer, consent.kind === 'override', visit),
         }
       } catch (error) {
         if (!(error instanceof ApiError) && isUniqueViolation(error)) {
@@ -1094,7 +1242,11 @@ export function smsAddress(phone: string): string {
   return digits.length === 10 ? `+1${digits}` : `+${digits}`
 }
 
-function summarize(answer: VisitAnswer, override: boolean): PostingSummary {
+function summarize(
+  answer: VisitAnswer,
+  override: boolean,
+  visit: { approved_by: number | null; approval_reason: string | null },
+): PostingSummary {
   const sum = (kind: string) =>
     answer.entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.points, 0)
   return {
@@ -1103,5 +1255,7 @@ function summarize(answer: VisitAnswer, override: boolean): PostingSummary {
     redeemed: -sum('redeem'),
     bonus: sum('bonus'),
     override,
+    approved_by: visit.approved_by,
+    approval_reason: visit.approval_reason,
   }
 }

@@ -74,6 +74,8 @@ const preview: VisitPreview = {
   balance: 400,
   point_value_cents: 10,
   redemption_code_threshold: 100,
+  max_points_per_line: 5000,
+  approval_needed: [],
 }
 const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200, cost: 0 }
 const answer: VisitAnswer = {
