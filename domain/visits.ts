@@ -39,6 +39,10 @@ export const VISIT_MESSAGES = {
       ? `The patient's code is needed to redeem ${points} points.`
       : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
+  /** A code sent for another amount than the one redeemed (issue 28). */
+  codeOtherAmount: (what: string) =>
+    `This code is for ${what}: send the patient a new code for this redemption.`,
+  codeAmountNeeded: 'Please say what the code is for: points or promotion_id.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',
   codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',
@@ -312,3 +316,30 @@ export const RedemptionAnswerSchema = v.object({
 
 /** `POST /patients/{id}/redemption-code` answers. */
 export const RedemptionCodeAnswerSchema = v.object({ authyId: v.string() })
+
+/**
+ * `POST /patients/{id}/redemption-code` (issue 28): the one amount the code is for, points or a
+ * claimed offer; the SMS names it and the code redeems at most that.
+ */
+export const RedemptionCodeInputSchema = v.pipe(
+  v.object({
+    points: RedemptionFields.points,
+    promotion_id: RedemptionFields.promotion_id,
+  }),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+)
+export type RedemptionCodeInput = v.InferOutput<typeof RedemptionCodeInputSchema>
+
+/** `POST /patients/{id}/redemption-code/check`: the typed code, for this amount. */
+export const RedemptionCodeCheckSchema = v.pipe(
+  v.object({
+    ...VerificationInputSchema.entries,
+    points: RedemptionFields.points,
+    promotion_id: RedemptionFields.promotion_id,
+  }),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+)
+export type RedemptionCodeCheck = v.InferOutput<typeof RedemptionCodeCheckSchema>
+
+/** `POST /patients/{id}/redemption-code/check` answers: the code is right (nothing is spent). */
+export const RedemptionCodeCheckAnswerSchema = v.object({ valid: v.literal(true) })

@@ -81,6 +81,7 @@ import {
   ApprovalAnswerSchema,
   RedemptionAnswerSchema,
   RedemptionCodeAnswerSchema,
+  RedemptionCodeCheckAnswerSchema,
   VisitAnswerSchema,
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
@@ -1248,7 +1249,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       403: "A manager's approval is needed (each line's reason), the approval is for other lines or expired; the patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient, appointment, item or promotion has this id in your practice.',
       409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived, the approval already used, or the key used for another change.',
-      422: 'The code is not correct, expired, used, or tried too often; an item is archived.',
+      422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived.',
     },
   },
   'GET /api/visits/:id': {
@@ -1274,15 +1275,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/patients/:id/redemption-code': {
     summary: 'Text the patient a redemption code',
     description:
-      'Sends the patient a 6-digit code by SMS: valid 10 minutes, 5 attempts, once, for this patient only. 30 seconds between codes and 5 an hour per patient.',
+      "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
     tag: 'Visits',
     responses: {
       201: {
         description: 'The verification id to send back with the code.',
         json: RedemptionCodeAnswerSchema,
       },
-      404: OTHER_PRACTICE,
+      404: 'No patient or promotion has this id in your practice.',
       422: 'The patient has no phone number.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/patients/:id/redemption-code/check': {
+    summary: "Check the patient's code before confirming",
+    description:
+      "Whether the typed code is the patient's newest code, unused and unexpired, for this amount (`points` at most the code's, or its `promotion_id`). Spends one of the code's 5 attempts and uses nothing: the visit or redemption then uses it. 20 checks a minute per member.",
+    tag: 'Visits',
+    responses: {
+      200: {
+        description: 'The code is right for this amount.',
+        json: RedemptionCodeCheckAnswerSchema,
+      },
+      404: OTHER_PRACTICE,
+      422: 'The code is not correct, expired, used, tried too often, or for another amount.',
       429: TOO_MANY,
     },
   },
@@ -1299,7 +1315,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient or promotion has this id in your practice.',
       409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived, or the key used for another change.',
-      422: 'The code is not correct, expired, used or tried too often; the promotion has no points.',
+      422: 'The code is not correct, expired, used, tried too often or for another amount; the promotion has no points.',
     },
   },
   'GET /api/reports/patients.csv': {

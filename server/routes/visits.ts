@@ -10,6 +10,8 @@ import { can, toRole } from '#domain/permissions.ts'
 import {
   type ApprovalRequest,
   ApprovalRequestSchema,
+  RedemptionCodeCheckSchema,
+  RedemptionCodeInputSchema,
   RedemptionInputSchema,
   VISIT_MESSAGES,
   VisitInputSchema,
@@ -25,6 +27,9 @@ import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/route
 import { verifyPassword } from '#server/services/passwords.ts'
 import { createRateLimiter } from '#server/services/rate-limit.ts'
 import { createCheckout, type PostingSummary } from '#server/services/visits.ts'
+
+/** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
+export const CODE_CHECKS_PER_MEMBER = { max: 20, windowMs: 60 * 1000 }
 
 /** Audits a refused override like the permission middleware does, then lets it through. */
 async function auditRefusal(
@@ -223,18 +228,45 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
       requireAuth(ctx),
       requirePermission(ctx, 'redeem.withCode'),
       idParams('id'),
+      jsonBody(RedemptionCodeInputSchema),
       async (c) => {
         const user = c.var.user
         const { id } = c.req.valid('param')
-        const answer = await checkout.sendCode(user, id)
+        const amount = c.req.valid('json')
+        const answer = await checkout.sendCode(user, id, amount)
         await ctx.audit.record({
           action: 'redemption.code_sent',
           userId: user.id,
           practiceId: user.practice_id,
           ip: ctx.clientIp(c),
-          details: { patient_id: id },
+          details: {
+            patient_id: id,
+            points: amount.points ?? null,
+            promotion_id: amount.promotion_id ?? null,
+          },
         })
         return c.json(answer, 201)
+      },
+    )
+    .post(
+      '/:id/redemption-code/check',
+      requireAuth(ctx),
+      requirePermission(ctx, 'redeem.withCode'),
+      idParams('id'),
+      jsonBody(RedemptionCodeCheckSchema),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        // Each code has 5 attempts; this bounds how fast one desk can try codes at all.
+        const limiter = createRateLimiter(ctx.rateLimitStore)
+        refuseWhenLimited(
+          await limiter.consume(
+            `code-check:user:${c.var.user.id}`,
+            CODE_CHECKS_PER_MEMBER,
+            ctx.now().getTime(),
+          ),
+        )
+        const { id } = c.req.valid('param')
+        return c.json(await checkout.checkCodeFor(c.var.user, id, c.req.valid('json')))
       },
     )
     .post(

@@ -534,7 +534,12 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   }),
   'POST /api/patients/:id/redemption-code': (o) => ({
     path: `/api/patients/${o.patientId}/redemption-code`,
-    body: {},
+    body: { points: 100 },
+    expect: 404,
+  }),
+  'POST /api/patients/:id/redemption-code/check': (o) => ({
+    path: `/api/patients/${o.patientId}/redemption-code/check`,
+    body: { authyId: 'rc-0123456789', code: '123456', points: 100 },
     expect: 404,
   }),
   'POST /api/patients/:id/redemptions': (o) => ({

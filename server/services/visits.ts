@@ -128,6 +128,9 @@ type RedemptionRequest = {
 
 type PromotionRow = { id: number; points: number; points_cost: number }
 
+/** What a code is for: a number of points, or a claimed offer. */
+type CodeAmount = { points?: number | undefined; promotion_id?: number | undefined }
+
 /** What a visit or redemption posting reports for the audit trail (never personal values). */
 export type PostingSummary = {
   patient_id: number
@@ -367,6 +370,7 @@ export function createCheckout(deps: {
     practiceId: number,
     patientId: number,
     verification: { authyId: string; code: string },
+    amount: CodeAmount,
   ): Promise<string> {
     const [row] = await db
       .select()
@@ -392,7 +396,33 @@ export function createCheckout(deps: {
     if (!sameHash(row.code_hash, hashCode(row.id, verification.code))) {
       throw unprocessable(VISIT_MESSAGES.codeIncorrect)
     }
+    // The code redeems at most the amount it was sent for (issue 28).
+    const fits =
+      row.promotion_id !== null
+        ? amount.promotion_id === row.promotion_id
+        : row.points !== null &&
+          amount.promotion_id === undefined &&
+          (amount.points ?? 0) <= row.points
+    if (!fits) throw unprocessable(VISIT_MESSAGES.codeOtherAmount(await codeWords(row)))
     return row.id
+  }
+
+  /** What a code was sent for, in the SMS's words: "100 points ($10.00)" or the offer's title. */
+  async function codeWords(row: {
+    practice_id: number
+    points: number | null
+    promotion_id: number | null
+  }) {
+    if (row.promotion_id !== null) {
+      const [promotion] = await db
+        .select({ title: promotions.title })
+        .from(promotions)
+        .where(eq(promotions.id, row.promotion_id))
+      return `the offer “${promotion?.title ?? 'an offer'}”`
+    }
+    if (row.points === null) return 'another redemption'
+    const rules = await readRules(db, row.practice_id)
+    return `${row.points.toLocaleString('en-US')} points (${formatDollars(row.points * rules.point_value_cents)})`
   }
 
   /** Uses the code once, inside the posting's transaction. */
@@ -430,9 +460,11 @@ export function createCheckout(deps: {
     }
     if (!codeNeeded(points, threshold)) return { kind: 'none' }
     if (!request.verification) throw forbidden(VISIT_MESSAGES.codeNeeded(points))
+    const amount =
+      request.promotion_id !== undefined ? { promotion_id: request.promotion_id } : { points }
     return {
       kind: 'code',
-      codeId: await checkCode(user.practice_id, patientId, request.verification),
+      codeId: await checkCode(user.practice_id, patientId, request.verification, amount),
     }
   }
 
@@ -851,6 +883,21 @@ export function createCheckout(deps: {
       }
     },
 
+    /**
+     * `POST /patients/{id}/redemption-code/check` (issue 28): whether the typed code is the
+     * patient's newest, unused, unexpired code for this amount. Spends one of its 5 attempts (so
+     * checking is no way around the limit) and uses nothing.
+     */
+    async checkCodeFor(
+      user: AuthUser,
+      patientId: number,
+      input: { authyId: string; code: string } & CodeAmount,
+    ): Promise<{ valid: true }> {
+      await patientOf(db, user.practice_id, patientId)
+      await checkCode(user.practice_id, patientId, input, input)
+      return { valid: true }
+    },
+
     /** `GET /visits/{id}`. */
     async read(user: AuthUser, visitId: number): Promise<VisitAnswer> {
       const visit = await visitOf(db, user.practice_id, visitId)
@@ -1095,6 +1142,7 @@ export function createCheckout(deps: {
     async sendCode(
       user: AuthUser,
       patientId: number,
+      amount: CodeAmount,
       generateCode: () => string = newCode,
     ): Promise<{ authyId: string }> {
       const patient = await patientOf(db, user.practice_id, patientId)
@@ -1104,6 +1152,24 @@ export function createCheckout(deps: {
         .select({ name: practices.practice_name })
         .from(practices)
         .where(eq(practices.id, user.practice_id))
+      if (amount.promotion_id !== undefined) {
+        const [promotion] = await db
+          .select({ id: promotions.id })
+          .from(promotions)
+          .where(
+            and(
+              eq(promotions.id, amount.promotion_id),
+              eq(promotions.practice_id, user.practice_id),
+            ),
+          )
+        if (!promotion) throw notFound(VISIT_MESSAGES.promotionNotFound)
+      }
+      const row = {
+        practice_id: user.practice_id,
+        points: amount.promotion_id !== undefined ? null : (amount.points ?? null),
+        promotion_id: amount.promotion_id ?? null,
+      }
+      const what = await codeWords(row)
       const at = now()
       const code = generateCode()
       const authyId = randomToken(32)
@@ -1157,6 +1223,8 @@ export function createCheckout(deps: {
           practice_id: user.practice_id,
           patient_id: patientId,
           code_hash: hashCode(authyId, code),
+          points: row.points,
+          promotion_id: row.promotion_id,
           expires_at: new Date(at.getTime() + VERIFICATION_RULES.codeTtlMs),
           attempts: 0,
           created_by: user.id,
@@ -1165,7 +1233,7 @@ export function createCheckout(deps: {
         await deps.outbound.enqueue(tx, {
           channel: 'sms',
           to: smsAddress(patient.phone ?? ''),
-          text: `${practice?.name ?? 'Your practice'}: your code to redeem points is ${code}. It expires in 10 minutes. Give it only to the front desk.`,
+          text: `${practice?.name ?? 'Your practice'}: your code to redeem ${what} is ${code}. It is valid for 10 minutes, for this redemption only. Give it only to the front desk.`,
           code,
         })
       })
