@@ -431,6 +431,17 @@ export const checkoutModel: Model = {
       return e.output.preview.approval_needed.length > 0 === c.items.some(aboveCatalogue)
     }
     if (e.type === 'approval.change') return !approvalReady(c)
+    // A code already found right is not wrong when checked again.
+    if (
+      e.type === 'xstate.error.actor.checkCode' &&
+      e.error.message === VISIT_MESSAGES.codeIncorrect
+    ) {
+      return c.consent?.kind !== 'code'
+    }
+    // The replay archives Vitamin C Serum while See points waits: the visit must hold it.
+    if (e.type === 'xstate.error.actor.previewVisit') {
+      return c.items.some((i: CheckoutItem) => i.key === f.product.key)
+    }
     // Only a manager signing in at the desk (for Staff) can type a wrong password.
     if (e.type === 'xstate.error.actor.approveVisit') return !c.canApprove
     // Half a code first (nothing is checked yet), or the whole code (checked at once).
