@@ -39,6 +39,9 @@ export const VISIT_MESSAGES = {
       ? `The patient's code is needed to redeem ${points} points.`
       : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
+  /** Code-less redemptions of a patient add up to the threshold a day (issue 28). */
+  codelessDailyLimit: (threshold: number, today: number) =>
+    `The patient's code is needed: without it a patient redeems at most ${threshold.toLocaleString('en-US')} points a day, and ${today.toLocaleString('en-US')} were already redeemed today.`,
   /** A code sent for another amount than the one redeemed (issue 28). */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,

@@ -27,7 +27,9 @@ import type { AuthUser } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import {
   appointments,
+  codelessRedemptions,
   ledgerEntries,
+  outboundMessages,
   patientPromotions,
   patients,
   practices,
@@ -159,8 +161,16 @@ export function createCheckout(deps: {
   /**
    * Queues the patient's points statement after a visit (PORTAL.md section 6) in the visit's
    * transaction, when the patient has an e-mail and is subscribed ({@link patientMail}'s gate).
+   * It leaves when the visit's undo window closes (issue 28): an undo within it deletes it, so a
+   * patient is never told of points that were taken back.
    */
-  async function queueStatement(tx: Transaction, patientId: number, earned: number, at: Date) {
+  async function queueStatement(
+    tx: Transaction,
+    patientId: number,
+    visitId: number,
+    earned: number,
+    at: Date,
+  ) {
     const [row] = await tx
       .select({
         first_name: patients.first_name,
@@ -181,7 +191,12 @@ export function createCheckout(deps: {
       row,
       statementContent(row, row, { earned, balance: row.points, visitedAt: at }),
     )
-    if (message) await deps.outbound.enqueue(tx, message)
+    if (message) {
+      await deps.outbound.enqueue(tx, message, {
+        sendAt: new Date(at.getTime() + UNDO_WINDOW_MS),
+        visitId,
+      })
+    }
   }
 
   async function readRules(ex: Executor, practiceId: number): Promise<Rules> {
@@ -846,6 +861,7 @@ export function createCheckout(deps: {
               points: input.redemption.points ?? promotion?.points_cost ?? 0,
               promotion,
               consent,
+              threshold: rules.redemption_code_threshold,
               sourceType: 'visit',
               sourceId: visit.id,
               key: `visit/${visit.id}/redeem`,
@@ -860,7 +876,7 @@ export function createCheckout(deps: {
           }
           await tx.update(patients).set({ last_visit_at: at }).where(eq(patients.id, patient.id))
           const earned = lines.reduce((sum, line) => sum + line.points, 0)
-          await queueStatement(tx, patient.id, earned, at)
+          await queueStatement(tx, patient.id, visit.id, earned, at)
           return { id: visit.id, replayed: false }
         })
         if (!written.replayed) deps.outbound.kick()
@@ -990,6 +1006,8 @@ export function createCheckout(deps: {
             .update(visits)
             .set({ undone_at: now(), undone_by: user.id })
             .where(eq(visits.id, visit.id))
+          // Its statement has not left yet (it waits for the window to close): it never will.
+          await tx.delete(outboundMessages).where(eq(outboundMessages.visit_id, visit.id))
           return false
         })
       }
@@ -1095,6 +1113,7 @@ export function createCheckout(deps: {
             points,
             promotion,
             consent,
+            threshold: rules.redemption_code_threshold,
             sourceType: promotion ? 'promotion' : 'manual',
             sourceId: promotion?.id ?? null,
             key: input.idempotencyKey,
@@ -1261,6 +1280,8 @@ export function createCheckout(deps: {
       points: number
       promotion: PromotionRow | undefined
       consent: Consent
+      /** The programme's code threshold: also what a patient redeems without a code a day. */
+      threshold: number
       sourceType: 'visit' | 'promotion' | 'manual'
       sourceId: number | null
       key: string
@@ -1268,6 +1289,24 @@ export function createCheckout(deps: {
     },
   ): Promise<{ redeemed: LedgerEntryRow | null; bonus: LedgerEntryRow | null }> {
     if (args.consent.kind === 'code') await consumeCode(tx, args.consent.codeId, args.patientId)
+    const codeless = args.consent.kind === 'none' && args.points > 0
+    if (codeless) {
+      // Under the patient's row lock (the caller holds it): parallel requests count one by one.
+      const [row] = await tx
+        .select({ points: sql<number>`coalesce(sum(${codelessRedemptions.points}), 0)::int` })
+        .from(codelessRedemptions)
+        .where(
+          and(
+            eq(codelessRedemptions.patient_id, args.patientId),
+            eq(codelessRedemptions.day, day(now())),
+            sql`not exists (select 1 from ${ledgerEntries} r where r.reverses_id = ${codelessRedemptions.entry_id})`,
+          ),
+        )
+      const today = Number(row?.points ?? 0)
+      if (today + args.points > args.threshold) {
+        throw forbidden(VISIT_MESSAGES.codelessDailyLimit(args.threshold, today))
+      }
+    }
     if (args.promotion) await redeemClaim(tx, args.patientId, args.promotion.id)
     const ledger = createLedger({ db: tx, now })
     const actor = { practiceId: args.practiceId, patientId: args.patientId, userId: args.userId }
@@ -1284,6 +1323,16 @@ export function createCheckout(deps: {
       })
       if (result.replayed) throw conflict(VISIT_MESSAGES.keyReused)
       redeemed = result.entry
+      if (codeless) {
+        await tx.insert(codelessRedemptions).values({
+          practice_id: args.practiceId,
+          patient_id: args.patientId,
+          entry_id: result.entry.id,
+          points: args.points,
+          day: day(now()),
+          created_at: now(),
+        })
+      }
     }
     if (args.promotion && args.promotion.points > 0) {
       const result = await ledger.credit({
