@@ -30,6 +30,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
   'visit.undone': { group: 'Points', label: 'Undid a visit' },
   'redemption.code_sent': { group: 'Points', label: 'Sent a redemption code' },
+  'visit.approved': { group: 'Points', label: "Approved a visit's prices or points" },
   'appointment.created': { group: 'Appointments', label: 'Booked an appointment' },
   'appointment.updated': { group: 'Appointments', label: 'Rescheduled an appointment' },
   'appointment.cancelled': { group: 'Appointments', label: 'Cancelled an appointment' },
@@ -101,6 +102,7 @@ const RULE_NAMES: Record<string, string> = {
   joining_bonus: 'joining bonus',
   expiry_months: 'expiry (months)',
   redemption_threshold: 'code threshold',
+  max_points_per_line: 'points ceiling per line',
 }
 
 /** The programme rules a change touched, "points per dollar 1 → 2, joining bonus 0 → 100". */
@@ -220,10 +222,17 @@ export function describeActivity(
         num(details.redeemed) ? `${points(num(details.redeemed))} redeemed` : '',
         num(details.bonus) ? `${points(num(details.bonus))} bonus` : '',
       ].filter(Boolean)
+      const approval = details.member
+        ? ` (approved by ${member}${text(details.approval_reason) ? `: ${text(details.approval_reason)}` : ''})`
+        : ''
       return sentence(
-        `recorded a visit for ${patient}${parts.length ? `: ${parts.join(', ')}` : ''}${details.override ? ' (without the code)' : ''}`,
+        `recorded a visit for ${patient}${parts.length ? `: ${parts.join(', ')}` : ''}${details.override ? ' (without the code)' : ''}${approval}`,
       )
     }
+    case 'visit.approved':
+      return sentence(
+        `approved the prices or points of a visit for ${patient}${names.member ? ` as ${names.member}` : ''}${text(details.reason) ? `: ${text(details.reason)}` : ''}`,
+      )
     case 'visit.undone':
       return sentence(`undid a visit of ${patient}`)
     case 'redemption.code_sent':

@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   'visit.recorded',
   'visit.undone',
   'redemption.code_sent',
+  // Issue 28: a manager's approval of a price above the catalogue's or points above the ceiling.
+  'visit.approved',
   'report.exported',
   // The patient import (issue 17): one event per chunk, its counts only.
   'patients.imported',

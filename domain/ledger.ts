@@ -51,6 +51,8 @@ export type ProgrammeRules = {
   expiry_months: number
   /** A redemption above this many points needs the patient's code; 0 = always ask. */
   redemption_code_threshold: number
+  /** The most points one line of a visit earns without a manager's approval (issue 28). */
+  max_points_per_line: number
 }
 
 /** The defaults of PORTAL.md section 3. */
@@ -60,6 +62,7 @@ export const DEFAULT_PROGRAMME_RULES: ProgrammeRules = {
   joining_bonus: 0,
   expiry_months: 12,
   redemption_code_threshold: 0,
+  max_points_per_line: 5000,
 }
 
 const wholeNumber = (max: number, label: string) =>
@@ -80,6 +83,10 @@ export const ProgrammeRulesSchema = v.object({
   joining_bonus: wholeNumber(100_000, 'Joining bonus'),
   expiry_months: wholeNumber(120, 'Expiry'),
   redemption_code_threshold: wholeNumber(MAX_ENTRY_POINTS, 'Code threshold'),
+  max_points_per_line: v.pipe(
+    wholeNumber(MAX_ENTRY_POINTS, 'Points ceiling per line'),
+    v.minValue(1, 'Points ceiling per line must be at least 1.'),
+  ),
 })
 
 /** The day credits posted at `at` lapse under `expiryMonths` (null: never). Calendar months, UTC. */

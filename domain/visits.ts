@@ -17,6 +17,13 @@ export function codeNeeded(points: number, threshold: number): boolean {
   return threshold === 0 || points > threshold
 }
 
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })
+
+/** An amount in cents as US dollars ("$1,750.00"), as the API's sentences write money. */
+export function formatDollars(cents: number): string {
+  return usd.format(cents / 100)
+}
+
 /** How long after a visit its undo is offered. */
 export const UNDO_WINDOW_MS = 10 * 60 * 1000
 
@@ -32,6 +39,13 @@ export const VISIT_MESSAGES = {
       ? `The patient's code is needed to redeem ${points} points.`
       : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
+  /** Code-less redemptions of a patient add up to the threshold a day (issue 28). */
+  codelessDailyLimit: (threshold: number, today: number) =>
+    `The patient's code is needed: without it a patient redeems at most ${threshold.toLocaleString('en-US')} points a day, and ${today.toLocaleString('en-US')} were already redeemed today.`,
+  /** A code sent for another amount than the one redeemed (issue 28). */
+  codeOtherAmount: (what: string) =>
+    `This code is for ${what}: send the patient a new code for this redemption.`,
+  codeAmountNeeded: 'Please say what the code is for: points or promotion_id.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',
   codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',
@@ -57,6 +71,23 @@ export const VISIT_MESSAGES = {
   visitNotFound: 'Visit not found.',
   keyReused: 'This request was already used for a different change. Please try again.',
   oneItem: 'Each item needs either procedure_id or product_id.',
+  /** A line priced above its catalogue price (issue 28). */
+  priceAboveCatalogue: (name: string, price: string, catalogue: string) =>
+    `${name} at ${price} is above its catalogue price of ${catalogue}.`,
+  /** A line earning more than the programme's ceiling (issue 28). */
+  pointsAboveCeiling: (name: string, points: number, ceiling: number) =>
+    `${name} would earn ${points.toLocaleString('en-US')} points, more than the programme's ${ceiling.toLocaleString('en-US')} a line.`,
+  /** The refusal of a visit that needs a manager's approval and has none. */
+  approvalNeeded: (reasons: readonly string[]) =>
+    `A manager's approval is needed: ${reasons.join(' ')} Ask a manager to approve it with a reason, or use the catalogue price.`,
+  approvalInvalid:
+    'This approval is for other lines, another patient, or has expired: ask a manager to approve the visit again.',
+  approvalUsed: 'This approval was already used for another visit: ask a manager to approve again.',
+  approvalNotNeeded:
+    "This visit needs no manager's approval: its prices and points are within the rules.",
+  approverCredentials: "The manager's e-mail or password is not correct.",
+  approverNotManager:
+    "Only a manager or an admin of this practice can approve a price above the catalogue's or points above the programme's ceiling.",
   pointsOrPromotion: 'A redemption needs either points or promotion_id.',
 } as const
 
@@ -114,6 +145,49 @@ export const VerificationInputSchema = v.object({
   code: v.pipe(v.string(), v.trim(), v.regex(/^\d{6}$/, 'The code has 6 digits.')),
 })
 
+const Reason = v.pipe(
+  v.string('Please give a reason.'),
+  v.trim(),
+  v.minLength(1, 'Please give a reason.'),
+  v.maxLength(500, 'The reason can be at most 500 characters.'),
+)
+
+/**
+ * A manager's approval of the visit's prices and points (issue 28): the token `POST
+ * /visits/approval` answered (bound to the patient and these lines), or, from a Manager's or
+ * Admin's own session, a reason alone.
+ */
+export const VisitApprovalSchema = v.union([
+  v.object({ token: v.pipe(v.string(), v.minLength(20), v.maxLength(2000)) }),
+  v.object({ reason: Reason }),
+])
+export type VisitApproval = v.InferOutput<typeof VisitApprovalSchema>
+
+/** `POST /visits/approval`: who approves (a Manager signing in at the desk, or the session's). */
+export const ApprovalRequestSchema = v.object({
+  patient_id: Id('patient_id'),
+  items: Items,
+  reason: Reason,
+  manager: v.optional(
+    v.object({
+      email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(320)),
+      password: v.pipe(v.string(), v.maxLength(256)),
+    }),
+  ),
+})
+export type ApprovalRequest = v.InferOutput<typeof ApprovalRequestSchema>
+
+/** `POST /visits/approval` answers: the token to send with the visit, valid 15 minutes. */
+export const ApprovalAnswerSchema = v.object({
+  token: v.string(),
+  approved_by: v.object({ id: v.number(), first_name: v.string(), last_name: v.string() }),
+  expires_at: v.string(),
+})
+export type ApprovalAnswer = v.InferOutput<typeof ApprovalAnswerSchema>
+
+/** How long an approval may be used. */
+export const APPROVAL_TTL_MS = 15 * 60 * 1000
+
 /** A manager's override: no code, a reason. */
 export const OverrideInputSchema = v.object({
   reason: v.pipe(
@@ -157,6 +231,8 @@ export const VisitInputSchema = v.object({
   items: Items,
   idempotencyKey: IdempotencyKeySchema,
   redemption: v.optional(VisitRedemptionInputSchema),
+  /** A manager's approval, when a price is above the catalogue's or points above the ceiling. */
+  approval: v.optional(VisitApprovalSchema),
 })
 export type VisitInput = v.InferOutput<typeof VisitInputSchema>
 
@@ -187,6 +263,13 @@ export const VisitPreviewSchema = v.object({
   balance: v.number(),
   point_value_cents: v.number(),
   redemption_code_threshold: v.number(),
+  /** The programme's ceiling of points a line earns without a manager's approval. */
+  max_points_per_line: v.number(),
+  /**
+   * Why the visit needs a manager's approval, a sentence a line (a price above the catalogue's,
+   * points above the ceiling); empty when it needs none.
+   */
+  approval_needed: v.array(v.string()),
 })
 export type VisitPreview = v.InferOutput<typeof VisitPreviewSchema>
 
@@ -200,6 +283,15 @@ export const VisitSchema = v.object({
   undo_until: v.string(),
   /** When the visit was undone (its entries reversed), else null. */
   undone_at: v.nullable(v.string()),
+  /** The manager who approved its prices or points, and why (issue 28), else null. */
+  approval: v.optional(
+    v.nullable(
+      v.object({
+        approved_by: v.object({ id: v.number(), first_name: v.string(), last_name: v.string() }),
+        reason: v.string(),
+      }),
+    ),
+  ),
 })
 export type Visit = v.InferOutput<typeof VisitSchema>
 
@@ -227,3 +319,30 @@ export const RedemptionAnswerSchema = v.object({
 
 /** `POST /patients/{id}/redemption-code` answers. */
 export const RedemptionCodeAnswerSchema = v.object({ authyId: v.string() })
+
+/**
+ * `POST /patients/{id}/redemption-code` (issue 28): the one amount the code is for, points or a
+ * claimed offer; the SMS names it and the code redeems at most that.
+ */
+export const RedemptionCodeInputSchema = v.pipe(
+  v.object({
+    points: RedemptionFields.points,
+    promotion_id: RedemptionFields.promotion_id,
+  }),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+)
+export type RedemptionCodeInput = v.InferOutput<typeof RedemptionCodeInputSchema>
+
+/** `POST /patients/{id}/redemption-code/check`: the typed code, for this amount. */
+export const RedemptionCodeCheckSchema = v.pipe(
+  v.object({
+    ...VerificationInputSchema.entries,
+    points: RedemptionFields.points,
+    promotion_id: RedemptionFields.promotion_id,
+  }),
+  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+)
+export type RedemptionCodeCheck = v.InferOutput<typeof RedemptionCodeCheckSchema>
+
+/** `POST /patients/{id}/redemption-code/check` answers: the code is right (nothing is spent). */
+export const RedemptionCodeCheckAnswerSchema = v.object({ valid: v.literal(true) })

@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor, waitFor } from 'xstate'
-import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  VisitAnswer,
+  VisitInput,
+  VisitPreviewInput,
+} from '#domain/visits.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import {
   type CheckoutInput,
@@ -20,7 +26,15 @@ import { controlled } from '#tests/support/deferred.ts'
 
 function start(input: Partial<CheckoutInput> = {}) {
   const previewVisit = controlled<CheckoutPreview, VisitPreviewInput>()
-  const sendCode = controlled<{ authyId: string }, { patientId: number }>()
+  const sendCode = controlled<
+    { authyId: string },
+    { patientId: number; points?: number; promotion_id?: number }
+  >()
+  const checkCode = controlled<
+    { valid: true },
+    { patientId: number; authyId: string; code: string; points?: number }
+  >()
+  const approveVisit = controlled<ApprovalAnswer, ApprovalRequest>()
   const recordVisit = controlled<VisitAnswer, VisitInput>()
   const undoVisit = controlled<{ balance: number }, { visitId: number }>()
   const onRecorded = vi.fn()
@@ -30,6 +44,8 @@ function start(input: Partial<CheckoutInput> = {}) {
       actors: {
         previewVisit: previewVisit.logic,
         sendCode: sendCode.logic,
+        checkCode: checkCode.logic,
+        approveVisit: approveVisit.logic,
         recordVisit: recordVisit.logic,
         undoVisit: undoVisit.logic,
       },
@@ -37,7 +53,17 @@ function start(input: Partial<CheckoutInput> = {}) {
     }),
     { input: { idempotencyKey: f.key, canOverride: true, ...input } },
   ).start()
-  return { actor, previewVisit, sendCode, recordVisit, undoVisit, onRecorded, onUndone }
+  return {
+    actor,
+    previewVisit,
+    sendCode,
+    checkCode,
+    approveVisit,
+    recordVisit,
+    undoVisit,
+    onRecorded,
+    onUndone,
+  }
 }
 
 type Harness = ReturnType<typeof start>
@@ -146,7 +172,8 @@ describe('checkout', () => {
     h.actor.send({ type: 'review.submit' })
     expect(h.actor.getSnapshot().matches({ consent: { code: 'idle' } })).toBe(true)
     h.actor.send({ type: 'code.send' })
-    expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id })
+    // The code is for these 300 points only (issue 28).
+    expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id, points: 300 })
     h.sendCode.latest().answer.resolve({ authyId: f.authyId })
     await waitFor(h.actor, (s) => s.matches({ consent: { code: { sent: 'coolingDown' } } }))
     expect(selectResendSecondsLeft(h.actor.getSnapshot(), Date.now())).toBe(30)
@@ -155,7 +182,16 @@ describe('checkout', () => {
     vi.advanceTimersByTime(30_000)
     expect(h.actor.getSnapshot().can({ type: 'code.send' })).toBe(true)
     h.actor.send({ type: 'code.change', code: f.code })
-    h.actor.send({ type: 'consent.submit' })
+    // The sixth digit checks the code at once.
+    expect(selectBusy(h.actor.getSnapshot())).toBe('check')
+    expect(h.checkCode.latest().input).toEqual({
+      patientId: f.patient.id,
+      authyId: f.authyId,
+      code: f.code,
+      points: 300,
+    })
+    h.checkCode.latest().answer.resolve({ valid: true })
+    await waitFor(h.actor, (s) => s.matches('confirming'))
     h.actor.send({ type: 'visit.confirm' })
     expect(h.recordVisit.latest().input.redemption).toEqual({
       points: 300,
@@ -163,7 +199,7 @@ describe('checkout', () => {
     })
   })
 
-  it('a wrong code asks to type it again; too many attempts ask for a new code', async () => {
+  it('a wrong code is said as soon as it is typed, before Confirm; too many attempts ask for a new code', async () => {
     const h = start()
     await toReview(h)
     h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 300 } })
@@ -171,25 +207,72 @@ describe('checkout', () => {
     h.actor.send({ type: 'code.send' })
     h.sendCode.latest().answer.resolve({ authyId: f.authyId })
     await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    h.actor.send({ type: 'code.change', code: '000' })
+    expect(h.checkCode.calls).toHaveLength(0)
     h.actor.send({ type: 'code.change', code: '000000' })
-    h.actor.send({ type: 'consent.submit' })
-    h.actor.send({ type: 'visit.confirm' })
-    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.codeIncorrect))
+    h.checkCode.latest().answer.reject(new Error(VISIT_MESSAGES.codeIncorrect))
     await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    expect(h.recordVisit.calls).toHaveLength(0)
     expect(h.actor.getSnapshot().context).toMatchObject({
       code: '',
       authyId: f.authyId,
       error: `${VISIT_MESSAGES.codeIncorrect} Please check the code with the patient and type it again.`,
     })
     h.actor.send({ type: 'code.change', code: '111111' })
-    h.actor.send({ type: 'consent.submit' })
-    h.actor.send({ type: 'visit.confirm' })
-    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.codeAttempts))
+    h.checkCode.latest().answer.reject(new Error(VISIT_MESSAGES.codeAttempts))
     await waitFor(h.actor, (s) => s.matches({ consent: { code: 'idle' } }))
     expect(h.actor.getSnapshot().context).toMatchObject({
       authyId: null,
       error: VISIT_MESSAGES.codeAttempts,
     })
+  })
+
+  it("asks a manager's approval for a price above the catalogue's: Staff with a manager's sign-in, bound to the lines", async () => {
+    const h = start({ canOverride: false })
+    h.actor.send({ type: 'patient.choose', patient: f.patient })
+    h.actor.send({ type: 'item.add', item: f.product })
+    h.actor.send({ type: 'item.change', key: f.product.key, quantity: 1, price_cents: f.tenTimes })
+    h.actor.send({ type: 'items.submit' })
+    h.previewVisit.latest().answer.resolve(f.previewApproval)
+    await waitFor(h.actor, (s) => s.matches('reviewing'))
+    h.actor.send({ type: 'review.submit' })
+    expect(h.actor.getSnapshot().matches({ approval: 'editing' })).toBe(true)
+    h.actor.send({ type: 'approval.change', fields: { reason: f.approvalFields.reason } })
+    // Staff cannot approve alone: the manager's e-mail and password are needed.
+    expect(h.actor.getSnapshot().can({ type: 'approval.submit' })).toBe(false)
+    h.actor.send({ type: 'approval.change', fields: f.approvalFields })
+    h.actor.send({ type: 'approval.submit' })
+    expect(h.approveVisit.latest().input).toEqual({
+      patient_id: f.patient.id,
+      items: [{ product_id: 5, quantity: 1, price_cents: f.tenTimes }],
+      reason: f.approvalFields.reason,
+      manager: { email: f.approvalFields.email, password: f.approvalFields.password },
+    })
+    h.approveVisit.latest().answer.reject(new Error(VISIT_MESSAGES.approverCredentials))
+    await waitFor(h.actor, (s) => s.matches({ approval: 'editing' }))
+    expect(h.actor.getSnapshot().context.approvalFields.password).toBe('')
+    h.actor.send({ type: 'approval.change', fields: { password: f.approvalFields.password } })
+    h.actor.send({ type: 'approval.submit' })
+    h.approveVisit.latest().answer.resolve(f.approval)
+    await waitFor(h.actor, (s) => s.matches('reviewing'))
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input.approval).toEqual({ token: f.approval.token })
+    // Other lines need another approval.
+    const again = start({ canOverride: true })
+    again.actor.send({ type: 'patient.choose', patient: f.patient })
+    again.actor.send({ type: 'item.add', item: f.product })
+    again.actor.send({ type: 'items.submit' })
+    again.previewVisit.latest().answer.resolve(f.previewApproval)
+    await waitFor(again.actor, (s) => s.matches('reviewing'))
+    again.actor.send({ type: 'review.submit' })
+    again.actor.send({ type: 'approval.change', fields: { reason: 'ok' } })
+    again.actor.send({ type: 'approval.submit' })
+    expect(again.approveVisit.latest().input.manager).toBeUndefined()
+    again.approveVisit.latest().answer.resolve(f.approval)
+    await waitFor(again.actor, (s) => s.matches('reviewing'))
+    again.actor.send({ type: 'items.edit' })
+    expect(again.actor.getSnapshot().context.approval).toBeNull()
   })
 
   it('an override needs a reason and the permission', async () => {

@@ -1,5 +1,12 @@
 import { and, assign, fromPromise, not, setup } from 'xstate'
-import type { VisitAnswer, VisitInput, VisitPreview, VisitPreviewInput } from '#domain/visits.ts'
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  VisitAnswer,
+  VisitInput,
+  VisitPreview,
+  VisitPreviewInput,
+} from '#domain/visits.ts'
 import { codeNeeded, VISIT_MESSAGES } from '#domain/visits.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
@@ -18,6 +25,8 @@ export type CheckoutItem = {
   quantity: number
   /** The unit price in cents, editable at the desk. */
   price_cents: number
+  /** The catalogue's unit price: a price above it needs a manager's approval (issue 28). */
+  catalogue_price_cents?: number
 }
 
 /** A promotion the patient claimed and may redeem at this visit: its bonus and the points it costs. */
@@ -41,6 +50,12 @@ export type CheckoutInput = {
   idempotencyKey: string
   /** Whether the signed-in member holds `redeem.override` (Manager, Admin). */
   canOverride: boolean
+  /**
+   * Whether the signed-in member holds `visits.approve` (Manager, Admin): they approve a price
+   * above the catalogue's with a reason alone; Staff need a manager to sign in at the desk.
+   * Defaults to `canOverride`.
+   */
+  canApprove?: boolean
   patient?: CheckoutPatient | null
   /** An appointment being completed: its id, and its procedure as the first line. */
   appointment?: { id: number; item: CheckoutItem | null } | null
@@ -48,9 +63,20 @@ export type CheckoutInput = {
   items?: CheckoutItem[]
 }
 
+/** What the approval step has typed: the reason, and a manager's e-mail and password (Staff). */
+export type ApprovalFields = { reason: string; email: string; password: string }
+
+/** The code the patient was texted, and the redemption it is for. */
+export type SentCode = { points?: number; promotion_id?: number }
+
 export type CheckoutContext = {
   idempotencyKey: string
   canOverride: boolean
+  canApprove: boolean
+  /** The approval step's fields. */
+  approvalFields: ApprovalFields
+  /** A manager's approval of these lines (issue 28), or null. */
+  approval: ApprovalAnswer | null
   patient: CheckoutPatient | null
   appointmentId: number | null
   items: CheckoutItem[]
@@ -90,6 +116,9 @@ export type CheckoutEvent =
   | { type: 'consent.submit' }
   | { type: 'consent.back' }
   | { type: 'confirm.back' }
+  | { type: 'approval.change'; fields: Partial<ApprovalFields> }
+  | { type: 'approval.submit' }
+  | { type: 'approval.back' }
   | { type: 'visit.confirm' }
   | { type: 'visit.undo' }
 
@@ -117,6 +146,29 @@ export function needsConsent(
     redemptionPoints(context.redemption, context.offers),
     context.preview.redemption_code_threshold,
   )
+}
+
+/** What the code is asked for: the points of the redemption, or its offer. */
+export function codeAmount(redemption: CheckoutRedemption, offers: readonly ClaimedOffer[] = []) {
+  if (redemption.kind === 'promotion') return { promotion_id: redemption.promotion_id }
+  return { points: redemptionPoints(redemption, offers) }
+}
+
+/** Whether the previewed lines need a manager's approval (a price or points above the rules). */
+export function needsApproval(context: Pick<CheckoutContext, 'preview'>): boolean {
+  return (context.preview?.approval_needed.length ?? 0) > 0
+}
+
+/** Whether the approval step can be sent: a reason, and a manager's sign-in unless one is at it. */
+export function approvalReady(context: Pick<CheckoutContext, 'approvalFields' | 'canApprove'>) {
+  const { reason, email, password } = context.approvalFields
+  if (reason.trim() === '') return false
+  return context.canApprove || (email.trim() !== '' && password !== '')
+}
+
+/** A line priced above its catalogue price, as the items step warns of it. */
+export function aboveCatalogue(item: CheckoutItem): boolean {
+  return item.catalogue_price_cents !== undefined && item.price_cents > item.catalogue_price_cents
 }
 
 /** The most points this visit can redeem: the balance plus what the visit earns. */
@@ -151,6 +203,7 @@ function codeFailure(message: string): 'retype' | 'newCode' | 'needed' | null {
     return 'newCode'
   }
   if (message.startsWith("The patient's code is needed")) return 'needed'
+  if (message.startsWith('This code is for ')) return 'newCode'
   return null
 }
 
@@ -168,6 +221,7 @@ export function visitRequest(context: CheckoutContext): VisitInput {
     appointment_id: context.appointmentId,
     items,
     idempotencyKey: context.idempotencyKey,
+    ...(context.approval ? { approval: { token: context.approval.token } } : {}),
   }
   const { redemption } = context
   if (redemption.kind === 'none') return request
@@ -213,8 +267,15 @@ export const checkoutMachine = setup({
     previewVisit: fromPromise<CheckoutPreview, VisitPreviewInput>(() =>
       Promise.reject(new Error('previewVisit: not provided')),
     ),
-    sendCode: fromPromise<{ authyId: string }, { patientId: number }>(() =>
+    sendCode: fromPromise<{ authyId: string }, { patientId: number } & SentCode>(() =>
       Promise.reject(new Error('sendCode: not provided')),
+    ),
+    checkCode: fromPromise<
+      { valid: true },
+      { patientId: number; authyId: string; code: string } & SentCode
+    >(() => Promise.reject(new Error('checkCode: not provided'))),
+    approveVisit: fromPromise<ApprovalAnswer, ApprovalRequest>(() =>
+      Promise.reject(new Error('approveVisit: not provided')),
     ),
     recordVisit: fromPromise<VisitAnswer, VisitInput>(() =>
       Promise.reject(new Error('recordVisit: not provided')),
@@ -232,16 +293,18 @@ export const checkoutMachine = setup({
       context.items.some((item) => item.key === event.key),
     isRedemptionValid: ({ context }) => redemptionProblem(context) === null,
     needsConsent: ({ context }) => needsConsent(context),
+    needsApproval: ({ context }) => needsApproval(context) && context.approval === null,
+    isApprovalReady: ({ context }) => approvalReady(context),
+    /** A code change that completes the 6 digits: it is checked at once. */
+    completesCode: ({ event }) => event.type === 'code.change' && /^\d{6}$/.test(event.code.trim()),
     canOverride: ({ context }) => context.canOverride,
     hasCode: ({ context }) => context.authyId !== null,
     isCodeValid: ({ context }) => /^\d{6}$/.test(context.code.trim()),
     hasReason: ({ context }) => context.reason.trim() !== '',
     isCodeRetype: (_, params: { error: unknown }) =>
       codeFailure(errorMessage(params.error, '')) === 'retype',
-    isCodeRenewal: (_, params: { error: unknown }) => {
-      const kind = codeFailure(errorMessage(params.error, ''))
-      return kind === 'newCode' || kind === 'needed'
-    },
+    isCodeRenewal: (_, params: { error: unknown }) =>
+      codeFailure(errorMessage(params.error, '')) !== null,
     isWindowPassed: (_, params: { error: unknown }) =>
       errorMessage(params.error, '') === VISIT_MESSAGES.undoWindowPassed,
   },
@@ -250,7 +313,12 @@ export const checkoutMachine = setup({
     onRecorded: (_, _params: { answer: VisitAnswer }) => {},
     /** Slot: the visit is undone (the route reloads what it shows). */
     onUndone: () => {},
-    clearPreview: assign({ preview: null, redemption: { kind: 'none' as const }, consent: null }),
+    clearPreview: assign({
+      preview: null,
+      redemption: { kind: 'none' as const },
+      consent: null,
+      approval: null,
+    }),
   },
   delays: {
     resendCooldown: ({ context }) => Math.max(0, (context.resendAvailableAt ?? 0) - Date.now()),
@@ -262,6 +330,9 @@ export const checkoutMachine = setup({
   context: ({ input }) => ({
     idempotencyKey: input.idempotencyKey,
     canOverride: input.canOverride,
+    canApprove: input.canApprove ?? input.canOverride,
+    approvalFields: { reason: '', email: '', password: '' },
+    approval: null,
     patient: input.patient ?? null,
     appointmentId: input.appointment?.id ?? null,
     items:
@@ -369,12 +440,20 @@ export const checkoutMachine = setup({
         'Step 3: the points the visit earns (refused lines say when they earn again) and an optional redemption.',
       on: {
         'items.edit': { target: 'editingItems', actions: 'clearPreview' },
+        // A code is for one amount (issue 28): another redemption needs a new code.
         'redemption.choose': {
-          actions: assign(({ event }) => ({ redemption: event.redemption, error: null })),
+          actions: assign(({ event }) => ({
+            redemption: event.redemption,
+            authyId: null,
+            code: '',
+            error: null,
+          })),
         },
-        // The code step only when the redemption needs it; a code sent earlier is still the one
-        // to type (only the newest counts on the server).
+        // A price above the catalogue's or points above the ceiling: a manager approves first.
+        // Then the code step only when the redemption needs it; a code sent earlier for the same
+        // redemption is still the one to type (only the newest counts on the server).
         'review.submit': [
+          { guard: and(['isRedemptionValid', 'needsApproval']), target: 'approval' },
           {
             guard: and(['isRedemptionValid', 'needsConsent', 'hasCode']),
             target: '#checkout.consent.code.sent',
@@ -386,6 +465,58 @@ export const checkoutMachine = setup({
             actions: assign({ consent: null }),
           },
         ],
+      },
+    },
+    approval: {
+      description:
+        "A line is priced above the catalogue or earns more points than the programme's ceiling: a manager approves it with a reason (signing in at the desk, or from their own session), or the visit cannot be recorded.",
+      initial: 'editing',
+      states: {
+        editing: {
+          description:
+            'The reasons, the Reason field and, for Staff, the manager’s e-mail and password; Approve is possible once filled.',
+          on: {
+            'approval.change': {
+              actions: assign(({ context, event }) => ({
+                approvalFields: { ...context.approvalFields, ...event.fields },
+                error: null,
+              })),
+            },
+            'approval.submit': { guard: 'isApprovalReady', target: 'requesting' },
+            'approval.back': { target: '#checkout.reviewing', actions: assign({ error: null }) },
+          },
+        },
+        requesting: {
+          description: 'Asking the server for the manager’s approval of these lines.',
+          entry: assign({ error: null }),
+          invoke: {
+            id: 'approveVisit',
+            src: 'approveVisit',
+            input: ({ context }) => {
+              const { reason, email, password } = context.approvalFields
+              return {
+                patient_id: context.patient?.id ?? 0,
+                items: visitRequest(context).items,
+                reason: reason.trim(),
+                ...(context.canApprove ? {} : { manager: { email: email.trim(), password } }),
+              }
+            },
+            onDone: {
+              target: '#checkout.reviewing',
+              actions: assign(({ context, event }) => ({
+                approval: event.output,
+                approvalFields: { ...context.approvalFields, password: '' },
+              })),
+            },
+            onError: {
+              target: 'editing',
+              actions: assign(({ context, event }) => ({
+                approvalFields: { ...context.approvalFields, password: '' },
+                error: errorMessage(event.error, 'The approval could not be given.'),
+              })),
+            },
+          },
+        },
       },
     },
     consent: {
@@ -417,7 +548,10 @@ export const checkoutMachine = setup({
               invoke: {
                 id: 'sendCode',
                 src: 'sendCode',
-                input: ({ context }) => ({ patientId: context.patient?.id ?? 0 }),
+                input: ({ context }) => ({
+                  patientId: context.patient?.id ?? 0,
+                  ...codeAmount(context.redemption, context.offers),
+                }),
                 onDone: {
                   target: 'sent',
                   actions: assign(({ event }) => ({
@@ -449,13 +583,18 @@ export const checkoutMachine = setup({
                 'A code went out: type it; Continue is possible with 6 digits. Resend after 30 seconds.',
               initial: 'coolingDown',
               on: {
-                'code.change': {
-                  actions: assign(({ event }) => ({ code: event.code, error: null })),
-                },
+                // The sixth digit checks the code at once (issue 28): a wrong one is said here.
+                'code.change': [
+                  {
+                    guard: 'completesCode',
+                    target: '#checkout.consent.code.checking',
+                    actions: assign(({ event }) => ({ code: event.code.trim(), error: null })),
+                  },
+                  { actions: assign(({ event }) => ({ code: event.code, error: null })) },
+                ],
                 'consent.submit': {
                   guard: 'isCodeValid',
-                  target: '#checkout.confirming',
-                  actions: assign({ consent: { kind: 'code' as const }, error: null }),
+                  target: '#checkout.consent.code.checking',
                 },
               },
               states: {
@@ -467,6 +606,46 @@ export const checkoutMachine = setup({
                   description: 'Resend code may text a new code.',
                   on: { 'code.send': '#checkout.consent.code.sending' },
                 },
+              },
+            },
+            checking: {
+              description:
+                'Asking the server whether the typed code is the patient’s, for this amount; nothing is spent.',
+              entry: assign({ error: null }),
+              invoke: {
+                id: 'checkCode',
+                src: 'checkCode',
+                input: ({ context }) => ({
+                  patientId: context.patient?.id ?? 0,
+                  authyId: context.authyId ?? '',
+                  code: context.code.trim(),
+                  ...codeAmount(context.redemption, context.offers),
+                }),
+                onDone: {
+                  target: '#checkout.confirming',
+                  actions: assign({ consent: { kind: 'code' as const }, error: null }),
+                },
+                onError: [
+                  {
+                    guard: {
+                      type: 'isCodeRetype',
+                      params: ({ event }) => ({ error: event.error }),
+                    },
+                    target: 'sent',
+                    actions: assign(({ event }) => ({
+                      code: '',
+                      error: `${errorMessage(event.error, '')} Please check the code with the patient and type it again.`,
+                    })),
+                  },
+                  {
+                    target: 'idle',
+                    actions: assign(({ event }) => ({
+                      authyId: null,
+                      code: '',
+                      error: errorMessage(event.error, 'The code could not be checked.'),
+                    })),
+                  },
+                ],
               },
             },
           },
@@ -512,15 +691,9 @@ export const checkoutMachine = setup({
             { type: 'onRecorded', params: ({ event }) => ({ answer: event.output }) },
           ],
         },
+        // The code was checked when typed; refused now (used up, expired, or for another
+        // amount meanwhile), the patient is sent a new one.
         onError: [
-          {
-            guard: { type: 'isCodeRetype', params: ({ event }) => ({ error: event.error }) },
-            target: '#checkout.consent.code.sent',
-            actions: assign(({ event }) => ({
-              code: '',
-              error: `${errorMessage(event.error, '')} Please check the code with the patient and type it again.`,
-            })),
-          },
           {
             guard: { type: 'isCodeRenewal', params: ({ event }) => ({ error: event.error }) },
             target: '#checkout.consent.code.idle',

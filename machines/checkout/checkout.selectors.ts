@@ -16,7 +16,7 @@ export const CHECKOUT_STEPS = ['Patient', 'Items', 'Points', 'Consent', 'Confirm
 export function selectStepIndex(snapshot: CheckoutSnapshot): number {
   if (snapshot.matches('choosingPatient')) return 0
   if (snapshot.matches('editingItems') || snapshot.matches('previewing')) return 1
-  if (snapshot.matches('reviewing')) return 2
+  if (snapshot.matches('reviewing') || snapshot.matches('approval')) return 2
   if (snapshot.matches('consent')) return 3
   if (snapshot.matches('confirming') || snapshot.matches('submitting')) return 4
   return 5
@@ -25,9 +25,11 @@ export function selectStepIndex(snapshot: CheckoutSnapshot): number {
 /** Which button shows a loading state. */
 export function selectBusy(
   snapshot: CheckoutSnapshot,
-): 'preview' | 'code' | 'record' | 'undo' | null {
+): 'preview' | 'approve' | 'code' | 'check' | 'record' | 'undo' | null {
   if (snapshot.matches('previewing')) return 'preview'
+  if (snapshot.matches({ approval: 'requesting' })) return 'approve'
   if (snapshot.matches({ consent: { code: 'sending' } })) return 'code'
+  if (snapshot.matches({ consent: { code: 'checking' } })) return 'check'
   if (snapshot.matches('submitting')) return 'record'
   if (snapshot.matches({ done: 'undoing' })) return 'undo'
   return null

@@ -86,6 +86,8 @@ export const practices = pgTable(
     joining_bonus: integer().notNull().default(0),
     expiry_months: integer().notNull().default(12),
     redemption_code_threshold: integer().notNull().default(0),
+    /** The most points one line of a visit earns without a manager's approval (issue 28). */
+    max_points_per_line: integer().notNull().default(5000),
     created_at: createdAt(),
   },
   (t) => [
@@ -547,6 +549,11 @@ export const outboundMessages = pgTable(
     html: text(),
     /** Extra mail headers (for example `List-Unsubscribe`), name to value. */
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The visit whose points statement this is: sent when its undo window closes
+     * (`next_attempt_at`), deleted by its undo (issue 28).
+     */
+    visit_id: integer(),
     /** The SMS code inside `text`, kept apart for the development outbox. */
     code: text(),
     /** The one link of an e-mail, kept apart for the development outbox. */
@@ -853,12 +860,20 @@ export const visits = pgTable(
     idempotency_key: text().notNull(),
     /** The promotion the visit redeemed, if any (its claim goes back to claimed on undo). */
     redemption_promotion_id: integer(),
+    /** The manager who approved a price above the catalogue's or points above the ceiling. */
+    approved_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    approval_reason: text(),
+    /** The approval's id (its token's `jti`): one approval records one visit. */
+    approval_id: text(),
     undone_at: instant(),
     undone_by: integer().references(() => users.id, { onDelete: 'set null' }),
     created_at: createdAt(),
   },
   (t) => [
     uniqueIndex('visits_idempotency_unique').on(t.practice_id, t.idempotency_key),
+    uniqueIndex('visits_approval_unique')
+      .on(t.approval_id)
+      .where(sql`${t.approval_id} is not null`),
     uniqueIndex('visits_appointment_unique')
       .on(t.appointment_id)
       .where(sql`${t.appointment_id} is not null and ${t.undone_at} is null`),
@@ -915,6 +930,10 @@ export const redemptionCodes = pgTable(
       .notNull()
       .references(() => patients.id, { onDelete: 'cascade' }),
     code_hash: text().notNull(),
+    /** The points the code may redeem at most (issue 28), or null when it is for an offer. */
+    points: integer(),
+    /** The offer the code may redeem, or null when it is for points. */
+    promotion_id: integer(),
     expires_at: instant().notNull(),
     attempts: integer().notNull().default(0),
     used_at: instant(),
@@ -922,6 +941,31 @@ export const redemptionCodes = pgTable(
     created_at: createdAt(),
   },
   (t) => [index('redemption_codes_patient_idx').on(t.patient_id, t.created_at)],
+)
+
+/**
+ * The redemptions made without the patient's code (below the programme's threshold), per patient
+ * and UTC day (issue 28): together at most the threshold a day, counted under the patient's lock.
+ */
+export const codelessRedemptions = pgTable(
+  'codeless_redemptions',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    /** The `redeem` entry; a reversed one no longer counts. */
+    entry_id: integer()
+      .notNull()
+      .references(() => ledgerEntries.id, { onDelete: 'cascade' }),
+    points: integer().notNull(),
+    day: date().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [index('codeless_redemptions_patient_day_idx').on(t.patient_id, t.day)],
 )
 
 /**

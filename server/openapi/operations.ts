@@ -78,8 +78,10 @@ import {
   UploadedFileSchema,
 } from '#domain/uploads.ts'
 import {
+  ApprovalAnswerSchema,
   RedemptionAnswerSchema,
   RedemptionCodeAnswerSchema,
+  RedemptionCodeCheckAnswerSchema,
   VisitAnswerSchema,
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
@@ -353,14 +355,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/practice/rules': {
     summary: 'Read the programme rules',
     description:
-      "The practice's programme rules: what a point is worth (cents), points per dollar for items without their own points, the joining bonus, the months until earned points lapse (0 = never) and the redemption size above which the patient's code is needed (0 = always).",
+      "The practice's programme rules: what a point is worth (cents), points per dollar for items without their own points, the joining bonus, the months until earned points lapse (0 = never), the redemption size above which the patient's code is needed (0 = always) and the most points one line of a visit earns without a manager's approval.",
     tag: 'Settings',
     responses: { 200: { description: 'The rules as they stand.', json: ProgrammeRulesSchema } },
   },
   'PUT /api/practice/rules': {
     summary: 'Change the programme rules',
     description:
-      'Replaces the five rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
+      'Replaces the six rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
     tag: 'Settings',
     responses: { 200: { description: 'The rules as saved.', json: ProgrammeRulesSchema } },
   },
@@ -1212,7 +1214,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/visits/preview': {
     summary: "Preview a visit's points",
     description:
-      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value and the redemption code threshold. Writes nothing.",
+      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit). Writes nothing.",
     tag: 'Visits',
     responses: {
       200: { description: 'The priced lines and the programme figures.', json: VisitPreviewSchema },
@@ -1221,20 +1223,33 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       422: 'An item is archived, or the appointment belongs to another patient.',
     },
   },
+  'POST /api/visits/approval': {
+    summary: "Approve a visit's prices and points",
+    description:
+      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account and 30 an address in 15 minutes) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
+    tag: 'Visits',
+    responses: {
+      201: { description: 'The approval token and who approved.', json: ApprovalAnswerSchema },
+      403: 'The approver is not a Manager or Admin of this practice.',
+      404: 'No patient, procedure or product has this id in your practice.',
+      422: "The manager's e-mail or password is not correct, the lines need no approval, or an item is archived.",
+      429: TOO_MANY,
+    },
+  },
   'POST /api/visits': {
     summary: 'Record a visit',
     description:
-      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The same idempotencyKey again answers the same visit and writes nothing.",
+      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. The same idempotencyKey again answers the same visit and writes nothing.",
     tag: 'Visits',
     responses: {
       201: {
         description: 'The visit, its lines and entries, the balance.',
         json: VisitAnswerSchema,
       },
-      403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
+      403: "A manager's approval is needed (each line's reason), the approval is for other lines or expired; the patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient, appointment, item or promotion has this id in your practice.',
-      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived, or the key used for another change.',
-      422: 'The code is not correct, expired, used, or tried too often; an item is archived.',
+      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived, the approval already used, or the key used for another change.',
+      422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived.',
     },
   },
   'GET /api/visits/:id': {
@@ -1260,15 +1275,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/patients/:id/redemption-code': {
     summary: 'Text the patient a redemption code',
     description:
-      'Sends the patient a 6-digit code by SMS: valid 10 minutes, 5 attempts, once, for this patient only. 30 seconds between codes and 5 an hour per patient.',
+      "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
     tag: 'Visits',
     responses: {
       201: {
         description: 'The verification id to send back with the code.',
         json: RedemptionCodeAnswerSchema,
       },
-      404: OTHER_PRACTICE,
+      404: 'No patient or promotion has this id in your practice.',
       422: 'The patient has no phone number.',
+      429: TOO_MANY,
+    },
+  },
+  'POST /api/patients/:id/redemption-code/check': {
+    summary: "Check the patient's code before confirming",
+    description:
+      "Whether the typed code is the patient's newest code, unused and unexpired, for this amount (`points` at most the code's, or its `promotion_id`). Spends one of the code's 5 attempts and uses nothing: the visit or redemption then uses it. 20 checks a minute per member.",
+    tag: 'Visits',
+    responses: {
+      200: {
+        description: 'The code is right for this amount.',
+        json: RedemptionCodeCheckAnswerSchema,
+      },
+      404: OTHER_PRACTICE,
+      422: 'The code is not correct, expired, used, tried too often, or for another amount.',
       429: TOO_MANY,
     },
   },
@@ -1285,7 +1315,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient or promotion has this id in your practice.',
       409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived, or the key used for another change.',
-      422: 'The code is not correct, expired, used or tried too often; the promotion has no points.',
+      422: 'The code is not correct, expired, used, tried too often or for another amount; the promotion has no points.',
     },
   },
   'GET /api/reports/patients.csv': {

@@ -125,7 +125,7 @@ export function hashResetCode(code: string): string {
 // A real argon2id hash of a random password, verified when the e-mail is unknown so that the
 // answer takes as long as for a known e-mail with a wrong password. Made once, on first use.
 let dummyHash: Promise<string> | undefined
-function dummyPasswordHash(): Promise<string> {
+export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomToken())
   return dummyHash
 }
@@ -143,7 +143,7 @@ function resetMail(firstName: string, link: string, reason: 'asked' | 'failures'
   return [`Hello ${firstName},`, '', opening, '', link, '', closing].join('\n')
 }
 
-function refuseWhenLimited(decision: RateLimitDecision): void {
+export function refuseWhenLimited(decision: RateLimitDecision): void {
   if (decision.allowed) return
   throw new ApiError(429, API_ERROR_NAMES.rateLimit, AUTH_MESSAGES.tooManyAttempts, {
     retryAfterSeconds: decision.retryAfterSeconds,

@@ -66,6 +66,7 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       point_value_cents: 0,
       expiry_months: 1.5,
       joining_bonus: -5,
+      max_points_per_line: 0,
     })
     expect(answer.status).toBe(400)
     const issues = (answer.body as { error: { details: { issues: { message: string }[] } } }).error
@@ -74,6 +75,7 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       'Point value must be at least 1 cent.',
       'Joining bonus cannot be negative.',
       'Expiry must be a whole number.',
+      'Points ceiling per line must be at least 1.',
     ])
     expect((await read()).body).toEqual(DEFAULT_PROGRAMME_RULES)
   })
@@ -86,6 +88,7 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       joining_bonus: 250,
       expiry_months: 6,
       redemption_code_threshold: 1000,
+      max_points_per_line: 800,
     }
     // A practice id in the body is not the caller's to choose.
     expect(await save({ ...next, practice_id: other.practiceId })).toEqual({
@@ -116,6 +119,8 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       expiry_months_after: 6,
       redemption_threshold_before: 0,
       redemption_threshold_after: 1000,
+      max_points_per_line_before: 5000,
+      max_points_per_line_after: 800,
     })
 
     // From then on: a new patient gets the joining bonus once, in the ledger; one added before

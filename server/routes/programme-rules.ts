@@ -16,6 +16,7 @@ const ruleColumns = {
   joining_bonus: practices.joining_bonus,
   expiry_months: practices.expiry_months,
   redemption_code_threshold: practices.redemption_code_threshold,
+  max_points_per_line: practices.max_points_per_line,
 }
 
 /**
@@ -28,6 +29,7 @@ const AUDIT_NAMES: Record<keyof ProgrammeRules, string> = {
   joining_bonus: 'joining_bonus',
   expiry_months: 'expiry_months',
   redemption_code_threshold: 'redemption_threshold',
+  max_points_per_line: 'max_points_per_line',
 }
 
 /** The programme rules of `practiceId` as they stand now. */

@@ -57,6 +57,7 @@ export function promotionRoutes(ctx: ServerContext) {
     now: ctx.now,
     outbound: ctx.outbound,
     publicUrl: ctx.config.publicUrl,
+    secret: ctx.config.jwtSecret,
   })
   const audit = (c: Context<AppEnv>, action: AuditAction, details: Record<string, AuditDetail>) =>
     ctx.audit.record({

@@ -107,8 +107,11 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     post('/api/visits', { idempotencyKey: key(), ...body }, token)
 
   /** Sends the patient a code and reads it from the development outbox. */
-  async function codeFor(patientId: number): Promise<{ authyId: string; code: string }> {
-    const response = await post(`/api/patients/${patientId}/redemption-code`, {})
+  async function codeFor(
+    patientId: number,
+    amount: { points: number } | { promotion_id: number } = { points: 200 },
+  ): Promise<{ authyId: string; code: string }> {
+    const response = await post(`/api/patients/${patientId}/redemption-code`, amount)
     expect(response.status).toBe(201)
     const { authyId } = (await response.json()) as { authyId: string }
     await t.deliver()
@@ -535,14 +538,23 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
         unsubscribe_id: `visits-nophone-${Date.now()}-abcdefgh`,
       })
       .returning({ id: patients.id })
-    const refused = await post(`/api/patients/${noPhone?.id}/redemption-code`, {}, staffToken)
+    const refused = await post(
+      `/api/patients/${noPhone?.id}/redemption-code`,
+      { points: 100 },
+      staffToken,
+    )
     expect(refused.status).toBe(422)
     expect(await messageOf(refused)).toBe(VISIT_MESSAGES.noPhone)
     const patientId = await newPatient()
-    expect((await post(`/api/patients/${patientId}/redemption-code`, {}, staffToken)).status).toBe(
-      201,
+    expect(
+      (await post(`/api/patients/${patientId}/redemption-code`, { points: 100 }, staffToken))
+        .status,
+    ).toBe(201)
+    const tooSoon = await post(
+      `/api/patients/${patientId}/redemption-code`,
+      { points: 100 },
+      staffToken,
     )
-    const tooSoon = await post(`/api/patients/${patientId}/redemption-code`, {}, staffToken)
     expect(tooSoon.status).toBe(429)
     expect(await messageOf(tooSoon)).toMatch(/^Please wait \d+ seconds before sending/)
   })
@@ -609,7 +621,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       t.setNow(at)
       const sent = await post(
         `/api/patients/${patientId}/redemption-code`,
-        {},
+        { points: 100 },
         await mintToken(t.demo.admin, { now: at }),
       )
       expect(sent.status).toBe(201)
@@ -618,7 +630,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     t.setNow(at)
     const sixth = await post(
       `/api/patients/${patientId}/redemption-code`,
-      {},
+      { points: 100 },
       await mintToken(t.demo.admin, { now: at }),
     )
     expect(sixth.status).toBe(429)
@@ -704,7 +716,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     })
     expect(refused.status).toBe(403)
     expect(await messageOf(refused)).toBe("The patient's code is needed to redeem this offer.")
-    const { authyId, code } = await codeFor(always)
+    const { authyId, code } = await codeFor(always, { promotion_id: free.id })
     const agreed = await recordVisit({
       patient_id: always,
       items: [],
@@ -736,7 +748,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     await t.db
       .insert(patientPromotions)
       .values({ patient_id: patientId, promotion_id: promotionId, claimed_at: new Date() })
-    const { authyId, code } = await codeFor(patientId)
+    const { authyId, code } = await codeFor(patientId, { promotion_id: promotionId })
     const response = await recordVisit({
       patient_id: patientId,
       items: [],
@@ -906,7 +918,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
         `/api/patients/${other.patientId}/redemptions`,
         { points: 1, idempotencyKey: key(), override: { reason: 'x' } },
       ],
-      [`/api/patients/${other.patientId}/redemption-code`, {}],
+      [`/api/patients/${other.patientId}/redemption-code`, { points: 100 }],
     ]
     for (const [path, body] of cases) {
       const response = await post(path, body)

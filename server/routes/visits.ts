@@ -3,14 +3,33 @@
  * redemption code and redemptions. The rules live in server/services/visits.ts; every posting is
  * audited once (who, which patient id, how many points; never a personal value).
  */
+import { and, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
-import { RedemptionInputSchema, VisitInputSchema, VisitPreviewInputSchema } from '#domain/visits.ts'
+import { LEDGER_MESSAGES } from '#domain/ledger.ts'
+import { can, toRole } from '#domain/permissions.ts'
+import {
+  type ApprovalRequest,
+  ApprovalRequestSchema,
+  RedemptionCodeCheckSchema,
+  RedemptionCodeInputSchema,
+  RedemptionInputSchema,
+  VISIT_MESSAGES,
+  VisitInputSchema,
+  VisitPreviewInputSchema,
+} from '#domain/visits.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import { ApiError } from '#server/http/errors.ts'
+import { patients, users } from '#server/db/schema.ts'
+import { ApiError, forbidden, notFound } from '#server/http/errors.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
+import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/routes/auth.ts'
+import { verifyPassword } from '#server/services/passwords.ts'
+import { createRateLimiter } from '#server/services/rate-limit.ts'
 import { createCheckout, type PostingSummary } from '#server/services/visits.ts'
+
+/** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
+export const CODE_CHECKS_PER_MEMBER = { max: 20, windowMs: 60 * 1000 }
 
 /** Audits a refused override like the permission middleware does, then lets it through. */
 async function auditRefusal(
@@ -38,8 +57,73 @@ function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
     redeemed: summary.redeemed,
     bonus: summary.bonus,
     override: summary.override,
+    // The approving manager is the event's colleague (`member`), named in the activity log.
+    ...(summary.approved_by
+      ? { member: summary.approved_by, approval_reason: summary.approval_reason ?? '' }
+      : {}),
     ...extra,
   }
+}
+
+/**
+ * Who approves a visit's prices and points (issue 28): a Manager or Admin signing in at the desk
+ * (e-mail and password, counted like a sign-in: failures per account and per address, the same
+ * hashing gate), else the session's member, who must be a Manager or Admin themselves.
+ */
+async function approverOf(
+  ctx: ServerContext,
+  user: AuthUser,
+  ip: string,
+  manager: ApprovalRequest['manager'],
+): Promise<number> {
+  if (!manager) {
+    if (!can(user.access_rights, 'visits.approve')) {
+      throw forbidden(VISIT_MESSAGES.approverNotManager)
+    }
+    return user.id
+  }
+  const limiter = createRateLimiter(ctx.rateLimitStore)
+  const at = ctx.now().getTime()
+  const accountKey = `signin:account:${manager.email}`
+  const ipKey = `signin:ip:${ip}`
+  refuseWhenLimited(await limiter.check(ipKey, AUTH_LIMITS.signInFailuresPerIp, at))
+  refuseWhenLimited(await limiter.check(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at))
+  ctx.hashing.admit('trusted')
+  const [row] = await ctx.db
+    .select({
+      id: users.id,
+      password_hash: users.password_hash,
+      practice_id: users.practice_id,
+      access_rights: users.access_rights,
+      deactivated_at: users.deactivated_at,
+    })
+    .from(users)
+    .where(eq(users.email, manager.email))
+    .limit(1)
+  const hash = row?.password_hash ?? (await dummyPasswordHash())
+  const matches = await ctx.hashing.run(() => verifyPassword(hash, manager.password), 'trusted')
+  if (!row || !matches) {
+    await Promise.all([
+      limiter.fail(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at),
+      limiter.fail(ipKey, AUTH_LIMITS.signInFailuresPerIp, at),
+    ])
+    await ctx.audit.record({
+      action: 'signin.failure',
+      userId: row?.id ?? null,
+      practiceId: user.practice_id,
+      ip,
+      details: { reason: 'wrong_password', purpose: 'visit_approval' },
+    })
+    throw new ApiError(422, 'ValidationError', VISIT_MESSAGES.approverCredentials)
+  }
+  if (
+    row.practice_id !== user.practice_id ||
+    row.deactivated_at ||
+    !can(toRole(row.access_rights), 'visits.approve')
+  ) {
+    throw forbidden(VISIT_MESSAGES.approverNotManager)
+  }
+  return row.id
 }
 
 /** `/visits`. */
@@ -49,10 +133,38 @@ export function visitRoutes(ctx: ServerContext) {
     now: ctx.now,
     outbound: ctx.outbound,
     publicUrl: ctx.config.publicUrl,
+    secret: ctx.config.jwtSecret,
   })
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
+    .post(
+      '/approval',
+      requirePermission(ctx, 'visits.record'),
+      jsonBody(ApprovalRequestSchema),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        const user = c.var.user
+        const ip = ctx.clientIp(c)
+        const input = c.req.valid('json')
+        // Another practice's patient is not found, whoever would approve.
+        const [patient] = await ctx.db
+          .select({ id: patients.id })
+          .from(patients)
+          .where(and(eq(patients.id, input.patient_id), eq(patients.practice_id, user.practice_id)))
+        if (!patient) throw notFound(LEDGER_MESSAGES.patientNotFound)
+        const approverId = await approverOf(ctx, user, ip, input.manager)
+        const answer = await checkout.approve(user, approverId, input)
+        await ctx.audit.record({
+          action: 'visit.approved',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip,
+          details: { patient_id: input.patient_id, member: approverId, reason: input.reason },
+        })
+        return c.json(answer, 201)
+      },
+    )
     .post(
       '/preview',
       requirePermission(ctx, 'visits.record'),
@@ -107,6 +219,7 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
     now: ctx.now,
     outbound: ctx.outbound,
     publicUrl: ctx.config.publicUrl,
+    secret: ctx.config.jwtSecret,
   })
 
   return new Hono<AppEnv>()
@@ -115,18 +228,45 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
       requireAuth(ctx),
       requirePermission(ctx, 'redeem.withCode'),
       idParams('id'),
+      jsonBody(RedemptionCodeInputSchema),
       async (c) => {
         const user = c.var.user
         const { id } = c.req.valid('param')
-        const answer = await checkout.sendCode(user, id)
+        const amount = c.req.valid('json')
+        const answer = await checkout.sendCode(user, id, amount)
         await ctx.audit.record({
           action: 'redemption.code_sent',
           userId: user.id,
           practiceId: user.practice_id,
           ip: ctx.clientIp(c),
-          details: { patient_id: id },
+          details: {
+            patient_id: id,
+            points: amount.points ?? null,
+            promotion_id: amount.promotion_id ?? null,
+          },
         })
         return c.json(answer, 201)
+      },
+    )
+    .post(
+      '/:id/redemption-code/check',
+      requireAuth(ctx),
+      requirePermission(ctx, 'redeem.withCode'),
+      idParams('id'),
+      jsonBody(RedemptionCodeCheckSchema),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        // Each code has 5 attempts; this bounds how fast one desk can try codes at all.
+        const limiter = createRateLimiter(ctx.rateLimitStore)
+        refuseWhenLimited(
+          await limiter.consume(
+            `code-check:user:${c.var.user.id}`,
+            CODE_CHECKS_PER_MEMBER,
+            ctx.now().getTime(),
+          ),
+        )
+        const { id } = c.req.valid('param')
+        return c.json(await checkout.checkCodeFor(c.var.user, id, c.req.valid('json')))
       },
     )
     .post(

@@ -508,6 +508,15 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: { patient_id: o.patientId, items: [{ procedure_id: o.procedureId, quantity: 1 }] },
     expect: 404,
   }),
+  'POST /api/visits/approval': (o) => ({
+    path: '/api/visits/approval',
+    body: {
+      patient_id: o.patientId,
+      items: [{ procedure_id: o.procedureId, quantity: 1, price_cents: 99_999 }],
+      reason: 'Authorisation check',
+    },
+    expect: 404,
+  }),
   'POST /api/visits': (o) => ({
     path: '/api/visits',
     body: {
@@ -525,7 +534,12 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
   }),
   'POST /api/patients/:id/redemption-code': (o) => ({
     path: `/api/patients/${o.patientId}/redemption-code`,
-    body: {},
+    body: { points: 100 },
+    expect: 404,
+  }),
+  'POST /api/patients/:id/redemption-code/check': (o) => ({
+    path: `/api/patients/${o.patientId}/redemption-code/check`,
+    body: { authyId: 'rc-0123456789', code: '123456', points: 100 },
     expect: 404,
   }),
   'POST /api/patients/:id/redemptions': (o) => ({

@@ -46,6 +46,7 @@ export async function enqueueMessage(
   executor: Database | Transaction,
   message: OutboundMessage,
   now: Date,
+  options: EnqueueOptions = {},
 ): Promise<void> {
   await executor.insert(outboundMessages).values({
     channel: message.channel,
@@ -56,15 +57,26 @@ export async function enqueueMessage(
     headers: message.channel === 'email' ? (message.headers ?? {}) : {},
     code: message.channel === 'sms' ? message.code : null,
     link: message.channel === 'email' ? (message.link ?? null) : null,
-    next_attempt_at: now,
+    next_attempt_at: options.sendAt ?? now,
+    visit_id: options.visitId ?? null,
     created_at: now,
   })
 }
 
+/**
+ * When a queued message leaves: `sendAt` holds it until then (the worker claims only what is
+ * due); `visitId` names the visit it is about, whose undo deletes it before it leaves.
+ */
+export type EnqueueOptions = { sendAt?: Date | undefined; visitId?: number | undefined }
+
 /** The queue of e-mail and SMS and its worker. */
 export type OutboundQueue = {
   /** {@link enqueueMessage} with the queue's clock. */
-  enqueue(executor: Database | Transaction, message: OutboundMessage): Promise<void>
+  enqueue(
+    executor: Database | Transaction,
+    message: OutboundMessage,
+    options?: EnqueueOptions,
+  ): Promise<void>
   /** Asks the worker to send what is due now, without waiting (call it after a commit). */
   kick(): void
   /**
@@ -229,7 +241,7 @@ export function createOutboundQueue({
   }
 
   return {
-    enqueue: (executor, message) => enqueueMessage(executor, message, now()),
+    enqueue: (executor, message, options) => enqueueMessage(executor, message, now(), options),
     kick() {
       if (stopped) return
       // After the current tick, so the answer that caused the message leaves first.

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { UNDO_WINDOW_MS } from '#domain/visits.ts'
 import { ledgerEntries, outbox, patients, practices } from '#server/db/schema.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -212,7 +213,12 @@ describe.each(testBackends())('patient e-mail on $name', (backend) => {
         })
       expect((await visit(patient.id)).status).toBe(201)
       expect((await visit(quiet.id)).status).toBe(201)
+      // The statement leaves when the 10 minutes to undo the visit have passed (issue 28).
       await t.deliver()
+      expect(await mailTo(patient.email)).toEqual([])
+      t.setNow(new Date(Date.now() + UNDO_WINDOW_MS + 1000))
+      await t.deliver()
+      t.setNow(undefined)
 
       const [statement, ...more] = await mailTo(patient.email)
       expect(more).toEqual([])
@@ -228,6 +234,42 @@ describe.each(testBackends())('patient e-mail on $name', (backend) => {
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       })
       expect(await mailTo(quiet.email)).toEqual([])
+    })
+
+    it('is not sent for a visit undone within its 10 minutes, and is sent for one that stands', async () => {
+      const patient = await addPatient({ first_name: 'Ulla' })
+      const visit = async () => {
+        const response = await t.request('/api/visits', {
+          method: 'POST',
+          token: practice.token,
+          json: {
+            patient_id: patient.id,
+            items: [{ procedure_id: practice.procedureId, quantity: 1 }],
+            idempotencyKey: randomToken(),
+          },
+        })
+        expect(response.status).toBe(201)
+        return ((await response.json()) as { visit: { id: number } }).visit.id
+      }
+      const start = Date.now()
+      t.setNow(new Date(start))
+      const undone = await visit()
+      t.setNow(new Date(start + 6_000))
+      const undo = await t.request(`/api/visits/${undone}/undo`, {
+        method: 'POST',
+        token: practice.token,
+      })
+      expect(undo.status).toBe(201)
+      const stands = await visit()
+      expect(stands).toBeGreaterThan(undone)
+      t.setNow(new Date(start + 6_000 + UNDO_WINDOW_MS + 1000))
+      await t.deliver()
+      t.setNow(undefined)
+      const mails = await mailTo(patient.email)
+      // One statement, for the visit that stands: 10 points, balance 10 (not 20, not a second one).
+      expect(mails).toHaveLength(1)
+      expect(mails[0]?.text).toContain('You earned 10 points.')
+      expect(mails[0]?.text).toContain('Your balance is now 10 points.')
     })
   })
 

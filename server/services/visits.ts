@@ -12,10 +12,13 @@ import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules, pointsForItem } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
+  type ApprovalAnswer,
   codeNeeded,
+  formatDollars,
   UNDO_WINDOW_MS,
   VISIT_MESSAGES,
   type VisitAnswer,
+  type VisitApproval,
   type VisitItemInput,
   type VisitLine,
   type VisitPreview,
@@ -24,7 +27,9 @@ import type { AuthUser } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import {
   appointments,
+  codelessRedemptions,
   ledgerEntries,
+  outboundMessages,
   patientPromotions,
   patients,
   practices,
@@ -42,6 +47,7 @@ import { createLedger, type LedgerEntryRow, toAnswer } from '#server/services/le
 import type { OutboundQueue } from '#server/services/outbound.ts'
 import { patientMail, statementContent } from '#server/services/patient-mail.ts'
 import { newCode, phoneDigits, VERIFICATION_RULES } from '#server/services/verification.ts'
+import { linesDigest, readApproval, signApproval } from '#server/services/visit-approval.ts'
 
 type Executor = Database | Transaction
 
@@ -72,11 +78,42 @@ function isUniqueViolation(error: unknown): boolean {
 
 type Rules = Pick<
   ProgrammeRules,
-  'points_per_dollar' | 'point_value_cents' | 'redemption_code_threshold'
+  'points_per_dollar' | 'point_value_cents' | 'redemption_code_threshold' | 'max_points_per_line'
 >
 
-/** A priced line, before it is stored. */
-type PricedLine = VisitLine
+/** A priced line, before it is stored, with the catalogue's price of its item. */
+type PricedLine = VisitLine & { catalogue_price_cents: number }
+
+/** A line as the API answers it (without the catalogue's price). */
+const publicLine = ({ catalogue_price_cents: _, ...line }: PricedLine): VisitLine => line
+
+/**
+ * Why these lines need a manager's approval (issue 28), a sentence a reason: a price above the
+ * catalogue's, points above the programme's ceiling for one line. Empty when none is needed.
+ */
+export function approvalReasons(
+  lines: readonly PricedLine[],
+  rules: Pick<Rules, 'max_points_per_line'>,
+): string[] {
+  const reasons: string[] = []
+  for (const line of lines) {
+    if (line.unit_price_cents > line.catalogue_price_cents) {
+      reasons.push(
+        VISIT_MESSAGES.priceAboveCatalogue(
+          line.name,
+          formatDollars(line.unit_price_cents),
+          formatDollars(line.catalogue_price_cents),
+        ),
+      )
+    }
+    if (line.points > rules.max_points_per_line) {
+      reasons.push(
+        VISIT_MESSAGES.pointsAboveCeiling(line.name, line.points, rules.max_points_per_line),
+      )
+    }
+  }
+  return reasons
+}
 
 /** How a redemption was allowed: the patient's code (to consume) or a manager's override. */
 type Consent =
@@ -93,6 +130,9 @@ type RedemptionRequest = {
 
 type PromotionRow = { id: number; points: number; points_cost: number }
 
+/** What a code is for: a number of points, or a claimed offer. */
+type CodeAmount = { points?: number | undefined; promotion_id?: number | undefined }
+
 /** What a visit or redemption posting reports for the audit trail (never personal values). */
 export type PostingSummary = {
   patient_id: number
@@ -100,6 +140,9 @@ export type PostingSummary = {
   redeemed: number
   bonus: number
   override: boolean
+  /** The manager who approved the visit's prices or points (issue 28), and why. */
+  approved_by?: number | null
+  approval_reason?: string | null
 }
 
 export type Checkout = ReturnType<typeof createCheckout>
@@ -110,14 +153,24 @@ export function createCheckout(deps: {
   outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
   /** Where patients open the links of their e-mail (the points statement's unsubscribe link). */
   publicUrl: string
+  /** The server's signing secret, for a manager's approval of a visit (issue 28). */
+  secret: string
 }) {
   const { db, now } = deps
 
   /**
    * Queues the patient's points statement after a visit (PORTAL.md section 6) in the visit's
    * transaction, when the patient has an e-mail and is subscribed ({@link patientMail}'s gate).
+   * It leaves when the visit's undo window closes (issue 28): an undo within it deletes it, so a
+   * patient is never told of points that were taken back.
    */
-  async function queueStatement(tx: Transaction, patientId: number, earned: number, at: Date) {
+  async function queueStatement(
+    tx: Transaction,
+    patientId: number,
+    visitId: number,
+    earned: number,
+    at: Date,
+  ) {
     const [row] = await tx
       .select({
         first_name: patients.first_name,
@@ -138,7 +191,12 @@ export function createCheckout(deps: {
       row,
       statementContent(row, row, { earned, balance: row.points, visitedAt: at }),
     )
-    if (message) await deps.outbound.enqueue(tx, message)
+    if (message) {
+      await deps.outbound.enqueue(tx, message, {
+        sendAt: new Date(at.getTime() + UNDO_WINDOW_MS),
+        visitId,
+      })
+    }
   }
 
   async function readRules(ex: Executor, practiceId: number): Promise<Rules> {
@@ -147,6 +205,7 @@ export function createCheckout(deps: {
         points_per_dollar: practices.points_per_dollar,
         point_value_cents: practices.point_value_cents,
         redemption_code_threshold: practices.redemption_code_threshold,
+        max_points_per_line: practices.max_points_per_line,
       })
       .from(practices)
       .where(eq(practices.id, practiceId))
@@ -277,6 +336,7 @@ export function createCheckout(deps: {
         unit_price_cents: unitPrice,
         points,
         refused,
+        catalogue_price_cents: row.price,
       })
     }
     return lines
@@ -325,6 +385,7 @@ export function createCheckout(deps: {
     practiceId: number,
     patientId: number,
     verification: { authyId: string; code: string },
+    amount: CodeAmount,
   ): Promise<string> {
     const [row] = await db
       .select()
@@ -350,7 +411,33 @@ export function createCheckout(deps: {
     if (!sameHash(row.code_hash, hashCode(row.id, verification.code))) {
       throw unprocessable(VISIT_MESSAGES.codeIncorrect)
     }
+    // The code redeems at most the amount it was sent for (issue 28).
+    const fits =
+      row.promotion_id !== null
+        ? amount.promotion_id === row.promotion_id
+        : row.points !== null &&
+          amount.promotion_id === undefined &&
+          (amount.points ?? 0) <= row.points
+    if (!fits) throw unprocessable(VISIT_MESSAGES.codeOtherAmount(await codeWords(row)))
     return row.id
+  }
+
+  /** What a code was sent for, in the SMS's words: "100 points ($10.00)" or the offer's title. */
+  async function codeWords(row: {
+    practice_id: number
+    points: number | null
+    promotion_id: number | null
+  }) {
+    if (row.promotion_id !== null) {
+      const [promotion] = await db
+        .select({ title: promotions.title })
+        .from(promotions)
+        .where(eq(promotions.id, row.promotion_id))
+      return `the offer “${promotion?.title ?? 'an offer'}”`
+    }
+    if (row.points === null) return 'another redemption'
+    const rules = await readRules(db, row.practice_id)
+    return `${row.points.toLocaleString('en-US')} points (${formatDollars(row.points * rules.point_value_cents)})`
   }
 
   /** Uses the code once, inside the posting's transaction. */
@@ -388,9 +475,11 @@ export function createCheckout(deps: {
     }
     if (!codeNeeded(points, threshold)) return { kind: 'none' }
     if (!request.verification) throw forbidden(VISIT_MESSAGES.codeNeeded(points))
+    const amount =
+      request.promotion_id !== undefined ? { promotion_id: request.promotion_id } : { points }
     return {
       kind: 'code',
-      codeId: await checkCode(user.practice_id, patientId, request.verification),
+      codeId: await checkCode(user.practice_id, patientId, request.verification, amount),
     }
   }
 
@@ -431,6 +520,47 @@ export function createCheckout(deps: {
         ),
       )
     throw conflict(existing ? VISIT_MESSAGES.promotionRedeemed : VISIT_MESSAGES.promotionNotClaimed)
+  }
+
+  /**
+   * The approval the lines need (issue 28), checked inside the visit's transaction: none when
+   * the prices are the catalogue's and the points within the ceiling; else the token a manager's
+   * approval answered for exactly these lines of this patient, or the reason of a Manager or
+   * Admin recording it themselves. Refused with the reasons otherwise.
+   */
+  async function approvalOf(
+    tx: Transaction,
+    user: AuthUser,
+    patientId: number,
+    items: VisitItemInput[],
+    lines: PricedLine[],
+    rules: Rules,
+    approval: VisitApproval | undefined,
+  ): Promise<{ approverId: number; reason: string; id: string | null } | null> {
+    const reasons = approvalReasons(lines, rules)
+    if (reasons.length === 0) return null
+    if (!approval) throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+    if ('reason' in approval) {
+      if (!can(user.access_rights, 'visits.approve')) {
+        throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+      }
+      return { approverId: user.id, reason: approval.reason, id: null }
+    }
+    const claims = await readApproval(approval.token, { secret: deps.secret, now: now() })
+    if (
+      !claims ||
+      claims.practiceId !== user.practice_id ||
+      claims.patientId !== patientId ||
+      claims.digest !== linesDigest(items)
+    ) {
+      throw forbidden(VISIT_MESSAGES.approvalInvalid)
+    }
+    const [used] = await tx
+      .select({ id: visits.id })
+      .from(visits)
+      .where(eq(visits.approval_id, claims.id))
+    if (used) throw conflict(VISIT_MESSAGES.approvalUsed)
+    return { approverId: claims.approverId, reason: claims.reason, id: claims.id }
   }
 
   async function visitByKey(ex: Executor, practiceId: number, key: string) {
@@ -490,7 +620,7 @@ export function createCheckout(deps: {
 
   /** A stored visit as the API answers it. */
   async function answerFor(ex: Executor, visit: typeof visits.$inferSelect): Promise<VisitAnswer> {
-    const [items, entries, balance] = await Promise.all([
+    const [items, entries, balance, approvers] = await Promise.all([
       ex
         .select()
         .from(visitItems)
@@ -498,7 +628,14 @@ export function createCheckout(deps: {
         .orderBy(asc(visitItems.position)),
       visitEntries(ex, visit),
       balanceOf(ex, visit.patient_id),
+      visit.approved_by === null
+        ? []
+        : ex
+            .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
+            .from(users)
+            .where(eq(users.id, visit.approved_by)),
     ])
+    const approver = approvers[0]
     return {
       visit: {
         id: visit.id,
@@ -508,6 +645,10 @@ export function createCheckout(deps: {
         created_at: visit.created_at.toISOString(),
         undo_until: new Date(visit.created_at.getTime() + UNDO_WINDOW_MS).toISOString(),
         undone_at: visit.undone_at?.toISOString() ?? null,
+        approval:
+          approver && visit.approval_reason !== null
+            ? { approved_by: approver, reason: visit.approval_reason }
+            : null,
       },
       lines: items.map((item) => ({
         kind: item.kind as VisitLine['kind'],
@@ -549,12 +690,53 @@ export function createCheckout(deps: {
       const rules = await readRules(db, practiceId)
       const lines = await priceLines(db, practiceId, patient.id, input.items, rules)
       return {
-        lines,
+        lines: lines.map(publicLine),
         points: lines.reduce((sum, l) => sum + l.points, 0),
         total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
         balance: patient.points,
         point_value_cents: rules.point_value_cents,
         redemption_code_threshold: rules.redemption_code_threshold,
+        max_points_per_line: rules.max_points_per_line,
+        approval_needed: approvalReasons(lines, rules),
+      }
+    },
+
+    /**
+     * `POST /visits/approval`: a manager's approval of these lines for this patient, by
+     * `approverId` (the session's Manager or Admin, or one who signed in at the desk; the route
+     * checks who). Refused when the lines need none.
+     */
+    async approve(
+      user: AuthUser,
+      approverId: number,
+      input: { patient_id: number; items: VisitItemInput[]; reason: string },
+    ): Promise<ApprovalAnswer> {
+      const practiceId = user.practice_id
+      const patient = await patientOf(db, practiceId, input.patient_id)
+      const rules = await readRules(db, practiceId)
+      const lines = await priceLines(db, practiceId, patient.id, input.items, rules)
+      if (approvalReasons(lines, rules).length === 0) {
+        throw unprocessable(VISIT_MESSAGES.approvalNotNeeded)
+      }
+      const [approver] = await db
+        .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
+        .from(users)
+        .where(eq(users.id, approverId))
+      if (!approver) throw forbidden(VISIT_MESSAGES.approverNotManager)
+      const signed = await signApproval(
+        {
+          practiceId,
+          patientId: patient.id,
+          digest: linesDigest(input.items),
+          approverId,
+          reason: input.reason,
+        },
+        { secret: deps.secret, now: now() },
+      )
+      return {
+        token: signed.token,
+        approved_by: approver,
+        expires_at: signed.expiresAt.toISOString(),
       }
     },
 
@@ -571,12 +753,13 @@ export function createCheckout(deps: {
         items: VisitItemInput[]
         idempotencyKey: string
         redemption?: RedemptionRequest | undefined
+        approval?: VisitApproval | undefined
       },
     ): Promise<{ answer: VisitAnswer; replayed: boolean; summary: PostingSummary }> {
       const practiceId = user.practice_id
       const replay = async (existing: typeof visits.$inferSelect) => {
         const answer = await answerFor(db, replayOf(existing, input.patient_id))
-        return { answer, replayed: true, summary: summarize(answer, false) }
+        return { answer, replayed: true, summary: summarize(answer, false, existing) }
       }
       const first = await visitByKey(db, practiceId, input.idempotencyKey)
       if (first) return replay(first)
@@ -614,6 +797,15 @@ export function createCheckout(deps: {
             await appointmentOf(tx, practiceId, patient.id, input.appointment_id, true)
           }
           const lines = await priceLines(tx, practiceId, patient.id, input.items, rules)
+          const approval = await approvalOf(
+            tx,
+            user,
+            patient.id,
+            input.items,
+            lines,
+            rules,
+            input.approval,
+          )
           const at = now()
           const [visit] = await tx
             .insert(visits)
@@ -625,6 +817,9 @@ export function createCheckout(deps: {
               total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
               idempotency_key: input.idempotencyKey,
               redemption_promotion_id: promotion?.id ?? null,
+              approved_by: approval?.approverId ?? null,
+              approval_reason: approval?.reason ?? null,
+              approval_id: approval?.id ?? null,
               created_at: at,
             })
             .returning()
@@ -666,6 +861,7 @@ export function createCheckout(deps: {
               points: input.redemption.points ?? promotion?.points_cost ?? 0,
               promotion,
               consent,
+              threshold: rules.redemption_code_threshold,
               sourceType: 'visit',
               sourceId: visit.id,
               key: `visit/${visit.id}/redeem`,
@@ -680,7 +876,7 @@ export function createCheckout(deps: {
           }
           await tx.update(patients).set({ last_visit_at: at }).where(eq(patients.id, patient.id))
           const earned = lines.reduce((sum, line) => sum + line.points, 0)
-          await queueStatement(tx, patient.id, earned, at)
+          await queueStatement(tx, patient.id, visit.id, earned, at)
           return { id: visit.id, replayed: false }
         })
         if (!written.replayed) deps.outbound.kick()
@@ -691,7 +887,7 @@ export function createCheckout(deps: {
         return {
           answer,
           replayed,
-          summary: summarize(answer, consent.kind === 'override'),
+          summary: summarize(answer, consent.kind === 'override', visit),
         }
       } catch (error) {
         if (!(error instanceof ApiError) && isUniqueViolation(error)) {
@@ -701,6 +897,21 @@ export function createCheckout(deps: {
         }
         throw error
       }
+    },
+
+    /**
+     * `POST /patients/{id}/redemption-code/check` (issue 28): whether the typed code is the
+     * patient's newest, unused, unexpired code for this amount. Spends one of its 5 attempts (so
+     * checking is no way around the limit) and uses nothing.
+     */
+    async checkCodeFor(
+      user: AuthUser,
+      patientId: number,
+      input: { authyId: string; code: string } & CodeAmount,
+    ): Promise<{ valid: true }> {
+      await patientOf(db, user.practice_id, patientId)
+      await checkCode(user.practice_id, patientId, input, input)
+      return { valid: true }
     },
 
     /** `GET /visits/{id}`. */
@@ -795,6 +1006,8 @@ export function createCheckout(deps: {
             .update(visits)
             .set({ undone_at: now(), undone_by: user.id })
             .where(eq(visits.id, visit.id))
+          // Its statement has not left yet (it waits for the window to close): it never will.
+          await tx.delete(outboundMessages).where(eq(outboundMessages.visit_id, visit.id))
           return false
         })
       }
@@ -900,6 +1113,7 @@ export function createCheckout(deps: {
             points,
             promotion,
             consent,
+            threshold: rules.redemption_code_threshold,
             sourceType: promotion ? 'promotion' : 'manual',
             sourceId: promotion?.id ?? null,
             key: input.idempotencyKey,
@@ -947,6 +1161,7 @@ export function createCheckout(deps: {
     async sendCode(
       user: AuthUser,
       patientId: number,
+      amount: CodeAmount,
       generateCode: () => string = newCode,
     ): Promise<{ authyId: string }> {
       const patient = await patientOf(db, user.practice_id, patientId)
@@ -956,6 +1171,24 @@ export function createCheckout(deps: {
         .select({ name: practices.practice_name })
         .from(practices)
         .where(eq(practices.id, user.practice_id))
+      if (amount.promotion_id !== undefined) {
+        const [promotion] = await db
+          .select({ id: promotions.id })
+          .from(promotions)
+          .where(
+            and(
+              eq(promotions.id, amount.promotion_id),
+              eq(promotions.practice_id, user.practice_id),
+            ),
+          )
+        if (!promotion) throw notFound(VISIT_MESSAGES.promotionNotFound)
+      }
+      const row = {
+        practice_id: user.practice_id,
+        points: amount.promotion_id !== undefined ? null : (amount.points ?? null),
+        promotion_id: amount.promotion_id ?? null,
+      }
+      const what = await codeWords(row)
       const at = now()
       const code = generateCode()
       const authyId = randomToken(32)
@@ -1009,6 +1242,8 @@ export function createCheckout(deps: {
           practice_id: user.practice_id,
           patient_id: patientId,
           code_hash: hashCode(authyId, code),
+          points: row.points,
+          promotion_id: row.promotion_id,
           expires_at: new Date(at.getTime() + VERIFICATION_RULES.codeTtlMs),
           attempts: 0,
           created_by: user.id,
@@ -1017,7 +1252,7 @@ export function createCheckout(deps: {
         await deps.outbound.enqueue(tx, {
           channel: 'sms',
           to: smsAddress(patient.phone ?? ''),
-          text: `${practice?.name ?? 'Your practice'}: your code to redeem points is ${code}. It expires in 10 minutes. Give it only to the front desk.`,
+          text: `${practice?.name ?? 'Your practice'}: your code to redeem ${what} is ${code}. It is valid for 10 minutes, for this redemption only. Give it only to the front desk.`,
           code,
         })
       })
@@ -1045,6 +1280,8 @@ export function createCheckout(deps: {
       points: number
       promotion: PromotionRow | undefined
       consent: Consent
+      /** The programme's code threshold: also what a patient redeems without a code a day. */
+      threshold: number
       sourceType: 'visit' | 'promotion' | 'manual'
       sourceId: number | null
       key: string
@@ -1052,6 +1289,24 @@ export function createCheckout(deps: {
     },
   ): Promise<{ redeemed: LedgerEntryRow | null; bonus: LedgerEntryRow | null }> {
     if (args.consent.kind === 'code') await consumeCode(tx, args.consent.codeId, args.patientId)
+    const codeless = args.consent.kind === 'none' && args.points > 0
+    if (codeless) {
+      // Under the patient's row lock (the caller holds it): parallel requests count one by one.
+      const [row] = await tx
+        .select({ points: sql<number>`coalesce(sum(${codelessRedemptions.points}), 0)::int` })
+        .from(codelessRedemptions)
+        .where(
+          and(
+            eq(codelessRedemptions.patient_id, args.patientId),
+            eq(codelessRedemptions.day, day(now())),
+            sql`not exists (select 1 from ${ledgerEntries} r where r.reverses_id = ${codelessRedemptions.entry_id})`,
+          ),
+        )
+      const today = Number(row?.points ?? 0)
+      if (today + args.points > args.threshold) {
+        throw forbidden(VISIT_MESSAGES.codelessDailyLimit(args.threshold, today))
+      }
+    }
     if (args.promotion) await redeemClaim(tx, args.patientId, args.promotion.id)
     const ledger = createLedger({ db: tx, now })
     const actor = { practiceId: args.practiceId, patientId: args.patientId, userId: args.userId }
@@ -1068,6 +1323,16 @@ export function createCheckout(deps: {
       })
       if (result.replayed) throw conflict(VISIT_MESSAGES.keyReused)
       redeemed = result.entry
+      if (codeless) {
+        await tx.insert(codelessRedemptions).values({
+          practice_id: args.practiceId,
+          patient_id: args.patientId,
+          entry_id: result.entry.id,
+          points: args.points,
+          day: day(now()),
+          created_at: now(),
+        })
+      }
     }
     if (args.promotion && args.promotion.points > 0) {
       const result = await ledger.credit({
@@ -1094,7 +1359,11 @@ export function smsAddress(phone: string): string {
   return digits.length === 10 ? `+1${digits}` : `+${digits}`
 }
 
-function summarize(answer: VisitAnswer, override: boolean): PostingSummary {
+function summarize(
+  answer: VisitAnswer,
+  override: boolean,
+  visit: { approved_by: number | null; approval_reason: string | null },
+): PostingSummary {
   const sum = (kind: string) =>
     answer.entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.points, 0)
   return {
@@ -1103,5 +1372,7 @@ function summarize(answer: VisitAnswer, override: boolean): PostingSummary {
     redeemed: -sum('redeem'),
     bonus: sum('bonus'),
     override,
+    approved_by: visit.approved_by,
+    approval_reason: visit.approval_reason,
   }
 }

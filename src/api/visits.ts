@@ -1,6 +1,10 @@
 import * as v from 'valibot'
 import {
+  type ApprovalAnswer,
+  ApprovalAnswerSchema,
+  type ApprovalRequest,
   RedemptionCodeAnswerSchema,
+  RedemptionCodeCheckAnswerSchema,
   type VisitAnswer,
   VisitAnswerSchema,
   type VisitInput,
@@ -34,10 +38,34 @@ export async function undoVisit(id: number): Promise<{ balance: number }> {
   return v.parse(VisitUndoAnswerSchema, await http.post(`visits/${id}/undo`).json())
 }
 
-/** `POST /patients/{id}/redemption-code`: texts the patient a code for a redemption. */
-export async function sendRedemptionCode(patientId: number): Promise<{ authyId: string }> {
+/** `POST /patients/{id}/redemption-code`: texts the patient a code for one amount. */
+export async function sendRedemptionCode(
+  patientId: number,
+  amount: { points?: number | undefined; promotion_id?: number | undefined },
+): Promise<{ authyId: string }> {
   return v.parse(
     RedemptionCodeAnswerSchema,
-    await http.post(`patients/${patientId}/redemption-code`).json(),
+    await http.post(`patients/${patientId}/redemption-code`, { json: amount }).json(),
   )
+}
+
+/** `POST /patients/{id}/redemption-code/check`: whether the typed code is right (uses nothing). */
+export async function checkRedemptionCode(
+  patientId: number,
+  input: {
+    authyId: string
+    code: string
+    points?: number | undefined
+    promotion_id?: number | undefined
+  },
+): Promise<{ valid: true }> {
+  return v.parse(
+    RedemptionCodeCheckAnswerSchema,
+    await http.post(`patients/${patientId}/redemption-code/check`, { json: input }).json(),
+  )
+}
+
+/** `POST /visits/approval`: a manager's approval of the lines' prices and points. */
+export async function approveVisit(input: ApprovalRequest): Promise<ApprovalAnswer> {
+  return v.parse(ApprovalAnswerSchema, await http.post('visits/approval', { json: input }).json())
 }

@@ -86,6 +86,7 @@ const RULES = {
   joining_bonus: 0,
   expiry_months: 12,
   redemption_code_threshold: 0,
+  max_points_per_line: 5000,
 }
 
 const yesterday = toDay(new Date(Date.now() - 24 * 60 * 60 * 1000))

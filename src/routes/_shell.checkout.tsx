@@ -137,6 +137,7 @@ function CheckoutScreen({ scope }: { scope: string }) {
         return {
           idempotencyKey: stored?.idempotencyKey ?? `visit-${crypto.randomUUID()}`,
           canOverride: can(role, 'redeem.override'),
+          canApprove: can(role, 'visits.approve'),
           patient: patient ?? stored?.patient ?? null,
           appointment: appointment
             ? {

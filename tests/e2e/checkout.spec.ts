@@ -77,6 +77,19 @@ async function api(request: APIRequestContext, session: ApiSession) {
   }
 }
 
+/** A product's id in the practice's catalogue, by its name. */
+async function productId(request: APIRequestContext, session: ApiSession, name: string) {
+  const response = await request.get('/api/products', {
+    headers: { Authorization: `Bearer ${session.jwt}` },
+    params: { practice: session.practice.id },
+  })
+  const found = ((await response.json()) as { id: number; name: string }[]).find(
+    (p) => p.name === name,
+  )
+  if (!found) throw new Error(`no product ${name}`)
+  return found.id
+}
+
 /** The checkout's outcome: the green message once the visit is recorded or undone. */
 function outcome(page: Page): Locator {
   return page.getByRole('status').filter({ hasText: /Visit (recorded|undone)/ })
@@ -202,16 +215,17 @@ test.describe('checkout at the front desk', () => {
     const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
     expect(code).toMatch(/^\d{6}$/)
 
-    // A wrong code: the server says so and the code can be typed again.
+    // The SMS names the amount it is for (issue 28).
+    expect(sms.text).toContain('your code to redeem 500 points ($50.00) is')
+    // A wrong code is said as soon as it is typed, before the Confirm screen (issue 28).
     await page.getByLabel('SMS code').fill(code === '000000' ? '111111' : '000000')
-    await page.getByRole('button', { name: 'Continue' }).click()
-    await page.getByRole('button', { name: 'Confirm visit' }).click()
     await expect(page.getByRole('alert')).toContainText(
       'The code is not correct. Please check the code with the patient and type it again.',
     )
+    await expect(page.getByRole('heading', { name: 'Confirm the visit' })).toHaveCount(0)
     await shoot(page, 'checkout-code-wrong', page.getByLabel('SMS code'))
+    // The right one is checked the same way and leads on to Confirm.
     await page.getByLabel('SMS code').fill(code)
-    await page.getByRole('button', { name: 'Continue' }).click()
     await expect(page.getByText("Redeemed: 500 points, with the patient's code")).toBeVisible()
     await page.getByRole('button', { name: 'Confirm visit' }).click()
     const done = outcome(page)
@@ -254,8 +268,8 @@ test.describe('checkout at the front desk', () => {
     const sms = await waitForMessage(request, 'sms', '+15550101002', { after: sentAfter })
     const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
     expect(code).toMatch(/^\d{6}$/)
+    expect(sms.text).toContain('your code to redeem the offer “Birthday Glow” is')
     await page.getByLabel('SMS code').fill(code)
-    await page.getByRole('button', { name: 'Continue' }).click()
     await expect(
       page.getByText("Redeemed: the offer Birthday Glow, with the patient's code"),
     ).toBeVisible()
@@ -401,6 +415,94 @@ test.describe('checkout at the front desk', () => {
     await expect(outcome(page)).toContainText('earned 350 points and redeemed 200 points')
     expect(await scrollsSideways(page)).toBe(false)
     expect(await server.balance(avery.id)).toBe(before + 150)
+  })
+
+  test('staff type ten times the catalogue price: stopped with a sentence until a manager approves it with a reason, in the activity log; the SMS names the amount', async ({
+    page,
+    request,
+  }) => {
+    const session = await apiSignIn(request, STAFF.email, STAFF.password)
+    const server = await api(request, session)
+    const casey = await server.patient('Casey Nguyen')
+    const before = await server.balance(casey.id)
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${casey.id}`)
+    await addItem(page, 'Add a product', 'Vitamin C Serum')
+    // $182.00 in the catalogue; typed ten times over, it is warned of at once.
+    await page.getByLabel('Unit price of Vitamin C Serum').fill('1820')
+    await expect(
+      page.getByText(
+        "$1,820.00 is above the catalogue price of $182.00: a manager's approval will be needed.",
+      ),
+    ).toBeVisible()
+    await page.getByRole('button', { name: 'See points' }).click()
+    await expect(page.getByText("A manager's approval is needed")).toBeVisible()
+    const sentence = 'Vitamin C Serum at $1,820.00 is above its catalogue price of $182.00.'
+    await expect(page.getByText(sentence).first()).toBeVisible()
+    // Each line shows the points it earns before anything is confirmed.
+    await expect(page.getByRole('list', { name: 'Points per item' })).toContainText('+180 points')
+
+    // The server refuses the visit without the approval, with the sentence.
+    const refused = await request.post('/api/visits', {
+      headers: { Authorization: `Bearer ${session.jwt}` },
+      data: {
+        patient_id: casey.id,
+        items: [
+          {
+            product_id: await productId(request, session, 'Vitamin C Serum'),
+            quantity: 1,
+            price_cents: 182_000,
+          },
+        ],
+        idempotencyKey: `e2e-approval-${Date.now()}`,
+      },
+    })
+    expect(refused.status()).toBe(403)
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      `A manager's approval is needed: ${sentence} Ask a manager to approve it with a reason, or use the catalogue price.`,
+    )
+
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(page.getByRole('heading', { name: "A manager's approval" })).toBeVisible()
+    const reason = 'Bundle of ten, agreed with the owner'
+    await page.getByLabel('Reason for the approval').fill(reason)
+    await page.getByLabel("Manager's e-mail").fill('manager@example.com')
+    // A wrong password is refused with its sentence and kept from the screen.
+    await page.getByLabel("Manager's password").fill('not-the-password')
+    await page.getByRole('button', { name: 'Approve' }).click()
+    await expect(page.getByRole('alert')).toContainText(
+      "The manager's e-mail or password is not correct.",
+    )
+    await page.getByLabel("Manager's password").fill('ManagerPass123')
+    await page.getByRole('button', { name: 'Approve' }).click()
+    await expect(page.getByText('Approved by Morgan Reyes.')).toBeVisible()
+    await shoot(page, 'checkout-approved', page.getByText('Approved by Morgan Reyes.'))
+
+    // A redemption too: the patient's SMS names the amount.
+    await page.getByRole('radio', { name: 'Points', exact: true }).check()
+    await page.getByLabel('Points to redeem').fill('100')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    const sentAfter = new Date(Date.now() - 1000)
+    await page.getByRole('button', { name: 'Get code' }).click()
+    const sms = await waitForMessage(request, 'sms', '+15550101003', { after: sentAfter })
+    expect(sms.text).toContain('your code to redeem 100 points ($10.00) is')
+    expect(sms.text).toContain('It is valid for 10 minutes, for this redemption only.')
+    await page.getByLabel('SMS code').fill(sms.code ?? '')
+    await expect(page.getByText(`Approved by Morgan Reyes: ${reason}`)).toBeVisible()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(outcome(page)).toContainText('earned 180 points and redeemed 100 points')
+    expect(await server.balance(casey.id)).toBe(before + 80)
+
+    // The activity log says who approved it and why.
+    await storeSession(page, await apiSignIn(request))
+    await page.goto('/settings/activity')
+    await expect(
+      page
+        .getByText(
+          `recorded a visit for Casey Nguyen: 180 points earned, 100 points redeemed (approved by Morgan Reyes: ${reason}).`,
+        )
+        .first(),
+    ).toBeVisible()
   })
 
   test('staff cannot override: only the patient’s code', async ({ page, request }) => {

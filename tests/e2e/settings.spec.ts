@@ -6,6 +6,7 @@ const DEFAULT_RULES = {
   joining_bonus: 0,
   expiry_months: 12,
   redemption_code_threshold: 0,
+  max_points_per_line: 5000,
 }
 
 test.describe('the programme rules', () => {

@@ -6,6 +6,7 @@ import {
   Modal,
   NumberInput,
   Paper,
+  PasswordInput,
   Progress,
   Radio,
   Select,
@@ -20,10 +21,11 @@ import { useSelector } from '@xstate/react'
 import { useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import type { CatalogueItem } from '#domain/practice-data.ts'
-import type {
-  CheckoutItem,
-  CheckoutRedemption,
-  checkoutMachine,
+import {
+  aboveCatalogue,
+  type CheckoutItem,
+  type CheckoutRedemption,
+  type checkoutMachine,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   CHECKOUT_STEPS,
@@ -55,6 +57,7 @@ export function toCheckoutItem(kind: CheckoutItem['kind'], item: CatalogueItem):
     name: item.name,
     quantity: 1,
     price_cents: item.price,
+    catalogue_price_cents: item.price,
   }
 }
 
@@ -119,15 +122,18 @@ function StepBody(props: {
         ? 'items'
         : s.matches('reviewing')
           ? 'review'
-          : s.matches('consent')
-            ? 'consent'
-            : s.matches('confirming') || s.matches('submitting')
-              ? 'confirm'
-              : 'done',
+          : s.matches('approval')
+            ? 'approval'
+            : s.matches('consent')
+              ? 'consent'
+              : s.matches('confirming') || s.matches('submitting')
+                ? 'confirm'
+                : 'done',
   )
   if (state === 'patient') return <PatientStep {...props} />
   if (state === 'items') return <ItemsStep {...props} />
   if (state === 'review') return <ReviewStep actorRef={actorRef} />
+  if (state === 'approval') return <ApprovalStep actorRef={actorRef} />
   if (state === 'consent') return <ConsentStep actorRef={actorRef} />
   if (state === 'confirm') return <ConfirmStep actorRef={actorRef} />
   return <DoneStep actorRef={actorRef} />
@@ -310,6 +316,13 @@ function ItemsStep({
                   Remove
                 </Button>
               </Group>
+              {aboveCatalogue(item) && (
+                <Text size="sm" c="orange.9" mt="xs">
+                  {formatCents(item.price_cents)} is above the catalogue price of{' '}
+                  {formatCents(item.catalogue_price_cents ?? 0)}: a manager's approval will be
+                  needed.
+                </Text>
+              )}
             </Paper>
           ))}
         </Stack>
@@ -339,6 +352,7 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const needsCode = useSelector(actorRef, selectNeedsConsent)
   const spendable = useSelector(actorRef, selectSpendable)
   const canContinue = useSelector(actorRef, (s) => s.can({ type: 'review.submit' }))
+  const approval = useSelector(actorRef, (s) => s.context.approval)
   // The typed amount, kept as typed while it is not a whole number yet.
   const [typed, setTyped] = useState<string | number>(
     redemption.kind === 'points' ? redemption.points : '',
@@ -373,9 +387,19 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
                   No points
                 </Badge>
               ) : (
-                <Text fw={600}>+{points(line.points)}</Text>
+                <Group gap="xs">
+                  {line.points > preview.max_points_per_line && (
+                    <Badge color="orange" variant="light">
+                      Unusual
+                    </Badge>
+                  )}
+                  <Text fw={600}>+{points(line.points)}</Text>
+                </Group>
               )}
             </Group>
+            <Text size="sm" c="dimmed">
+              {formatCents(line.unit_price_cents)} each
+            </Text>
             {line.refused && (
               <Text size="sm" c="dimmed">
                 {line.name} earns points again on {formatDate(line.refused.opens_on)}.
@@ -394,6 +418,23 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           {formatCents(preview.balance * preview.point_value_cents)}).
         </Text>
       </Stack>
+      {preview.approval_needed.length > 0 &&
+        (approval ? (
+          <Alert color="green" title="Approved">
+            Approved by {approval.approved_by.first_name} {approval.approved_by.last_name}.
+          </Alert>
+        ) : (
+          <Alert color="orange" title="A manager's approval is needed">
+            <Stack gap={4}>
+              {preview.approval_needed.map((reason) => (
+                <Text key={reason} size="sm">
+                  {reason}
+                </Text>
+              ))}
+              <Text size="sm">Continue asks a manager to approve it with a reason.</Text>
+            </Stack>
+          </Alert>
+        ))}
       <Radio.Group
         label="Redeem at this visit"
         description={`The patient can redeem up to ${points(spendable)}.`}
@@ -448,6 +489,76 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   )
 }
 
+function ApprovalStep({ actorRef }: { actorRef: CheckoutActorRef }) {
+  const reasons = useSelector(actorRef, (s) => s.context.preview?.approval_needed ?? [])
+  const fields = useSelector(actorRef, (s) => s.context.approvalFields)
+  const canApprove = useSelector(actorRef, (s) => s.context.canApprove)
+  const busy = useSelector(actorRef, (s) => selectBusy(s) === 'approve')
+  const canSubmit = useSelector(actorRef, (s) => s.can({ type: 'approval.submit' }))
+  const change = (next: Partial<typeof fields>) =>
+    actorRef.send({ type: 'approval.change', fields: next })
+  return (
+    <Stack gap="md">
+      <StepTitle>A manager's approval</StepTitle>
+      <Stack gap={4}>
+        {reasons.map((reason) => (
+          <Text key={reason}>{reason}</Text>
+        ))}
+      </Stack>
+      <Text size="sm" c="dimmed">
+        {canApprove
+          ? 'You approve it yourself: the reason is kept with the visit and in the activity log.'
+          : 'A manager or an admin signs in here to approve it; the reason is kept with the visit and in the activity log. Without the approval, go back and use the catalogue price.'}
+      </Text>
+      <Textarea
+        label="Reason for the approval"
+        maxLength={500}
+        autosize
+        minRows={2}
+        value={fields.reason}
+        disabled={busy}
+        onChange={(event) => change({ reason: event.currentTarget.value })}
+      />
+      {!canApprove && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+          <TextInput
+            label="Manager's e-mail"
+            type="email"
+            autoComplete="off"
+            value={fields.email}
+            disabled={busy}
+            onChange={(event) => change({ email: event.currentTarget.value })}
+          />
+          <PasswordInput
+            label="Manager's password"
+            autoComplete="off"
+            value={fields.password}
+            disabled={busy}
+            onChange={(event) => change({ password: event.currentTarget.value })}
+          />
+        </SimpleGrid>
+      )}
+      <ErrorAlert actorRef={actorRef} />
+      <Group gap="sm">
+        <Button
+          variant="default"
+          onClick={() => actorRef.send({ type: 'approval.back' })}
+          disabled={busy}
+        >
+          Back
+        </Button>
+        <Button
+          onClick={() => actorRef.send({ type: 'approval.submit' })}
+          disabled={!canSubmit && !busy}
+          loading={busy}
+        >
+          Approve
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
 function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const mode = useSelector(actorRef, (s) =>
     s.matches({ consent: 'override' }) ? 'override' : 'code',
@@ -455,6 +566,7 @@ function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const redemption = useSelector(actorRef, (s) => s.context.redemption)
   const canOverride = useSelector(actorRef, (s) => s.can({ type: 'consent.useOverride' }))
   const canSubmit = useSelector(actorRef, (s) => s.can({ type: 'consent.submit' }))
+  const checking = useSelector(actorRef, (s) => selectBusy(s) === 'check')
   const spent = redemption.kind === 'points' ? points(redemption.points) : 'this offer'
   return (
     <Stack gap="md">
@@ -469,7 +581,11 @@ function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
         <Button variant="default" onClick={() => actorRef.send({ type: 'consent.back' })}>
           Back
         </Button>
-        <Button onClick={() => actorRef.send({ type: 'consent.submit' })} disabled={!canSubmit}>
+        <Button
+          onClick={() => actorRef.send({ type: 'consent.submit' })}
+          disabled={!canSubmit && !checking}
+          loading={checking}
+        >
           Continue
         </Button>
       </Group>
@@ -485,7 +601,11 @@ function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
 }
 
 function CodeFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: string }) {
-  const sent = useSelector(actorRef, (s) => s.matches({ consent: { code: 'sent' } }))
+  const sent = useSelector(
+    actorRef,
+    (s) => s.matches({ consent: { code: 'sent' } }) || s.matches({ consent: { code: 'checking' } }),
+  )
+  const checking = useSelector(actorRef, (s) => selectBusy(s) === 'check')
   const cooling = useSelector(actorRef, (s) =>
     s.matches({ consent: { code: { sent: 'coolingDown' } } }),
   )
@@ -502,7 +622,12 @@ function CodeFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: st
       {sent && (
         <TextInput
           label="SMS code"
-          description="Ask the patient for the code in the text message."
+          description={
+            checking
+              ? 'Checking the code…'
+              : 'Ask the patient for the code in the text message; it is checked as soon as it is typed.'
+          }
+          readOnly={checking}
           inputMode="numeric"
           autoComplete="one-time-code"
           maxLength={6}
@@ -582,6 +707,12 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
             <Text fw={700}>{formatCents(total)}</Text>
           </Group>
           <Text>Points earned: {points(preview?.points ?? 0)}</Text>
+          {context.approval && (
+            <Text>
+              Approved by {context.approval.approved_by.first_name}{' '}
+              {context.approval.approved_by.last_name}: {context.approvalFields.reason.trim()}
+            </Text>
+          )}
           <Text>
             Redeemed: {redeemed}
             {consent?.kind === 'code' ? ", with the patient's code" : ''}

@@ -1,8 +1,25 @@
 import { fromPromise } from 'xstate'
-import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
-import type { CheckoutPreview, ClaimedOffer } from '#machines/checkout/checkout.machine.ts'
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  VisitAnswer,
+  VisitInput,
+  VisitPreviewInput,
+} from '#domain/visits.ts'
+import type {
+  CheckoutPreview,
+  ClaimedOffer,
+  SentCode,
+} from '#machines/checkout/checkout.machine.ts'
 import { listPatientPromotions } from '#src/api/promotions.ts'
-import { previewVisit, recordVisit, sendRedemptionCode, undoVisit } from '#src/api/visits.ts'
+import {
+  approveVisit,
+  checkRedemptionCode,
+  previewVisit,
+  recordVisit,
+  sendRedemptionCode,
+  undoVisit,
+} from '#src/api/visits.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
@@ -42,8 +59,18 @@ export const checkoutActors = {
       return { preview, offers }
     }),
   ),
-  sendCode: fromPromise<{ authyId: string }, { patientId: number }>(({ input }) =>
-    withUserMessage(() => sendRedemptionCode(input.patientId)),
+  sendCode: fromPromise<{ authyId: string }, { patientId: number } & SentCode>(
+    ({ input: { patientId, ...amount } }) =>
+      withUserMessage(() => sendRedemptionCode(patientId, amount)),
+  ),
+  checkCode: fromPromise<
+    { valid: true },
+    { patientId: number; authyId: string; code: string } & SentCode
+  >(({ input: { patientId, ...check } }) =>
+    withUserMessage(() => checkRedemptionCode(patientId, check)),
+  ),
+  approveVisit: fromPromise<ApprovalAnswer, ApprovalRequest>(({ input }) =>
+    withUserMessage(() => approveVisit(input)),
   ),
   recordVisit: fromPromise<VisitAnswer, VisitInput>(({ input }) =>
     withUserMessage(() => recordVisit(input)),

@@ -51,6 +51,12 @@ const FIELDS: {
     description: '0 means always ask.',
     show: (n) => (n === 0 ? 'Always' : `${n.toLocaleString('en-US')} points`),
   },
+  {
+    key: 'max_points_per_line',
+    label: "Most points a line earns without a manager's approval",
+    description: 'A line of a visit above this, or priced above the catalogue, needs approval.',
+    show: (n) => `${n.toLocaleString('en-US')} points`,
+  },
 ]
 
 /**

@@ -155,6 +155,7 @@ async function codeFromElsewhere(context: Context): Promise<void> {
   const asked = new Date(Date.now() - 1000)
   const response = await request.post(`/api/patients/${patient.id}/redemption-code`, {
     headers: headers(admin),
+    data: { points: f.manyPoints },
   })
   expect([201, 429], await response.text()).toContain(response.status())
   if (response.status() === 201) context.codeAskedAt = asked
@@ -188,6 +189,21 @@ async function spendAttempts(context: Context): Promise<void> {
           verification: { authyId, code: otherCode(code) },
         },
       },
+    })
+    expect(response.status(), await response.text()).toBe(422)
+  }
+}
+
+/** Five wrong checks of the code the held check carries: it then has no attempts left. */
+async function spendCheckAttempts(context: Context): Promise<void> {
+  const { request, admin, gate } = context
+  const held = await gate.held('checkCode')
+  const body = held.postDataJSON() as { authyId: string; code: string; points?: number }
+  const url = held.url().replace(/^https?:\/\/[^/]+/, '')
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const response = await request.post(url, {
+      headers: headers(admin),
+      data: { ...body, code: otherCode(body.code) },
     })
     expect(response.status(), await response.text()).toBe(422)
   }
@@ -319,12 +335,34 @@ const replayer: Replayer<Context> = {
         return
       case 'code.change': {
         const code = await smsCode(request, context.patient.phone, context.codeAskedAt)
-        const refused = nextAnswer(path, i, 'recordVisit') as { error?: Error } | undefined
+        if (event.code.length < 6) {
+          await page.getByLabel('SMS code').fill(code.slice(0, event.code.length))
+          return
+        }
+        const refused = nextAnswer(path, i, 'checkCode') as { error?: Error } | undefined
         context.typedCode =
           refused?.error?.message === VISIT_MESSAGES.codeIncorrect ? otherCode(code) : code
         await page.getByLabel('SMS code').fill(context.typedCode)
         return
       }
+      case 'approval.change': {
+        const { fields } = event
+        await page.getByLabel('Reason for the approval').fill(fields.reason ?? '')
+        if (await page.getByLabel("Manager's e-mail").count()) {
+          const refused = nextAnswer(path, i, 'approveVisit') as { error?: Error } | undefined
+          await page.getByLabel("Manager's e-mail").fill(fields.email ?? '')
+          await page
+            .getByLabel("Manager's password")
+            .fill(refused?.error ? 'not-the-password' : (fields.password ?? ''))
+        }
+        return
+      }
+      case 'approval.submit':
+        await button(context, 'Approve').click()
+        return
+      case 'approval.back':
+        await button(context, 'Back').click()
+        return
       case 'consent.useOverride':
         await button(context, 'Use a manager override').click()
         return
@@ -358,6 +396,11 @@ const replayer: Replayer<Context> = {
         await codeFromElsewhere(context)
         await gate.release('sendCode')
         return
+      case 'xstate.error.actor.checkCode': {
+        if (event.error.message === VISIT_MESSAGES.codeAttempts) await spendCheckAttempts(context)
+        await gate.release('checkCode')
+        return
+      }
       case 'xstate.error.actor.recordVisit': {
         const { message } = event.error
         if (message === f.timeout) {
@@ -402,6 +445,7 @@ const replayer: Replayer<Context> = {
       redemption: { kind: string; title?: string }
       reason: string
       canOverride: boolean
+      canApprove: boolean
     }
     const leaf = leafNode(checkoutModel.machine, state).id
     switch (leaf) {
@@ -446,6 +490,25 @@ const replayer: Replayer<Context> = {
         }
         return
       }
+      case 'checkout.approval.editing':
+        await expect(page.getByRole('heading', { name: "A manager's approval" })).toBeVisible()
+        await expect(page.getByText(/is above its catalogue price of/).first()).toBeVisible()
+        await expect(page.getByLabel("Manager's password")).toHaveCount(c.canApprove ? 0 : 1)
+        if (state.can({ type: 'approval.submit' })) {
+          await expect(button(context, 'Approve')).toBeEnabled()
+        } else {
+          await expect(button(context, 'Approve')).toBeDisabled()
+        }
+        await expectError(context, state)
+        return
+      case 'checkout.approval.requesting':
+        await gate.held('approveVisit')
+        await expect(busy(context, 'Approve')).toBeVisible()
+        return
+      case 'checkout.consent.code.checking':
+        await gate.held('checkCode')
+        await expect(page.getByText('Checking the code…')).toBeVisible()
+        return
       case 'checkout.consent.code.idle':
         await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
         await expect(button(context, 'Get code')).toBeEnabled()

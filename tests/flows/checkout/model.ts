@@ -6,9 +6,11 @@
  * run the same screen through what the paths leave out.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
-import type { VisitAnswer, VisitPreview } from '#domain/visits.ts'
+import type { ApprovalAnswer, VisitAnswer, VisitPreview } from '#domain/visits.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import {
+  aboveCatalogue,
+  approvalReady,
   type CheckoutEvent,
   type CheckoutInput,
   type CheckoutItem,
@@ -16,6 +18,7 @@ import {
   type CheckoutPreview,
   type ClaimedOffer,
   checkoutMachine,
+  needsApproval,
   needsConsent,
   redemptionProblem,
 } from '#machines/checkout/checkout.machine.ts'
@@ -36,6 +39,7 @@ const procedure: CheckoutItem = {
   name: 'HydraFacial',
   quantity: 1,
   price_cents: 19_900,
+  catalogue_price_cents: 19_900,
 }
 const product: CheckoutItem = {
   key: 'product-5',
@@ -44,6 +48,7 @@ const product: CheckoutItem = {
   name: 'Vitamin C Serum',
   quantity: 1,
   price_cents: 6_500,
+  catalogue_price_cents: 6_500,
 }
 const preview: VisitPreview = {
   lines: [
@@ -74,6 +79,25 @@ const preview: VisitPreview = {
   balance: 400,
   point_value_cents: 10,
   redemption_code_threshold: 100,
+  max_points_per_line: 5000,
+  approval_needed: [],
+}
+/** Vitamin C Serum typed at ten times its catalogue price (issue 28): a manager approves it. */
+const tenTimes = 65_000
+const approvalReason = VISIT_MESSAGES.priceAboveCatalogue('Vitamin C Serum', '$650.00', '$65.00')
+const previewApproval: VisitPreview = {
+  ...preview,
+  lines: preview.lines.map((line) =>
+    line.kind === 'product' ? { ...line, unit_price_cents: tenTimes, points: 650 } : line,
+  ),
+  points: 650,
+  total_cents: 19_900 + tenTimes,
+  approval_needed: [approvalReason],
+}
+const approval: ApprovalAnswer = {
+  token: 'approval-token-fixture-0123456789',
+  approved_by: { id: 3, first_name: 'Morgan', last_name: 'Manager' },
+  expires_at: '2026-11-25T10:15:00.000Z',
 }
 const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200, cost: 0 }
 const answer: VisitAnswer = {
@@ -99,6 +123,17 @@ export const checkoutFixtures = {
   product,
   appointmentId: 12,
   preview: { preview, offers: [offer] } satisfies CheckoutPreview,
+  /** The preview of the lines with the price ten times the catalogue's. */
+  previewApproval: { preview: previewApproval, offers: [offer] } satisfies CheckoutPreview,
+  tenTimes,
+  approvalReason,
+  approval,
+  /** The approval step's fields: a reason, and (Staff) the demo manager signing in. */
+  approvalFields: {
+    reason: 'Package price agreed with the owner.',
+    email: 'manager@example.com',
+    password: 'ManagerPass123',
+  },
   offer,
   answer,
   /** Points below the programme's threshold (100): no code. */
@@ -124,6 +159,10 @@ export type CheckoutModelEvent =
   | { type: 'xstate.error.actor.previewVisit'; error: Error }
   | { type: 'xstate.done.actor.sendCode'; output: { authyId: string } }
   | { type: 'xstate.error.actor.sendCode'; error: Error }
+  | { type: 'xstate.done.actor.checkCode'; output: { valid: true } }
+  | { type: 'xstate.error.actor.checkCode'; error: Error }
+  | { type: 'xstate.done.actor.approveVisit'; output: ApprovalAnswer }
+  | { type: 'xstate.error.actor.approveVisit'; error: Error }
   | { type: 'xstate.done.actor.recordVisit'; output: VisitAnswer }
   | { type: 'xstate.error.actor.recordVisit'; error: Error }
   | { type: 'xstate.done.actor.undoVisit'; output: { balance: number } }
@@ -140,6 +179,7 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'item.add', item: f.procedure },
   { type: 'item.add', item: f.product },
   { type: 'item.change', key: f.product.key, quantity: 2, price_cents: 6_000 },
+  { type: 'item.change', key: f.product.key, quantity: 1, price_cents: f.tenTimes },
   { type: 'item.remove', key: f.procedure.key },
   { type: 'items.submit' },
   { type: 'items.edit' },
@@ -153,6 +193,7 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   },
   { type: 'review.submit' },
   { type: 'code.send' },
+  { type: 'code.change', code: f.code.slice(0, 3) },
   { type: 'code.change', code: f.code },
   { type: 'consent.useOverride' },
   { type: 'consent.useCode' },
@@ -160,14 +201,22 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'consent.submit' },
   { type: 'consent.back' },
   { type: 'confirm.back' },
+  { type: 'approval.change', fields: f.approvalFields },
+  { type: 'approval.submit' },
+  { type: 'approval.back' },
   { type: 'visit.confirm' },
   { type: 'visit.undo' },
   { type: 'xstate.done.actor.previewVisit', output: f.preview },
+  { type: 'xstate.done.actor.previewVisit', output: f.previewApproval },
   { type: 'xstate.error.actor.previewVisit', error: new Error(f.previewFailed) },
   { type: 'xstate.done.actor.sendCode', output: { authyId: f.authyId } },
   { type: 'xstate.error.actor.sendCode', error: new Error(f.codeTooSoon) },
+  { type: 'xstate.done.actor.checkCode', output: { valid: true } },
+  { type: 'xstate.error.actor.checkCode', error: new Error(VISIT_MESSAGES.codeIncorrect) },
+  { type: 'xstate.error.actor.checkCode', error: new Error(VISIT_MESSAGES.codeAttempts) },
+  { type: 'xstate.done.actor.approveVisit', output: f.approval },
+  { type: 'xstate.error.actor.approveVisit', error: new Error(VISIT_MESSAGES.approverCredentials) },
   { type: 'xstate.done.actor.recordVisit', output: f.answer },
-  { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeIncorrect) },
   { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeAttempts) },
   { type: 'xstate.error.actor.recordVisit', error: new Error(f.timeout) },
   { type: 'xstate.done.actor.undoVisit', output: { balance: f.undoneBalance } },
@@ -184,7 +233,11 @@ export function checkoutSignature(snapshot: AnyMachineSnapshot): string {
     value: snapshot.value,
     patient: c.patient !== null,
     items: c.items.map((item) => item.key),
+    above: c.items.some(aboveCatalogue),
     preview: c.preview !== null,
+    approvalNeeded: (c.preview?.approval_needed.length ?? 0) > 0,
+    approval: c.approval !== null,
+    approvalReady: approvalReady(c),
     redemption: c.redemption,
     code: c.authyId !== null,
     codeValid: /^\d{6}$/.test(c.code),
@@ -207,6 +260,11 @@ const states: Record<string, string> = {
   'checkout.previewing': 'You see: See points is busy',
   'checkout.reviewing':
     'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer; Continue',
+  'checkout.approval.editing':
+    "You see: step Points, “A manager's approval”: the reason the lines need it, the Reason for the approval field and, for Staff, the Manager's e-mail and Manager's password; Back and Approve (enabled once filled)",
+  'checkout.approval.requesting': 'You see: Approve is busy',
+  'checkout.consent.code.checking':
+    'You see: the SMS code field says “Checking the code…” and Continue is busy',
   'checkout.consent.code.idle':
     "You see: step Consent: the redemption needs the patient's code; Get code (and, for a Manager or Admin, Use a manager override)",
   'checkout.consent.code.sending': 'You see: Get code is busy',
@@ -246,7 +304,7 @@ function describeEvent(event: EventObject): string {
         ? `Choose ${e.item.name} in Add a procedure`
         : `Choose ${e.item.name} in Add a product`
     case 'item.change':
-      return `Set the quantity of ${f.product.name} to ${e.quantity} and its unit price to $${(e.price_cents / 100).toFixed(2)}`
+      return `Set the quantity of ${f.product.name} to ${e.quantity} and its unit price to $${(e.price_cents / 100).toFixed(2)}${e.price_cents > f.product.price_cents ? ` (ten times the catalogue's: the line says "a manager's approval will be needed")` : ''}`
     case 'item.remove':
       return `Click Remove ${f.procedure.name}`
     case 'items.submit':
@@ -260,7 +318,9 @@ function describeEvent(event: EventObject): string {
     case 'code.send':
       return 'Click Get code (or Resend code)'
     case 'code.change':
-      return `Type the code from the patient's phone (${f.code})`
+      return e.code.length < 6
+        ? 'Type the first 3 digits of the code from the patient’s phone'
+        : `Type the code from the patient's phone (${f.code}): its sixth digit checks it`
     case 'consent.useOverride':
       return 'Click Use a manager override'
     case 'consent.useCode':
@@ -274,10 +334,26 @@ function describeEvent(event: EventObject): string {
       return 'Click Back'
     case 'visit.confirm':
       return 'Click Confirm visit'
+    case 'approval.change':
+      return `Type the reason "${e.fields.reason}" (as Staff, also the Manager's e-mail ${e.fields.email} and password ${e.fields.password})`
+    case 'approval.submit':
+      return 'Click Approve'
+    case 'approval.back':
+      return 'Click Back'
     case 'visit.undo':
       return 'Click Undo visit and confirm in the dialog'
     case 'xstate.done.actor.previewVisit':
-      return `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
+      return e.output.preview.approval_needed.length > 0
+        ? `The server previews ${e.output.preview.points} points and asks for a manager's approval: "${e.output.preview.approval_needed[0]}"`
+        : `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
+    case 'xstate.done.actor.approveVisit':
+      return 'The server approves the lines (the reason is kept with the visit and in the activity log)'
+    case 'xstate.error.actor.approveVisit':
+      return `The server refuses: you see "${e.error.message}"`
+    case 'xstate.done.actor.checkCode':
+      return 'The server finds the code right (nothing is used yet)'
+    case 'xstate.error.actor.checkCode':
+      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.error.actor.previewVisit':
       return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.sendCode':
@@ -339,15 +415,37 @@ export const checkoutModel: Model = {
     // The screen offers only what the patient claimed, and adds a line the visit does not hold
     // yet (a second choice of the same item raises its quantity, which the graph does not tell).
     if (e.type === 'item.add') return !c.items.some((i: CheckoutItem) => i.key === e.item.key)
+    // Keeps the graph small: a visit that needs an approval redeems nothing.
+    if (e.type === 'redemption.choose' && needsApproval(c)) return false
+
     // A refused redemption stays on the screen with its reason; a second one is no new state.
     if (e.type === 'redemption.choose') {
       return JSON.stringify(e.redemption) !== JSON.stringify(c.redemption)
     }
-    // The graph tries a wrong code only when a code was needed (the error's own branch).
+    // The graph tries a used-up code only when a code was needed (the error's own branch).
     if (e.type === 'xstate.error.actor.recordVisit' && e.error.message !== f.timeout) {
       return c.consent?.kind === 'code'
     }
-    if (e.type === 'code.change') return !/^\d{6}$/.test(c.code)
+    // The server asks for an approval exactly when a price is above the catalogue's.
+    if (e.type === 'xstate.done.actor.previewVisit') {
+      return e.output.preview.approval_needed.length > 0 === c.items.some(aboveCatalogue)
+    }
+    if (e.type === 'approval.change') return !approvalReady(c)
+    // A code already found right is not wrong when checked again.
+    if (
+      e.type === 'xstate.error.actor.checkCode' &&
+      e.error.message === VISIT_MESSAGES.codeIncorrect
+    ) {
+      return c.consent?.kind !== 'code'
+    }
+    // The replay archives Vitamin C Serum while See points waits: the visit must hold it.
+    if (e.type === 'xstate.error.actor.previewVisit') {
+      return c.items.some((i: CheckoutItem) => i.key === f.product.key)
+    }
+    // Only a manager signing in at the desk (for Staff) can type a wrong password.
+    if (e.type === 'xstate.error.actor.approveVisit') return !c.canApprove
+    // Half a code first (nothing is checked yet), or the whole code (checked at once).
+    if (e.type === 'code.change') return e.code.length < 6 ? c.code === '' : !/^\d{6}$/.test(c.code)
     if (e.type === 'override.change') return c.reason.trim() === ''
     // Keeps the graph small: the invalid amount is checked against Continue only.
     if (e.type === 'review.submit') return redemptionProblem(c) === null
@@ -366,9 +464,25 @@ function step(path: QaPath, i: number): StepPlan {
     }
   }
   if (event.type === 'code.change') {
-    const answer = nextAnswer(path, i, 'recordVisit') as { error?: Error } | undefined
+    const answer = nextAnswer(path, i, 'checkCode') as { error?: Error } | undefined
     if (answer?.error?.message === VISIT_MESSAGES.codeIncorrect) {
       return { text: "Type a code other than the one in the patient's text message" }
+    }
+  }
+  if (event.type === 'approval.change') {
+    const answer = nextAnswer(path, i, 'approveVisit') as { error?: Error } | undefined
+    if (answer?.error) {
+      return {
+        text: `Type the reason "${f.approvalFields.reason}", the Manager's e-mail ${f.approvalFields.email} and a wrong password`,
+      }
+    }
+  }
+  if (event.type === 'xstate.error.actor.checkCode') {
+    const message = (event as unknown as { error: Error }).error.message
+    if (message === VISIT_MESSAGES.codeAttempts) {
+      return {
+        note: 'Meanwhile five wrong codes are tried with this code (the replay posts them while the check waits).',
+      }
     }
   }
   if (event.type === 'xstate.error.actor.sendCode') {

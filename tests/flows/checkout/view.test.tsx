@@ -9,12 +9,21 @@ import type { ReactNode } from 'react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { type Actor, type AnyMachineSnapshot, createActor } from 'xstate'
 import type { CatalogueItem } from '#domain/practice-data.ts'
-import type { VisitAnswer, VisitInput, VisitPreviewInput } from '#domain/visits.ts'
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  VisitAnswer,
+  VisitInput,
+  VisitPreviewInput,
+} from '#domain/visits.ts'
 import {
   type CheckoutInput,
   type CheckoutPreview,
   CODE_RESEND_MS,
   checkoutMachine,
+  codeAmount,
+  redemptionProblem,
+  type SentCode,
 } from '#machines/checkout/checkout.machine.ts'
 import { CheckoutView } from '#src/features/checkout/checkout-view.tsx'
 import {
@@ -40,7 +49,14 @@ type Harness = {
   actor: Actor<typeof checkoutMachine>
   user: UserEvent
   previewVisit: ReturnType<typeof controlled<CheckoutPreview, VisitPreviewInput>>
-  sendCode: ReturnType<typeof controlled<{ authyId: string }, { patientId: number }>>
+  sendCode: ReturnType<typeof controlled<{ authyId: string }, { patientId: number } & SentCode>>
+  checkCode: ReturnType<
+    typeof controlled<
+      { valid: true },
+      { patientId: number; authyId: string; code: string } & SentCode
+    >
+  >
+  approveVisit: ReturnType<typeof controlled<ApprovalAnswer, ApprovalRequest>>
   recordVisit: ReturnType<typeof controlled<VisitAnswer, VisitInput>>
   undoVisit: ReturnType<typeof controlled<{ balance: number }, { visitId: number }>>
 }
@@ -61,7 +77,12 @@ const products = [catalogueItem(5, 'Vitamin C Serum', 6_500)]
 /** Starts the real machine with calls the test answers and renders the checkout around it. */
 async function open(path: QaPath): Promise<Harness> {
   const previewVisit = controlled<CheckoutPreview, VisitPreviewInput>()
-  const sendCode = controlled<{ authyId: string }, { patientId: number }>()
+  const sendCode = controlled<{ authyId: string }, { patientId: number } & SentCode>()
+  const checkCode = controlled<
+    { valid: true },
+    { patientId: number; authyId: string; code: string } & SentCode
+  >()
+  const approveVisit = controlled<ApprovalAnswer, ApprovalRequest>()
   const recordVisit = controlled<VisitAnswer, VisitInput>()
   const undoVisit = controlled<{ balance: number }, { visitId: number }>()
   const actor = createActor(
@@ -69,6 +90,8 @@ async function open(path: QaPath): Promise<Harness> {
       actors: {
         previewVisit: previewVisit.logic,
         sendCode: sendCode.logic,
+        checkCode: checkCode.logic,
+        approveVisit: approveVisit.logic,
         recordVisit: recordVisit.logic,
         undoVisit: undoVisit.logic,
       },
@@ -96,6 +119,8 @@ async function open(path: QaPath): Promise<Harness> {
     user: userEvent.setup({ advanceTimers: (ms) => vi.advanceTimersByTime(ms) }),
     previewVisit,
     sendCode,
+    checkCode,
+    approveVisit,
     recordVisit,
     undoVisit,
   }
@@ -163,6 +188,15 @@ const perform: Perform = {
   'consent.submit': ({ user }) => click(user, 'Continue'),
   'consent.back': ({ user }) => click(user, 'Back'),
   'confirm.back': ({ user }) => click(user, 'Back'),
+  'approval.change': async ({ user, actor }, { fields }) => {
+    await setText(user, 'Reason for the approval', fields.reason ?? '')
+    if (!actor.getSnapshot().context.canApprove) {
+      await setText(user, "Manager's e-mail", fields.email ?? '')
+      await setText(user, "Manager's password", fields.password ?? '')
+    }
+  },
+  'approval.submit': ({ user }) => click(user, 'Approve'),
+  'approval.back': ({ user }) => click(user, 'Back'),
   // Two fast clicks: the second is not handled while the first posts.
   'visit.confirm': async (h) => {
     await h.user.dblClick(button('Confirm visit'))
@@ -180,11 +214,33 @@ const perform: Perform = {
     await act(async () => h.previewVisit.latest().answer.reject(error))
   },
   'xstate.done.actor.sendCode': async (h, { output }) => {
-    expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id })
+    // The code is asked for the one amount the desk chose (issue 28).
+    const { redemption, offers } = h.actor.getSnapshot().context
+    expect(h.sendCode.latest().input).toEqual({
+      patientId: f.patient.id,
+      ...codeAmount(redemption, offers),
+    })
     await act(async () => h.sendCode.latest().answer.resolve(output))
   },
   'xstate.error.actor.sendCode': async (h, { error }) => {
     await act(async () => h.sendCode.latest().answer.reject(error))
+  },
+  'xstate.done.actor.checkCode': async (h, { output }) => {
+    expect(h.checkCode.latest().input).toMatchObject({ patientId: f.patient.id, code: f.code })
+    await act(async () => h.checkCode.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.checkCode': async (h, { error }) => {
+    await act(async () => h.checkCode.latest().answer.reject(error))
+  },
+  'xstate.done.actor.approveVisit': async (h, { output }) => {
+    const { input } = h.approveVisit.latest()
+    expect(input.reason).toBe(f.approvalFields.reason)
+    // Staff send the manager's sign-in; a Manager approves as themselves.
+    expect(input.manager !== undefined).toBe(!h.actor.getSnapshot().context.canApprove)
+    await act(async () => h.approveVisit.latest().answer.resolve(output))
+  },
+  'xstate.error.actor.approveVisit': async (h, { error }) => {
+    await act(async () => h.approveVisit.latest().answer.reject(error))
   },
   'xstate.done.actor.recordVisit': async (h, { output }) => {
     // One post per confirm, always with the checkout's key.
@@ -233,6 +289,11 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     for (const item of s.context.items) {
       expect(screen.getByLabelText(`Quantity of ${item.name}`)).toBeVisible()
     }
+    // A price above the catalogue's is warned of before anything is sent (issue 28).
+    const above = s.context.items.some(
+      (item) => item.price_cents > (item.catalogue_price_cents ?? 0),
+    )
+    expect(screen.queryByText(/a manager's approval will be needed\.$/) !== null).toBe(above)
     if (s.context.items.length > 0) expect(button('See points')).toBeEnabled()
     else expect(button('See points')).toBeDisabled()
     expect(screen.queryByRole('button', { name: 'Change patient' }) !== null).toBe(
@@ -244,7 +305,18 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
   'checkout.reviewing': (s) => {
     expect(screen.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
     expect(screen.getByText('HydraFacial earns points again on Jan 10, 2027.')).toBeVisible()
-    expect(screen.getByText(/This visit earns/)).toHaveTextContent('This visit earns 65 points')
+    const preview = s.context.preview
+    expect(screen.getByText(/This visit earns/)).toHaveTextContent(
+      `This visit earns ${preview?.points} points`,
+    )
+    if (preview?.approval_needed.length) {
+      if (s.context.approval) {
+        expect(screen.getByText('Approved by Morgan Manager.')).toBeVisible()
+      } else {
+        expect(screen.getByText("A manager's approval is needed")).toBeVisible()
+        expect(screen.getByText(f.approvalReason)).toBeVisible()
+      }
+    }
     const r = s.context.redemption
     const checked =
       r.kind === 'none' ? 'Nothing' : r.kind === 'points' ? 'Points' : new RegExp(`^${r.title}`)
@@ -252,9 +324,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     if (s.can({ type: 'review.submit' })) expect(button('Continue')).toBeEnabled()
     else {
       expect(button('Continue')).toBeDisabled()
-      expect(
-        screen.getByText('The patient can redeem at most 465 points at this visit.'),
-      ).toBeVisible()
+      expect(screen.getByText(redemptionProblem(s.context) ?? '')).toBeVisible()
     }
   },
   'checkout.consent.code.idle': (s) => {
@@ -267,6 +337,19 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     expectError(s)
   },
   'checkout.consent.code.sending': () => loading('Get code'),
+  'checkout.consent.code.checking': () => {
+    expect(screen.getByText('Checking the code…')).toBeVisible()
+    loading('Continue')
+  },
+  'checkout.approval.editing': (s) => {
+    expect(screen.getByRole('heading', { name: "A manager's approval" })).toBeVisible()
+    expect(screen.getByText(f.approvalReason)).toBeVisible()
+    expect(screen.queryByLabelText("Manager's password") !== null).toBe(!s.context.canApprove)
+    if (s.can({ type: 'approval.submit' })) expect(button('Approve')).toBeEnabled()
+    else expect(button('Approve')).toBeDisabled()
+    expectError(s)
+  },
+  'checkout.approval.requesting': () => loading('Approve'),
   'checkout.consent.code.sent.coolingDown': (s) => {
     expect(screen.getByLabelText('SMS code')).toBeVisible()
     expect(button(/^Resend code in \d+ s$/)).toBeDisabled()

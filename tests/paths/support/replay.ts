@@ -47,6 +47,8 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   revokeInvitation: { method: 'DELETE', url: /\/api\/personnel\/[^/]+$/ },
   previewVisit: { method: 'POST', url: /\/api\/visits\/preview$/ },
   recordVisit: { method: 'POST', url: /\/api\/visits$/ },
+  approveVisit: { method: 'POST', url: /\/api\/visits\/approval$/ },
+  checkCode: { method: 'POST', url: /\/api\/patients\/\d+\/redemption-code\/check$/ },
   undoVisit: { method: 'POST', url: /\/api\/visits\/\d+\/undo$/ },
   previewChunk: { method: 'POST', url: /\/api\/patients\/import\/preview$/ },
   importChunk: { method: 'POST', url: /\/api\/patients\/import$/ },
