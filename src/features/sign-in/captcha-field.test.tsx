@@ -25,13 +25,17 @@ describe('the human check on a prerendered page', () => {
     const recoverable = vi.fn()
     // Testing Library sets this around its own renders; hydrateRoot is called directly here.
     vi.stubGlobal('IS_REACT_ACT_ENVIRONMENT', true)
+    let root: ReturnType<typeof hydrateRoot> | undefined
     await act(async () => {
-      hydrateRoot(container, <MantineProvider env="test">{field}</MantineProvider>, {
+      root = hydrateRoot(container, <MantineProvider env="test">{field}</MantineProvider>, {
         onRecoverableError: recoverable,
       })
     })
     expect(recoverable).not.toHaveBeenCalled()
     expect(await screen.findByText('Human check')).toBeInTheDocument()
+    // Unmounted here, as Testing Library does with its own roots: a root left mounted would let
+    // React render (the lazy hCaptcha arriving) after the file's window is gone.
+    act(() => root?.unmount())
     container.remove()
     vi.unstubAllGlobals()
   })
