@@ -58,6 +58,15 @@ function statusOf(error: ApiError): PageStatus {
 export function patientPageRoutes(ctx: ServerContext) {
   const limitOffer = offerLimiter(ctx)
   const unsubscribeLimiter = createRateLimiter(ctx.rateLimitStore)
+  /** Whether this address may use the unsubscribe page's forms now (one budget for both). */
+  const unsubscribeAllowed = async (c: Context) =>
+    (
+      await unsubscribeLimiter.consume(
+        `unsubscribe-page:ip:${ctx.clientIp(c)}`,
+        ONE_CLICK_LIMIT,
+        ctx.now().getTime(),
+      )
+    ).allowed
 
   async function offerView(c: Context<AppEnv>, token: string, error?: ApiError) {
     try {
@@ -80,12 +89,7 @@ export function patientPageRoutes(ctx: ServerContext) {
     )
     .post('/unsubscribe/:id', async (c) => {
       const id = c.req.param('id')
-      const decision = await unsubscribeLimiter.consume(
-        `unsubscribe-page:ip:${ctx.clientIp(c)}`,
-        ONE_CLICK_LIMIT,
-        ctx.now().getTime(),
-      )
-      if (!decision.allowed) {
+      if (!(await unsubscribeAllowed(c))) {
         return page(
           c,
           unsubscribedPage(id, { ok: false, message: ONE_CLICK_MESSAGES.tooMany }),
@@ -100,12 +104,7 @@ export function patientPageRoutes(ctx: ServerContext) {
       // "Subscribe again" (issue 28): the patient of the link is subscribed again, once; the
       // change is in the practice's activity log, with no staff member (the patient did it).
       const id = c.req.param('id')
-      const decision = await unsubscribeLimiter.consume(
-        `unsubscribe-page:ip:${ctx.clientIp(c)}`,
-        ONE_CLICK_LIMIT,
-        ctx.now().getTime(),
-      )
-      if (!decision.allowed) {
+      if (!(await unsubscribeAllowed(c))) {
         return page(
           c,
           resubscribedPage(id, { ok: false, message: ONE_CLICK_MESSAGES.tooMany }),
