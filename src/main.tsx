@@ -34,6 +34,8 @@ void router.load().finally(() => {
     whenPageMounted(() => {
       adoptTypedValues(root)
       resendHeldSubmit(held)
+      // The markup is React's now: a click on a select opens it (before, it went to dead markup).
+      root.removeAttribute(PRERENDERED_ATTRIBUTE)
     })
     startTransition(() => {
       hydrateRoot(root, <App router={router} />)

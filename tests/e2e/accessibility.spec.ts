@@ -11,6 +11,7 @@ import {
   axeViolations,
   DEMO,
   expect,
+  interactive,
   storeSession,
   test,
   waitForMessage,
@@ -41,6 +42,7 @@ const button = (page: Page, name: string) => page.getByRole('button', { name, ex
 const field = (page: Page, name: RegExp) => page.getByRole('textbox', { name })
 
 async function choose(page: Page, label: RegExp, option: string) {
+  await interactive(page)
   await page.getByRole('combobox', { name: label }).click()
   await page.getByRole('option', { name: option, exact: true }).click()
 }

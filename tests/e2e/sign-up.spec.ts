@@ -1,90 +1,24 @@
-import type { APIRequestContext, Page } from '@playwright/test'
-import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
+import type { Page } from '@playwright/test'
 import { axeViolations, expect, test, waitForMessage } from './support/fixtures.ts'
 import { shot } from './support/screens.ts'
+import {
+  button,
+  choose,
+  field,
+  fillCard,
+  fillClientDetails,
+  openWizard,
+  passClientDetails,
+  signAgreement,
+  newPerson as somePerson,
+  stepHeading,
+} from './support/wizard.ts'
 
 /** A person who signs up; unique per test so that every availability check passes. */
-type Person = { first: string; last: string; phone: string; email: string; password: string }
-
-function newPerson(first = 'Ann', last = 'Smith'): Person {
-  const id = `${Date.now() % 10_000_000}${Math.floor(Math.random() * 1000)}`.slice(-7)
-  return {
-    first,
-    last,
-    phone: nanpTestPhone(`555${id.padStart(7, '0')}`),
-    email: `${first.toLowerCase()}.${id}@example.com`,
-    password: 'Glow!Pass123',
-  }
-}
-
-const field = (page: Page, name: RegExp) => page.getByRole('textbox', { name })
-const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true })
-const stepHeading = (page: Page, name: string) => page.getByRole('heading', { level: 2, name })
-
-async function choose(page: Page, label: RegExp, option: string) {
-  const box = page.getByRole('combobox', { name: label })
-  if ((await box.inputValue()) === option) return
-  await box.click()
-  await page.getByRole('option', { name: option, exact: true }).click()
-  await expect(box).toHaveValue(option)
-}
+const newPerson = (first?: string, last?: string) => somePerson(first, last, '555')
 
 async function expectAccessible(page: Page) {
   expect(await axeViolations(page)).toEqual([])
-}
-
-/** Opens the wizard afresh (no progress from an earlier test in this browser). */
-async function openWizard(page: Page) {
-  await page.goto('/signup')
-  await page.evaluate(() => window.sessionStorage.clear())
-  await page.reload()
-  await expect(stepHeading(page, 'Client Information')).toBeVisible()
-}
-
-async function fillClientDetails(page: Page, person: Person) {
-  await choose(page, /^Title/, 'Dr.')
-  await field(page, /^First name/).fill(person.first)
-  await field(page, /^Last name/).fill(person.last)
-  await field(page, /^Phone number/).fill(person.phone)
-  await field(page, /^Email/).fill(person.email)
-  await field(page, /^Password/).fill(person.password)
-  await field(page, /^Confirm password/).fill(person.password)
-  await choose(page, /^Position/, 'Provider')
-}
-
-/** Step 1 with the code texted to the phone (read from the outbox), then Continue. */
-async function passClientDetails(page: Page, request: APIRequestContext, person: Person) {
-  await fillClientDetails(page, person)
-  await expect(button(page, 'Continue')).toBeDisabled()
-  const asked = new Date(Date.now() - 1000)
-  await button(page, 'Get Code').click()
-  await expect(page.getByText('Confirmation Code is sent')).toBeVisible()
-  await expect(page.getByText(/You can ask for a new code in \d+ s/)).toBeVisible()
-  const sms = await waitForMessage(request, 'sms', `+1${person.phone}`, { after: asked })
-  expect(sms.code).toMatch(/^\d{6}$/)
-  await field(page, /^Confirmation code/).fill(sms.code ?? '')
-  await button(page, 'Verify Code').click()
-  await expect(page.getByText('Phone number verified')).toBeVisible()
-  await expect(field(page, /^Phone number/)).not.toBeEditable()
-  await button(page, 'Continue').click()
-}
-
-/** Signs the Business Associates Agreement (accepting it takes the signature) and comes back. */
-async function signAgreement(page: Page) {
-  await page.getByRole('button', { name: 'Business Associates Agreement' }).click()
-  await field(page, /^Signature/).fill('Ann Smith')
-  await field(page, /^Signer's name/).fill('Ann Smith')
-  await button(page, 'Sign').click()
-  await button(page, 'Back to Billing Information').click()
-  await expect(page.getByRole('checkbox', { name: /Business Associates Agreement/ })).toBeChecked()
-}
-
-async function fillCard(page: Page, number: string) {
-  await page.getByLabel(/^Card number/).fill(number)
-  await choose(page, /^Expiration month/, '12')
-  await choose(page, /^Expiration year/, '2030')
-  await page.getByLabel(/^CVV/).fill('123')
-  await field(page, /^Cardholder name/).fill('Ann Smith')
 }
 
 // Folded into the QA path replay (tests/flows/sign-up/browser.spec.ts, issue 27): a declined card

@@ -96,6 +96,15 @@ export async function storeSession(page: Page, session: unknown, remember = fals
 }
 
 /**
+ * Waits until a prerendered page is React's (src/main.tsx drops `data-prerendered` from the root
+ * once the hydrated page is mounted). Typing and sending a form before that are kept by the page;
+ * a click that opens a select is not, so pickers wait for this first.
+ */
+export async function interactive(page: Page) {
+  await expect(page.locator('#root[data-prerendered]')).toHaveCount(0)
+}
+
+/**
  * Waits until the page has settled, as a person would see it: nothing loading (no loader, no
  * visible skeleton, nothing `aria-busy`, no "Please wait...") and no transition or animation still
  * running (a dialog fading in, a menu sliding down). Waits on what the page shows, never a delay.

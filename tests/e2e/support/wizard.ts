@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
-import { expect, waitForMessage } from './fixtures.ts'
+import { expect, interactive, waitForMessage } from './fixtures.ts'
 
 /** A person who signs up; unique per call so that every availability check passes. */
 export type Person = { first: string; last: string; phone: string; email: string; password: string }
@@ -30,6 +30,7 @@ export const stepHeading = (page: Page, name: string) =>
 export async function choose(page: Page, label: RegExp, option: string) {
   const box = page.getByRole('combobox', { name: label })
   if ((await box.inputValue()) === option) return
+  await interactive(page)
   await box.click()
   await page.getByRole('option', { name: option, exact: true }).click()
   await expect(box).toHaveValue(option)
@@ -58,12 +59,16 @@ export async function fillClientDetails(page: Page, person: Person) {
 /** Get Code, the code from the outbox, Verify Code: the phone is verified. */
 export async function verifyPhone(page: Page, request: APIRequestContext, phone: string) {
   const asked = new Date(Date.now() - 1000)
+  await expect(button(page, 'Continue')).toBeDisabled()
   await button(page, 'Get Code').click()
   await expect(page.getByText('Confirmation Code is sent')).toBeVisible()
+  await expect(page.getByText(/You can ask for a new code in \d+ s/)).toBeVisible()
   const sms = await waitForMessage(request, 'sms', `+1${phone}`, { after: asked })
+  expect(sms.code).toMatch(/^\d{6}$/)
   await field(page, /^Confirmation code/).fill(sms.code ?? '')
   await button(page, 'Verify Code').click()
   await expect(page.getByText('Phone number verified')).toBeVisible()
+  await expect(field(page, /^Phone number/)).not.toBeEditable()
 }
 
 /** Step 1 with a verified phone, then Continue to step 2. */

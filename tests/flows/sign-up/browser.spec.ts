@@ -11,7 +11,7 @@ import { regionsFor } from '#domain/regions.ts'
 import type { SignUpStep } from '#domain/sign-up/progress.ts'
 import type { SignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 import type { SignUpSnapshot } from '#machines/sign-up/sign-up.selectors.ts'
-import { axeViolations, expect } from '#tests/e2e/support/fixtures.ts'
+import { axeViolations, expect, interactive } from '#tests/e2e/support/fixtures.ts'
 import {
   expectPhone,
   type PhoneContext,
@@ -75,6 +75,7 @@ async function setText(locator: Locator, value: string) {
 async function choose(context: Context, label: RegExp, option: string) {
   const box = context.page.getByRole('combobox', { name: label })
   if ((await box.isDisabled({ timeout: 10_000 })) || (await box.inputValue()) === option) return
+  await interactive(context.page)
   await box.click()
   await context.page.getByRole('option', { name: option, exact: true }).click()
   await expect(box).toHaveValue(option)
