@@ -13,6 +13,7 @@
  * The journeys (tests/e2e) and the QA path replay (tests/paths) share this and the build.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -57,14 +58,33 @@ export function remoteHostArgs(workers: number): string[] {
   ]
 }
 
+/** The environment variable that names the template PostgreSQL database, when the servers use one. */
+export const PG_TEMPLATE_ENV = 'GLOW_E2E_PG_TEMPLATE'
+
+/**
+ * The PostgreSQL server the browser stages' servers use, when there is one: TEST_DATABASE_URL
+ * (`.ci/run` sets it when the local PostgreSQL answers). A native PostgreSQL answers the journeys'
+ * queries for a fraction of the CPU that PGlite (PostgreSQL compiled to WebAssembly, in the
+ * server's own thread) takes, and the two cores are what the browser stages wait on (decision
+ * record 013). Without one, PGlite in the data folder, as `npm start` runs.
+ */
+function postgresBaseUrl(): string | undefined {
+  return process.env.E2E_DATABASE === 'pglite'
+    ? undefined
+    : process.env.TEST_DATABASE_URL || undefined
+}
+
 /** The server's environment: test mode on loopback, with the per-address limits of public calls lifted. */
-function serverEnv(port: number, dataDir: string): NodeJS.ProcessEnv {
+function serverEnv(port: number, dataDir: string, databaseUrl = ''): NodeJS.ProcessEnv {
   return {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
+    // Set either way, so that a DATABASE_URL of the shell never gives every worker one database.
+    DATABASE_URL: databaseUrl,
+    DATABASE_OWNER_URL: '',
     NODE_ENV: 'test',
     SERVE_DIST: 'dist',
     HCAPTCHA_SITEKEY: TEST_SITE_KEY,
@@ -106,11 +126,11 @@ function readLog(path: string): string {
 }
 
 /** A server process on `dataDir`, answering on `port`; resolves once it is healthy. */
-async function startServerProcess(port: number, dataDir: string, log: string) {
+async function startServerProcess(port: number, dataDir: string, log: string, databaseUrl = '') {
   mkdirSync(resolve('.tmp/servers'), { recursive: true })
   const out = createWriteStream(log)
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-    env: serverEnv(port, dataDir),
+    env: serverEnv(port, dataDir, databaseUrl),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   child.stdout?.pipe(out)
@@ -143,17 +163,28 @@ export async function prepareServerTemplate(): Promise<() => Promise<void>> {
   await ensureBuilt()
   const template = mkdtempSync(join(tmpdir(), 'glow-e2e-template-'))
   const started = performance.now()
+  const base = postgresBaseUrl()
+  const { createDatabase, databaseUrl, dropDatabase } = await import(
+    '#server/testing/db-templates.ts'
+  )
+  const pgTemplate = base ? `glow_e2e_${randomBytes(4).toString('hex')}` : undefined
+  if (base && pgTemplate) await createDatabase(base, pgTemplate)
   const server = await startServerProcess(
     workerPort(0),
     template,
     resolve('.tmp/servers/template.log'),
+    base && pgTemplate ? databaseUrl(base, pgTemplate) : '',
   )
   await server.stop()
   console.log(
-    `Seeded the servers' data folder in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+    `Seeded the servers' data folder${pgTemplate ? ` and database ${pgTemplate}` : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s.`,
   )
   process.env[TEMPLATE_ENV] = template
-  return async () => rmSync(template, { recursive: true, force: true })
+  if (pgTemplate) process.env[PG_TEMPLATE_ENV] = pgTemplate
+  return async () => {
+    rmSync(template, { recursive: true, force: true })
+    if (base && pgTemplate) await dropDatabase(base, pgTemplate)
+  }
 }
 
 /** Starts worker slot `parallelIndex`'s server on a copy of the template. */
@@ -162,23 +193,43 @@ export async function startWorkerServer(parallelIndex: number) {
   if (!template) throw new Error(`${TEMPLATE_ENV} is not set: the global setup did not run`)
   const dataDir = mkdtempSync(join(tmpdir(), `glow-e2e-${parallelIndex}-`))
   cpSync(template, dataDir, { recursive: true })
+  // With PostgreSQL, the worker's database is a copy of the template database.
+  const base = postgresBaseUrl()
+  const templateName = process.env[PG_TEMPLATE_ENV]
+  const { createDatabase, databaseUrl, dropDatabase } = await import(
+    '#server/testing/db-templates.ts'
+  )
+  const name =
+    base && templateName
+      ? `${templateName}_w${parallelIndex}_${randomBytes(3).toString('hex')}`
+      : undefined
+  const drop = async () => {
+    rmSync(dataDir, { recursive: true, force: true })
+    if (base && name) await dropDatabase(base, name)
+  }
   const port = workerPort(parallelIndex)
   try {
+    let workerUrl = ''
+    if (base && name && templateName) {
+      await createDatabase(base, name, templateName)
+      workerUrl = databaseUrl(base, name)
+    }
     const server = await startServerProcess(
       port,
       dataDir,
       resolve(`.tmp/servers/worker-${parallelIndex}.log`),
+      workerUrl,
     )
     return {
       url: server.url,
       port,
       async stop() {
         await server.stop()
-        rmSync(dataDir, { recursive: true, force: true })
+        await drop()
       },
     }
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true })
+    await drop()
     throw error
   }
 }
