@@ -83,9 +83,13 @@ export async function apiSignIn(
   return session
 }
 
-/** Stores a session the way the SPA does (sessionStorage, or localStorage with Remember me). */
+/**
+ * Stores a session the way the SPA does (sessionStorage, or localStorage with Remember me). The
+ * storage belongs to the app's origin, so it is written on a static file of that origin (the
+ * favicon): no app to load and render before the page the journey opens next.
+ */
 export async function storeSession(page: Page, session: unknown, remember = false) {
-  await page.goto('/404')
+  await page.goto('/favicon.svg')
   await page.evaluate(
     ([value, useLocal]) => {
       const storage = useLocal ? window.localStorage : window.sessionStorage
