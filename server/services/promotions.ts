@@ -7,7 +7,7 @@
  */
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import { hasValue, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
+import { hasValue, OFFER_VALUE_MESSAGES, offerValueWords } from '#domain/offer-value.ts'
 import {
   claimStatus,
   EMPTY_FUNNEL,
@@ -214,6 +214,29 @@ export async function listPromotions(
 }
 
 const toDate = (value: string | null) => (value === null ? null : new Date(value))
+
+/**
+ * An offer's value in words with its procedures' names ("$50.00 off HydraFacial"), for the
+ * offer's e-mail and page (issue 28); null for an offer without value.
+ */
+export async function offerValueText(
+  db: Executor,
+  offer: Pick<PromotionRow, 'discount_cents' | 'discount_percent' | 'procedure_ids'>,
+): Promise<string | null> {
+  if (!hasValue(offer)) return null
+  const rows =
+    offer.procedure_ids.length === 0
+      ? []
+      : await db
+          .select({ id: procedures.id, name: procedures.name })
+          .from(procedures)
+          .where(inArray(procedures.id, offer.procedure_ids))
+  const names = new Map(rows.map((row) => [row.id, row.name]))
+  return offerValueWords(
+    offer,
+    offer.procedure_ids.flatMap((id) => names.get(id) ?? []),
+  )
+}
 
 /**
  * Checks that an offer's procedures are the practice's (422 naming `procedure_ids` otherwise):
