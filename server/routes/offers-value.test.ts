@@ -260,6 +260,11 @@ describe.each(testBackends())('offers with value on $name', (backend) => {
     })
     expect(away.status).toBe(409)
     expect(await messageOf(away)).toBe(OFFER_VALUE_MESSAGES.valueAtCheckout('HydraFacial only'))
+    const spec = await send(`/api/promotions/redeemed/${offer.id}`, 'PUT', {
+      patient_id: patient.id,
+    })
+    expect(spec.status).toBe(409)
+    expect(await messageOf(spec)).toBe(OFFER_VALUE_MESSAGES.valueAtCheckout('HydraFacial only'))
   })
 
   it('takes a percentage off every procedure line, in whole cents', async () => {
