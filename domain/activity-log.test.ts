@@ -42,6 +42,15 @@ describe('the activity log in words', () => {
     expect(
       describeActivity('visit.recorded', { earned: 120, redeemed: 500, bonus: 0 }, names),
     ).toBe("Alex O'Hara recorded a visit for Jamie Lopez: 120 points earned, 500 points redeemed.")
+    expect(
+      describeActivity(
+        'visit.recorded',
+        { earned: 149, discount_cents: 5000, promotion_id: 3, title: '$50 off HydraFacial' },
+        names,
+      ),
+    ).toBe(
+      "Alex O'Hara recorded a visit for Jamie Lopez: 149 points earned, $50.00 off with the offer “$50 off HydraFacial”.",
+    )
     expect(describeActivity('permission.refused', { permission: 'points.adjust' }, names)).toBe(
       "Alex O'Hara was refused: Only a manager or an admin can adjust or reverse points.",
     )

@@ -93,6 +93,8 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '')
 /** An offer's title as the audit details keep it, quoted. */
 const offer = (details: Record<string, unknown>) =>
   text(details.title) ? `“${text(details.title)}”` : 'an offer'
+const dollars = (cents: number) =>
+  (cents / 100).toLocaleString('en-US', { style: 'currency', currency: 'USD' })
 const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`)
 
 /** The rules' names in the audit details (`*_before`/`*_after`), in words. */
@@ -221,6 +223,12 @@ export function describeActivity(
         num(details.earned) ? `${points(num(details.earned))} earned` : '',
         num(details.redeemed) ? `${points(num(details.redeemed))} redeemed` : '',
         num(details.bonus) ? `${points(num(details.bonus))} bonus` : '',
+        // Issue 28: an offer with value, and what it took off the visit.
+        num(details.discount_cents)
+          ? `${dollars(num(details.discount_cents))} off with the offer ${offer(details)}`
+          : details.promotion_id
+            ? `the offer ${offer(details)} redeemed`
+            : '',
       ].filter(Boolean)
       const approval = details.member
         ? ` (approved by ${member}${text(details.approval_reason) ? `: ${text(details.approval_reason)}` : ''})`

@@ -24,6 +24,8 @@ export const OfferAnswerSchema = v.object({
     points_cost: v.number(),
     bonus_points: v.number(),
     ends_at: v.nullable(v.string()),
+    /** Its value in words, "$50.00 off HydraFacial" (issue 28), or null. */
+    value: v.optional(v.nullable(v.string())),
   }),
   state: v.picklist(OFFER_STATES),
   /** Why a claim is not possible now (ended, limit reached…); null when it is, or was claimed. */
@@ -43,6 +45,7 @@ function pointsText(count: number): string {
  */
 export function offerTerms(offer: OfferAnswer['offer']): string {
   return [
+    ...(offer.value ? [offer.value] : []),
     offer.points_cost > 0 ? `Costs ${pointsText(offer.points_cost)}` : 'Free',
     ...(offer.bonus_points > 0 ? [`earns ${pointsText(offer.bonus_points)}`] : []),
     ...(offer.ends_at ? [`ends ${endDate.format(new Date(offer.ends_at))}`] : []),

@@ -246,6 +246,11 @@ export const PromotionSchema = v.object({
   points_cost: v.optional(v.number(), 0),
   starts_at: v.nullable(IsoDate),
   ends_at: v.nullable(IsoDate),
+  /** The offer's value (issue 28): an amount off a visit, or a percentage off each line. */
+  discount_cents: v.optional(v.nullable(v.number())),
+  discount_percent: v.optional(v.nullable(v.number())),
+  /** The procedures its value applies to (empty: any procedure). */
+  procedure_ids: v.optional(v.array(v.number())),
 })
 export type Promotion = v.InferOutput<typeof PromotionSchema>
 

@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { IdempotencyKeySchema, LedgerEntrySchema } from '#domain/ledger.ts'
+import { MAX_DISCOUNT_CENTS, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
 import { MAX_STORED_INTEGER, PatientPromotionSchema } from '#domain/practice-data.ts'
 import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
 import { OverrideInputSchema, VerificationInputSchema } from '#domain/visits.ts'
@@ -143,6 +144,45 @@ const codeField = v.nullable(
   ),
 )
 
+/** An offer's value (issue 28): an amount or a percentage off, and the procedures it is for. */
+const discountCents = v.nullable(
+  v.pipe(
+    v.number(OFFER_VALUE_MESSAGES.discountCents),
+    v.integer(OFFER_VALUE_MESSAGES.discountCents),
+    v.minValue(1, OFFER_VALUE_MESSAGES.discountCents),
+    v.maxValue(MAX_DISCOUNT_CENTS, OFFER_VALUE_MESSAGES.discountCents),
+  ),
+)
+const discountPercent = v.nullable(
+  v.pipe(
+    v.number(OFFER_VALUE_MESSAGES.discountPercent),
+    v.integer(OFFER_VALUE_MESSAGES.discountPercent),
+    v.minValue(1, OFFER_VALUE_MESSAGES.discountPercent),
+    v.maxValue(100, OFFER_VALUE_MESSAGES.discountPercent),
+  ),
+)
+const procedureIds = v.pipe(
+  v.array(
+    v.pipe(
+      v.number(OFFER_VALUE_MESSAGES.procedureIds),
+      v.integer(OFFER_VALUE_MESSAGES.procedureIds),
+      v.minValue(1, OFFER_VALUE_MESSAGES.procedureIds),
+      v.maxValue(MAX_STORED_INTEGER, OFFER_VALUE_MESSAGES.procedureIds),
+    ),
+    OFFER_VALUE_MESSAGES.procedureIds,
+  ),
+  v.maxLength(100, OFFER_VALUE_MESSAGES.procedureIdsLength),
+  v.transform((ids) => [...new Set(ids)]),
+)
+
+/** Whether at most one of the two discounts is given. */
+export function oneDiscount(p: {
+  discount_cents?: number | null | undefined
+  discount_percent?: number | null | undefined
+}): boolean {
+  return (p.discount_cents ?? null) === null || (p.discount_percent ?? null) === null
+}
+
 /** Whether an end comes after a start (either missing: yes). */
 export function endsAfterStart(
   startsAt: string | null | undefined,
@@ -162,6 +202,9 @@ const promotionFields = {
   max_redemptions: v.optional(maxRedemptions, null),
   per_patient_limit: v.optional(perPatientLimit, 1),
   code: v.optional(codeField, null),
+  discount_cents: v.optional(discountCents, null),
+  discount_percent: v.optional(discountPercent, null),
+  procedure_ids: v.optional(procedureIds, []),
 }
 
 /** `POST /promotions`: a new draft. */
@@ -170,6 +213,10 @@ export const PromotionInputSchema = v.pipe(
   v.forward(
     v.check((p) => endsAfterStart(p.starts_at, p.ends_at), PROMOTION_MESSAGES.endAfterStart),
     ['ends_at'],
+  ),
+  v.forward(
+    v.check((p) => oneDiscount(p), OFFER_VALUE_MESSAGES.discountBoth),
+    ['discount_percent'],
   ),
 )
 export type PromotionInput = v.InferOutput<typeof PromotionInputSchema>
@@ -186,10 +233,17 @@ export const PromotionChangeSchema = v.pipe(
     max_redemptions: v.optional(maxRedemptions),
     per_patient_limit: v.optional(perPatientLimit),
     code: v.optional(codeField),
+    discount_cents: v.optional(discountCents),
+    discount_percent: v.optional(discountPercent),
+    procedure_ids: v.optional(procedureIds),
   }),
   v.forward(
     v.check((p) => endsAfterStart(p.starts_at, p.ends_at), PROMOTION_MESSAGES.endAfterStart),
     ['ends_at'],
+  ),
+  v.forward(
+    v.check((p) => oneDiscount(p), OFFER_VALUE_MESSAGES.discountBoth),
+    ['discount_percent'],
   ),
 )
 export type PromotionChange = v.InferOutput<typeof PromotionChangeSchema>
@@ -254,6 +308,12 @@ export const PromotionDetailSchema = v.object({
   max_redemptions: v.nullable(v.number()),
   per_patient_limit: v.number(),
   code: v.nullable(v.string()),
+  /** The amount the offer takes off a visit, once, in cents (issue 28), or null. */
+  discount_cents: v.nullable(v.number()),
+  /** The percentage it takes off each matching line, or null. */
+  discount_percent: v.nullable(v.number()),
+  /** The procedures its discount applies to (empty: any procedure). */
+  procedure_ids: v.array(v.number()),
   status: v.picklist(PROMOTION_STATUSES),
   published_at: v.nullable(v.string()),
   ended_at: v.nullable(v.string()),

@@ -45,7 +45,7 @@ export const VISIT_MESSAGES = {
   /** A code sent for another amount than the one redeemed (issue 28). */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,
-  codeAmountNeeded: 'Please say what the code is for: points or promotion_id.',
+  codeAmountNeeded: 'Please say what the code is for: points, promotion_id or both.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',
   codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',
@@ -89,6 +89,8 @@ export const VISIT_MESSAGES = {
   approverNotManager:
     "Only a manager or an admin of this practice can approve a price above the catalogue's or points above the programme's ceiling.",
   pointsOrPromotion: 'A redemption needs either points or promotion_id.',
+  /** A visit's redemption may take both (issue 28). */
+  pointsOrPromotionOrBoth: 'A redemption needs points, promotion_id or both.',
 } as const
 
 const Id = (label: string) =>
@@ -217,10 +219,18 @@ const onePointsOrPromotion = (r: {
   promotion_id?: number | undefined
 }) => (r.points === undefined) !== (r.promotion_id === undefined)
 
-/** The redemption of a visit. */
+const pointsOrPromotionOrBoth = (r: {
+  points?: number | undefined
+  promotion_id?: number | undefined
+}) => r.points !== undefined || r.promotion_id !== undefined
+
+/**
+ * The redemption of a visit: points, a claimed offer, or both (issue 28: an offer's discount and
+ * points for a reward at the same visit), with one consent for the two.
+ */
 export const VisitRedemptionInputSchema = v.pipe(
   v.object(RedemptionFields),
-  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.pointsOrPromotion),
+  v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.pointsOrPromotionOrBoth),
 )
 export type VisitRedemptionInput = v.InferOutput<typeof VisitRedemptionInputSchema>
 
@@ -250,10 +260,31 @@ export const VisitLineSchema = v.object({
   name: v.string(),
   quantity: v.number(),
   unit_price_cents: v.number(),
+  /** What the visit's offer takes off the line, in cents (issue 28); 0 or absent: nothing. */
+  discount_cents: v.optional(v.number()),
   points: v.number(),
   refused: v.nullable(v.object({ reason: v.string(), opens_on: v.string() })),
 })
 export type VisitLine = v.InferOutput<typeof VisitLineSchema>
+
+/**
+ * What an offer the patient claimed would do to the previewed visit (issue 28), worked out by
+ * the server: each line's discount and points, the total to pay and the points earned, or why
+ * it cannot be redeemed with these lines.
+ */
+export const OfferValuationSchema = v.object({
+  promotion_id: v.number(),
+  title: v.string(),
+  /** The offer's value in words ("$50.00 off HydraFacial"). */
+  value: v.string(),
+  lines: v.array(v.object({ discount_cents: v.number(), points: v.number() })),
+  discount_cents: v.number(),
+  total_cents: v.number(),
+  points: v.number(),
+  /** Why this visit cannot redeem it (no line it applies to), else null. */
+  problem: v.nullable(v.string()),
+})
+export type OfferValuation = v.InferOutput<typeof OfferValuationSchema>
 
 /** `POST /visits/preview` answers. */
 export const VisitPreviewSchema = v.object({
@@ -270,6 +301,8 @@ export const VisitPreviewSchema = v.object({
    * points above the ceiling); empty when it needs none.
    */
   approval_needed: v.array(v.string()),
+  /** The patient's claimed offers with value, as each would lower this visit (issue 28). */
+  offer_values: v.optional(v.array(OfferValuationSchema)),
 })
 export type VisitPreview = v.InferOutput<typeof VisitPreviewSchema>
 
@@ -278,7 +311,10 @@ export const VisitSchema = v.object({
   id: v.number(),
   patient_id: v.number(),
   appointment_id: v.nullable(v.number()),
+  /** What the patient pays: the lines less the offer's discount (issue 28). */
   total_cents: v.number(),
+  /** What the redeemed offer took off, in cents (0 or absent: nothing). */
+  discount_cents: v.optional(v.number()),
   created_at: v.string(),
   undo_until: v.string(),
   /** When the visit was undone (its entries reversed), else null. */
@@ -329,7 +365,7 @@ export const RedemptionCodeInputSchema = v.pipe(
     points: RedemptionFields.points,
     promotion_id: RedemptionFields.promotion_id,
   }),
-  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+  v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.codeAmountNeeded),
 )
 export type RedemptionCodeInput = v.InferOutput<typeof RedemptionCodeInputSchema>
 
@@ -340,7 +376,7 @@ export const RedemptionCodeCheckSchema = v.pipe(
     points: RedemptionFields.points,
     promotion_id: RedemptionFields.promotion_id,
   }),
-  v.check((r) => onePointsOrPromotion(r), VISIT_MESSAGES.codeAmountNeeded),
+  v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.codeAmountNeeded),
 )
 export type RedemptionCodeCheck = v.InferOutput<typeof RedemptionCodeCheckSchema>
 

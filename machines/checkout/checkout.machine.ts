@@ -2,6 +2,7 @@ import { and, assign, fromPromise, not, setup } from 'xstate'
 import type {
   ApprovalAnswer,
   ApprovalRequest,
+  OfferValuation,
   VisitAnswer,
   VisitInput,
   VisitPreview,
@@ -29,14 +30,26 @@ export type CheckoutItem = {
   catalogue_price_cents?: number
 }
 
-/** A promotion the patient claimed and may redeem at this visit: its bonus and the points it costs. */
-export type ClaimedOffer = { promotion_id: number; title: string; bonus: number; cost: number }
+/**
+ * A promotion the patient claimed and may redeem at this visit: its bonus and the points it
+ * costs, and for an offer with value (issue 28) what the server says it does to these lines.
+ */
+export type ClaimedOffer = {
+  promotion_id: number
+  title: string
+  bonus: number
+  cost: number
+  value?: OfferValuation | null
+}
 
-/** What the visit redeems: nothing, a number of points, or a claimed promotion. */
+/**
+ * What the visit redeems: nothing, a number of points, or a claimed promotion, with points for a
+ * reward as well (issue 28: an offer and points at the same visit).
+ */
 export type CheckoutRedemption =
   | { kind: 'none' }
   | { kind: 'points'; points: number }
-  | { kind: 'promotion'; promotion_id: number; title: string }
+  | { kind: 'promotion'; promotion_id: number; title: string; points?: number }
 
 /** The preview step's answer: the server's points preview and the patient's claimed offers. */
 export type CheckoutPreview = { preview: VisitPreview; offers: ClaimedOffer[] }
@@ -122,16 +135,37 @@ export type CheckoutEvent =
   | { type: 'visit.confirm' }
   | { type: 'visit.undo' }
 
-/** The points a redemption spends: the number asked, or the claimed offer's cost. */
+/** The points a redemption spends: the number asked, the claimed offer's cost, or both. */
 export function redemptionPoints(
   redemption: CheckoutRedemption,
   offers: readonly ClaimedOffer[] = [],
 ): number {
   if (redemption.kind === 'points') return redemption.points
   if (redemption.kind === 'promotion') {
-    return offers.find((offer) => offer.promotion_id === redemption.promotion_id)?.cost ?? 0
+    const cost = offers.find((offer) => offer.promotion_id === redemption.promotion_id)?.cost ?? 0
+    return cost + (redemption.points ?? 0)
   }
   return 0
+}
+
+/** The server's valuation of the chosen offer on these lines (issue 28), or null. */
+export function chosenValuation(
+  context: Pick<CheckoutContext, 'redemption' | 'offers'>,
+): OfferValuation | null {
+  const { redemption } = context
+  if (redemption.kind !== 'promotion') return null
+  return (
+    context.offers.find((offer) => offer.promotion_id === redemption.promotion_id)?.value ?? null
+  )
+}
+
+/** The claimed offers with the server's valuation of each on the previewed lines. */
+export function withValuations(preview: CheckoutPreview): ClaimedOffer[] {
+  const values = preview.preview.offer_values ?? []
+  return preview.offers.map((offer) => ({
+    ...offer,
+    value: values.find((value) => value.promotion_id === offer.promotion_id) ?? null,
+  }))
 }
 
 /**
@@ -150,7 +184,12 @@ export function needsConsent(
 
 /** What the code is asked for: the points of the redemption, or its offer. */
 export function codeAmount(redemption: CheckoutRedemption, offers: readonly ClaimedOffer[] = []) {
-  if (redemption.kind === 'promotion') return { promotion_id: redemption.promotion_id }
+  if (redemption.kind === 'promotion') {
+    return {
+      promotion_id: redemption.promotion_id,
+      ...(redemption.points ? { points: redemption.points } : {}),
+    }
+  }
   return { points: redemptionPoints(redemption, offers) }
 }
 
@@ -171,22 +210,34 @@ export function aboveCatalogue(item: CheckoutItem): boolean {
   return item.catalogue_price_cents !== undefined && item.price_cents > item.catalogue_price_cents
 }
 
-/** The most points this visit can redeem: the balance plus what the visit earns. */
-export function spendablePoints(preview: VisitPreview | null): number {
-  return preview ? preview.balance + preview.points : 0
+/**
+ * The most points this visit can redeem: the balance plus what the visit earns (after the
+ * chosen offer's discount, issue 28).
+ */
+export function spendablePoints(
+  preview: VisitPreview | null,
+  valuation: OfferValuation | null = null,
+): number {
+  return preview ? preview.balance + (valuation?.points ?? preview.points) : 0
 }
 
 /** Why the chosen redemption cannot be recorded, or null. */
 export function redemptionProblem(
-  context: Pick<CheckoutContext, 'preview' | 'redemption'>,
+  context: Pick<CheckoutContext, 'preview' | 'redemption'> &
+    Partial<Pick<CheckoutContext, 'offers'>>,
 ): string | null {
   const { redemption } = context
-  if (redemption.kind !== 'points') return null
-  if (!Number.isInteger(redemption.points) || redemption.points < 1) {
+  if (redemption.kind === 'none') return null
+  const valuation = chosenValuation({ redemption, offers: context.offers ?? [] })
+  // An offer whose procedures are not in the visit: the server's sentence (issue 28).
+  if (valuation?.problem) return valuation.problem
+  const asked = redemption.kind === 'points' ? redemption.points : (redemption.points ?? 0)
+  if (redemption.kind === 'promotion' && asked === 0) return null
+  if (!Number.isInteger(asked) || asked < 1) {
     return 'Please enter a whole number of points, at least 1.'
   }
-  const most = spendablePoints(context.preview)
-  if (redemption.points > most) {
+  const most = spendablePoints(context.preview, valuation)
+  if (asked > most) {
     return `The patient can redeem at most ${most.toLocaleString('en-US')} points at this visit.`
   }
   return null
@@ -228,7 +279,10 @@ export function visitRequest(context: CheckoutContext): VisitInput {
   const spend =
     redemption.kind === 'points'
       ? { points: redemption.points }
-      : { promotion_id: redemption.promotion_id }
+      : {
+          promotion_id: redemption.promotion_id,
+          ...(redemption.points ? { points: redemption.points } : {}),
+        }
   const consent =
     context.consent?.kind === 'override'
       ? { override: { reason: context.reason.trim() } }
@@ -421,7 +475,7 @@ export const checkoutMachine = setup({
           target: 'reviewing',
           actions: assign(({ event }) => ({
             preview: event.output.preview,
-            offers: event.output.offers,
+            offers: withValuations(event.output),
           })),
         },
         onError: {

@@ -1,6 +1,8 @@
 import type { SnapshotFrom } from 'xstate'
+import type { OfferValuation } from '#domain/visits.ts'
 import {
   type checkoutMachine,
+  chosenValuation,
   needsConsent,
   redemptionProblem,
   spendablePoints,
@@ -54,10 +56,27 @@ export function selectRedemptionProblem(snapshot: CheckoutSnapshot): string | nu
 
 /** The most points the visit can redeem. */
 export function selectSpendable(snapshot: CheckoutSnapshot): number {
-  return spendablePoints(snapshot.context.preview)
+  return spendablePoints(snapshot.context.preview, chosenValuation(snapshot.context))
 }
 
-/** The visit's total in cents, from the lines as entered. */
+/** What the chosen offer does to the lines, as the server worked it out (issue 28), or null. */
+export function selectValuation(snapshot: CheckoutSnapshot): OfferValuation | null {
+  return chosenValuation(snapshot.context)
+}
+
+/**
+ * The visit's total in cents: what the patient pays, the lines as entered less the chosen
+ * offer's discount (issue 28).
+ */
 export function selectTotalCents(snapshot: CheckoutSnapshot): number {
-  return snapshot.context.items.reduce((sum, item) => sum + item.quantity * item.price_cents, 0)
+  const lines = snapshot.context.items.reduce(
+    (sum, item) => sum + item.quantity * item.price_cents,
+    0,
+  )
+  return lines - (chosenValuation(snapshot.context)?.discount_cents ?? 0)
+}
+
+/** The points the visit earns: after the chosen offer's discount, else the preview's. */
+export function selectEarnedPoints(snapshot: CheckoutSnapshot): number {
+  return chosenValuation(snapshot.context)?.points ?? snapshot.context.preview?.points ?? 0
 }

@@ -366,6 +366,12 @@ export const promotions = pgTable(
     per_patient_limit: integer().notNull().default(1),
     /** Only patients who give this code may claim it (null: every patient). */
     code: text(),
+    /** The amount an offer takes off a visit, once (issue 28; null: none). */
+    discount_cents: integer(),
+    /** The percentage an offer takes off each matching line (1 to 100; null: none). */
+    discount_percent: integer(),
+    /** The procedures its discount applies to (empty: any procedure). */
+    procedure_ids: integer().array().notNull().default(sql`'{}'::integer[]`),
     published_at: instant(),
     ended_at: instant(),
     archived_at: instant(),
@@ -379,6 +385,10 @@ export const promotions = pgTable(
     check(
       'promotions_limits_check',
       sql`(${t.max_redemptions} is null or ${t.max_redemptions} > 0) and ${t.per_patient_limit} > 0`,
+    ),
+    check(
+      'promotions_discount_check',
+      sql`(${t.discount_cents} is null or ${t.discount_cents} > 0) and (${t.discount_percent} is null or ${t.discount_percent} between 1 and 100) and (${t.discount_cents} is null or ${t.discount_percent} is null)`,
     ),
   ],
 )
@@ -856,7 +866,10 @@ export const visits = pgTable(
       .references(() => patients.id, { onDelete: 'cascade' }),
     appointment_id: integer().references(() => appointments.id, { onDelete: 'set null' }),
     created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    /** What the patient pays: the lines' prices less the offer's discount (issue 28). */
     total_cents: integer().notNull(),
+    /** What the redeemed offer took off the visit, in cents (0: none). */
+    discount_cents: integer().notNull().default(0),
     idempotency_key: text().notNull(),
     /** The promotion the visit redeemed, if any (its claim goes back to claimed on undo). */
     redemption_promotion_id: integer(),
@@ -878,7 +891,7 @@ export const visits = pgTable(
       .on(t.appointment_id)
       .where(sql`${t.appointment_id} is not null and ${t.undone_at} is null`),
     index('visits_patient_idx').on(t.patient_id, t.created_at),
-    check('visits_total_check', sql`${t.total_cents} >= 0`),
+    check('visits_total_check', sql`${t.total_cents} >= 0 and ${t.discount_cents} >= 0`),
   ],
 )
 
@@ -900,6 +913,8 @@ export const visitItems = pgTable(
     name: text().notNull(),
     unit_price_cents: integer().notNull(),
     quantity: integer().notNull(),
+    /** What the visit's offer took off this line, in cents (issue 28; 0: none). */
+    discount_cents: integer().notNull().default(0),
     points: integer().notNull(),
     refused_reason: text(),
     refused_opens_on: date(),
@@ -912,6 +927,10 @@ export const visitItems = pgTable(
     check('visit_items_kind_check', sql`${t.kind} in ('procedure', 'product')`),
     check('visit_items_quantity_check', sql`${t.quantity} > 0`),
     check('visit_items_points_check', sql`${t.points} >= 0`),
+    check(
+      'visit_items_discount_check',
+      sql`${t.discount_cents} >= 0 and ${t.discount_cents}::bigint <= ${t.unit_price_cents}::bigint * ${t.quantity}`,
+    ),
   ],
 )
 

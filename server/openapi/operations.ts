@@ -723,7 +723,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/promotions': {
     summary: 'Create an offer',
     description:
-      'A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, and a code for a code-only offer. Manager, Admin. Audited.',
+      "A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, a code for a code-only offer, and its value (issue 28): `discount_cents` (an amount off a visit, once, never below $0) or `discount_percent` (1 to 100, off each matching line), not both, for `procedure_ids` (the practice's procedures; empty = any procedure). Manager, Admin. Audited.",
     tag: 'Promotions',
     responses: {
       201: { description: 'The draft.', json: PromotionDetailSchema },
@@ -1214,7 +1214,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/visits/preview': {
     summary: "Preview a visit's points",
     description:
-      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit). Writes nothing.",
+      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit), and `offer_values`: for each offer with value the patient has claimed, what it would take off each line, the total to pay, the points earned on it, or why it matches no line. Writes nothing.",
     tag: 'Visits',
     responses: {
       200: { description: 'The priced lines and the programme figures.', json: VisitPreviewSchema },
@@ -1239,7 +1239,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/visits': {
     summary: 'Record a visit',
     description:
-      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. The same idempotencyKey again answers the same visit and writes nothing.",
+      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The redemption may take `points`, `promotion_id` or both (one consent for both). An offer with value lowers its matching lines (worked out here, never taken from the request): the visit's `total_cents` is what the patient pays, `discount_cents` what the offer took off, and each discounted line earns points in proportion to what is paid for it; an offer whose procedures match no line is refused with 422. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. The same idempotencyKey again answers the same visit and writes nothing.",
     tag: 'Visits',
     responses: {
       201: {
@@ -1275,7 +1275,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/patients/:id/redemption-code': {
     summary: 'Text the patient a redemption code',
     description:
-      "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
+      "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), or both for a visit that redeems points and an offer together, with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
     tag: 'Visits',
     responses: {
       201: {
@@ -1305,7 +1305,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/patients/:id/redemptions': {
     summary: 'Redeem points or a promotion',
     description:
-      "Spends points for a reward, or a claimed promotion's points cost (then posts its bonus), with the same rules as a visit's redemption: the patient's code above the threshold or a manager's override with a reason; never below 0; the same idempotencyKey answers the same entry.",
+      "Spends points for a reward, or a claimed promotion's points cost (then posts its bonus), with the same rules as a visit's redemption: the patient's code above the threshold or a manager's override with a reason; never below 0; the same idempotencyKey answers the same entry. An offer with value (an amount or a percentage off) is redeemed only at a visit (POST /visits): here it is refused with 409.",
     tag: 'Visits',
     responses: {
       201: {

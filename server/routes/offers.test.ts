@@ -158,6 +158,30 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     expect((await send(999_999)).status).toBe(404)
   })
 
+  it('names the value of an offer with value in its e-mail (HTML and text), on its page and after the claim (issue 28)', async () => {
+    await addPatient('Val')
+    const id = await liveOffer({ title: 'Fifty off', bonus_points: 0, discount_cents: 5000 })
+    await send(id)
+    await t.deliver()
+    const [mail] = (await mailsOf('Lumen & Co: Fifty off')).filter((m) => m.to === `val@${domain}`)
+    expect(mail?.text).toContain('$50.00 off any procedure at your visit.')
+    expect(mail?.html).toContain('$50.00 off any procedure at your visit.')
+    const token = tokenFrom(mail?.link ?? null)
+    const shown = v.parse(OfferAnswerSchema, await (await t.request(`/api/offers/${token}`)).json())
+    expect(shown.offer.value).toBe('$50.00 off any procedure')
+    const page = await (await t.request(`/offers/${token}`)).text()
+    expect(page).toContain('$50.00 off any procedure · Free')
+    const claimed = v.parse(
+      OfferAnswerSchema,
+      await (await t.request(`/api/offers/${token}/claim`, { method: 'POST' })).json(),
+    )
+    expect(claimed).toMatchObject({
+      state: 'claimed',
+      offer: { value: '$50.00 off any procedure' },
+    })
+    expect(await (await t.request(`/offers/${token}`)).text()).toContain('$50.00 off any procedure')
+  })
+
   it('shows the offer of a link and claims it once for its patient; the funnel counts the claim', async () => {
     await addPatient('Dee')
     const id = await liveOffer({ title: 'Claim me', points_cost: 0, bonus_points: 20 })

@@ -8,7 +8,7 @@ import { conflict } from '#server/http/errors.ts'
 import { idParams } from '#server/http/validate.ts'
 import { readMailPractice } from '#server/services/patient-mail.ts'
 import { queueOfferSends } from '#server/services/promotion-send.ts'
-import { promotionOf, readPromotion } from '#server/services/promotions.ts'
+import { offerValueText, promotionOf, readPromotion } from '#server/services/promotions.ts'
 
 /**
  * `POST /promotions/{id}/send` (mounted under `/api/promotions`, Manager and Admin): "Send to
@@ -35,7 +35,11 @@ export function promotionSendRoutes(ctx: ServerContext) {
           practiceId: user.practice_id,
           promotionId: promotion.id,
           practice,
-          offer: { title: promotion.title, description: promotion.description },
+          offer: {
+            title: promotion.title,
+            description: promotion.description,
+            value: await offerValueText(tx, promotion),
+          },
           publicUrl: ctx.config.publicUrl,
           now,
         })

@@ -61,6 +61,14 @@ function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
     ...(summary.approved_by
       ? { member: summary.approved_by, approval_reason: summary.approval_reason ?? '' }
       : {}),
+    // The offer redeemed at the visit and what it took off (issue 28), for the activity log.
+    ...(summary.promotion_id
+      ? {
+          promotion_id: summary.promotion_id,
+          discount_cents: summary.discount_cents ?? 0,
+          ...(summary.offer_title ? { title: summary.offer_title } : {}),
+        }
+      : {}),
     ...extra,
   }
 }

@@ -33,7 +33,19 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   'GET /api/procedures': ['[].price'],
   'GET /api/products': ['[].price'],
   // A visit Staff recorded at the desk: each line's unit price and what the patient pays.
-  'GET /api/visits/:id': ['.visit.total_cents', '.lines[].unit_price_cents'],
+  // With an offer's value taken off (issue 28, item 4): what the offer took off each line and
+  // the visit, which the desk tells the patient at checkout.
+  'GET /api/visits/:id': [
+    '.visit.total_cents',
+    '.visit.discount_cents',
+    '.lines[].unit_price_cents',
+    '.lines[].discount_cents',
+  ],
+  // An offer's value ("$50 off HydraFacial"): what the patient is offered and the desk redeems,
+  // like a catalogue price; its funnel's revenue stays for Managers and Admins.
+  'GET /api/promotions': ['.data[].discount_cents'],
+  'GET /api/promotions/:id': ['.discount_cents'],
+  'GET /api/patients/promotions/:id': ['[].promotion.discount_cents'],
   // The patient's own balance in dollars, which the desk tells the patient (the profile shows
   // "balance and its value in dollars", PORTAL.md section 4).
   'GET /api/patients/:id/ledger': ['.balance_value_cents'],
@@ -175,7 +187,8 @@ describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
     const manager = await t.request(path, { token: t.demo.adminToken })
     expect(moneyKeys(await manager.json())).toContain('.funnel.revenue_cents')
     const staff = await t.request(path, { token: t.demo.staffToken })
-    expect(moneyKeys(await staff.json())).toEqual([])
+    // The offer's value only (the desk redeems it), never its revenue.
+    expect(moneyKeys(await staff.json())).toEqual(STAFF_MAY_SEE['GET /api/promotions/:id'])
     const liability = await t.request('/api/reports/liability', { token: t.demo.staffToken })
     expect(liability.status).toBe(403)
     expect(((await liability.json()) as { error: { message: string } }).error.message).toBe(

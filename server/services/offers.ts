@@ -10,7 +10,7 @@ import {
   promotions,
 } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
-import { claimPromotion } from '#server/services/promotions.ts'
+import { claimPromotion, offerValueText } from '#server/services/promotions.ts'
 
 // Offer tokens are base64url; anything else cannot match and is not looked up.
 const OFFER_TOKEN = /^[\w-]{16,128}$/
@@ -88,6 +88,7 @@ async function answerOf(ctx: OfferContext, row: SendRow): Promise<OfferAnswer> {
       points_cost: promotion.points_cost,
       bonus_points: promotion.points,
       ends_at: promotion.ends_at?.toISOString() ?? null,
+      value: await offerValueText(ctx.db, promotion),
     },
     state,
     reason,

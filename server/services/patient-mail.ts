@@ -238,13 +238,15 @@ export function statementContent(
 export function offerContent(
   practice: MailPractice,
   patient: Pick<MailPatient, 'first_name'>,
-  offer: { title: string; description: string; link: string },
+  offer: { title: string; description: string; link: string; value?: string | null },
 ): PatientMailContent {
   return {
     subject: `${practice.practice_name}: ${offer.title}`,
     paragraphs: [
       `Hello ${patient.first_name},`,
       `${practice.practice_name} has an offer for you: ${offer.title}`,
+      // Its value (issue 28): "$50.00 off HydraFacial at your visit."
+      ...(offer.value ? [`${offer.value} at your visit.`] : []),
       ...(offer.description.trim() ? [offer.description.trim()] : []),
       'Claim it with the button below and show this e-mail at your next visit.',
     ],

@@ -54,7 +54,8 @@ export async function queueOfferSends(
     promotionId: number
     /** The practice as its e-mails show it: name, postal address, logo (readMailPractice). */
     practice: MailPractice
-    offer: { title: string; description: string }
+    /** The offer; `value` its value in words (issue 28), or null. */
+    offer: { title: string; description: string; value?: string | null }
     publicUrl: string
     now: Date
   },

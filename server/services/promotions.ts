@@ -7,6 +7,7 @@
  */
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { hasValue, OFFER_VALUE_MESSAGES, offerValueWords } from '#domain/offer-value.ts'
 import {
   claimStatus,
   EMPTY_FUNNEL,
@@ -27,6 +28,7 @@ import {
   activities,
   patientPromotions,
   patients,
+  procedures,
   promotionSends,
   promotions,
   visits,
@@ -59,6 +61,9 @@ export function promotionAnswer(
     max_redemptions: row.max_redemptions,
     per_patient_limit: row.per_patient_limit,
     code: row.code,
+    discount_cents: row.discount_cents,
+    discount_percent: row.discount_percent,
+    procedure_ids: row.procedure_ids,
     status: promotionStatus(row, now),
     published_at: iso(row.published_at),
     ended_at: iso(row.ended_at),
@@ -210,6 +215,50 @@ export async function listPromotions(
 
 const toDate = (value: string | null) => (value === null ? null : new Date(value))
 
+/**
+ * An offer's value in words with its procedures' names ("$50.00 off HydraFacial"), for the
+ * offer's e-mail and page (issue 28); null for an offer without value.
+ */
+export async function offerValueText(
+  db: Executor,
+  offer: Pick<PromotionRow, 'discount_cents' | 'discount_percent' | 'procedure_ids'>,
+): Promise<string | null> {
+  if (!hasValue(offer)) return null
+  const rows =
+    offer.procedure_ids.length === 0
+      ? []
+      : await db
+          .select({ id: procedures.id, name: procedures.name })
+          .from(procedures)
+          .where(inArray(procedures.id, offer.procedure_ids))
+  const names = new Map(rows.map((row) => [row.id, row.name]))
+  return offerValueWords(
+    offer,
+    offer.procedure_ids.flatMap((id) => names.get(id) ?? []),
+  )
+}
+
+/**
+ * Checks that an offer's procedures are the practice's (422 naming `procedure_ids` otherwise):
+ * an offer's value applies to its own catalogue only.
+ */
+export async function checkProcedureIds(
+  db: Executor,
+  practiceId: number,
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return
+  const found = await db
+    .select({ id: procedures.id })
+    .from(procedures)
+    .where(and(eq(procedures.practice_id, practiceId), inArray(procedures.id, [...ids])))
+  const known = new Set(found.map((row) => row.id))
+  const unknown = ids.find((id) => !known.has(id))
+  if (unknown !== undefined) {
+    throw badRequest(OFFER_VALUE_MESSAGES.procedureUnknown(unknown), { field: 'procedure_ids' })
+  }
+}
+
 /** A new draft. */
 export async function createPromotion(
   db: Executor,
@@ -217,6 +266,7 @@ export async function createPromotion(
   input: PromotionInput,
   now: Date,
 ): Promise<PromotionRow> {
+  await checkProcedureIds(db, user.practice_id, input.procedure_ids)
   const [row] = await db
     .insert(promotions)
     .values({
@@ -230,6 +280,9 @@ export async function createPromotion(
       max_redemptions: input.max_redemptions,
       per_patient_limit: input.per_patient_limit,
       code: normalizeCode(input.code),
+      discount_cents: input.discount_cents,
+      discount_percent: input.discount_percent,
+      procedure_ids: input.procedure_ids,
       created_by: user.id,
       created_at: now,
     })
@@ -266,11 +319,28 @@ export async function updatePromotion(
         change.max_redemptions === undefined ? row.max_redemptions : change.max_redemptions,
       per_patient_limit: change.per_patient_limit ?? row.per_patient_limit,
       code: change.code === undefined ? row.code : normalizeCode(change.code),
+      // One discount or the other: giving one clears the other unless both are given.
+      discount_cents:
+        change.discount_cents !== undefined
+          ? change.discount_cents
+          : change.discount_percent != null
+            ? null
+            : row.discount_cents,
+      discount_percent:
+        change.discount_percent !== undefined
+          ? change.discount_percent
+          : change.discount_cents != null
+            ? null
+            : row.discount_percent,
+      procedure_ids: change.procedure_ids ?? row.procedure_ids,
     }
+    if (change.procedure_ids) await checkProcedureIds(tx, practiceId, change.procedure_ids)
     const same = (a: unknown, b: unknown) =>
       a instanceof Date || b instanceof Date
         ? (a as Date | null)?.getTime() === (b as Date | null)?.getTime()
-        : a === b
+        : Array.isArray(a) && Array.isArray(b)
+          ? a.length === b.length && a.every((x, i) => x === b[i])
+          : a === b
     const current: Record<string, unknown> = { ...row }
     const fields = Object.entries(next)
       .filter(([key, value]) => !same(current[key], value))
@@ -356,6 +426,9 @@ export async function transitionPromotion(
             max_redemptions: row.max_redemptions,
             per_patient_limit: row.per_patient_limit,
             code: row.code,
+            discount_cents: row.discount_cents,
+            discount_percent: row.discount_percent,
+            procedure_ids: row.procedure_ids,
             created_by: user.id,
             created_at: now,
           })
@@ -407,6 +480,9 @@ const claimColumns = {
     points_cost: promotions.points_cost,
     starts_at: promotions.starts_at,
     ends_at: promotions.ends_at,
+    discount_cents: promotions.discount_cents,
+    discount_percent: promotions.discount_percent,
+    procedure_ids: promotions.procedure_ids,
   },
 }
 
@@ -431,6 +507,9 @@ type ClaimSelect = {
     points_cost: number
     starts_at: Date | null
     ends_at: Date | null
+    discount_cents: number | null
+    discount_percent: number | null
+    procedure_ids: number[]
   }
 }
 
@@ -445,6 +524,9 @@ export type ClaimAnswer = PromotionClaim & {
     points_cost: number
     starts_at: string | null
     ends_at: string | null
+    discount_cents: number | null
+    discount_percent: number | null
+    procedure_ids: number[]
   }
 }
 
@@ -641,6 +723,8 @@ export async function redeemPromotion(
   const { db } = deps
   const now = deps.now()
   const promotion = await promotionOf(db, user.practice_id, input.promotionId)
+  // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
+  if (hasValue(promotion)) throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
   const [patient] = await db
     .select({ id: patients.id })
     .from(patients)

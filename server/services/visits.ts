@@ -7,14 +7,22 @@
  * nothing new.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules, pointsForItem } from '#domain/ledger.ts'
+import {
+  applyOffer,
+  hasValue,
+  OFFER_VALUE_MESSAGES,
+  type OfferResult,
+  offerValueWords,
+} from '#domain/offer-value.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
   type ApprovalAnswer,
   codeNeeded,
   formatDollars,
+  type OfferValuation,
   UNDO_WINDOW_MS,
   VISIT_MESSAGES,
   type VisitAnswer,
@@ -128,7 +136,16 @@ type RedemptionRequest = {
   override?: { reason: string } | undefined
 }
 
-type PromotionRow = { id: number; points: number; points_cost: number }
+type PromotionRow = {
+  id: number
+  title: string
+  points: number
+  points_cost: number
+  /** Its value (issue 28): an amount or a percentage off the procedures it names. */
+  discount_cents: number | null
+  discount_percent: number | null
+  procedure_ids: number[]
+}
 
 /** What a code is for: a number of points, or a claimed offer. */
 type CodeAmount = { points?: number | undefined; promotion_id?: number | undefined }
@@ -143,6 +160,10 @@ export type PostingSummary = {
   /** The manager who approved the visit's prices or points (issue 28), and why. */
   approved_by?: number | null
   approval_reason?: string | null
+  /** What a redeemed offer took off the visit, in cents, and the offer (issue 28). */
+  discount_cents?: number
+  promotion_id?: number | null
+  offer_title?: string | null
 }
 
 export type Checkout = ReturnType<typeof createCheckout>
@@ -353,7 +374,15 @@ export function createCheckout(deps: {
     patientId: number,
   ): Promise<PromotionRow> {
     const [row] = await ex
-      .select({ id: promotions.id, points: promotions.points, points_cost: promotions.points_cost })
+      .select({
+        id: promotions.id,
+        title: promotions.title,
+        points: promotions.points,
+        points_cost: promotions.points_cost,
+        discount_cents: promotions.discount_cents,
+        discount_percent: promotions.discount_percent,
+        procedure_ids: promotions.procedure_ids,
+      })
       .from(promotions)
       .where(and(eq(promotions.id, id), eq(promotions.practice_id, practiceId)))
     if (!row) throw notFound(VISIT_MESSAGES.promotionNotFound)
@@ -371,10 +400,43 @@ export function createCheckout(deps: {
         ),
       )
     return {
-      id: row.id,
+      ...row,
       points: claim?.points ?? row.points,
       points_cost: claim?.points_cost ?? row.points_cost,
     }
+  }
+
+  /** The names of procedures, in the order of the ids (for an offer's value in words). */
+  async function procedureNames(ex: Executor, ids: readonly number[]): Promise<string[]> {
+    if (ids.length === 0) return []
+    const rows = await ex
+      .select({ id: procedures.id, name: procedures.name })
+      .from(procedures)
+      .where(inArray(procedures.id, [...ids]))
+    const byId = new Map(rows.map((row) => [row.id, row.name]))
+    return ids.flatMap((id) => byId.get(id) ?? [])
+  }
+
+  /**
+   * The offer applied to the priced lines (issue 28): the server's discount, never the client's.
+   * An offer with value whose procedures match no line of the visit is refused with a sentence.
+   */
+  async function offerOn(
+    ex: Executor,
+    lines: readonly PricedLine[],
+    promotion: PromotionRow | undefined,
+  ): Promise<OfferResult> {
+    const offer = promotion && hasValue(promotion) ? promotion : null
+    const result = applyOffer(lines, offer)
+    if (offer && !result.matched) {
+      throw unprocessable(await noMatchSentence(ex, offer))
+    }
+    return result
+  }
+
+  async function noMatchSentence(ex: Executor, offer: PromotionRow): Promise<string> {
+    const words = offerValueWords(offer, await procedureNames(ex, offer.procedure_ids)) ?? ''
+    return OFFER_VALUE_MESSAGES.noMatchingLine(offer.title, words)
   }
 
   /**
@@ -412,12 +474,12 @@ export function createCheckout(deps: {
       throw unprocessable(VISIT_MESSAGES.codeIncorrect)
     }
     // The code redeems at most the amount it was sent for (issue 28).
+    // A code for a visit's points and its offer (issue 28, item 4) covers both, and no other.
     const fits =
-      row.promotion_id !== null
+      (row.promotion_id !== null
         ? amount.promotion_id === row.promotion_id
-        : row.points !== null &&
-          amount.promotion_id === undefined &&
-          (amount.points ?? 0) <= row.points
+        : amount.promotion_id === undefined) &&
+      (amount.points === undefined || (row.points !== null && amount.points <= row.points))
     if (!fits) throw unprocessable(VISIT_MESSAGES.codeOtherAmount(await codeWords(row)))
     return row.id
   }
@@ -428,16 +490,18 @@ export function createCheckout(deps: {
     points: number | null
     promotion_id: number | null
   }) {
+    let offer: string | null = null
     if (row.promotion_id !== null) {
       const [promotion] = await db
         .select({ title: promotions.title })
         .from(promotions)
         .where(eq(promotions.id, row.promotion_id))
-      return `the offer “${promotion?.title ?? 'an offer'}”`
+      offer = `the offer “${promotion?.title ?? 'an offer'}”`
     }
-    if (row.points === null) return 'another redemption'
+    if (row.points === null) return offer ?? 'another redemption'
     const rules = await readRules(db, row.practice_id)
-    return `${row.points.toLocaleString('en-US')} points (${formatDollars(row.points * rules.point_value_cents)})`
+    const points = `${row.points.toLocaleString('en-US')} points (${formatDollars(row.points * rules.point_value_cents)})`
+    return offer ? `${points} and ${offer}` : points
   }
 
   /** Uses the code once, inside the posting's transaction. */
@@ -476,7 +540,12 @@ export function createCheckout(deps: {
     if (!codeNeeded(points, threshold)) return { kind: 'none' }
     if (!request.verification) throw forbidden(VISIT_MESSAGES.codeNeeded(points))
     const amount =
-      request.promotion_id !== undefined ? { promotion_id: request.promotion_id } : { points }
+      request.promotion_id !== undefined
+        ? {
+            promotion_id: request.promotion_id,
+            ...(request.points !== undefined ? { points: request.points } : {}),
+          }
+        : { points }
     return {
       kind: 'code',
       codeId: await checkCode(user.practice_id, patientId, request.verification, amount),
@@ -642,6 +711,7 @@ export function createCheckout(deps: {
         patient_id: visit.patient_id,
         appointment_id: visit.appointment_id,
         total_cents: visit.total_cents,
+        discount_cents: visit.discount_cents,
         created_at: visit.created_at.toISOString(),
         undo_until: new Date(visit.created_at.getTime() + UNDO_WINDOW_MS).toISOString(),
         undone_at: visit.undone_at?.toISOString() ?? null,
@@ -656,6 +726,7 @@ export function createCheckout(deps: {
         name: item.name,
         quantity: item.quantity,
         unit_price_cents: item.unit_price_cents,
+        discount_cents: item.discount_cents,
         points: item.points,
         refused:
           item.refused_reason && item.refused_opens_on
@@ -665,6 +736,48 @@ export function createCheckout(deps: {
       entries: await withAuthors(ex, entries),
       balance,
     }
+  }
+
+  /**
+   * What each offer with value the patient has claimed (and not redeemed) would do to these
+   * lines (issue 28): the checkout shows the server's numbers before Confirm.
+   */
+  async function offerValues(
+    ex: Executor,
+    practiceId: number,
+    patientId: number,
+    lines: readonly PricedLine[],
+  ): Promise<OfferValuation[]> {
+    const claims = await ex
+      .select({ promotion_id: patientPromotions.promotion_id })
+      .from(patientPromotions)
+      .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
+      .where(
+        and(
+          eq(patientPromotions.patient_id, patientId),
+          eq(patientPromotions.status, 'claimed'),
+          eq(promotions.practice_id, practiceId),
+          or(isNotNull(promotions.discount_cents), isNotNull(promotions.discount_percent)),
+        ),
+      )
+      .orderBy(asc(patientPromotions.promotion_id))
+    const valuations: OfferValuation[] = []
+    for (const { promotion_id } of claims) {
+      const promotion = await promotionOf(ex, practiceId, promotion_id, patientId)
+      const result = applyOffer(lines, promotion)
+      const names = await procedureNames(ex, promotion.procedure_ids)
+      valuations.push({
+        promotion_id,
+        title: promotion.title,
+        value: offerValueWords(promotion, names) ?? '',
+        lines: result.lines,
+        discount_cents: result.discount_cents,
+        total_cents: result.total_cents,
+        points: result.points,
+        problem: result.matched ? null : await noMatchSentence(ex, promotion),
+      })
+    }
+    return valuations
   }
 
   function replayOf(existing: typeof visits.$inferSelect, patientId: number) {
@@ -698,6 +811,7 @@ export function createCheckout(deps: {
         redemption_code_threshold: rules.redemption_code_threshold,
         max_points_per_line: rules.max_points_per_line,
         approval_needed: approvalReasons(lines, rules),
+        offer_values: await offerValues(db, practiceId, patient.id, lines),
       }
     },
 
@@ -777,7 +891,8 @@ export function createCheckout(deps: {
             input.patient_id,
           )
         }
-        const points = input.redemption.points ?? promotion?.points_cost ?? 0
+        // Points and an offer together (issue 28): one consent for all the points spent.
+        const points = (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0)
         consent = await consentFor(
           user,
           input.patient_id,
@@ -806,6 +921,8 @@ export function createCheckout(deps: {
             rules,
             input.approval,
           )
+          // The offer's value lowers the matching lines; the points follow what is paid.
+          const offer = await offerOn(tx, lines, promotion)
           const at = now()
           const [visit] = await tx
             .insert(visits)
@@ -814,7 +931,8 @@ export function createCheckout(deps: {
               patient_id: patient.id,
               appointment_id: input.appointment_id ?? null,
               created_by: user.id,
-              total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
+              total_cents: offer.total_cents,
+              discount_cents: offer.discount_cents,
               idempotency_key: input.idempotencyKey,
               redemption_promotion_id: promotion?.id ?? null,
               approved_by: approval?.approverId ?? null,
@@ -826,7 +944,9 @@ export function createCheckout(deps: {
           if (!visit) throw new Error('The visit was not written')
           const ledger = createLedger({ db: tx, now })
           const actor = { practiceId, patientId: patient.id, userId: user.id }
-          for (const [position, line] of lines.entries()) {
+          for (const [position, priced] of lines.entries()) {
+            const discounted = offer.lines[position]
+            const line = { ...priced, points: discounted?.points ?? priced.points }
             let entryId: number | null = null
             if (line.points > 0) {
               const earned = await ledger.credit({
@@ -849,6 +969,7 @@ export function createCheckout(deps: {
               name: line.name,
               unit_price_cents: line.unit_price_cents,
               quantity: line.quantity,
+              discount_cents: discounted?.discount_cents ?? 0,
               points: line.points,
               refused_reason: line.refused?.reason ?? null,
               refused_opens_on: line.refused?.opens_on ?? null,
@@ -858,7 +979,7 @@ export function createCheckout(deps: {
           if (input.redemption) {
             await spend(tx, {
               ...actor,
-              points: input.redemption.points ?? promotion?.points_cost ?? 0,
+              points: (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0),
               promotion,
               consent,
               threshold: rules.redemption_code_threshold,
@@ -875,7 +996,7 @@ export function createCheckout(deps: {
               .where(eq(appointments.id, input.appointment_id))
           }
           await tx.update(patients).set({ last_visit_at: at }).where(eq(patients.id, patient.id))
-          const earned = lines.reduce((sum, line) => sum + line.points, 0)
+          const earned = offer.points
           await queueStatement(tx, patient.id, visit.id, earned, at)
           return { id: visit.id, replayed: false }
         })
@@ -887,7 +1008,10 @@ export function createCheckout(deps: {
         return {
           answer,
           replayed,
-          summary: summarize(answer, consent.kind === 'override', visit),
+          summary: {
+            ...summarize(answer, consent.kind === 'override', visit),
+            offer_title: promotion?.title ?? null,
+          },
         }
       } catch (error) {
         if (!(error instanceof ApiError) && isUniqueViolation(error)) {
@@ -1081,6 +1205,10 @@ export function createCheckout(deps: {
         input.promotion_id !== undefined
           ? await promotionOf(db, practiceId, input.promotion_id, patientId)
           : undefined
+      // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
+      if (promotion && hasValue(promotion)) {
+        throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
+      }
       const points = input.points ?? promotion?.points_cost ?? 0
       if (promotion && points === 0 && promotion.points === 0) {
         throw unprocessable(VISIT_MESSAGES.promotionNothing)
@@ -1185,7 +1313,8 @@ export function createCheckout(deps: {
       }
       const row = {
         practice_id: user.practice_id,
-        points: amount.promotion_id !== undefined ? null : (amount.points ?? null),
+        // Points, an offer, or both (issue 28: a visit's points and its offer, one code).
+        points: amount.points ?? null,
         promotion_id: amount.promotion_id ?? null,
       }
       const what = await codeWords(row)
@@ -1362,7 +1491,12 @@ export function smsAddress(phone: string): string {
 function summarize(
   answer: VisitAnswer,
   override: boolean,
-  visit: { approved_by: number | null; approval_reason: string | null },
+  visit: {
+    approved_by: number | null
+    approval_reason: string | null
+    discount_cents: number
+    redemption_promotion_id: number | null
+  },
 ): PostingSummary {
   const sum = (kind: string) =>
     answer.entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.points, 0)
@@ -1374,5 +1508,7 @@ function summarize(
     override,
     approved_by: visit.approved_by,
     approval_reason: visit.approval_reason,
+    discount_cents: visit.discount_cents,
+    promotion_id: visit.redemption_promotion_id,
   }
 }

@@ -72,6 +72,10 @@ const SPRING_OFFER = {
   max_redemptions: null,
   per_patient_limit: 1,
   code: null,
+  // Issue 28: an offer with value, shown in the list with its procedure's name.
+  discount_cents: 5000,
+  discount_percent: null,
+  procedure_ids: [3],
   status: 'live',
   published_at: '2025-03-01T12:00:00.000Z',
   ended_at: null,
@@ -652,7 +656,7 @@ describe('shell areas with data', () => {
       'href',
       '/promotions/7',
     )
-    expect(screen.getByText('Free · +100 bonus')).toBeInTheDocument()
+    expect(screen.getByText('$50.00 off Hydrafacial · Free · +100 bonus')).toBeInTheDocument()
     await user.click(screen.getByRole('tab', { name: 'Scheduled' }))
     await vi.waitFor(() => expect(router.state.location.search).toEqual({ status: 'scheduled' }))
     expect(

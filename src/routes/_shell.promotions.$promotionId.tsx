@@ -3,6 +3,7 @@ import { useState } from 'react'
 import { can, toRole } from '#domain/permissions.ts'
 import type { PromotionChange } from '#domain/promotions.ts'
 import { sendPromotion, sentMessage } from '#src/api/offers.ts'
+import { listProcedures } from '#src/api/procedures.ts'
 import { getPromotion, promotionAction, updatePromotion } from '#src/api/promotions.ts'
 import { PromotionDetailView } from '#src/features/promotions/promotion-detail.tsx'
 import {
@@ -17,16 +18,23 @@ import { loadData } from '#src/lib/load-data.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 export const Route = createFileRoute('/_shell/promotions/$promotionId')({
-  loader: ({ params }) => {
+  loader: ({ params, context }) => {
     if (!/^[1-9]\d{0,9}$/.test(params.promotionId)) throw notFound()
     const id = Number(params.promotionId)
-    return loadData(() => getPromotion(id))
+    return loadData(async () => {
+      const [offer, procedures] = await Promise.all([
+        getPromotion(id),
+        listProcedures(context.session.practice.id),
+      ])
+      return { offer, procedures }
+    })
   },
   component: PromotionPage,
 })
 
 function PromotionPage() {
-  const offer = Route.useLoaderData()
+  const { offer, procedures } = Route.useLoaderData()
+  const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
   const router = useRouter()
   const navigate = Route.useNavigate()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
@@ -40,6 +48,7 @@ function PromotionPage() {
       <PromotionDetailView
         offer={offer}
         canManage={can(role, 'promotions.manage')}
+        procedureNames={procedureNames}
         onEdit={() => setEditing(true)}
         onAction={async (action) => {
           try {
@@ -71,6 +80,7 @@ function PromotionPage() {
           submitLabel="Save changes"
           initial={promotionValues(offer)}
           live={live}
+          procedures={procedures}
           onClose={() => setEditing(false)}
           onSave={async (values) => {
             const input = toPromotionInput(values)

@@ -4,6 +4,7 @@ import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
 import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
+import { listProcedures } from '#src/api/procedures.ts'
 import { createPromotion, listPromotions } from '#src/api/promotions.ts'
 import {
   PromotionFormModal,
@@ -32,12 +33,20 @@ export const Route = createFileRoute('/_shell/promotions/')({
     }
   },
   loaderDeps: ({ search }) => ({ status: search.status ?? 'live', page: search.page ?? 1 }),
-  loader: ({ deps }) => loadData(() => listPromotions(deps)),
+  loader: ({ deps, context }) =>
+    loadData(async () => {
+      const [page, procedures] = await Promise.all([
+        listPromotions(deps),
+        listProcedures(context.session.practice.id),
+      ])
+      return { page, procedures }
+    }),
   component: PromotionsPage,
 })
 
 function PromotionsPage() {
-  const page = Route.useLoaderData()
+  const { page, procedures } = Route.useLoaderData()
+  const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
   const search = Route.useSearch()
   const navigate = Route.useNavigate()
   const router = useRouter()
@@ -56,6 +65,7 @@ function PromotionsPage() {
       <PromotionList
         status={search.status ?? 'live'}
         page={page}
+        procedureNames={procedureNames}
         onTab={(status) => void navigate({ search: status === 'live' ? {} : { status } })}
         onPage={(next) => void navigate({ search: { ...search, page: next } })}
       />
@@ -65,6 +75,7 @@ function PromotionsPage() {
           title="New offer"
           submitLabel="Save draft"
           initial={promotionValues()}
+          procedures={procedures}
           onClose={() => setCreating(false)}
           onSave={async (values) => {
             try {

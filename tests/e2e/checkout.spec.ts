@@ -279,6 +279,80 @@ test.describe('checkout at the front desk', () => {
     expect(await server.claim('Birthday Glow', blake.id)).toBe('redeemed')
   })
 
+  test('a redeemed “$50 off HydraFacial” offer makes a $199 visit cost $149 and earn on $149', async ({
+    page,
+    request,
+  }) => {
+    // Issue 28, item 4. Before: the total stayed $199, 200 points were earned on it, and the
+    // funnel reported $199 of revenue.
+    const session = await apiSignIn(request)
+    const headers = { Authorization: `Bearer ${session.jwt}` }
+    const server = await api(request, session)
+    const procedures = (await (
+      await request.get('/api/procedures', {
+        headers,
+        params: { practice: session.practice.id },
+      })
+    ).json()) as { id: number; name: string }[]
+    const hydra = procedures.find((p) => p.name === 'HydraFacial')
+    if (!hydra) throw new Error('no HydraFacial')
+    const stamp = Date.now() % 1_000_000
+    const created = await request.post('/api/promotions', {
+      headers,
+      data: {
+        title: `$50 off HydraFacial ${stamp}`,
+        discount_cents: 5000,
+        procedure_ids: [hydra.id],
+      },
+    })
+    expect(created.status(), await created.text()).toBe(201)
+    const offer = (await created.json()) as { id: number; title: string }
+    const published = await request.post(`/api/promotions/${offer.id}/publish`, { headers })
+    expect(published.status(), await published.text()).toBe(200)
+    const phone = `+1555019${String(stamp % 10_000).padStart(4, '0')}`
+    const patientCreated = await request.post('/api/patients', {
+      headers,
+      data: { first_name: 'Harper', last_name: `Offer${stamp}`, phone },
+    })
+    expect(patientCreated.status(), await patientCreated.text()).toBe(201)
+    const harper = (await patientCreated.json()) as { id: number }
+    await server.claimFor(offer.id, harper.id)
+    const before = await server.balance(harper.id)
+
+    await storeSession(page, session)
+    await page.goto(`/checkout?patientId=${harper.id}`)
+    await addItem(page, 'Add a procedure', 'HydraFacial')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await page.getByRole('radio', { name: new RegExp(`^\\$50 off HydraFacial ${stamp}`) }).check()
+    // Before Confirm: the line's discount, the new total and the points it earns.
+    await expect(page.getByTestId('line-discount')).toHaveText('Offer: −$50.00, pays $149.00')
+    await expect(page.getByTestId('visit-earns')).toHaveText(
+      'With $50.00 off HydraFacial, this visit costs $149.00 instead of $199.00 and earns 149 points.',
+    )
+    await page.getByRole('button', { name: 'Continue' }).click()
+    // The demo programme asks for the code for every redemption (threshold 0).
+    const sentAfter = new Date(Date.now() - 1000)
+    await page.getByRole('button', { name: 'Get code' }).click()
+    const sms = await waitForMessage(request, 'sms', phone.replace(/[^\d+]/g, ''), {
+      after: sentAfter,
+    })
+    expect(sms.text).toContain(`your code to redeem the offer “${offer.title}” is`)
+    await page.getByLabel('SMS code').fill(sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? '')
+    await expect(page.getByTestId('visit-total')).toHaveText('$149.00')
+    await expect(page.getByText('Points earned: 149 points')).toBeVisible()
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+    await expect(outcome(page)).toContainText(
+      `earned 149 points. The balance is now ${(before + 149).toLocaleString('en-US')} points. The offer took $50.00 off: the visit comes to $149.00.`,
+    )
+    expect(await server.balance(harper.id)).toBe(before + 149)
+    expect(await server.claim(offer.title, harper.id)).toBe('redeemed')
+    const funnel = await request.get(`/api/promotions/${offer.id}`, { headers })
+    expect(((await funnel.json()) as { funnel: { revenue_cents: number } }).funnel).toMatchObject({
+      redeemed: 1,
+      revenue_cents: 14_900,
+    })
+  })
+
   test('two fast clicks and a replay after a lost answer record one visit', async ({
     page,
     request,

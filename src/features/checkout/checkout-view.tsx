@@ -30,12 +30,14 @@ import {
 import {
   CHECKOUT_STEPS,
   selectBusy,
+  selectEarnedPoints,
   selectNeedsConsent,
   selectRedemptionProblem,
   selectResendSecondsLeft,
   selectSpendable,
   selectStepIndex,
   selectTotalCents,
+  selectValuation,
 } from '#machines/checkout/checkout.selectors.ts'
 import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
@@ -353,18 +355,33 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const spendable = useSelector(actorRef, selectSpendable)
   const canContinue = useSelector(actorRef, (s) => s.can({ type: 'review.submit' }))
   const approval = useSelector(actorRef, (s) => s.context.approval)
+  // The chosen offer's value on these lines, as the server worked it out (issue 28).
+  const valuation = useSelector(actorRef, selectValuation)
   // The typed amount, kept as typed while it is not a whole number yet.
   const [typed, setTyped] = useState<string | number>(
     redemption.kind === 'points' ? redemption.points : '',
   )
+  // Points redeemed together with an offer (issue 28), as typed.
+  const [extra, setExtra] = useState<string | number>(
+    redemption.kind === 'promotion' && redemption.points ? redemption.points : '',
+  )
   if (!preview) return null
   const choice =
     redemption.kind === 'promotion' ? `promotion-${redemption.promotion_id}` : redemption.kind
+  const offerRedemption = (
+    offer: { promotion_id: number; title: string },
+    more: string | number,
+  ): CheckoutRedemption => ({
+    kind: 'promotion',
+    promotion_id: offer.promotion_id,
+    title: offer.title,
+    ...(Number(more) ? { points: Number(more) } : {}),
+  })
   const choose = (value: string) => {
     let next: CheckoutRedemption = { kind: 'none' }
     if (value === 'points') next = { kind: 'points', points: Number(typed) || 0 }
     const offer = offers.find((o) => `promotion-${o.promotion_id}` === value)
-    if (offer) next = { kind: 'promotion', promotion_id: offer.promotion_id, title: offer.title }
+    if (offer) next = offerRedemption(offer, extra)
     actorRef.send({ type: 'redemption.choose', redemption: next })
   }
   return (
@@ -376,7 +393,7 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
         aria-label="Points per item"
         style={{ listStyle: 'none', padding: 0, margin: 0 }}
       >
-        {preview.lines.map((line) => (
+        {preview.lines.map((line, index) => (
           <Paper key={`${line.kind}-${line.item_id}`} withBorder p="sm" radius="md" component="li">
             <Group justify="space-between" gap="xs" wrap="wrap">
               <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
@@ -393,13 +410,22 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
                       Unusual
                     </Badge>
                   )}
-                  <Text fw={600}>+{points(line.points)}</Text>
+                  <Text fw={600}>+{points(valuation?.lines[index]?.points ?? line.points)}</Text>
                 </Group>
               )}
             </Group>
             <Text size="sm" c="dimmed">
               {formatCents(line.unit_price_cents)} each
             </Text>
+            {(valuation?.lines[index]?.discount_cents ?? 0) > 0 && (
+              <Text size="sm" c="teal.8" data-testid="line-discount">
+                Offer: −{formatCents(valuation?.lines[index]?.discount_cents ?? 0)}, pays{' '}
+                {formatCents(
+                  line.unit_price_cents * line.quantity -
+                    (valuation?.lines[index]?.discount_cents ?? 0),
+                )}
+              </Text>
+            )}
             {line.refused && (
               <Text size="sm" c="dimmed">
                 {line.name} earns points again on {formatDate(line.refused.opens_on)}.
@@ -409,10 +435,19 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
         ))}
       </Stack>
       <Stack gap={2}>
-        <Text>
-          This visit earns <strong>{points(preview.points)}</strong> for{' '}
-          {formatCents(preview.total_cents)}.
-        </Text>
+        {valuation && !valuation.problem ? (
+          <Text data-testid="visit-earns">
+            With {valuation.value}, this visit costs{' '}
+            <strong>{formatCents(valuation.total_cents)}</strong> instead of{' '}
+            {formatCents(preview.total_cents)} and earns <strong>{points(valuation.points)}</strong>
+            .
+          </Text>
+        ) : (
+          <Text data-testid="visit-earns">
+            This visit earns <strong>{points(preview.points)}</strong> for{' '}
+            {formatCents(preview.total_cents)}.
+          </Text>
+        )}
         <Text>
           Balance before the visit: {points(preview.balance)} (worth{' '}
           {formatCents(preview.balance * preview.point_value_cents)}).
@@ -448,7 +483,7 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
             <Radio
               key={offer.promotion_id}
               value={`promotion-${offer.promotion_id}`}
-              label={`${offer.title} (claimed offer${offer.bonus > 0 ? `, ${points(offer.bonus)} bonus` : ''})`}
+              label={`${offer.title} (claimed offer${offer.value ? `, ${offer.value.value}` : ''}${offer.bonus > 0 ? `, ${points(offer.bonus)} bonus` : ''})`}
             />
           ))}
         </Stack>
@@ -473,6 +508,33 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
               type: 'redemption.choose',
               redemption: { kind: 'points', points: Number(value) || 0 },
             })
+          }}
+        />
+      )}
+      {redemption.kind === 'promotion' && valuation?.problem && (
+        <Alert color="orange" title="This offer does not apply to this visit">
+          {valuation.problem}
+        </Alert>
+      )}
+      {redemption.kind === 'promotion' && !valuation?.problem && (
+        <NumberInput
+          label="Points to redeem as well"
+          description="Optional: points for a reward at the same visit."
+          maw={260}
+          min={1}
+          allowDecimal={false}
+          allowNegative={false}
+          value={extra}
+          error={extra === '' ? undefined : (problem ?? undefined)}
+          onChange={(value) => {
+            setExtra(value)
+            const offer = offers.find((o) => o.promotion_id === redemption.promotion_id)
+            if (offer) {
+              actorRef.send({
+                type: 'redemption.choose',
+                redemption: offerRedemption(offer, value),
+              })
+            }
           }}
         />
       )}
@@ -682,31 +744,50 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const context = useSelector(actorRef, (s) => s.context)
   const busy = useSelector(actorRef, (s) => selectBusy(s) === 'record')
   const total = useSelector(actorRef, selectTotalCents)
-  const { preview, redemption, consent } = context
+  const earned = useSelector(actorRef, selectEarnedPoints)
+  const valuation = useSelector(actorRef, selectValuation)
+  const { redemption, consent } = context
   const redeemed =
     redemption.kind === 'points'
       ? `${points(redemption.points)}`
       : redemption.kind === 'promotion'
-        ? `the offer ${redemption.title}`
+        ? `the offer ${redemption.title}${redemption.points ? ` and ${points(redemption.points)}` : ''}`
         : 'nothing'
   return (
     <Stack gap="md">
       <StepTitle>Confirm the visit</StepTitle>
       <Paper withBorder p="md" radius="md">
         <Stack gap="xs">
-          {context.items.map((item) => (
-            <Group key={item.key} justify="space-between" gap="xs" wrap="wrap">
-              <Text style={{ overflowWrap: 'anywhere' }}>
-                {item.quantity} × {item.name}
-              </Text>
-              <Text>{formatCents(item.quantity * item.price_cents)}</Text>
-            </Group>
-          ))}
+          {context.items.map((item, index) => {
+            const discount = valuation?.lines[index]?.discount_cents ?? 0
+            return (
+              <Stack key={item.key} gap={0}>
+                <Group justify="space-between" gap="xs" wrap="wrap">
+                  <Text style={{ overflowWrap: 'anywhere' }}>
+                    {item.quantity} × {item.name}
+                  </Text>
+                  <Text>{formatCents(item.quantity * item.price_cents)}</Text>
+                </Group>
+                {discount > 0 && (
+                  <Group justify="space-between" gap="xs" wrap="wrap">
+                    <Text size="sm" c="teal.8">
+                      {valuation?.value}
+                    </Text>
+                    <Text size="sm" c="teal.8">
+                      −{formatCents(discount)}
+                    </Text>
+                  </Group>
+                )}
+              </Stack>
+            )
+          })}
           <Group justify="space-between" gap="xs">
             <Text fw={700}>Total</Text>
-            <Text fw={700}>{formatCents(total)}</Text>
+            <Text fw={700} data-testid="visit-total">
+              {formatCents(total)}
+            </Text>
           </Group>
-          <Text>Points earned: {points(preview?.points ?? 0)}</Text>
+          <Text>Points earned: {points(earned)}</Text>
           {context.approval && (
             <Text>
               Approved by {context.approval.approved_by.first_name}{' '}
@@ -763,6 +844,8 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           {redeemed > 0 ? ` and redeemed ${points(redeemed)}` : ''}
           {bonus > 0 ? `, with a bonus of ${points(bonus)}` : ''}. The balance is now{' '}
           {points(result.balance)}.
+          {(result.visit.discount_cents ?? 0) > 0 &&
+            ` The offer took ${formatCents(result.visit.discount_cents ?? 0)} off: the visit comes to ${formatCents(result.visit.total_cents)}.`}
         </Alert>
       )}
       <ErrorAlert actorRef={actorRef} />

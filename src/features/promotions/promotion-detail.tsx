@@ -1,7 +1,12 @@
 import { Badge, Button, Card, Group, Modal, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { PROMOTION_STATUS_LABELS, type PromotionDetail } from '#domain/promotions.ts'
-import { offerDates, offerTerms, STATUS_COLORS } from '#src/features/promotions/promotion-list.tsx'
+import {
+  offerDates,
+  offerTerms,
+  offerValue,
+  STATUS_COLORS,
+} from '#src/features/promotions/promotion-list.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
@@ -61,11 +66,14 @@ function Figure({ label, value }: { label: string; value: string }) {
 export function PromotionDetailView({
   offer,
   canManage,
+  procedureNames,
   onEdit,
   onAction,
 }: {
   offer: PromotionDetail
   canManage: boolean
+  /** The catalogue's procedure names, for the offer's value. */
+  procedureNames?: ReadonlyMap<number, string>
   onEdit: () => void
   onAction: (action: OfferAction) => Promise<string | undefined>
 }) {
@@ -100,6 +108,11 @@ export function PromotionDetailView({
             )}
           </Group>
           <Text>{offerDates(offer)}</Text>
+          {offerValue(offer, procedureNames) && (
+            <Text fw={500} data-testid="offer-value">
+              {offerValue(offer, procedureNames)}
+            </Text>
+          )}
           <Text c="dimmed">
             {offerTerms(offer)} ·{' '}
             {offer.max_redemptions === null

@@ -1,7 +1,9 @@
 import {
   Modal,
+  MultiSelect,
   NumberInput,
   Radio,
+  SegmentedControl,
   SimpleGrid,
   Stack,
   Text,
@@ -10,6 +12,7 @@ import {
 } from '@mantine/core'
 import { useForm } from '@mantine/form'
 import { useState } from 'react'
+import { MAX_DISCOUNT_CENTS } from '#domain/offer-value.ts'
 import {
   endsAfterStart,
   LIVE_EDITABLE_FIELDS,
@@ -35,7 +38,17 @@ export type PromotionFormValues = {
   per_patient_limit: number | string
   audience: 'everyone' | 'code'
   code: string
+  /** The offer's value (issue 28): none, an amount off a visit, or a percentage off each line. */
+  discount: 'none' | 'amount' | 'percent'
+  /** The amount off, in dollars as typed. */
+  discount_amount: number | string
+  discount_percent: number | string
+  /** The procedures it applies to, as the select's values (ids as text); empty: any procedure. */
+  procedure_ids: string[]
 }
+
+/** A procedure the offer's value may apply to. */
+export type ProcedureOption = { id: number; name: string }
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
@@ -61,6 +74,10 @@ export function promotionValues(offer?: PromotionDetail): PromotionFormValues {
     per_patient_limit: offer?.per_patient_limit ?? 1,
     audience: offer?.code ? 'code' : 'everyone',
     code: offer?.code ?? '',
+    discount: offer?.discount_cents ? 'amount' : offer?.discount_percent ? 'percent' : 'none',
+    discount_amount: offer?.discount_cents ? offer.discount_cents / 100 : '',
+    discount_percent: offer?.discount_percent ?? '',
+    procedure_ids: (offer?.procedure_ids ?? []).map(String),
   }
 }
 
@@ -76,6 +93,10 @@ export function toPromotionInput(values: PromotionFormValues): PromotionInput {
     max_redemptions: values.max_redemptions === '' ? null : Number(values.max_redemptions),
     per_patient_limit: Number(values.per_patient_limit),
     code: values.audience === 'code' ? values.code.trim().toUpperCase() : null,
+    discount_cents:
+      values.discount === 'amount' ? Math.round(Number(values.discount_amount) * 100) : null,
+    discount_percent: values.discount === 'percent' ? Number(values.discount_percent) : null,
+    procedure_ids: values.discount === 'none' ? [] : values.procedure_ids.map(Number),
   }
 }
 
@@ -95,6 +116,7 @@ export function PromotionFormModal({
   submitLabel,
   initial,
   live = false,
+  procedures = [],
   onClose,
   onSave,
 }: {
@@ -103,6 +125,8 @@ export function PromotionFormModal({
   submitLabel: string
   initial: PromotionFormValues
   live?: boolean
+  /** The catalogue's procedures, for the value's procedures (issue 28). */
+  procedures?: readonly ProcedureOption[]
   onClose: () => void
   onSave: (values: PromotionFormValues) => Promise<string | undefined>
 }) {
@@ -142,6 +166,17 @@ export function PromotionFormModal({
         values.audience === 'code' && !PROMOTION_CODE_PATTERN.test(value.trim().toUpperCase())
           ? PROMOTION_MESSAGES.code
           : null,
+      discount_amount: (value, values) => {
+        if (values.discount !== 'amount') return null
+        const cents = Math.round(Number(value) * 100)
+        return value !== '' && cents >= 1 && cents <= MAX_DISCOUNT_CENTS
+          ? null
+          : 'Enter the amount off, from $0.01 to $1,000,000.'
+      },
+      discount_percent: (value, values) =>
+        values.discount !== 'percent' || wholeIn(value, 1, 100)
+          ? null
+          : 'Enter the percentage off, a whole number from 1 to 100.',
     },
   })
   const locked = (field: string) =>
@@ -249,6 +284,55 @@ export function PromotionFormModal({
               <Radio value="code" label="Only patients with a code" disabled={locked('code')} />
             </Stack>
           </Radio.Group>
+          <Stack gap="xs">
+            <Text size="sm" fw={500} id="discount-label">
+              Discount
+            </Text>
+            <SegmentedControl
+              aria-labelledby="discount-label"
+              disabled={locked('discount_cents')}
+              data={[
+                { value: 'none', label: 'None' },
+                { value: 'amount', label: 'Amount off' },
+                { value: 'percent', label: 'Percent off' },
+              ]}
+              {...form.getInputProps('discount')}
+            />
+            {form.values.discount === 'amount' && (
+              <NumberInput
+                label="Amount off ($)"
+                description="Taken once off the visit's matching procedures, never below $0."
+                min={0.01}
+                decimalScale={2}
+                prefix="$"
+                disabled={locked('discount_cents')}
+                {...form.getInputProps('discount_amount')}
+              />
+            )}
+            {form.values.discount === 'percent' && (
+              <NumberInput
+                label="Percentage off (%)"
+                description="Taken off each matching procedure line."
+                min={1}
+                max={100}
+                suffix="%"
+                allowDecimal={false}
+                disabled={locked('discount_percent')}
+                {...form.getInputProps('discount_percent')}
+              />
+            )}
+            {form.values.discount !== 'none' && (
+              <MultiSelect
+                label="Procedures"
+                description="Empty: any procedure."
+                placeholder="Any procedure"
+                searchable
+                data={procedures.map((p) => ({ value: String(p.id), label: p.name }))}
+                disabled={locked('procedure_ids')}
+                {...form.getInputProps('procedure_ids')}
+              />
+            )}
+          </Stack>
           {form.values.audience === 'code' && (
             <TextInput
               label="Code"

@@ -1,4 +1,5 @@
 // Tabs are the portal's only: their styles load with the screens that show them, not with every page.
+import { offerValueWords } from '#domain/offer-value.ts'
 import '@mantine/core/styles/Tabs.css'
 import { Badge, Group, Stack, Table, Tabs, Text } from '@mantine/core'
 import {
@@ -48,6 +49,20 @@ export function offerDates(offer: Pick<PromotionDetail, 'starts_at' | 'ends_at'>
   return 'No dates'
 }
 
+/**
+ * The offer's value in words (issue 28), "$50.00 off HydraFacial", with the names of its
+ * procedures from the catalogue; null for an offer without value.
+ */
+export function offerValue(
+  offer: Pick<PromotionDetail, 'discount_cents' | 'discount_percent' | 'procedure_ids'>,
+  procedureNames: ReadonlyMap<number, string> = new Map(),
+): string | null {
+  return offerValueWords(
+    offer,
+    offer.procedure_ids.map((id) => procedureNames.get(id) ?? `procedure ${id}`),
+  )
+}
+
 /** "Free · +200 bonus", "300 points · no bonus". */
 export function offerTerms(offer: { points_cost: number; bonus_points: number }): string {
   const cost =
@@ -64,11 +79,14 @@ export function offerTerms(offer: { points_cost: number; bonus_points: number })
 export function PromotionList({
   status,
   page,
+  procedureNames,
   onTab,
   onPage,
 }: {
   status: PromotionStatus
   page: PromotionPage
+  /** The catalogue's procedure names, for each offer's value. */
+  procedureNames?: ReadonlyMap<number, string>
   onTab: (status: PromotionStatus) => void
   onPage: (page: number) => void
 }) {
@@ -122,7 +140,11 @@ export function PromotionList({
                           </Group>
                         </Table.Td>
                         <Table.Td data-label="Dates">{offerDates(offer)}</Table.Td>
-                        <Table.Td data-label="Cost and bonus">{offerTerms(offer)}</Table.Td>
+                        <Table.Td data-label="Cost and bonus">
+                          {[offerValue(offer, procedureNames), offerTerms(offer)]
+                            .filter(Boolean)
+                            .join(' · ')}
+                        </Table.Td>
                         <Table.Td data-label="Claimed">
                           {offer.funnel.claimed.toLocaleString('en-US')}
                         </Table.Td>

@@ -441,3 +441,94 @@ describe('checkout: paths from the machine, replayed through the checkout screen
     }
   })
 })
+
+describe("checkout: an offer with value (issue 28, item 4), beside the machine's paths", () => {
+  const hydraPreview = (problem: string | null): CheckoutPreview => ({
+    preview: {
+      lines: [
+        {
+          kind: 'procedure',
+          item_id: 2,
+          name: 'HydraFacial',
+          quantity: 1,
+          unit_price_cents: 19_900,
+          points: 199,
+          refused: null,
+        },
+      ],
+      points: 199,
+      total_cents: 19_900,
+      balance: 400,
+      point_value_cents: 10,
+      redemption_code_threshold: 1_000,
+      max_points_per_line: 5000,
+      approval_needed: [],
+      offer_values: [
+        {
+          promotion_id: 9,
+          title: '$50 off HydraFacial',
+          value: '$50.00 off HydraFacial',
+          lines: problem
+            ? [{ discount_cents: 0, points: 199 }]
+            : [{ discount_cents: 5000, points: 149 }],
+          discount_cents: problem ? 0 : 5000,
+          total_cents: problem ? 19_900 : 14_900,
+          points: problem ? 199 : 149,
+          problem,
+        },
+      ],
+    },
+    offers: [{ promotion_id: 9, title: '$50 off HydraFacial', bonus: 0, cost: 0 }],
+  })
+  const start = () =>
+    open({
+      input: {
+        idempotencyKey: f.key,
+        canOverride: false,
+        patient: f.patient,
+        items: [{ ...f.procedure }],
+      },
+    } as unknown as QaPath)
+
+  it('shows the offer per line and the new total before Confirm, and sends no discount', async () => {
+    const h = await start()
+    await click(h.user, 'See points')
+    await act(async () => h.previewVisit.latest().answer.resolve(hydraPreview(null)))
+    await h.user.click(await screen.findByRole('radio', { name: /^\$50 off HydraFacial/ }))
+    expect(screen.getByRole('radio', { name: /^\$50 off HydraFacial/ })).toHaveAccessibleName(
+      '$50 off HydraFacial (claimed offer, $50.00 off HydraFacial)',
+    )
+    expect(screen.getByTestId('line-discount')).toHaveTextContent('Offer: −$50.00, pays $149.00')
+    expect(screen.getByTestId('visit-earns')).toHaveTextContent(
+      'With $50.00 off HydraFacial, this visit costs $149.00 instead of $199.00 and earns 149 points.',
+    )
+    // Points for a reward at the same visit, with the offer.
+    await setText(h.user, 'Points to redeem as well', '100')
+    await click(h.user, 'Continue')
+    await screen.findByRole('heading', { name: 'Confirm the visit' })
+    expect(screen.getByTestId('visit-total')).toHaveTextContent('$149.00')
+    expect(screen.getByText('Points earned: 149 points')).toBeVisible()
+    expect(screen.getByText(/^Redeemed: /)).toHaveTextContent(
+      'Redeemed: the offer $50 off HydraFacial and 100 points',
+    )
+    await click(h.user, 'Confirm visit')
+    await waitFor(() => expect(h.recordVisit.calls).toHaveLength(1))
+    const request = h.recordVisit.latest().input
+    expect(request.redemption).toEqual({ promotion_id: 9, points: 100 })
+    expect(JSON.stringify(request)).not.toContain('discount')
+    h.actor.stop()
+  })
+
+  it("says why an offer does not apply to the visit's lines, and Continue waits", async () => {
+    const h = await start()
+    await click(h.user, 'See points')
+    const problem =
+      'The offer “$50 off HydraFacial” is $50.00 off HydraFacial, and this visit has no such line: add the procedure or choose no offer.'
+    await act(async () => h.previewVisit.latest().answer.resolve(hydraPreview(problem)))
+    await h.user.click(await screen.findByRole('radio', { name: /^\$50 off HydraFacial/ }))
+    expect(screen.getByText(problem)).toBeVisible()
+    expect(button('Continue')).toBeDisabled()
+    expect(redemptionProblem(h.actor.getSnapshot().context)).toBe(problem)
+    h.actor.stop()
+  })
+})
