@@ -110,25 +110,47 @@ export async function interactive(page: Page) {
 
 /**
  * Waits until the page has settled, as a person would see it: nothing loading (no loader, no
- * visible skeleton, nothing `aria-busy`, no "Please wait...") and no transition or animation still
- * running (a dialog fading in, a menu sliding down). Waits on what the page shows, never a delay.
+ * visible skeleton, nothing `aria-busy`, no "Please wait..."), no transition or animation still
+ * running (a dialog fading in, a menu sliding down), and no dialog, menu or list of options still
+ * transparent (Mantine paints a dialog at opacity 0 for a frame before its fade starts). Quiet on
+ * two looks in a row, 50 ms apart, so that a fade about to start is not taken for the end of one.
+ * Waits on what the page shows, never a delay.
  */
 export async function settled(page: Page) {
+  await page.evaluate(() => {
+    ;(window as unknown as { quietLooks: number }).quietLooks = 0
+  })
   await page.waitForFunction(
     () => {
-      const loading = document.querySelector(
-        '[aria-busy="true"], .mantine-Loader-root, .mantine-Skeleton-root[data-visible]',
-      )
-      if (loading) return false
-      if (document.body.innerText.includes('Please wait...')) return false
-      // Finite transitions and animations only: an endless one (a spinner) never ends.
-      return document
-        .getAnimations()
-        .every(
-          (animation) =>
-            animation.playState !== 'running' ||
-            animation.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
+      const state = window as unknown as { quietLooks: number }
+      const quiet = (() => {
+        const loading = document.querySelector(
+          '[aria-busy="true"], .mantine-Loader-root, .mantine-Skeleton-root[data-visible]',
         )
+        if (loading) return false
+        if (document.body.innerText.includes('Please wait...')) return false
+        // Finite transitions and animations only: an endless one (a spinner) never ends.
+        const moving = document
+          .getAnimations()
+          .some(
+            (animation) =>
+              animation.playState === 'running' &&
+              animation.effect?.getComputedTiming().iterations !== Number.POSITIVE_INFINITY,
+          )
+        if (moving) return false
+        for (const layer of document.querySelectorAll(
+          '[role="dialog"], [role="alertdialog"], [role="menu"], [role="listbox"]',
+        )) {
+          // Not rendered at all (display: none, visibility: hidden): nothing to fade.
+          if (!layer.checkVisibility({ visibilityProperty: true })) continue
+          for (let node: Element | null = layer; node; node = node.parentElement) {
+            if (Number(getComputedStyle(node).opacity) < 1) return false
+          }
+        }
+        return true
+      })()
+      state.quietLooks = quiet ? state.quietLooks + 1 : 0
+      return state.quietLooks >= 2
     },
     undefined,
     { polling: 50 },
