@@ -329,6 +329,7 @@ test.describe('checkout at the front desk', () => {
     await expect(page.getByTestId('visit-earns')).toHaveText(
       'With $50.00 off HydraFacial, this visit costs $149.00 instead of $199.00 and earns 149 points.',
     )
+    await shoot(page, 'checkout-offer-value', page.getByTestId('visit-earns'))
     await page.getByRole('button', { name: 'Continue' }).click()
     // The demo programme asks for the code for every redemption (threshold 0).
     const sentAfter = new Date(Date.now() - 1000)

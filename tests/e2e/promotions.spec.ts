@@ -43,6 +43,17 @@ test.describe('promotions', () => {
       'Bonus points this week.',
     )
     expect(await axeViolations(page), 'axe on the New offer form').toEqual([])
+    // An offer may take money off (issue 28): the amount and the procedures it applies to.
+    await dialog.getByText('Amount off', { exact: true }).click()
+    await dialog.getByRole('textbox', { name: 'Amount off ($)' }).fill('50')
+    await expect(dialog.getByRole('combobox', { name: 'Procedures' })).toBeVisible()
+    await shoot(
+      page,
+      'promotions-new-offer-discount',
+      dialog.getByText('Discount', { exact: true }),
+    )
+    await dialog.getByText('None', { exact: true }).click()
+    await expect(dialog.getByRole('textbox', { name: 'Amount off ($)' })).toHaveCount(0)
 
     await dialog.getByRole('textbox', { name: 'Title' }).fill(title)
     await dialog.getByRole('textbox', { name: 'Starts' }).fill('')

@@ -418,7 +418,7 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
               {formatCents(line.unit_price_cents)} each
             </Text>
             {(valuation?.lines[index]?.discount_cents ?? 0) > 0 && (
-              <Text size="sm" c="teal.8" data-testid="line-discount">
+              <Text size="sm" c="teal.9" data-testid="line-discount">
                 Offer: −{formatCents(valuation?.lines[index]?.discount_cents ?? 0)}, pays{' '}
                 {formatCents(
                   line.unit_price_cents * line.quantity -
@@ -770,10 +770,10 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
                 </Group>
                 {discount > 0 && (
                   <Group justify="space-between" gap="xs" wrap="wrap">
-                    <Text size="sm" c="teal.8">
+                    <Text size="sm" c="teal.9">
                       {valuation?.value}
                     </Text>
-                    <Text size="sm" c="teal.8">
+                    <Text size="sm" c="teal.9">
                       −{formatCents(discount)}
                     </Text>
                   </Group>

@@ -1,4 +1,5 @@
 import {
+  Input,
   Modal,
   MultiSelect,
   NumberInput,
@@ -285,19 +286,24 @@ export function PromotionFormModal({
             </Stack>
           </Radio.Group>
           <Stack gap="xs">
-            <Text size="sm" fw={500} id="discount-label">
-              Discount
-            </Text>
-            <SegmentedControl
-              aria-labelledby="discount-label"
-              disabled={locked('discount_cents')}
-              data={[
-                { value: 'none', label: 'None' },
-                { value: 'amount', label: 'Amount off' },
-                { value: 'percent', label: 'Percent off' },
-              ]}
-              {...form.getInputProps('discount')}
-            />
+            {/* The label of every other field, for a control that is a group of radios. */}
+            <Input.Wrapper
+              label="Discount"
+              labelElement="div"
+              labelProps={{ id: 'discount-label' }}
+            >
+              <SegmentedControl
+                aria-labelledby="discount-label"
+                disabled={locked('discount_cents')}
+                fullWidth
+                data={[
+                  { value: 'none', label: 'None' },
+                  { value: 'amount', label: 'Amount off' },
+                  { value: 'percent', label: 'Percent off' },
+                ]}
+                {...form.getInputProps('discount')}
+              />
+            </Input.Wrapper>
             {form.values.discount === 'amount' && (
               <NumberInput
                 label="Amount off ($)"
