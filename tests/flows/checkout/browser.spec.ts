@@ -2,15 +2,23 @@
  * The checkout's Playwright driver: its QA paths (docs/paths/checkout.md), replayed in Chromium
  * against the real server. Every path gets a patient of its own (codes are limited per patient:
  * 30 seconds apart, 5 an hour) with a phone and the model's balance, and, when it completes an
- * appointment, an appointment of its own; the programme's code threshold is the model's for the
- * path and is put back afterwards. The calls' answers are the real server's, except the three the
- * path file marks as request interception.
+ * appointment, an appointment of its own, and, when it previews the appointment's HydraFacial
+ * with the model's claimed offer, that offer as a promotion of its own ($50.00 off HydraFacial,
+ * published and claimed for the patient), so that the real server's discount, total and points
+ * are the model's; the programme's code threshold is the model's for the path and is put back
+ * afterwards. The calls' answers are the real server's, except the three the path file marks as
+ * request interception.
  */
 import { randomUUID } from 'node:crypto'
 import type { APIRequestContext } from '@playwright/test'
 import type { ProgrammeRules } from '#domain/ledger.ts'
 import type { CatalogueItem } from '#domain/practice-data.ts'
-import { VISIT_MESSAGES } from '#domain/visits.ts'
+import { formatDollars, VISIT_MESSAGES, type VisitAnswer } from '#domain/visits.ts'
+import {
+  type CheckoutPreview,
+  type CheckoutRedemption,
+  chosenValuation,
+} from '#machines/checkout/checkout.machine.ts'
 import {
   type ApiSession,
   apiSignIn,
@@ -31,6 +39,7 @@ import {
   checkoutFlow,
   checkoutModel,
   checkoutFixtures as f,
+  previewsOffer,
 } from './model.ts'
 
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
@@ -149,6 +158,33 @@ async function createAppointment(
   return ((await response.json()) as { id: number }).id
 }
 
+/**
+ * The model's claimed offer on the real server: a promotion of its own for the path's patient
+ * ("Birthday Glow" and the patient's name), $50.00 off HydraFacial, published and claimed.
+ */
+async function claimOffer(request: APIRequestContext, admin: ApiSession, patient: Patient) {
+  const hydra = await catalogueItem(request, admin, 'procedures', f.procedure.name)
+  const created = await request.post('/api/promotions', {
+    headers: headers(admin),
+    data: {
+      title: `${f.offer.title} ${patient.lastName}`,
+      discount_cents: f.previewOffer.preview.offer_values?.[0]?.discount_cents,
+      procedure_ids: [hydra.id],
+    },
+  })
+  expect(created.status(), await created.text()).toBe(201)
+  const { id } = (await created.json()) as { id: number }
+  const published = await request.post(`/api/promotions/${id}/publish`, {
+    headers: headers(admin),
+  })
+  expect(published.status(), await published.text()).toBe(200)
+  const claimed = await request.put(`/api/promotions/claimed/${id}`, {
+    headers: headers(admin),
+    data: { promo: id, patient_id: patient.id },
+  })
+  expect(claimed.status(), await claimed.text()).toBe(200)
+}
+
 /** Another desk has the patient texted a code (refused when one went out under 30 s ago). */
 async function codeFromElsewhere(context: Context): Promise<void> {
   const { request, admin, patient } = context
@@ -173,9 +209,14 @@ async function spendAttempts(context: Context): Promise<void> {
   const body = held.postDataJSON() as {
     patient_id: number
     items: unknown[]
-    redemption: { points: number; verification: { authyId: string; code: string } }
+    redemption: {
+      points?: number
+      promotion_id?: number
+      verification: { authyId: string; code: string }
+    }
   }
-  const { authyId, code } = body.redemption.verification
+  const { verification, ...amount } = body.redemption
+  const { authyId, code } = verification
   for (let attempt = 0; attempt < 5; attempt++) {
     const response = await request.post('/api/visits', {
       headers: headers(admin),
@@ -184,10 +225,7 @@ async function spendAttempts(context: Context): Promise<void> {
         appointment_id: null,
         items: body.items,
         idempotencyKey: randomUUID(),
-        redemption: {
-          points: body.redemption.points,
-          verification: { authyId, code: otherCode(code) },
-        },
+        redemption: { ...amount, verification: { authyId, code: otherCode(code) } },
       },
     })
     expect(response.status(), await response.text()).toBe(422)
@@ -264,6 +302,7 @@ const replayer: Replayer<Context> = {
     }
     let url = '/checkout'
     let session = context.admin
+    if (previewsOffer(path)) await claimOffer(request, context.admin, context.patient)
     if (path.modelScenario.startsWith('Complete')) {
       const appointment = await createAppointment(request, context.admin, context.patient)
       url = `/checkout?appointmentId=${appointment}`
@@ -319,6 +358,10 @@ const replayer: Replayer<Context> = {
           await page.getByRole('radio', { name: 'Nothing', exact: true }).check()
         } else if (redemption.kind === 'promotion') {
           await page.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }).check()
+          // Points for a reward as well, with the offer (issue 28).
+          if (redemption.points) {
+            await page.getByLabel('Points to redeem as well').fill(String(redemption.points))
+          }
         } else {
           await page.getByRole('radio', { name: 'Points', exact: true }).check()
           await page.getByLabel('Points to redeem').fill(String(redemption.points))
@@ -442,11 +485,17 @@ const replayer: Replayer<Context> = {
     const c = state.context as {
       items: { name: string }[]
       appointmentId: number | null
-      redemption: { kind: string; title?: string }
+      redemption: CheckoutRedemption
       reason: string
       canOverride: boolean
       canApprove: boolean
+      preview: CheckoutPreview['preview'] | null
+      offers: CheckoutPreview['offers']
+      result: VisitAnswer | null
     }
+    // The chosen offer's value, in the model's numbers (the real server's, worked out the same).
+    const valuation = chosenValuation(c)
+    const offerValue = valuation && !valuation.problem && c.preview ? valuation : null
     const leaf = leafNode(checkoutModel.machine, state).id
     switch (leaf) {
       case 'checkout.choosingPatient':
@@ -474,7 +523,21 @@ const replayer: Replayer<Context> = {
         return
       case 'checkout.reviewing': {
         await expect(page.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
-        await expect(page.getByText(/This visit earns/)).toBeVisible()
+        if (offerValue && c.preview) {
+          // Per line what the offer takes off and what it pays, then the new total and points.
+          const discounts = c.preview.lines.flatMap((line, index) => {
+            const off = offerValue.lines[index]?.discount_cents ?? 0
+            const pays = line.unit_price_cents * line.quantity - off
+            return off > 0 ? [`Offer: −${formatDollars(off)}, pays ${formatDollars(pays)}`] : []
+          })
+          await expect(page.getByTestId('line-discount')).toHaveText(discounts)
+          await expect(page.getByTestId('visit-earns')).toHaveText(
+            `With ${offerValue.value}, this visit costs ${formatDollars(offerValue.total_cents)} instead of ${formatDollars(c.preview.total_cents)} and earns ${offerValue.points} points.`,
+          )
+        } else {
+          await expect(page.getByText(/This visit earns/)).toBeVisible()
+          await expect(page.getByTestId('line-discount')).toHaveCount(0)
+        }
         const r = c.redemption
         const checked =
           r.kind === 'none'
@@ -537,6 +600,13 @@ const replayer: Replayer<Context> = {
         return
       case 'checkout.confirming':
         await expect(page.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+        if (offerValue) {
+          // What the patient pays, and the points earned on it.
+          await expect(page.getByTestId('visit-total')).toHaveText(
+            formatDollars(offerValue.total_cents),
+          )
+          await expect(page.getByText(`Points earned: ${offerValue.points} points`)).toBeVisible()
+        }
         await expect(button(context, 'Confirm visit')).toBeEnabled()
         await expectError(context, state)
         return
@@ -544,11 +614,22 @@ const replayer: Replayer<Context> = {
         await gate.held('recordVisit')
         await expect(busy(context, 'Confirm visit')).toBeVisible()
         return
-      case 'checkout.done.undoable':
-        await expect(page.getByRole('status').filter({ hasText: 'Visit recorded' })).toBeVisible()
+      case 'checkout.done.undoable': {
+        const recorded = page.getByRole('status').filter({ hasText: 'Visit recorded' })
+        await expect(recorded).toBeVisible()
+        const answer = c.result
+        if (answer?.visit.discount_cents) {
+          // The recorded visit: earned on what was paid, and what the offer took off.
+          const sum = (kind: string) =>
+            answer.entries.filter((e) => e.kind === kind).reduce((n, e) => n + e.points, 0)
+          await expect(recorded).toContainText(
+            `earned ${sum('earn')} points and redeemed ${-sum('redeem')} points. The balance is now ${answer.balance} points. The offer took ${formatDollars(answer.visit.discount_cents)} off: the visit comes to ${formatDollars(answer.visit.total_cents)}.`,
+          )
+        }
         await expect(button(context, 'Undo visit').first()).toBeEnabled()
         await expectError(context, state)
         return
+      }
       case 'checkout.done.undoing':
         await gate.held('undoVisit')
         await expect(busy(context, 'Undo visit')).toBeVisible()

@@ -6,8 +6,9 @@
  * run the same screen through what the paths leave out.
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
+import type { LedgerEntry } from '#domain/ledger.ts'
 import type { ApprovalAnswer, VisitAnswer, VisitPreview } from '#domain/visits.ts'
-import { VISIT_MESSAGES } from '#domain/visits.ts'
+import { formatDollars, VISIT_MESSAGES } from '#domain/visits.ts'
 import {
   aboveCatalogue,
   approvalReady,
@@ -18,6 +19,7 @@ import {
   type CheckoutPreview,
   type ClaimedOffer,
   checkoutMachine,
+  chosenValuation,
   needsApproval,
   needsConsent,
   redemptionProblem,
@@ -99,7 +101,46 @@ const approval: ApprovalAnswer = {
   approved_by: { id: 3, first_name: 'Morgan', last_name: 'Manager' },
   expires_at: '2026-11-25T10:15:00.000Z',
 }
-const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 200, cost: 0 }
+/**
+ * The patient's claimed offer with value (issue 28, item 4): $50 off HydraFacial, no bonus and no
+ * points to pay. The browser replay creates it as the real server's promotion and claims it for
+ * the path's patient where the path previews the appointment's HydraFacial.
+ */
+const offer: ClaimedOffer = { promotion_id: 2, title: 'Birthday Glow', bonus: 0, cost: 0 }
+const offerWords = '$50.00 off HydraFacial'
+/**
+ * The appointment's HydraFacial alone, as the real server previews it for a patient who has not
+ * had one (200 points, $199.00), with the claimed offer's value worked out as the server does
+ * (`applyOffer`): $50.00 off the line, $149.00 to pay, 200 × 149/199 = 149 points.
+ */
+const previewOffer: VisitPreview = {
+  ...preview,
+  lines: [
+    {
+      kind: 'procedure',
+      item_id: 2,
+      name: 'HydraFacial',
+      quantity: 1,
+      unit_price_cents: 19_900,
+      points: 200,
+      refused: null,
+    },
+  ],
+  points: 200,
+  total_cents: 19_900,
+  offer_values: [
+    {
+      promotion_id: offer.promotion_id,
+      title: offer.title,
+      value: offerWords,
+      lines: [{ discount_cents: 5_000, points: 149 }],
+      discount_cents: 5_000,
+      total_cents: 14_900,
+      points: 149,
+      problem: null,
+    },
+  ],
+}
 const answer: VisitAnswer = {
   visit: {
     id: 31,
@@ -114,6 +155,46 @@ const answer: VisitAnswer = {
   entries: [],
   balance: 165,
 }
+/** A ledger entry of the offer's visit, posted by the desk at 10:00. */
+const visitEntry = (
+  id: number,
+  kind: LedgerEntry['kind'],
+  points: number,
+  balance_after: number,
+): LedgerEntry => ({
+  id,
+  patient_id: patient.id,
+  kind,
+  points,
+  source_type: 'visit',
+  source_id: 32,
+  reason: null,
+  expires_at: null,
+  reverses_id: null,
+  reversed_by: null,
+  balance_after,
+  created_by: { id: 2, first_name: 'Morgan', last_name: 'Manager' },
+  created_at: '2026-11-25T10:00:00.000Z',
+})
+/**
+ * The appointment's HydraFacial recorded with the offer and 300 points (issue 28, item 4): the
+ * patient pays $149.00, earns 149 points on it and redeems 300: 400 + 149 − 300 = 249.
+ */
+const answerOffer: VisitAnswer = {
+  visit: {
+    id: 32,
+    patient_id: 4,
+    appointment_id: 12,
+    total_cents: 14_900,
+    discount_cents: 5_000,
+    created_at: '2026-11-25T10:00:00.000Z',
+    undo_until: '2026-11-25T10:10:00.000Z',
+    undone_at: null,
+  },
+  lines: previewOffer.lines.map((line) => ({ ...line, discount_cents: 5_000, points: 149 })),
+  entries: [visitEntry(81, 'earn', 149, 549), visitEntry(82, 'redeem', -300, 249)],
+  balance: 249,
+}
 
 /** What the desk enters and what the fake server answers. */
 export const checkoutFixtures = {
@@ -122,9 +203,12 @@ export const checkoutFixtures = {
   procedure,
   product,
   appointmentId: 12,
-  preview: { preview, offers: [offer] } satisfies CheckoutPreview,
+  /** The preview of HydraFacial (not earning yet) and Vitamin C Serum; no offer claimed. */
+  preview: { preview, offers: [] } satisfies CheckoutPreview,
   /** The preview of the lines with the price ten times the catalogue's. */
-  previewApproval: { preview: previewApproval, offers: [offer] } satisfies CheckoutPreview,
+  previewApproval: { preview: previewApproval, offers: [] } satisfies CheckoutPreview,
+  /** The preview of the appointment's HydraFacial alone, with the claimed offer's value. */
+  previewOffer: { preview: previewOffer, offers: [offer] } satisfies CheckoutPreview,
   tenTimes,
   approvalReason,
   approval,
@@ -135,7 +219,11 @@ export const checkoutFixtures = {
     password: 'ManagerPass123',
   },
   offer,
+  /** The offer's value in the server's words. */
+  offerWords,
   answer,
+  /** The visit recorded with the offer (and points as well). */
+  answerOffer,
   /** Points below the programme's threshold (100): no code. */
   fewPoints: 50,
   /** Points above it: the patient's code or an override. */
@@ -189,7 +277,12 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'redemption.choose', redemption: { kind: 'points', points: f.tooManyPoints } },
   {
     type: 'redemption.choose',
-    redemption: { kind: 'promotion', promotion_id: f.offer.promotion_id, title: f.offer.title },
+    redemption: {
+      kind: 'promotion',
+      promotion_id: f.offer.promotion_id,
+      title: f.offer.title,
+      points: f.manyPoints,
+    },
   },
   { type: 'review.submit' },
   { type: 'code.send' },
@@ -208,6 +301,7 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'visit.undo' },
   { type: 'xstate.done.actor.previewVisit', output: f.preview },
   { type: 'xstate.done.actor.previewVisit', output: f.previewApproval },
+  { type: 'xstate.done.actor.previewVisit', output: f.previewOffer },
   { type: 'xstate.error.actor.previewVisit', error: new Error(f.previewFailed) },
   { type: 'xstate.done.actor.sendCode', output: { authyId: f.authyId } },
   { type: 'xstate.error.actor.sendCode', error: new Error(f.codeTooSoon) },
@@ -217,6 +311,7 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'xstate.done.actor.approveVisit', output: f.approval },
   { type: 'xstate.error.actor.approveVisit', error: new Error(VISIT_MESSAGES.approverCredentials) },
   { type: 'xstate.done.actor.recordVisit', output: f.answer },
+  { type: 'xstate.done.actor.recordVisit', output: f.answerOffer },
   { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeAttempts) },
   { type: 'xstate.error.actor.recordVisit', error: new Error(f.timeout) },
   { type: 'xstate.done.actor.undoVisit', output: { balance: f.undoneBalance } },
@@ -249,6 +344,49 @@ export function checkoutSignature(snapshot: AnyMachineSnapshot): string {
 
 const patientWords = `${f.patient.name}`
 
+/** Whether the visit is the appointment's HydraFacial alone (what the offer applies to). */
+const hydraAlone = (items: readonly CheckoutItem[]) =>
+  items.length === 1 && items[0]?.key === f.procedure.key
+
+/**
+ * What the screen shows of the chosen offer's value in this state, in the server's numbers: the
+ * discount per line and the new total and points (step Points), the total to pay and the points
+ * earned (step Confirm), what the offer took off (the recorded visit); nothing without an offer
+ * with value.
+ */
+export function offerValueSeen(snapshot: AnyMachineSnapshot): string[] {
+  const c = snapshot.context as ReturnType<typeof checkoutMachine.getInitialSnapshot>['context']
+  const discount = c.result?.visit.discount_cents ?? 0
+  const recorded = snapshot.matches({ done: 'undoable' }) || snapshot.matches({ done: 'closed' })
+  if (recorded && discount > 0 && c.result) {
+    return [
+      `“The offer took ${formatDollars(discount)} off: the visit comes to ${formatDollars(c.result.visit.total_cents)}.”`,
+    ]
+  }
+  const valuation = chosenValuation(c)
+  if (!valuation || valuation.problem || !c.preview) return []
+  if (snapshot.matches('reviewing')) {
+    const lines = c.preview.lines.flatMap((line, index) => {
+      const discount = valuation.lines[index]?.discount_cents ?? 0
+      if (discount <= 0) return []
+      const pays = line.unit_price_cents * line.quantity - discount
+      return [
+        `under ${line.name} “Offer: −${formatDollars(discount)}, pays ${formatDollars(pays)}”`,
+      ]
+    })
+    return [
+      ...lines,
+      `“With ${valuation.value}, this visit costs ${formatDollars(valuation.total_cents)} instead of ${formatDollars(c.preview.total_cents)} and earns ${valuation.points} points.”`,
+    ]
+  }
+  if (snapshot.matches('confirming')) {
+    return [
+      `the Total ${formatDollars(valuation.total_cents)} (${valuation.value}) and “Points earned: ${valuation.points} points”`,
+    ]
+  }
+  return []
+}
+
 /** What the browser replay sets up through the API before each path. */
 const SETUP = `(The browser replay gives each path a patient of its own with a phone and ${f.preview.preview.balance} points, and an appointment for HydraFacial where one is completed; it sets the programme's code threshold to ${f.preview.preview.redemption_code_threshold} points for the path, as the model's preview has it.)`
 
@@ -259,7 +397,7 @@ const states: Record<string, string> = {
     'You see: step Items for the patient: the lines with Quantity and Unit price, Add a procedure and Add a product, and See points (enabled with at least one line)',
   'checkout.previewing': 'You see: See points is busy',
   'checkout.reviewing':
-    'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer; Continue',
+    'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer (with its value); with an offer with value chosen, each line it lowers says what it takes off and what the line pays, and the visit says what it costs instead and the points it earns on that; Continue',
   'checkout.approval.editing':
     "You see: step Points, “A manager's approval”: the reason the lines need it, the Reason for the approval field and, for Staff, the Manager's e-mail and Manager's password; Back and Approve (enabled once filled)",
   'checkout.approval.requesting': 'You see: Approve is busy',
@@ -275,10 +413,10 @@ const states: Record<string, string> = {
   'checkout.consent.override':
     'You see: the Reason for the override field, Continue, and Use the patient’s code instead',
   'checkout.confirming':
-    'You see: step Confirm: the summary of the lines, points earned, the redemption and the new balance; Back and Confirm visit',
+    'You see: step Confirm: the summary of the lines (with the offer’s discount under a line it lowers), the total to pay, points earned, the redemption and the new balance; Back and Confirm visit',
   'checkout.submitting': 'You see: Confirm visit is busy; a second click does nothing',
   'checkout.done.undoable':
-    'You see: "Visit recorded", the points earned and redeemed, the new balance, Undo visit, Open the patient’s profile and Record another visit',
+    'You see: "Visit recorded", the points earned and redeemed, the new balance (and what a redeemed offer took off and what the visit comes to), Undo visit, Open the patient’s profile and Record another visit',
   'checkout.done.undoing': 'You see: Undo visit is busy',
   'checkout.done.closed':
     'You see: "Visit recorded" without Undo visit: the 10 minutes have passed',
@@ -289,7 +427,8 @@ function redemptionWords(event: Extract<CheckoutEvent, { type: 'redemption.choos
   const r = event.redemption
   if (r.kind === 'none') return 'Choose Redeem: Nothing'
   if (r.kind === 'points') return `Choose Redeem: Points and type ${r.points} points`
-  return `Choose Redeem: ${r.title}`
+  const offer = `Choose Redeem: ${r.title} (claimed offer, ${f.offerWords})`
+  return r.points ? `${offer} and type ${r.points} in Points to redeem as well` : offer
 }
 
 function describeEvent(event: EventObject): string {
@@ -343,9 +482,13 @@ function describeEvent(event: EventObject): string {
     case 'visit.undo':
       return 'Click Undo visit and confirm in the dialog'
     case 'xstate.done.actor.previewVisit':
-      return e.output.preview.approval_needed.length > 0
-        ? `The server previews ${e.output.preview.points} points and asks for a manager's approval: "${e.output.preview.approval_needed[0]}"`
-        : `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
+      if (e.output.preview.approval_needed.length > 0) {
+        return `The server previews ${e.output.preview.points} points and asks for a manager's approval: "${e.output.preview.approval_needed[0]}"`
+      }
+      if (e.output.offers.length > 0) {
+        return `The server previews ${e.output.preview.points} points for ${formatDollars(e.output.preview.total_cents)} and the patient's claimed offer ${f.offer.title}: ${f.offerWords}`
+      }
+      return `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
     case 'xstate.done.actor.approveVisit':
       return 'The server approves the lines (the reason is kept with the visit and in the activity log)'
     case 'xstate.error.actor.approveVisit':
@@ -361,7 +504,9 @@ function describeEvent(event: EventObject): string {
     case 'xstate.error.actor.sendCode':
       return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.recordVisit':
-      return 'The server records the visit'
+      return e.output.visit.discount_cents
+        ? `The server records the visit: ${formatDollars(e.output.visit.total_cents)} to pay, ${e.output.entries.find((entry) => entry.kind === 'earn')?.points ?? 0} points earned and ${f.manyPoints} redeemed`
+        : 'The server records the visit'
     case 'xstate.error.actor.recordVisit':
       return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.undoVisit':
@@ -418,17 +563,33 @@ export const checkoutModel: Model = {
     // Keeps the graph small: a visit that needs an approval redeems nothing.
     if (e.type === 'redemption.choose' && needsApproval(c)) return false
 
+    // The claimed offer is on the screen only where the server lists it (the appointment's
+    // HydraFacial); there the desk redeems it, with points as well, rather than points alone:
+    // keeps the graph small, and the paths that redeem show the offer's value.
+    if (e.type === 'redemption.choose' && e.redemption.kind !== 'none') {
+      const claimed = c.offers.some((o: ClaimedOffer) => o.promotion_id === f.offer.promotion_id)
+      if ((e.redemption.kind === 'promotion') !== claimed) return false
+    }
     // A refused redemption stays on the screen with its reason; a second one is no new state.
     if (e.type === 'redemption.choose') {
       return JSON.stringify(e.redemption) !== JSON.stringify(c.redemption)
+    }
+    // The server records the offer's visit with its discount, any other visit as it is.
+    if (e.type === 'xstate.done.actor.recordVisit') {
+      return (e.output === f.answerOffer) === (c.redemption.kind === 'promotion')
     }
     // The graph tries a used-up code only when a code was needed (the error's own branch).
     if (e.type === 'xstate.error.actor.recordVisit' && e.error.message !== f.timeout) {
       return c.consent?.kind === 'code'
     }
-    // The server asks for an approval exactly when a price is above the catalogue's.
+    // The server asks for an approval exactly when a price is above the catalogue's, and lists
+    // the patient's offer (claimed for the replay's HydraFacial appointment) with the value it
+    // has on the appointment's HydraFacial alone.
     if (e.type === 'xstate.done.actor.previewVisit') {
-      return e.output.preview.approval_needed.length > 0 === c.items.some(aboveCatalogue)
+      return (
+        e.output.preview.approval_needed.length > 0 === c.items.some(aboveCatalogue) &&
+        (e.output === f.previewOffer) === hydraAlone(c.items)
+      )
     }
     if (e.type === 'approval.change') return !approvalReady(c)
     // A code already found right is not wrong when checked again.
@@ -526,6 +687,15 @@ function step(path: QaPath, i: number): StepPlan {
   return {}
 }
 
+/** Whether the path previews the appointment's HydraFacial with the patient's claimed offer. */
+export function previewsOffer(path: QaPath): boolean {
+  return path.steps.some(
+    (step) =>
+      step.event.type === 'xstate.done.actor.previewVisit' &&
+      (step.event as CheckoutModelEvent & { output: CheckoutPreview }).output.offers.length > 0,
+  )
+}
+
 /** The checkout flow. */
 export const checkoutFlow: FlowSpec = {
   id: 'checkout',
@@ -550,8 +720,13 @@ export const checkoutFlow: FlowSpec = {
             : path.modelScenario.startsWith('Record')
               ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
               : 'As the demo Manager (manager@example.com), open /checkout.'
-        } ${SETUP}`,
+        } ${SETUP}${
+          previewsOffer(path)
+            ? ` (The patient has claimed the offer “${f.offer.title}”, ${f.offerWords}: the browser replay creates it as a promotion of the path's own, publishes it and claims it for the patient.)`
+            : ''
+        }`,
       step,
+      extras: (path, i) => offerValueSeen((path.steps[i] as QaStep).state),
     },
   ],
 }

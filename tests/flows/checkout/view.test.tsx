@@ -21,6 +21,7 @@ import {
   type CheckoutPreview,
   CODE_RESEND_MS,
   checkoutMachine,
+  chosenValuation,
   codeAmount,
   redemptionProblem,
   type SentCode,
@@ -174,6 +175,10 @@ const perform: Perform = {
       await user.click(screen.getByRole('radio', { name: 'Nothing' }))
     } else if (redemption.kind === 'promotion') {
       await user.click(screen.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }))
+      // Points for a reward as well, with the offer (issue 28).
+      if (redemption.points) {
+        await setText(user, 'Points to redeem as well', String(redemption.points))
+      }
     } else {
       await user.click(screen.getByRole('radio', { name: 'Points' }))
       await setText(user, 'Points to redeem', String(redemption.points))
@@ -251,7 +256,10 @@ const perform: Perform = {
     await act(async () => h.recordVisit.latest().answer.reject(error))
   },
   'xstate.done.actor.undoVisit': async (h, { output }) => {
-    expect(h.undoVisit.latest().input).toEqual({ visitId: f.answer.visit.id })
+    // The visit the server recorded on this path (the fixture's, or the offer's).
+    const { visitId } = h.undoVisit.latest().input
+    expect([f.answer.visit.id, f.answerOffer.visit.id]).toContain(visitId)
+    expect(visitId).toBe(h.actor.getSnapshot().context.result?.visit.id)
     await act(async () => h.undoVisit.latest().answer.resolve(output))
   },
   'xstate.error.actor.undoVisit': async (h, { error }) => {
@@ -304,11 +312,25 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
   'checkout.previewing': () => loading('See points'),
   'checkout.reviewing': (s) => {
     expect(screen.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
-    expect(screen.getByText('HydraFacial earns points again on Jan 10, 2027.')).toBeVisible()
     const preview = s.context.preview
-    expect(screen.getByText(/This visit earns/)).toHaveTextContent(
-      `This visit earns ${preview?.points} points`,
-    )
+    if (preview?.lines.some((line) => line.refused)) {
+      expect(screen.getByText('HydraFacial earns points again on Jan 10, 2027.')).toBeVisible()
+    }
+    // The chosen offer's value (issue 28, item 4): per line, then the new total and points.
+    const valuation = chosenValuation(s.context)
+    if (valuation && !valuation.problem) {
+      expect(screen.getAllByTestId('line-discount').map((line) => line.textContent)).toEqual(
+        f.previewOffer.preview.lines.map(() => 'Offer: −$50.00, pays $149.00'),
+      )
+      expect(screen.getByTestId('visit-earns')).toHaveTextContent(
+        `With ${f.offerWords}, this visit costs $149.00 instead of $199.00 and earns 149 points.`,
+      )
+    } else {
+      expect(screen.queryByTestId('line-discount')).toBeNull()
+      expect(screen.getByTestId('visit-earns')).toHaveTextContent(
+        `This visit earns ${preview?.points} points`,
+      )
+    }
     if (preview?.approval_needed.length) {
       if (s.context.approval) {
         expect(screen.getByText('Approved by Morgan Manager.')).toBeVisible()
@@ -367,13 +389,32 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
   },
   'checkout.confirming': (s) => {
     expect(screen.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+    // What the patient pays and the points earned on it, the offer's value taken off.
+    if (chosenValuation(s.context)) {
+      expect(screen.getByTestId('visit-total')).toHaveTextContent('$149.00')
+      expect(screen.getByText('Points earned: 149 points')).toBeVisible()
+      expect(screen.getByText(/^Redeemed: /)).toHaveTextContent(
+        `Redeemed: the offer ${f.offer.title} and ${f.manyPoints} points`,
+      )
+    } else {
+      expect(screen.getByText(`Points earned: ${s.context.preview?.points} points`)).toBeVisible()
+    }
     expect(button('Confirm visit')).toBeEnabled()
     expectError(s)
   },
   'checkout.submitting': () => loading('Confirm visit'),
   'checkout.done.undoable': (s) => {
     expect(screen.getByRole('status')).toHaveTextContent('Visit recorded')
-    expect(screen.getByRole('status')).toHaveTextContent('The balance is now 165 points.')
+    const result = s.context.result
+    expect(screen.getByRole('status')).toHaveTextContent(
+      `The balance is now ${result?.balance} points.`,
+    )
+    // The offer's visit: earned on what the patient paid, and what the offer took off.
+    if (result?.visit.discount_cents) {
+      expect(screen.getByRole('status')).toHaveTextContent(
+        `${f.patient.name} earned 149 points and redeemed ${f.manyPoints} points. The balance is now 249 points. The offer took $50.00 off: the visit comes to $149.00.`,
+      )
+    } else expect(screen.getByRole('status')).not.toHaveTextContent('The offer took')
     expect(button('Undo visit')).toBeEnabled()
     expectError(s)
   },
