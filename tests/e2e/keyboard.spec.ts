@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
-import { DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
+import { DEMO, expect, interactive, test, waitForMessage } from './support/fixtures.ts'
 
 /** Presses Tab (or Shift+Tab) until `target` has the focus; fails when it never gets it. */
 async function tabTo(page: Page, target: Locator, { backwards = false, max = 60 } = {}) {
@@ -100,6 +100,8 @@ test.describe('keyboard only', () => {
     await page.evaluate(() => window.sessionStorage.clear())
     await page.reload()
     await expect(stepHeading(page, 'Client Information')).toBeVisible()
+    // Prerendered: a field left before React takes the page over is not checked.
+    await interactive(page)
 
     // Step 1. Leaving a required field empty shows its error as an alert.
     await tabTo(page, textbox(page, /^First name/))

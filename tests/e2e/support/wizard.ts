@@ -42,6 +42,9 @@ export async function openWizard(page: Page) {
   await page.evaluate(() => window.sessionStorage.clear())
   await page.reload()
   await expect(stepHeading(page, 'Client Information')).toBeVisible()
+  // The step arrives prerendered: what is typed before React takes it over is kept, but a field
+  // left before then is not checked, so the journeys start once the page is React's.
+  await interactive(page)
 }
 
 /** Fills step 1 (without the code). */
