@@ -107,7 +107,7 @@ export function phoneDigits(phone: string): string {
  * too many digits, letters). The same sentence on the form, the API and the import.
  */
 export const PATIENT_PHONE_MESSAGE =
-  'Please enter the phone number with its area code, like (408) 555-4743, or with its country code, like +44 20 7946 0958.'
+  'Please enter the phone number with its area code, like (408) 555-4743.'
 
 /** Why a patient body may not carry `points`. */
 export const PATIENT_POINTS_READ_ONLY =
