@@ -198,6 +198,8 @@ function PatientForm({
             type="tel"
             autoComplete="off"
             description="With the area code, like (408) 555-4743"
+            // The hint under the field, so the Phone and E-mail fields line up side by side.
+            inputWrapperOrder={['label', 'input', 'description', 'error']}
             key={form.key('phone')}
             {...form.getInputProps('phone')}
           />
