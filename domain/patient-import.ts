@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { csvRow } from '#domain/csv.ts'
+import { toE164 } from '#domain/phone.ts'
 import { MAX_STORED_INTEGER, type PatientInput, PatientInputSchema } from '#domain/practice-data.ts'
 
 /**
@@ -369,12 +370,12 @@ export function duplicatesWithin(
 }
 
 /**
- * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone without
- * spaces, dots, dashes and brackets), without running the other rules: enough to compare rows.
+ * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone in E.164, or
+ * as written when it is not a number), without running the other rules: enough to compare rows.
  */
 export function contactsOf(row: ImportRow): { email: string | null; phone: string | null } {
   const phone = blankToNull(row.phone)
-  return { email: blankToNull(row.email), phone: phone ? phone.replace(/[\s().-]/g, '') : null }
+  return { email: blankToNull(row.email), phone: phone ? (toE164(phone) ?? phone) : null }
 }
 
 /** A mapped row from a record's cells; cells past {@link IMPORT_CELL_MAX_LENGTH} are cut. */

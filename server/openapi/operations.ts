@@ -486,7 +486,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'PUT /api/patients/:id': {
     summary: 'Update a patient',
-    description: 'Changes the fields sent; an empty body changes nothing and answers the patient.',
+    description:
+      'Changes the fields sent; an empty body changes nothing and answers the patient. A phone written any common way is stored in E.164 (`+14085554743`) and compared in that form.',
     tag: 'Patients',
     responses: {
       200: { description: 'The updated patient.', json: PatientSchema },
@@ -496,7 +497,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /api/patients': {
     summary: 'Add a patient',
-    description: "Adds a patient to the signed-in user's practice, with a new unsubscribe token.",
+    description:
+      "Adds a patient to the signed-in user's practice, with a new unsubscribe token. A phone written any common way (`(408) 555-4743`, `+1 408 555 4743`) is stored in E.164 (`+14085554743`) and compared in that form; one that is not a possible number (7 digits without the area code) answers 400.",
     tag: 'Patients',
     responses: {
       201: { description: 'The new patient.', json: PatientSchema },
@@ -1321,7 +1323,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /api/reports/patients.csv': {
     summary: 'Export the patients as CSV',
     description:
-      'Every patient of the practice (archived ones too), streamed a page at a time: contact details, balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
+      'Every patient of the practice (archived ones too), streamed a page at a time: contact details (phones formatted for their country, e.g. (408) 555-4743), balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
     tag: 'Reports',
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
   },

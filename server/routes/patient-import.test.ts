@@ -8,7 +8,7 @@ import {
   type PatientImportPreview,
 } from '#domain/patient-import.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
-import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
+import { DUPLICATE_PATIENT_MESSAGES, PATIENT_PHONE_MESSAGE } from '#domain/practice-data.ts'
 import { auditEvents, patientImportRows, patients } from '#server/db/schema.ts'
 import {
   createMember,
@@ -84,20 +84,19 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       { row: 12, first_name: 'Dan', last_name: 'Phone', phone: '(555) 019-0001' },
       { row: 13, first_name: 'Avery', last_name: 'Again', email: 'avery.mixed.2@import.example' },
     ]
-    // The existing patient's phone was stored as +15550190001; a row writing it as (555) 019-0001
-    // stores 5550190001, which POST /patients would accept too: only the same stored value is a
-    // duplicate. Row 12 is therefore created, like POST /patients would.
+    // The existing patient's phone is stored as +15550190001; a row writing it as (555) 019-0001
+    // is the same number in E.164 (issue 29): a duplicate, naming the existing patient.
     const preview = await post('/api/patients/import/preview', { file_id: fileId, rows: chunk })
     expect(preview.status).toBe(200)
     const previewed = (await preview.json()) as PatientImportPreview
-    expect(previewed.ready).toBe(5)
+    expect(previewed.ready).toBe(4)
     expect(previewed.already_imported).toEqual([])
     const expected = [
       { row: 6, reason: 'The last name is missing.', patient_id: null },
       { row: 7, reason: 'The e-mail address is not valid.', patient_id: null },
       {
         row: 8,
-        reason: 'Phone: Please enter a phone number of 7 to 15 digits.',
+        reason: `Phone: ${PATIENT_PHONE_MESSAGE}`,
         patient_id: null,
       },
       {
@@ -107,6 +106,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       },
       { row: 10, reason: 'Please write the e-mail consent as yes or no.', patient_id: null },
       { row: 11, reason: DUPLICATE_PATIENT_MESSAGES.email, patient_id: existingId },
+      { row: 12, reason: DUPLICATE_PATIENT_MESSAGES.phone, patient_id: existingId },
       { row: 13, reason: 'Same e-mail as row 2 of this file.', patient_id: null },
     ]
     expect(previewed.rejected).toEqual(expected)
@@ -117,7 +117,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     expect(before?.n).toBe(0)
 
     const answer = await importChunk(fileId, chunk)
-    expect(answer).toEqual({ created: 5, skipped: 7, rejected: expected, already_imported: [] })
+    expect(answer).toEqual({ created: 4, skipped: 8, rejected: expected, already_imported: [] })
     const [row] = await t.db
       .select()
       .from(patients)

@@ -24,6 +24,7 @@ import {
   type LedgerPage,
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
+import { formatPhone } from '#domain/phone.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
@@ -99,7 +100,7 @@ export function PatientProfile({
               </Button>
             </Group>
             <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-              <Detail label="Phone" value={patient.phone ?? '—'} />
+              <Detail label="Phone" value={formatPhone(patient.phone) || '—'} />
               <Detail label="E-mail" value={patient.email ?? '—'} />
               <Detail
                 label="Birth date"
