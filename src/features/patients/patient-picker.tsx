@@ -18,6 +18,7 @@ export function PatientPicker({
   search,
   error,
   maw = 360,
+  autoFocus = false,
 }: {
   label?: string
   placeholder?: string
@@ -26,6 +27,8 @@ export function PatientPicker({
   search: (term: string) => Promise<PatientChoice[]>
   error?: string | undefined
   maw?: number
+  /** The field a dialog focuses when it opens (Mantine's `data-autofocus`). */
+  autoFocus?: boolean
 }) {
   const [found, setFound] = useState<PatientChoice[]>([])
   const [searching, setSearching] = useState(false)
@@ -77,6 +80,7 @@ export function PatientPicker({
             : 'Type a name, e-mail or phone'
       }
       error={error}
+      data-autofocus={autoFocus || undefined}
     />
   )
 }
