@@ -1,4 +1,5 @@
 import type { MergeAnswer, MergePreview } from '#domain/patient-merge.ts'
+import { formatPhone } from '#domain/phone.ts'
 import { mergePatients, previewMerge } from '#src/api/patient-merge.ts'
 import { listPatients } from '#src/api/patients.ts'
 import type { PatientChoice } from '#src/features/patients/patient-picker.tsx'
@@ -18,7 +19,7 @@ export async function searchMergePatients(term: string): Promise<PatientChoice[]
   const page = await listPatients({ search: term, pageSize: 10 })
   return page.data.map((p) => {
     const name = `${p.first_name} ${p.last_name}`
-    const detail = p.phone ?? p.email
+    const detail = p.phone ? formatPhone(p.phone) : p.email
     return { id: p.id, label: detail ? `${name} · ${detail}` : name }
   })
 }

@@ -2,6 +2,7 @@ import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
+import { formatPhone } from '#domain/phone.ts'
 import { adjustPoints, getLedger, reverseEntry } from '#src/api/ledger.ts'
 import {
   archivePatient,
@@ -126,7 +127,8 @@ function PatientPage() {
         first={{
           id: patient.id,
           name: `${patient.first_name} ${patient.last_name}`,
-          detail: [patient.phone, patient.email].filter(Boolean).join(' · ') || undefined,
+          detail:
+            [formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') || undefined,
         }}
         searchPatients={searchMergePatients}
         preview={calls.preview}

@@ -4,6 +4,7 @@ import { useState } from 'react'
 import * as v from 'valibot'
 import type { DuplicatePair } from '#domain/patient-merge.ts'
 import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
+import { formatPhone } from '#domain/phone.ts'
 import { listDuplicates } from '#src/api/patient-merge.ts'
 import { DuplicateList } from '#src/features/patients/duplicate-list.tsx'
 import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
@@ -33,7 +34,7 @@ export const Route = createFileRoute('/_shell/patients/duplicates')({
 const side = (p: DuplicatePair['first']) => ({
   id: p.id,
   name: `${p.first_name} ${p.last_name}`,
-  detail: [p.phone, p.email].filter(Boolean).join(' · ') || undefined,
+  detail: [formatPhone(p.phone), p.email].filter(Boolean).join(' · ') || undefined,
 })
 
 function DuplicatesPage() {

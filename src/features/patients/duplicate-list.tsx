@@ -1,5 +1,6 @@
 import { Badge, Button, Card, Group, Stack, Table, Text } from '@mantine/core'
 import type { DuplicatePage, DuplicatePair, DuplicatePatient } from '#domain/patient-merge.ts'
+import { formatPhone } from '#domain/phone.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -15,7 +16,8 @@ function Person({ patient }: { patient: DuplicatePatient }) {
         {fullName(patient)}
       </AnchorLink>
       <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-        {[patient.phone, patient.email].filter(Boolean).join(' · ') || 'No contact details'}
+        {[formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') ||
+          'No contact details'}
       </Text>
       <Text size="sm" c="dimmed">
         {patient.points.toLocaleString('en-US')} points
@@ -28,7 +30,7 @@ function Reasons({ pair }: { pair: DuplicatePair }) {
   return (
     <Group gap={6}>
       {pair.reasons.map((reason) => (
-        <Badge key={reason} variant="light" color="orange">
+        <Badge key={reason} variant="light" color="glow">
           {REASON_LABELS[reason]}
         </Badge>
       ))}
