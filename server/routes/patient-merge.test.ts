@@ -17,6 +17,7 @@ import {
   ledgerEntries,
   patientPromotions,
   patients,
+  procedures,
   promotions,
   visits,
 } from '#server/db/schema.ts'
@@ -423,6 +424,23 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     expect(foreign).toEqual({ merged_into_id: null, archived_at: null })
   })
 
+  it('unsubscribes the kept patient from an e-mail link of the merged one', async () => {
+    const kept = await addPatient({ email_subscription: true })
+    const token = randomToken()
+    const merged = await addPatient({ unsubscribe_id: token, email_subscription: true })
+    expect((await merge(kept, merged)).status).toBe(201)
+    const response = await t.request(`/api/patients/unsubscribe/${token}`, {
+      method: 'PUT',
+      json: { email_subscription: false },
+    })
+    expect(response.status).toBe(200)
+    const [row] = await t.db
+      .select({ email_subscription: patients.email_subscription })
+      .from(patients)
+      .where(eq(patients.id, kept))
+    expect(row?.email_subscription).toBe(false)
+  })
+
   it('keeps the ledger append-only except for the merge: an entry moves only to the patient its own was merged into', async () => {
     const a = await addPatient()
     const b = await addPatient()
@@ -505,5 +523,44 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
       .from(appointments)
       .where(and(eq(appointments.patient_id, merged)))
     expect(stillThere).toEqual([])
+  })
+
+  it('a checkout on the merged patient during the merge either lands before it and moves, or is refused', async () => {
+    const [peel] = await t.db
+      .insert(procedures)
+      .values({
+        practice_id: t.demo.practiceId,
+        name: `Merge Peel ${unique()}`,
+        price: 12000,
+        points: 40,
+      })
+      .returning({ id: procedures.id })
+    if (!peel) throw new Error('no procedure')
+    const kept = await addPatient()
+    const merged = await addPatient()
+    await withHistory(merged, 400)
+    const before = (await pointsOf(kept)) + (await pointsOf(merged))
+    const checkouts = Array.from({ length: 3 }, () =>
+      t.request('/api/visits', {
+        method: 'POST',
+        token: t.demo.staffToken,
+        json: {
+          patient_id: merged,
+          idempotencyKey: key(),
+          items: [{ procedure_id: peel.id, quantity: 1 }],
+        },
+      }),
+    )
+    const [merging, ...visited] = await Promise.all([merge(kept, merged), ...checkouts])
+    expect(merging.status).toBe(201)
+    const landed = visited.filter((r) => r.status === 201).length
+    for (const refused of visited.filter((r) => r.status !== 201)) {
+      expect(refused.status).toBe(409)
+      expect(await messageOf(refused)).toBe(MERGE_MESSAGES.mergedPatient)
+    }
+    expect(await pointsOf(kept)).toBe(before + 40 * landed)
+    expect(await ledgerSum(kept)).toBe(before + 40 * landed)
+    expect(await pointsOf(merged)).toBe(0)
+    expect(await rowsLeft(merged)).toEqual({})
   })
 })
