@@ -110,14 +110,16 @@ function PatientPage() {
         }
         onLedgerPage={(history) => void navigate({ search: { history } })}
       />
-      <PatientOffers
-        patientId={patient.id}
-        claims={claims}
-        liveOffers={liveOffers}
-        onClaim={(promotionId, code) =>
-          act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
-        }
-      />
+      {!patient.merged_into_id && (
+        <PatientOffers
+          patientId={patient.id}
+          claims={claims}
+          liveOffers={liveOffers}
+          onClaim={(promotionId, code) =>
+            act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
+          }
+        />
+      )}
       <MergeDialog
         opened={merging}
         onClose={() => {

@@ -86,6 +86,10 @@ test.describe('merging two patients (issue 29)', () => {
     // The merged record says where it went, links there, and is in no list.
     await page.goto(`/patients/${merged}`)
     await expect(page.getByText(/Merged into/)).toBeVisible()
+    for (const gone of ['Restore', 'Adjust points', 'Edit details', 'Claim for patient']) {
+      await expect(page.getByRole('button', { name: gone })).toHaveCount(0)
+    }
+    await shoot(page, 'merged-profile', page.getByText(/Merged into/))
     await page.getByRole('link', { name: `Marilyn ${last}` }).click()
     await expect(page).toHaveURL(new RegExp(`/patients/${kept}$`))
     await page.goto(`/patients?search=${last}`)

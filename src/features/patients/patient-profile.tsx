@@ -120,9 +120,12 @@ export function PatientProfile({
               <Title order={2} size="h4">
                 Contact details
               </Title>
-              <Button variant="default" size="xs" onClick={onEdit}>
-                Edit details
-              </Button>
+              {/* A merged record is kept as it was: its details and points live on. */}
+              {!patient.merged_into_id && (
+                <Button variant="default" size="xs" onClick={onEdit}>
+                  Edit details
+                </Button>
+              )}
             </Group>
             <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
               <Detail label="Phone" value={patient.phone ?? '—'} />
@@ -183,7 +186,7 @@ export function PatientProfile({
                   Record visit
                 </ButtonLink>
               )}
-              {can.adjust && (
+              {can.adjust && !patient.merged_into_id && (
                 <Button variant="default" onClick={() => setAdjusting(true)}>
                   Adjust points
                 </Button>
