@@ -30,6 +30,8 @@ export const PatientSchema = v.object({
   archived: v.boolean(),
   last_visit_at: v.nullable(IsoDate),
   created_at: IsoDate,
+  /** The patient this one was merged into (issue 29): the record is archived and links there. */
+  merged_into_id: v.optional(v.nullable(v.number())),
 })
 export type Patient = v.InferOutput<typeof PatientSchema>
 

@@ -30,6 +30,7 @@ export function PatientPicker({
   search,
   error,
   maw = 360,
+  autoFocus = false,
 }: {
   label?: string
   placeholder?: string
@@ -38,6 +39,8 @@ export function PatientPicker({
   search: (term: string) => Promise<PatientChoice[]>
   error?: string | undefined
   maw?: number
+  /** The field a dialog focuses when it opens (Mantine's `data-autofocus`). */
+  autoFocus?: boolean
 }) {
   const [found, setFound] = useState<PatientChoice[]>([])
   const [searching, setSearching] = useState(false)
@@ -89,6 +92,7 @@ export function PatientPicker({
             : 'Type a name, e-mail or phone'
       }
       error={error}
+      data-autofocus={autoFocus || undefined}
     />
   )
 }
