@@ -687,6 +687,33 @@ describe('shell areas with data', () => {
     expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
   })
 
+  it('says what is missing on a refusal by permission and leads on, without "Try again"', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /users': [staff],
+      'GET /audit': apiError(403, 'Only an admin can see the activity log.', 'ForbiddenError'),
+    })
+    const staffSession = {
+      ...demoSession,
+      user: { ...demoSession.user, access_rights: 'Staff' },
+    }
+    const { user, router } = renderRoute('/settings/activity', { session: staffSession })
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Only an admin can see the activity log.',
+    )
+    expect(
+      screen.getByText(
+        'Your role in this practice is Staff. An admin of your practice can change it in Personnel.',
+      ),
+    ).toBeInTheDocument()
+    // Retrying cannot help: the way on is the dashboard.
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument()
+    const back = screen.getByRole('link', { name: 'Back to the dashboard' })
+    expect(back).toHaveAttribute('href', '/dashboard')
+    await user.click(back)
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'))
+  })
+
   it('signs out and goes to sign in when the server no longer accepts the session', async () => {
     stubApi({
       ...practiceApi(),
