@@ -287,7 +287,10 @@ describe('the shell', () => {
   })
 
   it("shows the practice's own logo and the user's picture when they have one", async () => {
-    stubApi(practiceApi())
+    stubApi({
+      ...practiceApi(),
+      'GET /practice': { ...PRACTICE, image_path: '/uploads/practice.png' },
+    })
     renderRoute('/settings', {
       session: {
         ...demoSession,
@@ -300,6 +303,29 @@ describe('the shell', () => {
     expect(within(header).getByRole('img', { name: 'Practice logo' })).toHaveAttribute(
       'src',
       '/uploads/practice.png',
+    )
+  })
+
+  it('shows the logo a colleague uploaded since this browser signed in (issue 29)', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /practice': { ...PRACTICE, image_path: '/api/upload/files/9/new-logo-key' },
+    })
+    renderRoute('/dashboard', {
+      session: {
+        ...demoSession,
+        practice: { ...demoSession.practice, image_path: '/api/upload/files/8/old-logo-key' },
+      },
+    })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('banner')).getByRole('img', { name: 'Practice logo' }),
+      ).toHaveAttribute('src', '/api/upload/files/9/new-logo-key'),
+    )
+    // The stored session follows, so the next page load starts with the new logo.
+    expect(JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? '{}').practice.image_path).toBe(
+      '/api/upload/files/9/new-logo-key',
     )
   })
 
@@ -695,7 +721,7 @@ describe('shell areas with data', () => {
     })
     const staffSession = {
       ...demoSession,
-      user: { ...demoSession.user, access_rights: 'Staff' },
+      user: { ...demoSession.user, access_rights: 'Staff' as const },
     }
     const { user, router } = renderRoute('/settings/activity', { session: staffSession })
     expect(await screen.findByRole('alert')).toHaveTextContent(
