@@ -3,12 +3,12 @@ import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH } from '#domain/auth.ts'
 import {
   FirstNameSchema,
   LastNameSchema,
+  PasswordSchema,
   PhoneCountryCodeSchema,
   TitleSchema,
   WizardPhoneSchema,
 } from '#domain/fields.ts'
 import { ROLES } from '#domain/permissions.ts'
-import { NewPasswordSchema } from '#domain/reset-password.ts'
 
 /**
  * Self-service (issue 19): a member changes their own password; an Admin changes a colleague's
@@ -42,6 +42,19 @@ export const RoleChangePayloadSchema = v.object({
 })
 export type RoleChangePayload = v.InferOutput<typeof RoleChangePayloadSchema>
 
+/**
+ * A changed password: the spec's strong rule of sign-up and registration (at least 8 characters,
+ * a digit, an uppercase and a lowercase letter, no whitespace; not a common password), with the
+ * same sentences, and at most 256 characters like every password the server hashes (issue 29).
+ */
+export const ChangedPasswordSchema = v.pipe(
+  PasswordSchema,
+  v.maxLength(
+    PASSWORD_MAX_LENGTH,
+    `Password should contain at most ${PASSWORD_MAX_LENGTH} characters`,
+  ),
+)
+
 /** `POST /auth/change-password` body: the current password and the new one twice. */
 export const ChangePasswordPayloadSchema = v.pipe(
   v.object({
@@ -50,7 +63,7 @@ export const ChangePasswordPayloadSchema = v.pipe(
       v.nonEmpty(SELF_SERVICE_MESSAGES.currentPasswordRequired),
       v.maxLength(PASSWORD_MAX_LENGTH, SELF_SERVICE_MESSAGES.currentPasswordWrong),
     ),
-    password: NewPasswordSchema,
+    password: ChangedPasswordSchema,
     passwordConfirmation: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
     /** Whether this browser's session was made with Remember me: the fresh one lasts as long. */
     remember: v.optional(v.boolean()),

@@ -12,15 +12,36 @@ import {
   takeHeldSubmit,
   whenPageMounted,
 } from './lib/prerender-contract.ts'
+import { readSession } from './lib/session.ts'
 
 const router = createAppRouter()
 
-const root = document.getElementById('root')
-if (!root) throw new Error('index.html has no #root element')
+/** The signed-in areas' layout route (src/routes/_shell.tsx). */
+const SHELL_ROUTE_ID = '/_shell'
 
-// The first page is resolved before anything renders (its guards run and its code arrives; the
-// server already asked for that code in the HTML).
-void router.load().finally(() => {
+const found = document.getElementById('root')
+if (!found) throw new Error('index.html has no #root element')
+const root: HTMLElement = found
+
+// A signed-in area (never prerendered: its data is the user's) is rendered at once, and the
+// router loads its data meanwhile: the shell's header and navigation appear with the page's
+// skeleton (the pending view) where the data will be, instead of a white page until every answer
+// has arrived (issue 29). The router's Transitioner starts that load when it mounts.
+const { pathname } = router.state.location
+const signedInArea =
+  readSession() !== null &&
+  router.getMatchedRoutes(pathname)[0].some((route) => route.id === SHELL_ROUTE_ID)
+if (signedInArea && root.getAttribute(PRERENDERED_ATTRIBUTE) === null) {
+  document.documentElement.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
+  root.replaceChildren()
+  startTransition(() => createRoot(root).render(<App router={router} />))
+} else {
+  // Any other first page is resolved before anything renders (its guards run and its code
+  // arrives; the server already asked for that code in the HTML).
+  void router.load().finally(firstRender)
+}
+
+function firstRender() {
   const html = document.documentElement
   // A page the server answered prerendered (src/lib/prerender-contract.ts) is hydrated: React
   // takes over the markup already on screen, in slices, and what a visitor typed meanwhile stays.
@@ -55,4 +76,4 @@ void router.load().finally(() => {
   // No form of the prerendered markup stays: nothing kept is sent again.
   takeHeldSubmit()
   startTransition(() => createRoot(root).render(<App router={router} />))
-})
+}

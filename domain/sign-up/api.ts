@@ -14,6 +14,7 @@ import {
   WizardPhoneSchema,
 } from '#domain/fields.ts'
 import { COUNTRY_CODES } from '#domain/regions.ts'
+import { SessionSchema } from '#domain/session.ts'
 import {
   AgreementSignatureSchema,
   BILLING_MESSAGES,
@@ -149,8 +150,9 @@ export const SignUpPayloadSchema = v.pipe(
 export type SignUpPayload = v.InferOutput<typeof SignUpPayloadSchema>
 export type SignUpPayloadInput = v.InferInput<typeof SignUpPayloadSchema>
 
-/** Answer of `POST /auth/local/register`: the new Admin user. */
-export const SignUpAnswerSchema = v.object({
-  user: v.looseObject({ id: v.number(), email: v.string() }),
-})
+/**
+ * Answer of `POST /auth/local/register`: the new Admin signed in, the same session a sign-in
+ * answers (issue 29), with the new Admin user in `user`.
+ */
+export const SignUpAnswerSchema = SessionSchema
 export type SignUpAnswer = v.InferOutput<typeof SignUpAnswerSchema>

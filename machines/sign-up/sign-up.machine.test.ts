@@ -559,7 +559,19 @@ describe('step 4: confirmation', () => {
       access_rights: 'Admin',
       billingInformation: { plan: ['plan_lite_m', 'plan_ehr_m'], subscription_ehr: true },
     })
-    const answer = { user: { id: 7, email: clientDetails.email } }
+    const answer = {
+      jwt: 'signed.up.jwt',
+      user: {
+        id: 7,
+        email: clientDetails.email,
+        first_name: clientDetails.name,
+        last_name: clientDetails.last_name,
+        image_path: null,
+        access_rights: 'Admin' as const,
+        practice_id: 3,
+      },
+      practice: { id: 3, practice_name: 'Bright Smile', image_path: null },
+    }
     h.calls.submitSignUp.calls[0]?.answer.resolve(answer)
     await waitFor(h.actor, (s) => s.status === 'done')
     expect(selectStep(h.snapshot())).toBe('submitted')

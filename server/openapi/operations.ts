@@ -1126,12 +1126,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/auth/local/register': {
     summary: 'Sign a practice up',
     description:
-      'Creates the practice and its Admin in one transaction (every field re-validated, `access_rights` forced to Admin), subscribes it and e-mails a welcome. Needs the phone verified under `authyId` and the payment of `stripe_id` for the practice e-mail. The same payload again answers the same user.',
+      'Creates the practice and its Admin in one transaction (every field re-validated, `access_rights` forced to Admin), subscribes it and e-mails a welcome. Needs the phone verified under `authyId` and the payment of `stripe_id` for the practice e-mail. Answers the new Admin signed in, with the session a sign-in answers. The same payload again answers the same user.',
     tag: 'Sign-up',
     public: true,
     body: SignUpPayloadSchema,
     responses: {
-      200: { description: 'The new Admin user.', json: SignUpAnswerSchema },
+      200: { description: 'The new Admin, signed in.', json: SignUpAnswerSchema },
       400: 'A refused field, an unverified phone, an unknown promo code or an unavailable plan.',
       402: 'Please complete the payment before signing up.',
       409: 'Email is already taken, or the payment was already used.',

@@ -57,8 +57,8 @@ h1,h2,p{margin:0}
 h1{font-size:26px;line-height:1.35;font-weight:650;text-align:center}
 h2{font-size:22px;line-height:1.4;font-weight:650;text-align:center}
 .c{text-align:center}.s{font-size:14px}.d{color:#495057}.pre{white-space:pre-line}
-.practice{display:flex;align-items:center;justify-content:center;gap:12px;font-weight:600}
-.practice img{width:40px;height:40px;object-fit:contain;border-radius:4px}
+.practice{display:flex;flex-wrap:wrap;align-items:center;justify-content:center;gap:8px 12px;font-weight:600;text-align:center}
+.practice img{display:block;width:auto;height:auto;max-width:min(200px,100%);max-height:56px;border-radius:4px}
 .alert{border-radius:8px;padding:12px 16px;font-size:14px;text-align:center}
 .gray{background:#f1f3f5;color:#212529}.green{background:#ebfbee;color:#1e6b31}.red{background:#fff5f5;color:#c92a2a}
 button{width:100%;min-height:42px;border:0;border-radius:8px;padding:0 18px;font:inherit;font-weight:600;color:#fff;background:#0b5a5a;cursor:pointer}
@@ -212,7 +212,8 @@ export function offerPage(
   } else {
     const { answer, error } = view
     const logo = answer.practice.logo
-      ? `<img src="${escapeHtml(answer.practice.logo)}" alt="" width="40" height="40">`
+      ? // At its own aspect ratio within 200 × 56 px (issue 29): a wide logo is not squeezed.
+        `<img src="${escapeHtml(answer.practice.logo)}" alt="">`
       : ''
     parts.push(
       `<div class="practice">${logo}<span>${escapeHtml(answer.practice.name)}</span></div>`,

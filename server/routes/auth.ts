@@ -11,15 +11,14 @@ import {
   ResetCodeStatusPayloadSchema,
   SignInPayloadSchema,
 } from '#domain/auth.ts'
-import { toRole } from '#domain/permissions.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { ChangePasswordPayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
-import type { Session } from '#domain/session.ts'
-import { requireAuth, signSession } from '#server/auth/jwt.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember } from '#server/auth/permissions.ts'
+import { sessionAnswer } from '#server/auth/session-answer.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { practices, resetCodes, users } from '#server/db/schema.ts'
+import { resetCodes, users } from '#server/db/schema.ts'
 import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
@@ -150,24 +149,6 @@ export function refuseWhenLimited(decision: RateLimitDecision): void {
   })
 }
 
-const sessionColumns = {
-  id: users.id,
-  email: users.email,
-  username: users.username,
-  title: users.title,
-  first_name: users.first_name,
-  last_name: users.last_name,
-  image_path: users.image_path,
-  position: users.position,
-  access_rights: users.access_rights,
-  practice_id: users.practice_id,
-  practice_name: practices.practice_name,
-  practice_image_path: practices.image_path,
-  footer_about_url: practices.footer_about_url,
-  footer_privacy_url: practices.footer_privacy_url,
-  footer_support: practices.footer_support,
-}
-
 /**
  * `/auth/local`, `/auth/forgot-password` and `/auth/reset-password` (spec section 7, DESIGN.md
  * sections 4 and 8): argon2id sign-in with a JWT of 8 hours (30 days with Remember me), the
@@ -239,46 +220,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   }
 
   /** The answer of a successful sign-in or reset: the token and who is signed in, never the hash. */
-  async function sessionFor(userId: number, remember: boolean): Promise<Session> {
-    const [row] = await ctx.db
-      .select({ ...sessionColumns, deactivated_at: users.deactivated_at })
-      .from(users)
-      .innerJoin(practices, eq(practices.id, users.practice_id))
-      .where(eq(users.id, userId))
-      .limit(1)
-    if (!row) throw new Error('signed-in user disappeared')
-    // A reset link of a deactivated member changes the password but opens no session.
-    if (row.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
-    const jwt = await signSession(
-      { userId: row.id, practiceId: row.practice_id },
-      { secret: ctx.config.jwtSecret, remember, now: ctx.now() },
-    )
-    return {
-      jwt,
-      user: {
-        id: row.id,
-        email: row.email,
-        ...(row.username ? { username: row.username } : {}),
-        title: row.title,
-        first_name: row.first_name,
-        last_name: row.last_name,
-        image_path: row.image_path,
-        position: row.position,
-        access_rights: toRole(row.access_rights),
-        practice_id: row.practice_id,
-      },
-      practice: {
-        id: row.practice_id,
-        practice_name: row.practice_name,
-        image_path: row.practice_image_path,
-        footer_links: {
-          about: row.footer_about_url ?? '',
-          privacy: row.footer_privacy_url ?? '',
-          support: row.footer_support ?? '',
-        },
-      },
-    }
-  }
+  const sessionFor = (userId: number, remember: boolean) => sessionAnswer(ctx, userId, remember)
 
   return new Hono<AppEnv>()
     .post('/local', jsonBody(SignInPayloadSchema), async (c) => {

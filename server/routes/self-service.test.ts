@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FIELD_MESSAGES } from '#domain/fields.ts'
 import { PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
@@ -217,6 +218,18 @@ describe.each(httpBackends())('self-service of members and passwords on $name', 
       passwordConfirmation: 'password123',
     })
     expect(common.status).toBe(400)
+    // Sign-up's strong rule and its sentence, on the server too (issue 29).
+    for (const weak of ['copper meadow', 'coppermeadow77', 'COPPER-MEADOW-77', 'Copper-Meadow']) {
+      const refused = await change({
+        current_password: member.password,
+        password: weak,
+        passwordConfirmation: weak,
+      })
+      expect(refused.status).toBe(400)
+      expect((refused.body as unknown as ErrorAnswer).error.details?.issues?.[0]?.message).toBe(
+        FIELD_MESSAGES.password.strong,
+      )
+    }
     const same = await change({
       current_password: member.password,
       password: member.password,

@@ -3,6 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PlansAnswerSchema } from '#domain/plans.ts'
+import { SessionSchema } from '#domain/session.ts'
 import type { SignUpPayloadInput } from '#domain/sign-up/api.ts'
 import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { buildSignUpPayload } from '#domain/sign-up/payload.ts'
@@ -517,7 +518,23 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       const email = payload.email.toLowerCase()
       const response = await post('/auth/local/register', { ...payload, access_rights: 'Staff' })
       expect(response.status).toBe(200)
-      const { user } = (await response.json()) as { user: Record<string, unknown> }
+      const answer = await response.json()
+      const { user } = answer as { user: Record<string, unknown> }
+      // The new Admin is signed in (issue 29): the answer is the session a sign-in answers, and
+      // its token opens the new practice's portal.
+      const session = v.parse(SessionSchema, answer)
+      expect(session.practice).toMatchObject({
+        practice_name: 'Glow Test Clinic',
+        image_path: null,
+      })
+      const portal = await app.request('/api/practice', {
+        headers: { Authorization: `Bearer ${session.jwt}` },
+      })
+      expect(portal.status).toBe(200)
+      expect(await portal.json()).toMatchObject({
+        id: session.practice.id,
+        practice_name: 'Glow Test Clinic',
+      })
       expect(user).toMatchObject({
         email,
         first_name: 'Jane',

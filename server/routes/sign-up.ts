@@ -18,6 +18,7 @@ import {
   VerifyCodeInputSchema,
 } from '#domain/sign-up/api.ts'
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
+import { sessionAnswer } from '#server/auth/session-answer.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { coupons, payments, planColumns, plans, practices, users } from '#server/db/schema.ts'
@@ -586,7 +587,10 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         .from(users)
         .where(eq(users.email, email))
         .limit(1)
-      if (existing) return c.json({ user: await repeatedSignUp(existing, body) })
+      if (existing) {
+        await repeatedSignUp(existing, body)
+        return c.json(await sessionAnswer(ctx, existing.id, false))
+      }
 
       const [payment] = CUSTOMER_ID.test(body.stripe_id)
         ? await ctx.db
@@ -624,7 +628,10 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
           .from(users)
           .where(eq(users.email, email))
           .limit(1)
-        if (winner) return c.json({ user: await repeatedSignUp(winner, body) })
+        if (winner) {
+          await repeatedSignUp(winner, body)
+          return c.json(await sessionAnswer(ctx, winner.id, false))
+        }
         throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
       }
       takenContacts.invalidate()
@@ -638,6 +645,8 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       })
       ctx.outbound.kick()
       await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
-      return c.json({ user: toSessionUser(user) })
+      // The new owner is signed in, as a sign-in would (issue 29): the answer is a session, which
+      // the app stores, so the thank-you page's next step lands in the portal.
+      return c.json(await sessionAnswer(ctx, user.id, false))
     })
 }

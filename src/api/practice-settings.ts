@@ -5,6 +5,7 @@ import {
   type PracticeSettingsInput,
 } from '#domain/practice-settings.ts'
 import { http } from '#src/lib/http.ts'
+import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
 // Apart from the plans and coupons (practice.ts) that the sign-up wizard fetches, so /signup
 // does not download the practice settings' schemas.
@@ -17,4 +18,33 @@ export async function getPractice(): Promise<PracticeAnswer> {
 /** `PUT /practice` (Admin): an empty Nextech username or password keeps the stored one. */
 export async function savePractice(values: PracticeSettingsInput): Promise<PracticeAnswer> {
   return v.parse(PracticeAnswerSchema, await http.put('practice', { json: values }).json())
+}
+
+/**
+ * Brings the stored session's practice up to date with `GET /practice` (issue 29): a colleague
+ * who changed the logo or the name since this browser signed in is seen at the next full page
+ * load, not at the next sign-in. Each logo has an address of its own, cached for good, so the
+ * new address is what shows the new logo. Nothing changes when the answer is the same or fails.
+ */
+export async function refreshSessionPractice(): Promise<void> {
+  const practice = await getPractice()
+  const session = readSession()
+  if (!session || session.practice.id !== practice.id) return
+  if (
+    session.practice.image_path === practice.image_path &&
+    session.practice.practice_name === practice.practice_name
+  ) {
+    return
+  }
+  writeSession(
+    {
+      ...session,
+      practice: {
+        ...session.practice,
+        image_path: practice.image_path,
+        practice_name: practice.practice_name,
+      },
+    },
+    isSessionRemembered(),
+  )
 }

@@ -287,7 +287,10 @@ describe('the shell', () => {
   })
 
   it("shows the practice's own logo and the user's picture when they have one", async () => {
-    stubApi(practiceApi())
+    stubApi({
+      ...practiceApi(),
+      'GET /practice': { ...PRACTICE, image_path: '/uploads/practice.png' },
+    })
     renderRoute('/settings', {
       session: {
         ...demoSession,
@@ -300,6 +303,29 @@ describe('the shell', () => {
     expect(within(header).getByRole('img', { name: 'Practice logo' })).toHaveAttribute(
       'src',
       '/uploads/practice.png',
+    )
+  })
+
+  it('shows the logo a colleague uploaded since this browser signed in (issue 29)', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /practice': { ...PRACTICE, image_path: '/api/upload/files/9/new-logo-key' },
+    })
+    renderRoute('/dashboard', {
+      session: {
+        ...demoSession,
+        practice: { ...demoSession.practice, image_path: '/api/upload/files/8/old-logo-key' },
+      },
+    })
+    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
+    await waitFor(() =>
+      expect(
+        within(screen.getByRole('banner')).getByRole('img', { name: 'Practice logo' }),
+      ).toHaveAttribute('src', '/api/upload/files/9/new-logo-key'),
+    )
+    // The stored session follows, so the next page load starts with the new logo.
+    expect(JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? '{}').practice.image_path).toBe(
+      '/api/upload/files/9/new-logo-key',
     )
   })
 
@@ -687,6 +713,33 @@ describe('shell areas with data', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('The database is resting.')
     expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument()
     expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
+  })
+
+  it('says what is missing on a refusal by permission and leads on, without "Try again"', async () => {
+    stubApi({
+      ...practiceApi(),
+      'GET /users': [staff],
+      'GET /audit': apiError(403, 'Only an admin can see the activity log.', 'ForbiddenError'),
+    })
+    const staffSession = {
+      ...demoSession,
+      user: { ...demoSession.user, access_rights: 'Staff' as const },
+    }
+    const { user, router } = renderRoute('/settings/activity', { session: staffSession })
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Only an admin can see the activity log.',
+    )
+    expect(
+      screen.getByText(
+        'Your role in this practice is Staff. An admin of your practice can change it in Personnel.',
+      ),
+    ).toBeInTheDocument()
+    // Retrying cannot help: the way on is the dashboard.
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument()
+    const back = screen.getByRole('link', { name: 'Back to the dashboard' })
+    expect(back).toHaveAttribute('href', '/dashboard')
+    await user.click(back)
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'))
   })
 
   it('signs out and goes to sign in when the server no longer accepts the session', async () => {

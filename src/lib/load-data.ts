@@ -11,7 +11,7 @@ export { UserFacingError }
 /**
  * Runs a route loader's API reads. A 401 means the stored session is no longer accepted: it is
  * cleared and the user goes to sign in. Any other failure becomes a {@link UserFacingError}
- * carrying the message `apiErrorMessage` chose, for the route's error view.
+ * carrying the message `apiErrorMessage` chose and the answer's status, for the route's error view.
  */
 export async function loadData<T>(read: () => Promise<T>): Promise<T> {
   try {
@@ -23,6 +23,7 @@ export async function loadData<T>(read: () => Promise<T>): Promise<T> {
       showAlert({ type: 'danger', message: SESSION_ENDED_MESSAGE, persist: true })
       throw redirect({ to: '/signin' })
     }
-    throw new UserFacingError(await apiErrorMessage(error))
+    const status = error instanceof HTTPError ? error.response.status : undefined
+    throw new UserFacingError(await apiErrorMessage(error), { status })
   }
 }

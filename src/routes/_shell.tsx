@@ -1,4 +1,5 @@
 import { createFileRoute, Navigate, Outlet, redirect, useNavigate } from '@tanstack/react-router'
+import { useEffect } from 'react'
 import { IdleLogoff } from '#src/features/idle-logoff/idle-logoff.tsx'
 import { ShellLayout } from '#src/features/shell/shell-layout.tsx'
 import { showAlert } from '#src/lib/alerts.ts'
@@ -23,6 +24,13 @@ function ShellRoute() {
   // Read live rather than the guard's copy so a sign-out in another tab takes effect here too.
   const session = useSession()
   const navigate = useNavigate()
+  // The practice's logo and name as they are now, not as they were at sign-in: a colleague may
+  // have uploaded a new logo since (issue 29). Once per page load; the header follows the session.
+  useEffect(() => {
+    void import('#src/api/practice-settings.ts')
+      .then((api) => api.refreshSessionPractice())
+      .catch(() => undefined)
+  }, [])
   if (!session) return <Navigate to="/signin" />
   return (
     <ShellLayout session={session}>

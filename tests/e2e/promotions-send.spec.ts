@@ -118,6 +118,33 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   expect(mail?.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click')
   expect(mail?.text).toContain('Hello Ada,')
 
+  // The practice's logo is a wide one, as many are: 360 × 90 px.
+  const wideLogo = await page.evaluate(() => {
+    const canvas = document.createElement('canvas')
+    canvas.width = 360
+    canvas.height = 90
+    const g = canvas.getContext('2d') as CanvasRenderingContext2D
+    g.fillStyle = '#0e7490'
+    g.fillRect(0, 0, 360, 90)
+    g.fillStyle = '#ffffff'
+    g.font = 'bold 40px sans-serif'
+    g.fillText('Wide Logo', 40, 60)
+    return canvas.toDataURL('image/png').split(',')[1] as string
+  })
+  const uploadedLogo = await request.post('/api/upload/files', {
+    headers,
+    multipart: {
+      file: { name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(wideLogo, 'base64') },
+      purpose: 'logo',
+    },
+  })
+  expect(uploadedLogo.status(), await uploadedLogo.text()).toBe(201)
+  const linkedLogo = await request.put('/api/practice/logo', {
+    headers,
+    data: { upload_id: ((await uploadedLogo.json()) as { id: number }).id },
+  })
+  expect(linkedLogo.status(), await linkedLogo.text()).toBe(200)
+
   // Ada opens her link: the offer, her practice, and "Claim offer".
   const link = new URL(mail?.link ?? '')
   const browser = page.context().browser()
@@ -131,6 +158,19 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   await patientPage.goto(link.href)
   await expect(patientPage.getByRole('heading', { level: 2, name: 'Spring peel' })).toBeVisible()
   await expect(patientPage.getByText(values.practiceDetails.practice_name)).toBeVisible()
+  // The wide logo keeps its shape within a sensible height, instead of a 40 × 40 square (issue 29).
+  const practiceLogo = patientPage.locator('.practice img')
+  await expect
+    .poll(() =>
+      practiceLogo.evaluate((element) => {
+        const img = element as HTMLImageElement
+        const box = img.getBoundingClientRect()
+        return img.complete && img.naturalWidth > 0
+          ? { ratio: Math.round((box.width / box.height) * 10) / 10, height: box.height }
+          : null
+      }),
+    )
+    .toEqual({ ratio: 4, height: 50 })
   await shoot(patientPage, 'offer-page')
   await patientPage.getByRole('button', { name: 'Claim offer' }).click()
   await expect(

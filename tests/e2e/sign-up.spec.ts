@@ -110,7 +110,24 @@ test.describe('sign-up wizard', () => {
     expect(await page.evaluate(() => window.sessionStorage.getItem('signUpProgress'))).toBeNull()
     await expectAccessible(page)
 
+    // Paying signed the new Admin in (issue 29): the next step lands in the portal, no password
+    // typed again. The session is stored as a sign-in stores it (this tab, without Remember me).
+    const stored = await page.evaluate(() => ({
+      tab: window.sessionStorage.getItem('currentUser'),
+      remembered: window.localStorage.getItem('currentUser'),
+    }))
+    expect(stored.remembered).toBeNull()
+    expect(JSON.parse(stored.tab ?? '{}')).toMatchObject({
+      user: { email: person.email, access_rights: 'Admin' },
+      practice: { practice_name: 'Radiance Med Spa' },
+    })
     await page.getByRole('link', { name: 'Back to Sign In' }).click()
+    await expect(page).toHaveURL(/\/dashboard$/)
+    await expect(page.getByText(`Hello, ${person.first} ${person.last}`)).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible()
+
+    // Signing out and in again works with the new credentials, as before.
+    await page.goto('/logout')
     await expect(page).toHaveURL(/\/signin$/)
     await page.getByLabel(/^Email/).fill(person.email)
     await page.getByLabel(/^Password/).fill(person.password)

@@ -139,6 +139,71 @@ test.describe('uploads', () => {
     }
   })
 
+  test("a colleague already signed in sees a new logo at the next reload, at the new logo's own address", async ({
+    page,
+    request,
+  }) => {
+    test.slow()
+    const admin = await apiSignIn(request)
+    const asAdmin = { Authorization: `Bearer ${admin.jwt}` }
+    await page.goto('/404')
+    const file = await drawnImage(page, 'logo')
+    /** Uploads the drawn logo and makes it the practice's; answers its address. */
+    const setLogo = async () => {
+      const uploaded = await request.post('/api/upload/files', {
+        headers: asAdmin,
+        multipart: { file, purpose: 'logo' },
+      })
+      expect(uploaded.status()).toBe(201)
+      const { id } = (await uploaded.json()) as { id: number }
+      const linked = await request.put('/api/practice/logo', {
+        headers: asAdmin,
+        data: { upload_id: id },
+      })
+      expect(linked.status()).toBe(200)
+      return ((await linked.json()) as { image_path: string }).image_path
+    }
+    try {
+      const first = await setLogo()
+      // The colleague signs in now: their stored session names the first logo.
+      const manager = await apiSignIn(request, 'manager@example.com', 'ManagerPass123', {
+        fresh: true,
+      })
+      expect(manager.practice.image_path).toBe(first)
+      await storeSession(page, manager)
+      await page.goto('/dashboard')
+      const headerLogo = page.getByRole('banner').getByRole('img', { name: 'Practice logo' })
+      await expect(headerLogo).toHaveAttribute('src', first)
+      await expect.poll(() => decoded(headerLogo)).toBe(true)
+
+      // The Admin replaces it. Each logo has its own address, cached for good; the old one is gone.
+      const second = await setLogo()
+      expect(second).not.toBe(first)
+      const served = await request.get(second)
+      expect(served.status()).toBe(200)
+      expect(served.headers()['cache-control']).toBe('private, max-age=31536000, immutable')
+      expect((await request.get(first)).status()).toBe(404)
+      // What a member's browser reads at each page load: never cached, the new address.
+      const current = await request.get('/api/practice', {
+        headers: { Authorization: `Bearer ${manager.jwt}` },
+      })
+      expect(current.headers()['cache-control']).toBe('no-store')
+      expect(((await current.json()) as { image_path: string }).image_path).toBe(second)
+
+      // The colleague reloads: the header shows the new logo, without signing in again.
+      await page.reload()
+      await expect(headerLogo).toHaveAttribute('src', second)
+      await expect.poll(() => decoded(headerLogo)).toBe(true)
+      // And the stored session follows, so the next page load starts with it.
+      const stored = await page.evaluate(() => sessionStorage.getItem('currentUser'))
+      expect(JSON.parse(stored as string).practice.image_path).toBe(second)
+    } finally {
+      // The other journeys expect the product's logo.
+      const reset = await request.delete('/api/practice/logo', { headers: asAdmin })
+      expect(reset.status()).toBe(200)
+    }
+  })
+
   test('a member uploads an avatar in My Profile and sees it in the header', async ({
     page,
     request,

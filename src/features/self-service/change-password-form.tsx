@@ -11,7 +11,8 @@ type Values = Omit<ChangePasswordPayload, 'remember'>
 
 /**
  * My Profile's "Change password" (issue 19): the current password, then the new one twice with
- * the reset rules. A refusal keeps what was typed; a success empties the form and says that every
+ * the strong rule of sign-up and registration (issue 29). A refusal keeps what was typed; a
+ * success empties the form and says that every
  * other session has ended.
  */
 export function ChangePasswordForm({
@@ -62,7 +63,7 @@ export function ChangePasswordForm({
           />
           <PasswordInput
             label="New password"
-            description="At least 8 characters, not a common password."
+            description="At least 8 characters, with lowercase and uppercase letters and numbers; not a common password."
             autoComplete="new-password"
             required
             key={form.key('password')}

@@ -1,8 +1,13 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { SESSION_KEY } from '#src/lib/session.ts'
 import { SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
-import { fixturePlansAnswer, storedProgress } from '#tests/flows/sign-up/model.ts'
+import {
+  fixturePlansAnswer,
+  fixtureSignUpAnswer,
+  storedProgress,
+} from '#tests/flows/sign-up/model.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
@@ -18,6 +23,12 @@ const person = {
   password: 'Glow!Pass123',
 }
 
+/** The register call's answer: the new Admin signed in, as a sign-in answers. */
+const signedUp = {
+  ...fixtureSignUpAnswer,
+  user: { ...fixtureSignUpAnswer.user, email: person.email },
+}
+
 function text(body: string, status = 200): Response {
   return new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
 }
@@ -31,7 +42,7 @@ function signUpApi(overrides: FakeRoutes = {}): FakeCall[] {
     'GET /practice/plans': fixturePlansAnswer,
     'POST /payments/test-tokens': { id: 'tok_test_1' },
     'POST /auth/pay': { id: 'cus_test_1' },
-    'POST /auth/local/register': { user: { id: 7, email: person.email } },
+    'POST /auth/local/register': signedUp,
     ...overrides,
   })
 }
@@ -132,6 +143,10 @@ describe('/signup', () => {
     await user.click(screen.getByRole('button', { name: 'Submit' }))
     await waitFor(() => expect(router.state.location.pathname).toBe('/thankyou'))
     expect(sessionStorage.getItem(SIGN_UP_PROGRESS_KEY)).toBeNull()
+    // The new Admin is signed in with the register call's session, as a sign-in stores it (this
+    // tab, no Remember me): Back to Sign In lands in the portal (issue 29).
+    expect(JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null')).toEqual(signedUp)
+    expect(localStorage.getItem(SESSION_KEY)).toBeNull()
 
     const paths = calls.map((call) => `${call.method} ${call.path}`)
     expect(paths).toEqual([
@@ -161,6 +176,9 @@ describe('/signup', () => {
       access_rights: 'Admin',
       position: 'Staff',
     })
+    expect(await screen.findByRole('heading', { name: 'Congratulations!' })).toBeVisible()
+    await user.click(screen.getByRole('link', { name: 'Back to Sign In' }))
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'))
   })
 
   it('keeps the progress in sessionStorage without passwords, card number, CVV or code', async () => {

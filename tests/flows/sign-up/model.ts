@@ -124,9 +124,19 @@ export const fixturePlansAnswer: PlansAnswer = {
   coupons: { data: [signUpFixtures.publicCoupon] },
 }
 
-/** The answer of the fake register call. */
+/** The answer of the fake register call: the new Admin signed in, as a sign-in answers. */
 export const fixtureSignUpAnswer: SignUpAnswer = {
-  user: { id: 101, email: signUpFixtures.clientDetails.email },
+  jwt: 'signed.up.jwt',
+  user: {
+    id: 101,
+    email: signUpFixtures.clientDetails.email,
+    first_name: signUpFixtures.clientDetails.name,
+    last_name: signUpFixtures.clientDetails.last_name,
+    image_path: null,
+    access_rights: 'Admin',
+    practice_id: 201,
+  },
+  practice: { id: 201, practice_name: signUpFixtures.practice.practice_name, image_path: null },
 }
 
 /** An Error as a `lockPayment` implementation throws it when tokenisation fails. */
