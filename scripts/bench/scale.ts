@@ -30,6 +30,7 @@ import {
 import { removeDir, tempDataDir } from './processes.ts'
 import {
   createScalePractice,
+  firstNameOf,
   growPractice,
   lastNameOf,
   phoneOf,
@@ -208,6 +209,28 @@ async function measureSize(
     http(t, token, (i) => [
       [`/api/patients?search=${phoneOf(1 + ((i * 7919) % size)).slice(-5, -1)}&page=1&pageSize=25`],
     ]),
+  )
+  await run(
+    'Patient search, start of a last name',
+    http(t, token, (i) => [
+      [`/api/patients?search=${lastNameOf(i).slice(0, 4)}&page=1&pageSize=25`],
+    ]),
+  )
+  await run(
+    'Patient search, starts of last and first name',
+    http(t, token, (i) => [
+      [
+        `/api/patients?search=${encodeURIComponent(`${lastNameOf(i).slice(0, 3)} ${firstNameOf(i).slice(0, 2)}`)}&page=1&pageSize=25`,
+      ],
+    ]),
+  )
+  await run(
+    'Patient search, a whole phone as written',
+    http(t, token, (i) => {
+      const digits = phoneOf(1 + ((i * 7919) % size))
+      const written = `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`
+      return [[`/api/patients?search=${encodeURIComponent(written)}&page=1&pageSize=25`]]
+    }),
   )
   await run(
     'Patient list, first page by name',
