@@ -21,6 +21,8 @@ import { sql } from 'drizzle-orm'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import { seedIfEmpty } from '#server/db/seed.ts'
+import { TEST_SEED } from '#server/testing/db-templates.ts'
 import {
   createTestApp,
   postgresBackend,
@@ -77,10 +79,12 @@ export type ScaleDatabase = { label: string; backend: TestBackend }
 function pgliteOnDisk(): TestBackend {
   return {
     name: 'pglite',
-    async open(): Promise<DatabaseHandle> {
+    async open({ seeded } = {}): Promise<DatabaseHandle> {
       const dataDir = tempDataDir('scale')
       try {
         const handle = await openDatabase({ dataDir })
+        // createTestApp asks for the demo practice: seeded as the test backends seed theirs.
+        if (seeded) await seedIfEmpty(handle.db, TEST_SEED)
         return {
           ...handle,
           async close() {
