@@ -164,6 +164,9 @@ const tokenParam = (description: string): ParameterDoc => ({
   schema: { type: 'string', maxLength: 512 },
 })
 
+const NAME_TAKEN =
+  'An active item of the practice already has this name, case and surrounding spaces aside; the message names it and `details` carries `field: "name"` and `existing_id`.'
+
 /** The six operations of one half of the catalogue (`procedures` or `products`). */
 function catalogueOperations(
   kind: string,
@@ -196,7 +199,7 @@ function catalogueOperations(
       summary: `Add a ${kind}`,
       description: `Adds a ${kind} to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.`,
       tag: 'Catalogue',
-      responses: { 201: { description: `The new ${kind}.`, json: schema } },
+      responses: { 201: { description: `The new ${kind}.`, json: schema }, 409: NAME_TAKEN },
     },
     [`PUT /api/${plural}/:id`]: {
       summary: `Change a ${kind}`,
@@ -205,6 +208,7 @@ function catalogueOperations(
       responses: {
         200: { description: `The ${kind} as saved.`, json: schema },
         404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
       },
     },
     [`POST /api/${plural}/:id/archive`]: {
@@ -218,11 +222,12 @@ function catalogueOperations(
     },
     [`POST /api/${plural}/:id/restore`]: {
       summary: `Restore a ${kind}`,
-      description: `Puts an archived ${kind} back in the catalogue.`,
+      description: `Puts an archived ${kind} back in the catalogue, unless an active item now has its name.`,
       tag: 'Catalogue',
       responses: {
         200: { description: `The restored ${kind}.`, json: schema },
         404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
       },
     },
   }
