@@ -312,6 +312,8 @@ export const InvitationPreviewSchema = v.object({
   email: v.string(),
   position: v.string(),
   title: v.optional(v.nullable(v.string())),
+  /** The practice the person is invited to join (issue 29). */
+  practice_name: v.string(),
 })
 export type InvitationPreview = v.InferOutput<typeof InvitationPreviewSchema>
 

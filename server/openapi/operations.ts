@@ -1155,8 +1155,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     path: { id: tokenParam('The invitation id of the link.') },
     responses: {
-      200: { description: 'The invitation preview.', json: InvitationPreviewSchema },
-      404: 'The invitation is unknown, used, revoked or expired.',
+      200: {
+        description: 'The invitation preview, with the name of the practice it joins.',
+        json: InvitationPreviewSchema,
+      },
+      404: 'The invitation is unknown or was revoked.',
+      410: 'The invitation was used or has expired: `details.reason` is `used` or `expired`, `details.practice_name` names the practice (an expired one says who can send a new one).',
     },
   },
   'GET /api/users-permissions/init': {

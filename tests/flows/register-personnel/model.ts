@@ -31,6 +31,7 @@ export const fixtures = {
     email: 'jordan.lee@example.com',
     position: 'Provider',
     title: 'Dr.',
+    practice_name: 'Glow Demo Med Spa',
   } satisfies InvitationPreview,
   phone: phoneFixtures.phone,
   password: 'Secret123',
