@@ -104,8 +104,11 @@ export function ClosedInvitationView({ invitation }: { invitation: InvitationClo
         </Text>
         {invitation.reason === 'used' ? (
           <Text>
-            If it was you, <AnchorLink to="/signin">Sign In</AnchorLink> with the e-mail and
-            password you chose.
+            If it was you,{' '}
+            <AnchorLink to="/signin" underline="always">
+              Sign In
+            </AnchorLink>{' '}
+            with the e-mail and password you chose.
           </Text>
         ) : (
           <AnchorLink to="/signin" size="sm">
