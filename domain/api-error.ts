@@ -22,6 +22,7 @@ export const API_ERROR_NAMES = {
   forbidden: 'ForbiddenError',
   notFound: 'NotFoundError',
   conflict: 'ConflictError',
+  gone: 'GoneError',
   payment: 'PaymentError',
   rateLimit: 'RateLimitError',
   payloadTooLarge: 'PayloadTooLargeError',

@@ -34,11 +34,18 @@ export const PERSONNEL_MESSAGES = {
   invited: (email: string) => `Invitation sent to ${email}.`,
   resent: (email: string) => `Invitation sent again to ${email}.`,
   revoked: (email: string) => `Invitation to ${email} revoked.`,
-  /** The one answer for an unknown, used, revoked or expired invitation. */
+  /** The answer for an unknown or revoked invitation (a used or expired one says so). */
   invitationNotFound: 'This invitation link is not valid any more.',
   emailHasAccount: 'A person with this e-mail already has an account.',
   alreadyInvited: 'This person already has a pending invitation. Send it again instead.',
   invitationUsed: 'This invitation was already used.',
+  /** The registration link of an invitation someone already registered with (issue 29). */
+  invitationAlreadyUsed: 'This invitation has already been used',
+  /** The registration link of an invitation past its days, and who can send a new one. */
+  invitationExpired: (practiceName: string) =>
+    `This invitation has expired. Ask an Admin of ${practiceName} to send you a new one.`,
+  /** The registration page's line naming the practice. */
+  joinPractice: (practiceName: string) => `Join ${practiceName} on Glow Rewards`,
   /** A registration whose phone was not verified (or was used for another account). */
   verifyPhoneFirst: 'Please verify your phone number first',
   /** Any failure that brings no message of its own (the spec's wording, section 8). */
@@ -227,4 +234,32 @@ export function invitationStatus(
 ): InvitationStatus {
   if (stored === 'pending' && expiresAt.getTime() <= now.getTime()) return 'expired'
   return stored
+}
+
+/** Why an invitation link no longer opens the registration (`GET /personnel/{id}` answers 410). */
+export const InvitationClosedDetailsSchema = v.object({
+  reason: v.picklist(['used', 'expired']),
+  practice_name: v.string(),
+})
+export type InvitationClosedDetails = v.InferOutput<typeof InvitationClosedDetailsSchema>
+
+/**
+ * A link whose invitation was used or has expired: what the registration page shows instead of
+ * the form (the server's sentence, and what the person can do next).
+ */
+export class InvitationClosedError extends Error {
+  readonly reason: InvitationClosedDetails['reason']
+  readonly practiceName: string
+
+  constructor(details: InvitationClosedDetails, message?: string) {
+    super(
+      message ??
+        (details.reason === 'used'
+          ? PERSONNEL_MESSAGES.invitationAlreadyUsed
+          : PERSONNEL_MESSAGES.invitationExpired(details.practice_name)),
+    )
+    this.name = 'InvitationClosedError'
+    this.reason = details.reason
+    this.practiceName = details.practice_name
+  }
 }

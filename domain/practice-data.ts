@@ -186,6 +186,9 @@ export const CATALOGUE_MESSAGES = {
   points: 'Points per unit must be a whole number from 0 to 1,000,000, or empty.',
   minDays: 'Days between awards must be a whole number from 0 to 3,650.',
   notFound: 'This item is not in your catalogue.',
+  /** Another active item of the practice has the name, whatever its case (issue 29). */
+  nameTaken: (existing: string) =>
+    `"${existing}" is already in your catalogue. Please choose another name, or archive that item first.`,
 } as const
 
 /** `POST /procedures`, `PUT /procedures/{id}` (and the same for products): what a manager sets. */
@@ -319,6 +322,8 @@ export const InvitationPreviewSchema = v.object({
   email: v.string(),
   position: v.string(),
   title: v.optional(v.nullable(v.string())),
+  /** The practice the person is invited to join (issue 29). */
+  practice_name: v.string(),
 })
 export type InvitationPreview = v.InferOutput<typeof InvitationPreviewSchema>
 

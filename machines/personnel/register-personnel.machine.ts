@@ -34,7 +34,8 @@ export type RegisterPersonnelEvent = { type: 'form.submit'; details: Registratio
 /**
  * Personnel registration by invitation (spec sections 2 and 4, issue 5). It loads the invitation
  * (`loadInvitation`); a missing one (unknown, used, revoked or expired) ends in `notFound` through
- * the `onInvitationMissing` slot, which the route turns into /404. While editing, the phone is
+ * the `onInvitationMissing` slot: the route shows /404, or for a used or expired invitation
+ * (`InvitationClosedError`) a page that says so. While editing, the phone is
  * verified by the shared phone verification, invoked as the child `phoneVerification` (the view
  * talks to it directly: fields, Get Code, code, Verify Code). Once it is done Submit
  * (`form.submit`) is possible; `registerPersonnel` sends the personnel model with the invitation's
@@ -164,7 +165,8 @@ export const registerPersonnelMachine = setup({
       type: 'final',
     },
     notFound: {
-      description: 'The invitation is unknown, used, revoked or expired; the person sees /404.',
+      description:
+        'The invitation cannot be used: the person sees /404 (unknown or revoked), or that it was used or has expired.',
       type: 'final',
     },
   },

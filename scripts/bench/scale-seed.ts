@@ -48,6 +48,11 @@ const LAST_NAMES = [
   'Mitchell', 'Carter', 'Roberts',
 ]
 
+/** The `n`th patient's first name (n from 1), as the bulk insert picks it. */
+export function firstNameOf(n: number): string {
+  return FIRST_NAMES[(n * 13) % FIRST_NAMES.length] as string
+}
+
 /** The `n`th patient's last name (n from 1), as the bulk insert picks it. */
 export function lastNameOf(n: number): string {
   return LAST_NAMES[(n * 37) % LAST_NAMES.length] as string

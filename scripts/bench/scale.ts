@@ -21,6 +21,8 @@ import { sql } from 'drizzle-orm'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import { seedIfEmpty } from '#server/db/seed.ts'
+import { TEST_SEED } from '#server/testing/db-templates.ts'
 import {
   createTestApp,
   postgresBackend,
@@ -30,6 +32,7 @@ import {
 import { removeDir, tempDataDir } from './processes.ts'
 import {
   createScalePractice,
+  firstNameOf,
   growPractice,
   lastNameOf,
   phoneOf,
@@ -76,10 +79,12 @@ export type ScaleDatabase = { label: string; backend: TestBackend }
 function pgliteOnDisk(): TestBackend {
   return {
     name: 'pglite',
-    async open(): Promise<DatabaseHandle> {
+    async open({ seeded } = {}): Promise<DatabaseHandle> {
       const dataDir = tempDataDir('scale')
       try {
         const handle = await openDatabase({ dataDir })
+        // createTestApp asks for the demo practice: seeded as the test backends seed theirs.
+        if (seeded) await seedIfEmpty(handle.db, TEST_SEED)
         return {
           ...handle,
           async close() {
@@ -208,6 +213,28 @@ async function measureSize(
     http(t, token, (i) => [
       [`/api/patients?search=${phoneOf(1 + ((i * 7919) % size)).slice(-5, -1)}&page=1&pageSize=25`],
     ]),
+  )
+  await run(
+    'Patient search, start of a last name',
+    http(t, token, (i) => [
+      [`/api/patients?search=${lastNameOf(i).slice(0, 4)}&page=1&pageSize=25`],
+    ]),
+  )
+  await run(
+    'Patient search, starts of last and first name',
+    http(t, token, (i) => [
+      [
+        `/api/patients?search=${encodeURIComponent(`${lastNameOf(i).slice(0, 3)} ${firstNameOf(i).slice(0, 2)}`)}&page=1&pageSize=25`,
+      ],
+    ]),
+  )
+  await run(
+    'Patient search, a whole phone as written',
+    http(t, token, (i) => {
+      const digits = phoneOf(1 + ((i * 7919) % size))
+      const written = `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`
+      return [[`/api/patients?search=${encodeURIComponent(written)}&page=1&pageSize=25`]]
+    }),
   )
   await run(
     'Patient list, first page by name',

@@ -248,11 +248,13 @@ export const patients = pgTable(
      */
     merged_into_id: integer().references((): AnyPgColumn => patients.id, { onDelete: 'set null' }),
     /**
-     * What a search reads, kept by the database: both orders of the name, the e-mail and the
-     * phone, lower-cased (migration 0008).
+     * What a search reads, kept by the database: its words, each after a space, so that a typed
+     * word matches the start of one with `LIKE '% word%'` (migration 0027): the name as written
+     * and split at hyphens, apostrophes and periods, the e-mail whole and split at @ . _ + -, the
+     * phone's digits and, for a number with the country code 1, its ten digits without it.
      */
     search_text: text().generatedAlwaysAs(
-      sql`lower("patients"."first_name" || ' ' || "patients"."last_name" || ' ' || "patients"."last_name" || ' ' || "patients"."first_name" || ' ' || coalesce("patients"."email", '') || ' ' || coalesce("patients"."phone", ''))`,
+      sql`' ' || lower("patients"."first_name" || ' ' || "patients"."last_name") || ' ' || regexp_replace(lower("patients"."first_name" || ' ' || "patients"."last_name"), '[-''’.]+', ' ', 'g') || ' ' || lower(coalesce("patients"."email", '')) || ' ' || regexp_replace(lower(coalesce("patients"."email", '')), '[-@._+]+', ' ', 'g') || ' ' || regexp_replace(coalesce("patients"."phone", ''), '[^0-9]+', '', 'g') || ' ' || CASE WHEN regexp_replace(coalesce("patients"."phone", ''), '[^0-9]+', '', 'g') ~ '^1[0-9]{10}$' THEN substr(regexp_replace("patients"."phone", '[^0-9]+', '', 'g'), 2) ELSE '' END`,
     ),
   },
   (t) => [
@@ -261,7 +263,7 @@ export const patients = pgTable(
     index('patients_practice_name_idx').on(t.practice_id, t.last_name, t.first_name, t.id),
     // The dashboard counts patients who joined in a period (issue 20).
     index('patients_practice_created_idx').on(t.practice_id, t.created_at),
-    // Search as you type reads this trigram index (migration 0008), not every patient.
+    // Search as you type reads this trigram index (migrations 0008, 0027), not every patient.
     // fastupdate off: PGlite has no autovacuum to merge a pending list, which would grow until
     // the planner stopped using the index.
     index('patients_search_trgm_idx')
@@ -307,11 +309,19 @@ const catalogueColumns = () => ({
 /** A treatment the practice offers. */
 export const procedures = pgTable('procedures', catalogueColumns(), (t) => [
   index('procedures_practice_idx').on(t.practice_id),
+  // One active item of a name per practice, case and surrounding spaces aside (migration 0029).
+  uniqueIndex('procedures_practice_active_name_unique')
+    .on(t.practice_id, sql`lower(btrim(${t.name}))`)
+    .where(sql`${t.archived_at} is null`),
 ])
 
 /** A retail product the practice sells. */
 export const products = pgTable('products', catalogueColumns(), (t) => [
   index('products_practice_idx').on(t.practice_id),
+  // One active item of a name per practice, case and surrounding spaces aside (migration 0029).
+  uniqueIndex('products_practice_active_name_unique')
+    .on(t.practice_id, sql`lower(btrim(${t.name}))`)
+    .where(sql`${t.archived_at} is null`),
 ])
 
 /** A booked visit of a patient. */

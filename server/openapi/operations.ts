@@ -170,6 +170,9 @@ const tokenParam = (description: string): ParameterDoc => ({
   schema: { type: 'string', maxLength: 512 },
 })
 
+const NAME_TAKEN =
+  'An active item of the practice already has this name, case and surrounding spaces aside; the message names it and `details` carries `field: "name"` and `existing_id`.'
+
 /** The six operations of one half of the catalogue (`procedures` or `products`). */
 function catalogueOperations(
   kind: string,
@@ -202,7 +205,7 @@ function catalogueOperations(
       summary: `Add a ${kind}`,
       description: `Adds a ${kind} to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.`,
       tag: 'Catalogue',
-      responses: { 201: { description: `The new ${kind}.`, json: schema } },
+      responses: { 201: { description: `The new ${kind}.`, json: schema }, 409: NAME_TAKEN },
     },
     [`PUT /api/${plural}/:id`]: {
       summary: `Change a ${kind}`,
@@ -211,6 +214,7 @@ function catalogueOperations(
       responses: {
         200: { description: `The ${kind} as saved.`, json: schema },
         404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
       },
     },
     [`POST /api/${plural}/:id/archive`]: {
@@ -224,11 +228,12 @@ function catalogueOperations(
     },
     [`POST /api/${plural}/:id/restore`]: {
       summary: `Restore a ${kind}`,
-      description: `Puts an archived ${kind} back in the catalogue.`,
+      description: `Puts an archived ${kind} back in the catalogue, unless an active item now has its name.`,
       tag: 'Catalogue',
       responses: {
         200: { description: `The restored ${kind}.`, json: schema },
         404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
       },
     },
   }
@@ -1203,8 +1208,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     path: { id: tokenParam('The invitation id of the link.') },
     responses: {
-      200: { description: 'The invitation preview.', json: InvitationPreviewSchema },
-      404: 'The invitation is unknown, used, revoked or expired.',
+      200: {
+        description: 'The invitation preview, with the name of the practice it joins.',
+        json: InvitationPreviewSchema,
+      },
+      404: 'The invitation is unknown or was revoked.',
+      410: 'The invitation was used or has expired: `details.reason` is `used` or `expired`, `details.practice_name` names the practice (an expired one says who can send a new one).',
     },
   },
   'GET /api/users-permissions/init': {

@@ -1,14 +1,14 @@
-import { and, asc, desc, eq, isNotNull, isNull, like, ne, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, isNotNull, isNull, like, ne, or, type SQL, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
+import { searchPatterns } from '#domain/patient-search.ts'
 import {
   DUPLICATE_PATIENT_MESSAGES,
   PatientInputSchema,
   PatientListQuerySchema,
   type PatientSort,
-  phoneDigits,
 } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
@@ -66,7 +66,7 @@ const SORT_ORDER: Record<PatientSort, SQL[]> = {
  * it is an order no index gives, so the planner gathers the matches through the trigram index and
  * sorts them, rather than walking the whole practice by name to find 25 matches.
  */
-const SEARCH_SORT_ORDER: Record<PatientSort, SQL[]> = {
+export const SEARCH_SORT_ORDER: Record<PatientSort, SQL[]> = {
   ...SORT_ORDER,
   name: [sql`lower(${patients.last_name})`, sql`lower(${patients.first_name})`, asc(patients.id)],
   '-name': [
@@ -76,21 +76,20 @@ const SEARCH_SORT_ORDER: Record<PatientSort, SQL[]> = {
   ],
 }
 
-/** The `LIKE` pattern of a search term, its wildcards taken literally. */
-const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
-
 /**
- * Where a search term matches: the name (first, last, or both in either order), the e-mail, or,
- * when the term is written as a phone number with 3 digits or more, the phone's digits
- * ("555-0101" finds 5550101001). One `LIKE` over the patient's `search_text` (migration 0008),
- * which a trigram index answers without reading every patient of the practice.
+ * Where a search matches (domain/patient-search.ts): every typed word at the start of a word of
+ * the name, the e-mail or the phone, in any order. One `LIKE '% word%'` per word over the
+ * patient's `search_text` (migration 0027), all answered by its trigram index without reading
+ * every patient of the practice.
  */
-function searchCondition(term: string): SQL | undefined {
-  if (!term) return undefined
-  // Only a term written as a phone number (digits and phone punctuation) is read as its digits:
-  // the digits of "Lopez 2024" are not part of anyone's number.
-  const digits = /^[\d\s().+-]+$/.test(term) ? phoneDigits(term) : ''
-  return like(patients.search_text, likePattern(digits.length >= 3 ? digits : term.toLowerCase()))
+export function searchCondition(term: string): SQL | undefined {
+  const words = searchPatterns(term)
+  if (words.length === 0) return undefined
+  return and(
+    ...words.map((patterns) =>
+      or(...patterns.map((pattern) => like(patients.search_text, pattern))),
+    ),
+  )
 }
 
 /**

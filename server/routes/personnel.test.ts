@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PersonnelInvitation, PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { outbox, personnelInvitations, users, verificationCodes } from '#server/db/schema.ts'
-import { DEMO_INVITEE } from '#server/db/seed.ts'
+import { DEMO_INVITEE, DEMO_PRACTICE_NAME } from '#server/db/seed.ts'
 import { VERIFICATION_MESSAGES } from '#server/services/verification.ts'
 import {
   createPracticeFixture,
@@ -253,6 +253,7 @@ describe.each(httpBackends())('personnel on $name', (backend) => {
         email: invitation.email,
         position: 'Staff',
         title: 'Dr.',
+        practice_name: DEMO_PRACTICE_NAME,
       })
     })
 
@@ -267,15 +268,45 @@ describe.each(httpBackends())('personnel on $name', (backend) => {
       },
     )
 
-    it('answers 404 once the invitation expired (clock moved past 14 days)', async () => {
+    it('answers 410 once the invitation expired (clock moved past 14 days), naming who can send a new one', async () => {
       const invitation = await invite()
       t.setNow(new Date(Date.now() + 14 * DAY_MS + 60_000))
       try {
         const response = await t.request(`/api/personnel/${invitation.id}`)
-        expect(response.status).toBe(404)
+        expect(response.status).toBe(410)
+        expect(await response.json()).toEqual({
+          error: {
+            status: 410,
+            name: 'GoneError',
+            message: `This invitation has expired. Ask an Admin of ${DEMO_PRACTICE_NAME} to send you a new one.`,
+            details: { reason: 'expired', practice_name: DEMO_PRACTICE_NAME },
+          },
+        })
       } finally {
         t.setNow(undefined)
       }
+    })
+
+    it('answers 410 "already been used" for a used invitation, and 404 for a revoked one', async () => {
+      const used = await invite()
+      const phone = nextPhone()
+      const authyId = await verifyPhone(used.email, phone)
+      expect((await register(payload(used.id ?? '', authyId, phone))).status).toBe(200)
+      const response = await t.request(`/api/personnel/${used.id}`)
+      expect(response.status).toBe(410)
+      expect(await response.json()).toMatchObject({
+        error: {
+          message: 'This invitation has already been used',
+          details: { reason: 'used', practice_name: DEMO_PRACTICE_NAME },
+        },
+      })
+
+      const revoked = await invite()
+      await t.request(`/api/personnel/${revoked.id}`, {
+        method: 'DELETE',
+        token: t.demo.adminToken,
+      })
+      expect((await t.request(`/api/personnel/${revoked.id}`)).status).toBe(404)
     })
   })
 
@@ -413,7 +444,7 @@ describe.each(httpBackends())('personnel on $name', (backend) => {
       })
       expect(signIn.status).toBe(200)
 
-      expect((await t.request(`/api/personnel/${invitation.id}`)).status).toBe(404)
+      expect((await t.request(`/api/personnel/${invitation.id}`)).status).toBe(410)
       const phone2 = nextPhone()
       const authyId2 = await verifyPhone(invitation.email, phone2)
       const again = await register(payload(invitation.id ?? '', authyId2, phone2))

@@ -5,6 +5,8 @@ import { toRole } from '#domain/permissions.ts'
 import {
   INVITATION_ID_MAX_LENGTH,
   INVITATION_TTL_DAYS,
+  type InvitationClosedDetails,
+  InvitationClosedError,
   type InvitationStatus,
   InvitePersonnelInputSchema,
   invitationStatus,
@@ -95,7 +97,8 @@ export function invitationLink(publicUrl: string, id: string): string {
  *   days; 409 for a used or revoked invitation.
  * - `DELETE /{id}` (Admin of the same practice): revokes a pending invitation; 409 when used.
  * - `GET /{id}` (public): `{first_name, last_name, email, position, title}` to pre-fill the
- *   registration; 404 for an unknown, used, revoked or expired invitation.
+ *   registration and the practice's name; 410 for a used or expired invitation (`details.reason`,
+ *   `details.practice_name`), 404 for an unknown or revoked one.
  */
 export function personnelRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
@@ -264,18 +267,34 @@ export function personnelRoutes(ctx: ServerContext) {
     .get('/:id', async (c) => {
       const id = c.req.param('id')
       if (!INVITATION_ID.test(id)) throw invitationGone()
-      const [row] = await ctx.db
-        .select()
+      const [found] = await ctx.db
+        .select({ row: personnelInvitations, practice_name: practices.practice_name })
         .from(personnelInvitations)
+        .innerJoin(practices, eq(practices.id, personnelInvitations.practice_id))
         .where(eq(personnelInvitations.id, id))
         .limit(1)
-      if (!row || !isOpen(row, ctx.now())) throw invitationGone()
+      if (!found) throw invitationGone()
+      const { row, practice_name } = found
+      const status = invitationStatus(storedStatus(row.status), row.expires_at, ctx.now())
+      // The link is a 256-bit secret: saying that its invitation was used or has expired (and
+      // whose it is) tells nothing to someone who does not already hold it.
+      if (status === 'used' || status === 'expired') {
+        const details: InvitationClosedDetails = { reason: status, practice_name }
+        throw new ApiError(
+          410,
+          API_ERROR_NAMES.gone,
+          new InvitationClosedError(details).message,
+          details,
+        )
+      }
+      if (status !== 'pending') throw invitationGone()
       const preview: InvitationPreview = {
         first_name: row.first_name,
         last_name: row.last_name,
         email: row.email,
         position: row.position,
         title: row.title,
+        practice_name,
       }
       return c.json(preview)
     })

@@ -1,5 +1,8 @@
+import { HTTPError } from 'ky'
 import * as v from 'valibot'
 import {
+  InvitationClosedDetailsSchema,
+  InvitationClosedError,
   type InvitePersonnelInput,
   type PersonnelInvitation,
   PersonnelInvitationSchema,
@@ -22,12 +25,28 @@ export type { InvitePersonnelInput, PersonnelInvitation }
 const path = (id: string) => `personnel/${encodeURIComponent(id)}`
 
 /**
- * `GET /personnel/{id}`: what an invitation pre-fills (names, e-mail, position, title). 404 for an
- * unknown, used, revoked or expired invitation, which the registration route turns into /404.
+ * `GET /personnel/{id}`: what an invitation pre-fills (names, e-mail, position, title) and the
+ * practice's name. A used or expired invitation (410) rejects with {@link InvitationClosedError},
+ * which the registration page explains; anything else (404 for an unknown or revoked one) rejects
+ * as it came, and the route goes to /404.
  */
 export async function getInvitation(id: string): Promise<InvitationPreview> {
-  return v.parse(InvitationPreviewSchema, await http.get(path(id)).json())
+  try {
+    return v.parse(InvitationPreviewSchema, await http.get(path(id)).json())
+  } catch (error) {
+    if (error instanceof HTTPError && error.response.status === 410) {
+      const body = v.safeParse(ClosedAnswerSchema, await error.response.clone().json())
+      if (body.success) {
+        throw new InvitationClosedError(body.output.error.details, body.output.error.message)
+      }
+    }
+    throw error
+  }
 }
+
+const ClosedAnswerSchema = v.object({
+  error: v.object({ message: v.string(), details: InvitationClosedDetailsSchema }),
+})
 
 /** `POST /auth/personnel/register`: an invited person creates an account (phone verified first). */
 export async function registerPersonnel(input: RegisterPersonnelInput): Promise<Registered> {

@@ -666,6 +666,39 @@ describe('shell areas with data', () => {
     })
   })
 
+  it('shows a name another treatment has under the Name field, keeping what was typed', async () => {
+    const message =
+      '"Hydrafacial" is already in your catalogue. Please choose another name, or archive that item first.'
+    stubApi({
+      ...practiceApi(),
+      'POST /procedures': () =>
+        new Response(
+          JSON.stringify({
+            error: {
+              status: 409,
+              name: 'ConflictError',
+              message,
+              details: { field: 'name', existing_id: 3 },
+            },
+          }),
+          { status: 409, headers: { 'content-type': 'application/json' } },
+        ),
+    })
+    const { user } = renderRoute('/procedures', { session: demoSession })
+    await screen.findByRole('heading', { level: 1, name: 'Procedures' })
+    await user.click(screen.getByRole('button', { name: 'Add treatment' }))
+    const dialog = within(await screen.findByRole('dialog', { name: 'Add treatment' }))
+    await user.type(dialog.getByRole('textbox', { name: 'Name' }), 'HYDRAFACIAL')
+    await user.type(dialog.getByRole('textbox', { name: 'Price' }), '99')
+    await user.click(dialog.getByRole('button', { name: 'Add treatment' }))
+    const name = dialog.getByRole('textbox', { name: 'Name' })
+    await waitFor(() => expect(name).toHaveAccessibleDescription(message))
+    expect(name).toHaveAttribute('aria-invalid', 'true')
+    expect(name).toHaveValue('HYDRAFACIAL')
+    expect(dialog.getByRole('textbox', { name: 'Price' })).toHaveValue('$99.00')
+    expect(dialog.queryByRole('alert')).not.toBeInTheDocument()
+  })
+
   it('shows a staff member the catalogue without Add, Edit or Archive', async () => {
     stubApi(practiceApi())
     renderRoute('/procedures', {

@@ -152,3 +152,20 @@ export async function apiFieldErrors(error: unknown): Promise<Record<string, str
     return {}
   }
 }
+
+/**
+ * The field a refusal is about (`error.details.field`, e.g. a 409 "name already in the catalogue"),
+ * so that a form shows the sentence under that field. Null for anything else.
+ */
+export async function apiRefusedField(error: unknown): Promise<string | null> {
+  if (!(error instanceof HTTPError) || error.response.status >= 500) return null
+  try {
+    const body = (await error.response.clone().json()) as {
+      error?: { details?: { field?: unknown } }
+    }
+    const field = body.error?.details?.field
+    return typeof field === 'string' && field !== '' ? field : null
+  } catch {
+    return null
+  }
+}

@@ -9,9 +9,9 @@ import {
   setCatalogueItemArchived,
 } from '#src/api/catalogue.ts'
 import { getProgrammeRules } from '#src/api/ledger.ts'
-import { CatalogueSection } from '#src/features/catalogue/catalogue-section.tsx'
+import { CatalogueSection, type SaveRefusal } from '#src/features/catalogue/catalogue-section.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
+import { apiErrorMessage, apiRefusedField } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 
 /** Which items show: the catalogue (the default, kept out of the address) or the archived ones. */
@@ -54,8 +54,16 @@ function ProceduresPage() {
     }
   }
   const handlers = (kind: CatalogueKind) => ({
-    onSave: (input: CatalogueItemInput, id?: number) =>
-      act(() => saveCatalogueItem(kind, input, id)),
+    onSave: async (input: CatalogueItemInput, id?: number): Promise<SaveRefusal | undefined> => {
+      try {
+        await saveCatalogueItem(kind, input, id)
+        await router.invalidate()
+        return undefined
+      } catch (error) {
+        const [message, field] = await Promise.all([apiErrorMessage(error), apiRefusedField(error)])
+        return field === 'name' ? { message, field } : { message }
+      }
+    },
     onArchive: (item: CatalogueItem, archive: boolean) =>
       act(() => setCatalogueItemArchived(kind, item.id, archive)),
   })

@@ -1,13 +1,19 @@
 import { createFileRoute } from '@tanstack/react-router'
 import { useActorRef } from '@xstate/react'
+import { useState } from 'react'
+import { InvitationClosedError } from '#domain/personnel.ts'
 import { registerPersonnelMachine } from '#machines/personnel/register-personnel.machine.ts'
 import { registerPersonnelActors } from '#src/features/personnel/personnel.actors.ts'
 import { markPersonnelSignedUp } from '#src/features/personnel/personnel-storage.ts'
-import { RegisterPersonnelView } from '#src/features/personnel/register-personnel-view.tsx'
+import {
+  ClosedInvitationView,
+  RegisterPersonnelView,
+} from '#src/features/personnel/register-personnel-view.tsx'
 
 /**
- * `signup/personnel/{id}`: registration by invitation (spec section 2). An invitation that cannot
- * be loaded goes to /404; a finished registration goes to /signin, which shows the success banner.
+ * `signup/personnel/{id}`: registration by invitation (spec section 2). A used or expired
+ * invitation says so (issue 29); one that cannot be loaded otherwise goes to /404; a finished
+ * registration goes to /signin, which shows the success banner.
  */
 export const Route = createFileRoute('/signup_/personnel/$id')({
   component: RegistrationRoute,
@@ -21,12 +27,15 @@ function RegistrationRoute() {
 
 function Registration({ invitationId }: { invitationId: string }) {
   const navigate = Route.useNavigate()
+  // A used or expired invitation is explained here; an unknown or revoked one is /404.
+  const [closed, setClosed] = useState<InvitationClosedError | null>(null)
   const actorRef = useActorRef(
     registerPersonnelMachine.provide({
       actors: registerPersonnelActors,
       actions: {
-        onInvitationMissing: () => {
-          void navigate({ to: '/404', replace: true })
+        onInvitationMissing: (_, { error }) => {
+          if (error instanceof InvitationClosedError) setClosed(error)
+          else void navigate({ to: '/404', replace: true })
         },
         onRegistered: ({ context }) => {
           markPersonnelSignedUp(context.invitation?.email ?? '')
@@ -36,5 +45,6 @@ function Registration({ invitationId }: { invitationId: string }) {
     }),
     { input: { invitationId } },
   )
+  if (closed) return <ClosedInvitationView invitation={closed} />
   return <RegisterPersonnelView actorRef={actorRef} />
 }

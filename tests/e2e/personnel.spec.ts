@@ -86,7 +86,20 @@ test.describe('personnel', () => {
     await expect(invitee.getByLabel(/^Last name/)).toHaveValue(person.last)
     await expect(invitee.getByRole('button', { name: 'Get Code' })).toBeDisabled()
     await expect(invitee.getByRole('button', { name: 'Submit' })).toBeDisabled()
+    await expect(invitee.getByText('Join Glow Demo Med Spa on Glow Rewards')).toBeVisible()
     expect(await axeViolations(invitee)).toEqual([])
+    // The confirmation code and its Verify Code button share one row, top and bottom, at both widths.
+    for (const width of [1440, 390]) {
+      await invitee.setViewportSize({ width, height: 900 })
+      const field = await invitee.getByLabel('Confirmation code').boundingBox()
+      const verify = await invitee.getByRole('button', { name: 'Verify Code' }).boundingBox()
+      if (!field || !verify) throw new Error('the code field or Verify Code is not shown')
+      expect(Math.abs(field.y - verify.y), `top at ${width} px`).toBeLessThanOrEqual(1)
+      expect(Math.abs(field.height - verify.height), `height at ${width} px`).toBeLessThanOrEqual(1)
+      expect(verify.x + verify.width, `inside the window at ${width} px`).toBeLessThanOrEqual(width)
+      await shoot(invitee, `registration-${width}`)
+    }
+    await invitee.setViewportSize({ width: 1440, height: 900 })
 
     await invitee.getByLabel(/^Phone number/).fill(phone)
     await invitee.getByLabel(/^Password/).fill(password)
@@ -119,9 +132,17 @@ test.describe('personnel', () => {
     await expect(invitee).toHaveURL(/\/dashboard$/)
     await expect(invitee.getByText(`Hello, ${person.first} ${person.last}`)).toBeVisible()
 
-    // The link is spent.
+    // The link is spent: it says so, names no 404, and leads to Sign In.
     await invitee.goto(link)
-    await expect(invitee).toHaveURL(/\/404$/)
+    await expect(invitee.getByText('This invitation has already been used')).toBeVisible()
+    await expect(invitee.getByRole('heading', { name: 'Page not found' })).toHaveCount(0)
+    await shoot(invitee, 'registration-used')
+    expect(await axeViolations(invitee)).toEqual([])
+    // (They are signed in already, so following it would go on to the dashboard.)
+    await expect(invitee.getByRole('link', { name: 'Sign In', exact: true })).toHaveAttribute(
+      'href',
+      '/signin',
+    )
     await context.close()
 
     // The Admin's list now shows the colleague as active.

@@ -24,6 +24,12 @@ import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
+/**
+ * Why a save was refused: the server's sentence, and the field it is about when there is one
+ * (a name another active item has), shown under that field.
+ */
+export type SaveRefusal = { message: string; field?: 'name' }
+
 /** The form's values: the price in dollars as typed, empty numbers as ''. */
 type ItemFormValues = {
   name: string
@@ -56,7 +62,7 @@ function ItemForm({
   initial: CatalogueItem | null
   pointsPerDollar: number
   onCancel: () => void
-  onSave: (input: CatalogueItemInput) => Promise<string | undefined>
+  onSave: (input: CatalogueItemInput) => Promise<SaveRefusal | undefined>
 }) {
   const form = useForm<ItemFormValues>({
     mode: 'controlled',
@@ -94,7 +100,9 @@ function ItemForm({
         setFailure(null)
         const refused = await onSave(toItemInput(values))
         setSaving(false)
-        if (refused) setFailure(refused)
+        // Under the field when it is about one; what the user typed stays in the form.
+        if (refused?.field) form.setFieldError(refused.field, refused.message)
+        else if (refused) setFailure(refused.message)
       })}
     >
       <Stack gap="md">
@@ -172,7 +180,7 @@ export function CatalogueSection({
   archived: boolean
   canManage: boolean
   pointsPerDollar: number
-  onSave: (input: CatalogueItemInput, id?: number) => Promise<string | undefined>
+  onSave: (input: CatalogueItemInput, id?: number) => Promise<SaveRefusal | undefined>
   onArchive: (item: CatalogueItem, archived: boolean) => Promise<string | undefined>
 }) {
   const [editing, setEditing] = useState<CatalogueItem | 'new' | null>(null)

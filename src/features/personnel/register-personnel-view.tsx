@@ -26,6 +26,8 @@ import {
   TITLES,
 } from '#domain/fields.ts'
 import {
+  type InvitationClosedError,
+  PERSONNEL_MESSAGES,
   type RegistrationDetails,
   RegistrationDetailsSchema,
   registrationFormValues,
@@ -89,6 +91,35 @@ export function RegisterPersonnelView({ actorRef }: { actorRef: RegisterPersonne
   )
 }
 
+/**
+ * The registration page of a link whose invitation was used (with the way to Sign In) or has
+ * expired (with who can send a new one), instead of "Page not found" (issue 29).
+ */
+export function ClosedInvitationView({ invitation }: { invitation: InvitationClosedError }) {
+  return (
+    <PublicPage title="Registration" width={560}>
+      <Stack gap="md" align="center" ta="center">
+        <Text fw={600} size="lg" role="alert">
+          {invitation.message}
+        </Text>
+        {invitation.reason === 'used' ? (
+          <Text>
+            If it was you,{' '}
+            <AnchorLink to="/signin" underline="always">
+              Sign In
+            </AnchorLink>{' '}
+            with the e-mail and password you chose.
+          </Text>
+        ) : (
+          <AnchorLink to="/signin" size="sm">
+            Back to Sign In
+          </AnchorLink>
+        )}
+      </Stack>
+    </PublicPage>
+  )
+}
+
 function RegistrationForm({
   actorRef,
   invitation,
@@ -138,6 +169,9 @@ function RegistrationForm({
         })}
       >
         <Stack gap="md">
+          <Text fw={600} size="lg" ta="center">
+            {PERSONNEL_MESSAGES.joinPractice(invitation.practice_name)}
+          </Text>
           <Title order={2} size="h4" id="registration-details">
             Registration Details
           </Title>
@@ -244,34 +278,37 @@ function RegistrationForm({
                 </Text>
               )}
             </Group>
-            <Group gap="sm" align="flex-end" wrap="nowrap">
-              <TextInput
-                label="Confirmation code"
-                name="confirmCode"
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                maxLength={10}
-                disabled={flags.disablePhoneCodeInput}
-                value={code}
-                error={codeError}
-                errorProps={{ role: 'alert' }}
-                onChange={(event) =>
-                  phoneRef?.send({ type: 'code.change', code: event.currentTarget.value.trim() })
-                }
-                onBlur={() => setCodeTouched(true)}
-                style={{ flex: 1, minWidth: 0 }}
-              />
-              <Button
-                variant="light"
-                onClick={() => phoneRef?.send({ type: 'code.verify' })}
-                disabled={flags.disableSendCodeButton}
-                loading={flags.busy === 'verifying'}
-                // Keeps the button level with the input when the input shows an error below.
-                mb={codeError ? 22 : 0}
-              >
-                Verify Code
-              </Button>
-            </Group>
+            <TextInput
+              label="Confirmation code"
+              name="confirmCode"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={10}
+              disabled={flags.disablePhoneCodeInput}
+              value={code}
+              error={codeError}
+              errorProps={{ role: 'alert' }}
+              onChange={(event) =>
+                phoneRef?.send({ type: 'code.change', code: event.currentTarget.value.trim() })
+              }
+              onBlur={() => setCodeTouched(true)}
+              // The button sits in the input's own row, between the label and any error below
+              // it: level with the field at every width, with or without an error.
+              inputContainer={(input) => (
+                <Group gap="sm" wrap="nowrap" align="stretch">
+                  <Box style={{ flex: 1, minWidth: 0 }}>{input}</Box>
+                  <Button
+                    variant="light"
+                    onClick={() => phoneRef?.send({ type: 'code.verify' })}
+                    disabled={flags.disableSendCodeButton}
+                    loading={flags.busy === 'verifying'}
+                    h="auto"
+                  >
+                    Verify Code
+                  </Button>
+                </Group>
+              )}
+            />
             <Box aria-live="polite">
               {phone?.context.notice && !phone.context.error && (
                 <Text size="sm" c="glow.8" role="status">

@@ -9,6 +9,7 @@ const invitation = {
   email: 'jordan.lee@example.com',
   position: 'Provider',
   title: null,
+  practice_name: 'Glow Demo Med Spa',
 }
 
 function api(overrides: Record<string, unknown> = {}) {
@@ -29,6 +30,50 @@ describe('signup/personnel/{id}', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeVisible()
   })
 
+  it('says that a used invitation has already been used, with a way to Sign In', async () => {
+    stubApi({
+      'GET /personnel/used-1': new Response(
+        JSON.stringify({
+          error: {
+            status: 410,
+            name: 'GoneError',
+            message: 'This invitation has already been used',
+            details: { reason: 'used', practice_name: 'Glow Demo Med Spa' },
+          },
+        }),
+        { status: 410, headers: { 'content-type': 'application/json' } },
+      ),
+    })
+    const { router } = renderRoute('/signup/personnel/used-1')
+    expect(await screen.findByText('This invitation has already been used')).toBeVisible()
+    expect(screen.getByRole('heading', { level: 1, name: 'Registration' })).toBeVisible()
+    expect(screen.getByRole('link', { name: 'Sign In' })).toHaveAttribute('href', '/signin')
+    expect(screen.queryByRole('heading', { name: 'Page not found' })).toBeNull()
+    expect(router.state.location.pathname).toBe('/signup/personnel/used-1')
+  })
+
+  it('says that an expired invitation has expired and who can send a new one', async () => {
+    const message =
+      'This invitation has expired. Ask an Admin of Glow Demo Med Spa to send you a new one.'
+    stubApi({
+      'GET /personnel/old-1': new Response(
+        JSON.stringify({
+          error: {
+            status: 410,
+            name: 'GoneError',
+            message,
+            details: { reason: 'expired', practice_name: 'Glow Demo Med Spa' },
+          },
+        }),
+        { status: 410, headers: { 'content-type': 'application/json' } },
+      ),
+    })
+    renderRoute('/signup/personnel/old-1')
+    expect(await screen.findByText(message)).toBeVisible()
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/signin')
+    expect(screen.queryByRole('textbox', { name: /Phone number/ })).toBeNull()
+  })
+
   it('shows the form pre-filled from the invitation, with e-mail and position fixed', async () => {
     api()
     renderRoute('/signup/personnel/inv-1')
@@ -36,6 +81,7 @@ describe('signup/personnel/{id}', () => {
       await screen.findByRole('heading', { level: 2, name: 'Registration Details' }),
     ).toBeVisible()
     expect(screen.getByRole('heading', { level: 1, name: 'Registration' })).toBeVisible()
+    expect(screen.getByText('Join Glow Demo Med Spa on Glow Rewards')).toBeVisible()
     expect(screen.getByLabelText(/^First name/)).toHaveValue('Jordan')
     expect(screen.getByLabelText(/^Last name/)).toHaveValue('Lee')
     expect(screen.getByLabelText('Email')).toHaveValue('jordan.lee@example.com')

@@ -31,6 +31,7 @@ export const fixtures = {
     email: 'jordan.lee@example.com',
     position: 'Provider',
     title: 'Dr.',
+    practice_name: 'Glow Demo Med Spa',
   } satisfies InvitationPreview,
   phone: phoneFixtures.phone,
   password: 'Secret123',
@@ -98,8 +99,7 @@ const stateDescriptions: Record<string, string> = {
 /** What the person does (or what happens) for each event. */
 const eventDescriptions: Record<RegisterPersonnelModelEvent['type'], string> = {
   'xstate.done.actor.loadInvitation': `Open the invitation link: the invitation for ${fixtures.invitation.email} (${fixtures.invitation.position}) loads`,
-  'xstate.error.actor.loadInvitation':
-    'Open a link whose invitation is unknown, used, revoked or expired',
+  'xstate.error.actor.loadInvitation': 'Open a link whose invitation is unknown or revoked',
   'xstate.done.actor.phoneVerification': `Type ${fixtures.phone} as Phone number and ${fixtures.password} as Password and Confirm password, click Get Code, type the code from the SMS (${fixtures.code}) and click Verify Code`,
   'form.submit': 'Click Submit',
   'xstate.done.actor.registerPersonnel': 'The server creates your account',
@@ -140,7 +140,7 @@ export const registerPersonnelModel: Model = {
 
 function start(path: QaPath): string {
   if (path.steps.some((step) => step.event.type === 'xstate.error.actor.loadInvitation')) {
-    return 'Open an invitation link that is not valid (unknown, used, revoked or expired): the replay opens /signup/personnel/ followed by a made-up id.'
+    return 'Open an invitation link that is not valid (unknown or revoked): the replay opens /signup/personnel/ followed by a made-up id.'
   }
   return 'As the demo Admin, invite a new person (Personnel, Invite: Dr. Jordan Lee, Provider, with an e-mail that has no account yet) and open the link from the e-mail (the development outbox is at /api/dev/outbox). The replay invites through the API.'
 }
