@@ -21,6 +21,7 @@ import {
   type LedgerSource,
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
+import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
 import { ApiError } from '#server/http/errors.ts'
@@ -94,7 +95,7 @@ function assertPoints(points: number): void {
   if (!Number.isInteger(points) || points === 0)
     throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
   if (Math.abs(points) > MAX_ENTRY_POINTS) {
-    throw new LedgerError(400, `A change can move at most ${MAX_ENTRY_POINTS} points.`)
+    throw new LedgerError(400, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`)
   }
 }
 

@@ -15,6 +15,7 @@ import {
 import { useForm } from '@mantine/form'
 import { IconPlus } from '@tabler/icons-react'
 import { useState } from 'react'
+import { formatPoints, pointsText } from '#domain/points.ts'
 import {
   CATALOGUE_MESSAGES,
   type CatalogueItem,
@@ -111,7 +112,7 @@ function ItemForm({
         />
         <NumberInput
           label="Points per unit"
-          description={`Leave empty to earn ${pointsPerDollar} point${pointsPerDollar === 1 ? '' : 's'} per dollar of the price.`}
+          description={`Leave empty to earn ${pointsText(pointsPerDollar)} per dollar of the price.`}
           allowDecimal={false}
           allowNegative={false}
           {...form.getInputProps('points')}
@@ -138,7 +139,7 @@ function ItemForm({
 function PointsCell({ item }: { item: CatalogueItem }) {
   return (
     <>
-      {item.points.toLocaleString('en-US')}
+      {formatPoints(item.points)}
       {item.own_points === null && (
         <Text span size="xs" c="dimmed">
           {' '}

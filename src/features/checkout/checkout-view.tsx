@@ -20,6 +20,7 @@ import {
 import { useSelector } from '@xstate/react'
 import { useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
+import { pointsText } from '#domain/points.ts'
 import type { CatalogueItem } from '#domain/practice-data.ts'
 import {
   aboveCatalogue,
@@ -47,8 +48,7 @@ import { ButtonLink } from '#src/ui/links.tsx'
 
 type CheckoutActorRef = ActorRefFrom<typeof checkoutMachine>
 
-const points = (n: number) =>
-  `${n.toLocaleString('en-US')} ${Math.abs(n) === 1 ? 'point' : 'points'}`
+const points = pointsText
 
 /** A catalogue item as a checkout line. */
 export function toCheckoutItem(kind: CheckoutItem['kind'], item: CatalogueItem): CheckoutItem {

@@ -12,6 +12,7 @@ import {
 import { useDebouncedCallback } from '@mantine/hooks'
 import { IconPlus, IconSearch } from '@tabler/icons-react'
 import type { ReactNode } from 'react'
+import { formatPoints } from '#domain/points.ts'
 import type { PatientPage } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate } from '#src/features/shell/format.ts'
@@ -115,7 +116,7 @@ export function PatientList({
                   </Table.Td>
                   <Table.Td>{patient.phone ?? '—'}</Table.Td>
                   <Table.Td style={{ wordBreak: 'break-all' }}>{patient.email ?? '—'}</Table.Td>
-                  <Table.Td ta="right">{patient.points.toLocaleString('en-US')}</Table.Td>
+                  <Table.Td ta="right">{formatPoints(patient.points)}</Table.Td>
                   <Table.Td>
                     {patient.last_visit_at ? formatDate(patient.last_visit_at) : '—'}
                   </Table.Td>
@@ -144,7 +145,7 @@ export function PatientList({
                     </Text>
                   </Stack>
                   <Text fw={600} style={{ whiteSpace: 'nowrap' }}>
-                    {patient.points.toLocaleString('en-US')}
+                    {formatPoints(patient.points)}
                     <VisuallyHidden> points</VisuallyHidden>
                     <Text span size="xs" c="dimmed" aria-hidden>
                       {' '}
