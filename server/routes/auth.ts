@@ -163,6 +163,7 @@ const sessionColumns = {
   practice_id: users.practice_id,
   practice_name: practices.practice_name,
   practice_image_path: practices.image_path,
+  practice_email: practices.practice_email,
   footer_about_url: practices.footer_about_url,
   footer_privacy_url: practices.footer_privacy_url,
   footer_support: practices.footer_support,
@@ -271,6 +272,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         id: row.practice_id,
         practice_name: row.practice_name,
         image_path: row.practice_image_path,
+        email: row.practice_email ?? '',
         footer_links: {
           about: row.footer_about_url ?? '',
           privacy: row.footer_privacy_url ?? '',

@@ -246,11 +246,41 @@ describe('the shell guard', () => {
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument()
     expect(router.state.location.pathname).toBe(path)
     expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
-    expect(screen.getByText('© 2018-2025 Glow Rewards')).toBeInTheDocument()
+    expect(screen.getByText(`© 2018-${new Date().getFullYear()} Glow Rewards`)).toBeInTheDocument()
     const nav = screen.getByRole('navigation', { name: 'Main navigation' })
     for (const [, label] of AREAS) {
       expect(within(nav).getByRole('link', { name: label })).toBeInTheDocument()
     }
+  })
+
+  it("ends the footer's years at the current year and writes to the practice's own e-mail (issue 29)", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2031-03-04T12:00:00Z'))
+    try {
+      stubApi(practiceApi())
+      const session = {
+        ...demoSession,
+        practice: { ...demoSession.practice, email: 'desk@glow-demo-medspa.example' },
+      }
+      renderRoute('/dashboard', { session })
+      const footer = await screen.findByRole('navigation', { name: 'Footer' })
+      expect(screen.getByText('© 2018-2031 Glow Rewards')).toBeInTheDocument()
+      expect(within(footer).getByRole('link', { name: 'Support Centre' })).toHaveAttribute(
+        'href',
+        'mailto:desk@glow-demo-medspa.example',
+      )
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('writes to the configured support address when the practice has no e-mail of its own', async () => {
+    stubApi(practiceApi())
+    renderRoute('/dashboard', { session: demoSession })
+    const footer = await screen.findByRole('navigation', { name: 'Footer' })
+    const href = within(footer).getByRole('link', { name: 'Support Centre' }).getAttribute('href')
+    expect(href).toBe('mailto:support@glowrewards.com')
+    expect(href).not.toContain('.example')
   })
 
   it('shows My Profile with the user from GET /users/{id}', async () => {
