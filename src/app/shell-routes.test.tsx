@@ -500,6 +500,31 @@ describe('the programme rules in Settings', () => {
     })
   })
 
+  it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed (issue 29)', async () => {
+    const calls = stubApi({
+      ...practiceApi(),
+      'PUT /practice/rules': (call: FakeCall) => call.body,
+    })
+    const { user } = renderRoute('/settings', { session: demoSession })
+    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
+    const expiry = within(form).getByRole('textbox', { name: /Points expire after/ })
+    await user.clear(bonus)
+    await user.type(bonus, '-5')
+    await user.clear(expiry)
+    await user.type(expiry, '1.5')
+    await user.tab()
+    expect(await within(form).findByText('Joining bonus cannot be negative.')).toBeInTheDocument()
+    expect(await within(form).findByText('Expiry must be a whole number.')).toBeInTheDocument()
+    expect(bonus).toHaveValue('-5')
+    expect(expiry).toHaveValue('1.5')
+    expect(bonus).toHaveAccessibleDescription(/Joining bonus cannot be negative\./)
+    await user.click(within(form).getByRole('button', { name: 'Save rules' }))
+    expect(bonus).toHaveValue('-5')
+    expect(expiry).toHaveValue('1.5')
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false)
+  })
+
   it('shows the rules in words to a staff member, and who can change them', async () => {
     stubApi({ ...practiceApi(), 'GET /practice/rules': { ...RULES, expiry_months: 0 } })
     renderRoute('/settings', {

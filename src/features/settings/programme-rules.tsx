@@ -144,9 +144,11 @@ function RulesForm({
               key={field.key}
               label={field.label}
               description={field.description}
-              allowDecimal={false}
-              allowNegative={false}
-              min={0}
+              // Typed as typed: −5 or 1.5 stays in the field with the rule's sentence under it,
+              // never silently turned into 5 or 1 (nor clamped to 0 on leaving the field).
+              allowDecimal
+              allowNegative
+              clampBehavior="none"
               {...form.getInputProps(field.key)}
             />
           ))}
