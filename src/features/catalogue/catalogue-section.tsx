@@ -3,7 +3,6 @@ import {
   Button,
   Card,
   Group,
-  Modal,
   NumberInput,
   Stack,
   Table,
@@ -23,6 +22,7 @@ import {
 } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** The form's values: the price in dollars as typed, empty numbers as ''. */
@@ -280,7 +280,7 @@ export function CatalogueSection({
           </Stack>
         </>
       )}
-      <Modal
+      <AppModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? `Add ${noun}` : `Edit ${noun}`}
@@ -299,7 +299,7 @@ export function CatalogueSection({
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }

@@ -3,7 +3,6 @@ import {
   Badge,
   Button,
   Group,
-  Modal,
   NumberInput,
   Paper,
   PasswordInput,
@@ -43,6 +42,7 @@ import {
 import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { useNow } from '#src/features/sign-up/use-now.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 
@@ -873,7 +873,7 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           Record another visit
         </ButtonLink>
       </Group>
-      <Modal
+      <AppModal
         opened={asking}
         onClose={() => setAsking(false)}
         title="Undo this visit?"
@@ -895,7 +895,7 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
             }}
           />
         </Stack>
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }

@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   Group,
-  Modal,
   NumberInput,
   Paper,
   SimpleGrid,
@@ -27,6 +26,7 @@ import {
 import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -277,7 +277,7 @@ export function PatientProfile({
         />
       </Stack>
 
-      <Modal
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={adjusting}
         onClose={() => setAdjusting(false)}
@@ -294,8 +294,8 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={reversing !== undefined}
         onClose={() => setReversing(undefined)}
@@ -313,8 +313,8 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={archiving}
         onClose={() => setArchiving(false)}
@@ -332,7 +332,7 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }
