@@ -68,6 +68,13 @@ test.describe('appointments at the front desk', () => {
     await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
     const cancel = page.getByRole('dialog', { name: 'Cancel appointment' })
     await expect(cancel).toContainText('will be marked cancelled')
+    // Its way out says what it does, and has the focus (issue 29); keeping it changes nothing.
+    await expect(cancel.getByRole('button', { name: 'Cancel', exact: true })).toHaveCount(0)
+    await expect(cancel.getByRole('button', { name: 'Keep appointment' })).toBeFocused()
+    await cancel.getByRole('button', { name: 'Keep appointment' }).click()
+    await expect(page.locator('[role="dialog"]')).toHaveCount(0)
+    await expect(moved).not.toContainText('cancelled')
+    await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
     await cancel.getByRole('button', { name: 'Cancel appointment' }).click()
     await expect(moved).toContainText('cancelled')
     await expect(moved.getByRole('button', { name: /Reschedule/ })).toHaveCount(0)
