@@ -7,6 +7,7 @@
 import * as v from 'valibot'
 import { AUDIT_ACTIONS, type AuditAction } from '#domain/audit-actions.ts'
 import { PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { pointsText, signedPoints } from '#domain/points.ts'
 import { cardLabel, subscriptionDate } from '#domain/subscription.ts'
 
 export { AUDIT_ACTIONS, type AuditAction } from '#domain/audit-actions.ts'
@@ -88,9 +89,8 @@ export type ActivityNames = {
   entry: { kind: string; points: number; reason: string | null } | null
 }
 
-const points = (n: number) =>
-  `${Math.abs(n).toLocaleString('en-US')} point${Math.abs(n) === 1 ? '' : 's'}`
-const signed = (n: number) => `${n > 0 ? '+' : '-'}${Math.abs(n).toLocaleString('en-US')}`
+const points = (n: number) => pointsText(Math.abs(n))
+const signed = (n: number) => signedPoints(n, '-')
 const num = (value: unknown) => (typeof value === 'number' ? value : Number(value ?? 0) || 0)
 const text = (value: unknown) => (typeof value === 'string' ? value : '')
 /** An offer's title as the audit details keep it, quoted. */

@@ -4,6 +4,7 @@
  * them in the same words.
  */
 import * as v from 'valibot'
+import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 
 /** What a ledger entry records. Credits (`earn`, `bonus`, positive `adjust`) are lots that expire. */
 export const LEDGER_KINDS = ['earn', 'bonus', 'adjust', 'redeem', 'expire', 'reverse'] as const
@@ -24,7 +25,8 @@ export type LedgerSource = (typeof LEDGER_SOURCES)[number]
 
 /** The refusals of the ledger, in the words PORTAL.md gives them. */
 export const LEDGER_MESSAGES = {
-  notEnoughPoints: (balance: number) => `Not enough points: the balance is ${balance}.`,
+  notEnoughPoints: (balance: number) =>
+    `Not enough points: the balance is ${formatPoints(balance)}.`,
   alreadySpent: 'These points were already redeemed: reverse the redemption first.',
   alreadyExpired: 'These points have already expired and cannot be reversed.',
   alreadyReversed: 'This entry has already been reversed.',
@@ -135,8 +137,8 @@ export const AdjustmentInputSchema = v.object({
   points: v.pipe(
     v.number('Points must be a number.'),
     v.integer('Points must be a whole number.'),
-    v.minValue(-MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
-    v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
+    v.minValue(-MAX_ENTRY_POINTS, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`),
+    v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`),
     v.check((n) => n !== 0, 'Please enter a number of points other than 0.'),
   ),
   reason: Reason,
@@ -192,8 +194,6 @@ export type LedgerPage = v.InferOutput<typeof LedgerPageSchema>
 export const LedgerPostingSchema = v.object({ entry: LedgerEntrySchema, balance: v.number() })
 export type LedgerPosting = v.InferOutput<typeof LedgerPostingSchema>
 
-const plural = (n: number) => `${n} point${Math.abs(n) === 1 ? '' : 's'}`
-
 /** An entry in words, as the patient's activity shows it ("Earned 120 points for a visit"). */
 export function describeEntry(
   entry: Pick<LedgerEntry, 'kind' | 'points' | 'source_type' | 'reason' | 'reverses_id'>,
@@ -202,16 +202,16 @@ export function describeEntry(
   const why = entry.reason ? `: ${entry.reason}` : ''
   switch (entry.kind) {
     case 'earn':
-      return `Earned ${plural(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
+      return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
     case 'bonus':
-      return `Bonus of ${plural(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
+      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
     case 'adjust':
-      return `Points adjusted by ${entry.points > 0 ? '+' : '-'}${n}${why}`
+      return `Points adjusted by ${signedPoints(entry.points, '-')}${why}`
     case 'redeem':
-      return `Redeemed ${plural(n)}${entry.source_type === 'promotion' ? ' for a promotion' : entry.source_type === 'visit' ? ' at a visit' : ''}${why}`
+      return `Redeemed ${pointsText(n)}${entry.source_type === 'promotion' ? ' for a promotion' : entry.source_type === 'visit' ? ' at a visit' : ''}${why}`
     case 'expire':
-      return `${plural(n)} expired`
+      return `${pointsText(n)} expired`
     case 'reverse':
-      return `Reversed entry #${entry.reverses_id} (${entry.points > 0 ? '+' : '-'}${n})${why}`
+      return `Reversed entry #${entry.reverses_id} (${signedPoints(entry.points, '-')})${why}`
   }
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { pointsText } from '#domain/points.ts'
 import { PromotionDetailSchema } from '#domain/promotions.ts'
 
 /**
@@ -34,10 +35,6 @@ export const OfferAnswerSchema = v.object({
 export type OfferAnswer = v.InferOutput<typeof OfferAnswerSchema>
 
 const endDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' })
-
-function pointsText(count: number): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? 'point' : 'points'}`
-}
 
 /**
  * The offer's terms line: what it costs, what it gives, when it ends ("Costs 200 points · earns

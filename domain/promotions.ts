@@ -7,6 +7,7 @@
 import * as v from 'valibot'
 import { IdempotencyKeySchema, LedgerEntrySchema } from '#domain/ledger.ts'
 import { MAX_DISCOUNT_CENTS, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
+import { formatPoints } from '#domain/points.ts'
 import { MAX_STORED_INTEGER, PatientPromotionSchema } from '#domain/practice-data.ts'
 import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
 import { OverrideInputSchema, VerificationInputSchema } from '#domain/visits.ts'
@@ -55,8 +56,8 @@ export const PROMOTION_MESSAGES = {
   title: 'Give the offer a title.',
   titleLength: `A title can be at most ${PROMOTION_TITLE_MAX_LENGTH} characters.`,
   descriptionLength: `A description can be at most ${PROMOTION_DESCRIPTION_MAX_LENGTH} characters.`,
-  pointsCost: `The points cost must be a whole number from 0 to ${PROMOTION_POINTS_MAX.toLocaleString('en-US')}.`,
-  bonusPoints: `The bonus points must be a whole number from 0 to ${PROMOTION_POINTS_MAX.toLocaleString('en-US')}.`,
+  pointsCost: `The points cost must be a whole number from 0 to ${formatPoints(PROMOTION_POINTS_MAX)}.`,
+  bonusPoints: `The bonus points must be a whole number from 0 to ${formatPoints(PROMOTION_POINTS_MAX)}.`,
   date: 'Choose a date and time.',
   endAfterStart: 'The end must be after the start.',
   maxRedemptions: 'The total limit must be a whole number of at least 1, or empty for no limit.',

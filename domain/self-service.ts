@@ -32,8 +32,30 @@ export const SELF_SERVICE_MESSAGES = {
   phoneUnchanged: 'This is already your phone number.',
   phoneNotVerified: 'Please verify the new phone number with the SMS code before saving it.',
   roleChanged: (name: string, role: string) => `${name} is now ${role}.`,
+  /** The question before a role change (issue 29): "Make Jane Doe a Manager?". */
+  roleQuestion: (name: string, role: string) => `Make ${name} ${roleWithArticle(role)}?`,
+  /** What the change means, said in the confirmation. */
+  roleConsequence: (name: string, from: string, role: keyof typeof ROLE_ABILITIES) =>
+    `${name} is ${roleWithArticle(from)} now. ${ROLE_ABILITIES[role]} The change applies from their next request, and it is kept in the activity log.`,
   deactivatedMember: (name: string) => `${name} was deactivated and signed out on every device.`,
   reactivatedMember: (name: string) => `${name} can sign in again.`,
+} as const
+
+/** A role with its article, as a sentence says it: "an Admin", "a Manager", "a Staff member". */
+export function roleWithArticle(role: string): string {
+  if (role === 'Admin') return 'an Admin'
+  if (role === 'Staff') return 'a Staff member'
+  return `a ${role}`
+}
+
+/** What each role may do, in the words of the permission matrix (PORTAL.md section 2). */
+export const ROLE_ABILITIES = {
+  Admin:
+    'An Admin can do everything a Manager can, and also change the programme rules, the practice settings and the subscription, manage personnel and their roles, and read the activity log.',
+  Manager:
+    "A Manager can adjust points, redeem without the patient's code, run promotions, edit the catalogue and see the money figures and reports, but cannot change settings or personnel.",
+  Staff:
+    "A Staff member records visits, redeems with the patient's code and edits patients' contact details, and sees no money figures, reports, settings or personnel management.",
 } as const
 
 /** `PUT /users/{id}/role` body. */

@@ -29,6 +29,8 @@ export const SessionPracticeSchema = v.object({
   id: v.number(),
   practice_name: v.string(),
   image_path: v.nullable(v.string()),
+  /** The practice's e-mail (Settings): the footer's Support Centre writes to it; empty when none. */
+  email: v.optional(v.string()),
   /** The practice's own footer links (domain/practice-settings.ts); empty opens the product's view. */
   footer_links: v.optional(
     v.object({ about: v.string(), privacy: v.string(), support: v.string() }),

@@ -6,6 +6,7 @@
  * words.
  */
 import * as v from 'valibot'
+import { formatPoints, pointsText } from '#domain/points.ts'
 import { IdempotencyKeySchema, LedgerEntrySchema, MAX_ENTRY_POINTS } from './ledger.ts'
 
 /**
@@ -36,12 +37,12 @@ export const VISIT_MESSAGES = {
   earnsAgainOn: (name: string, day: string) => `${name} earns points again on ${day}.`,
   codeNeeded: (points: number) =>
     points > 0
-      ? `The patient's code is needed to redeem ${points} points.`
+      ? `The patient's code is needed to redeem ${pointsText(points)}.`
       : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
   /** Code-less redemptions of a patient add up to the threshold a day (issue 28). */
   codelessDailyLimit: (threshold: number, today: number) =>
-    `The patient's code is needed: without it a patient redeems at most ${threshold.toLocaleString('en-US')} points a day, and ${today.toLocaleString('en-US')} were already redeemed today.`,
+    `The patient's code is needed: without it a patient redeems at most ${pointsText(threshold)} a day, and ${formatPoints(today)} were already redeemed today.`,
   /** A code sent for another amount than the one redeemed (issue 28). */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,
@@ -76,7 +77,7 @@ export const VISIT_MESSAGES = {
     `${name} at ${price} is above its catalogue price of ${catalogue}.`,
   /** A line earning more than the programme's ceiling (issue 28). */
   pointsAboveCeiling: (name: string, points: number, ceiling: number) =>
-    `${name} would earn ${points.toLocaleString('en-US')} points, more than the programme's ${ceiling.toLocaleString('en-US')} a line.`,
+    `${name} would earn ${pointsText(points)}, more than the programme's ${formatPoints(ceiling)} a line.`,
   /** The refusal of a visit that needs a manager's approval and has none. */
   approvalNeeded: (reasons: readonly string[]) =>
     `A manager's approval is needed: ${reasons.join(' ')} Ask a manager to approve it with a reason, or use the catalogue price.`,
@@ -206,7 +207,7 @@ const RedemptionFields = {
       v.number('Points must be a number.'),
       v.integer('Points must be a whole number.'),
       v.minValue(1, 'Points must be at least 1.'),
-      v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
+      v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`),
     ),
   ),
   promotion_id: v.optional(Id('promotion_id')),

@@ -301,7 +301,10 @@ export function createApp(deps: AppDeps) {
     app.use(
       serveSpa(ctx.config.distDir, {
         log: ctx.log,
-        settings: { 'hcaptcha-sitekey': ctx.config.hcaptchaSiteKey },
+        settings: {
+          'hcaptcha-sitekey': ctx.config.hcaptchaSiteKey,
+          'support-email': ctx.config.supportEmail,
+        },
       }),
     )
   }

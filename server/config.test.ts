@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       dataKey: undefined,
       distDir: undefined,
       hcaptchaSiteKey: undefined,
+      supportEmail: undefined,
       smtpUrl: undefined,
       mailFrom: 'Glow Rewards <no-reply@glowrewards.example>',
       twilio: undefined,
@@ -72,6 +73,7 @@ describe('loadConfig', () => {
         JWT_SECRET: 'x'.repeat(32),
         SERVE_DIST: 'build',
         HCAPTCHA_SITEKEY: '10000000-ffff-ffff-ffff-000000000001',
+        SUPPORT_EMAIL: ' help@clinic-group.example ',
         SMTP_URL: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
         MAIL_FROM: 'Clinic <hello@clinic.example>',
         TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
@@ -99,6 +101,7 @@ describe('loadConfig', () => {
       jwtSecret: 'x'.repeat(32),
       distDir: join(cwd, 'build'),
       hcaptchaSiteKey: '10000000-ffff-ffff-ffff-000000000001',
+      supportEmail: 'help@clinic-group.example',
       smtpUrl: 'smtps://user%40example.com:p%40ss@mail.example.com:465',
       mailFrom: 'Clinic <hello@clinic.example>',
       twilio: {

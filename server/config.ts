@@ -31,6 +31,12 @@ export type ServerConfig = {
    * setting, so one build serves any key); unset: the key the web app was built with, if any.
    */
   hcaptchaSiteKey?: string | undefined
+  /**
+   * SUPPORT_EMAIL: where the footer's Support Centre writes for a practice without an e-mail of
+   * its own (a runtime setting the served pages announce); unset: the build's VITE_SUPPORT_EMAIL,
+   * by default support@glowrewards.com.
+   */
+  supportEmail?: string | undefined
   /** SMTP_URL (smtp:// or smtps://): e-mail goes out over SMTP; unset keeps the outbox. */
   smtpUrl?: string | undefined
   /** MAIL_FROM: the From of every e-mail sent over SMTP. */
@@ -139,6 +145,12 @@ const EnvSchema = v.object({
   ),
   SERVE_DIST: v.optional(v.pipe(v.string(), v.trim())),
   HCAPTCHA_SITEKEY: optionalText,
+  SUPPORT_EMAIL: v.optional(
+    v.union(
+      [v.pipe(v.string(), v.trim(), v.empty()), v.pipe(v.string(), v.trim(), v.email())],
+      'SUPPORT_EMAIL must be an e-mail address such as support@example.com',
+    ),
+  ),
   SMTP_URL: v.optional(
     v.union(
       [
@@ -291,6 +303,7 @@ export function loadConfig(
     dataKey: e.DATA_ENCRYPTION_KEY || undefined,
     distDir,
     hcaptchaSiteKey: e.HCAPTCHA_SITEKEY || undefined,
+    supportEmail: e.SUPPORT_EMAIL?.trim() || undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
     twilio: twilioSettings(e),

@@ -25,6 +25,8 @@ export type AppConfig = {
   distDir?: string | undefined
   /** The hCaptcha site key the SPA's pages announce (HCAPTCHA_SITEKEY); unset: the build's own. */
   hcaptchaSiteKey?: string | undefined
+  /** The footer's support address the SPA's pages announce (SUPPORT_EMAIL); unset: the build's own. */
+  supportEmail?: string | undefined
   /**
    * Folder of uploaded files (`uploads.storage_key` is relative to it; the server uses
    * `DATA_DIR/uploads`); unset: the files live in memory unless `AppDeps.files` says otherwise.

@@ -191,6 +191,7 @@ export async function startServer(
         production: config.production,
         distDir: config.distDir,
         hcaptchaSiteKey: config.hcaptchaSiteKey,
+        supportEmail: config.supportEmail,
         // Uploaded images next to the database; DATA_DIR=memory keeps them in memory.
         uploadsDir: config.dataDir === 'memory' ? undefined : join(config.dataDir, 'uploads'),
         trustProxy: config.trustProxy,

@@ -1,4 +1,5 @@
 import { and, assign, fromPromise, not, setup } from 'xstate'
+import { pointsText } from '#domain/points.ts'
 import type {
   ApprovalAnswer,
   ApprovalRequest,
@@ -238,7 +239,7 @@ export function redemptionProblem(
   }
   const most = spendablePoints(context.preview, valuation)
   if (asked > most) {
-    return `The patient can redeem at most ${most.toLocaleString('en-US')} points at this visit.`
+    return `The patient can redeem at most ${pointsText(most)} at this visit.`
   }
   return null
 }

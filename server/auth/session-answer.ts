@@ -22,6 +22,7 @@ const sessionColumns = {
   practice_image_path: practices.image_path,
   footer_about_url: practices.footer_about_url,
   footer_privacy_url: practices.footer_privacy_url,
+  practice_email: practices.practice_email,
   footer_support: practices.footer_support,
 }
 
@@ -66,6 +67,7 @@ export async function sessionAnswer(
       id: row.practice_id,
       practice_name: row.practice_name,
       image_path: row.practice_image_path,
+      email: row.practice_email ?? '',
       footer_links: {
         about: row.footer_about_url ?? '',
         privacy: row.footer_privacy_url ?? '',

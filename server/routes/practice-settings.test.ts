@@ -203,8 +203,13 @@ describe.each(httpBackends())('the practice details and the phone change on $nam
       '/terms#privacy',
       '/terms',
       '/agreement',
-      'mailto:support@glowrewards.example',
+      'mailto:support@glowrewards.com',
     ])
+    // Without a support link of its own, the practice's e-mail; the configured address without either.
+    expect(footerLinks(null, 'help@glow.example', 'desk@clinic.example').at(-1)?.href).toBe(
+      'mailto:desk@clinic.example',
+    )
+    expect(footerLinks(null, 'help@glow.example', '').at(-1)?.href).toBe('mailto:help@glow.example')
     expect((await save(TEXAS)).status).toBe(200)
   })
 

@@ -22,6 +22,7 @@ import {
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
+import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
 import { ApiError } from '#server/http/errors.ts'
@@ -95,7 +96,7 @@ function assertPoints(points: number): void {
   if (!Number.isInteger(points) || points === 0)
     throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
   if (Math.abs(points) > MAX_ENTRY_POINTS) {
-    throw new LedgerError(400, `A change can move at most ${MAX_ENTRY_POINTS} points.`)
+    throw new LedgerError(400, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`)
   }
 }
 

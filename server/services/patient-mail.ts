@@ -7,7 +7,9 @@
  * Both parts also carry the practice's postal address (CAN-SPAM asks a commercial e-mail for one)
  * and the HTML part its logo, when Settings has them (issue 28; {@link mailPracticeOf}).
  */
+
 import { eq } from 'drizzle-orm'
+import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
 import type { OutboundMessage } from '#server/services/outbound.ts'
@@ -196,11 +198,6 @@ const dateFormat = new Intl.DateTimeFormat('en-US', {
   dateStyle: 'long',
   timeZone: 'UTC',
 })
-
-/** `12 points` / `1 point`, with thousands separators. */
-export function pointsText(points: number): string {
-  return `${points.toLocaleString('en-US')} ${Math.abs(points) === 1 ? 'point' : 'points'}`
-}
 
 /** The points-expiry reminder (30 or 7 days ahead). */
 export function reminderContent(

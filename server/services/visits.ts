@@ -19,6 +19,7 @@ import {
 } from '#domain/offer-value.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import { pointsText } from '#domain/points.ts'
 import {
   type ApprovalAnswer,
   codeNeeded,
@@ -504,7 +505,7 @@ export function createCheckout(deps: {
     }
     if (row.points === null) return offer ?? 'another redemption'
     const rules = await readRules(db, row.practice_id)
-    const points = `${row.points.toLocaleString('en-US')} points (${formatDollars(row.points * rules.point_value_cents)})`
+    const points = `${pointsText(row.points)} (${formatDollars(row.points * rules.point_value_cents)})`
     return offer ? `${points} and ${offer}` : points
   }
 

@@ -246,11 +246,41 @@ describe('the shell guard', () => {
     expect(await screen.findByRole('heading', { level: 1, name: title })).toBeInTheDocument()
     expect(router.state.location.pathname).toBe(path)
     expect(screen.getByText('Hello, Demo Admin')).toBeInTheDocument()
-    expect(screen.getByText('© 2018-2025 Glow Rewards')).toBeInTheDocument()
+    expect(screen.getByText(`© 2018-${new Date().getFullYear()} Glow Rewards`)).toBeInTheDocument()
     const nav = screen.getByRole('navigation', { name: 'Main navigation' })
     for (const [, label] of AREAS) {
       expect(within(nav).getByRole('link', { name: label })).toBeInTheDocument()
     }
+  })
+
+  it("ends the footer's years at the current year and writes to the practice's own e-mail (issue 29)", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2031-03-04T12:00:00Z'))
+    try {
+      stubApi(practiceApi())
+      const session = {
+        ...demoSession,
+        practice: { ...demoSession.practice, email: 'desk@glow-demo-medspa.example' },
+      }
+      renderRoute('/dashboard', { session })
+      const footer = await screen.findByRole('navigation', { name: 'Footer' })
+      expect(screen.getByText('© 2018-2031 Glow Rewards')).toBeInTheDocument()
+      expect(within(footer).getByRole('link', { name: 'Support Centre' })).toHaveAttribute(
+        'href',
+        'mailto:desk@glow-demo-medspa.example',
+      )
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('writes to the configured support address when the practice has no e-mail of its own', async () => {
+    stubApi(practiceApi())
+    renderRoute('/dashboard', { session: demoSession })
+    const footer = await screen.findByRole('navigation', { name: 'Footer' })
+    const href = within(footer).getByRole('link', { name: 'Support Centre' }).getAttribute('href')
+    expect(href).toBe('mailto:support@glowrewards.com')
+    expect(href).not.toContain('.example')
   })
 
   it('shows My Profile with the user from GET /users/{id}', async () => {
@@ -496,6 +526,31 @@ describe('the programme rules in Settings', () => {
       point_value_cents: 5,
       joining_bonus: 250,
     })
+  })
+
+  it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed (issue 29)', async () => {
+    const calls = stubApi({
+      ...practiceApi(),
+      'PUT /practice/rules': (call: FakeCall) => call.body,
+    })
+    const { user } = renderRoute('/settings', { session: demoSession })
+    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
+    const expiry = within(form).getByRole('textbox', { name: /Points expire after/ })
+    await user.clear(bonus)
+    await user.type(bonus, '-5')
+    await user.clear(expiry)
+    await user.type(expiry, '1.5')
+    await user.tab()
+    expect(await within(form).findByText('Joining bonus cannot be negative.')).toBeInTheDocument()
+    expect(await within(form).findByText('Expiry must be a whole number.')).toBeInTheDocument()
+    expect(bonus).toHaveValue('-5')
+    expect(expiry).toHaveValue('1.5')
+    expect(bonus).toHaveAccessibleDescription(/Joining bonus cannot be negative\./)
+    await user.click(within(form).getByRole('button', { name: 'Save rules' }))
+    expect(bonus).toHaveValue('-5')
+    expect(expiry).toHaveValue('1.5')
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false)
   })
 
   it('shows the rules in words to a staff member, and who can change them', async () => {

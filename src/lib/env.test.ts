@@ -12,7 +12,7 @@ describe('env', () => {
       VITE_LOCAL: false,
       VITE_ANALYTICS_KEY: undefined,
       VITE_PUSH_KEY: undefined,
-      VITE_SUPPORT_EMAIL: 'support@glowrewards.example',
+      VITE_SUPPORT_EMAIL: 'support@glowrewards.com',
       VITE_IDLE_TIMEOUT_MINUTES: 15,
     })
   })
@@ -21,9 +21,7 @@ describe('env', () => {
     expect(parseEnv({ VITE_SUPPORT_EMAIL: ' help@clinic.example ' }).VITE_SUPPORT_EMAIL).toBe(
       'help@clinic.example',
     )
-    expect(parseEnv({ VITE_SUPPORT_EMAIL: '' }).VITE_SUPPORT_EMAIL).toBe(
-      'support@glowrewards.example',
-    )
+    expect(parseEnv({ VITE_SUPPORT_EMAIL: '' }).VITE_SUPPORT_EMAIL).toBe('support@glowrewards.com')
     expect(() => parseEnv({ VITE_SUPPORT_EMAIL: 'help' })).toThrow(/VITE_SUPPORT_EMAIL/)
   })
 
@@ -74,6 +72,14 @@ describe('env', () => {
       parseEnv({ VITE_HCAPTCHA_SITEKEY: 'built-in', ...runtimeSettings(doc) })
         .VITE_HCAPTCHA_SITEKEY,
     ).toBe('10000000-ffff-ffff-ffff-000000000001')
+    const support = new DOMParser().parseFromString(
+      '<html><head><meta name="glow:support-email" content="help@clinic-group.example"></head></html>',
+      'text/html',
+    )
+    expect(runtimeSettings(support)).toEqual({ VITE_SUPPORT_EMAIL: 'help@clinic-group.example' })
+    expect(parseEnv({ ...runtimeSettings(support) }).VITE_SUPPORT_EMAIL).toBe(
+      'help@clinic-group.example',
+    )
     const bare = new DOMParser().parseFromString('<html><head></head></html>', 'text/html')
     expect(runtimeSettings(bare)).toEqual({})
     expect(runtimeSettings(undefined)).toEqual({})

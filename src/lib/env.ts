@@ -83,10 +83,14 @@ export function parseEnv(raw: Record<string, unknown>): Env {
 export function runtimeSettings(
   doc: Pick<Document, 'querySelector'> | undefined = globalThis.document,
 ): Record<string, string> {
-  const siteKey = doc
-    ?.querySelector<HTMLMetaElement>('meta[name="glow:hcaptcha-sitekey"]')
-    ?.getAttribute('content')
-  return siteKey ? { VITE_HCAPTCHA_SITEKEY: siteKey } : {}
+  const setting = (name: string) =>
+    doc?.querySelector<HTMLMetaElement>(`meta[name="glow:${name}"]`)?.getAttribute('content')
+  const siteKey = setting('hcaptcha-sitekey')
+  const supportEmail = setting('support-email')
+  return {
+    ...(siteKey ? { VITE_HCAPTCHA_SITEKEY: siteKey } : {}),
+    ...(supportEmail ? { VITE_SUPPORT_EMAIL: supportEmail } : {}),
+  }
 }
 
 /** The parsed configuration of this build, with the server's run-time settings over it. */

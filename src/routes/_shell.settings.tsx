@@ -116,6 +116,7 @@ async function savePracticeDetails(values: PracticeSettingsInput) {
           practice: {
             ...session.practice,
             practice_name: saved.practice_name,
+            email: saved.practice_email,
             footer_links: saved.footer_links,
           },
         },

@@ -2,13 +2,15 @@ import { Alert, Button, Group } from '@mantine/core'
 import type { ReactNode } from 'react'
 
 /**
- * The foot of a dialog's form: why the last try was refused (when it was), then Cancel and the
+ * The foot of a dialog's form: why the last try was refused (when it was), then Cancel (or its
+ * `cancelLabel`) and the
  * action. The action submits the form, or runs `onAction` where there is no form (a confirmation).
  */
 export function DialogActions({
   failure,
   busy,
   actionLabel,
+  cancelLabel = 'Cancel',
   color,
   cancelLockedWhileBusy = false,
   onCancel,
@@ -17,6 +19,8 @@ export function DialogActions({
   failure?: ReactNode
   busy: boolean
   actionLabel: string
+  /** The label of the way out ("Keep appointment" where "Cancel" would read as the action). */
+  cancelLabel?: string
   color?: string
   /** Cancel waits for the action to finish instead of closing over it. */
   cancelLockedWhileBusy?: boolean
@@ -32,7 +36,7 @@ export function DialogActions({
       )}
       <Group justify="flex-end">
         <Button variant="default" onClick={onCancel} disabled={cancelLockedWhileBusy && busy}>
-          Cancel
+          {cancelLabel}
         </Button>
         <Button
           type={onAction ? 'button' : 'submit'}

@@ -69,6 +69,13 @@ test.describe('appointments at the front desk', () => {
     await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
     const cancel = page.getByRole('dialog', { name: 'Cancel appointment' })
     await expect(cancel).toContainText('will be marked cancelled')
+    // Its way out says what it does, and has the focus (issue 29); keeping it changes nothing.
+    await expect(cancel.getByRole('button', { name: 'Cancel', exact: true })).toHaveCount(0)
+    await expect(cancel.getByRole('button', { name: 'Keep appointment' })).toBeFocused()
+    await cancel.getByRole('button', { name: 'Keep appointment' }).click()
+    await expect(page.locator('[role="dialog"]')).toHaveCount(0)
+    await expect(moved).not.toContainText('cancelled')
+    await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
     await cancel.getByRole('button', { name: 'Cancel appointment' }).click()
     await expect(moved).toContainText('cancelled')
     await expect(moved.getByRole('button', { name: /Reschedule/ })).toHaveCount(0)
@@ -93,6 +100,40 @@ test.describe('appointments at the front desk', () => {
     // The demo practice has appointments today.
     await expect(page.getByRole('article').first()).toBeVisible()
     expect(await scrollsSideways(page), 'the day view scrolls sideways').toBe(false)
+    // The day's toolbar holds in two rows (issue 29): previous, today, next and the date on the
+    // first, the view and New appointment on the second, each inside the screen.
+    const boxOf = async (name: string, field = false) => {
+      const box = await (field
+        ? page.getByLabel(name, { exact: true })
+        : page.getByRole('button', { name, exact: true })
+      ).boundingBox()
+      if (!box) throw new Error(`${name} is not on the screen`)
+      expect(box.x + box.width, `${name} fits in 390 px`).toBeLessThanOrEqual(390)
+      return box
+    }
+    const rowOf = (box: { y: number; height: number }) => Math.round(box.y + box.height)
+    const dayRow = await Promise.all([
+      boxOf('Previous day'),
+      boxOf('Today'),
+      boxOf('Next day'),
+      boxOf('Date', true),
+    ])
+    expect(new Set(dayRow.map(rowOf)).size, 'previous, today, next and the date in one row').toBe(1)
+    const viewRow = [
+      await page.getByText('Week', { exact: true }).boundingBox(),
+      await boxOf('New appointment'),
+    ]
+    expect(
+      viewRow.every((box) => box && box.y > (dayRow[0]?.y ?? 0) + 10),
+      'the view and New appointment in the row below',
+    ).toBe(true)
+    expect(
+      Math.abs(
+        Math.round((viewRow[0]?.y ?? 0) + (viewRow[0]?.height ?? 0) / 2) -
+          Math.round((viewRow[1]?.y ?? 0) + (viewRow[1]?.height ?? 0) / 2),
+      ),
+      'the view and New appointment side by side',
+    ).toBeLessThanOrEqual(4)
     expect(await axeViolations(page), 'axe on the day view at 390 px').toEqual([])
     await page.goto(`/appointments?day=${dayFromToday(-1)}`)
     const completed = page.getByRole('article').filter({ hasText: 'completed' }).first()

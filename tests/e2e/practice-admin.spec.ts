@@ -212,6 +212,10 @@ test.describe('a new practice administers itself (issue 19)', () => {
       const role = rowOf(page, jamie).getByRole('combobox', { name: 'Role of Jamie Lopez' })
       await role.click()
       await page.getByRole('option', { name: 'Manager', exact: true }).click()
+      // Asked first (issue 29), with what changes.
+      const question = page.getByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
+      await expect(question).toContainText('A Manager can adjust points')
+      await question.getByRole('button', { name: 'Make Manager' }).click()
       await expect(
         page.getByRole('status').filter({ hasText: 'Jamie Lopez is now Manager.' }),
       ).toBeVisible()

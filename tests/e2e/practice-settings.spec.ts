@@ -132,7 +132,8 @@ test.describe('the practice details', () => {
       }
       await expect(footer.getByRole('link', { name: 'Support Centre' })).toHaveAttribute(
         'href',
-        'mailto:support@glowrewards.example',
+        // The demo practice's own e-mail (Settings) while it set no support link.
+        'mailto:hello@glow-demo-medspa.example',
       )
 
       // The practice's own support address replaces the default in the footer at once.

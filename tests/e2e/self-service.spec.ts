@@ -102,6 +102,14 @@ test.describe('self-service', () => {
     const role = rowOf(page, jamie.email).getByRole('combobox', { name: 'Role of Jamie Lopez' })
     await role.click()
     await page.getByRole('option', { name: 'Manager', exact: true }).click()
+    // Asked first (issue 29): cancelling leaves the role as it was.
+    const question = page.getByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
+    await expect(question.getByRole('button', { name: 'Cancel' })).toBeFocused()
+    await question.getByRole('button', { name: 'Cancel' }).click()
+    await expect(role).toHaveValue('Staff')
+    await role.click()
+    await page.getByRole('option', { name: 'Manager', exact: true }).click()
+    await question.getByRole('button', { name: 'Make Manager' }).click()
     await expect(
       page.getByRole('status').filter({ hasText: 'Jamie Lopez is now Manager.' }),
     ).toBeVisible()
@@ -140,6 +148,10 @@ test.describe('self-service', () => {
     const alexRole = rowOf(page, alex.email).getByRole('combobox', { name: /^Role of Alex/ })
     await alexRole.click()
     await page.getByRole('option', { name: 'Admin', exact: true }).click()
+    await page
+      .getByRole('dialog', { name: /^Make Alex .* an Admin\?$/ })
+      .getByRole('button', { name: 'Make Admin' })
+      .click()
     await expect(alexRole).toHaveValue('Admin')
     await shoot(page, 'personnel-admin', page.getByRole('table'))
 
@@ -195,6 +207,10 @@ test.describe('self-service', () => {
     const self = rowOf(page, alex.email).getByRole('combobox', { name: /^Role of Alex/ })
     await self.click()
     await page.getByRole('option', { name: 'Staff', exact: true }).click()
+    await page
+      .getByRole('dialog', { name: /^Make Alex .* a Staff member\?$/ })
+      .getByRole('button', { name: 'Make Staff' })
+      .click()
     await expect(self).toHaveValue('Staff')
   })
 })

@@ -1,8 +1,8 @@
 import {
   Badge,
+  Box,
   Button,
   Group,
-  Modal,
   Paper,
   SegmentedControl,
   Select,
@@ -25,8 +25,10 @@ import {
 import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatTime } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
+import classes from './appointments-view.module.css'
 
 /** Day or week, as the address keeps it. */
 export type AppointmentsViewMode = 'day' | 'week'
@@ -123,17 +125,25 @@ export function AppointmentsView({
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-end" gap="sm">
-        <Group gap="xs" align="flex-end" wrap="wrap">
+      {/* Two rows that each hold together at 390 px (issue 29): the day (previous, today, next,
+          the date) and the view with New appointment; one line from 768 px. */}
+      <Group justify="space-between" align="flex-end" gap="sm" wrap="wrap">
+        <Group gap="xs" align="flex-end" wrap="nowrap">
           <Button
             variant="default"
+            px={{ base: 'xs', sm: 'md' }}
+            aria-label={mode === 'day' ? 'Previous day' : 'Previous week'}
             leftSection={<IconChevronLeft size={16} aria-hidden />}
+            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, -step) })}
           >
-            {mode === 'day' ? 'Previous day' : 'Previous week'}
+            <Box component="span" visibleFrom="sm">
+              {mode === 'day' ? 'Previous day' : 'Previous week'}
+            </Box>
           </Button>
           <Button
             variant="default"
+            px={{ base: 'sm', sm: 'md' }}
             onClick={() => onNavigate({ day: today })}
             disabled={day === today}
           >
@@ -141,21 +151,34 @@ export function AppointmentsView({
           </Button>
           <Button
             variant="default"
+            px={{ base: 'xs', sm: 'md' }}
+            aria-label={mode === 'day' ? 'Next day' : 'Next week'}
             rightSection={<IconChevronRight size={16} aria-hidden />}
+            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, step) })}
           >
-            {mode === 'day' ? 'Next day' : 'Next week'}
+            <Box component="span" visibleFrom="sm">
+              {mode === 'day' ? 'Next day' : 'Next week'}
+            </Box>
           </Button>
           <TextInput
             type="date"
             label="Date"
             value={day}
-            w={170}
+            w={{ base: 150, sm: 170 }}
             onChange={(event) => {
               const next = event.currentTarget.value
               if (/^\d{4}-\d{2}-\d{2}$/.test(next)) onNavigate({ day: next })
             }}
           />
+        </Group>
+        <Group
+          gap="sm"
+          align="flex-end"
+          justify="space-between"
+          wrap="nowrap"
+          className={classes.viewRow}
+        >
           <SegmentedControl
             aria-label="View"
             value={mode}
@@ -165,10 +188,13 @@ export function AppointmentsView({
               { value: 'week', label: 'Week' },
             ]}
           />
+          <Button
+            leftSection={<IconPlus size={16} aria-hidden />}
+            onClick={() => setCreating(true)}
+          >
+            New appointment
+          </Button>
         </Group>
-        <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setCreating(true)}>
-          New appointment
-        </Button>
       </Group>
 
       <Title order={2} size="h3" aria-live="polite">
@@ -208,7 +234,7 @@ export function AppointmentsView({
         )
       })}
 
-      <Modal
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={creating}
         onClose={() => setCreating(false)}
@@ -227,8 +253,8 @@ export function AppointmentsView({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={rescheduling !== undefined}
         onClose={() => setRescheduling(undefined)}
@@ -245,8 +271,8 @@ export function AppointmentsView({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={confirming !== undefined}
         onClose={() => setConfirming(undefined)}
@@ -262,6 +288,8 @@ export function AppointmentsView({
             actionLabel={
               confirming.action === 'delete' ? 'Delete appointment' : 'Cancel appointment'
             }
+            // "Cancel" beside "Cancel appointment" would read as the same action (issue 29).
+            cancelLabel="Keep appointment"
             onCancel={() => setConfirming(undefined)}
             onConfirm={async () => {
               const failure = await (confirming.action === 'delete' ? onDelete : onCancel)(
@@ -272,7 +300,7 @@ export function AppointmentsView({
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }
@@ -547,11 +575,13 @@ function RescheduleForm({
 function ConfirmAction({
   text,
   actionLabel,
+  cancelLabel,
   onCancel,
   onConfirm,
 }: {
   text: string
   actionLabel: string
+  cancelLabel: string
   onCancel: () => void
   onConfirm: () => Promise<ActionResult>
 }) {
@@ -564,6 +594,7 @@ function ConfirmAction({
         failure={failure}
         busy={busy}
         actionLabel={actionLabel}
+        cancelLabel={cancelLabel}
         color="red"
         onCancel={onCancel}
         onAction={async () => {

@@ -3,7 +3,6 @@ import {
   Button,
   Card,
   Group,
-  Modal,
   NumberInput,
   Stack,
   Table,
@@ -15,6 +14,7 @@ import {
 import { useForm } from '@mantine/form'
 import { IconPlus } from '@tabler/icons-react'
 import { useState } from 'react'
+import { formatPoints, pointsText } from '#domain/points.ts'
 import {
   CATALOGUE_MESSAGES,
   type CatalogueItem,
@@ -22,6 +22,7 @@ import {
 } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /**
@@ -119,7 +120,7 @@ function ItemForm({
         />
         <NumberInput
           label="Points per unit"
-          description={`Leave empty to earn ${pointsPerDollar} point${pointsPerDollar === 1 ? '' : 's'} per dollar of the price.`}
+          description={`Leave empty to earn ${pointsText(pointsPerDollar)} per dollar of the price.`}
           allowDecimal={false}
           allowNegative={false}
           {...form.getInputProps('points')}
@@ -146,7 +147,7 @@ function ItemForm({
 function PointsCell({ item }: { item: CatalogueItem }) {
   return (
     <>
-      {item.points.toLocaleString('en-US')}
+      {formatPoints(item.points)}
       {item.own_points === null && (
         <Text span size="xs" c="dimmed">
           {' '}
@@ -287,7 +288,7 @@ export function CatalogueSection({
           </Stack>
         </>
       )}
-      <Modal
+      <AppModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? `Add ${noun}` : `Edit ${noun}`}
@@ -306,7 +307,7 @@ export function CatalogueSection({
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }

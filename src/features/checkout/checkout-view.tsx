@@ -3,7 +3,6 @@ import {
   Badge,
   Button,
   Group,
-  Modal,
   NumberInput,
   Paper,
   PasswordInput,
@@ -20,6 +19,7 @@ import {
 import { useSelector } from '@xstate/react'
 import { useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
+import { pointsText } from '#domain/points.ts'
 import type { CatalogueItem } from '#domain/practice-data.ts'
 import {
   aboveCatalogue,
@@ -42,13 +42,13 @@ import {
 import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { useNow } from '#src/features/sign-up/use-now.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 
 type CheckoutActorRef = ActorRefFrom<typeof checkoutMachine>
 
-const points = (n: number) =>
-  `${n.toLocaleString('en-US')} ${Math.abs(n) === 1 ? 'point' : 'points'}`
+const points = pointsText
 
 /** A catalogue item as a checkout line. */
 export function toCheckoutItem(kind: CheckoutItem['kind'], item: CatalogueItem): CheckoutItem {
@@ -873,7 +873,7 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           Record another visit
         </ButtonLink>
       </Group>
-      <Modal
+      <AppModal
         opened={asking}
         onClose={() => setAsking(false)}
         title="Undo this visit?"
@@ -895,7 +895,7 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
             }}
           />
         </Stack>
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }

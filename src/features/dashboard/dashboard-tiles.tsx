@@ -1,18 +1,17 @@
 import { Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import type { ReactNode } from 'react'
+import { formatPoints } from '#domain/points.ts'
 import { type Compared, type ReportSummary, ratePercent } from '#domain/reports.ts'
 import { formatCents } from '#src/features/shell/format.ts'
 
-const number = new Intl.NumberFormat('en-US')
-
-/** A whole number as the tiles write it: 12,340. */
-export const formatCount = (n: number) => number.format(n)
+/** A whole number as the tiles write it: 12,340 (the points' own formatting). */
+export const formatCount = formatPoints
 
 /** "+12" / "−3" / "no change": how a figure moved since the previous period. */
 function change(figure: Compared): string {
   const delta = figure.current - figure.previous
   if (delta === 0) return 'no change'
-  return `${delta > 0 ? '+' : '−'}${number.format(Math.abs(delta))}`
+  return `${delta > 0 ? '+' : '−'}${formatCount(Math.abs(delta))}`
 }
 
 /** A figure's line against the previous period, in words a screen reader says whole. */

@@ -1,6 +1,7 @@
-import { Button, Group, Modal, Text } from '@mantine/core'
+import { Button, Group, Text } from '@mantine/core'
 import { useEffect, useRef, useState } from 'react'
 import { env } from '#src/lib/env.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { createIdleTimer, type IdleState } from './idle-timer.ts'
 
 /** What counts as activity: pointer, keyboard, wheel, touch and scrolling. */
@@ -61,7 +62,7 @@ export function IdleLogoff({
   }, [timeoutMinutes])
 
   return (
-    <Modal
+    <AppModal
       opened={state.phase === 'warning'}
       onClose={() => timerRef.current?.stayActive()}
       title={IDLE_WARNING_TITLE}
@@ -75,6 +76,6 @@ export function IdleLogoff({
           {STAY_SIGNED_IN}
         </Button>
       </Group>
-    </Modal>
+    </AppModal>
   )
 }

@@ -1,9 +1,10 @@
-import { Checkbox, Modal, SimpleGrid, Stack, TextInput } from '@mantine/core'
+import { Checkbox, SimpleGrid, Stack, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { formatPhone, toE164 } from '#domain/phone.ts'
 import { PATIENT_PHONE_MESSAGE, type Patient, type PatientInput } from '#domain/practice-data.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
@@ -118,7 +119,7 @@ export function PatientFormModal({
   onSave: (values: PatientFormValues) => Promise<SaveFailure | undefined>
 }) {
   return (
-    <Modal
+    <AppModal
       closeButtonProps={{ 'aria-label': 'Close' }}
       opened={opened}
       onClose={onClose}
@@ -134,7 +135,7 @@ export function PatientFormModal({
           onSave={onSave}
         />
       )}
-    </Modal>
+    </AppModal>
   )
 }
 

@@ -13,6 +13,7 @@ import { useDebouncedCallback } from '@mantine/hooks'
 import { IconPlus, IconSearch } from '@tabler/icons-react'
 import type { ReactNode } from 'react'
 import { formatPhone } from '#domain/phone.ts'
+import { formatPoints } from '#domain/points.ts'
 import type { PatientPage } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate } from '#src/features/shell/format.ts'
@@ -118,7 +119,7 @@ export function PatientList({
                     {formatPhone(patient.phone) || '—'}
                   </Table.Td>
                   <Table.Td style={{ wordBreak: 'break-all' }}>{patient.email ?? '—'}</Table.Td>
-                  <Table.Td ta="right">{patient.points.toLocaleString('en-US')}</Table.Td>
+                  <Table.Td ta="right">{formatPoints(patient.points)}</Table.Td>
                   <Table.Td>
                     {patient.last_visit_at ? formatDate(patient.last_visit_at) : '—'}
                   </Table.Td>
@@ -147,7 +148,7 @@ export function PatientList({
                     </Text>
                   </Stack>
                   <Text fw={600} style={{ whiteSpace: 'nowrap' }}>
-                    {patient.points.toLocaleString('en-US')}
+                    {formatPoints(patient.points)}
                     <VisuallyHidden> points</VisuallyHidden>
                     <Text span size="xs" c="dimmed" aria-hidden>
                       {' '}

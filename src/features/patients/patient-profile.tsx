@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   Group,
-  Modal,
   NumberInput,
   Paper,
   SimpleGrid,
@@ -25,8 +24,10 @@ import {
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
 import { formatPhone } from '#domain/phone.ts'
+import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -37,8 +38,7 @@ export type ProfileAbilities = { adjust: boolean; archive: boolean; merge?: bool
 /** The answer of an action: nothing when it worked, else the sentence to show. */
 export type ActionResult = string | undefined
 
-const signed = (n: number) =>
-  `${n > 0 ? '+' : n < 0 ? '−' : ''}${Math.abs(n).toLocaleString('en-US')}`
+const signed = (n: number) => signedPoints(n)
 
 function Detail({ label, value }: { label: string; value: string }) {
   return (
@@ -161,7 +161,7 @@ export function PatientProfile({
             </Title>
             <Group gap="xs" align="baseline">
               <Text fz={32} fw={700} lh={1}>
-                {ledger.balance.toLocaleString('en-US')}
+                {formatPoints(ledger.balance)}
               </Text>
               <Text c="dimmed">points, worth {formatCents(ledger.balance_value_cents)}</Text>
             </Group>
@@ -172,7 +172,7 @@ export function PatientProfile({
                 </Text>
                 {ledger.expiring_soon.map((lot) => (
                   <Text size="sm" key={lot.expires_at}>
-                    {lot.points.toLocaleString('en-US')} points on {formatDate(lot.expires_at)}
+                    {pointsText(lot.points)} on {formatDate(lot.expires_at)}
                   </Text>
                 ))}
               </Stack>
@@ -246,7 +246,7 @@ export function PatientProfile({
                     </Table.Td>
                     <Table.Td>{authorName(entry)}</Table.Td>
                     <Table.Td ta="right">{signed(entry.points)}</Table.Td>
-                    <Table.Td ta="right">{entry.balance_after.toLocaleString('en-US')}</Table.Td>
+                    <Table.Td ta="right">{formatPoints(entry.balance_after)}</Table.Td>
                     {can.adjust && (
                       <Table.Td ta="right">
                         {isReversible(entry) && (
@@ -285,7 +285,7 @@ export function PatientProfile({
                     </Group>
                     <Text size="sm" c="dimmed">
                       {formatDateTime(entry.created_at)} · {authorName(entry)} · balance{' '}
-                      {entry.balance_after.toLocaleString('en-US')}
+                      {formatPoints(entry.balance_after)}
                     </Text>
                     {entry.reversed_by !== null && (
                       <Badge color="gray" variant="light">
@@ -312,7 +312,7 @@ export function PatientProfile({
         />
       </Stack>
 
-      <Modal
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={adjusting}
         onClose={() => setAdjusting(false)}
@@ -329,8 +329,8 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={reversing !== undefined}
         onClose={() => setReversing(undefined)}
@@ -348,8 +348,8 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={archiving}
         onClose={() => setArchiving(false)}
@@ -367,7 +367,7 @@ export function PatientProfile({
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }
@@ -409,8 +409,14 @@ function AdjustForm({
           v.number('Please enter a number of points, e.g. 500 or -200.'),
           v.integer('Points must be a whole number.'),
           v.check((n) => n !== 0, 'Please enter a number of points other than 0.'),
-          v.check((n) => n >= -balance, `The balance is ${balance}: it cannot go below 0.`),
-          v.maxValue(MAX_ENTRY_POINTS, `A change can move at most ${MAX_ENTRY_POINTS} points.`),
+          v.check(
+            (n) => n >= -balance,
+            `The balance is ${formatPoints(balance)}: it cannot go below 0.`,
+          ),
+          v.maxValue(
+            MAX_ENTRY_POINTS,
+            `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`,
+          ),
         ),
         reason: ReasonSchema,
       }),
@@ -428,8 +434,7 @@ function AdjustForm({
     >
       <Stack gap="md">
         <Text size="sm">
-          Current balance: {balance.toLocaleString('en-US')} points. Use a minus sign to take points
-          away.
+          Current balance: {pointsText(balance)}. Use a minus sign to take points away.
         </Text>
         <NumberInput
           label="Points"

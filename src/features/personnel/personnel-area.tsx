@@ -3,7 +3,6 @@ import {
   Badge,
   Button,
   Group,
-  Modal,
   Paper,
   Select,
   SimpleGrid,
@@ -32,6 +31,7 @@ import type {
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
 import { formatDateTime } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
@@ -139,6 +139,8 @@ export function PersonnelArea({
   const rows = personnelRows(staff, invitations)
   const [revoking, setRevoking] = useState<InvitationRef | null>(null)
   const [deactivating, setDeactivating] = useState<MemberRef | null>(null)
+  // A role change waits for the Admin's confirmation (issue 29); the menu keeps the old role.
+  const [changingRole, setChangingRole] = useState<RoleRequest | null>(null)
   // One member change at a time; its outcome stays until the next one or the close button.
   const [working, setWorking] = useState<MemberChange | null>(null)
   const [memberNotice, setMemberNotice] = useState<{ ok: boolean; message: string } | null>(null)
@@ -162,6 +164,16 @@ export function PersonnelArea({
           onConfirm={(member) => {
             setDeactivating(null)
             void changeMember({ kind: 'deactivate', member })
+          }}
+        />
+      )}
+      {manage && (
+        <RoleDialog
+          request={changingRole}
+          onCancel={() => setChangingRole(null)}
+          onConfirm={(request) => {
+            setChangingRole(null)
+            void changeMember({ kind: 'role', member: request.member, role: request.role })
           }}
         />
       )}
@@ -224,6 +236,7 @@ export function PersonnelArea({
                   working={working}
                   isSelf={row.member.id === ownId}
                   onChange={(change) => void changeMember(change)}
+                  onRoleChange={setChangingRole}
                   onDeactivate={setDeactivating}
                 />
               ) : row.kind === 'staff' ? (
@@ -296,7 +309,7 @@ function RevokeDialog({
   onConfirm: (invitation: InvitationRef) => void
 }) {
   return (
-    <Modal
+    <AppModal
       opened={invitation !== null}
       onClose={onCancel}
       title="Revoke invitation?"
@@ -311,11 +324,11 @@ function RevokeDialog({
         <Button variant="default" onClick={onCancel}>
           Cancel
         </Button>
-        <Button color="red" onClick={() => invitation && onConfirm(invitation)} data-autofocus>
+        <Button color="red" onClick={() => invitation && onConfirm(invitation)}>
           Revoke invitation
         </Button>
       </Group>
-    </Modal>
+    </AppModal>
   )
 }
 
@@ -415,7 +428,7 @@ function DeactivateDialog({
   onConfirm: (member: MemberRef) => void
 }) {
   return (
-    <Modal
+    <AppModal
       opened={member !== null}
       onClose={onCancel}
       title="Deactivate member?"
@@ -430,11 +443,50 @@ function DeactivateDialog({
         <Button variant="default" onClick={onCancel}>
           Cancel
         </Button>
-        <Button color="red" onClick={() => member && onConfirm(member)} data-autofocus>
+        <Button color="red" onClick={() => member && onConfirm(member)}>
           Deactivate
         </Button>
       </Group>
-    </Modal>
+    </AppModal>
+  )
+}
+
+/** A role an Admin picked for a member, waiting for their confirmation. */
+type RoleRequest = { member: MemberRef; from: Role; role: Role }
+
+/**
+ * A role changes what a colleague may do from their next request, so it asks first and says what
+ * changes (issue 29); Cancel, Escape or a click outside leave the role as it was.
+ */
+function RoleDialog({
+  request,
+  onCancel,
+  onConfirm,
+}: {
+  request: RoleRequest | null
+  onCancel: () => void
+  onConfirm: (request: RoleRequest) => void
+}) {
+  return (
+    <AppModal
+      opened={request !== null}
+      onClose={onCancel}
+      title={request ? SELF_SERVICE_MESSAGES.roleQuestion(request.member.name, request.role) : ''}
+      centered
+    >
+      <Text size="sm">
+        {request &&
+          SELF_SERVICE_MESSAGES.roleConsequence(request.member.name, request.from, request.role)}
+      </Text>
+      <Group justify="flex-end" mt="lg">
+        <Button variant="default" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button onClick={() => request && onConfirm(request)}>
+          {request ? `Make ${request.role}` : 'Change role'}
+        </Button>
+      </Group>
+    </AppModal>
   )
 }
 
@@ -445,6 +497,7 @@ function ManagedStaffRow({
   working: current,
   isSelf,
   onChange,
+  onRoleChange,
   onDeactivate,
 }: {
   member: StaffMember
@@ -453,6 +506,8 @@ function ManagedStaffRow({
   working: MemberChange | null
   isSelf: boolean
   onChange: (change: MemberChange) => void
+  /** Asks to confirm a new role; nothing changes before. */
+  onRoleChange: (request: RoleRequest) => void
   onDeactivate: (member: MemberRef) => void
 }) {
   const busy = current !== null
@@ -482,7 +537,7 @@ function ManagedStaffRow({
           disabled={busy}
           onChange={(value) => {
             if (!value || value === member.access_rights) return
-            onChange({ kind: 'role', member: ref, role: value as Role })
+            onRoleChange({ member: ref, from: member.access_rights as Role, role: value as Role })
           }}
         />
       </Table.Td>

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, Modal, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { PROMOTION_STATUS_LABELS, type PromotionDetail } from '#domain/promotions.ts'
 import {
@@ -8,6 +8,7 @@ import {
   STATUS_COLORS,
 } from '#src/features/promotions/promotion-list.tsx'
 import { formatCents } from '#src/features/shell/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** An action of the offer's page. */
@@ -168,7 +169,7 @@ export function PromotionDetailView({
             : 'The rate is redeemed over claimed.'}
         </Text>
       </Stack>
-      <Modal
+      <AppModal
         opened={asked !== undefined}
         onClose={() => setAsking(undefined)}
         title={asked?.title}
@@ -192,7 +193,7 @@ export function PromotionDetailView({
             }}
           />
         </Stack>
-      </Modal>
+      </AppModal>
     </Stack>
   )
 }

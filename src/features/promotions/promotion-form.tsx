@@ -1,6 +1,5 @@
 import {
   Input,
-  Modal,
   MultiSelect,
   NumberInput,
   Radio,
@@ -25,6 +24,7 @@ import {
   type PromotionDetail,
   type PromotionInput,
 } from '#domain/promotions.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /** The form's values: numbers as typed (empty allowed), instants as local `datetime-local` text. */
@@ -189,7 +189,7 @@ export function PromotionFormModal({
   }
 
   return (
-    <Modal
+    <AppModal
       opened={opened}
       onClose={close}
       title={title}
@@ -351,6 +351,6 @@ export function PromotionFormModal({
           <DialogActions failure={failure} busy={busy} actionLabel={submitLabel} onCancel={close} />
         </Stack>
       </form>
-    </Modal>
+    </AppModal>
   )
 }

@@ -1,5 +1,7 @@
 // Tabs are the portal's only: their styles load with the screens that show them, not with every page.
+
 import { offerValueWords } from '#domain/offer-value.ts'
+import { pointsText, signedPoints } from '#domain/points.ts'
 import '@mantine/core/styles/Tabs.css'
 import { Badge, Group, Stack, Table, Tabs, Text } from '@mantine/core'
 import {
@@ -65,10 +67,8 @@ export function offerValue(
 
 /** "Free · +200 bonus", "300 points · no bonus". */
 export function offerTerms(offer: { points_cost: number; bonus_points: number }): string {
-  const cost =
-    offer.points_cost === 0 ? 'Free' : `${offer.points_cost.toLocaleString('en-US')} points`
-  const bonus =
-    offer.bonus_points === 0 ? 'no bonus' : `+${offer.bonus_points.toLocaleString('en-US')} bonus`
+  const cost = offer.points_cost === 0 ? 'Free' : pointsText(offer.points_cost)
+  const bonus = offer.bonus_points === 0 ? 'no bonus' : `${signedPoints(offer.bonus_points)} bonus`
   return `${cost} · ${bonus}`
 }
 

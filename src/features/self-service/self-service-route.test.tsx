@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import { FIELD_MESSAGES } from '#domain/fields.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
-import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
+import { ROLE_ABILITIES, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
@@ -76,6 +76,26 @@ describe('Personnel for an Admin: roles and deactivation', () => {
       within(rowOf(jamie.email)).getByRole('combobox', { name: 'Role of Jamie Lopez' }),
     )
     await user.click(await screen.findByRole('option', { name: 'Manager' }))
+    // Asked first (issue 29): cancelling leaves the role as it was.
+    let question = await screen.findByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
+    expect(question).toHaveTextContent(
+      `Jamie Lopez is a Staff member now. ${ROLE_ABILITIES.Manager} The change applies from their next request`,
+    )
+    await waitFor(() =>
+      expect(within(question).getByRole('button', { name: 'Cancel' })).toHaveFocus(),
+    )
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }))
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull())
+    expect(calls.some((c) => c.method === 'PUT')).toBe(false)
+    expect(
+      within(rowOf(jamie.email)).getByRole('combobox', { name: 'Role of Jamie Lopez' }),
+    ).toHaveValue('Staff')
+    await user.click(
+      within(rowOf(jamie.email)).getByRole('combobox', { name: 'Role of Jamie Lopez' }),
+    )
+    await user.click(await screen.findByRole('option', { name: 'Manager' }))
+    question = await screen.findByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
+    await user.click(within(question).getByRole('button', { name: 'Make Manager' }))
     expect(await screen.findByText('Jamie Lopez is now Manager.')).toBeVisible()
     expect(calls.find((c) => c.method === 'PUT')?.body).toEqual({ access_rights: 'Manager' })
 
@@ -114,6 +134,11 @@ describe('Personnel for an Admin: roles and deactivation', () => {
     await screen.findByRole('heading', { level: 1, name: 'Personnel' })
     await user.click(within(rowOf(second.email)).getByRole('combobox', { name: /^Role of Sole/ }))
     await user.click(await screen.findByRole('option', { name: 'Staff' }))
+    await user.click(
+      within(
+        await screen.findByRole('dialog', { name: 'Make Sole Admin a Staff member?' }),
+      ).getByRole('button', { name: 'Make Staff' }),
+    )
     const refusal = await screen.findByText(SELF_SERVICE_MESSAGES.lastAdmin)
     expect(refusal.closest('[role="alert"]')).not.toBeNull()
   })

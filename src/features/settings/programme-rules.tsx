@@ -12,6 +12,7 @@ import {
 import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
+import { pointsText } from '#domain/points.ts'
 import { formatCents } from '#src/features/shell/format.ts'
 
 /** Each rule: its label, the hint under it, and how a read-only view says its value. */
@@ -37,7 +38,7 @@ const FIELDS: {
     key: 'joining_bonus',
     label: 'Joining bonus (points)',
     description: 'Given once to each patient added from now on.',
-    show: (n) => (n === 0 ? 'None' : `${n.toLocaleString('en-US')} points`),
+    show: (n) => (n === 0 ? 'None' : pointsText(n)),
   },
   {
     key: 'expiry_months',
@@ -49,13 +50,13 @@ const FIELDS: {
     key: 'redemption_code_threshold',
     label: "Ask for the patient's code above (points)",
     description: '0 means always ask.',
-    show: (n) => (n === 0 ? 'Always' : `${n.toLocaleString('en-US')} points`),
+    show: (n) => (n === 0 ? 'Always' : pointsText(n)),
   },
   {
     key: 'max_points_per_line',
     label: "Most points a line earns without a manager's approval",
     description: 'A line of a visit above this, or priced above the catalogue, needs approval.',
-    show: (n) => `${n.toLocaleString('en-US')} points`,
+    show: (n) => pointsText(n),
   },
 ]
 
@@ -143,9 +144,11 @@ function RulesForm({
               key={field.key}
               label={field.label}
               description={field.description}
-              allowDecimal={false}
-              allowNegative={false}
-              min={0}
+              // Typed as typed: −5 or 1.5 stays in the field with the rule's sentence under it,
+              // never silently turned into 5 or 1 (nor clamped to 0 on leaving the field).
+              allowDecimal
+              allowNegative
+              clampBehavior="none"
               {...form.getInputProps(field.key)}
             />
           ))}

@@ -3,7 +3,6 @@ import {
   Button,
   Group,
   Loader,
-  Modal,
   Paper,
   SimpleGrid,
   Stack,
@@ -24,6 +23,7 @@ import {
 } from '#domain/subscription.ts'
 import { formatCents } from '#src/features/shell/format.ts'
 import { type CardFieldValues, TestCardFields } from '#src/features/sign-up/card-fields.tsx'
+import { AppModal } from '#src/ui/app-modal.tsx'
 import {
   type StripeCardFields,
   type SubscriptionCalls,
@@ -209,7 +209,7 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
           </>
         )}
       </Stack>
-      <Modal
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={dialog === 'cancel'}
         onClose={() => setDialog(null)}
@@ -250,8 +250,8 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
             </Group>
           </Stack>
         )}
-      </Modal>
-      <Modal
+      </AppModal>
+      <AppModal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={dialog === 'card'}
         onClose={() => setDialog(null)}
@@ -273,7 +273,7 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
             }}
           />
         )}
-      </Modal>
+      </AppModal>
     </Paper>
   )
 }

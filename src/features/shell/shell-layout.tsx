@@ -2,7 +2,7 @@ import { Anchor, AppShell, Box, Burger, Group, Image, Text } from '@mantine/core
 import { useDisclosure, useMediaQuery } from '@mantine/hooks'
 import { Link, useLocation } from '@tanstack/react-router'
 import { type ReactNode, useCallback, useEffect, useRef } from 'react'
-import { footerLinks } from '#domain/footer-links.ts'
+import { copyrightLine, footerLinks } from '#domain/footer-links.ts'
 import type { Session } from '#domain/session.ts'
 import { env } from '#src/lib/env.ts'
 import { NavLinkLink } from '#src/ui/shell-links.tsx'
@@ -125,28 +125,25 @@ export function ShellLayout({ session, children }: { session: Session; children:
         <Box className={classes.content}>{children}</Box>
         <Box component="footer" className={classes.footer}>
           <Group gap="md" justify="center" wrap="wrap" component="nav" aria-label="Footer">
-            {footerLinks(session.practice.footer_links, env.VITE_SUPPORT_EMAIL).map(
-              ({ href, label }) =>
-                // Pages open beside the app, so the work in progress stays; e-mail opens the mailer.
-                href.startsWith('mailto:') ? (
-                  <Anchor key={label} href={href} size="sm">
-                    {label}
-                  </Anchor>
-                ) : (
-                  <Anchor
-                    key={label}
-                    href={href}
-                    size="sm"
-                    target="_blank"
-                    rel="noopener noreferrer"
-                  >
-                    {label}
-                  </Anchor>
-                ),
+            {footerLinks(
+              session.practice.footer_links,
+              env.VITE_SUPPORT_EMAIL,
+              session.practice.email,
+            ).map(({ href, label }) =>
+              // Pages open beside the app, so the work in progress stays; e-mail opens the mailer.
+              href.startsWith('mailto:') ? (
+                <Anchor key={label} href={href} size="sm">
+                  {label}
+                </Anchor>
+              ) : (
+                <Anchor key={label} href={href} size="sm" target="_blank" rel="noopener noreferrer">
+                  {label}
+                </Anchor>
+              ),
             )}
           </Group>
           <Text size="sm" c="dimmed" ta="center" mt="xs">
-            © 2018-2025 Glow Rewards
+            {copyrightLine()}
           </Text>
         </Box>
       </AppShell.Main>
