@@ -6,6 +6,7 @@ import {
   Input,
   Loader,
   NativeSelect,
+  Paper,
   Progress,
   Radio,
   SimpleGrid,
@@ -361,18 +362,21 @@ function DateOrderQuestion({ snapshot, send }: StepProps) {
   if (dates.kind === 'decided') {
     return <Text>Dates read as {DATE_ORDER_LABELS[dates.order]}.</Text>
   }
+  // A question the import waits for: set apart from the counts around it.
   return (
-    <Radio.Group
-      label="How are the dates in this file written?"
-      description={`Every date in this file, such as ${dates.example}, can be read either way. Please choose before importing.`}
-      value={dateOrderChosen ? dateOrder : null}
-      onChange={(value) => send({ type: 'dates.choose', order: value as DateOrder })}
-    >
-      <Stack gap="xs" mt="xs">
-        <Radio value="mdy" label="Month/day/year (US)" />
-        <Radio value="dmy" label="Day/month/year" />
-      </Stack>
-    </Radio.Group>
+    <Paper withBorder p="md" radius="md">
+      <Radio.Group
+        label="How are the dates in this file written?"
+        description={`Every date in this file, such as ${dates.example}, can be read either way. Please choose before importing.`}
+        value={dateOrderChosen ? dateOrder : null}
+        onChange={(value) => send({ type: 'dates.choose', order: value as DateOrder })}
+      >
+        <Stack gap="xs" mt="xs">
+          <Radio value="mdy" label="Month/day/year (US)" />
+          <Radio value="dmy" label="Day/month/year" />
+        </Stack>
+      </Radio.Group>
+    </Paper>
   )
 }
 
