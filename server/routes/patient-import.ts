@@ -254,22 +254,25 @@ export function patientImportRoutes(ctx: ServerContext) {
           // Issue 29: each created row's opening balance, one ledger entry through the ledger
           // (its lot, expiry and cached balance), in this transaction: the row is created once
           // per file, so its balance is posted once; the key is the ledger's own second guard.
-          const ledger = createLedger({ db: tx, now: ctx.now })
-          for (const [i, r] of plan.create.entries()) {
-            const patientId = created[i]?.id
-            if (!patientId || r.openingBalance === 0) continue
-            const posted = await ledger.credit({
+          openings.push(
+            ...(await createLedger({ db: tx, now: ctx.now }).openingBalances(tx, {
               practiceId: user.practice_id,
-              patientId,
               userId: user.id,
-              kind: 'bonus',
-              points: r.openingBalance,
-              sourceType: 'import',
               reason: OPENING_BALANCE_REASON,
-              idempotencyKey: `import:${body.file_id}:${r.row}`,
-            })
-            if (!posted.replayed) openings.push(posted.entry)
-          }
+              entries: plan.create.flatMap((r, i) => {
+                const patientId = created[i]?.id
+                return patientId && r.openingBalance > 0
+                  ? [
+                      {
+                        patientId,
+                        points: r.openingBalance,
+                        idempotencyKey: `import:${body.file_id}:${r.row}`,
+                      },
+                    ]
+                  : []
+              }),
+            })),
+          )
         }
         const result: PatientImportAnswer = {
           created: plan.create.length,
