@@ -386,7 +386,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
       tx: Transaction,
       input: {
         practiceId: number
-        userId: number
+        userId: number | null
         reason: string
         entries: readonly { patientId: number; points: number; idempotencyKey: string }[]
       },
