@@ -217,7 +217,9 @@ const replayer: Replayer<Context> = {
         return
       }
       case 'dates.choose':
-        await page.getByRole('radio', { name: 'Day/month/year' }).check()
+        // A click, not check(): the rows are checked again at once, so the question leaves the
+        // screen (the check is held by the gate) before it could be seen ticked.
+        await page.getByRole('radio', { name: 'Day/month/year' }).click()
         return
       case 'consent.state':
         await page
