@@ -24,6 +24,8 @@ export default defineConfig({
   use: {
     browserName: 'chromium',
     headless: true,
+    // The product honours prefers-reduced-motion (theme.ts): no fades, so no half-painted frames.
+    reducedMotion: 'reduce',
     screenshot: 'only-on-failure',
     trace: 'off',
     launchOptions: {

@@ -26,6 +26,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'patient.restored': { group: 'Patients', label: 'Restored a patient' },
   'patients.imported': { group: 'Patients', label: 'Imported patients' },
   'patient.resubscribed': { group: 'Patients', label: 'Subscribed again to e-mails' },
+  'patient.merged': { group: 'Patients', label: 'Merged two patients' },
   'ledger.posted': { group: 'Points', label: 'Posted points' },
   'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
   'visit.undone': { group: 'Points', label: 'Undid a visit' },
@@ -81,6 +82,8 @@ export type ActivityNames = {
   patient: string | null
   /** The colleague it concerns (`details.member`). */
   member: string | null
+  /** The patient merged into `patient` (`details.merged_patient_id`, issue 29). */
+  mergedPatient?: string | null | undefined
   /** The ledger entry it posted (`details.entry_id`). */
   entry: { kind: string; points: number; reason: string | null } | null
 }
@@ -191,6 +194,13 @@ export function describeActivity(
       return sentence(`archived ${patient}`)
     case 'patient.restored':
       return sentence(`restored ${patient}`)
+    case 'patient.merged': {
+      const entries = num(details.ledger_entries)
+      const moved = entries
+        ? `, moving ${entries.toLocaleString('en-US')} ledger entr${entries === 1 ? 'y' : 'ies'}`
+        : ''
+      return sentence(`merged ${names.mergedPatient ?? 'a patient'} into ${patient}${moved}`)
+    }
     case 'patients.imported': {
       const created = num(details.created)
       const others = num(details.rejected) + num(details.already_imported)

@@ -70,6 +70,8 @@ export const AUDIT_ACTIONS = [
   'promotion.sent',
   // Consent (issue 28): a patient subscribed again from the unsubscribe page.
   'patient.resubscribed',
+  // Issue 29: two patients merged into one (the kept one and the merged one, what moved).
+  'patient.merged',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

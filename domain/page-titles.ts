@@ -25,6 +25,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/checkout$/, 'Checkout'],
   [/^\/patients$/, 'Patients'],
   [/^\/patients\/import$/, 'Import patients'],
+  [/^\/patients\/duplicates$/, 'Possible duplicates'],
   [/^\/promotions$/, 'Promotions'],
   [/^\/procedures$/, 'Procedures'],
   [/^\/personnel$/, 'Personnel'],

@@ -77,6 +77,14 @@ describe('the patient import rules', () => {
       const result = checkImportRow({ ...row, ...patch })
       return result.ok ? null : result.reason
     }
+    // Issue 29: any common writing is stored in E.164; a number without its area code is refused.
+    for (const phone of ['+1 555 010 1001', '555.010.1001', '1 (555) 010-1001']) {
+      expect(checkImportRow({ ...row, phone }), phone).toMatchObject({
+        ok: true,
+        input: { phone: '+15550101001' },
+      })
+    }
+    expect(reason({ phone: '010-1001' })).toBe(IMPORT_MESSAGES.phone('010-1001'))
     expect(reason({ first_name: ' ' })).toBe('The first name is missing.')
     expect(reason({ email: 'ana@' })).toBe('The e-mail address is not valid.')
     expect(reason({ birth_date: '2999-01-01' })).toBe(
@@ -122,9 +130,9 @@ describe('the patient import rules', () => {
   it('finds rows repeating an earlier e-mail (any case) or phone', () => {
     expect(
       duplicatesWithin([
-        { row: 2, input: { email: 'a@example.com', phone: '5550101001' } },
+        { row: 2, input: { email: 'a@example.com', phone: '+15550101001' } },
         { row: 3, input: { email: 'A@example.com', phone: null } },
-        { row: 4, input: { email: null, phone: '5550101001' } },
+        { row: 4, input: { email: null, phone: '+15550101001' } },
         { row: 5, input: { email: 'b@example.com', phone: null } },
       ]),
     ).toEqual(

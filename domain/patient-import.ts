@@ -446,9 +446,8 @@ export function duplicatesWithin(
 }
 
 /**
- * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone in E.164),
- * without running the other rules: enough to compare rows. A phone that is not a possible
- * number is kept as written (the row is refused for it anyway).
+ * A row's e-mail and phone as `POST /patients` would store them (trimmed; the phone in E.164, or
+ * as written when it is not a number), without running the other rules: enough to compare rows.
  */
 export function contactsOf(row: ImportRow): { email: string | null; phone: string | null } {
   const phone = blankToNull(row.phone)

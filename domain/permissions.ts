@@ -14,6 +14,7 @@ export const PERMISSIONS = [
   'patients.write',
   'patients.archive',
   'patients.import',
+  'patients.merge',
   'visits.record',
   'visits.approve',
   'redeem.withCode',
@@ -40,6 +41,7 @@ export const PERMISSION_MATRIX: Record<Permission, readonly Role[]> = {
   'patients.write': everyone,
   'patients.archive': managers,
   'patients.import': managers,
+  'patients.merge': managers,
   'visits.record': everyone,
   'visits.approve': managers,
   'redeem.withCode': everyone,
@@ -61,6 +63,7 @@ export const PERMISSION_REFUSALS: Record<Permission, string> = {
   'patients.write': 'Only staff of this practice can add or edit its patients.',
   'patients.archive': 'Only a manager or an admin can archive or restore a patient.',
   'patients.import': 'Only a manager or an admin can import patients from a file.',
+  'patients.merge': 'Only a manager or an admin can review possible duplicates and merge patients.',
   'visits.record': 'Only staff of this practice can record a visit.',
   'visits.approve':
     "Only a manager or an admin can approve a price above the catalogue's or points above the programme's ceiling.",

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { bounded, NAME_MAX_LENGTH } from '#domain/fields.ts'
+import { toE164 } from '#domain/phone.ts'
 
 /**
  * Answers of the practice-scoped data calls (spec section 7, DESIGN.md section 4). The spec does
@@ -29,6 +30,8 @@ export const PatientSchema = v.object({
   archived: v.boolean(),
   last_visit_at: v.nullable(IsoDate),
   created_at: IsoDate,
+  /** The patient this one was merged into (issue 29): the record is archived and links there. */
+  merged_into_id: v.optional(v.nullable(v.number())),
 })
 export type Patient = v.InferOutput<typeof PatientSchema>
 
@@ -101,6 +104,13 @@ export function phoneDigits(phone: string): string {
   return phone.replace(/\D/g, '')
 }
 
+/**
+ * Why a phone is refused: it is not a possible number (a 7-digit number without its area code,
+ * too many digits, letters). The same sentence on the form, the API and the import.
+ */
+export const PATIENT_PHONE_MESSAGE =
+  'Please enter the phone number with its area code, like (408) 555-4743.'
+
 /** Why a patient body may not carry `points`. */
 export const PATIENT_POINTS_READ_ONLY =
   "A patient's points change only through the ledger: use Adjust points."
@@ -125,9 +135,9 @@ export const PatientInputSchema = v.object({
       v.pipe(
         v.string(),
         v.trim(),
-        // Spaces, dots, dashes and brackets are how people write numbers; the digits are stored.
-        v.transform((phone) => phone.replace(/[\s().-]/g, '')),
-        v.regex(/^\+?\d{7,15}$/, 'Please enter a phone number of 7 to 15 digits.'),
+        // Any common writing is read; the E.164 form is stored and compared (issue 29).
+        v.check((phone) => toE164(phone) !== null, PATIENT_PHONE_MESSAGE),
+        v.transform((phone) => toE164(phone) ?? phone),
       ),
     ),
   ),

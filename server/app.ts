@@ -21,6 +21,7 @@ import { devRoutes } from '#server/routes/dev.ts'
 import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
 import { offerRoutes } from '#server/routes/offers.ts'
 import { patientImportRoutes } from '#server/routes/patient-import.ts'
+import { patientMergeRoutes } from '#server/routes/patient-merge.ts'
 import { patientPageRoutes } from '#server/routes/patient-pages.ts'
 import { patientRoutes } from '#server/routes/patients.ts'
 import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
@@ -258,6 +259,7 @@ export function createApp(deps: AppDeps) {
   api.route('/practice', practiceRoutes(ctx))
   api.route('/practice', practiceDetailRoutes(ctx))
   api.route('/patients/import', patientImportRoutes(ctx))
+  api.route('/patients', patientMergeRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
   api.route('/ledger', ledgerRoutes(ctx))

@@ -30,6 +30,7 @@ import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
+import { Route as ShellPatientsDuplicatesRouteImport } from './routes/_shell.patients.duplicates'
 import { Route as ShellPatientsImportRouteImport } from './routes/_shell.patients.import'
 import { Route as ShellPersonnelIndexRouteImport } from './routes/_shell.personnel.index'
 import { Route as ShellPersonnelUserIdRouteImport } from './routes/_shell.personnel.$userId'
@@ -142,6 +143,11 @@ const ShellPatientsPatientIdRoute = ShellPatientsPatientIdRouteImport.update({
   path: '/patients/$patientId',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellPatientsDuplicatesRoute = ShellPatientsDuplicatesRouteImport.update({
+  id: '/patients/duplicates',
+  path: '/patients/duplicates',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellPatientsImportRoute = ShellPatientsImportRouteImport.update({
   id: '/patients/import',
   path: '/patients/import',
@@ -199,6 +205,7 @@ export interface FileRoutesByFullPath {
   '/settings': typeof ShellSettingsRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
@@ -228,6 +235,7 @@ export interface FileRoutesByTo {
   '/settings': typeof ShellSettingsRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/patients/import': typeof ShellPatientsImportRoute
   '/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
@@ -259,6 +267,7 @@ export interface FileRoutesById {
   '/_shell/settings': typeof ShellSettingsRoute
   '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
+  '/_shell/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
   '/_shell/personnel/$userId': typeof ShellPersonnelUserIdRoute
   '/_shell/promotions/$promotionId': typeof ShellPromotionsPromotionIdRoute
@@ -290,6 +299,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/dashboard/liability'
     | '/patients/$patientId'
+    | '/patients/duplicates'
     | '/patients/import'
     | '/personnel/$userId'
     | '/promotions/$promotionId'
@@ -319,6 +329,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/dashboard/liability'
     | '/patients/$patientId'
+    | '/patients/duplicates'
     | '/patients/import'
     | '/personnel/$userId'
     | '/promotions/$promotionId'
@@ -349,6 +360,7 @@ export interface FileRouteTypes {
     | '/_shell/settings'
     | '/_shell/dashboard_/liability'
     | '/_shell/patients/$patientId'
+    | '/_shell/patients/duplicates'
     | '/_shell/patients/import'
     | '/_shell/personnel/$userId'
     | '/_shell/promotions/$promotionId'
@@ -524,6 +536,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellPatientsPatientIdRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/patients/duplicates': {
+      id: '/_shell/patients/duplicates'
+      path: '/patients/duplicates'
+      fullPath: '/patients/duplicates'
+      preLoaderRoute: typeof ShellPatientsDuplicatesRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/patients/import': {
       id: '/_shell/patients/import'
       path: '/patients/import'
@@ -585,6 +604,7 @@ interface ShellRouteChildren {
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellDashboardLiabilityRoute: typeof ShellDashboardLiabilityRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
+  ShellPatientsDuplicatesRoute: typeof ShellPatientsDuplicatesRoute
   ShellPatientsImportRoute: typeof ShellPatientsImportRoute
   ShellPersonnelUserIdRoute: typeof ShellPersonnelUserIdRoute
   ShellPromotionsPromotionIdRoute: typeof ShellPromotionsPromotionIdRoute
@@ -603,6 +623,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellSettingsRoute: ShellSettingsRoute,
   ShellDashboardLiabilityRoute: ShellDashboardLiabilityRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
+  ShellPatientsDuplicatesRoute: ShellPatientsDuplicatesRoute,
   ShellPatientsImportRoute: ShellPatientsImportRoute,
   ShellPersonnelUserIdRoute: ShellPersonnelUserIdRoute,
   ShellPromotionsPromotionIdRoute: ShellPromotionsPromotionIdRoute,

@@ -45,6 +45,11 @@ export type OpenDatabaseOptions = {
   /** Apply pending migrations before answering (default true). */
   migrate?: boolean
   /**
+   * The migrations to apply (default {@link MIGRATIONS_FOLDER}): a test migrates a database up to
+   * one migration with a copy whose journal stops there, then applies the rest.
+   */
+  migrationsFolder?: string | undefined
+  /**
    * An in-memory PGlite starts from this dump of a data folder (PGlite's `dumpDataDir`) instead of
    * an empty cluster: the test suite migrates and seeds one database and copies it for every test
    * file. Pending migrations still apply on top.
@@ -103,7 +108,14 @@ export async function grantAppRole(
  * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
-  const { databaseUrl, ownerUrl, dataDir = '.data', migrate = true, pgliteDump } = options
+  const {
+    databaseUrl,
+    ownerUrl,
+    dataDir = '.data',
+    migrate = true,
+    pgliteDump,
+    migrationsFolder = MIGRATIONS_FOLDER,
+  } = options
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
     // An idle client that loses its connection must not crash the process.
@@ -119,14 +131,14 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
         try {
           const ownerDb = drizzleNodePg(owner, { schema })
           await migrateLocked(owner, async () => {
-            if (migrate) await migrateNodePg(ownerDb, { migrationsFolder: MIGRATIONS_FOLDER })
+            if (migrate) await migrateNodePg(ownerDb, { migrationsFolder })
             if (role) await grantAppRole((statement) => owner.query(statement), role)
           })
         } finally {
           await owner.end()
         }
       } else if (migrate) {
-        await migrateLocked(pool, () => migrateNodePg(db, { migrationsFolder: MIGRATIONS_FOLDER }))
+        await migrateLocked(pool, () => migrateNodePg(db, { migrationsFolder }))
       }
       const owned = await pool.query<{ owns: boolean }>(
         "select tableowner = current_user as owns from pg_tables where schemaname = 'public' and tablename = 'audit_events'",
@@ -152,7 +164,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   }
   const db = drizzlePglite(client, { schema })
   try {
-    if (migrate) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER })
+    if (migrate) await migratePglite(db, { migrationsFolder })
   } catch (error) {
     await client.close()
     throw error

@@ -168,7 +168,7 @@ export async function seedDemoHistory(
           last_name,
           // Some patients gave only one way to reach them, as at a real front desk.
           email: index % 9 === 4 ? null : `${slug}@example.com`,
-          phone: index % 11 === 6 ? null : `555010${2000 + index}`,
+          phone: index % 11 === 6 ? null : `+1555010${2000 + index}`,
           birth_date: random.chance(0.6)
             ? `${random.int(1960, 2002)}-${String(random.int(1, 12)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`
             : null,

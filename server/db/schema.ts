@@ -8,6 +8,7 @@
  */
 import { sql } from 'drizzle-orm'
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
   check,
@@ -242,6 +243,11 @@ export const patients = pgTable(
     /** Created by a CSV import: without `joined_on`, the dashboard counts them apart from new. */
     imported: boolean().notNull().default(false),
     /**
+     * The patient this one was merged into (issue 29): set with `archived_at` by the merge, which
+     * moved every row of this patient to that one (docs/decisions/016-merging-patients.md).
+     */
+    merged_into_id: integer().references((): AnyPgColumn => patients.id, { onDelete: 'set null' }),
+    /**
      * What a search reads, kept by the database: both orders of the name, the e-mail and the
      * phone, lower-cased (migration 0008).
      */
@@ -263,6 +269,18 @@ export const patients = pgTable(
       .with({ fastupdate: false }),
     // The cached balance of the ledger can never go below 0, whatever a bug in the app does.
     check('patients_points_nonnegative_check', sql`${t.points} >= 0`),
+    // A merged patient is archived and never merged into itself.
+    check(
+      'patients_merged_into_check',
+      sql`${t.merged_into_id} is null or (${t.merged_into_id} <> ${t.id} and ${t.archived_at} is not null)`,
+    ),
+    // The possible duplicates join the practice's active patients on these keys (migration 0026).
+    index('patients_duplicate_phone_idx')
+      .on(t.practice_id, t.phone)
+      .where(sql`${t.archived_at} is null and ${t.phone} is not null`),
+    index('patients_duplicate_email_idx')
+      .on(t.practice_id, sql`lower(${t.email})`)
+      .where(sql`${t.archived_at} is null and ${t.email} is not null`),
   ],
 )
 
@@ -1007,4 +1025,34 @@ export const patientImportRows = pgTable(
     created_at: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.practice_id, t.file_id, t.row_number] })],
+)
+
+/**
+ * One merge of two patients of a practice (issue 29): the kept one, the merged one (once: a merged
+ * patient is archived and cannot be merged again), the request's idempotency key, and how many rows
+ * of each kind moved, so a replay answers what the merge did.
+ */
+export const patientMerges = pgTable(
+  'patient_merges',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    kept_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    merged_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    idempotency_key: text(),
+    moved: jsonb().$type<Record<string, number>>().notNull(),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('patient_merges_merged_unique').on(t.merged_id),
+    uniqueIndex('patient_merges_idempotency_unique').on(t.practice_id, t.idempotency_key),
+    index('patient_merges_kept_idx').on(t.kept_id),
+  ],
 )

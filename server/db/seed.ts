@@ -268,12 +268,12 @@ export async function seedIfEmpty(
       .insert(patients)
       .values(
         [
-          ['Avery', 'Johnson', 'avery.johnson@example.com', '5550101001', true],
-          ['Blake', 'Martinez', 'blake.martinez@example.com', '5550101002', true],
-          ['Casey', 'Nguyen', 'casey.nguyen@example.com', '5550101003', false],
-          ['Dana', "O'Connor", 'dana.oconnor@example.com', '5550101004', true],
+          ['Avery', 'Johnson', 'avery.johnson@example.com', '+15550101001', true],
+          ['Blake', 'Martinez', 'blake.martinez@example.com', '+15550101002', true],
+          ['Casey', 'Nguyen', 'casey.nguyen@example.com', '+15550101003', false],
+          ['Dana', "O'Connor", 'dana.oconnor@example.com', '+15550101004', true],
           ['Emery', 'Patel', 'emery.patel@example.com', null, false],
-          ['Finley', 'Brooks', null, '5550101006', false],
+          ['Finley', 'Brooks', null, '+15550101006', false],
         ].map(([first_name, last_name, email, phone, converted]) => ({
           practice_id: practiceId,
           first_name: first_name as string,

@@ -30,6 +30,12 @@ import {
   PatientImportAnswerSchema,
   PatientImportPreviewSchema,
 } from '#domain/patient-import.ts'
+import {
+  DuplicatePageSchema,
+  MERGE_MESSAGES,
+  MergeAnswerSchema,
+  MergePreviewSchema,
+} from '#domain/patient-merge.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
@@ -430,11 +436,56 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /api/patients/:id/restore': {
     summary: 'Restore an archived patient',
-    description: 'Lists the patient again. Manager or Admin.',
+    description: 'Lists the patient again. Manager or Admin. A merged patient cannot be restored.',
     tag: 'Patients',
     responses: {
       200: { description: 'The restored patient.', json: PatientSchema },
       404: OTHER_PRACTICE,
+      409: `The patient was merged into another: "${MERGE_MESSAGES.restoreMerged}"`,
+    },
+  },
+  'GET /api/patients/duplicates': {
+    summary: 'List possible duplicate patients',
+    description:
+      "Pairs of the practice's active patients who share a phone (stored in E.164, so equal numbers are equal text) or an e-mail (compared without case), each with the reasons, computed when asked so the list is always current; ordered by the first patient's name, paged (`pageSize` up to 100, default 25). Manager, Admin.",
+    tag: 'Patients',
+    query: {
+      page: {
+        description: 'Page number, from 1.',
+        schema: { type: 'string', pattern: '^\\d{1,6}$' },
+      },
+      pageSize: {
+        description: 'Pairs per page, 1 to 100 (default 25).',
+        schema: { type: 'string', pattern: '^\\d{1,3}$' },
+      },
+    },
+    responses: {
+      200: { description: 'The page of pairs.', json: DuplicatePageSchema },
+    },
+  },
+  'GET /api/patients/:id/merge/:mergedId': {
+    summary: 'Preview merging two patients',
+    description:
+      'What merging patient `mergedId` into patient `id` (the one kept) would do, changing nothing: how many ledger entries, visits, appointments, claimed offers, sent offers and other rows would move, the balance after (the sum of both ledgers), the contact fields filled from the merged patient (only where the kept one has none) and the consents after (each on only when both records had it on). Manager, Admin.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'The preview.', json: MergePreviewSchema },
+      400: `The two ids are the same patient: "${MERGE_MESSAGES.samePatient}"`,
+      404: `Either id is not a patient of your practice: "${MERGE_MESSAGES.notFound}"`,
+      409: 'Either patient is archived or was already merged (the sentence names them).',
+    },
+  },
+  'POST /api/patients/:id/merge/:mergedId': {
+    summary: 'Merge two patients',
+    description:
+      'Merges patient `mergedId` into patient `id`, in one transaction holding both patients: every row of the merged patient (ledger entries with their allocations, visits, appointments, claims, sent offers, codes, reminders, import rows…) moves to the kept patient, whose balance becomes the sum of both ledgers and whose empty e-mail, phone and birth date are filled from the merged one; a consent stays on only when both records had it on. The merged patient is archived with `merged_into_id` and leaves every list. Idempotent: the same pair again, or the same `idempotencyKey` (or `Idempotency-Key` header), answers the recorded merge with `replayed` and moves nothing. Manager, Admin. Audited, naming both patients.',
+    tag: 'Patients',
+    responses: {
+      200: { description: 'This merge was already done: what it did.', json: MergeAnswerSchema },
+      201: { description: 'The merge and what it moved.', json: MergeAnswerSchema },
+      400: `The two ids are the same patient: "${MERGE_MESSAGES.samePatient}"`,
+      404: `Either id is not a patient of your practice: "${MERGE_MESSAGES.notFound}"`,
+      409: `Either patient is archived or was already merged into another, or the key was used for another merge: "${MERGE_MESSAGES.keyReused}"`,
     },
   },
   'GET /api/patients/:id/ledger': {
@@ -493,7 +544,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'PUT /api/patients/:id': {
     summary: 'Update a patient',
-    description: 'Changes the fields sent; an empty body changes nothing and answers the patient.',
+    description:
+      'Changes the fields sent; an empty body changes nothing and answers the patient. A phone written any common way is stored in E.164 (`+14085554743`) and compared in that form.',
     tag: 'Patients',
     responses: {
       200: { description: 'The updated patient.', json: PatientSchema },
@@ -503,7 +555,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'POST /api/patients': {
     summary: 'Add a patient',
-    description: "Adds a patient to the signed-in user's practice, with a new unsubscribe token.",
+    description:
+      "Adds a patient to the signed-in user's practice, with a new unsubscribe token. A phone written any common way (`(408) 555-4743`, `+1 408 555 4743`) is stored in E.164 (`+14085554743`) and compared in that form; one that is not a possible number (7 digits without the area code) answers 400.",
     tag: 'Patients',
     responses: {
       201: { description: 'The new patient.', json: PatientSchema },
@@ -711,7 +764,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The redeemed claim and its entries.', json: PromotionRedemptionSchema },
       403: "The patient's code is needed, or an override needs a manager.",
       404: 'No promotion or patient has this id.',
-      409: 'The offer is not claimed, already redeemed, its claim has expired, or the balance is too low.',
+      409: 'The offer is not claimed, already redeemed, its claim has expired, the balance is too low, or the patient was merged into another record.',
       422: 'The code is wrong, used or expired.',
       429: TOO_MANY,
     },
@@ -1255,7 +1308,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
       403: "A manager's approval is needed (each line's reason), the approval is for other lines or expired; the patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient, appointment, item or promotion has this id in your practice.',
-      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived, the approval already used, or the key used for another change.',
+      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived or merged into another record, the approval already used, or the key used for another change.',
       422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived.',
     },
   },
@@ -1290,6 +1343,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         json: RedemptionCodeAnswerSchema,
       },
       404: 'No patient or promotion has this id in your practice.',
+      409: `The patient was merged into another record: "${MERGE_MESSAGES.mergedPatient}"`,
       422: 'The patient has no phone number.',
       429: TOO_MANY,
     },
@@ -1321,14 +1375,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
       403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
       404: 'No patient or promotion has this id in your practice.',
-      409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived, or the key used for another change.',
+      409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived or merged into another record, or the key used for another change.',
       422: 'The code is not correct, expired, used, tried too often or for another amount; the promotion has no points.',
     },
   },
   'GET /api/reports/patients.csv': {
     summary: 'Export the patients as CSV',
     description:
-      'Every patient of the practice (archived ones too), streamed a page at a time: contact details, balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
+      'Every patient of the practice (archived ones too), streamed a page at a time: contact details (phones formatted for their country, e.g. (408) 555-4743), balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
     tag: 'Reports',
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
   },

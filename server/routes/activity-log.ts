@@ -86,6 +86,8 @@ async function describe(
     if (member !== null) userIds.add(member)
     const patient = idIn(row.details, 'patient_id')
     if (patient !== null) patientIds.add(patient)
+    const merged = idIn(row.details, 'merged_patient_id')
+    if (merged !== null) patientIds.add(merged)
     const entry = idIn(row.details, 'entry_id')
     if (entry !== null) entryIds.add(entry)
   }
@@ -133,6 +135,7 @@ async function describe(
     const posted = entry.get(idIn(details, 'entry_id') ?? 0)
     const patientId = idIn(details, 'patient_id') ?? posted?.patient_id ?? null
     const member = person.get(idIn(details, 'member') ?? 0)
+    const mergedPatientId = idIn(details, 'merged_patient_id')
     return {
       id: row.id,
       created_at: row.created_at.toISOString(),
@@ -141,6 +144,7 @@ async function describe(
         actor: actor ? fullName(actor) : null,
         patient: patientId === null ? null : (patientName.get(patientId) ?? null),
         member: member ? fullName(member) : null,
+        mergedPatient: mergedPatientId === null ? null : (patientName.get(mergedPatientId) ?? null),
         entry: posted ? { kind: posted.kind, points: posted.points, reason: posted.reason } : null,
       }),
       actor: actor

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
   DUPLICATE_PATIENT_MESSAGES,
+  PATIENT_PHONE_MESSAGE,
   PATIENT_POINTS_READ_ONLY,
   PatientPageSchema,
   PatientPromotionSchema,
@@ -305,8 +306,19 @@ describe.each(testBackends())('patient management on $name', (backend) => {
         })
       ).json(),
     )
-    expect(created.phone).toBe('5559876543')
-    for (const search of ['zeph', 'Quinn Z', 'zephyr quinn', 'QUINN.ZEPHYR@', '987-65', '876543']) {
+    expect(created.phone).toBe('+15559876543')
+    // The phone is stored in E.164; a search written the usual ways still finds it.
+    for (const search of [
+      'zeph',
+      'Quinn Z',
+      'zephyr quinn',
+      'QUINN.ZEPHYR@',
+      '987-65',
+      '876543',
+      '555-987',
+      '(555) 987',
+      '+1 555 987 6543',
+    ]) {
       const found = await page(`search=${encodeURIComponent(search)}`)
       expect(
         found.data.map((p) => p.id),
@@ -371,6 +383,59 @@ describe.each(testBackends())('patient management on $name', (backend) => {
       json: { email: 'dee@example.com', first_name: 'Deirdre' },
     })
     expect(self.status).toBe(200)
+  })
+
+  it('stores a phone in E.164 and refuses the same number written another way, naming the patient', async () => {
+    const first = await add({
+      first_name: 'Marilyn',
+      last_name: 'Anderson',
+      phone: '(408) 555-4743',
+    })
+    expect(first.status).toBe(201)
+    const original = v.parse(PatientSchema, await first.json())
+    expect(original.phone).toBe('+14085554743')
+    const [stored] = await t.db
+      .select({ phone: patients.phone })
+      .from(patients)
+      .where(eq(patients.id, original.id))
+    expect(stored?.phone).toBe('+14085554743')
+
+    for (const phone of ['+1 408 555 4743', '408.555.4743', '1-408-555-4743']) {
+      const again = await add({ first_name: 'Marilyn', last_name: 'Anderson', phone })
+      expect(again.status, phone).toBe(409)
+      expect(await again.json()).toMatchObject({
+        error: {
+          message: DUPLICATE_PATIENT_MESSAGES.phone,
+          details: { patient_id: original.id, field: 'phone' },
+        },
+      })
+    }
+
+    // An edit stores E.164 too, and may not take another patient's number in another writing.
+    const other = v.parse(
+      PatientSchema,
+      await (await add({ first_name: 'Mara', last_name: 'Other', phone: '408 555 0199' })).json(),
+    )
+    expect(other.phone).toBe('+14085550199')
+    const edit = (json: object) =>
+      t.request(`/api/patients/${other.id}`, { method: 'PUT', token: t.demo.adminToken, json })
+    const taken = await edit({ phone: '+1 (408) 555-4743' })
+    expect(taken.status).toBe(409)
+    expect(await taken.json()).toMatchObject({
+      error: { message: DUPLICATE_PATIENT_MESSAGES.phone, details: { patient_id: original.id } },
+    })
+    const changed = await edit({ phone: '408-555-0200' })
+    expect(changed.status).toBe(200)
+    expect(v.parse(PatientSchema, await changed.json()).phone).toBe('+14085550200')
+
+    // Seven digits have no area code: refused with a sentence, nothing stored.
+    for (const phone of ['555-4743', '12', '408 555 4743 ext 2']) {
+      const refused = await add({ first_name: 'No', last_name: 'Area', phone })
+      expect(refused.status, phone).toBe(400)
+      expect(await refused.json()).toMatchObject({
+        error: { message: `phone: ${PATIENT_PHONE_MESSAGE}` },
+      })
+    }
   })
 
   it('archives and restores (manager or admin), and the archive lists archived patients', async () => {

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNotNull, isNull, like, ne, type SQL, sql } from '
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import {
   DUPLICATE_PATIENT_MESSAGES,
   PatientInputSchema,
@@ -14,7 +15,7 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
 import { patients, promotions } from '#server/db/schema.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
+import { ApiError, conflict, notFound } from '#server/http/errors.ts'
 import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -41,6 +42,7 @@ export const patientColumns = {
   archived: sql<boolean>`${patients.archived_at} is not null`.as('archived'),
   last_visit_at: patients.last_visit_at,
   created_at: patients.created_at,
+  merged_into_id: patients.merged_into_id,
 }
 
 type PatientRow = Awaited<ReturnType<typeof findPatient>> & {}
@@ -116,6 +118,8 @@ async function refuseDuplicate(
         and(
           eq(patients.practice_id, practiceId),
           check.where,
+          // A merged record keeps its contact details but is no longer a patient (issue 29).
+          isNull(patients.merged_into_id),
           exceptId === undefined ? undefined : ne(patients.id, exceptId),
         ),
       )
@@ -214,7 +218,13 @@ export function patientRoutes(ctx: ServerContext) {
     (archived: boolean) =>
     async (c: Context<AppEnv, '/:id/archive', { out: { param: { id: number } } }>) => {
       const { id } = c.req.valid('param')
-      ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+      const patient = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+      // A merged record has nothing left of its own: its rows are on the patient it became. It
+      // stays archived (archiving it again changes nothing) and cannot be restored.
+      if (patient.merged_into_id !== null) {
+        if (archived) return c.json(patient)
+        throw conflict(MERGE_MESSAGES.restoreMerged)
+      }
       const [row] = await ctx.db
         .update(patients)
         .set({ archived_at: archived ? ctx.now() : null })
@@ -234,7 +244,7 @@ export function patientRoutes(ctx: ServerContext) {
     const rows = await ctx.db
       .select(patientColumns)
       .from(patients)
-      .where(and(eq(patients.practice_id, practiceId), where))
+      .where(and(eq(patients.practice_id, practiceId), isNull(patients.merged_into_id), where))
       .orderBy(...patientOrder)
       .limit(limit + 1)
       .offset(offset)
@@ -253,6 +263,8 @@ export function patientRoutes(ctx: ServerContext) {
       const where = and(
         eq(patients.practice_id, c.var.user.practice_id),
         query.archived === 'true' ? isNotNull(patients.archived_at) : isNull(patients.archived_at),
+        // A merged record is in no list: the patient it was merged into is (issue 29).
+        isNull(patients.merged_into_id),
         searchCondition(query.search),
       )
       const order = SORT_ORDER[query.sort]
@@ -314,7 +326,7 @@ export function patientRoutes(ctx: ServerContext) {
       const rows = await ctx.db
         .select(patientColumns)
         .from(patients)
-        .where(eq(patients.practice_id, id))
+        .where(and(eq(patients.practice_id, id), isNull(patients.merged_into_id)))
         .orderBy(...patientOrder)
         .limit(limit)
         .offset(offset)

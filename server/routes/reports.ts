@@ -13,6 +13,7 @@ import { and, asc, eq, gt } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { type CsvValue, csvRow } from '#domain/csv.ts'
 import { can } from '#domain/permissions.ts'
+import { formatPhone } from '#domain/phone.ts'
 import {
   centsField,
   dayOf,
@@ -213,7 +214,9 @@ export function reportRoutes(ctx: ServerContext) {
             p.first_name,
             p.last_name,
             p.email,
-            p.phone,
+            // As people write it ("(408) 555-4743"): a sheet keeps it as text, with no formula
+            // guard's apostrophe, and an import reads it back as the same E.164 number.
+            formatPhone(p.phone) || null,
             p.birth_date,
             p.points,
             p.email_subscription,

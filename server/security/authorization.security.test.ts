@@ -128,6 +128,28 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: `/api/patients/${o.patientId}/restore`,
     expect: 404,
   }),
+  // Issue 29: the review list holds the caller's own patients only; a merge reaching for another
+  // practice's patient (kept or merged) answers as an unknown id does.
+  'GET /api/patients/duplicates': (o) => ({
+    path: '/api/patients/duplicates?pageSize=100',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as {
+        data: { first: { id: number }; second: { id: number } }[]
+      }
+      const ids = page.data.flatMap((pair) => [pair.first.id, pair.second.id])
+      expect(ids).not.toContain(o.patientId)
+    },
+  }),
+  'GET /api/patients/:id/merge/:mergedId': (o) => ({
+    path: `/api/patients/${o.patientId}/merge/${o.patientId + 1}`,
+    expect: notFound,
+  }),
+  'POST /api/patients/:id/merge/:mergedId': (o) => ({
+    path: `/api/patients/${o.patientId}/merge/${o.patientId + 1}`,
+    body: { idempotencyKey: 'foreign-merge-1' },
+    expect: notFound,
+  }),
   'GET /api/patients/:id/ledger': (o) => ({
     path: `/api/patients/${o.patientId}/ledger`,
     expect: notFound,

@@ -21,6 +21,7 @@ import {
   type LedgerSource,
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
+import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
 import { ApiError } from '#server/http/errors.ts'
@@ -140,11 +141,14 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
   /** Locks the patient's row for the rest of the transaction; 404 for another practice's id too. */
   async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
     const [row] = await tx
-      .select({ id: patients.id, points: patients.points })
+      .select({ id: patients.id, points: patients.points, merged_into_id: patients.merged_into_id })
       .from(patients)
       .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
       .for('update')
     if (!row) throw new LedgerError(404, LEDGER_MESSAGES.patientNotFound)
+    // A merged patient's points are on the patient it was merged into (issue 29): a change that
+    // waited for the merge's lock must not post to the archived record.
+    if (row.merged_into_id !== null) throw new LedgerError(409, MERGE_MESSAGES.mergedPatient)
     return row
   }
 
@@ -657,6 +661,10 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
           .select({
             entry: ledgerEntries,
             author: { id: users.id, first_name: users.first_name, last_name: users.last_name },
+            // The patient's balance after each entry, summed over the patient's entries as they
+            // are: the stored `balance_after` of an entry that came with a merged patient is that
+            // patient's balance, not the kept one's (issue 29). Without a merge both are equal.
+            running: sql<number>`(sum(${ledgerEntries.points}) over (order by ${ledgerEntries.id}))::int`,
           })
           .from(ledgerEntries)
           .leftJoin(users, eq(users.id, ledgerEntries.created_by))
@@ -676,7 +684,9 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
               .where(inArray(ledgerEntries.reverses_id, ids))
       const reversedBy = new Map(reversals.map((r) => [r.reverses_id, r.id]))
       return {
-        data: rows.map(({ entry, author }) => toAnswer(entry, author, reversedBy.get(entry.id))),
+        data: rows.map(({ entry, author, running }) =>
+          toAnswer({ ...entry, balance_after: Number(running) }, author, reversedBy.get(entry.id)),
+        ),
         total: Number(count?.total ?? 0),
         page,
         pageSize,

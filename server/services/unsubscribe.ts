@@ -9,7 +9,9 @@ const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
  * What the spec's unsubscribe page does (`PUT /patients/unsubscribe/{token}`) and the RFC 8058
  * one-click `POST /unsubscribe/{token}` does too: the patient whose link it is stops receiving
  * marketing e-mail (`email_subscription` false). Answers whether the token named a patient;
- * running it again changes nothing.
+ * running it again changes nothing. The link of a patient who was merged into another (issue 29)
+ * unsubscribes the patient it was merged into too: an e-mail sent before the merge still reaches
+ * the same person.
  */
 export async function unsubscribeByToken(db: Database, token: string): Promise<boolean> {
   if (!UNSUBSCRIBE_ID.test(token)) return false
@@ -17,7 +19,17 @@ export async function unsubscribeByToken(db: Database, token: string): Promise<b
     .update(patients)
     .set({ email_subscription: false })
     .where(eq(patients.unsubscribe_id, token))
-    .returning({ id: patients.id })
+    .returning({ id: patients.id, merged_into_id: patients.merged_into_id })
+  // A merged patient's kept one may itself have been merged later: follow the links (a few).
+  let next = updated[0]?.merged_into_id ?? null
+  for (let hops = 0; next !== null && hops < 10; hops++) {
+    const [kept] = await db
+      .update(patients)
+      .set({ email_subscription: false })
+      .where(eq(patients.id, next))
+      .returning({ merged_into_id: patients.merged_into_id })
+    next = kept?.merged_into_id ?? null
+  }
   return updated.length > 0
 }
 

@@ -17,6 +17,7 @@ import {
   type OfferResult,
   offerValueWords,
 } from '#domain/offer-value.ts'
+import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
   type ApprovalAnswer,
@@ -242,11 +243,14 @@ export function createCheckout(deps: {
         points: patients.points,
         phone: patients.phone,
         archived_at: patients.archived_at,
+        merged_into_id: patients.merged_into_id,
       })
       .from(patients)
       .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
     const [row] = lock ? await query.for('update') : await query
     if (!row) throw notFound(LEDGER_MESSAGES.patientNotFound)
+    // A change that waited for a merge's lock on this patient finds it merged (issue 29).
+    if (lock && row.merged_into_id !== null) throw conflict(MERGE_MESSAGES.mergedPatient)
     return row
   }
 

@@ -399,6 +399,8 @@ describe('the practice details in Settings', () => {
     expect(
       within(section).getByText('Only an admin can change the practice details.'),
     ).toBeInTheDocument()
+    // The practice phone is stored as its digits and shown as people write it (issue 29).
+    expect(within(section).getByText('(555) 010-0100')).toBeInTheDocument()
   })
 })
 

@@ -15,7 +15,7 @@ import {
   addDays,
   daysShown,
 } from '#src/features/appointments/appointments-view.tsx'
-import type { PatientChoice } from '#src/features/patients/patient-picker.tsx'
+import { type PatientChoice, patientChoice } from '#src/features/patients/patient-picker.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
@@ -52,10 +52,7 @@ export const Route = createFileRoute('/_shell/appointments')({
 
 async function searchPatients(term: string): Promise<PatientChoice[]> {
   const page = await listPatients({ search: term, pageSize: 10 })
-  return page.data.map((p) => {
-    const name = `${p.first_name} ${p.last_name}`
-    return { id: p.id, label: p.phone ? `${name} · ${p.phone}` : name }
-  })
+  return page.data.map(patientChoice)
 }
 
 function AppointmentsPage() {

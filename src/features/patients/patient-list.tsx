@@ -12,6 +12,7 @@ import {
 import { useDebouncedCallback } from '@mantine/hooks'
 import { IconPlus, IconSearch } from '@tabler/icons-react'
 import type { ReactNode } from 'react'
+import { formatPhone } from '#domain/phone.ts'
 import type { PatientPage } from '#domain/practice-data.ts'
 import { EmptyNote } from '#src/features/shell/area-page.tsx'
 import { formatDate } from '#src/features/shell/format.ts'
@@ -113,7 +114,9 @@ export function PatientList({
                       last={patient.last_name}
                     />
                   </Table.Td>
-                  <Table.Td>{patient.phone ?? '—'}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    {formatPhone(patient.phone) || '—'}
+                  </Table.Td>
                   <Table.Td style={{ wordBreak: 'break-all' }}>{patient.email ?? '—'}</Table.Td>
                   <Table.Td ta="right">{patient.points.toLocaleString('en-US')}</Table.Td>
                   <Table.Td>
@@ -139,7 +142,7 @@ export function PatientList({
                       last={patient.last_name}
                     />
                     <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                      {[patient.phone, patient.email].filter(Boolean).join(' · ') ||
+                      {[formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') ||
                         'No contact details'}
                     </Text>
                   </Stack>

@@ -1,9 +1,21 @@
 import { Loader, Select } from '@mantine/core'
 import { useDebouncedCallback } from '@mantine/hooks'
 import { useRef, useState } from 'react'
+import { formatPhone } from '#domain/phone.ts'
 
 /** A patient as a picker offers it: the id and the words shown (name, and phone when known). */
 export type PatientChoice = { id: number; label: string }
+
+/** A found patient as a choice: "Avery Johnson · (555) 010-1001", the phone formatted. */
+export function patientChoice(patient: {
+  id: number
+  first_name: string
+  last_name: string
+  phone: string | null
+}): PatientChoice {
+  const name = `${patient.first_name} ${patient.last_name}`
+  return { id: patient.id, label: patient.phone ? `${name} · ${formatPhone(patient.phone)}` : name }
+}
 
 /**
  * Finds a patient by asking the server as the user types (name, e-mail or phone), never by
@@ -18,6 +30,7 @@ export function PatientPicker({
   search,
   error,
   maw = 360,
+  autoFocus = false,
 }: {
   label?: string
   placeholder?: string
@@ -26,6 +39,8 @@ export function PatientPicker({
   search: (term: string) => Promise<PatientChoice[]>
   error?: string | undefined
   maw?: number
+  /** The field a dialog focuses when it opens (Mantine's `data-autofocus`). */
+  autoFocus?: boolean
 }) {
   const [found, setFound] = useState<PatientChoice[]>([])
   const [searching, setSearching] = useState(false)
@@ -77,6 +92,7 @@ export function PatientPicker({
             : 'Type a name, e-mail or phone'
       }
       error={error}
+      data-autofocus={autoFocus || undefined}
     />
   )
 }

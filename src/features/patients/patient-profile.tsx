@@ -24,14 +24,15 @@ import {
   type LedgerPage,
   MAX_ENTRY_POINTS,
 } from '#domain/ledger.ts'
+import { formatPhone } from '#domain/phone.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
-import { ButtonLink } from '#src/ui/links.tsx'
+import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 
 /** What the signed-in person may do here (from the permission matrix). */
-export type ProfileAbilities = { adjust: boolean; archive: boolean }
+export type ProfileAbilities = { adjust: boolean; archive: boolean; merge?: boolean }
 
 /** The answer of an action: nothing when it worked, else the sentence to show. */
 export type ActionResult = string | undefined
@@ -66,10 +67,16 @@ export function PatientProfile({
   onReverse,
   onArchive,
   onLedgerPage,
+  onMerge,
+  mergedInto,
 }: {
   patient: Patient
   ledger: LedgerPage
   can: ProfileAbilities
+  /** Opens "Merge patients" (Manager, Admin; issue 29). */
+  onMerge?: () => void
+  /** The patient this one was merged into, when it was. */
+  mergedInto?: { id: number; name: string } | undefined
   onEdit: () => void
   onAdjust: (points: number, reason: string) => Promise<ActionResult>
   onReverse: (entry: LedgerEntry, reason: string) => Promise<ActionResult>
@@ -82,10 +89,30 @@ export function PatientProfile({
   const soon = ledger.expiring_soon.reduce((sum, lot) => sum + lot.points, 0)
   return (
     <Stack gap="lg">
-      {patient.archived && (
-        <Alert color="gray" variant="light" title="Archived">
-          This patient is archived: they are not listed and get no e-mail. Their history stays.
+      {patient.merged_into_id ? (
+        <Alert color="gray" variant="light" title="Merged">
+          <Text size="sm">
+            Merged into{' '}
+            {mergedInto ? (
+              <AnchorLink
+                to="/patients/$patientId"
+                params={{ patientId: String(mergedInto.id) }}
+                fw={600}
+              >
+                {mergedInto.name}
+              </AnchorLink>
+            ) : (
+              `patient #${patient.merged_into_id}`
+            )}
+            : this record is archived, and its points, visits and history are on that patient.
+          </Text>
         </Alert>
+      ) : (
+        patient.archived && (
+          <Alert color="gray" variant="light" title="Archived">
+            This patient is archived: they are not listed and get no e-mail. Their history stays.
+          </Alert>
+        )
       )}
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Paper withBorder p="lg" radius="md">
@@ -94,12 +121,15 @@ export function PatientProfile({
               <Title order={2} size="h4">
                 Contact details
               </Title>
-              <Button variant="default" size="xs" onClick={onEdit}>
-                Edit details
-              </Button>
+              {/* A merged record is kept as it was: its details and points live on. */}
+              {!patient.merged_into_id && (
+                <Button variant="default" size="xs" onClick={onEdit}>
+                  Edit details
+                </Button>
+              )}
             </Group>
             <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-              <Detail label="Phone" value={patient.phone ?? '—'} />
+              <Detail label="Phone" value={formatPhone(patient.phone) || '—'} />
               <Detail label="E-mail" value={patient.email ?? '—'} />
               <Detail
                 label="Birth date"
@@ -157,14 +187,19 @@ export function PatientProfile({
                   Record visit
                 </ButtonLink>
               )}
-              {can.adjust && (
+              {can.adjust && !patient.merged_into_id && (
                 <Button variant="default" onClick={() => setAdjusting(true)}>
                   Adjust points
                 </Button>
               )}
-              {can.archive && (
+              {can.archive && !patient.merged_into_id && (
                 <Button variant="default" onClick={() => setArchiving(true)}>
                   {patient.archived ? 'Restore' : 'Archive'}
+                </Button>
+              )}
+              {can.merge && onMerge && !patient.archived && (
+                <Button variant="default" onClick={onMerge}>
+                  Merge…
                 </Button>
               )}
             </Group>

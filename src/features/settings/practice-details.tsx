@@ -13,6 +13,7 @@ import {
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useMemo, useState } from 'react'
+import { formatPhone } from '#domain/phone.ts'
 import {
   PRACTICE_SETTINGS_MESSAGES,
   type PracticeAnswer,
@@ -97,7 +98,7 @@ function PracticeView({ practice }: { practice: PracticeAnswer }) {
         <Row label="Practice name" value={practice.practice_name} />
         <Row label="Office name" value={practice.office_name} />
         <Row label="Website" value={practice.url} />
-        <Row label="Practice phone" value={practice.practice_phone} />
+        <Row label="Practice phone" value={formatPhone(practice.practice_phone)} />
         <Row label="Practice email" value={practice.practice_email} />
         <Row label="Address" value={address} />
       </SimpleGrid>

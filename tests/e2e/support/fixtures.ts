@@ -175,7 +175,7 @@ export async function axeViolations(page: Page) {
 }
 
 /** The real server of this worker (support/servers.ts). */
-export type WorkerServer = { url: string; port: number }
+export type WorkerServer = { url: string; port: number; databaseUrl: string }
 
 /**
  * Our test: Playwright's, against this worker's own server (its `baseURL`), with a page that fails

@@ -225,6 +225,8 @@ export async function startWorkerServer(parallelIndex: number) {
     return {
       url: server.url,
       port,
+      /** The worker's PostgreSQL database, or '' on PGlite (its data folder is the server's alone). */
+      databaseUrl: workerUrl,
       async stop() {
         await server.stop()
         await drop()

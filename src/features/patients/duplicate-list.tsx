@@ -1,0 +1,141 @@
+import { Badge, Button, Card, Group, Stack, Table, Text } from '@mantine/core'
+import type { DuplicatePage, DuplicatePair, DuplicatePatient } from '#domain/patient-merge.ts'
+import { formatPhone } from '#domain/phone.ts'
+import { EmptyNote } from '#src/features/shell/area-page.tsx'
+import { AnchorLink } from '#src/ui/links.tsx'
+import { ListPagination } from '#src/ui/list-pagination.tsx'
+
+const REASON_LABELS = { phone: 'Same phone', email: 'Same e-mail' } as const
+
+const fullName = (p: DuplicatePatient) => `${p.first_name} ${p.last_name}`
+
+function Person({ patient }: { patient: DuplicatePatient }) {
+  return (
+    <Stack gap={2} miw={0}>
+      <AnchorLink to="/patients/$patientId" params={{ patientId: String(patient.id) }} fw={600}>
+        {fullName(patient)}
+      </AnchorLink>
+      <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+        {[formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') ||
+          'No contact details'}
+      </Text>
+      <Text size="sm" c="dimmed">
+        {patient.points.toLocaleString('en-US')} points
+      </Text>
+    </Stack>
+  )
+}
+
+function Reasons({ pair }: { pair: DuplicatePair }) {
+  return (
+    <Group gap={6}>
+      {pair.reasons.map((reason) => (
+        <Badge key={reason} variant="light" color="glow">
+          {REASON_LABELS[reason]}
+        </Badge>
+      ))}
+    </Group>
+  )
+}
+
+/**
+ * The possible duplicates (issue 29): pairs of active patients who share a phone or an e-mail, as
+ * the server found them when the page loaded, each with "Merge…". A table from 768 px, stacked
+ * cards below it.
+ */
+export function DuplicateList({
+  page,
+  onPage,
+  onMerge,
+}: {
+  page: DuplicatePage
+  onPage: (page: number) => void
+  onMerge: (pair: DuplicatePair) => void
+}) {
+  if (page.total === 0) {
+    return (
+      <EmptyNote>
+        No possible duplicates: no two active patients share a phone number or an e-mail.
+      </EmptyNote>
+    )
+  }
+  const label = (pair: DuplicatePair) =>
+    `Merge ${fullName(pair.first)} and ${fullName(pair.second)}…`
+  return (
+    <Stack gap="md">
+      <Text size="sm" c="dimmed" role="status">
+        {page.total === 1
+          ? '1 pair of patients shares a phone number or an e-mail.'
+          : `${page.total.toLocaleString('en-US')} pairs of patients share a phone number or an e-mail.`}
+      </Text>
+      <Table visibleFrom="sm" striped verticalSpacing="sm">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Patient</Table.Th>
+            <Table.Th>Possible duplicate</Table.Th>
+            <Table.Th>Shared</Table.Th>
+            <Table.Th ta="right">Action</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {page.data.map((pair) => (
+            <Table.Tr key={`${pair.first.id}-${pair.second.id}`}>
+              <Table.Td>
+                <Person patient={pair.first} />
+              </Table.Td>
+              <Table.Td>
+                <Person patient={pair.second} />
+              </Table.Td>
+              <Table.Td>
+                <Reasons pair={pair} />
+              </Table.Td>
+              <Table.Td ta="right">
+                <Button
+                  variant="default"
+                  size="xs"
+                  aria-label={label(pair)}
+                  onClick={() => onMerge(pair)}
+                >
+                  Merge…
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
+        {page.data.map((pair) => (
+          <Card
+            key={`${pair.first.id}-${pair.second.id}`}
+            withBorder
+            padding="md"
+            radius="md"
+            component="li"
+          >
+            <Stack gap="sm">
+              <Person patient={pair.first} />
+              <Person patient={pair.second} />
+              <Group justify="space-between" wrap="nowrap">
+                <Reasons pair={pair} />
+                <Button
+                  variant="default"
+                  size="xs"
+                  aria-label={label(pair)}
+                  onClick={() => onMerge(pair)}
+                >
+                  Merge…
+                </Button>
+              </Group>
+            </Stack>
+          </Card>
+        ))}
+      </Stack>
+      <ListPagination
+        total={page.total}
+        pageSize={page.pageSize}
+        page={page.page}
+        onPage={onPage}
+      />
+    </Stack>
+  )
+}
