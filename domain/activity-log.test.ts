@@ -21,6 +21,18 @@ describe('the activity log in words', () => {
     )
   })
 
+  it('says how many points an import posted as opening balances (issue 29)', () => {
+    expect(
+      describeActivity(
+        'patients.imported',
+        { created: 292, rejected: 9, already_imported: 0, points_posted: 198_615 },
+        names,
+      ),
+    ).toBe(
+      "Alex O'Hara imported 292 patients from a CSV file (9 rows not imported), with 198,615 points of opening balances.",
+    )
+  })
+
   it('names who did what to whom, with the amounts and the reason', () => {
     expect(describeActivity('ledger.posted', {}, names)).toBe(
       "Alex O'Hara adjusted Jamie Lopez's points by +500: birthday.",

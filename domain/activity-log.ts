@@ -208,8 +208,11 @@ export function describeActivity(
       const consent = details.email_consent_stated
         ? ', stating that every patient in the file agreed to receive marketing e-mail'
         : ''
+      // Issue 29: the opening balances the chunk posted, each also a ledger posting of its own.
+      const posted = num(details.points_posted)
+      const opening = posted ? `, with ${points(posted)} of opening balances` : ''
       return sentence(
-        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}${consent}`,
+        `imported ${created.toLocaleString('en-US')} patient${created === 1 ? '' : 's'} from a CSV file${others ? ` (${others.toLocaleString('en-US')} row${others === 1 ? '' : 's'} not imported)` : ''}${opening}${consent}`,
       )
     }
     case 'patient.resubscribed': {

@@ -1,6 +1,6 @@
 import Papa from 'papaparse'
 import { describe, expect, it } from 'vitest'
-import { csvCell, csvRow } from '#domain/csv.ts'
+import { csvCell, csvCellAsTyped, csvRow, isFormulaLike } from '#domain/csv.ts'
 
 describe('CSV cells', () => {
   it('quotes commas, quotes, line breaks and outer spaces, doubling quotes', () => {
@@ -32,5 +32,20 @@ describe('CSV cells', () => {
       'true',
       'a"b',
     ])
+  })
+})
+
+describe('cells written as typed (issue 29)', () => {
+  it('keeps phones and numbers as typed and guards only what could run as a formula', () => {
+    expect(csvCellAsTyped('+1 510 555 0100')).toBe('+1 510 555 0100')
+    expect(csvCellAsTyped('+1 (510) 555-0100')).toBe('+1 (510) 555-0100')
+    expect(csvCellAsTyped('-50')).toBe('-50')
+    expect(csvCellAsTyped('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"')
+    expect(csvCellAsTyped('+SUM(A1)')).toBe("'+SUM(A1)")
+    expect(csvCellAsTyped('-2+3')).toBe("'-2+3")
+    expect(csvCellAsTyped('@cmd')).toBe("'@cmd")
+    expect(csvCellAsTyped('+A1')).toBe("'+A1")
+    expect(isFormulaLike('+1 510 555 0100')).toBe(false)
+    expect(isFormulaLike('=1')).toBe(true)
   })
 })

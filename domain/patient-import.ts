@@ -1,7 +1,8 @@
 import * as v from 'valibot'
-import { csvRow } from '#domain/csv.ts'
+import { csvRowAsTyped } from '#domain/csv.ts'
+import { MAX_ENTRY_POINTS } from '#domain/ledger.ts'
 import { toE164 } from '#domain/phone.ts'
-import { MAX_STORED_INTEGER, type PatientInput, PatientInputSchema } from '#domain/practice-data.ts'
+import { type PatientInput, PatientInputSchema } from '#domain/practice-data.ts'
 
 /**
  * The patient import (issue 17, PORTAL.md sections 5 and 7): the rules shared by the browser,
@@ -33,6 +34,7 @@ export const IMPORT_FIELDS = [
   'email_subscription',
   'sms_subscription',
   'joined_on',
+  'opening_balance',
 ] as const
 export type ImportField = (typeof IMPORT_FIELDS)[number]
 
@@ -46,6 +48,7 @@ export const IMPORT_FIELD_LABELS: Record<ImportField, string> = {
   email_subscription: 'E-mail consent',
   sms_subscription: 'SMS consent',
   joined_on: 'Joined on',
+  opening_balance: 'Opening balance',
 }
 
 /** Fields a file must have a column for. */
@@ -77,7 +80,18 @@ export const IMPORT_MESSAGES = {
   sameAs: (field: 'email' | 'phone', row: number) =>
     `Same ${field === 'email' ? 'e-mail' : 'phone number'} as row ${row} of this file.`,
   generic: 'The import stopped because the server did not answer. Nothing was lost: try again.',
+  notADate: (field: 'birth_date' | 'joined_on', cell: string) =>
+    `The ${IMPORT_FIELD_LABELS[field].toLowerCase()} "${cell}" is not a date of the calendar.`,
+  phone: (cell: string) =>
+    `The phone number "${cell}" is not a full phone number: please write it with its area code.`,
+  openingBalance: (cell: string) =>
+    `The opening balance "${cell}" is not a whole number of points from 0 to ${MAX_ENTRY_POINTS.toLocaleString('en-US')}.`,
+  tooManyRowsInChunk: `Please send at most ${IMPORT_CHUNK_ROWS} rows at a time.`,
+  rowBeyondFile: `A file holds at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} patient rows: row numbers go from 2 to ${(IMPORT_MAX_ROWS + 1).toLocaleString('en-US')}. Please split the file.`,
 } as const
+
+/** The ledger entry's reason for an imported patient's points (issue 29). */
+export const OPENING_BALANCE_REASON = 'Opening balance from import'
 
 /** Header words (lower case, letters only) that name each field. */
 const HEADER_WORDS: Record<ImportField, readonly string[]> = {
@@ -117,6 +131,18 @@ const HEADER_WORDS: Record<ImportField, readonly string[]> = {
     'created',
     'createdat',
     'createdon',
+  ],
+  opening_balance: [
+    'openingbalance',
+    'pointsbalance',
+    'pointbalance',
+    'balance',
+    'points',
+    'currentpoints',
+    'loyaltypoints',
+    'rewardpoints',
+    'rewardspoints',
+    'rewardsbalance',
   ],
 }
 
@@ -166,7 +192,9 @@ const Cell = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(IMPORT_CELL_MA
 
 /** One mapped row of a file: its row number (the header is row 1) and its cells as written. */
 export const ImportRowSchema = v.object({
-  row: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(MAX_STORED_INTEGER)),
+  // The header is row 1, so a file's patient rows are 2 to IMPORT_MAX_ROWS + 1; the server
+  // refuses a row beyond them with 413 before this schema runs (issue 29).
+  row: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(IMPORT_MAX_ROWS + 1)),
   first_name: Cell,
   last_name: Cell,
   email: Cell,
@@ -175,6 +203,8 @@ export const ImportRowSchema = v.object({
   email_subscription: Cell,
   sms_subscription: Cell,
   joined_on: Cell,
+  /** Points the patient brings from another programme: a whole number, empty for none. */
+  opening_balance: Cell,
 })
 export type ImportRow = v.InferOutput<typeof ImportRowSchema>
 
@@ -220,6 +250,8 @@ export type ImportRejection = v.InferOutput<typeof ImportRejectionSchema>
  */
 export const PatientImportPreviewSchema = v.object({
   ready: v.number(),
+  /** The opening balances of the rows that would be created, summed (issue 29). */
+  points: v.number(),
   rejected: v.array(ImportRejectionSchema),
   already_imported: v.array(v.number()),
 })
@@ -231,6 +263,8 @@ export type PatientImportPreview = v.InferOutput<typeof PatientImportPreviewSche
  */
 export const PatientImportAnswerSchema = v.object({
   created: v.number(),
+  /** Points posted as opening balances of the patients this request created (issue 29). */
+  points_posted: v.number(),
   skipped: v.number(),
   rejected: v.array(ImportRejectionSchema),
   already_imported: v.array(v.number()),
@@ -263,8 +297,32 @@ export type CheckedImportRow =
       input: PatientInput & { email_subscription: boolean; sms_subscription: boolean }
       /** The day the patient joined the practice, from the "joined on" column; else null. */
       joinedOn: string | null
+      /** Points to post as the opening balance; 0 for none. */
+      openingBalance: number
     }
   | { ok: false; row: number; reason: string }
+
+/** A name as stored: trimmed, inner runs of spaces made one (issue 29). */
+export const cleanName = (cell: string | null | undefined) =>
+  (cell ?? '').trim().replace(/\s+/g, ' ')
+
+/**
+ * An opening balance cell as a whole number of points from 0 to the most one ledger entry moves
+ * ("1200" or "1,200"); null when it is anything else ("-50", "12.5", "lots").
+ */
+export function readBalance(cell: string): number | null {
+  const text = cell.trim()
+  if (!/^(\d+|\d{1,3}(,\d{3})+)$/.test(text)) return null
+  const points = Number(text.replaceAll(',', ''))
+  return Number.isSafeInteger(points) && points <= MAX_ENTRY_POINTS ? points : null
+}
+
+/** Whether `day` is written YYYY-MM-DD and is a day of the calendar (not 1990-02-30). */
+function isCalendarDay(day: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false
+  const date = new Date(`${day}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day
+}
 
 /** Whether `day` is a calendar day written YYYY-MM-DD, from 1900 to `today`. */
 function isJoinedDay(day: string, today: string): boolean {
@@ -301,16 +359,33 @@ export function checkImportRow(
     }
     if (consent !== undefined) consents[field] = consent
   }
+  const birth = blankToNull(row.birth_date)
+  if (birth !== null && !isCalendarDay(birth)) {
+    return { ok: false, row: row.row, reason: IMPORT_MESSAGES.notADate('birth_date', birth) }
+  }
   const joined = blankToNull(row.joined_on)
+  if (joined !== null && !isCalendarDay(joined)) {
+    return { ok: false, row: row.row, reason: IMPORT_MESSAGES.notADate('joined_on', joined) }
+  }
   if (joined !== null && !isJoinedDay(joined, today)) {
     return { ok: false, row: row.row, reason: IMPORT_MESSAGES.joinedOn }
   }
+  const written = blankToNull(row.phone)
+  const phone = written === null ? null : toE164(written)
+  if (written !== null && phone === null) {
+    return { ok: false, row: row.row, reason: IMPORT_MESSAGES.phone(written) }
+  }
+  const balanceCell = blankToNull(row.opening_balance)
+  const openingBalance = balanceCell === null ? 0 : readBalance(balanceCell)
+  if (openingBalance === null) {
+    return { ok: false, row: row.row, reason: IMPORT_MESSAGES.openingBalance(balanceCell ?? '') }
+  }
   const result = v.safeParse(PatientInputSchema, {
-    first_name: row.first_name ?? '',
-    last_name: row.last_name ?? '',
+    first_name: cleanName(row.first_name),
+    last_name: cleanName(row.last_name),
     email: blankToNull(row.email),
-    phone: blankToNull(row.phone),
-    birth_date: blankToNull(row.birth_date),
+    phone,
+    birth_date: birth,
     ...consents,
   })
   if (result.success) {
@@ -323,6 +398,7 @@ export function checkImportRow(
         sms_subscription: consents.sms_subscription ?? false,
       },
       joinedOn: joined,
+      openingBalance,
     }
   }
   const [issue] = result.issues
@@ -378,6 +454,101 @@ export function contactsOf(row: ImportRow): { email: string | null; phone: strin
   return { email: blankToNull(row.email), phone: phone ? (toE164(phone) ?? phone) : null }
 }
 
+/**
+ * How a file writes the dates that are not YYYY-MM-DD (issue 29): month first, as in the US
+ * (MM/DD/YYYY, M/D/YYYY), or day first (DD/MM/YYYY), with slashes, dots or dashes.
+ */
+export type DateOrder = 'mdy' | 'dmy'
+
+/** The orders in the page's words. */
+export const DATE_ORDER_LABELS: Record<DateOrder, string> = {
+  mdy: 'month/day/year (US)',
+  dmy: 'day/month/year',
+}
+
+/** What a file's date columns say about their order, read over every cell of them. */
+export type FileDates =
+  /** No date with slashes (none at all, or YYYY-MM-DD only): nothing to decide. */
+  | { kind: 'none' }
+  /** The dates that fit only one order all fit the same one: the file is read that way. */
+  | { kind: 'decided'; order: DateOrder }
+  /** Every date fits both orders (each day is 12 or less), or the dates disagree: ask. */
+  | { kind: 'ambiguous'; example: string }
+
+const SLASH_DATE = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
+
+/** The day as YYYY-MM-DD, or null when month and day are not a day of the calendar. */
+function calendarDay(year: number, month: number, day: number): string | null {
+  if (month < 1 || month > 12 || day < 1 || day > 31) return null
+  const date = new Date(Date.UTC(year, month - 1, day))
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null
+  return date.toISOString().slice(0, 10)
+}
+
+/** A date cell as YYYY-MM-DD, read in `order` when it has slashes; null when it is no day. */
+export function readDate(cell: string, order: DateOrder): string | null {
+  const text = cell.trim()
+  if (ISO_DATE.test(text)) return isCalendarDay(text) ? text : null
+  const parts = SLASH_DATE.exec(text)
+  if (!parts) return null
+  const [first, second, year] = [Number(parts[1]), Number(parts[2]), Number(parts[3])]
+  return order === 'mdy' ? calendarDay(year, first, second) : calendarDay(year, second, first)
+}
+
+/**
+ * Decides the order of a file's dates from all of its date cells: a date like 07/25/1987 fits
+ * month first only, 25/07/1987 day first only, 03/04/1990 both, and 13/45/1990 neither (that row
+ * is refused on its own). When the dates that fit one order only all fit the same one, that is
+ * the file's; when none does (every day is 12 or less) or they disagree, the person is asked.
+ */
+export function fileDates(cells: Iterable<string>): FileDates {
+  let monthFirst = 0
+  let dayFirst = 0
+  let example: string | null = null
+  for (const cell of cells) {
+    const text = cell.trim()
+    if (!SLASH_DATE.test(text)) continue
+    const mdy = readDate(text, 'mdy') !== null
+    const dmy = readDate(text, 'dmy') !== null
+    if (mdy && !dmy) monthFirst++
+    else if (dmy && !mdy) dayFirst++
+    else if (mdy && dmy && example === null) example = text
+  }
+  if (monthFirst > 0 && dayFirst === 0) return { kind: 'decided', order: 'mdy' }
+  if (dayFirst > 0 && monthFirst === 0) return { kind: 'decided', order: 'dmy' }
+  if (monthFirst === 0 && dayFirst === 0 && example === null) return { kind: 'none' }
+  return { kind: 'ambiguous', example: example ?? '' }
+}
+
+/** The date cells of the mapped date columns (birth date, joined on) of a file's records. */
+export function dateCells(
+  records: readonly (readonly string[])[],
+  mapping: ImportMapping,
+): string[] {
+  const columns = [mapping.birth_date, mapping.joined_on].filter((c): c is number => c !== null)
+  return records.flatMap((cells) => columns.map((c) => cells[c] ?? ''))
+}
+
+/**
+ * A mapped row as the browser sends it (issue 29): names trimmed with inner spaces made one,
+ * dates as YYYY-MM-DD read in the file's order, the phone in E.164 (`toE164`). A cell that cannot
+ * be read is sent as typed, so the server refuses the row with a sentence that quotes it.
+ */
+export function prepareRow(row: ImportRow, order: DateOrder): ImportRow {
+  const prepared: ImportRow = { ...row }
+  if (row.first_name != null) prepared.first_name = cleanName(row.first_name)
+  if (row.last_name != null) prepared.last_name = cleanName(row.last_name)
+  for (const field of ['birth_date', 'joined_on'] as const) {
+    const cell = row[field]
+    if (cell != null && cell.trim() !== '') prepared[field] = readDate(cell, order) ?? cell.trim()
+  }
+  if (row.phone != null && row.phone.trim() !== '') {
+    prepared.phone = toE164(row.phone) ?? row.phone.trim()
+  }
+  return prepared
+}
+
 /** A mapped row from a record's cells; cells past {@link IMPORT_CELL_MAX_LENGTH} are cut. */
 export function mapRecord(
   cells: readonly string[],
@@ -394,13 +565,16 @@ export function mapRecord(
 
 /**
  * The rejected rows as a CSV file to fix and import again: the file's own columns and a Reason
- * column, quoted and guarded against formulas like the exports.
+ * column, quoted (RFC 4180), each cell as it was typed (issue 29): "+1 510 555 0100" and "-50"
+ * keep their first character, and only a cell that could run as a formula (`=HYPERLINK(...)`)
+ * gets the apostrophe the exports give it.
  */
 export function rejectedRowsCsv(
   headers: readonly string[],
   rows: readonly { cells: readonly string[]; reason: string }[],
 ): string {
-  return [csvRow([...headers, 'Reason']), ...rows.map((r) => csvRow([...r.cells, r.reason]))].join(
-    '',
-  )
+  return [
+    csvRowAsTyped([...headers, 'Reason']),
+    ...rows.map((r) => csvRowAsTyped([...r.cells, r.reason])),
+  ].join('')
 }

@@ -115,10 +115,20 @@ export const PATIENT_PHONE_MESSAGE =
 export const PATIENT_POINTS_READ_ONLY =
   "A patient's points change only through the ledger: use Adjust points."
 
+/** Issue 29: a name a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+SUM(...)`, `@cmd`). */
+export const FORMULA_NAME_MESSAGE =
+  'Please write the name without =, +, - or @ at its start: a spreadsheet would run it as a formula.'
+
+/** A first or last name: trimmed, at least one character, never starting like a formula. */
+const PatientName = v.pipe(
+  bounded(v.pipe(v.string(), v.trim(), v.minLength(1)), NAME_MAX_LENGTH),
+  v.check((name) => !/^[=+\-@]./s.test(name), FORMULA_NAME_MESSAGE),
+)
+
 /** Body of `POST /patients` and `PUT /patients/{id}` (PUT takes any subset). */
 export const PatientInputSchema = v.object({
-  first_name: bounded(v.pipe(v.string(), v.trim(), v.minLength(1)), NAME_MAX_LENGTH),
-  last_name: bounded(v.pipe(v.string(), v.trim(), v.minLength(1)), NAME_MAX_LENGTH),
+  first_name: PatientName,
+  last_name: PatientName,
   email: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.email(), v.maxLength(254)))),
   phone: v.optional(
     v.nullable(

@@ -37,7 +37,11 @@ function fakeServer({ failOnce = -1 } = {}) {
       .map((r) => ({ row: r.row, reason: 'The last name is missing.', patient_id: null }))
   const previewChunk = fromPromise<PatientImportPreview, PatientImportChunk>(async ({ input }) => {
     const rejected = refuse(input)
-    return { ready: input.rows.length - rejected.length, rejected, already_imported: [] }
+    const bad = new Set(rejected.map((r) => r.row))
+    const points = input.rows
+      .filter((r) => !bad.has(r.row))
+      .reduce((sum, r) => sum + Number(r.opening_balance ?? 0), 0)
+    return { ready: input.rows.length - rejected.length, points, rejected, already_imported: [] }
   })
   const importChunk = fromPromise<PatientImportAnswer, PatientImportChunk>(async ({ input }) => {
     requests.push(input)
@@ -46,14 +50,17 @@ function fakeServer({ failOnce = -1 } = {}) {
     const bad = new Set(rejected.map((r) => r.row))
     const already = input.rows.filter((r) => created.has(r.row)).map((r) => r.row)
     let count = 0
+    let posted = 0
     for (const r of input.rows) {
       if (!bad.has(r.row) && !created.has(r.row)) {
         created.add(r.row)
         count++
+        posted += Number(r.opening_balance ?? 0)
       }
     }
     return {
       created: count,
+      points_posted: posted,
       skipped: rejected.length + already.length,
       rejected,
       already_imported: already,
@@ -98,6 +105,7 @@ describe('patient import machine', () => {
     // The repeat of row 2 is in the third chunk: found over the whole file, not by the server.
     expect(reviewing.context.preview).toEqual({
       created: 448,
+      points: 0,
       rejected: [
         { row: 3, reason: 'The last name is missing.', patient_id: null },
         { row: 451, reason: 'Same e-mail as row 2 of this file.', patient_id: null },
@@ -158,6 +166,64 @@ describe('patient import machine', () => {
     actor.send({ type: 'file.change' })
     expect(actor.getSnapshot().matches('choosing')).toBe(true)
     expect(actor.getSnapshot().context.csv).toBeNull()
+  })
+
+  it('reads the dates the way the whole column says, asks for an ambiguous file, and totals the opening balances', async () => {
+    const file = (dates: string[]): ParsedCsv => ({
+      name: 'emr.csv',
+      fileId: 'e'.repeat(64),
+      headers: ['First Name', 'Last Name', 'Mobile Phone', 'Date of Birth', 'Points Balance'],
+      records: dates.map((date, i) => [
+        ` Ana  Maria `,
+        `Row${i + 2}`,
+        ['(408) 555-4743', '+1 408 555 4744', '408.555.4745'][i] ?? '',
+        date,
+        ['600', '', '1200'][i] ?? '',
+      ]),
+    })
+    // US dates: 07/25/1987 fits month first only, so the file is read month first.
+    const server = fakeServer()
+    const us = start(file(['07/06/1992', '07/25/1987', '02/30/1985']), server).actor
+    us.send({ type: 'text.paste', text: 'x' })
+    await waitFor(us, (s) => s.matches('mapping'))
+    us.send({ type: 'mapping.confirm' })
+    const previewed = await waitFor(us, (s) => s.matches('reviewing'))
+    expect(previewed.context.dates).toEqual({ kind: 'decided', order: 'mdy' })
+    expect(previewed.context.preview.points).toBe(1800)
+    us.send({ type: 'dates.choose', order: 'dmy' })
+    expect(us.getSnapshot().matches('reviewing')).toBe(true)
+    us.send({ type: 'import.start' })
+    const done = await waitFor(us, (s) => s.matches('imported'))
+    expect(done.context.result.points).toBe(1800)
+    expect(server.requests[0]?.rows).toEqual([
+      expect.objectContaining({
+        first_name: 'Ana Maria',
+        phone: '+14085554743',
+        birth_date: '1992-07-06',
+        opening_balance: '600',
+      }),
+      expect.objectContaining({ phone: '+14085554744', birth_date: '1987-07-25' }),
+      // Not a day of the calendar: sent as typed, for the server to refuse with a sentence.
+      expect.objectContaining({ phone: '+14085554745', birth_date: '02/30/1985' }),
+    ])
+
+    // Every day 12 or less: the preview asks, and nothing is imported until it is answered.
+    const asked = fakeServer()
+    const eu = start(file(['03/04/1990', '1/2/1980']), asked).actor
+    eu.send({ type: 'text.paste', text: 'x' })
+    await waitFor(eu, (s) => s.matches('mapping'))
+    eu.send({ type: 'mapping.confirm' })
+    const ambiguous = await waitFor(eu, (s) => s.matches('reviewing'))
+    expect(ambiguous.context.dates).toEqual({ kind: 'ambiguous', example: '03/04/1990' })
+    expect(ambiguous.can({ type: 'import.start' })).toBe(false)
+    eu.send({ type: 'import.start' })
+    expect(eu.getSnapshot().matches('reviewing')).toBe(true)
+    eu.send({ type: 'dates.choose', order: 'dmy' })
+    const chosen = await waitFor(eu, (s) => s.matches('reviewing'))
+    expect(chosen.context).toMatchObject({ dateOrder: 'dmy', dateOrderChosen: true })
+    eu.send({ type: 'import.start' })
+    await waitFor(eu, (s) => s.matches('imported'))
+    expect(asked.requests[0]?.rows.map((r) => r.birth_date)).toEqual(['1990-04-03', '1980-02-01'])
   })
 
   it('shows why a file could not be read and stays on the first step', async () => {

@@ -2,7 +2,11 @@ import { assign, fromPromise, setup } from 'xstate'
 import { csvRow } from '#domain/csv.ts'
 import {
   contactsOf,
+  type DateOrder,
+  dateCells,
   duplicatesWithin,
+  type FileDates,
+  fileDates,
   guessMapping,
   IMPORT_CHUNK_ROWS,
   IMPORT_MESSAGES,
@@ -14,6 +18,8 @@ import {
   type PatientImportAnswer,
   type PatientImportChunk,
   type PatientImportPreview,
+  prepareRow,
+  readBalance,
   rejectedRowsCsv,
 } from '#domain/patient-import.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
@@ -36,6 +42,8 @@ export type ParsedCsv = {
 export type ImportTally = {
   /** Rows that would be created (checks) or were created (import). */
   created: number
+  /** Opening balances that would be posted (checks) or were posted (import), in points. */
+  points: number
   rejected: ImportRejection[]
   alreadyImported: number
 }
@@ -63,6 +71,15 @@ export type PatientImportContext = {
   emailConsentStated: boolean
   /** The message of the last failure, shown until the next step. */
   error: string | null
+  /** What the mapped date columns say about their order (issue 29), read on Check the rows. */
+  dates: FileDates
+  /**
+   * The order the dates are read in and sent as YYYY-MM-DD: the file's own when its dates
+   * decide it; for an ambiguous file month first until the person chooses (`dates.choose`).
+   */
+  dateOrder: DateOrder
+  /** True once the person said how an ambiguous file writes its dates. */
+  dateOrderChosen: boolean
 }
 
 export type PatientImportEvent =
@@ -78,8 +95,14 @@ export type PatientImportEvent =
   | { type: 'rejected.download' }
   | { type: 'file.change' }
   | { type: 'consent.state'; stated: boolean }
+  | { type: 'dates.choose'; order: DateOrder }
 
-const emptyTally = (): ImportTally => ({ created: 0, rejected: [], alreadyImported: 0 })
+const emptyTally = (): ImportTally => ({
+  created: 0,
+  points: 0,
+  rejected: [],
+  alreadyImported: 0,
+})
 
 const noMapping = (): ImportMapping => guessMapping([])
 
@@ -98,17 +121,23 @@ export function chunkOf(context: PatientImportContext, index: number): PatientIm
     ...(context.emailConsentStated ? { email_consent_for_all: true } : {}),
     rows: csv.records
       .slice(from, from + context.chunkRows)
-      .map((cells, i) => mapRecord(cells, context.mapping, from + i + 2)),
+      .map((cells, i) =>
+        prepareRow(mapRecord(cells, context.mapping, from + i + 2), context.dateOrder),
+      ),
   }
 }
 
 /** Adds a chunk's answer to a tally. */
 function addUp(
   tally: ImportTally,
-  answer: Pick<PatientImportAnswer, 'rejected' | 'already_imported'> & { created: number },
+  answer: Pick<PatientImportAnswer, 'rejected' | 'already_imported'> & {
+    created: number
+    points: number
+  },
 ): ImportTally {
   return {
     created: tally.created + answer.created,
+    points: tally.points + answer.points,
     rejected: [...tally.rejected, ...answer.rejected],
     alreadyImported: tally.alreadyImported + answer.already_imported.length,
   }
@@ -123,9 +152,12 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
   // which keeps this pass over 10,000 rows short (no field rules run again here).
   const refused = new Set(preview.rejected.map((r) => r.row))
   const valid: { row: number; input: ReturnType<typeof contactsOf> }[] = []
+  const balances = new Map<number, number>()
   for (let i = 0; i < chunkCount(context); i++) {
     for (const row of chunkOf(context, i).rows) {
-      if (!refused.has(row.row)) valid.push({ row: row.row, input: contactsOf(row) })
+      if (refused.has(row.row)) continue
+      valid.push({ row: row.row, input: contactsOf(row) })
+      if (row.opening_balance) balances.set(row.row, readBalance(row.opening_balance) ?? 0)
     }
   }
   const extra = [...duplicatesWithin(valid)].map(([row, reason]) => ({
@@ -133,9 +165,11 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
     reason,
     patient_id: null,
   }))
+  const extraPoints = extra.reduce((sum, r) => sum + (balances.get(r.row) ?? 0), 0)
   return {
     ...preview,
     created: Math.max(0, preview.created - extra.length),
+    points: Math.max(0, preview.points - extraPoints),
     rejected: [...preview.rejected, ...extra].sort((a, b) => a.row - b.row),
   }
 }
@@ -175,6 +209,19 @@ function freshContext(chunkRows: number): PatientImportContext {
     stopped: false,
     emailConsentStated: false,
     error: null,
+    dates: { kind: 'none' },
+    dateOrder: 'mdy',
+    dateOrderChosen: false,
+  }
+}
+
+/** The mapped date columns' order, decided on Check the rows; month first until said otherwise. */
+function datesOfMapping(context: PatientImportContext) {
+  const dates = fileDates(dateCells(context.csv?.records ?? [], context.mapping))
+  return {
+    dates,
+    dateOrder: dates.kind === 'decided' ? dates.order : ('mdy' as const),
+    dateOrderChosen: false,
   }
 }
 export const patientImportMachine = setup({
@@ -205,6 +252,8 @@ export const patientImportMachine = setup({
     isMappingUsable: ({ context }) => Object.keys(mappingProblems(context.mapping)).length === 0,
     hasMoreChunks: ({ context }) => context.chunk + 1 < chunkCount(context),
     hasNoEmailConsentColumn: ({ context }) => context.mapping.email_subscription === null,
+    hasAmbiguousDates: ({ context }) => context.dates.kind === 'ambiguous',
+    areDatesSettled: ({ context }) => context.dates.kind !== 'ambiguous' || context.dateOrderChosen,
   },
 }).createMachine({
   id: 'patientImport',
@@ -265,12 +314,13 @@ export const patientImportMachine = setup({
         'mapping.confirm': {
           guard: 'isMappingUsable',
           target: 'checking',
-          actions: assign({
+          actions: assign(({ context }) => ({
             chunk: 0,
             preview: emptyTally(),
             error: null,
             emailConsentStated: false,
-          }),
+            ...datesOfMapping(context),
+          })),
         },
         'file.change': { target: 'choosing', actions: 'startOver' },
       },
@@ -290,7 +340,10 @@ export const patientImportMachine = setup({
             target: 'checking',
             reenter: true,
             actions: assign(({ context, event }) => ({
-              preview: addUp(context.preview, { ...event.output, created: event.output.ready }),
+              preview: addUp(context.preview, {
+                ...event.output,
+                created: event.output.ready,
+              }),
               chunk: context.chunk + 1,
             })),
           },
@@ -321,7 +374,19 @@ export const patientImportMachine = setup({
           guard: 'hasNoEmailConsentColumn',
           actions: assign(({ event }) => ({ emailConsentStated: event.stated })),
         },
+        'dates.choose': {
+          guard: 'hasAmbiguousDates',
+          target: 'checking',
+          actions: assign(({ event }) => ({
+            dateOrder: event.order,
+            dateOrderChosen: true,
+            chunk: 0,
+            preview: emptyTally(),
+            emailConsentStated: false,
+          })),
+        },
         'import.start': {
+          guard: 'areDatesSettled',
           target: 'importing',
           actions: assign({ chunk: 0, result: emptyTally(), stopped: false, error: null }),
         },
@@ -344,14 +409,20 @@ export const patientImportMachine = setup({
             target: 'importing',
             reenter: true,
             actions: assign(({ context, event }) => ({
-              result: addUp(context.result, event.output),
+              result: addUp(context.result, {
+                ...event.output,
+                points: event.output.points_posted,
+              }),
               chunk: context.chunk + 1,
             })),
           },
           {
             target: 'imported',
             actions: assign(({ context, event }) => ({
-              result: addUp(context.result, event.output),
+              result: addUp(context.result, {
+                ...event.output,
+                points: event.output.points_posted,
+              }),
               chunk: context.chunk + 1,
             })),
           },

@@ -25,7 +25,11 @@ import {
   PromotionSendAnswerSchema,
   SEND_MESSAGES,
 } from '#domain/offers.ts'
-import { PatientImportAnswerSchema, PatientImportPreviewSchema } from '#domain/patient-import.ts'
+import {
+  IMPORT_MESSAGES,
+  PatientImportAnswerSchema,
+  PatientImportPreviewSchema,
+} from '#domain/patient-import.ts'
 import {
   DuplicatePageSchema,
   MERGE_MESSAGES,
@@ -95,6 +99,9 @@ import {
 import { PageQuerySchema, WholeListQuerySchema } from '#server/routes/patients.ts'
 import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
 import type { JsonSchemaObject } from './schemas.ts'
+
+/** The import's limits, enforced by the server (issue 29). */
+const IMPORT_LIMITS_ANSWER = `More rows than a chunk holds, or a row numbered beyond a file's limit: "${IMPORT_MESSAGES.tooManyRowsInChunk}" or "${IMPORT_MESSAGES.rowBeyondFile}" (or a body over 100 KB).`
 
 /** An answer of an operation: its meaning, and its JSON body or its `text/plain` texts. */
 export type AnswerDoc =
@@ -1444,16 +1451,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/patients/import/preview': {
     summary: 'Check rows of a patient import',
     description:
-      "Up to 200 mapped rows of a CSV file, named by the file's SHA-256 and their row numbers, checked with the rules of POST /patients: the number that would be created, the rows refused with the reason (a field rule, a duplicate e-mail or phone of a patient of the practice, with that patient's id, or of an earlier row of the chunk), and the rows this file already created. Writes nothing. Manager, Admin.",
+      "Up to 200 mapped rows of a CSV file, named by the file's SHA-256 and their row numbers, checked with the rules of POST /patients: the number that would be created, the rows refused with the reason (a field rule, a duplicate e-mail or phone of a patient of the practice, with that patient's id, or of an earlier row of the chunk), and the rows this file already created, with the sum of the opening balances (`points`) of the rows that would be created. Dates come as YYYY-MM-DD and phones in E.164, as the page reads them; a cell that is not one is refused with a sentence quoting it. Writes nothing. Manager, Admin.",
     tag: 'Patients',
     responses: {
       200: { description: 'What importing these rows would do.', json: PatientImportPreviewSchema },
+      413: IMPORT_LIMITS_ANSWER,
     },
   },
   'POST /api/patients/import': {
     summary: 'Import rows of a CSV file as patients',
     description:
-      "Up to 200 mapped rows, checked as the preview does and created in one transaction under the practice's lock. Each created row is remembered by file and row number: the same chunk again, or the same file again, creates nobody and lists those rows in `already_imported`; two identical chunks at once create once. Audited with the counts only. Manager, Admin.",
+      'Up to 200 mapped rows, checked as the preview does and created in one transaction under the practice\'s lock. Each created row is remembered by file and row number: the same chunk again, or the same file again, creates nobody and lists those rows in `already_imported`; two identical chunks at once create once. Each created row\'s `opening_balance` is one ledger entry ("Opening balance from import"), posted in the same transaction, so it is posted once per file row (`points_posted`) and logged as a ledger posting. Audited with the counts only. Manager, Admin.',
     tag: 'Patients',
     responses: {
       200: {
@@ -1464,6 +1472,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         description: 'Patients were created; `skipped` counts the other rows.',
         json: PatientImportAnswerSchema,
       },
+      413: IMPORT_LIMITS_ANSWER,
     },
   },
   'GET /api/audit': {

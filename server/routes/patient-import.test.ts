@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto'
-import { and, count, eq, inArray } from 'drizzle-orm'
+import { and, count, desc, eq, inArray } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   IMPORT_MESSAGES,
   type ImportRow,
+  OPENING_BALANCE_REASON,
   type PatientImportAnswer,
   type PatientImportPreview,
 } from '#domain/patient-import.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
-import { DUPLICATE_PATIENT_MESSAGES, PATIENT_PHONE_MESSAGE } from '#domain/practice-data.ts'
-import { auditEvents, patientImportRows, patients } from '#server/db/schema.ts'
+import { DUPLICATE_PATIENT_MESSAGES, FORMULA_NAME_MESSAGE } from '#domain/practice-data.ts'
+import { auditEvents, ledgerEntries, patientImportRows, patients } from '#server/db/schema.ts'
 import {
   createMember,
   createTestApp,
@@ -84,26 +85,19 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       { row: 12, first_name: 'Dan', last_name: 'Phone', phone: '(555) 019-0001' },
       { row: 13, first_name: 'Avery', last_name: 'Again', email: 'avery.mixed.2@import.example' },
     ]
-    // The existing patient's phone is stored as +15550190001; a row writing it as (555) 019-0001
-    // is the same number in E.164 (issue 29): a duplicate, naming the existing patient.
+    // Issue 29: phones are compared in E.164, so row 12's "(555) 019-0001" is the existing
+    // patient's "+1 555 019 0001".
     const preview = await post('/api/patients/import/preview', { file_id: fileId, rows: chunk })
     expect(preview.status).toBe(200)
     const previewed = (await preview.json()) as PatientImportPreview
     expect(previewed.ready).toBe(4)
+    expect(previewed.points).toBe(0)
     expect(previewed.already_imported).toEqual([])
     const expected = [
       { row: 6, reason: 'The last name is missing.', patient_id: null },
       { row: 7, reason: 'The e-mail address is not valid.', patient_id: null },
-      {
-        row: 8,
-        reason: `Phone: ${PATIENT_PHONE_MESSAGE}`,
-        patient_id: null,
-      },
-      {
-        row: 9,
-        reason: 'Birth date: Please enter the birth date as YYYY-MM-DD.',
-        patient_id: null,
-      },
+      { row: 8, reason: IMPORT_MESSAGES.phone('12'), patient_id: null },
+      { row: 9, reason: IMPORT_MESSAGES.notADate('birth_date', '15/03/1985'), patient_id: null },
       { row: 10, reason: 'Please write the e-mail consent as yes or no.', patient_id: null },
       { row: 11, reason: DUPLICATE_PATIENT_MESSAGES.email, patient_id: existingId },
       { row: 12, reason: DUPLICATE_PATIENT_MESSAGES.phone, patient_id: existingId },
@@ -117,7 +111,13 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     expect(before?.n).toBe(0)
 
     const answer = await importChunk(fileId, chunk)
-    expect(answer).toEqual({ created: 4, skipped: 8, rejected: expected, already_imported: [] })
+    expect(answer).toEqual({
+      created: 4,
+      points_posted: 0,
+      skipped: 8,
+      rejected: expected,
+      already_imported: [],
+    })
     const [row] = await t.db
       .select()
       .from(patients)
@@ -184,7 +184,13 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       .from(auditEvents)
       .where(eq(auditEvents.action, 'patients.imported'))
       .orderBy(auditEvents.id)
-    expect(all.at(-1)?.details).toEqual({ rows: 3, created: 3, rejected: 0, already_imported: 0 })
+    expect(all.at(-1)?.details).toEqual({
+      rows: 3,
+      created: 3,
+      rejected: 0,
+      already_imported: 0,
+      points_posted: 0,
+    })
     expect(JSON.stringify(all)).not.toContain('@import.example')
   })
 
@@ -203,7 +209,11 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       file_id: fileId,
       rows: rows('many', 201),
     })
-    expect(tooMany.status).toBe(400)
+    // Issue 29: the server enforces the chunk's limit, with a sentence.
+    expect(tooMany.status).toBe(413)
+    expect(((await tooMany.json()) as { error: { message: string } }).error.message).toBe(
+      IMPORT_MESSAGES.tooManyRowsInChunk,
+    )
     const badId = await post('/api/patients/import', { file_id: 'abc', rows: rows('id', 1) })
     expect(badId.status).toBe(400)
     const twice = await post('/api/patients/import', {
@@ -211,6 +221,153 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       rows: [...rows('twice', 1), ...rows('twice-b', 1)],
     })
     expect(twice.status).toBe(400)
+  })
+
+  describe('opening balances, limits and formula names (issue 29)', () => {
+    const ledgerOf = async (emails: string[]) =>
+      t.db
+        .select({
+          email: patients.email,
+          points: patients.points,
+          entry: ledgerEntries.id,
+          kind: ledgerEntries.kind,
+          entryPoints: ledgerEntries.points,
+          source: ledgerEntries.source_type,
+          reason: ledgerEntries.reason,
+        })
+        .from(patients)
+        .leftJoin(ledgerEntries, eq(ledgerEntries.patient_id, patients.id))
+        .where(inArray(patients.email, emails))
+        .orderBy(patients.email, ledgerEntries.id)
+
+    it("posts each created row's opening balance once through the ledger, logged, and never again for the same file", async () => {
+      const fileId = newFileId()
+      const file = rows('opening', 4).map((r, i) => ({
+        ...r,
+        opening_balance: ['600', '', '1,200', '-50'][i] ?? null,
+      }))
+      const emails = file.map((r) => r.email ?? '')
+      const preview = await post('/api/patients/import/preview', { file_id: fileId, rows: file })
+      expect(await preview.json()).toMatchObject({ ready: 3, points: 1800 })
+      expect(await ledgerOf(emails)).toEqual([])
+
+      const answer = await importChunk(fileId, file)
+      expect(answer).toMatchObject({
+        created: 3,
+        points_posted: 1800,
+        rejected: [{ row: 5, reason: IMPORT_MESSAGES.openingBalance('-50'), patient_id: null }],
+      })
+      const posted = await ledgerOf(emails)
+      expect(posted.map(({ entry: _e, ...r }) => r)).toEqual([
+        {
+          email: emails[0],
+          points: 600,
+          kind: 'bonus',
+          entryPoints: 600,
+          source: 'import',
+          reason: OPENING_BALANCE_REASON,
+        },
+        {
+          email: emails[1],
+          points: 0,
+          kind: null,
+          entryPoints: null,
+          source: null,
+          reason: null,
+        },
+        {
+          email: emails[2],
+          points: 1200,
+          kind: 'bonus',
+          entryPoints: 1200,
+          source: 'import',
+          reason: OPENING_BALANCE_REASON,
+        },
+      ])
+      // Each posting is in the activity log like every ledger move.
+      const entryIds = posted.flatMap((r) => (r.entry ? [r.entry] : []))
+      const logged = await t.db
+        .select({ details: auditEvents.details })
+        .from(auditEvents)
+        .where(eq(auditEvents.action, 'ledger.posted'))
+      const loggedIds = logged.map((e) => (e.details as { entry_id?: number }).entry_id)
+      expect(entryIds.every((id) => loggedIds.filter((l) => l === id).length === 1)).toBe(true)
+      const [importEvent] = await t.db
+        .select({ details: auditEvents.details })
+        .from(auditEvents)
+        .where(eq(auditEvents.action, 'patients.imported'))
+        .orderBy(desc(auditEvents.id))
+        .limit(1)
+      expect(importEvent?.details).toMatchObject({ created: 3, points_posted: 1800 })
+
+      // The chunk again, and the same file again: nothing is posted.
+      for (let i = 0; i < 2; i++) {
+        const again = await importChunk(fileId, file)
+        expect(again).toMatchObject({ created: 0, points_posted: 0 })
+        expect(again.already_imported).toEqual([2, 3, 4])
+      }
+      expect(await ledgerOf(emails)).toEqual(posted)
+      const afterLog = await t.db
+        .select({ id: auditEvents.id })
+        .from(auditEvents)
+        .where(eq(auditEvents.action, 'ledger.posted'))
+      expect(afterLog).toHaveLength(logged.length)
+    })
+
+    it('refuses a chunk over the limit and rows beyond a file of 10,000 with 413 and a sentence', async () => {
+      const fileId = newFileId()
+      for (const path of ['/api/patients/import', '/api/patients/import/preview']) {
+        const tooMany = await post(path, { file_id: fileId, rows: rows('limit', 201) })
+        expect(tooMany.status).toBe(413)
+        expect(((await tooMany.json()) as { error: { message: string } }).error.message).toBe(
+          IMPORT_MESSAGES.tooManyRowsInChunk,
+        )
+        const beyond = await post(path, { file_id: fileId, rows: rows('beyond', 2, 10_001) })
+        expect(beyond.status).toBe(413)
+        expect(((await beyond.json()) as { error: { message: string } }).error.message).toBe(
+          IMPORT_MESSAGES.rowBeyondFile,
+        )
+      }
+      const last = await post('/api/patients/import/preview', {
+        file_id: fileId,
+        rows: rows('last-row', 1, 10_001),
+      })
+      expect(last.status).toBe(200)
+      expect(await patientsWithEmails(['avery.beyond.10001@import.example'])).toBe(0)
+    })
+
+    it('refuses names that start like a formula in POST and PUT /patients and in the import', async () => {
+      for (const name of [
+        '=HYPERLINK("http://evil.example","click")',
+        '+SUM(A1:A9)',
+        '@cmd',
+        '-2+3',
+      ]) {
+        const created = await post('/api/patients', { first_name: name, last_name: 'Hacker' })
+        expect(created.status).toBe(400)
+        expect(((await created.json()) as { error: { message: string } }).error.message).toBe(
+          `first_name: ${FORMULA_NAME_MESSAGE}`,
+        )
+      }
+      const ok = await post('/api/patients', { first_name: 'Anne-Marie', last_name: "O'Neil" })
+      expect(ok.status).toBe(201)
+      const { id } = (await ok.json()) as { id: number }
+      const renamed = await t.request(`/api/patients/${id}`, {
+        method: 'PUT',
+        token: managerToken,
+        json: { last_name: '=1+1' },
+      })
+      expect(renamed.status).toBe(400)
+      expect(((await renamed.json()) as { error: { message: string } }).error.message).toBe(
+        `last_name: ${FORMULA_NAME_MESSAGE}`,
+      )
+      const answer = await importChunk(newFileId(), [
+        { row: 2, first_name: '=HYPERLINK("http://evil.example","click")', last_name: 'Hacker' },
+      ])
+      expect(answer.rejected).toEqual([
+        { row: 2, reason: `First name: ${FORMULA_NAME_MESSAGE}`, patient_id: null },
+      ])
+    })
   })
 
   describe('consent and the day patients joined (issue 28)', () => {

@@ -15,13 +15,18 @@
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
+import { createMiddleware } from 'hono/factory'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   type CheckedImportRow,
   checkImportRow,
   duplicatesWithin,
+  IMPORT_CHUNK_ROWS,
+  IMPORT_MAX_ROWS,
   IMPORT_MESSAGES,
   type ImportRejection,
   type ImportRow,
+  OPENING_BALANCE_REASON,
   type PatientImportAnswer,
   type PatientImportChunk,
   PatientImportChunkSchema,
@@ -33,9 +38,34 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { patientImportRows, patients, practices } from '#server/db/schema.ts'
-import { badRequest } from '#server/http/errors.ts'
+import { ApiError, badRequest } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { createLedger, type LedgerEntryRow } from '#server/services/ledger.ts'
+
+/**
+ * The import's limits, enforced here and not only by the page (issue 29): a chunk of more than
+ * {@link IMPORT_CHUNK_ROWS} rows, or a row numbered beyond a file of {@link IMPORT_MAX_ROWS}
+ * patient rows, is refused with 413 before anything else reads the body. Row numbers are unique
+ * per file and bounded, so a file can never bring more than its limit of patients, however many
+ * chunks it is sent in (a chunk sent again creates nobody).
+ */
+const importLimits = createMiddleware<AppEnv>(async (c, next) => {
+  const body: unknown = await c.req.json().catch(() => null)
+  const rows = (body as { rows?: unknown } | null)?.rows
+  if (Array.isArray(rows)) {
+    const tooLarge = (message: string) =>
+      new ApiError(413, API_ERROR_NAMES.payloadTooLarge, message)
+    if (rows.length > IMPORT_CHUNK_ROWS) throw tooLarge(IMPORT_MESSAGES.tooManyRowsInChunk)
+    const beyond = rows.some(
+      (r) =>
+        typeof (r as { row?: unknown })?.row === 'number' &&
+        (r as { row: number }).row > IMPORT_MAX_ROWS + 1,
+    )
+    if (beyond) throw tooLarge(IMPORT_MESSAGES.rowBeyondFile)
+  }
+  await next()
+})
 
 type Chunk = {
   fileId: string
@@ -162,20 +192,29 @@ export function patientImportRoutes(ctx: ServerContext) {
   const importing = requirePermission(ctx, 'patients.import')
 
   return new Hono<AppEnv>()
-    .post('/preview', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
-      const body = c.req.valid('json')
-      const plan = await planChunk(ctx.db, chunkOf(body, c.var.user.practice_id, ctx.now()))
-      const answer: PatientImportPreview = {
-        ready: plan.create.length,
-        rejected: plan.rejected,
-        already_imported: plan.alreadyImported,
-      }
-      return c.json(answer)
-    })
-    .post('/', auth, importing, jsonBody(PatientImportChunkSchema), async (c) => {
+    .post(
+      '/preview',
+      auth,
+      importing,
+      importLimits,
+      jsonBody(PatientImportChunkSchema),
+      async (c) => {
+        const body = c.req.valid('json')
+        const plan = await planChunk(ctx.db, chunkOf(body, c.var.user.practice_id, ctx.now()))
+        const answer: PatientImportPreview = {
+          ready: plan.create.length,
+          points: plan.create.reduce((sum, r) => sum + r.openingBalance, 0),
+          rejected: plan.rejected,
+          already_imported: plan.alreadyImported,
+        }
+        return c.json(answer)
+      },
+    )
+    .post('/', auth, importing, importLimits, jsonBody(PatientImportChunkSchema), async (c) => {
       const body = c.req.valid('json')
       const user = c.var.user
       const now = ctx.now()
+      const openings: LedgerEntryRow[] = []
       const answer = await ctx.db.transaction(async (tx) => {
         // One chunk at a time per practice: the duplicate checks and the file's rows are read
         // under this lock, so two identical chunks at once create once.
@@ -212,15 +251,53 @@ export function patientImportRoutes(ctx: ServerContext) {
               created_at: now,
             })),
           )
+          // Issue 29: each created row's opening balance, one ledger entry through the ledger
+          // (its lot, expiry and cached balance), in this transaction: the row is created once
+          // per file, so its balance is posted once; the key is the ledger's own second guard.
+          openings.push(
+            ...(await createLedger({ db: tx, now: ctx.now }).openingBalances(tx, {
+              practiceId: user.practice_id,
+              userId: user.id,
+              reason: OPENING_BALANCE_REASON,
+              entries: plan.create.flatMap((r, i) => {
+                const patientId = created[i]?.id
+                return patientId && r.openingBalance > 0
+                  ? [
+                      {
+                        patientId,
+                        points: r.openingBalance,
+                        idempotencyKey: `import:${body.file_id}:${r.row}`,
+                      },
+                    ]
+                  : []
+              }),
+            })),
+          )
         }
         const result: PatientImportAnswer = {
           created: plan.create.length,
+          points_posted: openings.reduce((sum, e) => sum + e.points, 0),
           skipped: plan.rejected.length + plan.alreadyImported.length,
           rejected: plan.rejected,
           already_imported: plan.alreadyImported,
         }
         return result
       })
+      // Each opening balance is a ledger move, logged as every other one is.
+      for (const entry of openings) {
+        await ctx.audit.record({
+          action: 'ledger.posted',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: {
+            patient_id: entry.patient_id,
+            entry_id: entry.id,
+            kind: entry.kind,
+            points: entry.points,
+          },
+        })
+      }
       // Counts only: the file's names and contacts never reach the audit trail.
       await ctx.audit.record({
         action: 'patients.imported',
@@ -232,6 +309,7 @@ export function patientImportRoutes(ctx: ServerContext) {
           created: answer.created,
           rejected: answer.rejected.length,
           already_imported: answer.already_imported.length,
+          points_posted: answer.points_posted,
           // The importer's statement for the whole file: who and when are the event's own.
           ...(body.email_consent_for_all ? { email_consent_stated: true } : {}),
         },

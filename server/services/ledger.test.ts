@@ -272,6 +272,45 @@ describe.each(testBackends())('the points ledger on $name', (backend) => {
     expect((await books(db, ledger, patientId)).cache).toBe(75)
   })
 
+  it("posts new patients' opening balances in one go: a lot each with the programme's expiry, the cache equal to the entries (issue 29)", async () => {
+    const practiceId = await newPractice(db, 12)
+    const [a, b] = [await newPatient(db, practiceId), await newPatient(db, practiceId)]
+    const posted = await db.transaction((tx) =>
+      ledger.openingBalances(tx, {
+        practiceId,
+        userId: null,
+        reason: 'Opening balance from import',
+        entries: [
+          { patientId: a, points: 600, idempotencyKey: `opening-a-${a}` },
+          { patientId: b, points: 1200, idempotencyKey: `opening-b-${b}` },
+        ],
+      }),
+    )
+    expect(posted.map((e) => [e.kind, e.source_type, e.points, e.balance_after])).toEqual([
+      ['bonus', 'import', 600, 600],
+      ['bonus', 'import', 1200, 1200],
+    ])
+    expect(posted[0]?.expires_at?.toISOString().slice(0, 10)).toBe('2027-01-15')
+    expect(await books(db, ledger, a)).toEqual({ cache: 600, entries: 600, lots: 600 })
+    expect(await books(db, ledger, b)).toEqual({ cache: 1200, entries: 1200, lots: 1200 })
+    // A balance of 0 or less is no posting: refused, and nothing of the batch is written.
+    const c = await newPatient(db, practiceId)
+    await expect(
+      db.transaction((tx) =>
+        ledger.openingBalances(tx, {
+          practiceId,
+          userId: null,
+          reason: 'Opening balance from import',
+          entries: [
+            { patientId: c, points: 5, idempotencyKey: `opening-c-${c}` },
+            { patientId: c, points: -5, idempotencyKey: `opening-c2-${c}` },
+          ],
+        }),
+      ),
+    ).rejects.toBeInstanceOf(LedgerError)
+    expect(await books(db, ledger, c)).toEqual({ cache: 0, entries: 0, lots: 0 })
+  })
+
   it('refuses a key reused for a different change', async () => {
     const practiceId = await newPractice(db)
     const patientId = await newPatient(db, practiceId)

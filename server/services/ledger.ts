@@ -379,6 +379,68 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
   }
 
   return {
+    /**
+     * The opening balances of patients the caller's transaction has just created (issue 29, the
+     * patient import): one `bonus` lot each, source `import`, with the programme's expiry, and
+     * the cached balance set to it, in one insert and one update for the whole chunk. The
+     * patients are new, so they have no lots, no expiries and a balance of 0: nothing has to be
+     * read or locked first (the caller holds the practice's lock). Each entry's idempotency key
+     * is unique per practice, the second guard after the caller's own memory of what it created.
+     */
+    async openingBalances(
+      tx: Transaction,
+      input: {
+        practiceId: number
+        userId: number | null
+        reason: string
+        entries: readonly { patientId: number; points: number; idempotencyKey: string }[]
+      },
+    ): Promise<LedgerEntryRow[]> {
+      if (input.entries.length === 0) return []
+      for (const entry of input.entries) {
+        assertPoints(entry.points)
+        if (entry.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+      }
+      const reason = assertReason(input.reason)
+      const at = now()
+      const expiresAt = await expiryFor(tx, input.practiceId)
+      const entries = await tx
+        .insert(ledgerEntries)
+        .values(
+          input.entries.map((entry) => ({
+            practice_id: input.practiceId,
+            patient_id: entry.patientId,
+            kind: 'bonus',
+            points: entry.points,
+            source_type: 'import',
+            idempotency_key: entry.idempotencyKey,
+            reason,
+            expires_at: expiresAt,
+            balance_after: entry.points,
+            created_by: input.userId,
+            created_at: at,
+          })),
+        )
+        .returning()
+      const balances = sql.join(
+        input.entries.map((e) => sql`when ${e.patientId}::int then ${e.points}::int`),
+        sql` `,
+      )
+      await tx
+        .update(patients)
+        .set({ points: sql`case ${patients.id} ${balances} end` })
+        .where(
+          and(
+            eq(patients.practice_id, input.practiceId),
+            inArray(
+              patients.id,
+              input.entries.map((e) => e.patientId),
+            ),
+          ),
+        )
+      return entries
+    },
+
     /** An award (`earn` for a visit's items, `bonus` for joining or a promotion). */
     credit(input: CreditInput): Promise<LedgerResult> {
       assertPoints(input.points)

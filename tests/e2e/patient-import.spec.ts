@@ -31,7 +31,8 @@ test.describe('the patient import', () => {
       bad: {
         101: ['Nola', '', `${tag}.nola@import.example`, '', '', 'yes', 'no'],
         501: ['Ezra', 'Bad', 'not-an-email', '', '', 'yes', 'no'],
-        901: ['Ole', 'Born', `${tag}.ole@import.example`, '', '31/12/1980', 'yes', 'no'],
+        // Issue 29: day-first and month-first dates are read; February 30 is no day in either.
+        901: ['Ole', 'Born', `${tag}.ole@import.example`, '', '02/30/1980', 'yes', 'no'],
       },
       twins: { 301: first.toUpperCase(), 701: second },
     })
@@ -40,7 +41,7 @@ test.describe('the patient import', () => {
       { row: '301', reason: 'A patient with this e-mail already exists.' },
       { row: '501', reason: 'The e-mail address is not valid.' },
       { row: '701', reason: 'A patient with this e-mail already exists.' },
-      { row: '901', reason: 'Birth date: Please enter the birth date as YYYY-MM-DD.' },
+      { row: '901', reason: 'The birth date "02/30/1980" is not a date of the calendar.' },
     ]
 
     await page.goto('/patients')

@@ -6,7 +6,9 @@ import {
   Input,
   Loader,
   NativeSelect,
+  Paper,
   Progress,
+  Radio,
   SimpleGrid,
   Stack,
   Table,
@@ -19,6 +21,8 @@ import { useSelector } from '@xstate/react'
 import { useId, useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import {
+  DATE_ORDER_LABELS,
+  type DateOrder,
   IMPORT_FIELD_LABELS,
   IMPORT_FIELDS,
   type ImportRejection,
@@ -92,7 +96,8 @@ function ChooseStep({ snapshot, send }: StepProps) {
       </Title>
       <Text>
         The first row names the columns: first name, last name, e-mail, phone, birth date
-        (YYYY-MM-DD), e-mail consent and SMS consent (yes or no). Up to 10,000 patients a file.
+        (YYYY-MM-DD, MM/DD/YYYY or DD/MM/YYYY), e-mail consent and SMS consent (yes or no), and the
+        points each patient brings as an opening balance. Up to 10,000 patients a file.
       </Text>
       <ErrorAlert title="This file cannot be imported" message={snapshot.context.error} />
       <Input.Wrapper
@@ -308,11 +313,14 @@ function ReviewStep({ snapshot, send }: StepProps) {
           </Text>
         )}
       </Stack>
+      <OpeningBalances snapshot={snapshot} />
+      <DateOrderQuestion snapshot={snapshot} send={send} />
       <Rejections rows={preview.rejected} label="Rows that will be skipped" />
       <ConsentStatement snapshot={snapshot} send={send} />
       <Group gap="sm">
         <Button
           leftSection={<IconUpload size={16} aria-hidden />}
+          disabled={!snapshot.can({ type: 'import.start' })}
           onClick={() => send({ type: 'import.start' })}
         >
           Import {preview.created === 1 ? '1 patient' : `${formatCount(preview.created)} patients`}
@@ -325,6 +333,50 @@ function ReviewStep({ snapshot, send }: StepProps) {
         </Button>
       </Group>
     </Stack>
+  )
+}
+
+/** The opening balances of the rows to be created (issue 29), when a column holds them. */
+function OpeningBalances({ snapshot }: { snapshot: PatientImportSnapshot }) {
+  const { mapping, csv, preview } = snapshot.context
+  const column = mapping.opening_balance
+  if (column === null) return null
+  const header = csv?.headers[column] || `Column ${column + 1}`
+  return (
+    <Text>
+      Opening balances to post: <strong>{pointsText(preview.points)}</strong>, from the column “
+      {header}”, one entry “Opening balance from import” per patient created.
+    </Text>
+  )
+}
+
+const pointsText = (n: number) => `${formatCount(n)} point${n === 1 ? '' : 's'}`
+
+/**
+ * Which way the dates are written (issue 29): said when the file's dates decide it, asked when
+ * every date could be read both ways; nothing is imported until the person answers.
+ */
+function DateOrderQuestion({ snapshot, send }: StepProps) {
+  const { dates, dateOrder, dateOrderChosen } = snapshot.context
+  if (dates.kind === 'none') return null
+  if (dates.kind === 'decided') {
+    return <Text>Dates read as {DATE_ORDER_LABELS[dates.order]}.</Text>
+  }
+  // A question the import waits for: set apart from the counts around it.
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Radio.Group
+        label="How are the dates in this file written?"
+        description={`Every date in this file, such as ${dates.example}, can be read either way. Please choose before importing.`}
+        value={dateOrderChosen ? dateOrder : null}
+        onChange={(value) => send({ type: 'dates.choose', order: value as DateOrder })}
+      >
+        <Stack gap="xs" mt="xs">
+          <Radio value="mdy" label="Month/day/year (US)" />
+          <Radio value="dmy" label="Day/month/year" />
+        </Stack>
+      </Radio.Group>
+    </Paper>
   )
 }
 
@@ -391,6 +443,9 @@ function ImportStep({ snapshot, send }: StepProps) {
             ? '1 patient created.'
             : `${formatCount(result.created)} patients created.`}
         </Text>
+        {snapshot.context.mapping.opening_balance !== null && (
+          <Text>{pointsText(result.points)} posted as opening balances.</Text>
+        )}
         {result.rejected.length > 0 && (
           <Text>{rowsText(result.rejected.length)} rejected; the reason for each is below.</Text>
         )}

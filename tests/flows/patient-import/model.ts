@@ -27,28 +27,33 @@ import {
   type StepPlan,
 } from '#tests/mbt/index.ts'
 
-/** Three rows, the second without a last name; two rows a chunk, so the file takes two. */
+/**
+ * Three rows, the second without a last name; two rows a chunk, so the file takes two. Every
+ * birth date could be read month first or day first (issue 29), so the preview asks which.
+ */
 export const importFixtures = {
   chunkRows: 2,
-  text: 'First name,Last name,Email\nAna,Lopez,ana@example.com\nBen,,ben@example.com\nCara,Diaz,cara@example.com\n',
+  text: 'First name,Last name,Email,Birth date\nAna,Lopez,ana@example.com,03/04/1990\nBen,,ben@example.com,05/06/1985\nCara,Diaz,cara@example.com,01/02/1979\n',
   fileName: 'patients.csv',
   parsed: {
     name: 'patients.csv',
     fileId: 'c'.repeat(64),
-    headers: ['First name', 'Last name', 'Email'],
+    headers: ['First name', 'Last name', 'Email', 'Birth date'],
     records: [
-      ['Ana', 'Lopez', 'ana@example.com'],
-      ['Ben', '', 'ben@example.com'],
-      ['Cara', 'Diaz', 'cara@example.com'],
+      ['Ana', 'Lopez', 'ana@example.com', '03/04/1990'],
+      ['Ben', '', 'ben@example.com', '05/06/1985'],
+      ['Cara', 'Diaz', 'cara@example.com', '01/02/1979'],
     ],
   } satisfies ParsedCsv,
   preview: {
     ready: 1,
+    points: 0,
     rejected: [{ row: 3, reason: 'The last name is missing.', patient_id: null }],
     already_imported: [],
   } satisfies PatientImportPreview,
   imported: {
     created: 1,
+    points_posted: 0,
     skipped: 1,
     rejected: [{ row: 3, reason: 'The last name is missing.', patient_id: null }],
     already_imported: [],
@@ -94,6 +99,8 @@ export const patientImportEvents: PatientImportModelEvent[] = [
   // Issue 28: the fixture's file has no e-mail consent column, so the preview asks for the
   // importer's statement.
   { type: 'consent.state', stated: true },
+  // Issue 29: every birth date of the fixture fits both orders, so the preview asks.
+  { type: 'dates.choose', order: 'dmy' },
   {
     type: 'xstate.done.actor.readCsv',
     output: { ...importFixtures.parsed, records: [...importFixtures.parsed.records] },
@@ -107,8 +114,9 @@ export const patientImportEvents: PatientImportModelEvent[] = [
 
 /** The step, the chunk in flight, whether the mapping is usable, the message, stopped or not. */
 export function importSignature(snapshot: AnyMachineSnapshot): string {
-  const { chunk, error, mapping, stopped, source } = snapshot.context
+  const { chunk, error, mapping, stopped, source, dateOrderChosen } = snapshot.context
   return JSON.stringify({
+    dateOrderChosen,
     value: snapshot.value,
     chunk,
     error,
@@ -127,7 +135,7 @@ const states: Record<string, string> = {
   'patientImport.checking':
     'You see: "Checking the rows", a progress bar and "Rows checked: N of M rows", Cancel',
   'patientImport.reviewing':
-    'You see: "Check the rows": how many patients will be created, the rows that will be skipped with their reasons, the box "Every patient in this file agreed to receive marketing e-mail from the practice" (unticked until you tick it), Import N patients, Change the columns, Choose another file',
+    'You see: "Check the rows": how many patients will be created, "How are the dates in this file written?" with Month/day/year (US) and Day/month/year (Import N patients is disabled until one is chosen), the rows that will be skipped with their reasons, the box "Every patient in this file agreed to receive marketing e-mail from the practice" (unticked until you tick it), Import N patients, Change the columns, Choose another file',
   'patientImport.importing':
     'You see: "Importing the patients", a progress bar and "Rows imported: N of M rows", Stop the import',
   'patientImport.failed':
@@ -152,10 +160,12 @@ const eventWords: Record<PatientImportModelEvent['type'], (e: EventObject) => st
   'rejected.download': () =>
     'Click Download rejected rows: a CSV file of the rejected rows with a Reason column',
   'file.change': () => 'Click Choose another file (or Import another file)',
+  'dates.choose': () =>
+    'Under "How are the dates in this file written?", choose Day/month/year: the rows are checked again',
   'consent.state': () =>
     'Tick "Every patient in this file agreed to receive marketing e-mail from the practice" (the file has no e-mail consent column)',
   'xstate.done.actor.readCsv': () =>
-    'The file is read: 3 rows, the columns First name, Last name and Email',
+    'The file is read: 3 rows, the columns First name, Last name, Email and Birth date',
   'xstate.error.actor.readCsv': () =>
     `The file cannot be read: you see "${importFixtures.unreadable}"`,
   'xstate.done.actor.previewChunk': () => 'The server checks a chunk of rows',
@@ -194,6 +204,10 @@ export const patientImportModel: Model = {
     }
     // The download is offered only when rows were rejected.
     if (event.type === 'rejected.download') return snapshot.context.result.rejected.length > 0
+    // The question is asked once per check of an ambiguous file; choosing checks again.
+    if (event.type === 'dates.choose') {
+      return snapshot.context.dates.kind === 'ambiguous' && !snapshot.context.dateOrderChosen
+    }
     // The statement is a tick: offered unticked, for a file without an e-mail consent column.
     if (event.type === 'consent.state') {
       return (
@@ -231,7 +245,7 @@ function replayStep(path: QaPath, i: number): StepPlan {
       }
     case 'xstate.done.actor.readCsv':
       return {
-        text: `The file is read: ${REPLAY_FILE_ROWS} rows, the columns First name, Last name and Email`,
+        text: `The file is read: ${REPLAY_FILE_ROWS} rows, the columns First name, Last name, Email and Birth date`,
       }
     case 'import.stop':
       return path.steps[i - 1]?.state.matches('importing')
@@ -266,7 +280,7 @@ export const patientImportFlow: FlowSpec = {
       scenarioName: () => 'Open Import patients as the Admin (a file of two chunks)',
       host: () => 'local',
       start: () =>
-        `As the demo Admin (demo@example.com / DemoPass123), open Patients and click Import CSV (the browser replay signs in through the API). The file starts with the fixture's three rows (First name, Last name, Email; the second has no last name). The browser replay adds ${extraRows} rows after them, and every file it reads has e-mails of its own, so nothing in the practice or an earlier import matches: the page sends ${IMPORT_CHUNK_ROWS} rows a chunk, so its ${REPLAY_FILE_ROWS} rows take two chunks. The view test reads the three rows two a chunk.`,
+        `As the demo Admin (demo@example.com / DemoPass123), open Patients and click Import CSV (the browser replay signs in through the API). The file starts with the fixture's three rows (First name, Last name, Email, Birth date written 03/04/1990, which reads either way; the second has no last name). The browser replay adds ${extraRows} rows after them, and every file it reads has e-mails of its own, so nothing in the practice or an earlier import matches: the page sends ${IMPORT_CHUNK_ROWS} rows a chunk, so its ${REPLAY_FILE_ROWS} rows take two chunks. The view test reads the three rows two a chunk.`,
       step: replayStep,
     },
   ],

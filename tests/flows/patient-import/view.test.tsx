@@ -121,9 +121,10 @@ const perform: {
     await h.user.click(button('Download rejected rows'))
     expect(h.onDownloadRejected).toHaveBeenLastCalledWith({
       fileName: 'patients-rejected-rows.csv',
-      csv: 'First name,Last name,Email,Reason\r\nBen,,ben@example.com,The last name is missing.\r\n',
+      csv: 'First name,Last name,Email,Birth date,Reason\r\nBen,,ben@example.com,05/06/1985,The last name is missing.\r\n',
     })
   },
+  'dates.choose': ({ user }) => user.click(screen.getByRole('radio', { name: 'Day/month/year' })),
   'consent.state': ({ user }) =>
     user.click(
       screen.getByRole('checkbox', {
@@ -156,6 +157,7 @@ const perform: {
     await act(async () =>
       h.previewChunk.latest().answer.resolve({
         ready: input.rows.length - rejected.length,
+        points: 0,
         rejected,
         already_imported: [],
       }),
@@ -173,10 +175,13 @@ const perform: {
     // Chunks of two rows, numbered as a spreadsheet numbers them (the header is row 1).
     const first = input.rows[0]?.row
     expect(input.rows.map((r) => r.row)).toEqual(first === 2 ? [2, 3] : [4])
+    // Issue 29: the dates arrive as YYYY-MM-DD, read day first as the person chose.
+    expect(input.rows[0]?.birth_date).toBe(first === 2 ? '1990-04-03' : '1979-02-01')
     const rejected = refused(input)
     await act(async () =>
       h.importChunk.latest().answer.resolve({
         created: input.rows.length - rejected.length,
+        points_posted: 0,
         skipped: rejected.length,
         rejected,
         already_imported: [],
@@ -248,7 +253,16 @@ const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
     })
     if (snapshot.context.emailConsentStated) expect(consent).toBeChecked()
     else expect(consent).not.toBeChecked()
-    expect(button(/^Import \d/)).toBeEnabled()
+    // Issue 29: every date reads both ways, so the page asks and imports only once answered.
+    const dayFirst = screen.getByRole('radio', { name: 'Day/month/year' })
+    expect(screen.getByRole('radio', { name: 'Month/day/year (US)' })).toBeVisible()
+    if (snapshot.context.dateOrderChosen) {
+      expect(dayFirst).toBeChecked()
+      expect(button(/^Import \d/)).toBeEnabled()
+    } else {
+      expect(dayFirst).not.toBeChecked()
+      expect(button(/^Import \d/)).toBeDisabled()
+    }
   },
   'patientImport.importing': (snapshot) => {
     expect(screen.getByRole('heading', { name: 'Importing the patients' })).toBeVisible()
