@@ -309,7 +309,7 @@ const catalogueColumns = () => ({
 /** A treatment the practice offers. */
 export const procedures = pgTable('procedures', catalogueColumns(), (t) => [
   index('procedures_practice_idx').on(t.practice_id),
-  // One active item of a name per practice, case and surrounding spaces aside (migration 0029).
+  // One active item of a name per practice, case and surrounding spaces aside (migration 0028).
   uniqueIndex('procedures_practice_active_name_unique')
     .on(t.practice_id, sql`lower(btrim(${t.name}))`)
     .where(sql`${t.archived_at} is null`),
@@ -318,7 +318,7 @@ export const procedures = pgTable('procedures', catalogueColumns(), (t) => [
 /** A retail product the practice sells. */
 export const products = pgTable('products', catalogueColumns(), (t) => [
   index('products_practice_idx').on(t.practice_id),
-  // One active item of a name per practice, case and surrounding spaces aside (migration 0029).
+  // One active item of a name per practice, case and surrounding spaces aside (migration 0028).
   uniqueIndex('products_practice_active_name_unique')
     .on(t.practice_id, sql`lower(btrim(${t.name}))`)
     .where(sql`${t.archived_at} is null`),

@@ -49,7 +49,7 @@ const nameTaken = (existing: { id: number; name: string }) =>
     existing_id: existing.id,
   })
 
-/** Whether `error` is the database refusing a second active item of a name (migration 0029). */
+/** Whether `error` is the database refusing a second active item of a name (migration 0028). */
 function isNameIndexViolation(error: unknown): boolean {
   for (let e = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
     const { code, constraint } = e as { code?: unknown; constraint?: unknown }
@@ -95,7 +95,7 @@ function catalogueRoutes(ctx: ServerContext, table: CatalogueTable) {
   /**
    * Refuses (409) a name that an active item of the practice other than `exceptId` already has,
    * case and surrounding spaces aside, naming that item (the database's unique index, migration
-   * 0029, holds the same rule when two requests race).
+   * 0028, holds the same rule when two requests race).
    */
   async function refuseTakenName(practiceId: number, name: string, exceptId?: number) {
     const [taken] = await ctx.db

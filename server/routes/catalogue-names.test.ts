@@ -17,7 +17,7 @@ import {
 /**
  * Catalogue names are unique per practice among active items, case and spaces aside (issue 29):
  * the API refuses a second one with a sentence naming the item that has it, and the database's
- * partial unique index (migration 0029) holds the rule for anything that gets past the check.
+ * partial unique index (migration 0028) holds the rule for anything that gets past the check.
  */
 describe.each(testBackends())('catalogue names on $name', (backend) => {
   let t: TestApp
@@ -121,7 +121,7 @@ describe.each(testBackends())('catalogue names on $name', (backend) => {
 
   it('migrates active duplicates by naming them apart instead of failing', async () => {
     const migration = readFileSync(
-      join(MIGRATIONS_FOLDER, '0029_catalogue_unique_names.sql'),
+      join(MIGRATIONS_FOLDER, '0028_catalogue_unique_names.sql'),
       'utf8',
     ).split('--> statement-breakpoint')
     // The catalogue as it could be before the migration: the index gone, duplicates stored.
