@@ -8,9 +8,11 @@ afterEach(() => {
 
 // findBy*/waitFor give up after 1 s by default. A view that loads lazily (the wizard's later
 // steps, the card fields) is transformed on its first import in a test run, which takes longer
-// than that on a busy two-core machine: wait up to 5 s. A passing wait returns as soon as the
-// element is there, so this only changes how long a real failure takes to report.
-configure({ asyncUtilTimeout: 5000 })
+// than that on a busy two-core machine: 5 s was not enough beside a busy loop on each core and
+// other work (the Stripe card fields, once). Wait up to 30 s, well inside the test's timeout. A
+// passing wait returns as soon as the element is there, so this only changes how long a real
+// failure takes to report.
+configure({ asyncUtilTimeout: 30_000 })
 
 // Mantine needs these browser APIs that jsdom lacks.
 Object.defineProperty(window, 'matchMedia', {
