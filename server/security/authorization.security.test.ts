@@ -577,6 +577,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(response.status).toBe(200)
       expect(await response.json()).toEqual({
         ready: 0,
+        points: 0,
         rejected: importRefusal,
         already_imported: [],
       })
@@ -590,6 +591,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.json()).toEqual({
         created: 0,
         skipped: 1,
+        points_posted: 0,
         rejected: importRefusal,
         already_imported: [],
       })

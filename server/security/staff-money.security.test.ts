@@ -63,6 +63,9 @@ const STAFF_REFUSED = [
   'GET /api/reports/ledger.csv',
   'GET /api/audit',
   'GET /api/audit/export.csv',
+  // Possible duplicates and a merge's preview show balances: a Manager's or an Admin's review.
+  'GET /api/patients/duplicates',
+  'GET /api/patients/:id/merge/:mergedId',
 ]
 
 /** Every key path of an answer that names money (`.data[].funnel.revenue_cents`). */
