@@ -109,13 +109,14 @@ describe.each(engines)('migration 0025 on $name', (engine) => {
       // migrations add (merged_into_id, 0026), which a database at 0024 does not have yet.
       const inserted: { id: number; last_name: string }[] = []
       for (const [first_name, last_name, email, phone] of rows) {
-        const result = await handle.db.execute(
+        // Both engines answer `execute` with the rows under `rows`.
+        const result = (await handle.db.execute(
           sql`insert into patients (practice_id, first_name, last_name, email, phone, unsubscribe_id)
               values (${practice?.id ?? 0}, ${first_name}, ${last_name}, ${email}, ${phone},
                       ${randomBytes(12).toString('hex')})
               returning id, last_name`,
-        )
-        inserted.push(...(result.rows as { id: number; last_name: string }[]))
+        )) as unknown as { rows: { id: number; last_name: string }[] }
+        inserted.push(...result.rows)
       }
       for (const row of inserted) ids.set(`${practice === a ? 'A' : 'B'} ${row.last_name}`, row.id)
     }
