@@ -7,7 +7,8 @@ import type { ServerContext } from '#server/context.ts'
 import { practices, users } from '#server/db/schema.ts'
 import { forbidden } from '#server/http/errors.ts'
 
-const sessionColumns = {
+/** The user's columns a session names: sign-in, sign-up and a personnel registration read these. */
+export const SESSION_USER_COLUMNS = {
   id: users.id,
   email: users.email,
   username: users.username,
@@ -18,6 +19,10 @@ const sessionColumns = {
   position: users.position,
   access_rights: users.access_rights,
   practice_id: users.practice_id,
+}
+
+const sessionColumns = {
+  ...SESSION_USER_COLUMNS,
   practice_name: practices.practice_name,
   practice_image_path: practices.image_path,
   footer_about_url: practices.footer_about_url,

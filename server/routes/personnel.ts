@@ -18,6 +18,7 @@ import type { InvitationPreview } from '#domain/practice-data.ts'
 import type { SessionUser } from '#domain/session.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
+import { SESSION_USER_COLUMNS } from '#server/auth/session-answer.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { personnelInvitations, practices, users } from '#server/db/schema.ts'
@@ -300,18 +301,7 @@ export function personnelRoutes(ctx: ServerContext) {
     })
 }
 
-const registeredColumns = {
-  id: users.id,
-  email: users.email,
-  username: users.username,
-  title: users.title,
-  first_name: users.first_name,
-  last_name: users.last_name,
-  image_path: users.image_path,
-  position: users.position,
-  access_rights: users.access_rights,
-  practice_id: users.practice_id,
-}
+const registeredColumns = SESSION_USER_COLUMNS
 
 /** Options of {@link personnelRegisterRoutes}. */
 export type PersonnelRegisterRouteOptions = {

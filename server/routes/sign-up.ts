@@ -18,7 +18,7 @@ import {
   VerifyCodeInputSchema,
 } from '#domain/sign-up/api.ts'
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
-import { sessionAnswer } from '#server/auth/session-answer.ts'
+import { SESSION_USER_COLUMNS, sessionAnswer } from '#server/auth/session-answer.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { coupons, payments, planColumns, plans, practices, users } from '#server/db/schema.ts'
@@ -163,18 +163,7 @@ function postgresError(error: unknown): { code?: string; constraint?: string } {
   return {}
 }
 
-const userColumns = {
-  id: users.id,
-  email: users.email,
-  username: users.username,
-  title: users.title,
-  first_name: users.first_name,
-  last_name: users.last_name,
-  image_path: users.image_path,
-  position: users.position,
-  access_rights: users.access_rights,
-  practice_id: users.practice_id,
-}
+const userColumns = SESSION_USER_COLUMNS
 
 type UserRow = {
   id: number
