@@ -1,5 +1,4 @@
 import type { APIRequestContext } from '@playwright/test'
-import pg from 'pg'
 import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
@@ -103,16 +102,9 @@ test.describe('merging two patients (issue 29)', () => {
   }) => {
     // Add patient refuses a phone another patient has, so a pair comes only from older data that
     // the phone migration (0025) wrote in one form: written here straight into the database.
-    test.skip(!server.databaseUrl, 'needs the browser servers on PostgreSQL (TEST_DATABASE_URL)')
     const stamp = Date.now().toString().slice(-7)
     const { manager, last, kept, merged } = await twoPatients(request, stamp)
-    const client = new pg.Client({ connectionString: server.databaseUrl })
-    await client.connect()
-    try {
-      await client.query('update patients set phone = $1 where id = $2', [`+1555${stamp}`, merged])
-    } finally {
-      await client.end()
-    }
+    await server.query('update patients set phone = $1 where id = $2', [`+1555${stamp}`, merged])
 
     await storeSession(page, manager)
     await page.goto('/patients')

@@ -175,7 +175,13 @@ export async function axeViolations(page: Page) {
 }
 
 /** The real server of this worker (support/servers.ts). */
-export type WorkerServer = { url: string; port: number; databaseUrl: string }
+export type WorkerServer = {
+  url: string
+  port: number
+  databaseUrl: string
+  /** One SQL statement on the worker's database, on either engine (support/servers.ts). */
+  query(text: string, params?: unknown[]): Promise<void>
+}
 
 /**
  * Our test: Playwright's, against this worker's own server (its `baseURL`), with a page that fails

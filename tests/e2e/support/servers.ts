@@ -130,7 +130,7 @@ function readLog(path: string): string {
 /** A server process on `dataDir`, answering on `port`; resolves once it is healthy. */
 async function startServerProcess(port: number, dataDir: string, log: string, databaseUrl = '') {
   mkdirSync(resolve('.tmp/servers'), { recursive: true })
-  const out = createWriteStream(log)
+  const out = createWriteStream(log, { flags: 'a' })
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     env: serverEnv(port, dataDir, databaseUrl),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -216,17 +216,42 @@ export async function startWorkerServer(parallelIndex: number) {
       await createDatabase(base, name, templateName)
       workerUrl = databaseUrl(base, name)
     }
-    const server = await startServerProcess(
-      port,
-      dataDir,
-      resolve(`.tmp/servers/worker-${parallelIndex}.log`),
-      workerUrl,
-    )
+    const log = resolve(`.tmp/servers/worker-${parallelIndex}.log`)
+    let server = await startServerProcess(port, dataDir, log, workerUrl)
     return {
       url: server.url,
       port,
       /** The worker's PostgreSQL database, or '' on PGlite (its data folder is the server's alone). */
       databaseUrl: workerUrl,
+      /**
+       * Runs one SQL statement on the worker's database, for data the API refuses to make (rows as
+       * an older version wrote them). On PostgreSQL it connects beside the server; PGlite belongs to
+       * the server's process alone, so the server stops, the statement runs on its data folder, and
+       * the server starts again on the same port (sessions survive: the secret is in the folder).
+       */
+      async query(text: string, params: unknown[] = []): Promise<void> {
+        if (workerUrl) {
+          const { default: pg } = await import('pg')
+          const client = new pg.Client({ connectionString: workerUrl })
+          await client.connect()
+          try {
+            await client.query(text, params)
+          } finally {
+            await client.end()
+          }
+          return
+        }
+        await server.stop()
+        const { PGlite } = await import('@electric-sql/pglite')
+        const { PGLITE_EXTENSIONS } = await import('#server/db/client.ts')
+        const db = await PGlite.create(join(dataDir, 'pglite'), { extensions: PGLITE_EXTENSIONS })
+        try {
+          await db.query(text, params)
+        } finally {
+          await db.close()
+        }
+        server = await startServerProcess(port, dataDir, log, workerUrl)
+      },
       async stop() {
         await server.stop()
         await drop()
