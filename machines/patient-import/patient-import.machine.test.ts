@@ -27,7 +27,10 @@ function csvOf(n: number, { twin = false } = {}): ParsedCsv {
 }
 
 /** A server that refuses rows without a last name and creates the others once per file row. */
-function fakeServer({ failOnce = -1 } = {}) {
+function fakeServer({
+  failOnce = -1,
+  failure = new Error('The server did not answer.') as Error,
+} = {}) {
   const created = new Set<number>()
   const requests: PatientImportChunk[] = []
   let calls = 0
@@ -45,7 +48,7 @@ function fakeServer({ failOnce = -1 } = {}) {
   })
   const importChunk = fromPromise<PatientImportAnswer, PatientImportChunk>(async ({ input }) => {
     requests.push(input)
-    if (calls++ === failOnce) throw new Error('The server did not answer.')
+    if (calls++ === failOnce) throw failure
     const rejected = refuse(input)
     const bad = new Set(rejected.map((r) => r.row))
     const already = input.rows.filter((r) => created.has(r.row)).map((r) => r.row)
@@ -124,6 +127,27 @@ describe('patient import machine', () => {
       fileName: 'clinic-rejected-rows.csv',
       csv: 'First,Last,Email,Reason\r\nAvery,,avery.3@example.com,The last name is missing.\r\n',
     })
+  })
+
+  it('offers no retry when the server refuses a chunk by permission (403): only stopping can help', async () => {
+    // The actors attach the answer's status to their errors (UserFacingError in the app).
+    const refusal = Object.assign(new Error('Only a manager or an admin can import patients.'), {
+      status: 403,
+    })
+    const server = fakeServer({ failOnce: 1, failure: refusal })
+    const { actor } = start(csvOf(450), server)
+    actor.send({ type: 'file.choose', file: new Blob(['x']), name: 'clinic.csv' })
+    await waitFor(actor, (s) => s.matches('mapping'))
+    actor.send({ type: 'mapping.confirm' })
+    await waitFor(actor, (s) => s.matches('reviewing'))
+    actor.send({ type: 'import.start' })
+    const failed = await waitFor(actor, (s) => s.matches('failed'))
+    expect(failed.context.error).toBe('Only a manager or an admin can import patients.')
+    expect(failed.context.retryable).toBe(false)
+    actor.send({ type: 'import.stop' })
+    const stopped = await waitFor(actor, (s) => s.matches('imported'))
+    expect(stopped.context.stopped).toBe(true)
+    expect(stopped.context.result.created).toBe(199)
   })
 
   it('keeps the file, the mapping and what was imported when a chunk fails, and sends that chunk again', async () => {

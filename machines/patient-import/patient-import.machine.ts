@@ -24,6 +24,13 @@ import {
 } from '#domain/patient-import.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
+/** A failure the server answered with 403: the actors attach the answer's status to their errors. */
+function isRefusal(error: unknown): boolean {
+  return (
+    typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 403
+  )
+}
+
 /** Where the CSV comes from: a chosen file, or text pasted into the page. */
 export type CsvSource = { kind: 'file'; file: Blob; name: string } | { kind: 'text'; text: string }
 
@@ -71,6 +78,11 @@ export type PatientImportContext = {
   emailConsentStated: boolean
   /** The message of the last failure, shown until the next step. */
   error: string | null
+  /**
+   * False when the last failure was a refusal by permission (403): trying the chunk again cannot
+   * help (the person's role changed while importing), so the view offers only to stop (issue 29).
+   */
+  retryable: boolean
   /** What the mapped date columns say about their order (issue 29), read on Check the rows. */
   dates: FileDates
   /**
@@ -209,6 +221,7 @@ function freshContext(chunkRows: number): PatientImportContext {
     stopped: false,
     emailConsentStated: false,
     error: null,
+    retryable: true,
     dates: { kind: 'none' },
     dateOrder: 'mdy',
     dateOrderChosen: false,
@@ -431,6 +444,7 @@ export const patientImportMachine = setup({
           target: 'failed',
           actions: assign(({ event }) => ({
             error: errorMessage(event.error, IMPORT_MESSAGES.generic),
+            retryable: !isRefusal(event.error),
           })),
         },
       },
@@ -438,7 +452,10 @@ export const patientImportMachine = setup({
     failed: {
       description: 'A chunk failed: what was imported stays; try that chunk again or stop.',
       on: {
-        'import.retry': { target: 'importing', actions: assign({ error: null }) },
+        'import.retry': {
+          target: 'importing',
+          actions: assign({ error: null, retryable: true }),
+        },
         'import.stop': { target: 'imported', actions: assign({ stopped: true, error: null }) },
       },
     },

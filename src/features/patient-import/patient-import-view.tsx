@@ -408,7 +408,7 @@ function ConsentStatement({ snapshot, send }: StepProps) {
 }
 
 function ImportStep({ snapshot, send }: StepProps) {
-  const { result, stopped, error } = snapshot.context
+  const { result, stopped, error, retryable } = snapshot.context
   if (!snapshot.matches('imported')) {
     const failed = snapshot.matches('failed')
     return (
@@ -419,12 +419,14 @@ function ImportStep({ snapshot, send }: StepProps) {
         <ProgressBlock label="Rows imported" snapshot={snapshot} />
         {failed && (
           <Alert color="red" variant="light" role="alert" title="The import paused">
-            {error} The patients imported so far stay imported; trying again continues where it
-            stopped.
+            {error} The patients imported so far stay imported
+            {retryable ? '; trying again continues where it stopped.' : '.'}
           </Alert>
         )}
         <Group gap="sm">
-          {failed && <Button onClick={() => send({ type: 'import.retry' })}>Try again</Button>}
+          {failed && retryable && (
+            <Button onClick={() => send({ type: 'import.retry' })}>Try again</Button>
+          )}
           <Button variant="default" onClick={() => send({ type: 'import.stop' })}>
             Stop the import
           </Button>

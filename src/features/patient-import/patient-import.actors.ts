@@ -1,3 +1,4 @@
+import { HTTPError } from 'ky'
 import Papa from 'papaparse'
 import { fromPromise } from 'xstate'
 import {
@@ -10,6 +11,7 @@ import {
 import type { CsvSource, ParsedCsv } from '#machines/patient-import/patient-import.machine.ts'
 import { importPatientsChunk, previewImportChunk } from '#src/api/patient-import.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
+import { UserFacingError } from '#src/lib/user-facing-error.ts'
 
 /** Bytes PapaParse reads at a time: the page gets the main thread back between slices. */
 const PARSE_SLICE_BYTES = 256 * 1024
@@ -69,12 +71,16 @@ export async function readCsv(source: CsvSource): Promise<ParsedCsv> {
   }
 }
 
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
+/**
+ * Runs a call and turns any failure into an Error carrying the sentence the user should read, and
+ * the answer's status: a refusal by permission (403) is not worth trying again (issue 29).
+ */
 async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call()
   } catch (error) {
-    throw new Error(await apiErrorMessage(error))
+    const status = error instanceof HTTPError ? error.response.status : undefined
+    throw new UserFacingError(await apiErrorMessage(error), { status })
   }
 }
 

@@ -1,3 +1,4 @@
+import { HTTPError } from 'ky'
 import type { SubscriptionAnswer } from '#domain/subscription.ts'
 import { type CardInput, createCardToken, paymentErrorMessage } from '#src/api/payments.ts'
 import { type PaymentsMode, paymentsMode, type StripeCardFields } from '#src/api/stripe-fields.ts'
@@ -9,8 +10,11 @@ import {
 } from '#src/api/subscription.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
-/** An answer, or the sentence the person should read. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string }
+/**
+ * An answer, or the sentence the person should read; `refused` when the server answered 403 (no
+ * longer an Admin): trying again cannot help, so no "Try again" is offered (issue 29).
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string; refused?: boolean }
 
 async function outcome<T>(
   call: () => Promise<T>,
@@ -19,7 +23,8 @@ async function outcome<T>(
   try {
     return { ok: true, value: await call() }
   } catch (error) {
-    return { ok: false, message: await describe(error) }
+    const refused = error instanceof HTTPError && error.response.status === 403
+    return { ok: false, message: await describe(error), ...(refused ? { refused } : {}) }
   }
 }
 

@@ -84,7 +84,7 @@ function couponText(subscription: SubscriptionAnswer): string | null {
  */
 export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: SubscriptionCalls }) {
   const [subscription, setSubscription] = useState<SubscriptionAnswer | null>(null)
-  const [loadError, setLoadError] = useState<string | null>(null)
+  const [loadError, setLoadError] = useState<{ message: string; refused: boolean } | null>(null)
   const [notice, setNotice] = useState<{ ok: boolean; message: string } | null>(null)
   const [dialog, setDialog] = useState<'card' | 'cancel' | null>(null)
   const [busy, setBusy] = useState(false)
@@ -93,7 +93,7 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
     setLoadError(null)
     const answer = await calls.load()
     if (answer.ok) setSubscription(answer.value)
-    else setLoadError(answer.message)
+    else setLoadError({ message: answer.message, refused: answer.refused === true })
   }, [calls])
   useEffect(() => {
     void load()
@@ -128,10 +128,12 @@ export function SubscriptionSection({ calls = subscriptionCalls }: { calls?: Sub
         {loadError && (
           <Alert color="red" role="alert">
             <Stack gap="xs" align="flex-start">
-              <Text size="sm">{loadError}</Text>
-              <Button variant="light" size="xs" onClick={() => void load()}>
-                Try again
-              </Button>
+              <Text size="sm">{loadError.message}</Text>
+              {!loadError.refused && (
+                <Button variant="light" size="xs" onClick={() => void load()}>
+                  Try again
+                </Button>
+              )}
             </Stack>
           </Alert>
         )}

@@ -20,6 +20,7 @@ import {
 } from '#machines/patient-import/patient-import.machine.ts'
 import { selectProgress } from '#machines/patient-import/patient-import.selectors.ts'
 import { PatientImportView } from '#src/features/patient-import/patient-import-view.tsx'
+import { UserFacingError } from '#src/lib/user-facing-error.ts'
 import {
   flowPaths,
   leafNode,
@@ -272,7 +273,8 @@ const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
   },
   'patientImport.failed': (snapshot) => {
     expect(screen.getByRole('alert')).toHaveTextContent(snapshot.context.error ?? '')
-    expect(button('Try again')).toBeEnabled()
+    if (snapshot.context.retryable) expect(button('Try again')).toBeEnabled()
+    else expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull()
     expectProgress('Rows imported', snapshot)
   },
   'patientImport.imported': (snapshot, h) => {
@@ -329,5 +331,61 @@ describe('patient import: paths from the machine, replayed through the import pa
     for (const event of patientImportEvents) {
       expect(perform[event.type], event.type).toBeTypeOf('function')
     }
+  })
+})
+
+describe('patient import: a refusal by permission', () => {
+  it('says so and offers only to stop: "Try again" cannot help a person who may no longer import', async () => {
+    const h = await open()
+    await perform['file.choose'](h, { type: 'file.choose' } as never)
+    await act(async () =>
+      h.readCsv.latest().answer.resolve({
+        ...fixtures.parsed,
+        records: [...fixtures.parsed.records],
+      }),
+    )
+    // The fixture's rows are checked two a chunk: each call is answered as the fake server would.
+    const answerChecks = async () => {
+      while (!h.actor.getSnapshot().matches('reviewing')) {
+        await waitFor(() => expect(h.actor.getSnapshot().matches('checking')).toBe(true))
+        const call = h.previewChunk.latest()
+        const settled = h.previewChunk.calls.length
+        await act(async () =>
+          call.answer.resolve({
+            ...fixtures.preview,
+            ready: call.input.rows.length - refused(call.input).length,
+            rejected: refused(call.input),
+          }),
+        )
+        await waitFor(() =>
+          expect(
+            h.actor.getSnapshot().matches('reviewing') || h.previewChunk.calls.length > settled,
+          ).toBe(true),
+        )
+      }
+    }
+    await h.user.click(await screen.findByRole('button', { name: 'Check the rows' }))
+    await answerChecks()
+    await h.user.click(await screen.findByRole('radio', { name: 'Day/month/year' }))
+    await answerChecks()
+    await h.user.click(
+      await screen.findByRole('checkbox', {
+        name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
+      }),
+    )
+    await waitFor(() => expect(button(/^Import \d/)).toBeEnabled())
+    await h.user.click(button(/^Import \d/))
+    const refusal = new UserFacingError('Only a manager or an admin can import patients.', {
+      status: 403,
+    })
+    await act(async () => h.importChunk.latest().answer.reject(refusal))
+    const alert = await screen.findByRole('alert')
+    expect(alert).toHaveTextContent(
+      'Only a manager or an admin can import patients. The patients imported so far stay imported.',
+    )
+    expect(alert).not.toHaveTextContent('trying again')
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull()
+    expect(button('Stop the import')).toBeEnabled()
+    h.actor.stop()
   })
 })
