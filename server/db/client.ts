@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
+import { retryTransactions } from './retry.ts'
 import * as schema from './schema.ts'
 
 /** The drizzle database every server module uses, whichever driver is behind it. */
@@ -105,7 +106,8 @@ export async function grantAppRole(
 
 /**
  * Opens the database and applies pending migrations with drizzle's migrator: node-postgres when
- * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
+ * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory. Its
+ * `transaction` runs again on a deadlock or a serialization failure (server/db/retry.ts).
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
   const {
@@ -148,7 +150,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await pool.end()
       throw error
     }
-    return { db, driver: 'postgres', ownsAuditTable, close: () => pool.end() }
+    return {
+      db: retryTransactions(db),
+      driver: 'postgres',
+      ownsAuditTable,
+      close: () => pool.end(),
+    }
   }
 
   let client: PGlite
@@ -169,5 +176,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     await client.close()
     throw error
   }
-  return { db, driver: 'pglite', ownsAuditTable: true, close: () => client.close() }
+  return {
+    db: retryTransactions(db),
+    driver: 'pglite',
+    ownsAuditTable: true,
+    close: () => client.close(),
+  }
 }
