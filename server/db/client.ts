@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
-import { retryTransactions } from './retry.ts'
+import { type RetryOptions, retryTransactions } from './retry.ts'
 import * as schema from './schema.ts'
 
 /** The drizzle database every server module uses, whichever driver is behind it. */
@@ -56,6 +56,8 @@ export type OpenDatabaseOptions = {
    * file. Pending migrations still apply on top.
    */
   pgliteDump?: Blob | undefined
+  /** Told of every transaction that met a deadlock or serialization failure and runs again. */
+  onRetry?: RetryOptions['onRetry']
 }
 
 /**
@@ -117,6 +119,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     migrate = true,
     pgliteDump,
     migrationsFolder = MIGRATIONS_FOLDER,
+    onRetry,
   } = options
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
@@ -151,7 +154,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       throw error
     }
     return {
-      db: retryTransactions(db),
+      db: retryTransactions(db, { onRetry }),
       driver: 'postgres',
       ownsAuditTable,
       close: () => pool.end(),
@@ -177,7 +180,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     throw error
   }
   return {
-    db: retryTransactions(db),
+    db: retryTransactions(db, { onRetry }),
     driver: 'pglite',
     ownsAuditTable: true,
     close: () => client.close(),

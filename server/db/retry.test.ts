@@ -1,4 +1,8 @@
+import { PGlite } from '@electric-sql/pglite'
 import { eq, sql } from 'drizzle-orm'
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { CONFLICT_RETRY_AFTER_SECONDS, CONFLICTING_CHANGE_MESSAGE } from '#server/app.ts'
@@ -213,5 +217,61 @@ describe.each(testBackends())('transactions that retry on $name', (backend) => {
     )
     // A single statement is not retried: it ran once.
     expect(await attempts()).toBe(1)
+  })
+})
+
+/** A drizzle database straight on each driver, not wrapped by `openDatabase`. */
+const bareDrivers = [
+  {
+    name: 'pglite',
+    async open() {
+      const client = await PGlite.create('memory://')
+      return { db: drizzlePglite(client), close: () => client.close() }
+    },
+  },
+  ...(process.env.TEST_DATABASE_URL?.trim()
+    ? [
+        {
+          name: 'postgres',
+          async open() {
+            const pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 })
+            return { db: drizzleNodePg(pool), close: () => pool.end() }
+          },
+        },
+      ]
+    : []),
+]
+
+describe.each(bareDrivers)('retryTransactions on the bare $name driver', (driver) => {
+  it('tells onRetry of each conflict it runs again after, and waits as delayMs says', async () => {
+    const { db, close } = await driver.open()
+    try {
+      const retries: string[] = []
+      const waits: number[] = []
+      const retrying = retryTransactions(db, {
+        attempts: 4,
+        delayMs: (attempt) => {
+          waits.push(attempt)
+          return 0
+        },
+        onRetry: (state, attempt, attempts) => retries.push(`${state} ${attempt}/${attempts}`),
+      })
+      let runs = 0
+      const states = ['40P01', '40001', '40P01']
+      const answer = await retrying.transaction(async (tx) => {
+        const state = states[runs++]
+        if (state) {
+          await tx.execute(
+            sql.raw(`do $$ begin raise exception 'simulated' using errcode = '${state}'; end $$`),
+          )
+        }
+        return runs
+      })
+      expect(answer).toBe(4)
+      expect(retries).toEqual(['40P01 1/4', '40001 2/4', '40P01 3/4'])
+      expect(waits).toEqual([1, 2, 3])
+    } finally {
+      await close()
+    }
   })
 })

@@ -22,6 +22,12 @@ export type RetryOptions = {
    * from meeting again at the same instant.
    */
   delayMs?: (attempt: number) => number
+  /**
+   * Told of every conflict that makes a transaction run again (its SQLSTATE and the attempt that
+   * failed): the server logs it, since a deadlock retried in silence still means two code paths
+   * lock rows in different orders.
+   */
+  onRetry?: (state: string, attempt: number, attempts: number) => void
 }
 
 const defaultDelay = (attempt: number) => 15 * 2 ** (attempt - 1) * (0.5 + Math.random())
@@ -56,6 +62,7 @@ export function retryTransactions<D extends Transactional>(db: D, options: Retry
         return await Reflect.apply(once, db, args)
       } catch (error) {
         if (attempt >= attempts || !isConflictError(error)) throw error
+        options.onRetry?.(postgresCode(error) ?? '', attempt, attempts)
         const wait = delayMs(attempt)
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
       }
