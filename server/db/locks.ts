@@ -7,6 +7,10 @@
  * while waiting for a lower one. (A transaction that locks one row only cannot close a cycle on
  * its own table.)
  *
+ * Across tables the order is the practice's row, then users, then patients, then the rows that
+ * hang off them (an upload, a visit, a promotion): the file delete locks the practice, the users
+ * showing the image and then the upload, as the logo and avatar changes do.
+ *
  * Under READ COMMITTED a row that another transaction changed while this one waited is read again
  * after the wait and checked against the condition once more: a user who stopped being an active
  * Admin meanwhile is no longer among the rows answered.
