@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { CONFLICT_RETRY_AFTER_SECONDS, CONFLICTING_CHANGE_MESSAGE } from '#server/app.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { users } from '#server/db/schema.ts'
+import { auditEvents, ledgerEntries, patientImportRows, users } from '#server/db/schema.ts'
 import { postgresCode } from '#server/lib/log.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 import { retryTransactions } from './retry.ts'
@@ -35,6 +35,9 @@ const PROBE = [
   end $$`,
   `create trigger retry_probe_conflict before update on users
     for each row execute function retry_probe_conflict()`,
+  // At COMMIT, after the whole callback ran: as a serialization failure can come.
+  `create constraint trigger retry_probe_commit after insert on ledger_entries
+    deferrable initially deferred for each row execute function retry_probe_conflict()`,
 ]
 
 describe.each(testBackends())('transactions that retry on $name', (backend) => {
@@ -201,6 +204,52 @@ describe.each(testBackends())('transactions that retry on $name', (backend) => {
       }),
     ])
     expect(JSON.stringify(lines)).not.toContain('simulated conflict')
+  })
+
+  it('imports a chunk whose commit met a conflict once: each opening balance posted and logged once', async () => {
+    await plan(1, '40001')
+    const since = await t.db.select({ id: auditEvents.id }).from(auditEvents)
+    const known = new Set(since.map((event) => event.id))
+    const fileId = 'e'.repeat(64)
+    const response = await t.request('/api/patients/import', {
+      method: 'POST',
+      token: t.demo.adminToken,
+      json: {
+        file_id: fileId,
+        rows: ['100', '200'].map((opening_balance, i) => ({
+          row: 2 + i,
+          first_name: 'Retry',
+          last_name: `Import${i}`,
+          email: `retry.import.${i}@import.example`,
+          phone: null,
+          birth_date: '1985-03-15',
+          email_subscription: 'yes',
+          sms_subscription: 'no',
+          opening_balance,
+        })),
+      },
+    })
+    expect(response.status).toBe(201)
+    expect(await response.json()).toMatchObject({ created: 2, points_posted: 300 })
+    // The first attempt failed at its commit, after it had posted both balances.
+    expect(await attempts()).toBe(3)
+    await plan(0)
+    const entries = await t.db
+      .select({ id: ledgerEntries.id })
+      .from(ledgerEntries)
+      .innerJoin(patientImportRows, eq(patientImportRows.patient_id, ledgerEntries.patient_id))
+      .where(eq(patientImportRows.file_id, fileId))
+    expect(entries).toHaveLength(2)
+    const logged = (
+      await t.db
+        .select({ id: auditEvents.id, details: auditEvents.details })
+        .from(auditEvents)
+        .where(eq(auditEvents.action, 'ledger.posted'))
+    ).filter((event) => !known.has(event.id))
+    // One line per committed entry: none for the attempt that was rolled back.
+    expect(logged.map((event) => (event.details as { entry_id: number }).entry_id).sort()).toEqual(
+      entries.map((entry) => entry.id).sort(),
+    )
   })
 
   it('answers a conflict outside any transaction with the same 503', async () => {
