@@ -7,6 +7,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
+import { isConflictError } from '#server/db/retry.ts'
 import { ApiError, errorBody } from '#server/http/errors.ts'
 import { CachedRouter } from '#server/http/router.ts'
 import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
@@ -86,6 +87,17 @@ function xsrfCookie(config: AppConfig) {
 /** The 503 of a request turned away because password hashing is at capacity. */
 export const SERVER_BUSY_MESSAGE = 'The server is busy. Please try again in a moment.'
 
+/**
+ * The 503 of a request whose transaction kept meeting another one (a deadlock or a serialization
+ * failure, retried by server/db/retry.ts until it gave up): nothing was changed, and the same
+ * request a second later normally goes through.
+ */
+export const CONFLICTING_CHANGE_MESSAGE =
+  'The server was busy with a conflicting change. Try again.'
+
+/** How long a client waits after {@link CONFLICTING_CHANGE_MESSAGE} (`Retry-After`). */
+export const CONFLICT_RETRY_AFTER_SECONDS = 1
+
 const NAMES_BY_STATUS: Record<number, string> = {
   400: API_ERROR_NAMES.validation,
   401: API_ERROR_NAMES.unauthorized,
@@ -131,6 +143,21 @@ function errorHandler(log: Logger) {
       return c.json(
         errorBody(status, NAMES_BY_STATUS[status] ?? API_ERROR_NAMES.validation, message),
         status,
+      )
+    }
+    if (isConflictError(error)) {
+      // Another request's change, not a fault: a warning with the SQLSTATE, and a 503 to retry.
+      const route = `${c.req.method} ${routeOf(c)}`
+      log.warn(`A conflicting change outlasted the retries on ${route}`, {
+        route,
+        state: postgresCode(error),
+      })
+      c.header('Retry-After', String(CONFLICT_RETRY_AFTER_SECONDS))
+      return c.json(
+        errorBody(503, API_ERROR_NAMES.unavailable, CONFLICTING_CHANGE_MESSAGE, {
+          retryAfterSeconds: CONFLICT_RETRY_AFTER_SECONDS,
+        }),
+        503,
       )
     }
     // Constraint checks race with validation (two requests at once); they are the caller's 4xx.

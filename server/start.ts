@@ -136,6 +136,11 @@ export async function startServer(
     ownerUrl: config.databaseOwnerUrl,
     dataDir: config.dataDir,
     pgliteDump: config.dataDir === 'memory' ? pgliteDump : undefined,
+    onRetry: (state, attempt, attempts) =>
+      log.warn(
+        `A transaction met a conflicting one (SQLSTATE ${state}) and runs again (attempt ${attempt + 1} of ${attempts})`,
+        { state },
+      ),
   })
   try {
     if (database.driver === 'postgres' && database.ownsAuditTable) {

@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
+import { type RetryOptions, retryTransactions } from './retry.ts'
 import * as schema from './schema.ts'
 
 /** The drizzle database every server module uses, whichever driver is behind it. */
@@ -55,6 +56,8 @@ export type OpenDatabaseOptions = {
    * file. Pending migrations still apply on top.
    */
   pgliteDump?: Blob | undefined
+  /** Told of every transaction that met a deadlock or serialization failure and runs again. */
+  onRetry?: RetryOptions['onRetry']
 }
 
 /**
@@ -105,7 +108,8 @@ export async function grantAppRole(
 
 /**
  * Opens the database and applies pending migrations with drizzle's migrator: node-postgres when
- * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory.
+ * `databaseUrl` is given, else PGlite under `dataDir` (default `.data`) or in memory. Its
+ * `transaction` runs again on a deadlock or a serialization failure (server/db/retry.ts).
  */
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
   const {
@@ -115,6 +119,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     migrate = true,
     pgliteDump,
     migrationsFolder = MIGRATIONS_FOLDER,
+    onRetry,
   } = options
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
@@ -148,7 +153,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await pool.end()
       throw error
     }
-    return { db, driver: 'postgres', ownsAuditTable, close: () => pool.end() }
+    return {
+      db: retryTransactions(db, { onRetry }),
+      driver: 'postgres',
+      ownsAuditTable,
+      close: () => pool.end(),
+    }
   }
 
   let client: PGlite
@@ -169,5 +179,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     await client.close()
     throw error
   }
-  return { db, driver: 'pglite', ownsAuditTable: true, close: () => client.close() }
+  return {
+    db: retryTransactions(db, { onRetry }),
+    driver: 'pglite',
+    ownsAuditTable: true,
+    close: () => client.close(),
+  }
 }

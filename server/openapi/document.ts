@@ -93,6 +93,7 @@ const GENERIC_ERRORS: Record<number, string> = {
   415: 'The request body must be JSON (`Content-Type: application/json`).',
   429: 'Too many requests; `details.retryAfterSeconds` says when to try again.',
   500: 'An unexpected failure on the server; nothing about it is in the answer.',
+  503: 'The server was busy with a conflicting change (another request held the same rows, and the retries ran out); nothing was changed. `Retry-After` says when to try again.',
 }
 
 const XSRF_NOTE =
@@ -260,6 +261,8 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
     if (unsafe) addError(413)
     if (body || doc.multipart) addError(415)
     addError(500)
+    // Any call that reads or writes the database can meet another one's locks (server/db/retry.ts).
+    addError(503, GENERIC_ERRORS[503])
     const responses: OpenApiOperation['responses'] = {}
     for (const status of [...statuses.keys()].sort((a, b) => a - b)) {
       responses[String(status)] = answer(statuses.get(status) as AnswerDoc, status, catalog)

@@ -214,8 +214,10 @@ export function patientImportRoutes(ctx: ServerContext) {
       const body = c.req.valid('json')
       const user = c.var.user
       const now = ctx.now()
-      const openings: LedgerEntryRow[] = []
-      const answer = await ctx.db.transaction(async (tx) => {
+      // The transaction may run again after a deadlock (server/db/retry.ts): what it posted is
+      // returned from the attempt that committed, never gathered across attempts.
+      const { answer, openings } = await ctx.db.transaction(async (tx) => {
+        const openings: LedgerEntryRow[] = []
         // One chunk at a time per practice: the duplicate checks and the file's rows are read
         // under this lock, so two identical chunks at once create once.
         await tx
@@ -281,7 +283,7 @@ export function patientImportRoutes(ctx: ServerContext) {
           rejected: plan.rejected,
           already_imported: plan.alreadyImported,
         }
-        return result
+        return { answer: result, openings }
       })
       // Each opening balance is a ledger move, logged as every other one is.
       for (const entry of openings) {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, type SQL } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { can, PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
@@ -17,6 +17,7 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
+import { lockUsers } from '#server/db/locks.ts'
 import { practices, uploads, users } from '#server/db/schema.ts'
 import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
@@ -311,21 +312,31 @@ export function uploadRoutes(ctx: ServerContext) {
       // A refusal is audited after the transaction: PGlite has one connection, which it holds.
       type Outcome = { refused: Permission } | { upload: UploadRow }
       const outcome = await ctx.db.transaction(async (tx): Promise<Outcome> => {
-        const [row] = await tx
-          .select(uploadColumns)
-          .from(uploads)
-          .where(eq(uploads.id, id))
-          .for('update')
-        const found = ownRow(user, row, 'File')
-        if (found.uploaded_by !== user.id && !can(user.access_rights, 'personnel.manage')) {
+        const [row] = await tx.select(uploadColumns).from(uploads).where(eq(uploads.id, id))
+        const seen = ownRow(user, row, 'File')
+        if (seen.uploaded_by !== user.id && !can(user.access_rights, 'personnel.manage')) {
           return { refused: 'personnel.manage' }
         }
-        const url = fileUrl(found)
+        const url = fileUrl(seen)
+        // The order of the logo and avatar changes (server/db/locks.ts): the practice, the users
+        // showing the image, then the upload; locking the upload first could deadlock with them.
         const [practice] = await tx
           .select({ image_path: practices.image_path })
           .from(practices)
           .where(eq(practices.id, user.practice_id))
           .for('update')
+        await lockUsers(
+          tx,
+          { id: users.id },
+          and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)) as SQL,
+        )
+        const [locked] = await tx
+          .select(uploadColumns)
+          .from(uploads)
+          .where(eq(uploads.id, id))
+          .for('update')
+        // Deleted by another request while this one waited: gone alike.
+        const found = ownRow(user, locked, 'File')
         if (practice?.image_path === url) {
           if (!can(user.access_rights, 'practice.settings')) {
             return { refused: 'practice.settings' }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, ne } from 'drizzle-orm'
+import { and, asc, eq, isNull, ne, or, type SQL } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
@@ -13,6 +13,7 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
+import { lockUsers } from '#server/db/locks.ts'
 import { users } from '#server/db/schema.ts'
 import { ApiError, badRequest, conflict, forbidden } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
@@ -72,22 +73,42 @@ async function lockMember(tx: Transaction, user: AuthUser, id: number) {
 }
 
 /**
- * Refuses (409) a change that would leave the practice without an active Admin. The practice's
- * active Admins are locked first, so two Admins demoting each other at once cannot both succeed.
+ * The member `id` of the signed-in user's practice and the practice's active Admins, all locked
+ * for the rest of `tx` in one statement, in id order (server/db/locks.ts); 404 for an unknown id
+ * and another practice's alike. Every path that changes an Admin locks this one set in this one
+ * order: two Admins demoting or deactivating each other at once (on one process or two) wait for
+ * each other instead of each holding one row and waiting for the other's (a deadlock, issue 30).
  */
-async function keepOneAdmin(tx: Transaction, practiceId: number, leaving: number): Promise<void> {
-  const admins = await tx
-    .select({ id: users.id })
-    .from(users)
-    .where(
+async function lockMemberAndAdmins(tx: Transaction, user: AuthUser, id: number) {
+  const rows = await lockUsers(
+    tx,
+    staffColumns,
+    or(
+      eq(users.id, id),
       and(
-        eq(users.practice_id, practiceId),
+        eq(users.practice_id, user.practice_id),
         eq(users.access_rights, 'Admin'),
         isNull(users.deactivated_at),
       ),
-    )
-    .orderBy(asc(users.id))
-    .for('update')
+    ) as SQL,
+  )
+  const member = ownRow(
+    user,
+    rows.find((row) => row.id === id),
+    'User',
+  )
+  // Read after the locks: an Admin demoted or deactivated while this waited is not among them.
+  const admins = rows.filter(
+    (row) =>
+      row.practice_id === user.practice_id &&
+      row.access_rights === 'Admin' &&
+      row.deactivated_at === null,
+  )
+  return { member, admins }
+}
+
+/** Refuses (409) a change that would leave the practice without an active Admin. */
+function keepOneAdmin(admins: readonly { id: number }[], leaving: number): void {
   if (!admins.some((admin) => admin.id !== leaving)) throw conflict(SELF_SERVICE_MESSAGES.lastAdmin)
 }
 
@@ -256,11 +277,9 @@ export function userRoutes(ctx: ServerContext) {
         const { access_rights } = c.req.valid('json')
         const user = c.var.user
         const { row, from } = await ctx.db.transaction(async (tx) => {
-          const member = await lockMember(tx, user, id)
+          const { member, admins } = await lockMemberAndAdmins(tx, user, id)
           if (member.access_rights === access_rights) return { row: member, from: access_rights }
-          if (member.access_rights === 'Admin' && !member.deactivated_at) {
-            await keepOneAdmin(tx, user.practice_id, id)
-          }
+          if (member.access_rights === 'Admin' && !member.deactivated_at) keepOneAdmin(admins, id)
           const [updated] = await tx
             .update(users)
             .set({ access_rights })
@@ -284,10 +303,10 @@ export function userRoutes(ctx: ServerContext) {
         const { id } = c.req.valid('param')
         const user = c.var.user
         const { row, changed } = await ctx.db.transaction(async (tx) => {
-          const member = await lockMember(tx, user, id)
+          const { member, admins } = await lockMemberAndAdmins(tx, user, id)
           if (member.id === user.id) throw conflict(SELF_SERVICE_MESSAGES.ownAccount)
           if (member.deactivated_at) return { row: member, changed: false }
-          if (member.access_rights === 'Admin') await keepOneAdmin(tx, user.practice_id, id)
+          if (member.access_rights === 'Admin') keepOneAdmin(admins, id)
           const now = ctx.now()
           // Both: the session check refuses a deactivated member, and the tokens made before now
           // stay dead after a reactivation.

@@ -14,6 +14,7 @@ describe('two server processes on one PostgreSQL', () => {
 
   it('a session signed in on one is accepted by the other', async () => {
     const [a, b] = cluster.servers
+    if (!a || !b) throw new Error('the cluster has fewer than two processes')
     const signIn = await fetch(`${a.url}/api/auth/local`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

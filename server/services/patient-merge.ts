@@ -16,6 +16,7 @@ import {
   type MergeFilledField,
 } from '#domain/patient-merge.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
+import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
 import { ApiError } from '#server/http/errors.ts'
 
@@ -105,13 +106,19 @@ type PatientRow = { [K in keyof typeof patientFields]: (typeof patients.$inferSe
 
 const fullName = (p: PatientRow) => `${p.first_name} ${p.last_name}`
 
-/** The patient of the practice, optionally locked; 404 with the sentence otherwise. */
-async function patientOf(ex: Executor, practiceId: number, id: number, lock: boolean) {
-  const query = ex
+/** The patient of the practice; 404 with the sentence otherwise. */
+async function patientOf(ex: Executor, practiceId: number, id: number) {
+  const [row] = await ex
     .select(patientFields)
     .from(patients)
     .where(and(eq(patients.id, id), eq(patients.practice_id, practiceId)))
-  const [row] = lock ? await query.for('update') : await query
+  if (!row) throw new MergeError(404, MERGE_MESSAGES.notFound)
+  return row
+}
+
+/** The patient `id` among rows locked by {@link lockPatients}; 404 with the sentence otherwise. */
+function lockedPatient(rows: readonly PatientRow[], id: number): PatientRow {
+  const row = rows.find((candidate) => candidate.id === id)
   if (!row) throw new MergeError(404, MERGE_MESSAGES.notFound)
   return row
 }
@@ -210,8 +217,8 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
     /** What merging `mergedId` into `keptId` would move and make, without changing anything. */
     async preview(practiceId: number, keptId: number, mergedId: number) {
       if (keptId === mergedId) throw new MergeError(400, MERGE_MESSAGES.samePatient)
-      const kept = await patientOf(db, practiceId, keptId, false)
-      const merged = await patientOf(db, practiceId, mergedId, false)
+      const kept = await patientOf(db, practiceId, keptId)
+      const merged = await patientOf(db, practiceId, mergedId)
       assertMergeable(kept)
       assertMergeable(merged)
       const moves = await countRows(db, await patientTables(db), mergedId)
@@ -249,13 +256,12 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
         return await db.transaction(async (tx) => {
           const first = await replay(tx)
           if (first) return first
-          // Both rows locked, lower id first, so two merges of one pair (either way round) and a
-          // checkout or adjustment on either patient run one after the other, never interleaved.
-          const [low, high] = keptId < mergedId ? [keptId, mergedId] : [mergedId, keptId]
-          const lowRow = await patientOf(tx, practiceId, low, true)
-          const highRow = await patientOf(tx, practiceId, high, true)
-          const kept = low === keptId ? lowRow : highRow
-          const merged = low === keptId ? highRow : lowRow
+          // Both rows locked in one statement, lower id first (server/db/locks.ts), so two merges
+          // of one pair (either way round) and a checkout or adjustment on either patient run one
+          // after the other, never interleaved.
+          const locked = await lockPatients(tx, patientFields, practiceId, [keptId, mergedId])
+          const kept = lockedPatient(locked, keptId)
+          const merged = lockedPatient(locked, mergedId)
           // The key's merge may have committed while this one waited for the locks.
           const again = await replay(tx)
           if (again) return again
