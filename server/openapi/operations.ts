@@ -1046,7 +1046,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     responses: {
       200: { description: 'Handled.', json: ForgotPasswordAnswerSchema },
-      400: 'The body is not valid, or `url` points to another site.',
+      400: 'The body is not valid, or `url` points to another site (refused before any limit is counted, with a sentence saying so).',
       429: TOO_MANY,
     },
   },

@@ -92,6 +92,9 @@ export type AuthRouteOptions = {
   limits?: Partial<typeof AUTH_LIMITS>
 }
 
+/** A reset page on another site is logged (as a warning) at most once per this many ms. */
+export const LOG_FOREIGN_RESET_PAGE_EVERY_MS = 10 * MINUTE
+
 /** The loopback names of one machine: a page on any of them is the same site in development. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
 
@@ -167,6 +170,8 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   const clientIp = ctx.clientIp
   const nowMs = () => ctx.now().getTime()
   const allowedOrigins = resetLinkOrigins(ctx.config)
+  /** Until when a reset page on another site is refused without a log line (see below). */
+  let foreignPageLoggedUntil = 0
 
   /** A fresh single-use reset code for `userId`, stored as its hash in `tx`; answers the link. */
   async function newResetLink(tx: Transaction, userId: number, resetPage: URL): Promise<string> {
@@ -318,13 +323,18 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       const { email, url } = c.req.valid('json')
       const resetPage = new URL(url)
       // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
-      // page elsewhere means PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served:
-      // the operator reads why in the log, the person the spec's failure text.
+      // page elsewhere is refused before any limit is counted or anything is stored. It means
+      // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
+      // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,
+      // so that a loop of such calls cannot flood the log (issue 30).
       if (!allowedOrigins.has(resetPage.origin)) {
-        ctx.log.error(
-          `Configuration error: a reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS; set them to the addresses the app is served at`,
-        )
-        throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
+        if (nowMs() >= foreignPageLoggedUntil) {
+          foreignPageLoggedUntil = nowMs() + LOG_FOREIGN_RESET_PAGE_EVERY_MS
+          ctx.log.warn(
+            `A reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS: refused. If the app is served there, add it to ALLOWED_ORIGINS (said at most once in ${LOG_FOREIGN_RESET_PAGE_EVERY_MS / MINUTE} minutes)`,
+          )
+        }
+        throw badRequest(AUTH_MESSAGES.resetPageElsewhere)
       }
       refuseWhenLimited(
         await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),
