@@ -42,6 +42,7 @@ import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   ActivitySchema,
   AppointmentSchema,
+  DevUnsubscribeIdSchema,
   InvitationPreviewSchema,
   OutboxAnswerSchema,
   PatientListQuerySchema,
@@ -1277,6 +1278,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Operations',
     public: true,
     responses: { 200: { description: 'The messages.', json: OutboxAnswerSchema } },
+  },
+  'GET /api/dev/patients/:id/unsubscribe-id': {
+    summary: "Read a patient's unsubscribe token (development)",
+    description:
+      "The token of the patient's unsubscribe link, which no staff answer carries. Served only when `NODE_ENV` is not `production`, and only to the loopback interface.",
+    tag: 'Operations',
+    public: true,
+    responses: {
+      200: { description: 'The token.', json: DevUnsubscribeIdSchema },
+      400: 'The id is not valid.',
+      404: 'No patient has this id.',
+    },
   },
 
   // Issue 17, the front desk (server/routes/visits.ts, server/routes/reports.ts).

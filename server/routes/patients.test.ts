@@ -129,8 +129,10 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         .limit(1)
       const response = await get(`/api/patients/${row?.id}`)
       expect(response.status).toBe(200)
-      const patient = v.parse(PatientSchema, await response.json())
-      expect(patient).toMatchObject({ id: row?.id, unsubscribe_id: row?.unsubscribe_id })
+      const body = await response.json()
+      expect(v.parse(PatientSchema, body)).toMatchObject({ id: row?.id, email: row?.email })
+      // The unsubscribe token is the patient's, not the staff's (issue 30).
+      expect(body).not.toHaveProperty('unsubscribe_id')
     })
 
     it("answers another practice's patient exactly as none (404), 401 without a session", async () => {
@@ -156,7 +158,8 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         },
       })
       expect(response.status).toBe(201)
-      const patient = v.parse(PatientSchema, await response.json())
+      const body = await response.json()
+      const patient = v.parse(PatientSchema, body)
       expect(patient).toMatchObject({
         first_name: 'Grace',
         last_name: 'Hopper',
@@ -165,9 +168,11 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         converted: false,
         points: 0,
       })
-      expect(patient.unsubscribe_id).toMatch(/^[\w-]{43}$/)
+      // The unsubscribe token is made and stored, and stays out of the answer (issue 30).
+      expect(body).not.toHaveProperty('unsubscribe_id')
       const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(stored?.practice_id).toBe(t.demo.practiceId)
+      expect(stored?.unsubscribe_id).toMatch(/^[\w-]{43}$/)
     })
 
     it('updates the given fields only', async () => {
@@ -189,7 +194,11 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(response.status).toBe(200)
       const updated = v.parse(PatientSchema, await response.json())
       expect(updated).toMatchObject({ first_name: 'Ada', converted: true, points: 0 })
-      expect(updated.unsubscribe_id).toBe(created.unsubscribe_id)
+      const [token] = await t.db
+        .select({ unsubscribe_id: patients.unsubscribe_id })
+        .from(patients)
+        .where(eq(patients.id, created.id))
+      expect(token?.unsubscribe_id).not.toBe('attacker-chosen')
       // The balance is the ledger's: a body cannot set it, in either direction.
       for (const points of [120, -5]) {
         const bad = await t.request(`/api/patients/${created.id}`, {

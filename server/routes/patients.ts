@@ -25,7 +25,10 @@ import { claimsOfPatient } from '#server/services/promotions.ts'
 import { unsubscribeByToken } from '#server/services/unsubscribe.ts'
 import { readProgrammeRules } from './programme-rules.ts'
 
-/** The columns of a patient answer (domain `PatientSchema`). */
+/**
+ * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id` (issue 30):
+ * whoever holds it can unsubscribe the patient, so it travels only in the patient's own e-mails.
+ */
 export const patientColumns = {
   id: patients.id,
   practice_id: patients.practice_id,
@@ -36,7 +39,6 @@ export const patientColumns = {
   email_subscription: patients.email_subscription,
   sms_subscription: patients.sms_subscription,
   birth_date: patients.birth_date,
-  unsubscribe_id: patients.unsubscribe_id,
   converted: patients.converted,
   points: patients.points,
   archived: sql<boolean>`${patients.archived_at} is not null`.as('archived'),
