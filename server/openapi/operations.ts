@@ -338,13 +338,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'PUT /api/patients/unsubscribe/:token': {
     summary: 'Unsubscribe a patient from e-mails',
     description:
-      'The link of a patient e-mail. The random token of the link is the key: no session is needed.',
+      'The link of a patient e-mail. The random token of the link is the key: no session is needed. A well-formed token is answered alike whether or not it names a patient, so the call tells nobody which links exist.',
     tag: 'Patients',
     public: true,
     path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
     responses: {
-      200: { description: 'The patient is unsubscribed.', json: UnsubscribeAnswerSchema },
-      404: 'This unsubscribe link is not valid.',
+      200: {
+        description: 'The patient (if any) is unsubscribed.',
+        json: UnsubscribeAnswerSchema,
+      },
+      404: 'This unsubscribe link is not valid: the token does not have the shape of one.',
     },
   },
   'POST /api/unsubscribe/:token': {

@@ -124,7 +124,7 @@ test.describe('public pages', () => {
     }
   })
 
-  test('an unknown unsubscribe link shows a clear message, not a blank page', async ({ page }) => {
+  test('a malformed unsubscribe link shows a clear message, not a blank page', async ({ page }) => {
     await page.goto('/unsubscribe/not-a-real-link')
     await expect(page.getByRole('alert')).toBeVisible()
     await expect(page.getByText('You are successfully unsubscribed!')).toBeHidden()
