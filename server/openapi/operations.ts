@@ -1038,7 +1038,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'Signed in.', json: SessionSchema },
       400: 'Invalid Email or Password (also a refused body or captcha).',
       403: 'The account is deactivated (said only after the right password).',
-      429: TOO_MANY,
+      429: 'An address that failed on this account waits, doubling, after 5 failures of the account; an address from which 30 accounts failed in 15 minutes waits too, but for accounts that signed in from it before. Failures of other accounts never hold back a right password. `details.retryAfterSeconds` and `Retry-After` say when to try again.',
       503: 'Too many sign-ins are being checked at once; `Retry-After` says when to try again.',
     },
   },
@@ -1311,7 +1311,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/visits/approval': {
     summary: "Approve a visit's prices and points",
     description:
-      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account and 30 an address in 15 minutes) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
+      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account, and 30 accounts failing from one address, in 15 minutes; a colleague's failures never refuse the manager) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
     tag: 'Visits',
     responses: {
       201: { description: 'The approval token and who approved.', json: ApprovalAnswerSchema },

@@ -182,8 +182,8 @@ describe.each(httpBackends())('auth routes on $name', (backend) => {
       expect(later.status).toBe(200)
     })
 
-    it('allows 30 failures per address in 15 minutes, then answers 429', async () => {
-      for (let i = 0; i < AUTH_LIMITS.signInFailuresPerIp.max; i++) {
+    it('allows 30 accounts failing from one address in 15 minutes, then answers 429 to an account new there', async () => {
+      for (let i = 0; i < AUTH_LIMITS.signInAccountsPerIp.max; i++) {
         const response = await post('/auth/local', {
           identifier: `spray-${i}@example.com`,
           password: 'guess',
