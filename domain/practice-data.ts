@@ -13,6 +13,10 @@ const IsoDate = v.string()
 /** The largest whole number a row holds (a Postgres `integer`): points and row ids. */
 export const MAX_STORED_INTEGER = 2_147_483_647
 
+/**
+ * A patient as staff see it. It never carries the token of the patient's unsubscribe link
+ * (issue 30): that is the patient's to use, from their own e-mails.
+ */
 export const PatientSchema = v.object({
   id: v.number(),
   practice_id: v.number(),
@@ -23,7 +27,6 @@ export const PatientSchema = v.object({
   email_subscription: v.boolean(),
   sms_subscription: v.boolean(),
   birth_date: v.nullable(v.string()),
-  unsubscribe_id: v.string(),
   converted: v.boolean(),
   /** The balance: the sum of the patient's ledger entries. */
   points: v.number(),
@@ -353,3 +356,6 @@ export const OutboxMessageSchema = v.object({
 })
 export type OutboxMessage = v.InferOutput<typeof OutboxMessageSchema>
 export const OutboxAnswerSchema = v.object({ messages: v.array(OutboxMessageSchema) })
+
+/** `GET /dev/patients/:id/unsubscribe-id`: the token of a patient's unsubscribe link. */
+export const DevUnsubscribeIdSchema = v.object({ unsubscribe_id: v.string() })

@@ -151,8 +151,11 @@ async function unsubscribeToken(baseUrl: string): Promise<string> {
   const patients = await fetch(`${baseUrl}/api/patients/by-practice/${session.practice.id}`, {
     headers: { Authorization: `Bearer ${session.jwt}` },
   })
-  const rows = (await patients.json()) as { unsubscribe_id?: string }[]
-  const token = rows.find((row) => row.unsubscribe_id)?.unsubscribe_id
+  const [first] = (await patients.json()) as { id: number }[]
+  if (!first) throw new Error('the demo practice has no patient')
+  // Staff answers never carry the token (issue 30); the development route reads it.
+  const link = await fetch(`${baseUrl}/api/dev/patients/${first.id}/unsubscribe-id`)
+  const token = ((await link.json()) as { unsubscribe_id?: string }).unsubscribe_id
   if (!token) throw new Error('no seeded patient has an unsubscribe token')
   return token
 }

@@ -2,8 +2,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { OutboxMessage } from '#domain/practice-data.ts'
+import { HIDDEN_CODE } from '#server/services/sms.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
 import { pgliteDump, readDbTemplates } from '#server/testing/db-templates.ts'
 import {
@@ -16,6 +18,7 @@ import {
 import type { ServerConfig } from './config.ts'
 import {
   outboundMessages,
+  outbox as outboxTable,
   practices,
   testGatewayCustomers,
   testGatewaySubscriptions,
@@ -167,6 +170,32 @@ describe('startServer', () => {
         'info: SMS: the development outbox (GET /api/dev/outbox); set TWILIO_* to send real text messages',
       )
       expect(log.lines.join('\n')).not.toMatch(/not wired/)
+    })
+
+    it('in production without Twilio, keeps codes in the outbox table only as hashes (issue 30)', async () => {
+      const log = memoryLogger()
+      const server = await startServer(
+        { ...base, production: true, allowTestPayments: true },
+        { log, pgliteDump: seededDump() },
+      )
+      cleanups.push(server.close)
+      expect(log.lines).toContain(
+        'warn: SMS: the outbox table only (GET /api/dev/outbox is off in production), codes kept as hashes until they expire; set TWILIO_* to send real text messages',
+      )
+      const getCode = await post(server.url, '/auth/get-code', {
+        email: 'jane@clinic.example',
+        phone: '5552100198',
+        countryCode: '+1',
+      })
+      expect(getCode.status).toBe(200)
+      const recorded = () =>
+        server.database.db.select().from(outboxTable).where(eq(outboxTable.to, '+15552100198'))
+      await vi.waitFor(async () => expect(await recorded()).toHaveLength(1))
+      const [row] = await recorded()
+      expect(row?.text).toBe(
+        `Your Glow Rewards confirmation code is ${HIDDEN_CODE}. It expires in 10 minutes.`,
+      )
+      expect(row?.code).toMatch(/^sha256:[0-9a-f]{64}$/)
     })
 
     it('sends e-mail over SMTP and codes through Twilio when configured, nothing to the outbox', async () => {

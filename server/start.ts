@@ -17,9 +17,10 @@ import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
-import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
+import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
 import { createTwilioSms } from '#server/services/twilio-sms.ts'
+import { VERIFICATION_RULES } from '#server/services/verification.ts'
 
 /** A started server. */
 export type RunningServer = {
@@ -87,8 +88,15 @@ function deliveryServices(
     sms = createTwilioSms({ ...config.twilio, baseUrl: twilioBaseUrl, log })
     log.info(`SMS: Twilio, from ${config.twilio.from}`)
   } else {
-    sms = createOutboxSms(db, { log })
-    note(`SMS: ${outboxNote}; set TWILIO_* to send real text messages`)
+    sms = createOutboxSms(db, {
+      log,
+      ...(config.production ? { production: { codeTtlMs: VERIFICATION_RULES.codeTtlMs } } : {}),
+    })
+    note(
+      config.production
+        ? `SMS: ${outboxNote}, codes kept as hashes until they expire; set TWILIO_* to send real text messages`
+        : `SMS: ${outboxNote}; set TWILIO_* to send real text messages`,
+    )
   }
   return { mail, sms }
 }
@@ -232,6 +240,15 @@ export async function startServer(
       }),
       { log },
     )
+    // Without Twilio in production, codes leave the outbox table once they expire (issue 30).
+    const stopOutboxSweep =
+      config.production && !config.twilio
+        ? scheduleOutboxSmsSweep({
+            db: database.db,
+            log,
+            codeTtlMs: VERIFICATION_RULES.codeTtlMs,
+          })
+        : async () => {}
     let closing: Promise<void> | undefined
     const close = () => {
       closing ??= (async () => {
@@ -243,6 +260,7 @@ export async function startServer(
         })
         await stopPointsJob()
         await outbound.stop()
+        await stopOutboxSweep()
         await database.close()
       })()
       return closing

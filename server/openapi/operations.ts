@@ -42,6 +42,7 @@ import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   ActivitySchema,
   AppointmentSchema,
+  DevUnsubscribeIdSchema,
   InvitationPreviewSchema,
   OutboxAnswerSchema,
   PatientListQuerySchema,
@@ -337,13 +338,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'PUT /api/patients/unsubscribe/:token': {
     summary: 'Unsubscribe a patient from e-mails',
     description:
-      'The link of a patient e-mail. The random token of the link is the key: no session is needed.',
+      'The link of a patient e-mail. The random token of the link is the key: no session is needed. A well-formed token is answered alike whether or not it names a patient, so the call tells nobody which links exist.',
     tag: 'Patients',
     public: true,
     path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
     responses: {
-      200: { description: 'The patient is unsubscribed.', json: UnsubscribeAnswerSchema },
-      404: 'This unsubscribe link is not valid.',
+      200: {
+        description: 'The patient (if any) is unsubscribed.',
+        json: UnsubscribeAnswerSchema,
+      },
+      404: 'This unsubscribe link is not valid: the token does not have the shape of one.',
     },
   },
   'POST /api/unsubscribe/:token': {
@@ -1034,7 +1038,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'Signed in.', json: SessionSchema },
       400: 'Invalid Email or Password (also a refused body or captcha).',
       403: 'The account is deactivated (said only after the right password).',
-      429: TOO_MANY,
+      429: 'An address that failed on this account waits, doubling, after 5 failures of the account; an address from which 30 accounts failed in 15 minutes waits too, but for accounts that signed in from it before. Failures of other accounts never hold back a right password. `details.retryAfterSeconds` and `Retry-After` say when to try again.',
       503: 'Too many sign-ins are being checked at once; `Retry-After` says when to try again.',
     },
   },
@@ -1046,7 +1050,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     responses: {
       200: { description: 'Handled.', json: ForgotPasswordAnswerSchema },
-      400: 'The body is not valid, or `url` points to another site.',
+      400: 'The body is not valid, or `url` points to another site (refused before any limit is counted, with a sentence saying so).',
       429: TOO_MANY,
     },
   },
@@ -1278,6 +1282,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     responses: { 200: { description: 'The messages.', json: OutboxAnswerSchema } },
   },
+  'GET /api/dev/patients/:id/unsubscribe-id': {
+    summary: "Read a patient's unsubscribe token (development)",
+    description:
+      "The token of the patient's unsubscribe link, which no staff answer carries. Served only when `NODE_ENV` is not `production`, and only to the loopback interface.",
+    tag: 'Operations',
+    public: true,
+    responses: {
+      200: { description: 'The token.', json: DevUnsubscribeIdSchema },
+      400: 'The id is not valid.',
+      404: 'No patient has this id.',
+    },
+  },
 
   // Issue 17, the front desk (server/routes/visits.ts, server/routes/reports.ts).
   'POST /api/visits/preview': {
@@ -1295,7 +1311,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /api/visits/approval': {
     summary: "Approve a visit's prices and points",
     description:
-      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account and 30 an address in 15 minutes) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
+      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account, and 30 accounts failing from one address, in 15 minutes; a colleague's failures never refuse the manager) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
     tag: 'Visits',
     responses: {
       201: { description: 'The approval token and who approved.', json: ApprovalAnswerSchema },

@@ -2,6 +2,7 @@ import { desc, eq } from 'drizzle-orm'
 import { decodeJwt } from 'jose'
 import * as v from 'valibot'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { SessionSchema } from '#domain/session.ts'
 import { type AppType, createApp } from '#server/app.ts'
 import { outbox, resetCodes, users } from '#server/db/schema.ts'
@@ -10,7 +11,12 @@ import { randomToken } from '#server/lib/random.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/services/captcha.ts'
 import { hashPassword } from '#server/services/passwords.ts'
 import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
-import { AUTH_LIMITS, hashResetCode, RESET_CODE_TTL_MS } from './auth.ts'
+import {
+  AUTH_LIMITS,
+  hashResetCode,
+  LOG_FOREIGN_RESET_PAGE_EVERY_MS,
+  RESET_CODE_TTL_MS,
+} from './auth.ts'
 
 const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 
@@ -176,8 +182,8 @@ describe.each(httpBackends())('auth routes on $name', (backend) => {
       expect(later.status).toBe(200)
     })
 
-    it('allows 30 failures per address in 15 minutes, then answers 429', async () => {
-      for (let i = 0; i < AUTH_LIMITS.signInFailuresPerIp.max; i++) {
+    it('allows 30 accounts failing from one address in 15 minutes, then answers 429 to an account new there', async () => {
+      for (let i = 0; i < AUTH_LIMITS.signInAccountsPerIp.max; i++) {
         const response = await post('/auth/local', {
           identifier: `spray-${i}@example.com`,
           password: 'guess',
@@ -446,26 +452,62 @@ describe.each(httpBackends())('auth routes on $name', (backend) => {
       expect(new URL(mail?.link ?? '').origin).toBe('http://127.0.0.1:3000')
     })
 
-    it('answers the spec failure text to a real origin mismatch, and logs it as a configuration error', async () => {
+    it('refuses a reset page on another site with 400 and a clear sentence, no error line, no limit spent', async () => {
       const user = await createUser()
       for (const [on, url] of [
         [app, 'https://evil.example/reset'],
         [t.makeApp({ production: true }), 'http://127.0.0.1:3000/reset'],
       ] as const) {
-        const response = await on.request('/api/auth/forgot-password', {
+        const linesBefore = t.log.lines.length
+        // Far more calls than the per-address limit of forgot-password allows.
+        for (let i = 0; i < AUTH_LIMITS.forgotPasswordPerIp.max + 10; i++) {
+          const response = await on.request('/api/auth/forgot-password', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ email: user.email, url }),
+          })
+          expect(response.status, url).toBe(400)
+          expect(((await response.json()) as ErrorAnswer).error.message).toBe(
+            AUTH_MESSAGES.resetPageElsewhere,
+          )
+        }
+        // One warning that names the origin and how to allow it; never an error-level line.
+        const written = t.log.lines.slice(linesBefore)
+        expect(written.filter((line) => line.startsWith('error'))).toEqual([])
+        const warnings = written.filter((line) => line.includes('A reset link was asked for'))
+        expect(warnings).toHaveLength(1)
+        expect(warnings[0]).toMatch(/^warn: /)
+        expect(warnings[0]).toContain(new URL(url).origin)
+        expect(warnings[0]).toContain('ALLOWED_ORIGINS')
+        // No limit was counted: the real page still gets its link from the same address.
+        const real = await on.request('/api/auth/forgot-password', {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ email: user.email, url }),
+          body: JSON.stringify({ email: user.email, url: 'http://localhost:3000/reset' }),
         })
-        expect(response.status, url).toBe(400)
-        expect(((await response.json()) as ErrorAnswer).error.message).toBe(
-          'Please enter a valid email',
-        )
-        expect(t.log.lines.at(-1)).toContain(
-          `error: Configuration error: a reset link was asked for a page at ${new URL(url).origin}`,
-        )
+        expect(real.status).toBe(200)
       }
-      expect(await emailsTo(user.email)).toHaveLength(0)
+    })
+
+    it('warns about a reset page on another site again only after the quiet period', async () => {
+      const start = new Date('2026-09-01T08:00:00Z')
+      t.setNow(start)
+      const on = t.makeApp()
+      const ask = () =>
+        on.request('/api/auth/forgot-password', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ email: 'x@example.com', url: 'https://elsewhere.example/reset' }),
+        })
+      const warnings = () =>
+        t.log.lines.filter((line) => line.includes('https://elsewhere.example')).length
+      const before = warnings()
+      await ask()
+      await ask()
+      expect(warnings()).toBe(before + 1)
+      t.setNow(new Date(start.getTime() + LOG_FOREIGN_RESET_PAGE_EVERY_MS + 1000))
+      await ask()
+      expect(warnings()).toBe(before + 2)
     })
 
     it('answers before the e-mail is handed to the mail server: the send is queued, then delivered', async () => {

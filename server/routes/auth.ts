@@ -16,6 +16,12 @@ import { ChangePasswordPayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember } from '#server/auth/permissions.ts'
 import { sessionAnswer } from '#server/auth/session-answer.ts'
+import {
+  createSignInThrottle,
+  signInDelaySeconds as delayAfter,
+  MAX_SIGN_IN_DELAY_SECONDS,
+  type SignInLimits,
+} from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { resetCodes, users } from '#server/db/schema.ts'
@@ -35,18 +41,22 @@ import {
 const MINUTE = 60 * 1000
 
 /**
- * The limits of the auth calls (DESIGN.md section 8, issue 14). Sign-in counts failures only, per
- * account and per address, so that nobody can lock someone else out: an address without recent
- * failures that brings the right password always gets in.
+ * The limits of the auth calls (DESIGN.md section 8, issues 14 and 30). Sign-in counts failures
+ * only, per account, per address and per pair of the two, so that nobody can lock someone else
+ * out: a correct password is never held back by someone else's failures (see
+ * {@link createSignInThrottle} for the whole design).
  */
 export const AUTH_LIMITS = {
   /**
-   * Failed sign-ins per account (the e-mail typed, known or not). Beyond `max`, addresses with
-   * recent failures may try this account only once per delay that doubles with every failure.
+   * Failed sign-ins per account (the e-mail typed, known or not). Beyond `max`, addresses that
+   * failed on this account may try it only once per delay that doubles with every failure.
    */
   signInFailuresPerAccount: { max: 5, windowMs: 15 * MINUTE },
-  /** Failed sign-ins per client address, whatever the account; beyond it the address gets 429. */
-  signInFailuresPerIp: { max: 30, windowMs: 15 * MINUTE },
+  /**
+   * Accounts with failed sign-ins from one client address, each counted once however often it
+   * failed; beyond it the address gets 429 but for accounts that signed in from it before.
+   */
+  signInAccountsPerIp: { max: 30, windowMs: 15 * MINUTE },
   /**
    * Failed sign-ins of the whole server: beyond it, addresses with recent failures are refused
    * before any hashing, so a flood from many addresses cannot take the CPU from real sign-ins.
@@ -58,23 +68,17 @@ export const AUTH_LIMITS = {
   forgotPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
   /** Reset attempts per client address. */
   resetPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
-} satisfies Record<string, RateLimitRule>
+} satisfies Record<string, RateLimitRule> & SignInLimits
 
 /** The account's owner is e-mailed (once per window) when its failures reach this count. */
 export const OWNER_ALERT_AFTER_FAILURES = 10
 
-/** The longest wait the progressive delay asks for, in seconds. */
-export const MAX_SIGN_IN_DELAY_SECONDS = 15 * 60
+export { MAX_SIGN_IN_DELAY_SECONDS }
 
 /** The wait asked of a suspect address after `failures` failures of an account (doubling). */
 export function signInDelaySeconds(failures: number): number {
-  const beyond = failures - AUTH_LIMITS.signInFailuresPerAccount.max
-  if (beyond < 0) return 0
-  return Math.min(2 ** beyond, MAX_SIGN_IN_DELAY_SECONDS)
+  return delayAfter(failures, AUTH_LIMITS.signInFailuresPerAccount.max)
 }
-
-/** How long a successful sign-in makes its address trusted (first in line for hashing). */
-const TRUSTED_ADDRESS_MS = 30 * 24 * 60 * MINUTE
 
 /** Reset-code status questions per client address. */
 const RESET_STATUS_PER_IP = { max: 60, windowMs: 15 * MINUTE }
@@ -91,6 +95,9 @@ export type AuthRouteOptions = {
   /** Overrides of {@link AUTH_LIMITS}. */
   limits?: Partial<typeof AUTH_LIMITS>
 }
+
+/** A reset page on another site is logged (as a warning) at most once per this many ms. */
+export const LOG_FOREIGN_RESET_PAGE_EVERY_MS = 10 * MINUTE
 
 /** The loopback names of one machine: a page on any of them is the same site in development. */
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
@@ -163,10 +170,13 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   const store = options.rateLimitStore ?? ctx.rateLimitStore
   const limiter = createRateLimiter(store)
   const limits = { ...AUTH_LIMITS, ...options.limits }
+  const throttle = createSignInThrottle(store, limits)
   const hashing = ctx.hashing
   const clientIp = ctx.clientIp
   const nowMs = () => ctx.now().getTime()
   const allowedOrigins = resetLinkOrigins(ctx.config)
+  /** Until when a reset page on another site is refused without a log line (see below). */
+  let foreignPageLoggedUntil = 0
 
   /** A fresh single-use reset code for `userId`, stored as its hash in `tx`; answers the link. */
   async function newResetLink(tx: Transaction, userId: number, resetPage: URL): Promise<string> {
@@ -184,25 +194,17 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   }
 
   /**
-   * Counts a failed sign-in against the account, the address and the server, and e-mails the
-   * owner a reset link the moment the account's failures reach {@link OWNER_ALERT_AFTER_FAILURES}.
+   * Counts a failed sign-in against the account, the address, their pair and the server, and
+   * e-mails the owner a reset link the moment the account's failures reach
+   * {@link OWNER_ALERT_AFTER_FAILURES}.
    */
   async function countFailure(
     identifier: string,
     ip: string,
     user: { id: number; first_name: string; practice_id: number } | undefined,
   ) {
-    const at = nowMs()
-    const alertWindow = {
-      max: OWNER_ALERT_AFTER_FAILURES,
-      windowMs: limits.signInFailuresPerAccount.windowMs,
-    }
-    const [account] = await Promise.all([
-      store.increment(`signin:account:${identifier}`, alertWindow.windowMs, at),
-      limiter.fail(`signin:ip:${ip}`, limits.signInFailuresPerIp, at),
-      limiter.fail('signin:global', limits.signInFailuresGlobal, at),
-    ])
-    if (!user || account.count !== OWNER_ALERT_AFTER_FAILURES) return
+    const failures = await throttle.failed(identifier, ip, nowMs())
+    if (!user || failures !== OWNER_ALERT_AFTER_FAILURES) return
     await ctx.db.transaction(async (tx) => {
       const link = await newResetLink(tx, user.id, new URL('/reset', ctx.config.publicUrl))
       await ctx.outbound.enqueue(tx, {
@@ -215,7 +217,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     })
     ctx.outbound.kick()
     ctx.log.warn(
-      `${account.count} failed sign-ins to user ${user.id} within ${alertWindow.windowMs / MINUTE} minutes: the owner was e-mailed a reset link`,
+      `${failures} failed sign-ins to user ${user.id} within ${limits.signInFailuresPerAccount.windowMs / MINUTE} minutes: the owner was e-mailed a reset link`,
     )
   }
 
@@ -226,46 +228,16 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     .post('/local', jsonBody(SignInPayloadSchema), async (c) => {
       const { identifier, password, remember = false, recaptchaToken } = c.req.valid('json')
       const ip = clientIp(c)
-      // Only failures count against an address: a clinic's whole staff signs in from one.
-      const ipFailures = await limiter.check(`signin:ip:${ip}`, limits.signInFailuresPerIp, nowMs())
-      refuseWhenLimited(ipFailures)
+      // Per account and address pair (issue 30): someone else's failures, from this address or
+      // any other, never hold back this account's right password; see createSignInThrottle.
+      const admission = await throttle.admit(identifier, ip, nowMs())
+      refuseWhenLimited(admission.decision)
       if (captcha) {
         if (!recaptchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
         if (!(await captcha.verify(recaptchaToken, ip)))
           throw badRequest(AUTH_MESSAGES.captchaInvalid)
       }
-      // An address with recent failures is suspect; one without them is never slowed or refused
-      // for the account's sake, so an attacker elsewhere cannot lock the owner out.
-      const suspect =
-        ((await store.get(`signin:ip:${ip}`, limits.signInFailuresPerIp.windowMs, nowMs()))
-          ?.count ?? 0) > 0
-      const accountKey = `signin:account:${identifier}`
-      if (suspect) {
-        refuseWhenLimited(
-          await limiter.check('signin:global', limits.signInFailuresGlobal, nowMs()),
-        )
-        const failures =
-          (await store.get(accountKey, limits.signInFailuresPerAccount.windowMs, nowMs()))?.count ??
-          0
-        const delay = signInDelaySeconds(failures)
-        if (delay > 0) {
-          // One try per delay for all suspect addresses together; each window is as long as the
-          // delay the failures so far ask for, so the waits double.
-          refuseWhenLimited(
-            await limiter.consume(
-              `signin:slow:${identifier}`,
-              { max: 1, windowMs: delay * 1000 },
-              nowMs(),
-            ),
-          )
-        }
-      }
-
-      // Staff who signed in from this address lately go ahead of strangers, strangers ahead of
-      // addresses that keep failing: during a flood the clinic still gets in.
-      const trusted =
-        !suspect && (await store.get(`signin:trusted:${ip}`, TRUSTED_ADDRESS_MS, nowMs())) !== null
-      const priority = suspect ? 'suspect' : trusted ? 'trusted' : 'normal'
+      const priority = admission.priority
       // Turned away before any database work when the hashing is full.
       hashing.admit(priority)
 
@@ -299,11 +271,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       // Only the right password learns that the account is deactivated (issue 19).
       if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
       await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
-      await Promise.all([
-        limiter.reset(accountKey),
-        limiter.reset(`signin:slow:${identifier}`),
-        store.increment(`signin:trusted:${ip}`, TRUSTED_ADDRESS_MS, nowMs()),
-      ])
+      await throttle.succeeded(identifier, ip, nowMs())
       const session = await sessionFor(user.id, remember)
       await ctx.audit.record({
         action: 'signin.success',
@@ -318,13 +286,18 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       const { email, url } = c.req.valid('json')
       const resetPage = new URL(url)
       // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
-      // page elsewhere means PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served:
-      // the operator reads why in the log, the person the spec's failure text.
+      // page elsewhere is refused before any limit is counted or anything is stored. It means
+      // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
+      // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,
+      // so that a loop of such calls cannot flood the log (issue 30).
       if (!allowedOrigins.has(resetPage.origin)) {
-        ctx.log.error(
-          `Configuration error: a reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS; set them to the addresses the app is served at`,
-        )
-        throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
+        if (nowMs() >= foreignPageLoggedUntil) {
+          foreignPageLoggedUntil = nowMs() + LOG_FOREIGN_RESET_PAGE_EVERY_MS
+          ctx.log.warn(
+            `A reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS: refused. If the app is served there, add it to ALLOWED_ORIGINS (said at most once in ${LOG_FOREIGN_RESET_PAGE_EVERY_MS / MINUTE} minutes)`,
+          )
+        }
+        throw badRequest(AUTH_MESSAGES.resetPageElsewhere)
       }
       refuseWhenLimited(
         await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),

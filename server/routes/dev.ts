@@ -1,9 +1,10 @@
-import { desc } from 'drizzle-orm'
+import { desc, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import type { OutboxMessage } from '#domain/practice-data.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { outbox } from '#server/db/schema.ts'
+import { outbox, patients } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
+import { idParams } from '#server/http/validate.ts'
 import { fromLoopback } from '#server/security/loopback.ts'
 
 /** How many messages the outbox shows: plenty for a developer or a test run. */
@@ -15,27 +16,42 @@ const OUTBOX_LIMIT = 200
  * answers only clients on the loopback interface (the socket's peer address, never a header):
  * the outbox holds reset links and codes, so anyone else reading it could take an account over.
  * Others get the 404 of any unknown path.
+ *
+ * `GET /dev/patients/:id/unsubscribe-id` answers a patient's unsubscribe token, on the same
+ * terms: staff answers never carry it (issue 30), and journeys and the bench that open an
+ * unsubscribe link need one without sending an e-mail first.
  */
 export function devRoutes(ctx: ServerContext) {
-  return new Hono<AppEnv>().get('/outbox', async (c) => {
-    if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
-    // What is queued is as good as sent for a reader of the outbox: deliver it first.
-    await ctx.outbound.drain()
-    const rows = await ctx.db
-      .select()
-      .from(outbox)
-      .orderBy(desc(outbox.sent_at), desc(outbox.id))
-      .limit(OUTBOX_LIMIT)
-    const messages: OutboxMessage[] = rows.map((row) => ({
-      channel: row.channel === 'sms' ? 'sms' : 'email',
-      to: row.to,
-      subject: row.subject,
-      text: row.text,
-      code: row.code,
-      link: row.link,
-      ...(row.channel === 'email' ? { html: row.html, headers: row.headers } : {}),
-      sentAt: row.sent_at.toISOString(),
-    }))
-    return c.json({ messages })
-  })
+  return new Hono<AppEnv>()
+    .get('/outbox', async (c) => {
+      if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+      // What is queued is as good as sent for a reader of the outbox: deliver it first.
+      await ctx.outbound.drain()
+      const rows = await ctx.db
+        .select()
+        .from(outbox)
+        .orderBy(desc(outbox.sent_at), desc(outbox.id))
+        .limit(OUTBOX_LIMIT)
+      const messages: OutboxMessage[] = rows.map((row) => ({
+        channel: row.channel === 'sms' ? 'sms' : 'email',
+        to: row.to,
+        subject: row.subject,
+        text: row.text,
+        code: row.code,
+        link: row.link,
+        ...(row.channel === 'email' ? { html: row.html, headers: row.headers } : {}),
+        sentAt: row.sent_at.toISOString(),
+      }))
+      return c.json({ messages })
+    })
+    .get('/patients/:id/unsubscribe-id', idParams('id'), async (c) => {
+      if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+      const [row] = await ctx.db
+        .select({ unsubscribe_id: patients.unsubscribe_id })
+        .from(patients)
+        .where(eq(patients.id, c.req.valid('param').id))
+        .limit(1)
+      if (!row) throw notFound('No patient has this id.')
+      return c.json(row)
+    })
 }

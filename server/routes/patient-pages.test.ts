@@ -27,6 +27,18 @@ function textOf(html: string): string {
     .trim()
 }
 
+/**
+ * Checks that two answers are the same but for the link's own token, which a page repeats (its
+ * forms point back at it): the same status, headers' media type and page (issue 30).
+ */
+async function expectAlike(real: Response, realId: string, other: Response, otherId: string) {
+  expect(other.status).toBe(real.status)
+  expect(other.headers.get('Content-Type')).toBe(real.headers.get('Content-Type'))
+  const realPage = (await real.text()).replaceAll(realId, 'TOKEN')
+  const otherPage = (await other.text()).replaceAll(otherId, 'TOKEN')
+  expect(otherPage).toBe(realPage)
+}
+
 describe.each(httpBackends())('the patient pages, rendered by the server, on $name', (backend) => {
   let t: TestApp
   let practice: PracticeFixture
@@ -186,9 +198,16 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
       .where(eq(patients.id, patient.id))
     expect(row?.email_subscription).toBe(false)
 
-    const unknown = await t.request(`/unsubscribe/${randomToken()}`, { method: 'POST' })
-    expect(unknown.status).toBe(404)
-    expect(textOf(await unknown.text())).toContain(
+    // Issue 30: a link that names nobody gets the very page a real one gets.
+    const other = await addPatient('Dan')
+    const real = await t.request(`/unsubscribe/${other.unsubscribe_id}`, { method: 'POST' })
+    const unknownId = randomToken()
+    const unknown = await t.request(`/unsubscribe/${unknownId}`, { method: 'POST' })
+    await expectAlike(real, other.unsubscribe_id, unknown, unknownId)
+    // Only a link no patient can have (its shape is public) is refused.
+    const malformed = await t.request('/unsubscribe/not-a-link', { method: 'POST' })
+    expect(malformed.status).toBe(404)
+    expect(textOf(await malformed.text())).toContain(
       'This unsubscribe link is not valid or has expired.',
     )
   })
@@ -244,9 +263,20 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
       }),
     ])
 
-    const unknown = await t.request(`/unsubscribe/${randomToken()}/subscribe`, { method: 'POST' })
-    expect(unknown.status).toBe(404)
-    expect(textOf(await unknown.text())).toContain(
+    // A link that names nobody gets the page a real one gets (issue 30), and logs nothing.
+    const real = await t.request(`/unsubscribe/${patient.unsubscribe_id}/subscribe`, {
+      method: 'POST',
+    })
+    const unknownId = randomToken()
+    const unknown = await t.request(`/unsubscribe/${unknownId}/subscribe`, { method: 'POST' })
+    await expectAlike(real, patient.unsubscribe_id, unknown, unknownId)
+    const after = await t.request('/api/audit?action=patient.resubscribed', {
+      token: practice.token,
+    })
+    expect(((await after.json()) as { data: unknown[] }).data).toHaveLength(1)
+    const malformed = await t.request('/unsubscribe/not-a-link/subscribe', { method: 'POST' })
+    expect(malformed.status).toBe(404)
+    expect(textOf(await malformed.text())).toContain(
       'This unsubscribe link is not valid or has expired.',
     )
   })

@@ -15,7 +15,11 @@ import { offerLimiter } from '#server/routes/offers.ts'
 import { ONE_CLICK_LIMIT, ONE_CLICK_MESSAGES } from '#server/routes/unsubscribe.ts'
 import { claimOfferByToken, offerByToken } from '#server/services/offers.ts'
 import { createRateLimiter } from '#server/services/rate-limit.ts'
-import { resubscribeByToken, unsubscribeByToken } from '#server/services/unsubscribe.ts'
+import {
+  isUnsubscribeTokenShaped,
+  resubscribeByToken,
+  unsubscribeByToken,
+} from '#server/services/unsubscribe.ts'
 
 const UNSUBSCRIBE_SCRIPT = readFileSync(
   new URL('../pages/unsubscribe.client.js', import.meta.url),
@@ -96,9 +100,13 @@ export function patientPageRoutes(ctx: ServerContext) {
           429,
         )
       }
-      return (await unsubscribeByToken(ctx.db, id))
-        ? page(c, unsubscribedPage(id, { ok: true }))
-        : page(c, unsubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
+      // Only a link of the wrong shape is refused; any other gets the same page, whether or not
+      // it names a patient, so the form tells nobody which links exist (issue 30).
+      if (!isUnsubscribeTokenShaped(id)) {
+        return page(c, unsubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
+      }
+      await unsubscribeByToken(ctx.db, id)
+      return page(c, unsubscribedPage(id, { ok: true }))
     })
     .post('/unsubscribe/:id/subscribe', async (c) => {
       // "Subscribe again" (issue 28): the patient of the link is subscribed again, once; the
@@ -111,11 +119,12 @@ export function patientPageRoutes(ctx: ServerContext) {
           429,
         )
       }
-      const result = await resubscribeByToken(ctx.db, id)
-      if (!result) {
+      if (!isUnsubscribeTokenShaped(id)) {
         return page(c, resubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
       }
-      if (result.changed) {
+      // A well-formed link that names nobody gets the same page as a real one (issue 30).
+      const result = await resubscribeByToken(ctx.db, id)
+      if (result?.changed) {
         await ctx.audit.record({
           action: 'patient.resubscribed',
           userId: null,

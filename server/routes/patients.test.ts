@@ -11,6 +11,7 @@ import {
   PatientSchema,
 } from '#domain/practice-data.ts'
 import { auditEvents, patients } from '#server/db/schema.ts'
+import { randomToken } from '#server/lib/random.ts'
 import {
   createPracticeFixture,
   createTestApp,
@@ -129,8 +130,10 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         .limit(1)
       const response = await get(`/api/patients/${row?.id}`)
       expect(response.status).toBe(200)
-      const patient = v.parse(PatientSchema, await response.json())
-      expect(patient).toMatchObject({ id: row?.id, unsubscribe_id: row?.unsubscribe_id })
+      const body = await response.json()
+      expect(v.parse(PatientSchema, body)).toMatchObject({ id: row?.id, email: row?.email })
+      // The unsubscribe token is the patient's, not the staff's (issue 30).
+      expect(body).not.toHaveProperty('unsubscribe_id')
     })
 
     it("answers another practice's patient exactly as none (404), 401 without a session", async () => {
@@ -156,7 +159,8 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         },
       })
       expect(response.status).toBe(201)
-      const patient = v.parse(PatientSchema, await response.json())
+      const body = await response.json()
+      const patient = v.parse(PatientSchema, body)
       expect(patient).toMatchObject({
         first_name: 'Grace',
         last_name: 'Hopper',
@@ -165,9 +169,11 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         converted: false,
         points: 0,
       })
-      expect(patient.unsubscribe_id).toMatch(/^[\w-]{43}$/)
+      // The unsubscribe token is made and stored, and stays out of the answer (issue 30).
+      expect(body).not.toHaveProperty('unsubscribe_id')
       const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(stored?.practice_id).toBe(t.demo.practiceId)
+      expect(stored?.unsubscribe_id).toMatch(/^[\w-]{43}$/)
     })
 
     it('updates the given fields only', async () => {
@@ -189,7 +195,11 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(response.status).toBe(200)
       const updated = v.parse(PatientSchema, await response.json())
       expect(updated).toMatchObject({ first_name: 'Ada', converted: true, points: 0 })
-      expect(updated.unsubscribe_id).toBe(created.unsubscribe_id)
+      const [token] = await t.db
+        .select({ unsubscribe_id: patients.unsubscribe_id })
+        .from(patients)
+        .where(eq(patients.id, created.id))
+      expect(token?.unsubscribe_id).not.toBe('attacker-chosen')
       // The balance is the ledger's: a body cannot set it, in either direction.
       for (const points of [120, -5]) {
         const bad = await t.request(`/api/patients/${created.id}`, {
@@ -235,19 +245,60 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       }
     })
 
-    it('answers 404 JSON for an unknown link and 400 for anything but email_subscription:false', async () => {
-      const unknown = await t.request('/api/patients/unsubscribe/not-a-real-link-at-all', {
+    /** A subscribed patient of the other practice, with its own unsubscribe token. */
+    async function subscribedPatient() {
+      const [row] = await t.db
+        .insert(patients)
+        .values({
+          practice_id: other.practiceId,
+          first_name: 'Sue',
+          last_name: 'Scribed',
+          unsubscribe_id: randomToken(),
+        })
+        .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
+      if (!row) throw new Error('patient not created')
+      return row
+    }
+
+    it('answers an unknown link exactly as a real one; 404 only for a token of the wrong shape', async () => {
+      // Issue 30: the answer must not tell which links exist.
+      const patient = await subscribedPatient()
+      const real = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
         method: 'PUT',
         json: { email_subscription: false },
       })
-      expect(unknown.status).toBe(404)
-      expect(await unknown.json()).toMatchObject({ error: { status: 404, name: 'NotFoundError' } })
-      const resubscribe = await t.request(`/api/patients/unsubscribe/${other.unsubscribeId}`, {
+      const unknown = await t.request(`/api/patients/unsubscribe/${randomToken()}`, {
+        method: 'PUT',
+        json: { email_subscription: false },
+      })
+      expect([real.status, unknown.status]).toEqual([200, 200])
+      const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
+      expect(stored?.email_subscription).toBe(false)
+      expect(await unknown.text()).toBe(await real.text())
+      expect(unknown.headers.get('Content-Type')).toBe(real.headers.get('Content-Type'))
+      // A token no link can have (its shape is public) is refused, and tells nothing.
+      const malformed = await t.request('/api/patients/unsubscribe/not-a-link', {
+        method: 'PUT',
+        json: { email_subscription: false },
+      })
+      expect(malformed.status).toBe(404)
+      expect(await malformed.json()).toMatchObject({
+        error: {
+          status: 404,
+          name: 'NotFoundError',
+          message: 'This unsubscribe link is not valid.',
+        },
+      })
+    })
+
+    it('answers 400 for anything but email_subscription:false', async () => {
+      const patient = await subscribedPatient()
+      const resubscribe = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
         method: 'PUT',
         json: { email_subscription: true },
       })
       expect(resubscribe.status).toBe(400)
-      const [row] = await t.db.select().from(patients).where(eq(patients.id, other.patientId))
+      const [row] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(row?.email_subscription).toBe(true)
     })
 

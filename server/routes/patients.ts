@@ -22,10 +22,17 @@ import { randomToken } from '#server/lib/random.ts'
 import type { AuditAction } from '#server/services/audit.ts'
 import { createLedger } from '#server/services/ledger.ts'
 import { claimsOfPatient } from '#server/services/promotions.ts'
-import { unsubscribeByToken } from '#server/services/unsubscribe.ts'
+import {
+  isUnsubscribeTokenShaped,
+  UNSUBSCRIBE_LINK_INVALID,
+  unsubscribeByToken,
+} from '#server/services/unsubscribe.ts'
 import { readProgrammeRules } from './programme-rules.ts'
 
-/** The columns of a patient answer (domain `PatientSchema`). */
+/**
+ * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id` (issue 30):
+ * whoever holds it can unsubscribe the patient, so it travels only in the patient's own e-mails.
+ */
 export const patientColumns = {
   id: patients.id,
   practice_id: patients.practice_id,
@@ -36,7 +43,6 @@ export const patientColumns = {
   email_subscription: patients.email_subscription,
   sms_subscription: patients.sms_subscription,
   birth_date: patients.birth_date,
-  unsubscribe_id: patients.unsubscribe_id,
   converted: patients.converted,
   points: patients.points,
   archived: sql<boolean>`${patients.archived_at} is not null`.as('archived'),
@@ -360,10 +366,12 @@ export function patientRoutes(ctx: ServerContext) {
       return c.json(rows)
     })
     .put('/unsubscribe/:token', jsonBody(UnsubscribeInputSchema), async (c) => {
-      if (!(await unsubscribeByToken(ctx.db, c.req.param('token')))) {
-        throw notFound('This unsubscribe link is not valid.')
-      }
-      return c.json({ email_subscription: false })
+      const token = c.req.param('token')
+      // Only a token of the wrong shape is refused; any other is answered alike, whether or not
+      // it names a patient, so the call tells nobody which links exist (issue 30).
+      if (!isUnsubscribeTokenShaped(token)) throw notFound(UNSUBSCRIBE_LINK_INVALID)
+      await unsubscribeByToken(ctx.db, token)
+      return c.json({ email_subscription: false as const })
     })
     .get('/:id', auth, read, idParams('id'), async (c) => {
       const { id } = c.req.valid('param')

@@ -19,6 +19,7 @@ import {
 } from '#domain/visits.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
+import { createSignInThrottle } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import { patients, users } from '#server/db/schema.ts'
 import { ApiError, forbidden, notFound } from '#server/http/errors.ts'
@@ -91,10 +92,12 @@ async function approverOf(
     return user.id
   }
   const limiter = createRateLimiter(ctx.rateLimitStore)
+  const throttle = createSignInThrottle(ctx.rateLimitStore, AUTH_LIMITS)
   const at = ctx.now().getTime()
   const accountKey = `signin:account:${manager.email}`
-  const ipKey = `signin:ip:${ip}`
-  refuseWhenLimited(await limiter.check(ipKey, AUTH_LIMITS.signInFailuresPerIp, at))
+  // The sign-in's limits per account and address pair (issue 30): a colleague's failures at the
+  // same desk never refuse this manager; at the desk the account is locked after 5 failures.
+  refuseWhenLimited((await throttle.admit(manager.email, ip, at)).decision)
   refuseWhenLimited(await limiter.check(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at))
   ctx.hashing.admit('trusted')
   const [row] = await ctx.db
@@ -111,10 +114,7 @@ async function approverOf(
   const hash = row?.password_hash ?? (await dummyPasswordHash())
   const matches = await ctx.hashing.run(() => verifyPassword(hash, manager.password), 'trusted')
   if (!row || !matches) {
-    await Promise.all([
-      limiter.fail(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at),
-      limiter.fail(ipKey, AUTH_LIMITS.signInFailuresPerIp, at),
-    ])
+    await throttle.failed(manager.email, ip, at)
     await ctx.audit.record({
       action: 'signin.failure',
       userId: row?.id ?? null,

@@ -270,6 +270,16 @@ describe('development mode on a non-loopback address (issue 14)', () => {
       incoming: { socket: { remoteAddress: '::ffff:127.0.0.1' } },
     })
     expect(fromMapped.status).toBe(200)
+    // The patients' unsubscribe tokens (issue 30) on the same terms as the outbox.
+    const token = '/api/dev/patients/1/unsubscribe-id'
+    const tokenElsewhere = await server.app.fetch(
+      new Request(`http://localhost${token}`, { headers: spoofed }),
+      { incoming: { socket: { remoteAddress: '203.0.113.9' } } },
+    )
+    expect(tokenElsewhere.status).toBe(404)
+    const tokenLocal = await fetch(`http://127.0.0.1:${server.port}${token}`)
+    expect(tokenLocal.status).toBe(200)
+    expect(await tokenLocal.json()).toEqual({ unsubscribe_id: expect.any(String) })
   })
 
   it('says nothing of the kind on a loopback address', async () => {

@@ -117,7 +117,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
         password: 'Wrong-Pass-1',
       }),
     )
-    expect(n).toBe(AUTH_LIMITS.signInFailuresPerIp.max + 1)
+    expect(n).toBe(AUTH_LIMITS.signInAccountsPerIp.max + 1)
     advance(15 * MINUTE + 1000)
     const again = await postJson(call, '/api/auth/local', {
       identifier: DEMO_ADMIN.email,
@@ -277,6 +277,43 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
         }),
       ),
     ).toBe(PERSONNEL_REGISTER_LIMIT.max + 1)
+  })
+
+  it("two instances share the pair counts: a typist's failures slow the typist on both, never a colleague", async () => {
+    const instance = () => {
+      const now = () => clock
+      return createApp({
+        db: t.db,
+        mail: createOutboxMail(t.db, { now }),
+        sms: createOutboxSms(t.db, { now }),
+        config: t.config,
+        now,
+        log: t.log,
+        rateLimitStore: createPostgresRateLimitStore(t.db),
+      })
+    }
+    const [a, b] = [instance(), instance()]
+    // Days before T0: the shared table's windows of the next test (days after T0) stay apart.
+    advance(-24 * 60 * MINUTE * Math.floor(Math.random() * 1000 + 1))
+    const typist = await newUser()
+    const colleague = await newUser('Colleague-Pass-123')
+    const signIn = (on: typeof a, identifier: string, password: string) =>
+      Promise.resolve(
+        on.request('/api/auth/local', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ identifier, password }),
+        }),
+      )
+    const statuses: number[] = []
+    for (let i = 0; i < 8; i++) {
+      statuses.push((await signIn(i % 2 ? a : b, typist.email, 'Wrong-Pass-1')).status)
+    }
+    // Five failures, the one try after the first wait, then the shared delay on either instance.
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 429, 429])
+    expect((await signIn(a, typist.email, typist.password)).status).toBe(429)
+    expect((await signIn(b, colleague.email, colleague.password)).status).toBe(200)
+    expect((await signIn(a, colleague.email, colleague.password)).status).toBe(200)
   })
 
   it('two app instances on one database share the counts (Postgres store)', async () => {

@@ -92,18 +92,73 @@ describe.each(testBackends())(
       expect(waits).toEqual(['1', '2', '4'])
     })
 
-    it('never counts a successful sign-in against an address; 30 failures from it then answer 429', async () => {
+    it('never counts a successful sign-in against an address; 30 accounts failing from it then answer 429', async () => {
       const clinic = '198.51.100.50'
       for (let i = 0; i < 40; i++) {
         const staff = await signIn(clinic, DEMO_ADMIN.email, DEMO_ADMIN.password)
         expect(staff.status, `sign-in ${i + 1}`).toBe(200)
       }
-      for (let i = 0; i < AUTH_LIMITS.signInFailuresPerIp.max; i++) {
+      for (let i = 0; i < AUTH_LIMITS.signInAccountsPerIp.max; i++) {
         expect((await signIn(clinic, `typo-${i}@example.com`, 'Wrong-Pass-1')).status).toBe(400)
       }
       const refused = await signIn(clinic, `typo-x@example.com`, 'Wrong-Pass-1')
       expect(refused.status).toBe(429)
       expect(Number(refused.retryAfter)).toBeGreaterThan(0)
+      // The account that signed in from here is not held back (issue 30).
+      expect((await signIn(clinic, DEMO_ADMIN.email, DEMO_ADMIN.password)).status).toBe(200)
+    })
+
+    it("never holds back a colleague's right password behind one NAT: 30 failures of one account there", async () => {
+      // Issue 30: a clinic signs in from one address; one person failing must not lock out others.
+      const clinic = '198.51.100.60'
+      const typist = await newUser()
+      const colleague = await newUser('Colleague-Pass-123')
+      let failures = 0
+      let attempts = 0
+      while (failures < 30) {
+        attempts++
+        const guess = await signIn(clinic, typist.email, 'Wrong-Pass-1')
+        if (guess.status === 400) failures++
+        else {
+          // The typist's own account from this address waits, doubling: wait it out and go on.
+          expect(guess.status).toBe(429)
+          advance(Number(guess.retryAfter) * 1000 + 1)
+        }
+      }
+      expect(attempts).toBeGreaterThan(30)
+      // The colleague, who never signed in from here before, gets straight in...
+      const straight = await signIn(clinic, colleague.email, colleague.password)
+      expect(straight.status).toBe(200)
+      expect(straight.retryAfter).toBeNull()
+      // ...while the typist's account from this address is still slowed.
+      expect((await signIn(clinic, typist.email, typist.password)).status).toBe(429)
+    })
+
+    it('refuses an address that sprays many accounts, but for accounts that signed in from it before', async () => {
+      const office = '198.51.100.61'
+      const regular = await newUser('Regular-Pass-123')
+      const newcomer = await newUser('Newcomer-Pass-123')
+      expect((await signIn(office, regular.email, regular.password)).status).toBe(200)
+      // Each account counts once however often it fails: this one five times is one account.
+      for (let i = 0; i < 5; i++) {
+        expect((await signIn(office, 'spray-same@example.com', 'Wrong-Pass-1')).status).toBe(400)
+      }
+      for (let i = 1; i < AUTH_LIMITS.signInAccountsPerIp.max; i++) {
+        expect((await signIn(office, `spray-${i}@example.com`, 'Summer2026!')).status).toBe(400)
+      }
+      // One account more than the limit: refused before any hashing, with Retry-After.
+      const sprayed = await signIn(office, 'spray-more@example.com', 'Summer2026!')
+      expect(sprayed.status).toBe(429)
+      expect(sprayed.body.error?.message).toBe(TOO_MANY)
+      expect(Number(sprayed.retryAfter)).toBeGreaterThan(0)
+      // An account that never signed in from here waits for the window too, right password or not.
+      expect((await signIn(office, newcomer.email, newcomer.password)).status).toBe(429)
+      // One that signed in from here before is not held back.
+      expect((await signIn(office, regular.email, regular.password)).status).toBe(200)
+      // Elsewhere, the newcomer is not affected at all.
+      expect((await signIn('198.51.100.62', newcomer.email, newcomer.password)).status).toBe(200)
+      advance(AUTH_LIMITS.signInAccountsPerIp.windowMs + 1000)
+      expect((await signIn(office, newcomer.email, newcomer.password)).status).toBe(200)
     })
 
     it(`e-mails the owner a reset link once, after ${OWNER_ALERT_AFTER_FAILURES} failures`, async () => {

@@ -5,6 +5,19 @@ import { patients } from '#server/db/schema.ts'
 // Unsubscribe tokens are base64url (randomToken); anything else cannot match and is not looked up.
 const UNSUBSCRIBE_ID = /^[\w-]{16,128}$/
 
+/** The refusal of a token of the wrong shape (see {@link isUnsubscribeTokenShaped}). */
+export const UNSUBSCRIBE_LINK_INVALID = 'This unsubscribe link is not valid.'
+
+/**
+ * Whether `token` has the shape of an unsubscribe token. Only a token of another shape may be
+ * answered as not valid (issue 30): that the shape is wrong is plain from the token itself, so it
+ * tells nothing about which links exist. A well-formed token is answered alike whether or not it
+ * names a patient, so that nobody can find out by trying.
+ */
+export function isUnsubscribeTokenShaped(token: string): boolean {
+  return UNSUBSCRIBE_ID.test(token)
+}
+
 /**
  * What the spec's unsubscribe page does (`PUT /patients/unsubscribe/{token}`) and the RFC 8058
  * one-click `POST /unsubscribe/{token}` does too: the patient whose link it is stops receiving

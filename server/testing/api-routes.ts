@@ -48,6 +48,7 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/upload/files/:id/:key',
   'POST /api/payments/test-tokens',
   'GET /api/dev/outbox',
+  'GET /api/dev/patients/:id/unsubscribe-id',
   'GET /api/openapi.json',
   'GET /api/docs',
   'GET /api/docs/assets/:file',

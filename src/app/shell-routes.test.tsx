@@ -28,7 +28,6 @@ const patient = (id: number, first: string, last: string, subscribed: boolean) =
   email_subscription: subscribed,
   sms_subscription: false,
   birth_date: null,
-  unsubscribe_id: `token-${id}-abcdefghijklmnop`,
   converted: id === 1,
   points: id * 10,
   archived: false,

@@ -15,7 +15,6 @@ const patient = (id: number, first: string, points: number): Patient => ({
   email_subscription: true,
   sms_subscription: false,
   birth_date: null,
-  unsubscribe_id: `token-${id}`,
   converted: false,
   points,
   archived: false,

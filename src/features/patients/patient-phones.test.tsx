@@ -22,7 +22,6 @@ const patient = (id: number, first: string, last: string, phone: string | null) 
   email_subscription: true,
   sms_subscription: false,
   birth_date: null,
-  unsubscribe_id: `token-${id}-abcdefghijklmnop`,
   converted: false,
   points: 0,
   archived: false,

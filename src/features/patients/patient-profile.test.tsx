@@ -15,7 +15,6 @@ const patient: Patient = {
   email_subscription: true,
   sms_subscription: false,
   birth_date: null,
-  unsubscribe_id: 'u-3',
   converted: false,
   points: 12_345,
   archived: false,
