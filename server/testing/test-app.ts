@@ -35,6 +35,7 @@ import { randomToken } from '#server/lib/random.ts'
 import { assertConforms } from '#server/openapi/contract.ts'
 import { createOutboxMail } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
+import type { HashingGate } from '#server/services/passwords.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import {
   createTestGateway,
@@ -177,7 +178,8 @@ export type TestApp = {
    */
   request(path: string, init?: TestRequestInit): Promise<Response>
   /** Another app over the same database, e.g. with `{ production: true }` or a `distDir`. */
-  makeApp(config?: Partial<AppConfig>): AppType
+  /** A new app on this database; `hashing` replaces the argon2 gate (to count the work done). */
+  makeApp(config?: Partial<AppConfig>, deps?: { hashing?: HashingGate }): AppType
   /**
    * The server started again on the same database: a new app with a new test gateway, so nothing
    * kept in memory (card tokens, rate-limit counters) survives, only what the database holds. It
@@ -231,7 +233,7 @@ export async function createTestApp(
       catalog: databaseCatalog(db),
       store: databaseGatewayStore(db),
     })
-    const makeApp = (overrides: Partial<AppConfig> = {}) =>
+    const makeApp = (overrides: Partial<AppConfig> = {}, deps: { hashing?: HashingGate } = {}) =>
       createApp({
         db,
         mail,
@@ -241,6 +243,7 @@ export async function createTestApp(
         config: { ...baseConfig, ...overrides },
         now,
         log,
+        ...(deps.hashing ? { hashing: deps.hashing } : {}),
       })
     const app = makeApp()
 
