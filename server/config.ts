@@ -234,6 +234,27 @@ function twilioSettings(e: {
   return undefined
 }
 
+/**
+ * Production on PostgreSQL needs JWT_SECRET and DATA_ENCRYPTION_KEY from the environment (issue
+ * 30): every process on the database must sign sessions and seal secrets with the same ones, and
+ * a generated one lives in a single process's DATA_DIR (a token from one would be 401 on another,
+ * a Nextech setting saved on one unreadable on the other). PGlite belongs to one process, and
+ * development keeps generating them.
+ */
+function requireSharedSecrets(secrets: { jwtSecret?: string; dataKey?: string }): void {
+  const missing = [
+    ...(secrets.jwtSecret ? [] : ['JWT_SECRET']),
+    ...(secrets.dataKey ? [] : ['DATA_ENCRYPTION_KEY']),
+  ]
+  if (missing.length === 0) return
+  const names = missing.join(' and ')
+  throw new ConfigError(
+    `Invalid configuration: NODE_ENV=production with DATABASE_URL needs ${names}, the same in ` +
+      `every server process on that database; make ${missing.length > 1 ? 'each' : 'it'} with ` +
+      '`openssl rand -hex 32`.',
+  )
+}
+
 function originOf(url: string, variable: string): string {
   try {
     return new URL(url).origin
@@ -248,8 +269,9 @@ function originOf(url: string, variable: string): string {
  * `http://localhost:PORT`, SERVE_DIST `dist` when that folder has an index.html (an explicitly
  * empty SERVE_DIST serves the API only), MAIL_FROM `Glow Rewards <no-reply@glowrewards.example>`,
  * the outbox unless SMTP_URL or all three TWILIO_* are set, the demo practice outside production
- * only (SEED_DEMO). Throws {@link ConfigError} naming a bad variable, and in production without
- * STRIPE_SECRET_KEY unless ALLOW_TEST_PAYMENTS=true.
+ * only (SEED_DEMO). Throws {@link ConfigError} naming a bad variable, in production without
+ * STRIPE_SECRET_KEY unless ALLOW_TEST_PAYMENTS=true, and in production on PostgreSQL without
+ * JWT_SECRET or DATA_ENCRYPTION_KEY.
  */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -290,17 +312,21 @@ export function loadConfig(
         'Set ALLOW_TEST_PAYMENTS=true only if this server must run without charging cards.',
     )
   }
+  const databaseUrl = e.DATABASE_URL || undefined
+  const jwtSecret = e.JWT_SECRET || undefined
+  const dataKey = e.DATA_ENCRYPTION_KEY || undefined
+  if (production && databaseUrl) requireSharedSecrets({ jwtSecret, dataKey })
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: dataDir === 'memory' ? dataDir : resolve(cwd, dataDir),
-    databaseUrl: e.DATABASE_URL || undefined,
+    databaseUrl,
     databaseOwnerUrl: e.DATABASE_OWNER_URL || undefined,
     publicUrl,
     allowedOrigins: [...new Set([originOf(publicUrl, 'PUBLIC_URL'), ...extraOrigins])],
     production,
-    jwtSecret: e.JWT_SECRET || undefined,
-    dataKey: e.DATA_ENCRYPTION_KEY || undefined,
+    jwtSecret,
+    dataKey,
     distDir,
     hcaptchaSiteKey: e.HCAPTCHA_SITEKEY || undefined,
     supportEmail: e.SUPPORT_EMAIL?.trim() || undefined,
