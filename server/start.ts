@@ -20,6 +20,7 @@ import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
 import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
 import { createTwilioSms } from '#server/services/twilio-sms.ts'
+import { importUploadFiles } from '#server/services/upload-import.ts'
 
 /** A started server. */
 export type RunningServer = {
@@ -123,8 +124,9 @@ export function ensureDataDir(dataDir: string): void {
 
 /**
  * Boots the whole server: opens the database (PGlite under `dataDir`, or `databaseUrl`), applies
- * migrations, seeds an empty database, builds the app with the mail and SMS services the
- * configuration chooses (SMTP and Twilio, else the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
+ * migrations, seeds an empty database, moves the images of an older `dataDir/uploads` into it,
+ * builds the app with the mail and SMS services the configuration chooses (SMTP and Twilio, else
+ * the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
  */
 export async function startServer(
   config: ServerConfig,
@@ -159,6 +161,10 @@ export async function startServer(
           'published): remove it or change its password before real use.',
       )
     }
+    // Uploads kept in DATA_DIR/uploads before issue 30 move into the database, once.
+    if (config.dataDir !== 'memory') {
+      await importUploadFiles(database.db, join(config.dataDir, 'uploads'), log)
+    }
     const jwtSecret = resolveJwtSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir })
     const dataKey = resolveDataKey({ dataKey: config.dataKey, dataDir: config.dataDir })
     const payments = createPaymentProvider(
@@ -192,8 +198,6 @@ export async function startServer(
         distDir: config.distDir,
         hcaptchaSiteKey: config.hcaptchaSiteKey,
         supportEmail: config.supportEmail,
-        // Uploaded images next to the database; DATA_DIR=memory keeps them in memory.
-        uploadsDir: config.dataDir === 'memory' ? undefined : join(config.dataDir, 'uploads'),
         trustProxy: config.trustProxy,
         dataKey,
       },
