@@ -161,7 +161,10 @@ describe('loadConfig', () => {
       ).toMatchObject({ jwtSecret: jwt, dataKey: key, databaseUrl: postgres.DATABASE_URL })
       // PGlite is one process's database, and development keeps generating them in DATA_DIR.
       const { DATABASE_URL: _url, ...pglite } = postgres
-      expect(loadConfig(pglite, { cwd })).toMatchObject({ jwtSecret: undefined, dataKey: undefined })
+      expect(loadConfig(pglite, { cwd })).toMatchObject({
+        jwtSecret: undefined,
+        dataKey: undefined,
+      })
       expect(
         loadConfig({ DATABASE_URL: postgres.DATABASE_URL, NODE_ENV: 'development' }, { cwd }),
       ).toMatchObject({ jwtSecret: undefined, dataKey: undefined })

@@ -28,7 +28,7 @@ describe('two server processes share sessions, uploads and sealed settings', () 
     await cluster?.close()
   }, 60_000)
 
-  const signIn = async (server: ServerProcess, password = DEMO_ADMIN.password) => {
+  const signIn = async (server: ServerProcess, password: string = DEMO_ADMIN.password) => {
     const response = await fetch(`${server.url}/api/auth/local`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
