@@ -21,7 +21,7 @@ function u32(value: number, littleEndian = false): Uint8Array {
 }
 
 /** A PNG chunk with its CRC. */
-function pngChunk(type: string, data: Uint8Array): Uint8Array {
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const body = concat(text(type), data)
   return concat(u32(data.length), body, u32(crc32(body)))
 }
