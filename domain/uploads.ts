@@ -36,6 +36,7 @@ export const UPLOAD_MESSAGES = {
     'This image is damaged or incomplete. Save it again as PNG, JPEG or WebP and upload it once more.',
   tooManyPixels: (width: number, height: number) =>
     `This image is ${pixels(width)} × ${pixels(height)} pixels; the largest accepted is ${pixels(UPLOAD_MAX_DIMENSION)} × ${pixels(UPLOAD_MAX_DIMENSION)}. Make it smaller and upload it again.`,
+  tooManyFramePixels: `This animation's frames together hold more pixels than one picture of ${pixels(UPLOAD_MAX_DIMENSION)} × ${pixels(UPLOAD_MAX_DIMENSION)}. Use fewer or smaller frames and upload it again.`,
   notMultipart: 'Send the image as multipart/form-data with the field "file".',
   uploadRequired: 'Choose an uploaded image: upload_id must be the id of an uploaded file.',
   wrongPurpose: (purpose: UploadPurpose) =>

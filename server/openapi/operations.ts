@@ -664,7 +664,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     responses: {
       201: { description: 'The stored image.', json: UploadedFileSchema },
-      400: `No file, no purpose, a damaged image ("${UPLOAD_MESSAGES.damaged}", also when a PNG's pixel data does not hold the size its header declares), or a picture over ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels by its headers: "${UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000)}"`,
+      400: `No file, no purpose, a damaged image ("${UPLOAD_MESSAGES.damaged}", also when a PNG's pixel data does not hold the size its header declares), a picture over ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels by its headers ("${UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000)}"), or an animation whose frames together hold more: "${UPLOAD_MESSAGES.tooManyFramePixels}"`,
       403: `A logo without the practice settings permission: "${PERMISSION_REFUSALS['practice.settings']}"`,
       413: `"${UPLOAD_MESSAGES.tooLarge}"`,
       415: `Not multipart, or not a ${UPLOAD_MEDIA_TYPES.join(', ')} image: "${UPLOAD_MESSAGES.wrongType}"`,

@@ -13,6 +13,7 @@ import {
   testBackends,
 } from '#server/testing/test-app.ts'
 import {
+  apngOfFrames,
   fixture,
   jpegDeclaring,
   jpegWithMetadata,
@@ -180,6 +181,10 @@ describe.each(testBackends())('uploads, the practice logo and avatars on $name',
       expect(answer.status).toBe(400)
       expect(message(answer)).toBe(UPLOAD_MESSAGES.tooManyPixels(width, height))
     }
+    // An animation's frames together count as one picture: two of 4,000 × 2,001 are too many.
+    const animation = await upload(apngOfFrames(4000, 2001, 2))
+    expect(animation.status).toBe(400)
+    expect(message(animation)).toBe(UPLOAD_MESSAGES.tooManyFramePixels)
     expect({ rows: await uploadCount(), contents: await contentCount() }).toEqual(before)
   })
 
@@ -188,6 +193,9 @@ describe.each(testBackends())('uploads, the practice logo and avatars on $name',
     expect(largest.status).toBe(201)
     const file = largest.body as unknown as UploadedFile
     expect(await stored(file.url)).toMatchObject({ width: 4000, height: 4000, size: file.size })
+    // Two frames of 4,000 × 2,000: each frame's data is inflated and holds its size.
+    const animation = await upload(apngOfFrames(4000, 2000, 2))
+    expect(animation.status).toBe(201)
 
     const before = { rows: await uploadCount(), contents: await contentCount() }
     for (const bytes of [

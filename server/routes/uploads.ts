@@ -288,6 +288,10 @@ export function uploadRoutes(ctx: ServerContext) {
           field: 'file',
         })
       }
+      // An animation's frames together count as one picture: at most 4,000 × 4,000 pixels.
+      if (image.framePixels > UPLOAD_MAX_DIMENSION ** 2) {
+        throw badRequest(UPLOAD_MESSAGES.tooManyFramePixels, { field: 'file' })
+      }
       if (!(await decodesToItsSize(image))) {
         throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
       }

@@ -97,6 +97,10 @@ describe('the size of a picture, declared and decoded (issue 30)', () => {
         pngChunk('fdAT', concat(u32(2), secondData)),
       )
     expect(await decodes(animation(frame(1, 8, 4, 12, 6), data(8, 4)))).toEqual([20, 10])
+    // The frames' pixels together: the IDAT picture is the first frame, then 8 × 4.
+    const cleaned = cleanImage(animation(frame(1, 8, 4, 12, 6), data(8, 4)))
+    expect(cleaned.ok && cleaned.framePixels).toBe(20 * 10 + 8 * 4)
+    expect(cleanImage(fixture('tiny.webp'))).toMatchObject({ framePixels: 256 })
     // A frame that reaches outside the picture: a decoder would draw past the canvas.
     expect(await decodes(animation(frame(1, 8, 4, 13, 6), data(8, 4)))).toBe('damaged')
     // A small frame whose data holds a whole 4,000-pixel-wide picture.

@@ -14,11 +14,14 @@ import type { UploadMediaType } from '#domain/uploads.ts'
 
 /** The result of {@link cleanImage}. */
 export type CleanImage =
-  | { ok: true; mime: UploadMediaType; bytes: Uint8Array; width: number; height: number }
+  | ({ ok: true; mime: UploadMediaType } & Cleaned)
   | { ok: false; reason: 'type' | 'damaged' }
 
-/** What a cleaner returns: the kept bytes and the picture's size in pixels, as its headers say. */
-type Cleaned = { bytes: Uint8Array; width: number; height: number }
+/**
+ * What a cleaner returns: the kept bytes, the picture's size in pixels as its headers say, and the
+ * pixels of all its frames together (an animation draws each frame; a still picture is one).
+ */
+type Cleaned = { bytes: Uint8Array; width: number; height: number; framePixels: number }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 
@@ -119,6 +122,9 @@ function cleanPng(bytes: Uint8Array): Cleaned {
   let index = 0
   let sawData = false
   let header: PngHeader | undefined
+  // APNG: the frames' areas; the IDAT picture is a frame of its own unless an fcTL came first.
+  let framePixels = 0
+  let framed = false
   for (;;) {
     need(at + 12 <= bytes.length)
     const length = view.getUint32(at)
@@ -131,7 +137,11 @@ function cleanPng(bytes: Uint8Array): Cleaned {
     if (index === 0) need(type === 'IHDR' && length === 13)
     else need(type !== 'IHDR')
     if (type === 'IHDR') header = readPngHeader(view, at)
-    if (type === 'fcTL') readPngFrame(view, at, length, header)
+    if (type === 'fcTL') {
+      const frame = readPngFrame(view, at, length, header)
+      framePixels += frame.width * frame.height
+      if (!sawData) framed = true
+    }
     if (type === 'IDAT') sawData = true
     // An unknown critical chunk (upper-case first letter) means a picture we cannot vouch for.
     const critical = type.charCodeAt(0) < 0x61
@@ -143,7 +153,8 @@ function cleanPng(bytes: Uint8Array): Cleaned {
   }
   need(sawData && header !== undefined)
   // Whatever follows IEND (a polyglot's second life) is left behind.
-  return { bytes: concat(parts), width: header.width, height: header.height }
+  if (!framed) framePixels += header.width * header.height
+  return { bytes: concat(parts), width: header.width, height: header.height, framePixels }
 }
 
 // JPEG: APP0 (JFIF), APP2 when it is an ICC profile and APP14 (Adobe, which says how CMYK and
@@ -214,7 +225,7 @@ function cleanJpeg(bytes: Uint8Array): Cleaned {
     }
   }
   need(sawFrame && sawScan)
-  return { bytes: concat(parts), width, height }
+  return { bytes: concat(parts), width, height, framePixels: width * height }
 }
 
 // WebP: the picture (VP8, VP8L, ALPH, animation) and its ICC profile stay; EXIF, XMP and unknown
@@ -272,6 +283,7 @@ function cleanWebp(bytes: Uint8Array): Cleaned {
   let first = true
   let canvas: { width: number; height: number } | undefined
   let picture: { width: number; height: number } | undefined
+  let animated = 0
   while (at < end) {
     need(at + 8 <= end)
     const type = ascii(bytes, at, 4)
@@ -297,6 +309,7 @@ function cleanWebp(bytes: Uint8Array): Cleaned {
       const y = uint24(data, 3) * 2
       const frame = { width: uint24(data, 6) + 1, height: uint24(data, 9) + 1 }
       need(x + frame.width <= canvas.width && y + frame.height <= canvas.height)
+      animated += frame.width * frame.height
       const stream = frameBitstream(data)
       need(stream.width === frame.width && stream.height === frame.height)
     }
@@ -316,7 +329,8 @@ function cleanWebp(bytes: Uint8Array): Cleaned {
   const header = new Uint8Array(12)
   header.set(bytes.subarray(0, 12))
   new DataView(header.buffer).setUint32(4, body.length + 4, true)
-  return { bytes: concat([header, body]), ...size }
+  const framePixels = animated || size.width * size.height
+  return { bytes: concat([header, body]), ...size, framePixels }
 }
 
 const CLEANERS: Record<UploadMediaType, (bytes: Uint8Array) => Cleaned> = {

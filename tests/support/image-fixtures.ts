@@ -161,3 +161,35 @@ export function webpDeclaring(width: number, height: number, { canvasOnly = fals
   }
   return webp
 }
+
+/**
+ * An animated PNG of `frames` frames, each the whole `width` × `height` picture (greyscale, 1 bit
+ * a pixel, all black): every frame's data holds exactly its size.
+ */
+export function apngOfFrames(width: number, height: number, frames: number): Uint8Array {
+  const still = pngDeclaring({ width, height })
+  const view = new DataView(still.buffer, still.byteOffset, still.byteLength)
+  // The still PNG is signature, IHDR (25 bytes), IDAT, IEND (12 bytes).
+  const idatLength = view.getUint32(33)
+  const idat = still.subarray(33, 33 + 12 + idatLength)
+  const data = idat.subarray(8, 8 + idatLength)
+  const frameControl = (sequence: number) => {
+    const body = new Uint8Array(26)
+    const fields = new DataView(body.buffer)
+    fields.setUint32(0, sequence)
+    fields.setUint32(4, width)
+    fields.setUint32(8, height)
+    fields.setUint16(20, 1)
+    fields.setUint16(22, 10)
+    return pngChunk('fcTL', body)
+  }
+  const parts = [still.subarray(0, 33), pngChunk('acTL', concat(u32(frames), u32(0)))]
+  parts.push(frameControl(0), idat)
+  let sequence = 1
+  for (let frame = 1; frame < frames; frame++) {
+    parts.push(frameControl(sequence), pngChunk('fdAT', concat(u32(sequence + 1), data)))
+    sequence += 2
+  }
+  parts.push(still.subarray(still.length - 12))
+  return concat(...parts)
+}
