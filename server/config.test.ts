@@ -233,4 +233,31 @@ describe('loadConfig', () => {
       /missing TWILIO_ACCOUNT_SID, TWILIO_FROM$/,
     )
   })
+
+  it('takes an S3-compatible bucket with its endpoint and both keys, or none of them (issue 30)', () => {
+    const bucket = {
+      S3_ENDPOINT: 'https://s3.eu-west-1.amazonaws.com/',
+      S3_BUCKET: 'glow-uploads',
+      S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      S3_SECRET_ACCESS_KEY: 'secret',
+    }
+    expect(loadConfig(bucket, { cwd }).s3).toEqual({
+      endpoint: 'https://s3.eu-west-1.amazonaws.com',
+      bucket: 'glow-uploads',
+      region: 'us-east-1',
+      accessKeyId: 'AKIAEXAMPLE',
+      secretAccessKey: 'secret',
+    })
+    expect(loadConfig({ ...bucket, S3_REGION: 'eu-west-1' }, { cwd }).s3?.region).toBe('eu-west-1')
+    expect(loadConfig({ S3_ENDPOINT: '', S3_BUCKET: '' }, { cwd }).s3).toBeUndefined()
+    expect(() => loadConfig({ ...bucket, S3_SECRET_ACCESS_KEY: '' }, { cwd })).toThrow(
+      'Invalid configuration: S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together; missing S3_SECRET_ACCESS_KEY',
+    )
+    expect(() =>
+      loadConfig({ ...bucket, S3_ENDPOINT: 'https://s3.example.com/glow-uploads' }, { cwd }),
+    ).toThrow('S3_ENDPOINT must be the http(s) address of the S3 service without a path')
+    expect(() => loadConfig({ ...bucket, S3_BUCKET: 'Glow_Uploads' }, { cwd })).toThrow(
+      'S3_BUCKET must be a bucket name',
+    )
+  })
 })

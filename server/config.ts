@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as v from 'valibot'
+import type { S3Settings } from '#server/services/s3-file-store.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
 import type { TwilioSettings } from '#server/services/twilio-sms.ts'
 
@@ -43,6 +44,11 @@ export type ServerConfig = {
   mailFrom: string
   /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM: SMS codes go through Twilio. */
   twilio?: TwilioSettings | undefined
+  /**
+   * S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (S3_REGION, default
+   * us-east-1): new uploaded images go to that S3-compatible bucket; unset keeps them in the database.
+   */
+  s3?: S3Settings | undefined
   /** TRUST_PROXY: the client address comes from the last X-Forwarded-For entry. */
   trustProxy?: boolean
   /**
@@ -193,6 +199,27 @@ const EnvSchema = v.object({
       'TWILIO_FROM must be a number in E.164 form such as +15550100100, or a Messaging Service SID (MG…)',
     ),
   ),
+  S3_ENDPOINT: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.url(), v.regex(/^https?:\/\/[^/?#]+\/?$/)),
+      ],
+      'S3_ENDPOINT must be the http(s) address of the S3 service without a path, such as https://s3.eu-west-1.amazonaws.com',
+    ),
+  ),
+  S3_BUCKET: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)),
+      ],
+      'S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
+    ),
+  ),
+  S3_REGION: optionalText,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
   TRUST_PROXY: v.optional(
     v.pipe(
       v.string(),
@@ -253,6 +280,39 @@ function requireSharedSecrets(secrets: { jwtSecret?: string; dataKey?: string })
       `every server process on that database; make ${missing.length > 1 ? 'each' : 'it'} with ` +
       '`openssl rand -hex 32`.',
   )
+}
+
+/** The bucket when S3_ENDPOINT, S3_BUCKET and both keys are set, none when none is; else an error. */
+function s3Settings(e: {
+  S3_ENDPOINT?: string | undefined
+  S3_BUCKET?: string | undefined
+  S3_REGION?: string | undefined
+  S3_ACCESS_KEY_ID?: string | undefined
+  S3_SECRET_ACCESS_KEY?: string | undefined
+}): S3Settings | undefined {
+  const given = {
+    S3_ENDPOINT: e.S3_ENDPOINT || undefined,
+    S3_BUCKET: e.S3_BUCKET || undefined,
+    S3_ACCESS_KEY_ID: e.S3_ACCESS_KEY_ID || undefined,
+    S3_SECRET_ACCESS_KEY: e.S3_SECRET_ACCESS_KEY || undefined,
+  }
+  const missing = Object.entries(given)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name)
+  if (missing.length === 4) return undefined
+  // Half a bucket would quietly keep images in the database instead: refuse to start.
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together; missing ${missing.join(', ')}`,
+    )
+  }
+  return {
+    endpoint: (given.S3_ENDPOINT as string).replace(/\/+$/, ''),
+    bucket: given.S3_BUCKET as string,
+    region: e.S3_REGION || 'us-east-1',
+    accessKeyId: given.S3_ACCESS_KEY_ID as string,
+    secretAccessKey: given.S3_SECRET_ACCESS_KEY as string,
+  }
 }
 
 function originOf(url: string, variable: string): string {
@@ -333,6 +393,7 @@ export function loadConfig(
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
     twilio: twilioSettings(e),
+    s3: s3Settings(e),
     trustProxy: e.TRUST_PROXY,
     seedDemo: e.SEED_DEMO ?? !production,
     stripeSecretKey,

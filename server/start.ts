@@ -12,11 +12,13 @@ import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { resolveDataKey } from '#server/security/data-key.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
 import { createExpiryJob, scheduleExpiryJob } from '#server/services/expiry-job.ts'
+import { createDatabaseFileStore } from '#server/services/file-store.ts'
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
+import { createS3FileStore, layeredFileStore } from '#server/services/s3-file-store.ts'
 import { createOutboxSms, type SmsService } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
 import { createTwilioSms } from '#server/services/twilio-sms.ts'
@@ -185,6 +187,14 @@ export async function startServer(
       }
     }
     const delivery = deliveryServices(config, database.db, log, twilioBaseUrl)
+    // New images go to the bucket when one is configured; those already in the database stay
+    // there and are still served (decision record 019).
+    const files = config.s3
+      ? layeredFileStore(createS3FileStore(config.s3), createDatabaseFileStore(database.db))
+      : undefined
+    if (config.s3) {
+      log.info(`Uploaded images: S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}`)
+    }
     const outbound = createOutboundQueue({ db: database.db, ...delivery, log })
     const app = createApp({
       db: database.db,
@@ -203,6 +213,7 @@ export async function startServer(
       },
       payments,
       log,
+      ...(files ? { files } : {}),
       // Several instances may share a PostgreSQL server: their rate-limit counters must be shared
       // too. Embedded PGlite belongs to this one process, where counters in memory suffice.
       ...(database.driver === 'postgres'
