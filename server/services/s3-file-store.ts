@@ -111,7 +111,8 @@ export function createS3FileStore(
       return await send(request.url, {
         method: request.method,
         headers,
-        ...(request.body ? { body: request.body } : {}),
+        // A copy typed as its own ArrayBuffer, which fetch's body type asks for.
+        ...(request.body ? { body: new Uint8Array(request.body) } : {}),
         signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (error) {
