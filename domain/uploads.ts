@@ -10,6 +10,14 @@ import * as v from 'valibot'
 /** The largest file accepted: 2 MB. */
 export const UPLOAD_MAX_BYTES = 2 * 1024 * 1024
 
+/**
+ * The widest and tallest picture accepted, in pixels (issue 30): 4,000 × 4,000 at 4 bytes a pixel
+ * is 64 MB once decoded, in the server's check and in every browser that shows it.
+ */
+export const UPLOAD_MAX_DIMENSION = 4000
+
+const pixels = (value: number) => value.toLocaleString('en-US')
+
 /** The image types accepted, by their media type. */
 export const UPLOAD_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
 export type UploadMediaType = (typeof UPLOAD_MEDIA_TYPES)[number]
@@ -26,6 +34,9 @@ export const UPLOAD_MESSAGES = {
   wrongType: 'This file is not a PNG, JPEG or WebP image. Choose a PNG, JPEG or WebP image.',
   damaged:
     'This image is damaged or incomplete. Save it again as PNG, JPEG or WebP and upload it once more.',
+  tooManyPixels: (width: number, height: number) =>
+    `This image is ${pixels(width)} × ${pixels(height)} pixels; the largest accepted is ${pixels(UPLOAD_MAX_DIMENSION)} × ${pixels(UPLOAD_MAX_DIMENSION)}. Make it smaller and upload it again.`,
+  tooManyFramePixels: `This animation's frames together hold more pixels than one picture of ${pixels(UPLOAD_MAX_DIMENSION)} × ${pixels(UPLOAD_MAX_DIMENSION)}. Use fewer or smaller frames and upload it again.`,
   notMultipart: 'Send the image as multipart/form-data with the field "file".',
   uploadRequired: 'Choose an uploaded image: upload_id must be the id of an uploaded file.',
   wrongPurpose: (purpose: UploadPurpose) =>

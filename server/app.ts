@@ -48,7 +48,7 @@ import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
 import { createAuditLog } from '#server/services/audit.ts'
-import { createDiskFileStore, createMemoryFileStore } from '#server/services/file-store.ts'
+import { createDatabaseFileStore, createDiskFileStore } from '#server/services/file-store.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
@@ -224,7 +224,7 @@ export function createApp(deps: AppDeps) {
       deps.files ??
       (deps.config.uploadsDir
         ? createDiskFileStore(deps.config.uploadsDir)
-        : createMemoryFileStore()),
+        : createDatabaseFileStore(deps.db)),
     outbound:
       deps.outbound ??
       createOutboundQueue({ db: deps.db, mail: deps.mail, sms: deps.sms, log, now }),

@@ -71,6 +71,7 @@ describe('loadConfig', () => {
         ALLOWED_ORIGINS: 'http://localhost:5173, https://staging.example.com/path',
         NODE_ENV: 'production',
         JWT_SECRET: 'x'.repeat(32),
+        DATA_ENCRYPTION_KEY: 'ab'.repeat(32),
         SERVE_DIST: 'build',
         HCAPTCHA_SITEKEY: '10000000-ffff-ffff-ffff-000000000001',
         SUPPORT_EMAIL: ' help@clinic-group.example ',
@@ -134,6 +135,41 @@ describe('loadConfig', () => {
       ).toThrow('ALLOW_TEST_PAYMENTS must be true or false')
     })
 
+    it('refuses production on PostgreSQL without the shared secrets, naming the missing ones (issue 30)', () => {
+      const postgres = {
+        NODE_ENV: 'production',
+        STRIPE_SECRET_KEY: 'sk_live_x',
+        DATABASE_URL: 'postgres://glow_app:pw@db:5432/glow',
+      }
+      const jwt = 'j'.repeat(64)
+      const key = '0f'.repeat(32)
+      expect(() => loadConfig(postgres, { cwd })).toThrow(
+        'Invalid configuration: NODE_ENV=production with DATABASE_URL needs JWT_SECRET and ' +
+          'DATA_ENCRYPTION_KEY, the same in every server process on that database; make each ' +
+          'with `openssl rand -hex 32`.',
+      )
+      expect(() => loadConfig({ ...postgres, JWT_SECRET: jwt }, { cwd })).toThrow(
+        'Invalid configuration: NODE_ENV=production with DATABASE_URL needs DATA_ENCRYPTION_KEY, ' +
+          'the same in every server process on that database; make it with `openssl rand -hex 32`.',
+      )
+      // An empty value copied from .env.example is missing too.
+      expect(() =>
+        loadConfig({ ...postgres, JWT_SECRET: '', DATA_ENCRYPTION_KEY: key }, { cwd }),
+      ).toThrow('needs JWT_SECRET, the same in every server process')
+      expect(
+        loadConfig({ ...postgres, JWT_SECRET: jwt, DATA_ENCRYPTION_KEY: key }, { cwd }),
+      ).toMatchObject({ jwtSecret: jwt, dataKey: key, databaseUrl: postgres.DATABASE_URL })
+      // PGlite is one process's database, and development keeps generating them in DATA_DIR.
+      const { DATABASE_URL: _url, ...pglite } = postgres
+      expect(loadConfig(pglite, { cwd })).toMatchObject({
+        jwtSecret: undefined,
+        dataKey: undefined,
+      })
+      expect(
+        loadConfig({ DATABASE_URL: postgres.DATABASE_URL, NODE_ENV: 'development' }, { cwd }),
+      ).toMatchObject({ jwtSecret: undefined, dataKey: undefined })
+    })
+
     it('seeds the demo practice outside production only, unless SEED_DEMO says otherwise', () => {
       const live = { NODE_ENV: 'production', STRIPE_SECRET_KEY: 'sk_live_x' }
       expect(loadConfig(live, { cwd }).seedDemo).toBe(false)
@@ -195,6 +231,33 @@ describe('loadConfig', () => {
     )
     expect(() => loadConfig({ TWILIO_AUTH_TOKEN: 'token' }, { cwd })).toThrow(
       /missing TWILIO_ACCOUNT_SID, TWILIO_FROM$/,
+    )
+  })
+
+  it('takes an S3-compatible bucket with its endpoint and both keys, or none of them (issue 30)', () => {
+    const bucket = {
+      S3_ENDPOINT: 'https://s3.eu-west-1.amazonaws.com/',
+      S3_BUCKET: 'glow-uploads',
+      S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      S3_SECRET_ACCESS_KEY: 'secret',
+    }
+    expect(loadConfig(bucket, { cwd }).s3).toEqual({
+      endpoint: 'https://s3.eu-west-1.amazonaws.com',
+      bucket: 'glow-uploads',
+      region: 'us-east-1',
+      accessKeyId: 'AKIAEXAMPLE',
+      secretAccessKey: 'secret',
+    })
+    expect(loadConfig({ ...bucket, S3_REGION: 'eu-west-1' }, { cwd }).s3?.region).toBe('eu-west-1')
+    expect(loadConfig({ S3_ENDPOINT: '', S3_BUCKET: '' }, { cwd }).s3).toBeUndefined()
+    expect(() => loadConfig({ ...bucket, S3_SECRET_ACCESS_KEY: '' }, { cwd })).toThrow(
+      'Invalid configuration: S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together; missing S3_SECRET_ACCESS_KEY',
+    )
+    expect(() =>
+      loadConfig({ ...bucket, S3_ENDPOINT: 'https://s3.example.com/glow-uploads' }, { cwd }),
+    ).toThrow('S3_ENDPOINT must be the http(s) address of the S3 service without a path')
+    expect(() => loadConfig({ ...bucket, S3_BUCKET: 'Glow_Uploads' }, { cwd })).toThrow(
+      'S3_BUCKET must be a bucket name',
     )
   })
 })

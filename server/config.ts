@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as v from 'valibot'
+import type { S3Settings } from '#server/services/s3-file-store.ts'
 import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
 import type { TwilioSettings } from '#server/services/twilio-sms.ts'
 
@@ -43,6 +44,11 @@ export type ServerConfig = {
   mailFrom: string
   /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM: SMS codes go through Twilio. */
   twilio?: TwilioSettings | undefined
+  /**
+   * S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (S3_REGION, default
+   * us-east-1): new uploaded images go to that S3-compatible bucket; unset keeps them in the database.
+   */
+  s3?: S3Settings | undefined
   /** TRUST_PROXY: the client address comes from the last X-Forwarded-For entry. */
   trustProxy?: boolean
   /**
@@ -193,6 +199,27 @@ const EnvSchema = v.object({
       'TWILIO_FROM must be a number in E.164 form such as +15550100100, or a Messaging Service SID (MG…)',
     ),
   ),
+  S3_ENDPOINT: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.url(), v.regex(/^https?:\/\/[^/?#]+\/?$/)),
+      ],
+      'S3_ENDPOINT must be the http(s) address of the S3 service without a path, such as https://s3.eu-west-1.amazonaws.com',
+    ),
+  ),
+  S3_BUCKET: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.trim(), v.empty()),
+        v.pipe(v.string(), v.trim(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)),
+      ],
+      'S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens',
+    ),
+  ),
+  S3_REGION: optionalText,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
   TRUST_PROXY: v.optional(
     v.pipe(
       v.string(),
@@ -234,6 +261,60 @@ function twilioSettings(e: {
   return undefined
 }
 
+/**
+ * Production on PostgreSQL needs JWT_SECRET and DATA_ENCRYPTION_KEY from the environment (issue
+ * 30): every process on the database must sign sessions and seal secrets with the same ones, and
+ * a generated one lives in a single process's DATA_DIR (a token from one would be 401 on another,
+ * a Nextech setting saved on one unreadable on the other). PGlite belongs to one process, and
+ * development keeps generating them.
+ */
+function requireSharedSecrets(secrets: { jwtSecret?: string; dataKey?: string }): void {
+  const missing = [
+    ...(secrets.jwtSecret ? [] : ['JWT_SECRET']),
+    ...(secrets.dataKey ? [] : ['DATA_ENCRYPTION_KEY']),
+  ]
+  if (missing.length === 0) return
+  const names = missing.join(' and ')
+  throw new ConfigError(
+    `Invalid configuration: NODE_ENV=production with DATABASE_URL needs ${names}, the same in ` +
+      `every server process on that database; make ${missing.length > 1 ? 'each' : 'it'} with ` +
+      '`openssl rand -hex 32`.',
+  )
+}
+
+/** The bucket when S3_ENDPOINT, S3_BUCKET and both keys are set, none when none is; else an error. */
+function s3Settings(e: {
+  S3_ENDPOINT?: string | undefined
+  S3_BUCKET?: string | undefined
+  S3_REGION?: string | undefined
+  S3_ACCESS_KEY_ID?: string | undefined
+  S3_SECRET_ACCESS_KEY?: string | undefined
+}): S3Settings | undefined {
+  const given = {
+    S3_ENDPOINT: e.S3_ENDPOINT || undefined,
+    S3_BUCKET: e.S3_BUCKET || undefined,
+    S3_ACCESS_KEY_ID: e.S3_ACCESS_KEY_ID || undefined,
+    S3_SECRET_ACCESS_KEY: e.S3_SECRET_ACCESS_KEY || undefined,
+  }
+  const missing = Object.entries(given)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => name)
+  if (missing.length === 4) return undefined
+  // Half a bucket would quietly keep images in the database instead: refuse to start.
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together; missing ${missing.join(', ')}`,
+    )
+  }
+  return {
+    endpoint: (given.S3_ENDPOINT as string).replace(/\/+$/, ''),
+    bucket: given.S3_BUCKET as string,
+    region: e.S3_REGION || 'us-east-1',
+    accessKeyId: given.S3_ACCESS_KEY_ID as string,
+    secretAccessKey: given.S3_SECRET_ACCESS_KEY as string,
+  }
+}
+
 function originOf(url: string, variable: string): string {
   try {
     return new URL(url).origin
@@ -248,8 +329,9 @@ function originOf(url: string, variable: string): string {
  * `http://localhost:PORT`, SERVE_DIST `dist` when that folder has an index.html (an explicitly
  * empty SERVE_DIST serves the API only), MAIL_FROM `Glow Rewards <no-reply@glowrewards.example>`,
  * the outbox unless SMTP_URL or all three TWILIO_* are set, the demo practice outside production
- * only (SEED_DEMO). Throws {@link ConfigError} naming a bad variable, and in production without
- * STRIPE_SECRET_KEY unless ALLOW_TEST_PAYMENTS=true.
+ * only (SEED_DEMO). Throws {@link ConfigError} naming a bad variable, in production without
+ * STRIPE_SECRET_KEY unless ALLOW_TEST_PAYMENTS=true, and in production on PostgreSQL without
+ * JWT_SECRET or DATA_ENCRYPTION_KEY.
  */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
@@ -290,23 +372,28 @@ export function loadConfig(
         'Set ALLOW_TEST_PAYMENTS=true only if this server must run without charging cards.',
     )
   }
+  const databaseUrl = e.DATABASE_URL || undefined
+  const jwtSecret = e.JWT_SECRET || undefined
+  const dataKey = e.DATA_ENCRYPTION_KEY || undefined
+  if (production && databaseUrl) requireSharedSecrets({ jwtSecret, dataKey })
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: dataDir === 'memory' ? dataDir : resolve(cwd, dataDir),
-    databaseUrl: e.DATABASE_URL || undefined,
+    databaseUrl,
     databaseOwnerUrl: e.DATABASE_OWNER_URL || undefined,
     publicUrl,
     allowedOrigins: [...new Set([originOf(publicUrl, 'PUBLIC_URL'), ...extraOrigins])],
     production,
-    jwtSecret: e.JWT_SECRET || undefined,
-    dataKey: e.DATA_ENCRYPTION_KEY || undefined,
+    jwtSecret,
+    dataKey,
     distDir,
     hcaptchaSiteKey: e.HCAPTCHA_SITEKEY || undefined,
     supportEmail: e.SUPPORT_EMAIL?.trim() || undefined,
     smtpUrl: e.SMTP_URL || undefined,
     mailFrom: e.MAIL_FROM || DEFAULT_MAIL_FROM,
     twilio: twilioSettings(e),
+    s3: s3Settings(e),
     trustProxy: e.TRUST_PROXY,
     seedDemo: e.SEED_DEMO ?? !production,
     stripeSecretKey,

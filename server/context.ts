@@ -28,8 +28,9 @@ export type AppConfig = {
   /** The footer's support address the SPA's pages announce (SUPPORT_EMAIL); unset: the build's own. */
   supportEmail?: string | undefined
   /**
-   * Folder of uploaded files (`uploads.storage_key` is relative to it; the server uses
-   * `DATA_DIR/uploads`); unset: the files live in memory unless `AppDeps.files` says otherwise.
+   * A folder to keep uploaded files in instead of the database (`uploads.storage_key` is relative
+   * to it): one process's disk, for tests of the disk store. Unset, as the server runs: the
+   * database (`upload_contents`), unless `AppDeps.files` says otherwise.
    */
   uploadsDir?: string | undefined
   /**
@@ -68,7 +69,7 @@ export type AppDeps = {
   outbound?: OutboundQueue
   /** Where argon2 work waits its turn; defaults to the process's shared gate. */
   hashing?: HashingGate
-  /** Where uploaded files' bytes live; defaults to `config.uploadsDir` on disk, else memory. */
+  /** Where uploaded files' bytes live; defaults to the database (or `config.uploadsDir`). */
   files?: FileStore
 }
 

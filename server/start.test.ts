@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,7 @@ import {
   startSmtpServer,
   startTwilioStub,
 } from '#server/testing/provider-stubs.ts'
+import { fixture } from '#tests/support/image-fixtures.ts'
 import type { ServerConfig } from './config.ts'
 import {
   outboundMessages,
@@ -22,9 +23,11 @@ import {
   practices,
   testGatewayCustomers,
   testGatewaySubscriptions,
+  uploads,
 } from './db/schema.ts'
 import { DEMO_ADMIN } from './db/seed.ts'
 import { memoryLogger } from './lib/log.ts'
+import { fileUrl } from './routes/uploads.ts'
 import { startServer } from './start.ts'
 
 const base: ServerConfig = {
@@ -77,13 +80,40 @@ describe('startServer', () => {
   it('keeps data and the JWT secret on disk across restarts, seeding only once', async () => {
     const dataDir = join(dir, 'data')
     const first = await startServer({ ...base, dataDir }, { log: memoryLogger() })
+    // An upload as a server from before issue 30 kept it: a row, and its file in DATA_DIR/uploads.
+    const [practice] = await first.database.db.select({ id: practices.id }).from(practices)
+    const [upload] = await first.database.db
+      .insert(uploads)
+      .values({
+        practice_id: practice?.id ?? 0,
+        name: 'logo.png',
+        mime: 'image/png',
+        size: 0,
+        storage_key: 'kept-on-disk',
+        purpose: 'logo',
+      })
+      .returning()
+    mkdirSync(join(dataDir, 'uploads'))
+    writeFileSync(join(dataDir, 'uploads', 'kept-on-disk'), fixture('tiny.png'))
     await first.close()
     expect(first.seeded).toBe(true)
     expect(existsSync(join(dataDir, 'pglite'))).toBe(true)
     expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(true)
-    const second = await startServer({ ...base, dataDir }, { log: memoryLogger() })
+    const log = memoryLogger()
+    const second = await startServer({ ...base, dataDir }, { log })
     try {
       expect(second.seeded).toBe(false)
+      // Moved into the database at start, and served from there.
+      expect(log.lines).toContain(
+        `info: Moved 1 uploaded image from ${join(dataDir, 'uploads')} into the database; the files stay there until you remove the folder, once a backup of the database holds them.`,
+      )
+      const logo = await fetch(
+        `http://127.0.0.1:${second.port}${fileUrl(upload ?? { id: 0, storage_key: '' })}`,
+      )
+      expect(logo.status).toBe(200)
+      expect(Buffer.from(await logo.arrayBuffer()).equals(Buffer.from(fixture('tiny.png')))).toBe(
+        true,
+      )
       const plans = await fetch(`http://127.0.0.1:${second.port}/api/practice/plans`)
       expect(((await plans.json()) as { plans: { data: unknown[] } }).plans.data).toHaveLength(4)
       // The demo practice's subscription lives on the test gateway's tables: still there.

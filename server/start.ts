@@ -12,14 +12,17 @@ import { consoleLogger, type Logger } from '#server/lib/log.ts'
 import { resolveDataKey } from '#server/security/data-key.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
 import { createExpiryJob, scheduleExpiryJob } from '#server/services/expiry-job.ts'
+import { createDatabaseFileStore } from '#server/services/file-store.ts'
 import { createOutboxMail, type MailService } from '#server/services/mail.ts'
 import { createOutboundQueue } from '#server/services/outbound.ts'
 import { databaseCatalog } from '#server/services/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
 import { createPostgresRateLimitStore } from '#server/services/rate-limit.ts'
+import { createS3FileStore, layeredFileStore } from '#server/services/s3-file-store.ts'
 import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#server/services/sms.ts'
 import { createSmtpMail, describeSmtpUrl } from '#server/services/smtp-mail.ts'
 import { createTwilioSms } from '#server/services/twilio-sms.ts'
+import { importUploadFiles } from '#server/services/upload-import.ts'
 import { VERIFICATION_RULES } from '#server/services/verification.ts'
 
 /** A started server. */
@@ -131,8 +134,9 @@ export function ensureDataDir(dataDir: string): void {
 
 /**
  * Boots the whole server: opens the database (PGlite under `dataDir`, or `databaseUrl`), applies
- * migrations, seeds an empty database, builds the app with the mail and SMS services the
- * configuration chooses (SMTP and Twilio, else the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
+ * migrations, seeds an empty database, moves the images of an older `dataDir/uploads` into it,
+ * builds the app with the mail and SMS services the configuration chooses (SMTP and Twilio, else
+ * the outbox), and listens on `host:port`. Used by `server/index.ts` and by the end-to-end harness.
  */
 export async function startServer(
   config: ServerConfig,
@@ -172,6 +176,10 @@ export async function startServer(
           'published): remove it or change its password before real use.',
       )
     }
+    // Uploads kept in DATA_DIR/uploads before issue 30 move into the database, once.
+    if (config.dataDir !== 'memory') {
+      await importUploadFiles(database.db, join(config.dataDir, 'uploads'), log)
+    }
     const jwtSecret = resolveJwtSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir })
     const dataKey = resolveDataKey({ dataKey: config.dataKey, dataDir: config.dataDir })
     const payments = createPaymentProvider(
@@ -192,6 +200,14 @@ export async function startServer(
       }
     }
     const delivery = deliveryServices(config, database.db, log, twilioBaseUrl)
+    // New images go to the bucket when one is configured; those already in the database stay
+    // there and are still served (decision record 019).
+    const files = config.s3
+      ? layeredFileStore(createS3FileStore(config.s3), createDatabaseFileStore(database.db))
+      : undefined
+    if (config.s3) {
+      log.info(`Uploaded images: S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}`)
+    }
     const outbound = createOutboundQueue({ db: database.db, ...delivery, log })
     const app = createApp({
       db: database.db,
@@ -205,13 +221,12 @@ export async function startServer(
         distDir: config.distDir,
         hcaptchaSiteKey: config.hcaptchaSiteKey,
         supportEmail: config.supportEmail,
-        // Uploaded images next to the database; DATA_DIR=memory keeps them in memory.
-        uploadsDir: config.dataDir === 'memory' ? undefined : join(config.dataDir, 'uploads'),
         trustProxy: config.trustProxy,
         dataKey,
       },
       payments,
       log,
+      ...(files ? { files } : {}),
       // Several instances may share a PostgreSQL server: their rate-limit counters must be shared
       // too. Embedded PGlite belongs to this one process, where counters in memory suffice.
       ...(database.driver === 'postgres'

@@ -12,6 +12,7 @@ import {
   bigint,
   boolean,
   check,
+  customType,
   date,
   index,
   integer,
@@ -508,6 +509,48 @@ export const uploads = pgTable(
     created_at: createdAt(),
   },
   (t) => [index('uploads_practice_idx').on(t.practice_id)],
+)
+
+/** PostgreSQL's `bytea`, read as bytes on both drivers (node-postgres gives a Buffer, PGlite a Uint8Array). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+  fromDriver: (value) => new Uint8Array(value.buffer, value.byteOffset, value.byteLength),
+})
+
+/**
+ * The bytes of uploaded images, by the storage key of their `uploads` row (issue 30): in the
+ * database, so that every server process serves every upload and a database backup holds them
+ * (docs/decisions/019-shared-state.md). The bytes are written before the row and removed after it,
+ * so there is no foreign key between them.
+ */
+export const uploadContents = pgTable(
+  'upload_contents',
+  {
+    storage_key: text().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    content_type: text().notNull(),
+    size: integer().notNull(),
+    width: integer().notNull(),
+    height: integer().notNull(),
+    bytes: bytea().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('upload_contents_practice_idx').on(t.practice_id),
+    check(
+      'upload_contents_content_type_check',
+      sql`${t.content_type} in ('image/png', 'image/jpeg', 'image/webp')`,
+    ),
+    // At most 2 MB, as UPLOAD_MAX_BYTES (domain/uploads.ts) admits.
+    check(
+      'upload_contents_size_check',
+      sql`${t.size} = octet_length(${t.bytes}) and ${t.size} <= 2097152`,
+    ),
+    check('upload_contents_dimensions_check', sql`${t.width} > 0 and ${t.height} > 0`),
+  ],
 )
 
 /** A phone verification in progress; the id is the `authyId` the client carries. */

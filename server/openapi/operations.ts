@@ -83,6 +83,7 @@ import { SubscriptionAnswerSchema } from '#domain/subscription.ts'
 import {
   PracticeLogoSchema,
   UPLOAD_MAX_BYTES,
+  UPLOAD_MAX_DIMENSION,
   UPLOAD_MEDIA_TYPES,
   UPLOAD_MESSAGES,
   UPLOAD_PURPOSES,
@@ -655,7 +656,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   // Issue 19, uploads (server/routes/uploads.ts, decision 011).
   'POST /api/upload/files': {
     summary: 'Upload an image',
-    description: `One image as \`multipart/form-data\`: \`file\` (PNG, JPEG or WebP, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB, recognised by its content, not its name) and \`purpose\` (\`logo\` or \`avatar\`). The image is stored without its metadata (text, EXIF, XMP, comments) under a random key; \`url\` serves it. Link it with PUT /practice/logo or PUT /users/{id}/avatar. A logo needs the practice settings permission. Audited.`,
+    description: `One image as \`multipart/form-data\`: \`file\` (PNG, JPEG or WebP, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB and ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels, recognised by its content, not its name) and \`purpose\` (\`logo\` or \`avatar\`). The image is stored without its metadata (text, EXIF, XMP, comments) under a random key; \`url\` serves it. Link it with PUT /practice/logo or PUT /users/{id}/avatar. A logo needs the practice settings permission. Audited.`,
     tag: 'Files',
     multipart: {
       type: 'object',
@@ -667,7 +668,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     responses: {
       201: { description: 'The stored image.', json: UploadedFileSchema },
-      400: `No file, no purpose, or a damaged image: "${UPLOAD_MESSAGES.damaged}"`,
+      400: `No file, no purpose, a damaged image ("${UPLOAD_MESSAGES.damaged}", also when a PNG's pixel data does not hold the size its header declares), a picture over ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels by its headers ("${UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000)}"), or an animation whose frames together hold more: "${UPLOAD_MESSAGES.tooManyFramePixels}"`,
       403: `A logo without the practice settings permission: "${PERMISSION_REFUSALS['practice.settings']}"`,
       413: `"${UPLOAD_MESSAGES.tooLarge}"`,
       415: `Not multipart, or not a ${UPLOAD_MEDIA_TYPES.join(', ')} image: "${UPLOAD_MESSAGES.wrongType}"`,

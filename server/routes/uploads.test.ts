@@ -1,12 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { UPLOAD_MAX_BYTES, UPLOAD_MESSAGES, type UploadedFile } from '#domain/uploads.ts'
-import { auditEvents, practices, uploads, users } from '#server/db/schema.ts'
+import { auditEvents, practices, uploadContents, uploads, users } from '#server/db/schema.ts'
 import { cleanImage } from '#server/services/images.ts'
 import {
   createPracticeFixture,
@@ -16,9 +13,13 @@ import {
   testBackends,
 } from '#server/testing/test-app.ts'
 import {
+  apngOfFrames,
   fixture,
+  jpegDeclaring,
   jpegWithMetadata,
+  pngDeclaring,
   pngWithMetadata,
+  webpDeclaring,
   webpWithMetadata,
 } from '#tests/support/image-fixtures.ts'
 
@@ -61,6 +62,16 @@ describe.each(testBackends())('uploads, the practice logo and avatars on $name',
   const message = (answer: { body: Record<string, unknown> }) =>
     (answer.body as { error: { message: string } }).error.message
   const uploadCount = async () => (await t.db.select({ id: uploads.id }).from(uploads)).length
+  const contentCount = async () =>
+    (await t.db.select({ key: uploadContents.storage_key }).from(uploadContents)).length
+  /** The stored bytes and what is kept beside them, by the file's address. */
+  const stored = async (url: string) => {
+    const [row] = await t.db
+      .select()
+      .from(uploadContents)
+      .where(eq(uploadContents.storage_key, url.split('/').pop() ?? ''))
+    return row
+  }
 
   it.each([
     ['PNG', pngWithMetadata, 'image/png', [0x89, 0x50, 0x4e, 0x47]],
@@ -140,6 +151,66 @@ describe.each(testBackends())('uploads, the practice logo and avatars on $name',
       expect(answer.status).toBe(400)
       expect(message(answer)).toBe(UPLOAD_MESSAGES.damaged)
     }
+  })
+
+  it('refuses a picture over 4,000 × 4,000 pixels by its headers, before decoding it (issue 30)', async () => {
+    const before = { rows: await uploadCount(), contents: await contentCount() }
+    // 1.2 MB declaring 20,000 × 20,000 RGBA: 1.6 GB once decoded, refused by its IHDR alone.
+    const poster = pngDeclaring({
+      width: 20_000,
+      height: 20_000,
+      rgba: true,
+      rows: 15,
+      noise: true,
+    })
+    expect(poster.length).toBeGreaterThan(1_150_000)
+    expect(poster.length).toBeLessThan(UPLOAD_MAX_BYTES)
+    const refused = await upload(poster, { name: 'poster.png', purpose: 'logo' })
+    expect(refused.status).toBe(400)
+    expect(message(refused)).toBe(
+      'This image is 20,000 × 20,000 pixels; the largest accepted is 4,000 × 4,000. Make it smaller and upload it again.',
+    )
+    expect(refused.body).toMatchObject({ error: { details: { field: 'file' } } })
+    // One side over is enough, whatever the type: JPEG by its frame, WebP by its canvas and bitstream.
+    for (const [bytes, width, height] of [
+      [pngDeclaring({ width: 4001, height: 1 }), 4001, 1],
+      [jpegDeclaring(4000, 4001), 4000, 4001],
+      [webpDeclaring(16_000, 900), 16_000, 900],
+    ] as const) {
+      const answer = await upload(bytes)
+      expect(answer.status).toBe(400)
+      expect(message(answer)).toBe(UPLOAD_MESSAGES.tooManyPixels(width, height))
+    }
+    // An animation's frames together count as one picture: two of 4,000 × 2,001 are too many.
+    const animation = await upload(apngOfFrames(4000, 2001, 2))
+    expect(animation.status).toBe(400)
+    expect(message(animation)).toBe(UPLOAD_MESSAGES.tooManyFramePixels)
+    expect({ rows: await uploadCount(), contents: await contentCount() }).toEqual(before)
+  })
+
+  it('checks what a PNG decodes to, not its header alone, and takes 4,000 × 4,000 (issue 30)', async () => {
+    const largest = await upload(pngDeclaring({ width: 4000, height: 4000 }))
+    expect(largest.status).toBe(201)
+    const file = largest.body as unknown as UploadedFile
+    expect(await stored(file.url)).toMatchObject({ width: 4000, height: 4000, size: file.size })
+    // Two frames of 4,000 × 2,000: each frame's data is inflated and holds its size.
+    const animation = await upload(apngOfFrames(4000, 2000, 2))
+    expect(animation.status).toBe(201)
+
+    const before = { rows: await uploadCount(), contents: await contentCount() }
+    for (const bytes of [
+      // 100 × 100 declared, 4,000 rows of pixel data: more than the header admits.
+      pngDeclaring({ width: 100, height: 100, rows: 4000 }),
+      // Half the rows: a truncated picture.
+      pngDeclaring({ width: 100, height: 100, rows: 50 }),
+      // A WebP canvas of 3,000 × 3,000 around a 16 × 16 bitstream.
+      webpDeclaring(3000, 3000, { canvasOnly: true }),
+    ]) {
+      const answer = await upload(bytes)
+      expect(answer.status).toBe(400)
+      expect(message(answer)).toBe(UPLOAD_MESSAGES.damaged)
+    }
+    expect({ rows: await uploadCount(), contents: await contentCount() }).toEqual(before)
   })
 
   it('refuses a file over 2 MB with 413, and a form without a file or a purpose with 400', async () => {
@@ -321,29 +392,27 @@ describe.each(testBackends())('uploads, the practice logo and avatars on $name',
     expect(refused.status).toBe(403)
     expect(message(refused)).toBe(PERMISSION_REFUSALS['personnel.manage'])
 
-    const folder = mkdtempSync(join(tmpdir(), 'glow-uploads-'))
-    try {
-      const disk = t.makeApp({ uploadsDir: folder })
-      const stored = await upload(fixture('tiny.png'), { name: 'logo.png', app: disk })
-      expect(stored.status).toBe(201)
-      const file = stored.body as unknown as UploadedFile
-      // Stored under its random key, never under the name it came with.
-      const names = readdirSync(folder)
-      expect(names).toHaveLength(1)
-      expect(names[0]).not.toContain('logo')
-      expect(file.url.endsWith(`/${names[0]}`)).toBe(true)
-      const served = await disk.request(file.url)
-      expect(served.headers.get('Content-Type')).toBe('image/png')
-      const deleted = await disk.request(`/api/upload/files/${file.id}`, {
-        method: 'DELETE',
-        headers: { Authorization: `Bearer ${t.demo.adminToken}` },
-      })
-      expect(deleted.status).toBe(200)
-      expect(existsSync(join(folder, names[0] as string))).toBe(false)
-      expect((await disk.request(file.url)).status).toBe(404)
-    } finally {
-      rmSync(folder, { recursive: true, force: true })
-    }
+    // The bytes live in the database, with the practice, the type and the size in pixels.
+    const logo = await upload(fixture('tiny.png'), { name: 'logo.png' })
+    expect(logo.status).toBe(201)
+    const file = logo.body as unknown as UploadedFile
+    const served = await t.request(file.url)
+    const bytes = new Uint8Array(await served.arrayBuffer())
+    const row = await stored(file.url)
+    expect(row).toMatchObject({
+      practice_id: t.demo.practiceId,
+      content_type: 'image/png',
+      size: file.size,
+      width: 16,
+      height: 16,
+    })
+    expect(Buffer.from(row?.bytes ?? []).equals(Buffer.from(bytes))).toBe(true)
+    // Stored under its random key, never under the name it came with.
+    expect(row?.storage_key).not.toContain('logo')
+    const deleted = await call(`/api/upload/files/${file.id}`, 'DELETE')
+    expect(deleted.status).toBe(200)
+    expect(await stored(file.url)).toBeUndefined()
+    expect((await t.request(file.url)).status).toBe(404)
   })
 
   it('stops showing a logo whose file is deleted', async () => {

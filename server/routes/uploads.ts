@@ -7,6 +7,7 @@ import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import {
   ImageLinkPayloadSchema,
   UPLOAD_MAX_BYTES,
+  UPLOAD_MAX_DIMENSION,
   UPLOAD_MEDIA_TYPES,
   UPLOAD_MESSAGES,
   UPLOAD_PURPOSES,
@@ -24,7 +25,7 @@ import { ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 import { newStorageKey } from '#server/services/file-store.ts'
-import { cleanImage } from '#server/services/images.ts'
+import { cleanImage, decodesToItsSize } from '#server/services/images.ts'
 import { staffColumns } from './users.ts'
 
 /** The path of `POST /upload/files`: the one API call whose body may be 2 MB (server/app.ts). */
@@ -205,10 +206,10 @@ async function dropLinked(
 }
 
 /** Deletes stored bytes after their row is gone; a failure leaves only unreachable bytes. */
-async function deleteBytes(ctx: ServerContext, key: string | null) {
+async function deleteBytes(ctx: ServerContext, practiceId: number, key: string | null) {
   if (!key) return
   try {
-    await ctx.files.delete(key)
+    await ctx.files.delete(key, practiceId)
   } catch (error) {
     ctx.log.error('An uploaded file could not be deleted', error)
   }
@@ -241,13 +242,17 @@ export function uploadFileRoutes(ctx: ServerContext) {
     const { id } = c.req.valid('param')
     const key = c.req.param('key')
     const [row] = await ctx.db
-      .select({ storage_key: uploads.storage_key, mime: uploads.mime })
+      .select({
+        storage_key: uploads.storage_key,
+        mime: uploads.mime,
+        practice_id: uploads.practice_id,
+      })
       .from(uploads)
       .where(eq(uploads.id, id))
       .limit(1)
     const fileHeaders = row ? headers[row.mime] : undefined
     if (!row || !fileHeaders || !sameKey(row.storage_key, key)) throw missing()
-    const bytes = await ctx.files.get(row.storage_key)
+    const bytes = await ctx.files.get(row.storage_key, row.practice_id)
     if (!bytes) throw missing()
     return securedResponse(new Uint8Array(bytes), 200, fileHeaders)
   })
@@ -257,7 +262,8 @@ export function uploadFileRoutes(ctx: ServerContext) {
  * Uploaded files, mounted at `/upload` (spec section 7, PORTAL.md section 7).
  *
  * `POST /upload/files` (multipart: `file`, `purpose` `logo` or `avatar`) takes one PNG, JPEG or
- * WebP image of at most 2 MB, recognised by its content, stores it without its metadata under a
+ * WebP image of at most 2 MB and 4,000 × 4,000 pixels (its headers read first, then a PNG's pixel
+ * data inflated to check it), recognised by its content, stores it without its metadata under a
  * random key and answers `{ id, name, mime, size, purpose, url }`; a logo needs the practice
  * settings permission. `DELETE /upload/files/{id}` removes the row and the stored bytes and
  * answers `{ id, name, mime, size }`: the uploader's own file, or any for an Admin; a file in use
@@ -277,8 +283,26 @@ export function uploadRoutes(ctx: ServerContext) {
         if (image.reason === 'type') throw wrongType()
         throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
       }
+      // The headers' size first, which costs nothing; then the pixel data must hold that size.
+      if (image.width > UPLOAD_MAX_DIMENSION || image.height > UPLOAD_MAX_DIMENSION) {
+        throw badRequest(UPLOAD_MESSAGES.tooManyPixels(image.width, image.height), {
+          field: 'file',
+        })
+      }
+      // An animation's frames together count as one picture: at most 4,000 × 4,000 pixels.
+      if (image.framePixels > UPLOAD_MAX_DIMENSION ** 2) {
+        throw badRequest(UPLOAD_MESSAGES.tooManyFramePixels, { field: 'file' })
+      }
+      if (!(await decodesToItsSize(image))) {
+        throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
+      }
       const key = newStorageKey()
-      await ctx.files.put(key, image.bytes)
+      await ctx.files.put(key, image.bytes, {
+        practiceId: user.practice_id,
+        mime: image.mime,
+        width: image.width,
+        height: image.height,
+      })
       let row: UploadRow | undefined
       try {
         ;[row] = await ctx.db
@@ -294,7 +318,7 @@ export function uploadRoutes(ctx: ServerContext) {
           })
           .returning(uploadColumns)
       } finally {
-        if (!row) await deleteBytes(ctx, key)
+        if (!row) await deleteBytes(ctx, user.practice_id, key)
       }
       if (!row) throw new Error('upload row missing')
       await ctx.audit.record({
@@ -355,7 +379,7 @@ export function uploadRoutes(ctx: ServerContext) {
       })
       if ('refused' in outcome) throw await refuse(ctx, c, outcome.refused)
       const upload = outcome.upload
-      await deleteBytes(ctx, upload.storage_key)
+      await deleteBytes(ctx, user.practice_id, upload.storage_key)
       await ctx.audit.record({
         action: 'file.deleted',
         userId: user.id,
@@ -390,7 +414,7 @@ export function practiceLogoRoutes(ctx: ServerContext) {
       const dropped = await dropLinked(tx, user.practice_id, before, upload?.id)
       return { imagePath: next, dropped, changed: true }
     })
-    await deleteBytes(ctx, dropped)
+    await deleteBytes(ctx, user.practice_id, dropped)
     if (changed) {
       await ctx.audit.record({
         action: imagePath ? 'practice.logo_changed' : 'practice.logo_removed',
@@ -437,7 +461,7 @@ export function avatarRoutes(ctx: ServerContext) {
       const dropped = await dropLinked(tx, user.practice_id, found.image_path, upload?.id)
       return { member: updated, dropped, changed: true }
     })
-    await deleteBytes(ctx, dropped)
+    await deleteBytes(ctx, user.practice_id, dropped)
     if (changed) {
       await ctx.audit.record({
         action: member.image_path ? 'user.avatar_changed' : 'user.avatar_removed',

@@ -4,7 +4,7 @@
  * operator would, and read what it printed and what it stored.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -166,6 +166,33 @@ describe('a production start on an empty database (issue 14)', () => {
     expect(run.output).toContain('NODE_ENV=production needs STRIPE_SECRET_KEY')
     expect(run.output).toContain('ALLOW_TEST_PAYMENTS=true')
     expect(run.output).not.toMatch(/\n\s+at /)
+  })
+
+  it('refuses to start on PostgreSQL without JWT_SECRET and DATA_ENCRYPTION_KEY, generating neither (issue 30)', async () => {
+    const dataDir = join(dir, 'no-secrets')
+    // Nothing listens on port 1: the refusal comes before any connection.
+    const postgres = {
+      NODE_ENV: 'production',
+      STRIPE_SECRET_KEY: 'sk_live_not_used',
+      DATABASE_URL: 'postgres://glow_app:pw@127.0.0.1:1/glow',
+      DATA_DIR: dataDir,
+    }
+    const run = await boot(postgres)
+    expect(run.code).toBe(1)
+    expect(run.port).toBeUndefined()
+    expect(run.output).toContain(
+      'NODE_ENV=production with DATABASE_URL needs JWT_SECRET and DATA_ENCRYPTION_KEY, the same in every server process on that database; make each with `openssl rand -hex 32`.',
+    )
+    expect(run.output).not.toMatch(/\n\s+at /)
+    expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false)
+    expect(existsSync(join(dataDir, 'data-key'))).toBe(false)
+
+    const half = await boot({ ...postgres, JWT_SECRET: 'a'.repeat(64) })
+    expect(half.code).toBe(1)
+    expect(half.output).toContain(
+      'needs DATA_ENCRYPTION_KEY, the same in every server process on that database; make it with `openssl rand -hex 32`.',
+    )
+    expect(half.output).not.toContain('JWT_SECRET')
   })
 
   it('names a DATA_DIR it cannot create or write, with no stack', async () => {

@@ -2,6 +2,7 @@ import type { Locator, Page } from '@playwright/test'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
 import {
   jpegWithMetadata,
+  pngDeclaring,
   pngWithMetadata,
   webpWithMetadata,
 } from '#tests/support/image-fixtures.ts'
@@ -110,6 +111,19 @@ test.describe('uploads', () => {
         buffer: Buffer.alloc(2 * 1024 * 1024 + 1),
       })
       await expect(section.getByRole('alert')).toHaveText(UPLOAD_MESSAGES.tooLarge)
+
+      // 1.2 MB, but 20,000 × 20,000 pixels once drawn (issue 30): the server reads the header.
+      await pick(page, section.getByRole('button', { name: 'Upload logo' }), {
+        name: 'poster.png',
+        mimeType: 'image/png',
+        buffer: Buffer.from(
+          pngDeclaring({ width: 20_000, height: 20_000, rgba: true, rows: 15, noise: true }),
+        ),
+      })
+      await expect(section.getByRole('alert')).toHaveText(
+        UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000),
+      )
+      await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
 
       await pick(
         page,
