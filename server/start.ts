@@ -179,7 +179,12 @@ export async function startServer(
       }
     }
     const delivery = deliveryServices(config, database.db, log, twilioBaseUrl)
-    const outbound = createOutboundQueue({ db: database.db, ...delivery, log })
+    const outbound = createOutboundQueue({
+      db: database.db,
+      ...delivery,
+      log,
+      publicUrl: config.publicUrl,
+    })
     const app = createApp({
       db: database.db,
       ...delivery,
