@@ -36,7 +36,7 @@ export const OUTBOUND_RULES = {
 } as const
 
 /** The timings a test may shorten; production uses {@link OUTBOUND_RULES}. */
-export type LeaseTimings = Pick<typeof OUTBOUND_RULES, 'leaseMs' | 'renewMs' | 'sendCeilingMs'>
+export type LeaseTimings = { leaseMs: number; renewMs: number; sendCeilingMs: number }
 
 /** The error written for an attempt whose worker stopped before it ended (its claim lapsed). */
 export const LAPSED_CLAIM = 'The worker stopped during this attempt (its claim ran out).'
