@@ -102,7 +102,10 @@ export type OutboundQueue = {
   drain(): Promise<void>
   /** Polls for due retries every {@link OUTBOUND_RULES.pollMs} until {@link OutboundQueue.stop}. */
   start(): void
-  /** Stops polling and waits for deferred work and a send in progress. */
+  /**
+   * Stops polling and waits for deferred work and the send in progress; no further message is
+   * claimed, so every other one stays free for another instance (a clean shutdown holds nothing).
+   */
   stop(): Promise<void>
 }
 
