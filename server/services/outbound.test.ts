@@ -398,6 +398,49 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     expect(await row()).toBeUndefined()
   })
 
+  it('stops renewing a claim that another worker took, and leaves that row alone', async () => {
+    const log = memoryLogger()
+    const answer = deferred<void>()
+    const started = deferred<void>()
+    const queue = createOutboundQueue({
+      db: handle.db,
+      mail: {
+        send: () => {
+          started.resolve()
+          return answer.promise
+        },
+      },
+      sms: recorder().sms,
+      log,
+      timings: { leaseMs: 60_000, renewMs: 20, sendCeilingMs: 60_000 },
+    })
+    const to = nextAddress()
+    await queue.enqueue(handle.db, { channel: 'email', to, subject: 'Renewed', text: 'x' })
+    const row = async () =>
+      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const draining = queue.drain()
+    await started.promise
+    // Another worker's claim, as a takeover after a lapsed lease writes it.
+    const theirs = {
+      claim_token: 'another-workers-claim',
+      next_attempt_at: new Date(Date.now() + 3_600_000),
+    }
+    await handle.db.update(outboundMessages).set(theirs).where(eq(outboundMessages.to, to))
+    await vi.waitFor(
+      () =>
+        expect(log.lines.some((line) => line.includes('lost its claim during the send'))).toBe(
+          true,
+        ),
+      { timeout: 30_000, interval: 20 },
+    )
+    // No renewal moves the other worker's lease, and the late delivery deletes nothing.
+    expect(await row()).toMatchObject(theirs)
+    answer.resolve()
+    await draining
+    expect(await row()).toMatchObject(theirs)
+    expect(log.lines.filter((line) => line.includes('lost its claim'))).toHaveLength(1)
+  })
+
   it('claims only the message it sends: the rest stay free for another worker at once', async () => {
     const to = nextAddress()
     const answer = deferred<void>()
