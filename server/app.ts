@@ -227,7 +227,14 @@ export function createApp(deps: AppDeps) {
         : createDatabaseFileStore(deps.db)),
     outbound:
       deps.outbound ??
-      createOutboundQueue({ db: deps.db, mail: deps.mail, sms: deps.sms, log, now }),
+      createOutboundQueue({
+        db: deps.db,
+        mail: deps.mail,
+        sms: deps.sms,
+        log,
+        now,
+        publicUrl: deps.config.publicUrl,
+      }),
     clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
     audit: createAuditLog(deps.db, { now, log }),
   }

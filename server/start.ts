@@ -208,7 +208,12 @@ export async function startServer(
     if (config.s3) {
       log.info(`Uploaded images: S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}`)
     }
-    const outbound = createOutboundQueue({ db: database.db, ...delivery, log })
+    const outbound = createOutboundQueue({
+      db: database.db,
+      ...delivery,
+      log,
+      publicUrl: config.publicUrl,
+    })
     const app = createApp({
       db: database.db,
       ...delivery,

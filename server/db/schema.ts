@@ -23,6 +23,7 @@ import {
   text,
   timestamp,
   uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core'
 import type { SealedJson } from '#server/security/data-key.ts'
 
@@ -650,6 +651,11 @@ export const outboundMessages = pgTable(
      */
     claim_token: text(),
     claimed_at: instant(),
+    /**
+     * A random key of its own, the e-mail's `Message-ID` (with the PUBLIC_URL host): a message
+     * sent again after a crash is recognisably the same one (issue 30).
+     */
+    message_key: uuid().notNull().defaultRandom(),
     created_at: createdAt(),
   },
   (t) => [

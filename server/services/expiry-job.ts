@@ -173,9 +173,9 @@ export function createExpiryJob({
       let reminders = 0
       for (const days of REMINDER_DAYS) reminders += await remind(days, at)
       if (reminders > 0) outbound.kick()
-      if (expired > 0 || reminders > 0) {
-        log.info(`Points job: ${expired} lots expired, ${reminders} reminders queued`)
-      }
+      // Every run says so, also one that found nothing: on several instances each runs it, and
+      // the operator (and the two-process check) can see that each one did, and what it did.
+      log.info(`Points job: ${expired} lots expired, ${reminders} reminders queued`)
       return { expired, reminders }
     },
   }

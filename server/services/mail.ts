@@ -16,6 +16,11 @@ export type MailMessage = {
   html?: string | undefined
   /** Extra headers, name to value (for example `List-Unsubscribe` on patient e-mail). */
   headers?: Record<string, string> | undefined
+  /**
+   * The `Message-ID` header, `<key@host>`: the queue gives each queued message one of its own, the
+   * same on every attempt, so a copy sent again after a crash is recognisably the same message.
+   */
+  messageId?: string | undefined
 }
 
 /** Sends e-mail. Routes receive it injected, so tests and development never reach a mail server. */

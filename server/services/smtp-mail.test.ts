@@ -111,6 +111,19 @@ describe('createSmtpMail', () => {
     expect(parts[0]?.body).toBe(text)
   })
 
+  it("sends the queue's Message-ID as it is, the same on a second send of the message", async () => {
+    const server = await smtpServer()
+    const mail = createSmtpMail({ url: `smtp://127.0.0.1:${server.port}` })
+    const messageId = '<7d3f5a52-0c1e-4b8e-9a55-3f0b7c2e9d11@rewards.clinic.example>'
+    const message = { to: 'ann@example.com', subject: 'Your points', text: 'Hello', messageId }
+
+    await mail.send(message)
+    await mail.send(message)
+
+    const ids = server.received.map((received) => parseMessage(received.raw).headers['message-id'])
+    expect(ids).toEqual([messageId, messageId])
+  })
+
   it('throws a clear error when the server refuses the recipient, without the body', async () => {
     const server = await smtpServer({
       onRcptTo(address, _session, callback) {

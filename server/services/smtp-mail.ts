@@ -159,7 +159,7 @@ export function createSmtpMail({
   )
 
   return {
-    async send({ to, subject, text, link, html, headers }: MailMessage) {
+    async send({ to, subject, text, link, html, headers, messageId }: MailMessage) {
       const extra = headers && Object.keys(headers).length > 0 ? safeHeaders(headers) : undefined
       const alternative = html ?? (link ? mailHtml(text, link) : undefined)
       try {
@@ -167,6 +167,8 @@ export function createSmtpMail({
           to,
           subject,
           text,
+          // The queue's own Message-ID, the same on every attempt; else nodemailer makes one.
+          ...(messageId ? { messageId } : {}),
           ...(extra ? { headers: extra } : {}),
           ...(alternative ? { html: alternative } : {}),
         })

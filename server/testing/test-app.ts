@@ -208,7 +208,14 @@ export async function createTestApp(
   }
   const mail = createOutboxMail(db, { now, log })
   const sms = createOutboxSms(db, { now, log })
-  const outbound = createOutboundQueue({ db, mail, sms, log, now })
+  const outbound = createOutboundQueue({
+    db,
+    mail,
+    sms,
+    log,
+    now,
+    publicUrl: baseConfig.publicUrl,
+  })
 
   const [admin] = await db
     .select({ id: users.id, practice_id: users.practice_id })

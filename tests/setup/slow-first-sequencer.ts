@@ -8,6 +8,8 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 const SLOWEST = [
+  // Two server processes, a mail server held past a lease, a kill -9 and its lease: two minutes.
+  'server/scale/outbound.two-process.test.ts',
   'server/start.test.ts',
   'server/security/production-defaults.security.test.ts',
   'scripts/backup.test.ts',
