@@ -168,12 +168,17 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   const nowMs = () => ctx.now().getTime()
   const allowedOrigins = resetLinkOrigins(ctx.config)
 
-  /** A fresh single-use reset code for `userId`, stored as its hash in `tx`; answers the link. */
-  async function newResetLink(tx: Transaction, userId: number, resetPage: URL): Promise<string> {
+  /** A fresh single-use reset code for `user`, stored as its hash in `tx`; answers the link. */
+  async function newResetLink(
+    tx: Transaction,
+    user: { id: number; practice_id: number },
+    resetPage: URL,
+  ): Promise<string> {
     const code = randomToken(32)
     await tx.insert(resetCodes).values({
+      practice_id: user.practice_id,
       code_hash: hashResetCode(code),
-      user_id: userId,
+      user_id: user.id,
       expires_at: new Date(nowMs() + RESET_CODE_TTL_MS),
     })
     const page = new URL(resetPage)
@@ -204,7 +209,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     ])
     if (!user || account.count !== OWNER_ALERT_AFTER_FAILURES) return
     await ctx.db.transaction(async (tx) => {
-      const link = await newResetLink(tx, user.id, new URL('/reset', ctx.config.publicUrl))
+      const link = await newResetLink(tx, user, new URL('/reset', ctx.config.publicUrl))
       await ctx.outbound.enqueue(tx, {
         channel: 'email',
         to: identifier,
@@ -344,7 +349,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           .limit(1)
         if (user) {
           await ctx.db.transaction(async (tx) => {
-            const link = await newResetLink(tx, user.id, resetPage)
+            const link = await newResetLink(tx, user, resetPage)
             await ctx.outbound.enqueue(tx, {
               channel: 'email',
               to: email,
