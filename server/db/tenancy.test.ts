@@ -12,6 +12,7 @@
  *    client, and every statement that touches a tenant table must pass {@link RULE}.
  */
 
+import { createHash } from 'node:crypto'
 import { is, sql } from 'drizzle-orm'
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -518,7 +519,8 @@ describe('the queries: every statement of an API journey stays within a practice
       const text = await response.text()
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
       await t.deliver()
-      return (text ? JSON.parse(text) : {}) as T
+      const isJson = response.headers.get('Content-Type')?.includes('json')
+      return (isJson && text ? JSON.parse(text) : {}) as T
     })
   }
 
@@ -617,6 +619,83 @@ describe('the queries: every statement of an API journey stays within a practice
       last_name: 'Vite',
       position: 'Provider',
     })
+    // A redemption with the patient's texted code.
+    const texted = await call<{ authyId: string }>(
+      'POST',
+      `/api/patients/${patientId}/redemption-code`,
+      { points: 10 },
+    )
+    const [sms] = await t.db
+      .select({ code: outbox.code })
+      .from(outbox)
+      .where(sql`${outbox.channel} = 'sms'`)
+      .orderBy(sql`${outbox.id} desc`)
+      .limit(1)
+    if (!sms?.code) throw new Error('no redemption code was texted')
+    const verification = { authyId: texted.authyId, code: sms.code }
+    await call('POST', `/api/patients/${patientId}/redemption-code/check`, {
+      ...verification,
+      points: 10,
+    })
+    await call('POST', `/api/patients/${patientId}/redemptions`, {
+      points: 10,
+      verification,
+      idempotencyKey: key(),
+    })
+    // An adjustment undone from the ledger.
+    const adjusted = await call<{ entry: { id: number } }>(
+      'POST',
+      `/api/patients/${patientId}/adjustments`,
+      { points: 5, reason: 'Tenancy check', idempotencyKey: key() },
+    )
+    await call('POST', `/api/ledger/${adjusted.entry.id}/reverse`, { reason: 'by mistake' })
+    // An import, then a merge of the imported patient into another.
+    const fileId = createHash('sha256').update('tenancy-import').digest('hex')
+    const rows = [2].map((row) => ({
+      row,
+      first_name: 'Imre',
+      last_name: 'Tenant',
+      email: 'imre.tenant@import.example',
+      phone: null,
+      birth_date: '1985-03-15',
+      email_subscription: 'yes',
+      sms_subscription: 'no',
+    }))
+    await call('POST', '/api/patients/import/preview', { file_id: fileId, rows })
+    await call('POST', '/api/patients/import', { file_id: fileId, rows })
+    const twin = await call<{ id: number }>('POST', '/api/patients', {
+      first_name: 'Imre',
+      last_name: 'Tenant',
+      email: 'imre.twin@import.example',
+    })
+    const [imported] = await t.db
+      .select({ id: patients.id })
+      .from(patients)
+      .where(sql`${patients.email} = 'imre.tenant@import.example' and ${patients.id} <> ${twin.id}`)
+    if (!imported) throw new Error('the import created nobody')
+    await call('GET', '/api/patients/duplicates')
+    await call('GET', `/api/patients/${twin.id}/merge/${imported.id}`)
+    await call('POST', `/api/patients/${twin.id}/merge/${imported.id}`, { idempotencyKey: key() })
+    await call('POST', `/api/patients/${created.id}/archive`)
+    await call('POST', `/api/patients/${created.id}/restore`)
+    // The catalogue and the offers' life.
+    const procedure = await call<{ id: number }>('POST', '/api/procedures', {
+      name: 'Tenancy Peel',
+      price: 5000,
+    })
+    await call('POST', `/api/procedures/${procedure.id}/archive`)
+    await call('POST', `/api/procedures/${procedure.id}/restore`)
+    const copy = await call<{ id: number }>('POST', `/api/promotions/${promotion.id}/duplicate`)
+    await call('POST', `/api/promotions/${promotion.id}/end`)
+    await call('POST', `/api/promotions/${copy.id}/archive`)
+    // Staff: a role changed and back, a deactivation and back.
+    await call('PUT', `/api/users/${t.demo.staff.id}/role`, { access_rights: 'Manager' })
+    await call('PUT', `/api/users/${t.demo.staff.id}/role`, { access_rights: 'Staff' })
+    await call('POST', `/api/users/${t.demo.staff.id}/deactivate`)
+    await call('POST', `/api/users/${t.demo.staff.id}/reactivate`)
+    await call('GET', '/api/reports/patients.csv')
+    await call('GET', '/api/reports/ledger.csv')
+    await call('GET', '/api/audit/export.csv')
     await call('GET', '/api/reports/summary')
     await call('GET', '/api/reports/worklist?list=expiring')
     await call('GET', `/api/reports/liability?from=${new Date().getUTCFullYear()}-01-01`)
