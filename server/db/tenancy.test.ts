@@ -271,31 +271,6 @@ const ALLOWED: Allowance[] = [
     why: "a session's user, by the id its signed token names (the token names the practice too)",
   },
   {
-    table: 'users',
-    match: /^select "id", "first_name", "last_name" from "users" where "users"\."id" in \(/,
-    why: 'the names of the staff who wrote rows read under the practice (ids from those rows)',
-  },
-  {
-    table: 'ledger_entries',
-    match: /"ledger_entries"\."reverses_id" (?:in \(|= \$)/,
-    why: 'the reversals of entries read under the practice (ids from those rows)',
-  },
-  {
-    table: 'patient_promotions',
-    match: /where "patient_promotions"\."promotion_id" in \(/,
-    why: "an offer list's figures: the offers were read under the practice (ids from those rows)",
-  },
-  {
-    table: 'promotion_sends',
-    match: /"promotion_sends"\."promotion_id" in \(/,
-    why: "an offer list's figures: the offers were read under the practice (ids from those rows)",
-  },
-  {
-    table: 'visits',
-    match: /"visits"\."redemption_promotion_id" in \(/,
-    why: "an offer list's figures: the offers were read under the practice (ids from those rows)",
-  },
-  {
     table: 'reset_codes',
     match: /"reset_codes"\."code_hash" = \$\d+/,
     why: "a reset link's code, found by its hash (256 random bits): the code is the grant",
@@ -328,11 +303,6 @@ const ALLOWED: Allowance[] = [
       why: 'an offer link (no session): the patient and the offer its random token named',
     }),
   ),
-  {
-    table: 'patients',
-    match: /^select "points" from "patients" where "patients"\."id" = \$\d+$/,
-    why: "the balance of a visit's patient: the visit was read under the practice (id from that row)",
-  },
   ...[
     'ledger_entries',
     'ledger_allocations',
