@@ -236,7 +236,8 @@ type Logged = { step: string; query: string; params: unknown[] }
  *    `= any($n)`): it reads or writes rows of one practice; or
  * 3. it reads one row of a table by its primary key (`"t"."id" = $n`) and selects that row's
  *    `practice_id`: the route compares it with the session's practice before it uses the row
- *    (assertOwnPractice and its kind) and answers 404 for another practice's row; or
+ *    (`ownRow` in server/http/scope.ts, or the service's own check) and answers 404 for another
+ *    practice's row; or
  * 4. it selects or changes rows by a key (`id`, or a column that references a tenant table) whose
  *    values are all parameters that an earlier statement of the same step sent to that table
  *    under rules 1 to 3: rows whose practice the request already checked (the ledger after the
