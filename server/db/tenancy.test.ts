@@ -268,8 +268,9 @@ const ALLOWED: Allowance[] = [
   },
   {
     table: 'users',
-    match: /"users"\."id" = \$\d+/,
-    why: "a session's user, by the id its signed token names (the token names the practice too)",
+    match: /^update "users" set "last_sign_in_at" = \$\d+ where "users"\."id" = \$\d+$/,
+    step: /^POST \/api\/auth\/local$/,
+    why: 'a sign-in notes when: the account it found by its e-mail (the id from that row)',
   },
   {
     table: 'reset_codes',
@@ -344,7 +345,7 @@ const referencesOf = new Map<string, string>(
 
 /** Whether `query` reads one row of `table` by its id and selects its practice (rule 3). */
 function byPrimaryKey(query: string, table: string): boolean {
-  const where = new RegExp(`where "${table}"\\."id" = \\$\\d+(?: limit \\$\\d+)?$`)
+  const where = new RegExp(`where "${table}"\\."id" = \\$\\d+(?: limit \\$\\d+)?(?: for update)?$`)
   return (
     /^select\b/.test(query) && where.test(query) && /^select .*"practice_id".* from /.test(query)
   )
