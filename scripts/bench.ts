@@ -20,13 +20,19 @@
  *   size at both, on PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set
  *   (bench/scale.ts), printed as a table of its own.
  *
+ * - Several processes on one PostgreSQL (issue 30): the portal's mixed load (sign-ins, searches,
+ *   profiles, visits, redemptions) sent round-robin to 1 and then 2 server processes, requests per
+ *   second, p95 and errors side by side (bench/scale-out.ts).
+ *
  * - "Send to patients" to 10,000 patients: the request's time (it queues, never sends) and the
  *   worker's time to drain the queue to the outbox, on PGlite and PostgreSQL (bench/offer-send.ts).
  *
  * - The 10,000-row patient import in Chromium against the real server: read, check and import
  *   times and the longest main-thread task of each (bench/import.ts, bench/browser/import.spec.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,send,import` runs some parts;
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import` runs
+ * some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
+ * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
  * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
@@ -60,6 +66,7 @@ import {
 } from './bench/processes.ts'
 import { type BenchResult, formatScaleTable, formatTable, toRows } from './bench/report.ts'
 import { benchScale, type ScaleRun, scaleDatabases } from './bench/scale.ts'
+import { benchScaleOut, formatScaleOutTable, type ScaleOutBench } from './bench/scale-out.ts'
 import { benchSignInFlood } from './bench/sign-in-flood.ts'
 import { measureWizardShift } from './bench/wizard-cls.ts'
 import { ensureBuilt } from './lib/build.ts'
@@ -72,6 +79,7 @@ const PARTS = [
   'cold',
   'flood',
   'scale',
+  'scale-out',
   'send',
   'import',
 ] as const
@@ -94,6 +102,8 @@ const durationSeconds = Number(args.get('duration') ?? 5)
 const pageFilter = args.get('pages')?.split(',').filter(Boolean)
 const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
 const scaleRequests = Math.max(1, Number(args.get('scale-requests') ?? 200))
+const scaleOutRequests = Math.max(1, Number(args.get('scale-out-requests') ?? 2000))
+const scaleOutConcurrency = Math.max(1, Number(args.get('scale-out-concurrency') ?? 16))
 const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
   .split(',')
   .filter(
@@ -188,8 +198,8 @@ async function offerToken(baseUrl: string): Promise<string> {
 console.log(
   `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
 )
-// The scale and send parts run the app in-process and serve no page: they need no build.
-if ([...wanted].some((part) => part !== 'scale' && part !== 'send')) {
+// The scale, scale-out and send parts serve no page: they need no build.
+if ([...wanted].some((part) => part !== 'scale' && part !== 'scale-out' && part !== 'send')) {
   await attempt('production build (only when dist/ is stale)', async () => {
     await ensureBuilt(ROOT)
   })
@@ -297,6 +307,19 @@ if (wanted.has('scale')) {
   }
 }
 
+let scaleOut: ScaleOutBench | undefined
+if (wanted.has('scale-out')) {
+  await attempt(
+    `the mixed load on 1, then 2 processes on one PostgreSQL (${scaleOutRequests} requests, ${scaleOutConcurrency} at once)`,
+    async () => {
+      scaleOut = await benchScaleOut({
+        requests: scaleOutRequests,
+        concurrency: scaleOutConcurrency,
+      })
+    },
+  )
+}
+
 if (wanted.has('send')) {
   await attempt('sending an offer to 10,000 patients, on each database', async () => {
     result.offerSend = await benchOfferSend()
@@ -311,11 +334,15 @@ if (wanted.has('import')) {
 
 result.machine.loadAverageAfter = load()
 const jsonPath = join(ROOT, '.tmp', 'bench.json')
-writeFileSync(jsonPath, `${JSON.stringify(result, null, 2)}\n`)
+writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut }, null, 2)}\n`)
 
 const rows = toRows(result)
 if (rows.length > 0) console.log(`\n${formatTable(rows)}\n`)
 if (result.scale?.runs.length) console.log(`\n${formatScaleTable(result.scale)}\n`)
+if (scaleOut?.runs.length) {
+  console.log(`\nSeveral processes on one PostgreSQL (the mixed load, round-robin):\n`)
+  console.log(`${formatScaleOutTable(scaleOut)}\n`)
+}
 console.log(
   `Load average (1, 5, 15 min): ${result.machine.loadAverageBefore.join(' ')} before, ` +
     `${result.machine.loadAverageAfter.join(' ')} after, on ${result.machine.cpus} CPUs. ` +

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { createMiddleware } from 'hono/factory'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { toRole } from '#domain/permissions.ts'
@@ -136,7 +136,9 @@ export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
         deactivated_at: users.deactivated_at,
       })
       .from(users)
-      .where(eq(users.id, claims.userId))
+      // The token's practice in the filter too: a lookup a database distributed by practice
+      // routes to one node (docs/decisions/017-scaling-out.md).
+      .where(and(eq(users.practice_id, claims.practiceId), eq(users.id, claims.userId)))
       .limit(1)
     if (!user || user.practice_id !== claims.practiceId) throw unauthorized(SESSION_ENDED)
     // A deactivated member's sessions end at once (issue 19), whatever their tokens say.

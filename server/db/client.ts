@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import type { Logger } from 'drizzle-orm/logger'
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -58,6 +59,11 @@ export type OpenDatabaseOptions = {
   pgliteDump?: Blob | undefined
   /** Told of every transaction that met a deadlock or serialization failure and runs again. */
   onRetry?: RetryOptions['onRetry']
+  /**
+   * Hands every statement the app sends, with its parameters, to this drizzle logger: the tenancy
+   * check (server/db/tenancy.test.ts) reads the statements of an API journey this way.
+   */
+  logger?: Logger | undefined
 }
 
 /**
@@ -120,12 +126,14 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     pgliteDump,
     migrationsFolder = MIGRATIONS_FOLDER,
     onRetry,
+    logger,
   } = options
+  const drizzleOptions = logger ? { schema, logger } : { schema }
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {})
-    const db = drizzleNodePg(pool, { schema })
+    const db = drizzleNodePg(pool, drizzleOptions)
     let ownsAuditTable = true
     try {
       if (ownerUrl && ownerUrl !== databaseUrl) {
@@ -172,7 +180,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     mkdirSync(dataDir, { recursive: true })
     client = await PGlite.create(join(dataDir, 'pglite'), { extensions: PGLITE_EXTENSIONS })
   }
-  const db = drizzlePglite(client, { schema })
+  const db = drizzlePglite(client, drizzleOptions)
   try {
     if (migrate) await migratePglite(db, { migrationsFolder })
   } catch (error) {

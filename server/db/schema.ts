@@ -433,7 +433,9 @@ export const patientPromotions = pgTable(
   'patient_promotions',
   {
     id: serial().primaryKey(),
-    practice_id: integer().references(() => practices.id, { onDelete: 'cascade' }),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
     patient_id: integer()
       .notNull()
       .references(() => patients.id, { onDelete: 'cascade' }),
@@ -578,6 +580,10 @@ export const resetCodes = pgTable(
   'reset_codes',
   {
     id: serial().primaryKey(),
+    /** The user's practice (migration 0031): every tenant row names its practice. */
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
     code_hash: text().notNull(),
     user_id: integer()
       .notNull()

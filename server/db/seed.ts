@@ -400,6 +400,7 @@ export async function seedIfEmpty(
 
     await tx.insert(patientPromotions).values([
       {
+        practice_id: practiceId,
         patient_id: patientId(0),
         promotion_id: promotionId(0),
         status: 'redeemed',
@@ -407,6 +408,7 @@ export async function seedIfEmpty(
         redeemed_at: at(now, -1, 16),
       },
       {
+        practice_id: practiceId,
         patient_id: patientId(3),
         promotion_id: promotionId(1),
         status: 'claimed',

@@ -178,12 +178,17 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   /** Until when a reset page on another site is refused without a log line (see below). */
   let foreignPageLoggedUntil = 0
 
-  /** A fresh single-use reset code for `userId`, stored as its hash in `tx`; answers the link. */
-  async function newResetLink(tx: Transaction, userId: number, resetPage: URL): Promise<string> {
+  /** A fresh single-use reset code for `user`, stored as its hash in `tx`; answers the link. */
+  async function newResetLink(
+    tx: Transaction,
+    user: { id: number; practice_id: number },
+    resetPage: URL,
+  ): Promise<string> {
     const code = randomToken(32)
     await tx.insert(resetCodes).values({
+      practice_id: user.practice_id,
       code_hash: hashResetCode(code),
-      user_id: userId,
+      user_id: user.id,
       expires_at: new Date(nowMs() + RESET_CODE_TTL_MS),
     })
     const page = new URL(resetPage)
@@ -206,7 +211,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     const failures = await throttle.failed(identifier, ip, nowMs())
     if (!user || failures !== OWNER_ALERT_AFTER_FAILURES) return
     await ctx.db.transaction(async (tx) => {
-      const link = await newResetLink(tx, user.id, new URL('/reset', ctx.config.publicUrl))
+      const link = await newResetLink(tx, user, new URL('/reset', ctx.config.publicUrl))
       await ctx.outbound.enqueue(tx, {
         channel: 'email',
         to: identifier,
@@ -317,7 +322,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           .limit(1)
         if (user) {
           await ctx.db.transaction(async (tx) => {
-            const link = await newResetLink(tx, user.id, resetPage)
+            const link = await newResetLink(tx, user, resetPage)
             await ctx.outbound.enqueue(tx, {
               channel: 'email',
               to: email,

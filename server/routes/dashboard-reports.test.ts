@@ -218,12 +218,14 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
     offerId = offer?.id ?? 0
     await t.db.insert(patientPromotions).values([
       {
+        practice_id: p.practiceId,
         patient_id: ids.a,
         promotion_id: offerId,
         status: 'claimed',
         claimed_at: at('2027-03-02T10:00:00Z'),
       },
       {
+        practice_id: p.practiceId,
         patient_id: ids.b,
         promotion_id: offerId,
         status: 'redeemed',

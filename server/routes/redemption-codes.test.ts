@@ -120,9 +120,12 @@ describe.each(testBackends())('a code for one amount on $name', (backend) => {
       })
       .returning({ id: promotions.id })
     if (!offer) throw new Error('no offer')
-    await t.db
-      .insert(patientPromotions)
-      .values({ patient_id: patient.id, promotion_id: offer.id, claimed_at: new Date() })
+    await t.db.insert(patientPromotions).values({
+      practice_id: t.demo.practiceId,
+      patient_id: patient.id,
+      promotion_id: offer.id,
+      claimed_at: new Date(),
+    })
     const { authyId, code, text } = await sendCode(patient, { promotion_id: offer.id })
     expect(text).toContain('your code to redeem the offer “Birthday Glow” is')
     const asPoints = await post(`/api/patients/${patient.id}/redemptions`, {

@@ -703,9 +703,12 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     if (!free) throw new Error('no promotion')
     const claimed = async () => {
       const patientId = await newPatient(0)
-      await t.db
-        .insert(patientPromotions)
-        .values({ patient_id: patientId, promotion_id: free.id, claimed_at: new Date() })
+      await t.db.insert(patientPromotions).values({
+        practice_id: t.demo.practiceId,
+        patient_id: patientId,
+        promotion_id: free.id,
+        claimed_at: new Date(),
+      })
       return patientId
     }
     const always = await claimed()
@@ -745,9 +748,12 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     })
     expect(notClaimed.status).toBe(409)
     expect(await messageOf(notClaimed)).toBe(VISIT_MESSAGES.promotionNotClaimed)
-    await t.db
-      .insert(patientPromotions)
-      .values({ patient_id: patientId, promotion_id: promotionId, claimed_at: new Date() })
+    await t.db.insert(patientPromotions).values({
+      practice_id: t.demo.practiceId,
+      patient_id: patientId,
+      promotion_id: promotionId,
+      claimed_at: new Date(),
+    })
     const { authyId, code } = await codeFor(patientId, { promotion_id: promotionId })
     const response = await recordVisit({
       patient_id: patientId,

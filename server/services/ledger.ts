@@ -517,7 +517,12 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
           const [already] = await tx
             .select({ id: ledgerEntries.id })
             .from(ledgerEntries)
-            .where(eq(ledgerEntries.reverses_id, target.id))
+            .where(
+              and(
+                eq(ledgerEntries.practice_id, target.practice_id),
+                eq(ledgerEntries.reverses_id, target.id),
+              ),
+            )
           if (already) throw new LedgerError(409, LEDGER_MESSAGES.alreadyReversed)
           const base = {
             practice_id: target.practice_id,
@@ -682,7 +687,12 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
           : await db
               .select({ id: ledgerEntries.id, reverses_id: ledgerEntries.reverses_id })
               .from(ledgerEntries)
-              .where(inArray(ledgerEntries.reverses_id, ids))
+              .where(
+                and(
+                  eq(ledgerEntries.practice_id, practiceId),
+                  inArray(ledgerEntries.reverses_id, ids),
+                ),
+              )
       const reversedBy = new Map(reversals.map((r) => [r.reverses_id, r.id]))
       return {
         data: rows.map(({ entry, author, running }) =>

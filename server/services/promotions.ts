@@ -103,6 +103,7 @@ export function statusCondition(status: PromotionStatus, now: Date) {
  */
 export async function funnelFor(
   db: Executor,
+  practiceId: number,
   promotionIds: number[],
   now: Date,
 ): Promise<Map<number, PromotionFunnel>> {
@@ -117,13 +118,22 @@ export async function funnelFor(
       expired: sql<number>`count(*) filter (where ${patientPromotions.status} = 'expired' or (${patientPromotions.status} = 'claimed' and ${patientPromotions.ends_at} <= ${now}))`,
     })
     .from(patientPromotions)
-    .where(inArray(patientPromotions.promotion_id, promotionIds))
+    .where(
+      and(
+        eq(patientPromotions.practice_id, practiceId),
+        inArray(patientPromotions.promotion_id, promotionIds),
+      ),
+    )
     .groupBy(patientPromotions.promotion_id)
   const sends = await db
     .select({ promotion_id: promotionSends.promotion_id, sent: count() })
     .from(promotionSends)
     .where(
-      and(inArray(promotionSends.promotion_id, promotionIds), isNotNull(promotionSends.sent_at)),
+      and(
+        eq(promotionSends.practice_id, practiceId),
+        inArray(promotionSends.promotion_id, promotionIds),
+        isNotNull(promotionSends.sent_at),
+      ),
     )
     .groupBy(promotionSends.promotion_id)
   const revenue = await db
@@ -132,7 +142,13 @@ export async function funnelFor(
       cents: sql<number>`coalesce(sum(${visits.total_cents}), 0)`,
     })
     .from(visits)
-    .where(and(inArray(visits.redemption_promotion_id, promotionIds), isNull(visits.undone_at)))
+    .where(
+      and(
+        eq(visits.practice_id, practiceId),
+        inArray(visits.redemption_promotion_id, promotionIds),
+        isNull(visits.undone_at),
+      ),
+    )
     .groupBy(visits.redemption_promotion_id)
   for (const row of claims) {
     const funnel = funnels.get(row.promotion_id)
@@ -177,7 +193,7 @@ export async function readPromotion(
   now: Date,
 ): Promise<PromotionDetail> {
   const row = await promotionOf(db, practiceId, id)
-  const funnels = await funnelFor(db, [id], now)
+  const funnels = await funnelFor(db, practiceId, [id], now)
   return promotionAnswer(row, funnels.get(id) ?? EMPTY_FUNNEL, now)
 }
 
@@ -202,6 +218,7 @@ export async function listPromotions(
     .offset((query.page - 1) * query.pageSize)
   const funnels = await funnelFor(
     db,
+    practiceId,
     rows.map((r) => r.id),
     now,
   )

@@ -104,6 +104,7 @@ export async function liveOfferFunnels(
   // Sent and expired as the offer's own page counts them (one definition of the funnel).
   const funnels = await funnelFor(
     db,
+    practiceId,
     found.map((row) => Number(row.id)),
     now,
   )

@@ -645,17 +645,18 @@ export function createCheckout(deps: {
     return row
   }
 
-  async function balanceOf(ex: Executor, patientId: number): Promise<number> {
+  async function balanceOf(ex: Executor, practiceId: number, patientId: number): Promise<number> {
     const [row] = await ex
       .select({ points: patients.points })
       .from(patients)
-      .where(eq(patients.id, patientId))
+      .where(and(eq(patients.practice_id, practiceId), eq(patients.id, patientId)))
     return row?.points ?? 0
   }
 
   /** Entries with the staff member who made them and the entry that reversed them, if any. */
   async function withAuthors(ex: Executor, entries: LedgerEntryRow[]) {
-    if (entries.length === 0) return []
+    const practiceId = entries[0]?.practice_id
+    if (practiceId === undefined) return []
     const ids = entries.map((e) => e.id)
     const authorIds = [...new Set(entries.map((e) => e.created_by).filter((id) => id !== null))]
     const [authors, reversals] = await Promise.all([
@@ -664,11 +665,13 @@ export function createCheckout(deps: {
         : ex
             .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
             .from(users)
-            .where(inArray(users.id, authorIds)),
+            .where(and(eq(users.practice_id, practiceId), inArray(users.id, authorIds))),
       ex
         .select({ id: ledgerEntries.id, reverses_id: ledgerEntries.reverses_id })
         .from(ledgerEntries)
-        .where(inArray(ledgerEntries.reverses_id, ids)),
+        .where(
+          and(eq(ledgerEntries.practice_id, practiceId), inArray(ledgerEntries.reverses_id, ids)),
+        ),
     ])
     const byId = new Map(authors.map((a) => [a.id, a]))
     const reversedBy = new Map(reversals.map((r) => [r.reverses_id, r.id]))
@@ -701,7 +704,7 @@ export function createCheckout(deps: {
         .where(eq(visitItems.visit_id, visit.id))
         .orderBy(asc(visitItems.position)),
       visitEntries(ex, visit),
-      balanceOf(ex, visit.patient_id),
+      balanceOf(ex, visit.practice_id, visit.patient_id),
       visit.approved_by === null
         ? []
         : ex
@@ -1087,9 +1090,12 @@ export function createCheckout(deps: {
                     .select({ reverses_id: ledgerEntries.reverses_id })
                     .from(ledgerEntries)
                     .where(
-                      inArray(
-                        ledgerEntries.reverses_id,
-                        entries.map((e) => e.id),
+                      and(
+                        eq(ledgerEntries.practice_id, visit.practice_id),
+                        inArray(
+                          ledgerEntries.reverses_id,
+                          entries.map((e) => e.id),
+                        ),
                       ),
                     )
                 ).map((r) => r.reverses_id),
@@ -1148,15 +1154,18 @@ export function createCheckout(deps: {
               .select()
               .from(ledgerEntries)
               .where(
-                inArray(
-                  ledgerEntries.reverses_id,
-                  own.map((e) => e.id),
+                and(
+                  eq(ledgerEntries.practice_id, visit.practice_id),
+                  inArray(
+                    ledgerEntries.reverses_id,
+                    own.map((e) => e.id),
+                  ),
                 ),
               )
               .orderBy(asc(ledgerEntries.id))
       return {
         entries: await withAuthors(db, reversals),
-        balance: await balanceOf(db, visit.patient_id),
+        balance: await balanceOf(db, visit.practice_id, visit.patient_id),
         replayed,
         patientId: visit.patient_id,
         points: reversals.reduce((sum, e) => sum + e.points, 0),
@@ -1196,7 +1205,7 @@ export function createCheckout(deps: {
         return {
           entry,
           bonus: bonusEntry ?? null,
-          balance: await balanceOf(db, patientId),
+          balance: await balanceOf(db, practiceId, patientId),
           replayed: true,
           summary: { patient_id: patientId, earned: 0, redeemed: 0, bonus: 0, override: false },
         }
@@ -1268,7 +1277,7 @@ export function createCheckout(deps: {
         return {
           entry,
           bonus: bonusEntry ?? null,
-          balance: await balanceOf(db, patientId),
+          balance: await balanceOf(db, practiceId, patientId),
           replayed: false,
           summary: {
             patient_id: patientId,

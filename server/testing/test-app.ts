@@ -15,6 +15,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
+import type { Logger } from 'drizzle-orm/logger'
 import type { Role } from '#domain/permissions.ts'
 import { type AppConfig, type AppType, createApp } from '#server/app.ts'
 import { signSession } from '#server/auth/jwt.ts'
@@ -68,14 +69,20 @@ async function seededIf(handle: DatabaseHandle, seeded: boolean | undefined, cop
   return handle
 }
 
-const pgliteBackend: TestBackend = {
-  name: 'pglite',
-  async open({ seeded } = {}) {
-    const template = readDbTemplates()?.pglite
-    const dump = template && pgliteDump(seeded ? template.seeded : template.migrated)
-    return seededIf(await openDatabase({ dataDir: 'memory', pgliteDump: dump }), seeded, !!dump)
-  },
+/** In-memory PGlite from the run's template; `logger` sees every statement (see openDatabase). */
+export function pgliteBackendWith({ logger }: { logger?: Logger } = {}): TestBackend {
+  return {
+    name: 'pglite',
+    async open({ seeded } = {}) {
+      const template = readDbTemplates()?.pglite
+      const dump = template && pgliteDump(seeded ? template.seeded : template.migrated)
+      const handle = await openDatabase({ dataDir: 'memory', pgliteDump: dump, logger })
+      return seededIf(handle, seeded, !!dump)
+    },
+  }
 }
+
+const pgliteBackend: TestBackend = pgliteBackendWith()
 
 /**
  * A PostgreSQL backend that creates `glow_test_<random>` next to `baseUrl`'s database and drops
