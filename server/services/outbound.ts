@@ -215,23 +215,33 @@ export function createOutboundQueue({
   function holdLease(row: Row): () => Promise<void> {
     const started = performance.now()
     let renewing: Promise<void> = Promise.resolve()
+    // One renewal at a time: a beat that comes while the last one is still waiting on a busy
+    // database is skipped rather than queued, and nothing runs once the claim is lost or released.
+    let busy = false
+    let stopped = false
+    const stop = () => {
+      stopped = true
+      clearInterval(beat)
+    }
     const beat = setInterval(() => {
+      if (stopped || busy) return
       if (performance.now() - started > timings.sendCeilingMs) {
-        clearInterval(beat)
+        stop()
         log.warn(
           `${describe(row)} has waited on its provider for ${Math.round(timings.sendCeilingMs / 1000)} s; its claim is left to run out`,
         )
         return
       }
-      renewing = renewing.then(async () => {
+      busy = true
+      renewing = (async () => {
         try {
           const renewed = await db
             .update(outboundMessages)
             .set({ next_attempt_at: leaseEnd(now()) })
             .where(ours(row))
             .returning({ id: outboundMessages.id })
-          if (renewed.length === 0) {
-            clearInterval(beat)
+          if (renewed.length === 0 && !stopped) {
+            stop()
             log.warn(`${describe(row)} lost its claim during the send; another worker holds it now`)
           }
         } catch (error) {
@@ -239,12 +249,14 @@ export function createOutboundQueue({
           log.warn(
             `${describe(row)}: its claim could not be renewed, tried again shortly: ${reason}`,
           )
+        } finally {
+          busy = false
         }
-      })
+      })()
     }, timings.renewMs)
     beat.unref()
     return async () => {
-      clearInterval(beat)
+      stop()
       await renewing
     }
   }

@@ -1,5 +1,12 @@
 import type { APIRequestContext, Page } from '@playwright/test'
-import { axeViolations, DEMO, expect, test, waitForMessage } from './support/fixtures.ts'
+import {
+  axeViolations,
+  DEMO,
+  expect,
+  interactive,
+  test,
+  waitForMessage,
+} from './support/fixtures.ts'
 import { shot } from './support/screens.ts'
 
 // The seeded staff member changes its password here and gets it back at the end, so other
@@ -91,6 +98,9 @@ test.describe('sign-in screen', () => {
   }) => {
     try {
       await page.goto('/signin')
+      // A click on a plain button of the prerendered page before the app has taken it over does
+      // nothing (only a sent form is kept for the app): wait for the app, as in openWizard.
+      await interactive(page)
       await page.getByRole('button', { name: 'Forgot Password' }).click()
       await expect(page.getByRole('heading', { level: 1, name: 'Forgot Password' })).toBeVisible()
       const asked = new Date()

@@ -123,6 +123,7 @@ test.describe('uploads', () => {
       await expect(section.getByRole('alert')).toHaveText(
         UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000),
       )
+      await shoot(page, 'settings-logo-too-many-pixels', section)
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
 
       await pick(

@@ -13,6 +13,7 @@ import {
   axeViolations,
   DEMO,
   expect,
+  interactive,
   storeSession,
   test,
   waitForMessage,
@@ -427,6 +428,8 @@ test.describe('usability (issue 21)', () => {
       ['someone.new@example.com', null],
     ] as const) {
       await page.goto('/signin')
+      // A plain button's click before the app has taken the prerendered page over does nothing.
+      await interactive(page)
       await button(page, 'Forgot Password').click()
       await page.getByLabel(/^Email/).fill(email)
       await button(page, 'Reset').click()
