@@ -31,12 +31,6 @@ export const AUTH_MESSAGES = {
   tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
   /** Ours: a captcha token the verifier rejected. */
   captchaInvalid: 'The human check failed. Please try again.',
-  /**
-   * Ours (issue 30): a forgot-password call whose reset page is on another site. The app sends
-   * its own page, so a person sees this only when the server does not know where it is served.
-   */
-  resetPageElsewhere:
-    'Reset links can only open this site. Please open the sign-in page at its usual address and try again.',
 } as const
 
 /** Longest e-mail address a mailbox can have (RFC 5321). */

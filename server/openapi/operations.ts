@@ -1051,7 +1051,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     public: true,
     responses: {
       200: { description: 'Handled.', json: ForgotPasswordAnswerSchema },
-      400: 'The body is not valid, or `url` points to another site (refused before any limit is counted, with a sentence saying so).',
+      400: 'The body is not valid, or `url` points to another site (refused before any limit is counted, with the sentence of any refused reset: "Please enter a valid email").',
       429: TOO_MANY,
     },
   },

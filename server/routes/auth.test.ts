@@ -463,7 +463,7 @@ describe.each(httpBackends())('auth routes on $name', (backend) => {
           })
           expect(response.status, url).toBe(400)
           expect(((await response.json()) as ErrorAnswer).error.message).toBe(
-            AUTH_MESSAGES.resetPageElsewhere,
+            AUTH_MESSAGES.forgotPasswordFailure,
           )
         }
         // One warning that names the origin and how to allow it; never an error-level line.

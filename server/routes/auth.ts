@@ -302,7 +302,8 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
             `A reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS: refused. If the app is served there, add it to ALLOWED_ORIGINS (said at most once in ${LOG_FOREIGN_RESET_PAGE_EVERY_MS / MINUTE} minutes)`,
           )
         }
-        throw badRequest(AUTH_MESSAGES.resetPageElsewhere)
+        // The person reads the specification's failure sentence, as for any refused reset.
+        throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
       }
       refuseWhenLimited(
         await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),
