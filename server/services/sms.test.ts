@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import { outbox } from '#server/db/schema.ts'
@@ -18,14 +18,8 @@ import { createTestApp, type TestApp, testBackends } from '#server/testing/test-
 const T0 = new Date('2026-10-01T09:00:00Z')
 const TTL = VERIFICATION_RULES.codeTtlMs
 
-/** Polls `check` until it holds, failing after a wide deadline (no fixed sleeps). */
-async function eventually(check: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 10_000
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/** Waits for what the sweep leaves observable; the deadline is a wide safety net for a busy machine. */
+const wide = { timeout: 60_000, interval: 20 }
 
 /**
  * Issue 30: a production server without Twilio records SMS in the `outbox` table, which nobody
@@ -130,9 +124,9 @@ describe.each(testBackends())('the SMS outbox on $name', (backend) => {
     const stop = scheduleOutboxSmsSweep({ db: t.db, log: t.log, codeTtlMs: TTL, now, everyMs: 10 })
     try {
       // Still valid: each sweep leaves it.
-      await eventually(async () => (await rowsTo(to)).length === 1, 'the row to be there')
+      await vi.waitFor(async () => expect(await rowsTo(to)).toHaveLength(1), wide)
       clock = new Date(clock.getTime() + TTL)
-      await eventually(async () => (await rowsTo(to)).length === 0, 'the expired code to go')
+      await vi.waitFor(async () => expect(await rowsTo(to)).toHaveLength(0), wide)
     } finally {
       await stop()
     }
