@@ -30,7 +30,7 @@ export default defineConfig({
     proxy: {
       '/api': { target: `http://127.0.0.1:${apiPort}`, changeOrigin: false },
       // The pages a patient opens from an e-mail, and their script, are the server's
-      // (server/routes/patient-pages.ts).
+      // (server/modules/promotions/page-routes.ts).
       '^/((unsubscribe|offers)/[^/]+|assets/unsubscribe-page-[\\w-]+\\.js)$': {
         target: `http://127.0.0.1:${apiPort}`,
         changeOrigin: false,

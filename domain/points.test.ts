@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { describeEntry, LEDGER_MESSAGES } from '#domain/ledger.ts'
 import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
-import { reminderContent, statementContent } from '#server/services/patient-mail.ts'
+import { reminderContent, statementContent } from '#server/modules/patient-mail/service.ts'
 
 const entry = (kind: Parameters<typeof describeEntry>[0]['kind'], points: number) => ({
   kind,

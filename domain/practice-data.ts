@@ -359,3 +359,40 @@ export const OutboxAnswerSchema = v.object({ messages: v.array(OutboxMessageSche
 
 /** `GET /dev/patients/:id/unsubscribe-id`: the token of a patient's unsubscribe link. */
 export const DevUnsubscribeIdSchema = v.object({ unsubscribe_id: v.string() })
+
+/** The `?limit=` and `?offset=` of `GET /patients/by-practice/{id}`. */
+export const PageQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(200)),
+    '50',
+  ),
+  offset: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,9}$/), v.transform(Number), v.minValue(0)),
+    '0',
+  ),
+})
+
+/** Most patients one answer of the spec's whole-list calls holds (see {@link WholeListQuerySchema}). */
+export const WHOLE_LIST_LIMIT = 500
+
+/**
+ * The `?limit=` and `?offset=` of the spec's whole-list calls (`all/by-practice/{id}` and its
+ * converted twin). Without them the answer is the first {@link WHOLE_LIST_LIMIT} patients, so no
+ * answer grows with the practice; a `Link: <…>; rel="next"` header names the next page.
+ */
+export const WholeListQuerySchema = v.object({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(WHOLE_LIST_LIMIT),
+    ),
+    String(WHOLE_LIST_LIMIT),
+  ),
+  offset: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,9}$/), v.transform(Number), v.minValue(0)),
+    '0',
+  ),
+})

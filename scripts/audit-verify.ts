@@ -4,9 +4,10 @@
  * embedded database has one user at a time). Prints the number of events and the head hash, or
  * every break it found, and exits 1 when the trail was changed.
  */
+
+import { verifyAuditChain } from '#server/audit/audit-chain.ts'
 import { loadConfig } from '#server/config.ts'
 import { openDatabase } from '#server/db/client.ts'
-import { verifyAuditChain } from '#server/services/audit-chain.ts'
 
 const headArgument = process.argv.indexOf('--head')
 const expectedHead = headArgument > 0 ? process.argv[headArgument + 1] : undefined

@@ -10,7 +10,7 @@ import { asc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '#server/db/client.ts'
 import { coupons, patients, practices } from '#server/db/schema.ts'
-import { seedIfEmpty } from '#server/db/seed.ts'
+import { seedIfEmpty } from '#server/demo/seed.ts'
 
 function npmScript(script: string, args: string[], dataDir: string) {
   return spawnSync(process.execPath, ['--import', 'tsx', `scripts/${script}.ts`, ...args], {

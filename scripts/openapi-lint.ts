@@ -12,8 +12,8 @@ import rulesets from '@stoplight/spectral-rulesets'
 import { createApp } from '#server/app.ts'
 import { openDatabase } from '#server/db/client.ts'
 import { memoryLogger } from '#server/lib/log.ts'
-import { createOutboxMail } from '#server/services/mail.ts'
-import { createOutboxSms } from '#server/services/sms.ts'
+import { createOutboxMail } from '#server/messaging/mail.ts'
+import { createOutboxSms } from '#server/messaging/sms.ts'
 
 /**
  * OWASP rules whose demand this API does not meet on purpose, lowered from error to warning; each

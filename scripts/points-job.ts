@@ -7,9 +7,9 @@
  */
 import { loadConfig } from '#server/config.ts'
 import { openDatabase } from '#server/db/client.ts'
+import { createExpiryJob } from '#server/jobs/expiry-job.ts'
 import { consoleLogger } from '#server/lib/log.ts'
-import { createExpiryJob } from '#server/services/expiry-job.ts'
-import { enqueueMessage } from '#server/services/outbound.ts'
+import { enqueueMessage } from '#server/messaging/outbound.ts'
 
 try {
   const config = loadConfig({ ...process.env, ALLOW_TEST_PAYMENTS: 'true' })

@@ -6,8 +6,8 @@ import { OutboxAnswerSchema } from '#domain/practice-data.ts'
 import { createApp } from '#server/app.ts'
 import type { Database } from '#server/db/client.ts'
 import { memoryLogger } from '#server/lib/log.ts'
-import { createOutboxMail } from '#server/services/mail.ts'
-import { createOutboxSms } from '#server/services/sms.ts'
+import { createOutboxMail } from '#server/messaging/mail.ts'
+import { createOutboxSms } from '#server/messaging/sms.ts'
 import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 
 /** Asserts the one JSON error shape and returns its `error`. */

@@ -6,54 +6,63 @@ import { createMiddleware } from 'hono/factory'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { createAuditLog } from '#server/audit/audit.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
 import { isConflictError } from '#server/db/retry.ts'
+import { createDatabaseFileStore, createDiskFileStore } from '#server/files/file-store.ts'
 import { ApiError, errorBody } from '#server/http/errors.ts'
 import { CachedRouter } from '#server/http/router.ts'
 import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { openApiRoutes } from '#server/openapi/routes.ts'
-import { activityRoutes } from '#server/routes/activities.ts'
-import { activityLogRoutes } from '#server/routes/activity-log.ts'
-import { appointmentRoutes } from '#server/routes/appointments.ts'
-import { authRoutes, usersPermissionsRoutes } from '#server/routes/auth.ts'
-import { procedureRoutes, productRoutes } from '#server/routes/catalog.ts'
-import { devRoutes } from '#server/routes/dev.ts'
-import { ledgerRoutes, patientLedgerRoutes } from '#server/routes/ledger.ts'
-import { offerRoutes } from '#server/routes/offers.ts'
-import { patientImportRoutes } from '#server/routes/patient-import.ts'
-import { patientMergeRoutes } from '#server/routes/patient-merge.ts'
-import { patientPageRoutes } from '#server/routes/patient-pages.ts'
-import { patientRoutes } from '#server/routes/patients.ts'
-import { personnelRegisterRoutes, personnelRoutes } from '#server/routes/personnel.ts'
-import { practiceDetailRoutes, practiceRoutes } from '#server/routes/practice.ts'
-import { programmeRuleRoutes } from '#server/routes/programme-rules.ts'
-import { promotionSendRoutes } from '#server/routes/promotion-send.ts'
-import { promotionRoutes } from '#server/routes/promotions.ts'
-import { reportRoutes } from '#server/routes/reports.ts'
-import { signUpRoutes } from '#server/routes/sign-up.ts'
-import { subscriptionRoutes } from '#server/routes/subscription.ts'
-import { testTokenRoutes } from '#server/routes/test-tokens.ts'
-import { oneClickUnsubscribeRoutes } from '#server/routes/unsubscribe.ts'
+import { createOutboundQueue } from '#server/messaging/outbound.ts'
+import { appointmentRoutes } from '#server/modules/appointments/index.ts'
+import { authRoutes, usersPermissionsRoutes } from '#server/modules/auth/index.ts'
+import { procedureRoutes, productRoutes } from '#server/modules/catalogue/index.ts'
+import { devRoutes } from '#server/modules/dev/index.ts'
+import {
+  ledgerRoutes,
+  patientLedgerRoutes,
+  programmeRuleRoutes,
+} from '#server/modules/ledger/index.ts'
+import {
+  activityRoutes,
+  patientImportRoutes,
+  patientMergeRoutes,
+  patientRoutes,
+} from '#server/modules/patients/index.ts'
+import {
+  personnelRegisterRoutes,
+  personnelRoutes,
+  userRoutes,
+} from '#server/modules/personnel/index.ts'
 import {
   avatarRoutes,
+  practiceDetailRoutes,
   practiceLogoRoutes,
+  practiceRoutes,
+  subscriptionRoutes,
   UPLOAD_PATH,
   uploadFileRoutes,
   uploadRoutes,
-} from '#server/routes/uploads.ts'
-import { userRoutes } from '#server/routes/users.ts'
-import { patientRedemptionRoutes, visitRoutes } from '#server/routes/visits.ts'
+} from '#server/modules/practice/index.ts'
+import {
+  offerRoutes,
+  oneClickUnsubscribeRoutes,
+  patientPageRoutes,
+  promotionRoutes,
+  promotionSendRoutes,
+} from '#server/modules/promotions/index.ts'
+import { activityLogRoutes, reportRoutes } from '#server/modules/reports/index.ts'
+import { signUpRoutes, testTokenRoutes } from '#server/modules/sign-up/index.ts'
+import { patientRedemptionRoutes, visitRoutes } from '#server/modules/visits/index.ts'
+import { openApiRoutes } from '#server/openapi/routes.ts'
+import { databaseCatalog } from '#server/payments/catalog.ts'
+import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
 import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
+import { HashingBusyError, passwordHashing } from '#server/security/passwords.ts'
+import { createMemoryRateLimitStore } from '#server/security/rate-limit.ts'
 import { xsrfCheck } from '#server/security/xsrf.ts'
-import { createAuditLog } from '#server/services/audit.ts'
-import { createDatabaseFileStore, createDiskFileStore } from '#server/services/file-store.ts'
-import { createOutboundQueue } from '#server/services/outbound.ts'
-import { HashingBusyError, passwordHashing } from '#server/services/passwords.ts'
-import { databaseCatalog } from '#server/services/payments/catalog.ts'
-import { createPaymentProvider, databaseGatewayStore } from '#server/services/payments/index.ts'
-import { createMemoryRateLimitStore } from '#server/services/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import * as v from 'valibot'
-import type { S3Settings } from '#server/services/s3-file-store.ts'
-import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
-import type { TwilioSettings } from '#server/services/twilio-sms.ts'
+import type { S3Settings } from '#server/files/s3-file-store.ts'
+import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
+import type { TwilioSettings } from '#server/messaging/twilio-sms.ts'
 
 /** Everything the server reads from its environment (see `.env.example`). */
 export type ServerConfig = {

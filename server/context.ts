@@ -1,15 +1,15 @@
 import type { Context } from 'hono'
 import type { Role } from '#domain/permissions.ts'
+import type { AuditLog } from '#server/audit/audit.ts'
 import type { Database } from '#server/db/client.ts'
+import type { FileStore } from '#server/files/file-store.ts'
 import type { Logger } from '#server/lib/log.ts'
-import type { AuditLog } from '#server/services/audit.ts'
-import type { FileStore } from '#server/services/file-store.ts'
-import type { MailService } from '#server/services/mail.ts'
-import type { OutboundQueue } from '#server/services/outbound.ts'
-import type { HashingGate } from '#server/services/passwords.ts'
-import type { PaymentProvider } from '#server/services/payments/provider.ts'
-import type { RateLimitStore } from '#server/services/rate-limit.ts'
-import type { SmsService } from '#server/services/sms.ts'
+import type { MailService } from '#server/messaging/mail.ts'
+import type { OutboundQueue } from '#server/messaging/outbound.ts'
+import type { SmsService } from '#server/messaging/sms.ts'
+import type { PaymentProvider } from '#server/payments/provider.ts'
+import type { HashingGate } from '#server/security/passwords.ts'
+import type { RateLimitStore } from '#server/security/rate-limit.ts'
 
 /** Settings the app reads; built from the environment by server/config.ts, or by tests. */
 export type AppConfig = {

@@ -3,7 +3,7 @@
  * SIGINT/SIGTERM. Everything else lives in start.ts (startServer) and app.ts (createApp).
  */
 import { loadConfig } from '#server/config.ts'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { consoleLogger as log } from '#server/lib/log.ts'
 import { startServer } from '#server/start.ts'
 

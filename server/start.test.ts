@@ -5,8 +5,10 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { OutboxMessage } from '#domain/practice-data.ts'
-import { HIDDEN_CODE } from '#server/services/sms.ts'
-import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
+import { HIDDEN_CODE } from '#server/messaging/sms.ts'
+import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
+import { fileUrl } from '#server/modules/practice/upload-routes.ts'
 import { pgliteDump, readDbTemplates } from '#server/testing/db-templates.ts'
 import {
   decodeHeader,
@@ -25,9 +27,7 @@ import {
   testGatewaySubscriptions,
   uploads,
 } from './db/schema.ts'
-import { DEMO_ADMIN } from './db/seed.ts'
 import { memoryLogger } from './lib/log.ts'
-import { fileUrl } from './routes/uploads.ts'
 import { startServer } from './start.ts'
 
 const base: ServerConfig = {

@@ -13,6 +13,7 @@ import {
   WizardPasswordSchema,
   WizardPhoneSchema,
 } from '#domain/fields.ts'
+import { phoneDigits } from '#domain/practice-data.ts'
 import { COUNTRY_CODES } from '#domain/regions.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
@@ -156,3 +157,58 @@ export type SignUpPayloadInput = v.InferInput<typeof SignUpPayloadSchema>
  */
 export const SignUpAnswerSchema = SessionSchema
 export type SignUpAnswer = v.InferOutput<typeof SignUpAnswerSchema>
+
+/** The availability answers of `POST /auth/check-email` (spec section 8 matches on these texts). */
+export const AVAILABILITY_MESSAGES = {
+  ok: 'OK',
+  emailTaken: 'Email is already taken.',
+  phoneTaken: 'Phone number is already taken.',
+} as const
+
+/** A phone has 7 to 15 digits once spaces, dashes, brackets and the plus sign are dropped. */
+const hasPhoneDigits = (text: string) => {
+  const digits = phoneDigits(text).length
+  return digits >= 7 && digits <= 15
+}
+
+/**
+ * Body of `POST /auth/check-email`: the domain's shape, and a phone of digits (the wizard's own
+ * phone or the practice's). Step 2 sends the practice phone, whose rule is looser than step 1's.
+ */
+export const CheckEmailBodySchema = v.pipe(
+  CheckAvailabilityInputSchema,
+  v.forward(
+    v.partialCheck(
+      [['phone']],
+      (input) => /^\+?[\d\s().-]+$/.test(input.phone) && hasPhoneDigits(input.phone),
+      'Phone number should contain only numbers',
+    ),
+    ['phone'],
+  ),
+)
+
+/**
+ * Body of `POST /auth/local/register`: the domain's {@link SignUpPayloadSchema}, every field
+ * re-validated. `access_rights` is set to Admin before validation: the first user of a new
+ * practice is its Admin whatever the client sent (spec section 6).
+ */
+export const RegisterBodySchema = v.pipe(
+  v.looseObject({}),
+  v.transform((body) => ({ ...body, access_rights: 'Admin' })),
+  SignUpPayloadSchema,
+)
+
+const Digits = (max: number) =>
+  v.union([
+    v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10 ** max - 1)),
+    v.pipe(v.string(), v.trim(), v.maxLength(max)),
+  ])
+
+/** The card the browser posts: Stripe's card shape. The tokeniser checks the values themselves. */
+export const TestCardBodySchema = v.object({
+  number: v.pipe(v.string('Your card number is incorrect.'), v.maxLength(30)),
+  exp_month: Digits(2),
+  exp_year: Digits(4),
+  cvc: v.pipe(v.string("Your card's security code is invalid."), v.maxLength(4)),
+  name: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+})

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import type { RecordedAnswer } from './bare-server.ts'
 import { CPU_PATH } from './cpu-endpoint.ts'
 import type { LoadRunnerOptions } from './load-runner.ts'

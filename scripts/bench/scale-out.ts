@@ -13,7 +13,7 @@
  * On 2 cores the second process adds little throughput: the database and the client share them.
  * The point of the figure is the error column: 0 with 2 processes as with 1.
  */
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { startCluster } from '#server/testing/server-processes.ts'
 import { percentile } from './stats.ts'
 

@@ -2,7 +2,7 @@
  * The practice of the "portal at scale" bench (scripts/bench/scale.ts): patients and their
  * points ledger, written in bulk SQL yet exactly as the ledger service would have written them.
  *
- * The first patient's ledger is written by the real service (server/services/ledger.ts) on a
+ * The first patient's ledger is written by the real service (server/modules/ledger/service.ts) on a
  * clock that walks through 700 days: visits, a promotion bonus, redemptions, manual adjustments
  * both ways, a reversal, and the expiries the service posts by itself when lots lapse. That is
  * {@link ENTRIES_PER_PATIENT} entries and their allocations. Every other patient gets a copy of
@@ -21,7 +21,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { patients, practices, users } from '#server/db/schema.ts'
-import { createLedger, type Ledger, type LedgerResult } from '#server/services/ledger.ts'
+import { createLedger, type Ledger, type LedgerResult } from '#server/modules/ledger/index.ts'
 import { mintToken } from '#server/testing/test-app.ts'
 
 /** Entries of each patient's ledger (the template below writes exactly that many). */

@@ -21,7 +21,7 @@ import { sql } from 'drizzle-orm'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { type DatabaseHandle, openDatabase } from '#server/db/client.ts'
-import { seedIfEmpty } from '#server/db/seed.ts'
+import { seedIfEmpty } from '#server/demo/seed.ts'
 import { TEST_SEED } from '#server/testing/db-templates.ts'
 import {
   createTestApp,

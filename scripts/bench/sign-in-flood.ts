@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import {
   type ChildServer,
   freePort,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRateLimiter } from '#server/services/rate-limit.ts'
+import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { createUnlimitedRateLimitStore } from './unlimited-store.ts'
 
 describe('the benchmark rate-limit store', () => {

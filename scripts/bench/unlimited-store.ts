@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '#server/services/rate-limit.ts'
+import type { RateLimitStore } from '#server/security/rate-limit.ts'
 
 /**
  * A rate-limit store that runs the limiter's code path but never lets a count pass 1, so no

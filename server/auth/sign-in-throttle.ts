@@ -1,12 +1,12 @@
-import type { HashingPriority } from '#server/services/passwords.ts'
+import type { HashingPriority } from '#server/security/passwords.ts'
 import {
   createRateLimiter,
   type RateLimitDecision,
   type RateLimitRule,
   type RateLimitStore,
-} from '#server/services/rate-limit.ts'
+} from '#server/security/rate-limit.ts'
 
-/** The limits the sign-in throttle applies (`AUTH_LIMITS` of server/routes/auth.ts). */
+/** The limits the sign-in throttle applies (`AUTH_LIMITS` of server/modules/auth/routes.ts). */
 export type SignInLimits = {
   /**
    * Failed sign-ins per account (the e-mail typed, known or not). Beyond `max`, addresses that

@@ -4,7 +4,14 @@ import { join } from 'node:path'
 import { count, eq, sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { verifyPassword } from '#server/services/passwords.ts'
+import {
+  DEMO_ADMIN,
+  DEMO_MANAGER,
+  DEMO_PRACTICE_NAME,
+  DEMO_STAFF,
+  seedIfEmpty,
+} from '#server/demo/seed.ts'
+import { verifyPassword } from '#server/security/passwords.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 import { MIGRATIONS_FOLDER, openDatabase } from './client.ts'
 import {
@@ -22,7 +29,6 @@ import {
   promotions,
   users,
 } from './schema.ts'
-import { DEMO_ADMIN, DEMO_MANAGER, DEMO_PRACTICE_NAME, DEMO_STAFF, seedIfEmpty } from './seed.ts'
 
 const EVERY_TABLE = [
   'practices',

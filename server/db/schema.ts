@@ -680,7 +680,7 @@ export const payments = pgTable('payments', {
 })
 
 /**
- * The built-in test gateway's customers (server/services/payments/test-gateway.ts), the mirror of
+ * The built-in test gateway's customers (server/payments/test-gateway.ts), the mirror of
  * Stripe's customer objects: kept here so a practice's card outlives a restart, as at Stripe. Only
  * the brand, last four digits and expiry of the card are kept, never its number. Unused with Stripe.
  */

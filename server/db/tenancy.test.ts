@@ -16,9 +16,9 @@ import { createHash } from 'node:crypto'
 import { is, sql } from 'drizzle-orm'
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
-import { createExpiryJob } from '#server/services/expiry-job.ts'
-import { enqueueMessage } from '#server/services/outbound.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
+import { createExpiryJob } from '#server/jobs/expiry-job.ts'
+import { enqueueMessage } from '#server/messaging/outbound.ts'
 import {
   createPracticeFixture,
   createTestApp,

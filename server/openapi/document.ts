@@ -14,16 +14,14 @@ import * as signUpApi from '#domain/sign-up/api.ts'
 import * as uploads from '#domain/uploads.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { MAX_INT4, validatorDoc } from '#server/http/validate.ts'
-import * as patientRoutes from '#server/routes/patients.ts'
-import * as signUpRoutes from '#server/routes/sign-up.ts'
-import * as testTokenRoutes from '#server/routes/test-tokens.ts'
 import {
   type AnswerDoc,
-  OPERATIONS,
   type OperationDoc,
+  operationDoc,
   type ParameterDoc,
   TAGS,
-} from './operations.ts'
+} from './operation.ts'
+import { OPERATIONS } from './operations.ts'
 import { type JsonSchemaObject, SchemaCatalog, type SchemaModule } from './schemas.ts'
 
 /** A route as Hono lists it in `app.routes`. */
@@ -76,9 +74,6 @@ const SCHEMA_MODULES: SchemaModule[] = [
   { exports: personnel, file: new URL('../../domain/personnel.ts', import.meta.url) },
   { exports: patientImport, file: new URL('../../domain/patient-import.ts', import.meta.url) },
   { exports: signUpApi, file: new URL('../../domain/sign-up/api.ts', import.meta.url) },
-  { exports: patientRoutes, file: new URL('../routes/patients.ts', import.meta.url) },
-  { exports: signUpRoutes, file: new URL('../routes/sign-up.ts', import.meta.url) },
-  { exports: testTokenRoutes, file: new URL('../routes/test-tokens.ts', import.meta.url) },
   { exports: uploads, file: new URL('../../domain/uploads.ts', import.meta.url) },
 ]
 
@@ -126,6 +121,7 @@ export function documentedRoutes(routes: readonly RouteEntry[]) {
       json?: v.GenericSchema
       ids: Set<string>
       access?: RouteAccess
+      doc?: OperationDoc
     }
   >()
   for (const route of routes) {
@@ -137,6 +133,7 @@ export function documentedRoutes(routes: readonly RouteEntry[]) {
       found.set(key, entry)
     }
     entry.access ??= declaredAccess(innerHandler(route.handler))
+    entry.doc ??= operationDoc(innerHandler(route.handler))
     const doc = validatorDoc(innerHandler(route.handler))
     if (doc && 'json' in doc) entry.json = doc.json
     if (doc && 'ids' in doc) for (const id of doc.ids) entry.ids.add(id)
@@ -217,7 +214,8 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
   const catalog = new SchemaCatalog(SCHEMA_MODULES)
   const paths: OpenApiDocument['paths'] = {}
   for (const [key, route] of documentedRoutes(routes)) {
-    const doc = OPERATIONS[key]
+    if (route.doc && OPERATIONS[key]) throw new Error(`${key} is described twice`)
+    const doc = route.doc ?? OPERATIONS[key]
     if (!doc) continue
     const parameters = [
       ...pathParameterNames(route.path).map((name) =>

@@ -45,6 +45,7 @@ import {
   DevUnsubscribeIdSchema,
   InvitationPreviewSchema,
   OutboxAnswerSchema,
+  PageQuerySchema,
   PatientListQuerySchema,
   PatientPageSchema,
   PatientPromotionSchema,
@@ -53,6 +54,7 @@ import {
   ProcedureSchema,
   ProductSchema,
   StaffMemberSchema,
+  WholeListQuerySchema,
 } from '#domain/practice-data.ts'
 import { PracticeAnswerSchema } from '#domain/practice-settings.ts'
 import {
@@ -73,6 +75,7 @@ import {
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { SessionSchema } from '#domain/session.ts'
 import {
+  AVAILABILITY_MESSAGES,
   GetCodeAnswerSchema,
   PayAnswerSchema,
   SignUpAnswerSchema,
@@ -98,89 +101,10 @@ import {
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
-import { PageQuerySchema, WholeListQuerySchema } from '#server/routes/patients.ts'
-import { AVAILABILITY_MESSAGES } from '#server/routes/sign-up.ts'
-import type { JsonSchemaObject } from './schemas.ts'
+import { NAME_TAKEN, type OperationDoc, OTHER_PRACTICE, TOO_MANY, tokenParam } from './operation.ts'
 
 /** The import's limits, enforced by the server (issue 29). */
 const IMPORT_LIMITS_ANSWER = `More rows than a chunk holds, or a row numbered beyond a file's limit: "${IMPORT_MESSAGES.tooManyRowsInChunk}" or "${IMPORT_MESSAGES.rowBeyondFile}" (or a body over 100 KB).`
-
-/** An answer of an operation: its meaning, and its JSON body or its `text/plain` texts. */
-export type AnswerDoc =
-  | string
-  | { description: string; json: v.GenericSchema; array?: true }
-  | { description: string; text: readonly string[] }
-  | { description: string; media: readonly string[] }
-
-/** A path or query parameter that is not a row id (ids come from the routes' `idParams`). */
-export type ParameterDoc = { description: string; schema: JsonSchemaObject; required?: boolean }
-
-/** The groups of the reference, in its order; an operation's `tag` must be one of them. */
-export const TAGS = [
-  { name: 'Authentication', description: 'Sign in, sign out and password reset.' },
-  { name: 'Sign-up', description: 'The calls of the four-step sign-up wizard, all public.' },
-  { name: 'Personnel', description: 'Staff, invitations and registration from an invitation.' },
-  { name: 'Patients', description: "The practice's patients, their promotions and activity." },
-  {
-    name: 'Points',
-    description: "The points ledger: a patient's entries, adjustments and reversals.",
-  },
-  {
-    name: 'Promotions',
-    description: "The practice's offers: their life, their funnel, claims and redemptions.",
-  },
-  { name: 'Appointments', description: "The practice's appointments." },
-  { name: 'Catalogue', description: "The practice's procedures and products." },
-  { name: 'Files', description: 'Uploaded files.' },
-  {
-    name: 'Settings',
-    description: "The practice's details, programme rules, logo and subscription.",
-  },
-  { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
-  { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
-  { name: 'Operations', description: 'Health and the development outbox.' },
-  { name: 'Reference', description: 'This document and its interactive reference.' },
-] as const satisfies readonly { name: string; description: string }[]
-
-export type TagName = (typeof TAGS)[number]['name']
-
-/**
- * What the OpenAPI document says of one route beyond what its validators tell: the words, who may
- * call it, and every status it can answer. The body and the id parameters are read from the
- * route's own validators (server/http/validate.ts); the answers' schemas are the domain's.
- *
- * Statuses every route shares are added by the document itself: 400 for a body or id the
- * validators refuse, 401 for a protected route, 403 for a role the route's declared permission
- * leaves out (server/auth/permissions.ts) and for an unsafe call whose XSRF pair does not match,
- * 413 for an unsafe call's body over the limit, 415 for a body that is not JSON and 500.
- */
-export type OperationDoc = {
-  summary: string
-  description: string
-  tag: TagName
-  /** Callable without a session (DESIGN.md section 4). */
-  public?: true
-  path?: Record<string, ParameterDoc>
-  query?: Record<string, ParameterDoc> | v.GenericSchema
-  /** The body as published, when the validator's schema rewrites it first (register). */
-  body?: v.GenericSchema
-  /** A `multipart/form-data` body (an upload), as the JSON Schema of its form fields. */
-  multipart?: JsonSchemaObject
-  responses: Record<number, AnswerDoc>
-}
-
-const TOO_MANY =
-  'Too many attempts from this client or for this account; `details.retryAfterSeconds` says when to try again.'
-const OTHER_PRACTICE =
-  "No record has this id in your practice (another practice's record answers the same, so ids cannot be counted)."
-
-const tokenParam = (description: string): ParameterDoc => ({
-  description,
-  schema: { type: 'string', maxLength: 512 },
-})
-
-const NAME_TAKEN =
-  'An active item of the practice already has this name, case and surrounding spaces aside; the message names it and `details` carries `field: "name"` and `existing_id`.'
 
 /** The six operations of one half of the catalogue (`procedures` or `products`). */
 function catalogueOperations(
@@ -653,7 +577,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       409: APPOINTMENT_MESSAGES.notScheduled,
     },
   },
-  // Issue 19, uploads (server/routes/uploads.ts, decision 011).
+  // Issue 19, uploads (server/modules/practice/upload-routes.ts, decision 011).
   'POST /api/upload/files': {
     summary: 'Upload an image',
     description: `One image as \`multipart/form-data\`: \`file\` (PNG, JPEG or WebP, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB and ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels, recognised by its content, not its name) and \`purpose\` (\`logo\` or \`avatar\`). The image is stored without its metadata (text, EXIF, XMP, comments) under a random key; \`url\` serves it. Link it with PUT /practice/logo or PUT /users/{id}/avatar. A logo needs the practice settings permission. Audited.`,
@@ -1296,7 +1220,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
 
-  // Issue 17, the front desk (server/routes/visits.ts, server/routes/reports.ts).
+  // Issue 17, the front desk (server/modules/visits/routes.ts, server/modules/reports/routes.ts).
   'POST /api/visits/preview': {
     summary: "Preview a visit's points",
     description:
@@ -1420,7 +1344,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
   },
 
-  // Issue 20, the dashboard and the liability report (server/routes/reports.ts).
+  // Issue 20, the dashboard and the liability report (server/modules/reports/routes.ts).
   'GET /api/reports/summary': {
     summary: "The dashboard's numbers",
     description: `The tiles for the period \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days), each with the same figure for the period of the same length just before: patients and new patients, points outstanding, earned (earn and bonus), redeemed, expired and adjusted, each net of the reversals posted in the period (an undone visit is not earned), so that outstanding at the start + earned − redeemed − expired + adjusted = outstanding at the end; offers claimed and redeemed, today's appointments booked and completed (against yesterday). Then the 12 months ending with the period's month (points earned, redeemed, expired, net of reversals; new patients) and the funnel (claimed, redeemed) of each live offer. Computed in the database. The money fields (\`liability_cents\`, \`point_value_cents\`) only for a Manager or an Admin; absent for Staff.`,
@@ -1464,7 +1388,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
 
-  // Issue 17, the patient import (server/routes/patient-import.ts, decision 010).
+  // Issue 17, the patient import (server/modules/patients/import-routes.ts, decision 010).
   'POST /api/patients/import/preview': {
     summary: 'Check rows of a patient import',
     description:

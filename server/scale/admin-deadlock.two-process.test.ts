@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { CLUSTER_SECRETS, type Cluster, startCluster } from '#server/testing/server-processes.ts'
 import { mintToken } from '#server/testing/test-app.ts'
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { OUTBOUND_RULES } from '#server/services/outbound.ts'
+import { OUTBOUND_RULES } from '#server/messaging/outbound.ts'
 import { decodeHeader, parseMessage, startSmtpServer } from '#server/testing/provider-stubs.ts'
 import { type Cluster, type ServerProcess, startCluster } from '#server/testing/server-processes.ts'
 import { type Deferred, deferred } from '#tests/support/deferred.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { type Cluster, type ServerProcess, startCluster } from '#server/testing/server-processes.ts'
 import { fixture } from '#tests/support/image-fixtures.ts'
 

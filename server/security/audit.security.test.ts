@@ -3,11 +3,11 @@ import { join } from 'node:path'
 import { asc, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
+import { AUDIT_ACTIONS, safeDetails } from '#server/audit/audit.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { AUDIT_ACTIONS, safeDetails } from '#server/services/audit.ts'
-import { hashPassword } from '#server/services/passwords.ts'
+import { hashPassword } from '#server/security/passwords.ts'
 import {
   type ApiCall,
   lastSmsCode,

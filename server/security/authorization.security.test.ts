@@ -6,8 +6,8 @@ import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import { auditEvents, patients, personnelInvitations, visits } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { createLedger } from '#server/services/ledger.ts'
-import { TEST_TOKEN_MESSAGES } from '#server/services/payments/test-gateway.ts'
+import { createLedger } from '#server/modules/ledger/service.ts'
+import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import {
   createMember,

@@ -3,7 +3,7 @@
  * proxy cache (`Cache-Control: no-store`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 
 describe.each(httpBackends())('Cache-Control of API answers on $name', (backend) => {

@@ -11,9 +11,9 @@ import { PGlite } from '@electric-sql/pglite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerConfig } from '#server/config.ts'
 import { PGLITE_EXTENSIONS } from '#server/db/client.ts'
-import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/db/seed.ts'
+import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/demo/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
-import { DEFAULT_MAIL_FROM } from '#server/services/smtp-mail.ts'
+import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
 import { ensureDataDir, startServer } from '#server/start.ts'
 
 const CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '#scripts/lib/free-port.ts'
 import { openDatabase } from '#server/db/client.ts'
 import { patients, practices, users, verificationCodes } from '#server/db/schema.ts'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { type ApiCall, postJson, readySignUp, signIn } from '#server/testing/api-journeys.ts'
 
 const JWT_SECRET = 'restart-test-secret-that-is-long-enough-0123456789'

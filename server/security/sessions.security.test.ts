@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { REMEMBER_TTL_SECONDS, SESSION_TTL_SECONDS, verifySession } from '#server/auth/jwt.ts'
 import { users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { hashPassword } from '#server/services/passwords.ts'
+import { hashPassword } from '#server/security/passwords.ts'
 import { type ApiCall, postJson } from '#server/testing/api-journeys.ts'
 import {
   createTestApp,

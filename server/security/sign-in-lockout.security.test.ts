@@ -2,10 +2,10 @@ import { desc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type AppType, createApp, SERVER_BUSY_MESSAGE } from '#server/app.ts'
 import { outbox, users } from '#server/db/schema.ts'
-import { DEMO_ADMIN } from '#server/db/seed.ts'
+import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { AUTH_LIMITS, OWNER_ALERT_AFTER_FAILURES } from '#server/routes/auth.ts'
-import { createHashingGate, hashPassword } from '#server/services/passwords.ts'
+import { AUTH_LIMITS, OWNER_ALERT_AFTER_FAILURES } from '#server/modules/auth/routes.ts'
+import { createHashingGate, hashPassword } from '#server/security/passwords.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-08-01T09:00:00Z')

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { isNanpNumber } from '#domain/fields.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import type { AppType } from '#server/app.ts'
-import { GET_CODE_MESSAGES, SIGN_UP_LIMITS } from '#server/routes/sign-up.ts'
-import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/services/captcha.ts'
+import { GET_CODE_MESSAGES, SIGN_UP_LIMITS } from '#server/modules/sign-up/routes.ts'
+import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/security/captcha.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-10-01T09:00:00Z')

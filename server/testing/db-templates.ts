@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { openDatabase } from '#server/db/client.ts'
-import { seedIfEmpty } from '#server/db/seed.ts'
+import { seedIfEmpty } from '#server/demo/seed.ts'
 
 /** Where each kind of template lives: dump files for PGlite, database names for PostgreSQL. */
 export type DbTemplates = {

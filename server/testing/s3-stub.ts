@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type S3Settings, signS3 } from '#server/services/s3-file-store.ts'
+import { type S3Settings, signS3 } from '#server/files/s3-file-store.ts'
 
 /** An object the stub holds. */
 export type StoredObject = { bytes: Buffer; contentType: string; meta: Record<string, string> }

@@ -30,20 +30,20 @@ import {
   uploads,
   users,
 } from '#server/db/schema.ts'
-import { DEMO_ADMIN, DEMO_STAFF, seedIfEmpty } from '#server/db/seed.ts'
+import { DEMO_ADMIN, DEMO_STAFF, seedIfEmpty } from '#server/demo/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { createOutboxMail } from '#server/messaging/mail.ts'
+import { createOutboundQueue } from '#server/messaging/outbound.ts'
+import { createOutboxSms } from '#server/messaging/sms.ts'
 import { assertConforms } from '#server/openapi/contract.ts'
-import { createOutboxMail } from '#server/services/mail.ts'
-import { createOutboundQueue } from '#server/services/outbound.ts'
-import type { HashingGate } from '#server/services/passwords.ts'
-import { databaseCatalog } from '#server/services/payments/catalog.ts'
+import { databaseCatalog } from '#server/payments/catalog.ts'
 import {
   createTestGateway,
   databaseGatewayStore,
   type TestGateway,
-} from '#server/services/payments/index.ts'
-import { createOutboxSms } from '#server/services/sms.ts'
+} from '#server/payments/index.ts'
+import type { HashingGate } from '#server/security/passwords.ts'
 import {
   createDatabase,
   databaseUrl,

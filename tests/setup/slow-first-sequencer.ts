@@ -17,7 +17,7 @@ const SLOWEST = [
   'server/security/restart.security.test.ts',
   'server/openapi/contract-fuzz.test.ts',
   'server/security/rate-limits.security.test.ts',
-  'server/services/ledger.test.ts',
+  'server/modules/ledger/service.test.ts',
   'server/security/sign-in-lockout.security.test.ts',
   'tests/flows/sign-up/view.test.tsx',
 ]

@@ -1,0 +1,1 @@
+export { appointmentRoutes } from './routes.ts'

@@ -1,0 +1,7 @@
+export {
+  AUTH_LIMITS,
+  authRoutes,
+  dummyPasswordHash,
+  refuseWhenLimited,
+  usersPermissionsRoutes,
+} from './routes.ts'

@@ -1,0 +1,1 @@
+export { procedureRoutes, productRoutes } from './routes.ts'

@@ -1,0 +1,162 @@
+/**
+ * The points ledger over HTTP (PORTAL.md section 7): a patient's entries, manual adjustments and
+ * reversals. Every change goes through server/modules/ledger/service.ts, carries an idempotency key and
+ * is written to the audit trail (who, which patient id, how many points; never a personal value).
+ */
+import { eq } from 'drizzle-orm'
+import { Hono } from 'hono'
+import * as v from 'valibot'
+import { AdjustmentInputSchema, ReverseInputSchema } from '#domain/ledger.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
+import { patients, practices, users } from '#server/db/schema.ts'
+import { notFound } from '#server/http/errors.ts'
+import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
+import { createLedger, type LedgerResult, toAnswer } from './service.ts'
+
+const PageQuerySchema = v.object({
+  page: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, 'page must be a number from 1.'),
+      v.transform(Number),
+      v.minValue(1, 'page must be a number from 1.'),
+    ),
+    '1',
+  ),
+  pageSize: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'pageSize must be a number from 1 to 100.'),
+      v.transform(Number),
+      v.minValue(1, 'pageSize must be a number from 1 to 100.'),
+      v.maxValue(100, 'pageSize must be a number from 1 to 100.'),
+    ),
+    '25',
+  ),
+})
+
+/** How far ahead "points expiring soon" looks. */
+const EXPIRING_SOON_DAYS = 60
+
+/** The patient of the user's practice, or 404 (another practice's id reads as unknown). */
+async function ownPatient(ctx: ServerContext, user: AuthUser, id: number) {
+  const [row] = await ctx.db
+    .select({ id: patients.id, practice_id: patients.practice_id, points: patients.points })
+    .from(patients)
+    .where(eq(patients.id, id))
+  if (!row || row.practice_id !== user.practice_id) throw notFound('Patient not found.')
+  return row
+}
+
+/** `/patients/{id}/ledger` and `/patients/{id}/adjustments`. */
+export function patientLedgerRoutes(ctx: ServerContext) {
+  const ledger = createLedger({ db: ctx.db, now: ctx.now })
+  const auth = requireAuth(ctx)
+
+  return new Hono<AppEnv>()
+    .get(
+      '/:id/ledger',
+      auth,
+      requirePermission(ctx, 'patients.read'),
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const patient = await ownPatient(ctx, c.var.user, id)
+        const query = parseOr400(PageQuerySchema, c.req.query())
+        const [page, lots, [practice]] = await Promise.all([
+          ledger.history(c.var.user.practice_id, patient.id, query),
+          ledger.lots(patient.id),
+          ctx.db
+            .select({ point_value_cents: practices.point_value_cents })
+            .from(practices)
+            .where(eq(practices.id, c.var.user.practice_id)),
+        ])
+        const horizon = ctx.now().getTime() + EXPIRING_SOON_DAYS * 86_400_000
+        const expiringSoon = lots
+          .filter((lot) => lot.expires_at && lot.expires_at.getTime() <= horizon)
+          .map((lot) => ({
+            points: lot.remaining,
+            expires_at: lot.expires_at?.toISOString() ?? '',
+          }))
+        c.header('Cache-Control', 'no-store')
+        return c.json({
+          ...page,
+          balance: patient.points,
+          balance_value_cents: patient.points * (practice?.point_value_cents ?? 0),
+          expiring_soon: expiringSoon,
+        })
+      },
+    )
+    .post(
+      '/:id/adjustments',
+      auth,
+      requirePermission(ctx, 'points.adjust'),
+      idParams('id'),
+      jsonBody(AdjustmentInputSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const input = c.req.valid('json')
+        const user = c.var.user
+        const result = await ledger.adjust({
+          practiceId: user.practice_id,
+          patientId: id,
+          userId: user.id,
+          points: input.points,
+          reason: input.reason,
+          idempotencyKey: input.idempotencyKey,
+        })
+        return c.json(await posted(ctx, c.var.user, result, ctx.clientIp(c)), 201)
+      },
+    )
+}
+
+/** `/ledger/{entryId}/reverse`. */
+export function ledgerRoutes(ctx: ServerContext) {
+  const ledger = createLedger({ db: ctx.db, now: ctx.now })
+
+  return new Hono<AppEnv>().post(
+    '/:entryId/reverse',
+    requireAuth(ctx),
+    requirePermission(ctx, 'points.adjust'),
+    idParams('entryId'),
+    jsonBody(ReverseInputSchema),
+    async (c) => {
+      const { entryId } = c.req.valid('param')
+      const input = c.req.valid('json')
+      const user = c.var.user
+      const result = await ledger.reverse({
+        practiceId: user.practice_id,
+        userId: user.id,
+        entryId,
+        reason: input.reason,
+        idempotencyKey: input.idempotencyKey,
+      })
+      return c.json(await posted(ctx, user, result, ctx.clientIp(c)), 201)
+    },
+  )
+}
+
+/** The answer of a posting, audited once (a replayed key is not a second change). */
+async function posted(ctx: ServerContext, user: AuthUser, result: LedgerResult, ip: string) {
+  const [author] = await ctx.db
+    .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
+    .from(users)
+    .where(eq(users.id, user.id))
+  if (!result.replayed) {
+    await ctx.audit.record({
+      action: 'ledger.posted',
+      userId: user.id,
+      practiceId: user.practice_id,
+      ip,
+      details: {
+        patient_id: result.entry.patient_id,
+        entry_id: result.entry.id,
+        kind: result.entry.kind,
+        points: result.entry.points,
+      },
+    })
+  }
+  return { entry: toAnswer(result.entry, author ?? null), balance: result.balance }
+}

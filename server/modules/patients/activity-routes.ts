@@ -1,0 +1,52 @@
+import { eq } from 'drizzle-orm'
+import { Hono } from 'hono'
+import { describeEntry, type LedgerKind } from '#domain/ledger.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { activities, ledgerEntries } from '#server/db/schema.ts'
+import { ownRow } from '#server/http/scope.ts'
+import { idParams } from '#server/http/validate.ts'
+import { findPatient } from './routes.ts'
+
+/**
+ * `GET /activities/patient/{id}`: a patient's activity, newest first (spec section 7): the
+ * recorded activities and every ledger entry in words ("Points adjusted by +500: birthday"), each
+ * ledger line with `kind` `ledger.<kind>` and the entry's signed points.
+ */
+export function activityRoutes(ctx: ServerContext) {
+  return new Hono<AppEnv>()
+    .use(requireAuth(ctx))
+    .get('/patient/:id', requirePermission(ctx, 'patients.read'), idParams('id'), async (c) => {
+      const { id } = c.req.valid('param')
+      ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+      const [recorded, entries] = await Promise.all([
+        ctx.db
+          .select({
+            id: activities.id,
+            practice_id: activities.practice_id,
+            patient_id: activities.patient_id,
+            kind: activities.kind,
+            description: activities.description,
+            points: activities.points,
+            created_at: activities.created_at,
+          })
+          .from(activities)
+          .where(eq(activities.patient_id, id)),
+        ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, id)),
+      ])
+      const fromLedger = entries.map((entry) => ({
+        id: entry.id,
+        practice_id: entry.practice_id,
+        patient_id: entry.patient_id,
+        kind: `ledger.${entry.kind}`,
+        description: describeEntry({ ...entry, kind: entry.kind as LedgerKind }),
+        points: entry.points,
+        created_at: entry.created_at,
+      }))
+      const rows = [...recorded, ...fromLedger].sort(
+        (a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id,
+      )
+      return c.json(rows)
+    })
+}

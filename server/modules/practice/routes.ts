@@ -1,0 +1,305 @@
+import { asc, eq, sql } from 'drizzle-orm'
+import { Hono } from 'hono'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import type { PlansAnswer } from '#domain/plans.ts'
+import {
+  type PracticeAnswer,
+  PracticeSettingsPayloadSchema,
+  PracticeSettingsSchema,
+  withStoredCredentials,
+} from '#domain/practice-settings.ts'
+import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import type { Database } from '#server/db/client.ts'
+import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
+import { ApiError, notFound } from '#server/http/errors.ts'
+import { jsonBody, parseOr400 } from '#server/http/validate.ts'
+import { openJson, sealJson } from '#server/security/data-key.ts'
+import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
+import { createRateLimiter } from '#server/security/rate-limit.ts'
+
+const couponColumns = {
+  id: coupons.id,
+  amount_off: coupons.amount_off,
+  percent_off: coupons.percent_off,
+}
+
+const COUPON_CODE = /^[\w-]{1,64}$/
+
+/** Promo code lookups per client address: a person tries a few codes, a guesser thousands. */
+export const COUPON_LOOKUP_LIMIT = { max: 20, windowMs: 15 * 60 * 1000 } as const
+
+/** The 429 of {@link COUPON_LOOKUP_LIMIT}. */
+export const COUPON_LOOKUP_TOO_MANY =
+  'Too many promo codes were tried. Please wait a few minutes and try again.'
+
+/** How long `GET /practice/plans` answers from memory before reading the tables again. */
+export const PLANS_MAX_AGE_MS = 30_000
+
+/** The columns of the practice's details in Settings (the sealed Nextech settings apart). */
+const detailColumns = {
+  id: practices.id,
+  practice_name: practices.practice_name,
+  office_name: practices.office_name,
+  url: practices.url,
+  practice_phone: practices.practice_phone,
+  practice_email: practices.practice_email,
+  practice_address: practices.practice_address,
+  practice_address_2: practices.practice_address_2,
+  city: practices.city,
+  practice_zip: practices.practice_zip,
+  state: practices.state,
+  country: practices.country,
+  e_record: practices.e_record,
+  nextech: practices.nextech,
+  footer_about_url: practices.footer_about_url,
+  footer_privacy_url: practices.footer_privacy_url,
+  footer_support: practices.footer_support,
+  image_path: practices.image_path,
+}
+
+type DetailRow = Awaited<ReturnType<typeof readDetails>>
+
+async function readDetails(db: Database, practiceId: number) {
+  const [row] = await db.select(detailColumns).from(practices).where(eq(practices.id, practiceId))
+  if (!row) throw notFound('Practice not found.')
+  return row
+}
+
+/** The stored Nextech settings, opened; null without any. */
+function storedNextech(row: DetailRow, dataKey: Buffer): NextechSettings | null {
+  return row.nextech ? openJson<NextechSettings>(row.nextech, dataKey) : null
+}
+
+/** The practice as `GET /practice` answers it: the Nextech username and password only as set or not. */
+function toAnswer(row: DetailRow, nextech: NextechSettings | null): PracticeAnswer {
+  return {
+    id: row.id,
+    practice_name: row.practice_name,
+    office_name: row.office_name ?? '',
+    url: row.url ?? '',
+    practice_phone: row.practice_phone ?? '',
+    practice_email: row.practice_email ?? '',
+    practice_address: row.practice_address ?? '',
+    practice_address_2: row.practice_address_2 ?? '',
+    city: row.city ?? '',
+    practice_zip: row.practice_zip ?? '',
+    state: row.state ?? '',
+    country: row.country === 'CA' ? 'CA' : 'US',
+    e_record: row.e_record === 'nextech' ? 'nextech' : 'no_integration',
+    nextech:
+      row.e_record === 'nextech' && nextech
+        ? {
+            client_id: nextech.client_id,
+            nx_practice_id: nextech.nx_practice_id,
+            username_set: nextech.username !== '',
+            password_set: nextech.password !== '',
+          }
+        : null,
+    footer_links: {
+      about: row.footer_about_url ?? '',
+      privacy: row.footer_privacy_url ?? '',
+      support: row.footer_support ?? '',
+    },
+    image_path: row.image_path,
+  }
+}
+
+/** The audit's name of each field a save can change (never a value). */
+function changedFields(
+  before: PracticeAnswer,
+  after: PracticeAnswer,
+  credentialsChanged: boolean,
+): string[] {
+  const plain = [
+    'practice_name',
+    'office_name',
+    'url',
+    'practice_phone',
+    'practice_email',
+    'practice_address',
+    'practice_address_2',
+    'city',
+    'practice_zip',
+    'state',
+    'country',
+    'e_record',
+  ] as const
+  return [
+    ...plain.filter((key) => before[key] !== after[key]),
+    ...(before.nextech?.client_id !== after.nextech?.client_id ? ['nextech_client_id'] : []),
+    ...(before.nextech?.nx_practice_id !== after.nextech?.nx_practice_id
+      ? ['nextech_practice_id']
+      : []),
+    ...(credentialsChanged ? ['nextech_credentials'] : []),
+    ...(['about', 'privacy', 'support'] as const)
+      .filter((key) => before.footer_links[key] !== after.footer_links[key])
+      .map((key) => `footer_${key}_link`),
+  ]
+}
+
+/**
+ * `GET /practice` (any member of the practice) and `PUT /practice` (Admin: `practice.settings`):
+ * the practice's details in Settings (issue 19), with the sign-up wizard's rules
+ * (domain/practice-settings.ts). The Nextech username and password are write-only: answered as
+ * set or not, and an empty one on save keeps the stored value. Each save is an audit event
+ * naming the fields that changed, never their values.
+ */
+export function practiceDetailRoutes(ctx: ServerContext) {
+  const auth = requireAuth(ctx)
+  return new Hono<AppEnv>()
+    .get('/', auth, anyStaffMember(), async (c) => {
+      c.header('Cache-Control', 'no-store')
+      const row = await readDetails(ctx.db, c.var.user.practice_id)
+      return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
+    })
+    .put(
+      '/',
+      auth,
+      requirePermission(ctx, 'practice.settings'),
+      jsonBody(PracticeSettingsPayloadSchema),
+      async (c) => {
+        const user = c.var.user
+        const row = await readDetails(ctx.db, user.practice_id)
+        const stored = storedNextech(row, ctx.config.dataKey)
+        // The body with each empty credential filled from the stored settings, then the wizard's
+        // cross-field rules: "Please fill Password field" speaks only when nothing is stored.
+        const next = parseOr400(
+          PracticeSettingsSchema,
+          withStoredCredentials(c.req.valid('json'), stored ?? {}),
+        )
+        const optional = (text: string) => (text.trim() === '' ? null : text.trim())
+        const [saved] = await ctx.db
+          .update(practices)
+          .set({
+            practice_name: next.practice_name.trim(),
+            office_name: optional(next.office_name),
+            url: next.url.trim(),
+            practice_phone: next.practice_phone,
+            practice_email: next.practice_email.trim(),
+            practice_address: next.practice_address.trim(),
+            practice_address_2: optional(next.practice_address_2),
+            city: next.city.trim(),
+            practice_zip: next.practice_zip.trim().toUpperCase(),
+            state: next.state,
+            country: next.country,
+            e_record: next.e_record,
+            nextech: next.nextech ? sealJson(next.nextech, ctx.config.dataKey) : null,
+            footer_about_url: optional(next.footer_links.about),
+            footer_privacy_url: optional(next.footer_links.privacy),
+            footer_support: optional(next.footer_links.support),
+          })
+          .where(eq(practices.id, user.practice_id))
+          .returning(detailColumns)
+        if (!saved) throw notFound('Practice not found.')
+        const before = toAnswer(row, stored)
+        const after = toAnswer(saved, next.nextech)
+        const credentialsChanged =
+          (stored?.username ?? '') !== (next.nextech?.username ?? '') ||
+          (stored?.password ?? '') !== (next.nextech?.password ?? '')
+        const fields = changedFields(before, after, credentialsChanged)
+        if (fields.length > 0) {
+          await ctx.audit.record({
+            action: 'practice.details_changed',
+            userId: user.id,
+            practiceId: user.practice_id,
+            ip: ctx.clientIp(c),
+            details: { fields: fields.join(',') },
+          })
+        }
+        return c.json(after)
+      },
+    )
+}
+
+/**
+ * Plans and coupons, public because the sign-up wizard needs them before an account exists
+ * (DESIGN.md section 4). `GET /practice/plans` lists the active plans and only the coupons marked
+ * public; `GET /practice/coupons/{code}` finds any coupon by its code in any case, or 404
+ * `Invalid promo code`, so private codes are never shipped to every browser.
+ */
+export function practiceRoutes(ctx: ServerContext) {
+  const couponLimiter = createRateLimiter(ctx.rateLimitStore)
+  // PROMO_LOOKUPS_PER_ADDRESS raises the lookups one address may make in 15 minutes where every
+  // caller shares one address (a clinic behind one NAT, or the test harness); the default stays 20.
+  const couponLimit = {
+    ...COUPON_LOOKUP_LIMIT,
+    max:
+      Number(process.env.PROMO_LOOKUPS_PER_ADDRESS?.trim() || Number.NaN) ||
+      COUPON_LOOKUP_LIMIT.max,
+  }
+  // Plans and public coupons change with a deploy or a manual edit, not per request, and every
+  // wizard asks for them: the serialized answer is kept for PLANS_MAX_AGE_MS (issue 8).
+  let plansAnswer: { json: Uint8Array<ArrayBuffer>; readAt: number } | undefined
+  let readingPlans: Promise<Uint8Array<ArrayBuffer>> | undefined
+  // The same headers on every answer: built once, sent as they are (server/security/headers.ts).
+  const plansHeaders = withSecurityHeaders(ctx.config, { 'Content-Type': 'application/json' })
+
+  async function readPlans(): Promise<Uint8Array<ArrayBuffer>> {
+    const readAt = ctx.now().getTime()
+    const [planRows, couponRows] = await Promise.all([
+      ctx.db
+        .select(planColumns)
+        .from(plans)
+        .where(eq(plans.active, true))
+        .orderBy(asc(plans.sort_order), asc(plans.id)),
+      ctx.db
+        .select(couponColumns)
+        .from(coupons)
+        .where(eq(coupons.public, true))
+        .orderBy(asc(coupons.id)),
+    ])
+    const answer: PlansAnswer = {
+      plans: {
+        data: planRows.map((plan) => ({
+          ...plan,
+          interval: plan.interval === 'year' ? 'year' : 'month',
+        })),
+      },
+      coupons: { data: couponRows },
+    }
+    // Encoded once: each answer then writes the same bytes.
+    const json = new TextEncoder().encode(JSON.stringify(answer))
+    plansAnswer = { json, readAt }
+    return json
+  }
+
+  return new Hono<AppEnv>()
+    .get('/plans', async () => {
+      let json = plansAnswer?.json
+      if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
+        // One read for all the requests that find the answer missing or old.
+        readingPlans ??= readPlans().finally(() => {
+          readingPlans = undefined
+        })
+        json = await readingPlans
+      }
+      return securedResponse(json, 200, plansHeaders)
+    })
+    .get('/coupons/:code', async (c) => {
+      // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
+      const decision = await couponLimiter.consume(
+        `coupon:ip:${ctx.clientIp(c)}`,
+        couponLimit,
+        ctx.now().getTime(),
+      )
+      if (!decision.allowed) {
+        throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
+          retryAfterSeconds: decision.retryAfterSeconds,
+        })
+      }
+      const code = c.req.param('code')
+      const [row] = COUPON_CODE.test(code)
+        ? await ctx.db
+            .select(couponColumns)
+            .from(coupons)
+            // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
+            .where(sql`upper(${coupons.id}) = upper(${code})`)
+            .limit(1)
+        : []
+      if (!row) throw notFound('Invalid promo code')
+      return c.json(row)
+    })
+}

@@ -1,0 +1,2 @@
+export { activityLogRoutes } from './activity-log-routes.ts'
+export { reportRoutes } from './routes.ts'

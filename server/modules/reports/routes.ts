@@ -1,0 +1,287 @@
+/**
+ * The dashboard's numbers (issue 20): `GET /reports/summary` and `GET /reports/worklist` for every
+ * member of the practice (money fields only for Managers and Admins), and the points liability
+ * report `GET /reports/liability` with its CSV (Manager, Admin); all computed in the database by
+ * server/services/reports.ts.
+ *
+ * The CSV exports (PORTAL.md sections 4 and 7; Manager, Admin): `GET /reports/patients.csv` and
+ * `GET /reports/ledger.csv`. Each is streamed: rows are read a page at a time by keyset (`id >
+ * last`, never an offset) and written as they come, so a practice of 10,000 patients and 200,000
+ * entries never sits in memory. Each export is an audit event (which report, never a value).
+ */
+import { and, asc, eq, gt } from 'drizzle-orm'
+import { Hono } from 'hono'
+import { type CsvValue, csvRow } from '#domain/csv.ts'
+import { can } from '#domain/permissions.ts'
+import { formatPhone } from '#domain/phone.ts'
+import {
+  centsField,
+  dayOf,
+  LIABILITY_LABELS,
+  LIABILITY_LINES,
+  type LiabilityReport,
+  monthStart,
+  periodDays,
+  REPORT_MAX_DAYS,
+  REPORT_MESSAGES,
+  ReportPeriodQuerySchema,
+  WORKLIST_PAGE_SIZE,
+  WorklistQuerySchema,
+} from '#domain/reports.ts'
+import { requireAuth } from '#server/auth/jwt.ts'
+import { requirePermission } from '#server/auth/permissions.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { ledgerEntries, patients, users } from '#server/db/schema.ts'
+import { badRequest } from '#server/http/errors.ts'
+import { parseOr400 } from '#server/http/validate.ts'
+import { liabilityReport, reportSummary, worklistPage } from './service.ts'
+
+/** Rows read per query. */
+export const EXPORT_PAGE_SIZE = 500
+
+export const PATIENT_COLUMNS = [
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone',
+  'birth_date',
+  'points',
+  'email_subscription',
+  'sms_subscription',
+  'archived',
+  'last_visit_at',
+  'created_at',
+] as const
+
+export const LEDGER_COLUMNS = [
+  'id',
+  'created_at',
+  'patient_id',
+  'patient_first_name',
+  'patient_last_name',
+  'kind',
+  'points',
+  'balance_after',
+  'source_type',
+  'source_id',
+  'reason',
+  'expires_at',
+  'reverses_id',
+  'created_by_id',
+  'created_by',
+] as const
+
+/** The columns of the liability CSV. */
+export const LIABILITY_COLUMNS = ['line', 'points', 'dollars'] as const
+
+/**
+ * The period a report covers: `from`..`to` (UTC days, both included), by default this month so
+ * far. Refused with a 400 naming the problem when a day is malformed, the order is wrong or the
+ * period too long.
+ */
+export function reportPeriod(query: unknown, now: Date): { from: string; to: string } {
+  const parsed = parseOr400(ReportPeriodQuerySchema, query)
+  const today = dayOf(now)
+  const to = parsed.to ?? today
+  const from = parsed.from ?? monthStart(to)
+  if (from > to) throw badRequest(REPORT_MESSAGES.order, { from, to })
+  if (periodDays(from, to) > REPORT_MAX_DAYS)
+    throw badRequest(REPORT_MESSAGES.tooLong, { from, to })
+  return { from, to }
+}
+
+/** Cents as dollars, a number (a sheet sums it; a negative one is not taken for a formula). */
+const dollars = (cents: number) => cents / 100
+
+/** The liability report as CSV rows: each line in points and dollars. */
+export function liabilityCsv(report: LiabilityReport): string {
+  return [
+    csvRow(LIABILITY_COLUMNS),
+    ...LIABILITY_LINES.map((line) =>
+      csvRow([LIABILITY_LABELS[line], report[line], dollars(report[centsField(line)] as number)]),
+    ),
+  ].join('')
+}
+
+/** A stream of CSV text: the header, then each page `next(afterId)` gives until one is empty. */
+function csvStream(
+  header: readonly string[],
+  next: (afterId: number) => Promise<{ id: number; cells: CsvValue[] }[]>,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let after = 0
+  let started = false
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true
+        controller.enqueue(encoder.encode(csvRow(header)))
+        return
+      }
+      const rows = await next(after)
+      if (rows.length === 0) {
+        controller.close()
+        return
+      }
+      controller.enqueue(encoder.encode(rows.map((row) => csvRow(row.cells)).join('')))
+      after = rows[rows.length - 1]?.id ?? after
+      if (rows.length < EXPORT_PAGE_SIZE) controller.close()
+    },
+  })
+}
+
+/** `/reports`. */
+export function reportRoutes(ctx: ServerContext) {
+  const attachment = (name: string) =>
+    `attachment; filename="${name}-${ctx.now().toISOString().slice(0, 10)}.csv"`
+
+  return new Hono<AppEnv>()
+    .use(requireAuth(ctx))
+    .get('/summary', requirePermission(ctx, 'patients.read'), async (c) => {
+      const user = c.var.user
+      const now = ctx.now()
+      const period = reportPeriod(c.req.query(), now)
+      const summary = await reportSummary(ctx.db, {
+        practiceId: user.practice_id,
+        ...period,
+        now,
+        money: can(user.access_rights, 'reports.money'),
+      })
+      c.header('Cache-Control', 'no-store')
+      return c.json(summary)
+    })
+    .get('/worklist', requirePermission(ctx, 'patients.read'), async (c) => {
+      const query = parseOr400(WorklistQuerySchema, c.req.query())
+      const page = query.page ?? 1
+      const pageSize = query.pageSize ?? WORKLIST_PAGE_SIZE
+      const found = await worklistPage(ctx.db, {
+        practiceId: c.var.user.practice_id,
+        list: query.list,
+        page,
+        pageSize,
+        now: ctx.now(),
+      })
+      c.header('Cache-Control', 'no-store')
+      return c.json({ list: query.list, ...found, page, pageSize })
+    })
+    .get('/liability', requirePermission(ctx, 'reports.money'), async (c) => {
+      const period = reportPeriod(c.req.query(), ctx.now())
+      const report = await liabilityReport(ctx.db, {
+        practiceId: c.var.user.practice_id,
+        ...period,
+      })
+      c.header('Cache-Control', 'no-store')
+      return c.json(report)
+    })
+    .get('/liability.csv', requirePermission(ctx, 'reports.money'), async (c) => {
+      const user = c.var.user
+      const period = reportPeriod(c.req.query(), ctx.now())
+      const report = await liabilityReport(ctx.db, { practiceId: user.practice_id, ...period })
+      await ctx.audit.record({
+        action: 'report.exported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { report: 'liability' },
+      })
+      return c.body(liabilityCsv(report), 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="liability-${period.from}-to-${period.to}.csv"`,
+        'Cache-Control': 'no-store',
+      })
+    })
+    .get('/patients.csv', requirePermission(ctx, 'reports.money'), async (c) => {
+      const user = c.var.user
+      await ctx.audit.record({
+        action: 'report.exported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { report: 'patients' },
+      })
+      const body = csvStream(PATIENT_COLUMNS, async (after) => {
+        const rows = await ctx.db
+          .select()
+          .from(patients)
+          .where(and(eq(patients.practice_id, user.practice_id), gt(patients.id, after)))
+          .orderBy(asc(patients.id))
+          .limit(EXPORT_PAGE_SIZE)
+        return rows.map((p) => ({
+          id: p.id,
+          cells: [
+            p.id,
+            p.first_name,
+            p.last_name,
+            p.email,
+            // As people write it ("(408) 555-4743"): a sheet keeps it as text, with no formula
+            // guard's apostrophe, and an import reads it back as the same E.164 number.
+            formatPhone(p.phone) || null,
+            p.birth_date,
+            p.points,
+            p.email_subscription,
+            p.sms_subscription,
+            p.archived_at !== null,
+            p.last_visit_at,
+            p.created_at,
+          ],
+        }))
+      })
+      return c.body(body, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachment('patients'),
+        'Cache-Control': 'no-store',
+      })
+    })
+    .get('/ledger.csv', requirePermission(ctx, 'reports.money'), async (c) => {
+      const user = c.var.user
+      await ctx.audit.record({
+        action: 'report.exported',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip: ctx.clientIp(c),
+        details: { report: 'ledger' },
+      })
+      const body = csvStream(LEDGER_COLUMNS, async (after) => {
+        const rows = await ctx.db
+          .select({
+            entry: ledgerEntries,
+            first_name: patients.first_name,
+            last_name: patients.last_name,
+            author_first: users.first_name,
+            author_last: users.last_name,
+          })
+          .from(ledgerEntries)
+          .innerJoin(patients, eq(patients.id, ledgerEntries.patient_id))
+          .leftJoin(users, eq(users.id, ledgerEntries.created_by))
+          .where(and(eq(ledgerEntries.practice_id, user.practice_id), gt(ledgerEntries.id, after)))
+          .orderBy(asc(ledgerEntries.id))
+          .limit(EXPORT_PAGE_SIZE)
+        return rows.map(({ entry: e, ...r }) => ({
+          id: e.id,
+          cells: [
+            e.id,
+            e.created_at,
+            e.patient_id,
+            r.first_name,
+            r.last_name,
+            e.kind,
+            e.points,
+            e.balance_after,
+            e.source_type,
+            e.source_id,
+            e.reason,
+            e.expires_at,
+            e.reverses_id,
+            e.created_by,
+            r.author_first ? `${r.author_first} ${r.author_last ?? ''}`.trim() : null,
+          ],
+        }))
+      })
+      return c.body(body, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': attachment('ledger'),
+        'Cache-Control': 'no-store',
+      })
+    })
+}

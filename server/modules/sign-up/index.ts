@@ -1,0 +1,2 @@
+export { signUpRoutes } from './routes.ts'
+export { testTokenRoutes } from './test-token-routes.ts'

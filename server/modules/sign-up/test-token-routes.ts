@@ -1,0 +1,46 @@
+import { Hono } from 'hono'
+import { createMiddleware } from 'hono/factory'
+import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { TestCardBodySchema } from '#domain/sign-up/api.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
+import { ApiError, notFound } from '#server/http/errors.ts'
+import { jsonBody } from '#server/http/validate.ts'
+import { PaymentError } from '#server/payments/index.ts'
+
+/**
+ * `POST /api/payments/test-tokens`: the test payment gateway's tokeniser (DESIGN.md section 5).
+ * Exists only while payments run in test mode (no `STRIPE_SECRET_KEY`) outside production; otherwise
+ * it answers 404 like any unknown path (also in production with ALLOW_TEST_PAYMENTS=true). Answers `{id: "tok_…"}`, or 400 with Stripe's wording for a card it cannot
+ * use (`Your card number is incorrect.`). The card itself is kept in memory only, never stored or
+ * logged.
+ */
+export function testTokenRoutes(ctx: ServerContext) {
+  const testModeOnly = createMiddleware<AppEnv>(async (c, next) => {
+    // Never in production, whatever the gateway: a card form that always succeeds would sign
+    // practices up for free (issue 14).
+    if (ctx.config.production || ctx.payments.mode !== 'test' || !ctx.payments.tokeniser) {
+      throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+    }
+    await next()
+  })
+  return new Hono<AppEnv>().post(
+    '/test-tokens',
+    testModeOnly,
+    jsonBody(TestCardBodySchema),
+    async (c) => {
+      const card = c.req.valid('json')
+      try {
+        // Checked by testModeOnly; repeated for the type checker.
+        if (!ctx.payments.tokeniser) throw notFound()
+        return c.json(ctx.payments.tokeniser.createToken(card))
+      } catch (error) {
+        if (error instanceof PaymentError) {
+          throw new ApiError(error.status, API_ERROR_NAMES.payment, error.message, {
+            code: error.code,
+          })
+        }
+        throw error
+      }
+    },
+  )
+}

@@ -1,0 +1,2 @@
+export { patientRedemptionRoutes, visitRoutes } from './routes.ts'
+export { type Checkout, createCheckout } from './service.ts'
