@@ -14,10 +14,10 @@ import { AvatarUpload } from '#src/features/self-service/avatar-upload.tsx'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
 import { PhoneChange, type PhoneChangeCalls } from '#src/features/self-service/phone-change.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
   loader: ({ params }) => {

@@ -22,7 +22,7 @@ import {
   revokeInvitation,
 } from '#src/api/personnel.ts'
 import { getCode, verifyCode } from '#src/api/sign-up.ts'
-import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
+import { withCaptchaToken } from '#src/lib/get-code-captcha.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */

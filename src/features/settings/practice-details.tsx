@@ -28,9 +28,9 @@ import {
   isRegionOf,
   regionsFor,
 } from '#domain/regions.ts'
-import { SecretInput } from '#src/features/sign-up/form-helpers.tsx'
-import { maskDigits } from '#src/features/sign-up/masks.ts'
 import { env } from '#src/lib/env.ts'
+import { maskDigits } from '#src/lib/masks.ts'
+import { PasswordField } from '#src/ui/password-field.tsx'
 
 /** What a refused save says: the sentence, and each field's own message. */
 export type PracticeSaveFailure = { message: string; fields: Record<string, string> }
@@ -286,7 +286,7 @@ function PracticeForm({
               errorProps={{ role: 'alert' }}
               {...form.getInputProps('nextech.username')}
             />
-            <SecretInput
+            <PasswordField
               label="Nextech password"
               withAsterisk={!stored.password}
               autoComplete="new-password"

@@ -10,15 +10,15 @@ import {
   PracticeDetailsSchema,
 } from '#domain/sign-up/practice-details.ts'
 import { selectStateOptions } from '#machines/sign-up/sign-up.selectors.ts'
+import { maskDigits } from '#src/lib/masks.ts'
+import { PasswordField } from '#src/ui/password-field.tsx'
 import type { StepProps } from './client-details-step.tsx'
 import {
   focusFirstInvalid,
-  SecretInput,
   type SignUpActorRef,
   STEP_FORM_ID,
   StepHeading,
 } from './form-helpers.tsx'
-import { maskDigits } from './masks.ts'
 
 type PracticeForm = Omit<PracticeDetailsInput, 'country' | 'e_record' | 'nextech'> & {
   country: CountryCode
@@ -224,7 +224,7 @@ export function AccountSetupStep({ actorRef, focusHeading }: StepProps) {
                 errorProps={{ role: 'alert' }}
                 {...form.getInputProps('nextech.username')}
               />
-              <SecretInput
+              <PasswordField
                 label="Nextech password"
                 withAsterisk
                 autoComplete="off"

@@ -26,7 +26,7 @@ import {
   type StripeCardFields,
   type TokenCard,
 } from '#src/api/stripe-fields.ts'
-import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
+import { withCaptchaToken } from '#src/lib/get-code-captcha.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 
 /** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
