@@ -4,6 +4,7 @@ import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { env } from './env.ts'
 import { FALLBACK_ERROR_MESSAGE, SESSION_ENDED_MESSAGE } from './messages.ts'
 import { readSession } from './session.ts'
+import { UserFacingError } from './user-facing-error.ts'
 
 /** Shown when the request never reached the server (offline, DNS, refused connection). */
 export const NETWORK_ERROR_MESSAGE =
@@ -129,6 +130,20 @@ export async function apiErrorMessage(error: unknown): Promise<string> {
   // fetch rejects with a TypeError when the request cannot be sent at all.
   if (error instanceof TypeError) return NETWORK_ERROR_MESSAGE
   return FALLBACK_ERROR_MESSAGE
+}
+
+/**
+ * Runs an API call and turns any failure into a {@link UserFacingError}: the sentence the user
+ * should read ({@link apiErrorMessage}) and the answer's status, since a refusal by permission
+ * (403) is not worth trying again.
+ */
+export async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    const status = error instanceof HTTPError ? error.response.status : undefined
+    throw new UserFacingError(await apiErrorMessage(error), { status })
+  }
 }
 
 /**

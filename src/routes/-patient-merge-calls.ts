@@ -2,8 +2,8 @@ import type { MergeAnswer, MergePreview } from '#domain/patient-merge.ts'
 import { formatPhone } from '#domain/phone.ts'
 import { mergePatients, previewMerge } from '#src/api/patient-merge.ts'
 import { listPatients } from '#src/api/patients.ts'
-import type { PatientChoice } from '#src/features/patients/patient-picker.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
+import type { PatientChoice } from '#src/ui/patient-picker.tsx'
 
 /** A refused call as the sentence the server gave, for the merge dialog to show. */
 async function sentenceOf<T>(call: () => Promise<T>): Promise<T> {

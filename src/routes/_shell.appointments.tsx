@@ -15,10 +15,10 @@ import {
   addDays,
   daysShown,
 } from '#src/features/appointments/appointments-view.tsx'
-import { type PatientChoice, patientChoice } from '#src/features/patients/patient-picker.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
+import { type PatientChoice, patientChoice } from '#src/ui/patient-picker.tsx'
 
 /** The day and the view in the address, so a reload or a shared link shows the same. */
 const AppointmentsSearchSchema = v.object({

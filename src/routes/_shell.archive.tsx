@@ -4,9 +4,9 @@ import * as v from 'valibot'
 import { listAppointments } from '#src/api/appointments.ts'
 import { listPatients, patientNames } from '#src/api/patients.ts'
 import { PatientList } from '#src/features/patients/patient-list.tsx'
-import { AppointmentsTable } from '#src/features/shell/appointments-table.tsx'
-import { AreaPage, EmptyNote } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { AppointmentsTable } from '#src/ui/appointments-table.tsx'
+import { AreaPage, EmptyNote } from '#src/ui/area-page.tsx'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 

@@ -15,11 +15,11 @@ import { listCatalogue } from '#src/api/catalogue.ts'
 import { getPatient, listPatients } from '#src/api/patients.ts'
 import { checkoutActors } from '#src/features/checkout/checkout.actors.ts'
 import { CheckoutView, toCheckoutItem } from '#src/features/checkout/checkout-view.tsx'
-import { type PatientChoice, patientChoice } from '#src/features/patients/patient-picker.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
 import { CHECKOUT_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
+import { type PatientChoice, patientChoice } from '#src/ui/patient-picker.tsx'
 
 const Id = v.pipe(v.unknown(), v.transform(Number), v.integer(), v.minValue(1))
 const CheckoutSearchSchema = v.object({

@@ -7,10 +7,10 @@ import { periodDays, WORKLIST_LISTS, type WorklistList } from '#domain/report-pe
 import { fetchReport, getWorklist } from '#src/api/reports.ts'
 import { DashboardTiles } from '#src/features/dashboard/dashboard-tiles.tsx'
 import { Worklist } from '#src/features/dashboard/worklist.tsx'
-import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
-import { formatDate } from '#src/features/shell/format.ts'
+import { formatDate } from '#src/lib/format.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
+import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 
 // The charts (Mantine Charts and recharts) come in a chunk of their own after the numbers.

@@ -3,8 +3,8 @@ import * as v from 'valibot'
 import { dayOf, monthStart } from '#domain/report-period.ts'
 import { fetchLiabilityCsv } from '#src/api/reports.ts'
 import { LiabilityReportView } from '#src/features/dashboard/liability-report.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 const day = v.pipe(v.string(), v.isoDate())

@@ -16,9 +16,9 @@ import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
 import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
 import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
 import { PatientOffers } from '#src/features/promotions/patient-offers.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { mergeCalls, searchMergePatients } from './-patient-merge-calls.ts'
 
 const ProfileSearchSchema = v.object({

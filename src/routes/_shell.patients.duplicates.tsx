@@ -8,8 +8,8 @@ import { formatPhone } from '#domain/phone.ts'
 import { listDuplicates } from '#src/api/patient-merge.ts'
 import { DuplicateList } from '#src/features/patients/duplicate-list.tsx'
 import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { mergeCalls, searchMergePatients } from './-patient-merge-calls.ts'
 
 const DuplicatesSearchSchema = v.object({

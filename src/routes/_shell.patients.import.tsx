@@ -5,8 +5,8 @@ import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
 import { patientImportMachine } from '#machines/patient-import/patient-import.machine.ts'
 import { patientImportActors } from '#src/features/patient-import/patient-import.actors.ts'
 import { PatientImportView } from '#src/features/patient-import/patient-import-view.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { saveFile } from '#src/lib/save-file.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 export const Route = createFileRoute('/_shell/patients/import')({
   component: PatientImportPage,

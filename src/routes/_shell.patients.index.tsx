@@ -7,9 +7,9 @@ import { createPatient, listPatients, patientSaveFailure } from '#src/api/patien
 import { fetchReport } from '#src/api/reports.ts'
 import { PatientFormModal, toPatientInput } from '#src/features/patients/patient-form.tsx'
 import { PatientList } from '#src/features/patients/patient-list.tsx'
-import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
+import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 
 /** The list's place in the URL: what was searched and which page, so a reload or a link keeps it. */

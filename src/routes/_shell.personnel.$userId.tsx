@@ -14,10 +14,10 @@ import { AvatarUpload } from '#src/features/self-service/avatar-upload.tsx'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
 import { PhoneChange, type PhoneChangeCalls } from '#src/features/self-service/phone-change.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
+import { apiErrorMessage, withUserMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
   loader: ({ params }) => {
@@ -77,15 +77,6 @@ function ProfilePage() {
       </Stack>
     </AreaPage>
   )
-}
-
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    throw new Error(await apiErrorMessage(error))
-  }
 }
 
 /** My Profile's phone change: the code to the new number, its check, then the verified save. */

@@ -7,9 +7,9 @@ import { setMemberActive, setMemberRole } from '#src/api/self-service.ts'
 import { listUsers } from '#src/api/users.ts'
 import { personnelInvitationsActors } from '#src/features/personnel/personnel.actors.ts'
 import { PersonnelArea, type SaveMemberChange } from '#src/features/personnel/personnel-area.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData, UserFacingError } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 /**
  * The invitations, or why they could not be read: the staff list stays useful when only the

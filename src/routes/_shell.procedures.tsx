@@ -10,9 +10,9 @@ import {
 } from '#src/api/catalogue.ts'
 import { getProgrammeRules } from '#src/api/ledger.ts'
 import { CatalogueSection, type SaveRefusal } from '#src/features/catalogue/catalogue-section.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage, apiRefusedField } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 /** Which items show: the catalogue (the default, kept out of the address) or the archived ones. */
 type ProceduresSearch = { show?: 'active' | 'archived' }

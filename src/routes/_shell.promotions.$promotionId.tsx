@@ -11,10 +11,10 @@ import {
   promotionValues,
   toPromotionInput,
 } from '#src/features/promotions/promotion-form.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { showAlert } from '#src/lib/alerts.ts'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 export const Route = createFileRoute('/_shell/promotions/$promotionId')({

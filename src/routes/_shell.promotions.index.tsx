@@ -12,9 +12,9 @@ import {
   toPromotionInput,
 } from '#src/features/promotions/promotion-form.tsx'
 import { PromotionList } from '#src/features/promotions/promotion-list.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 
 type PromotionsSearch = { status?: PromotionStatus; page?: number }
 

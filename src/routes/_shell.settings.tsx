@@ -9,10 +9,10 @@ import { PracticeDetailsSection } from '#src/features/settings/practice-details.
 import { PracticeLogoSection } from '#src/features/settings/practice-logo.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { SubscriptionSection } from '#src/features/settings/subscription.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 export const Route = createFileRoute('/_shell/settings')({

@@ -4,8 +4,8 @@ import { AUDIT_ACTIONS } from '#domain/audit-actions.ts'
 import { type ActivityFilter, fetchActivityCsv, getActivity } from '#src/api/activity-log.ts'
 import { listUsers } from '#src/api/users.ts'
 import { ActivityLog } from '#src/features/settings/activity-log.tsx'
-import { AreaPage } from '#src/features/shell/area-page.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 const day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/))

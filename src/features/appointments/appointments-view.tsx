@@ -22,12 +22,12 @@ import {
   APPOINTMENT_NOTES_MAX_LENGTH,
   type AppointmentDetail,
 } from '#domain/appointments.ts'
-import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
-import { EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatTime } from '#src/features/shell/format.ts'
+import { formatTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
+import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
+import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 import classes from './appointments-view.module.css'
 
 /** Day or week, as the address keeps it. */

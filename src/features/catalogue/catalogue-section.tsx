@@ -20,9 +20,9 @@ import {
   type CatalogueItem,
   type CatalogueItemInput,
 } from '#domain/practice-data.ts'
-import { EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatCents } from '#src/features/shell/format.ts'
+import { formatCents } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
+import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
 /**

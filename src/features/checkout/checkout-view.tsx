@@ -39,12 +39,12 @@ import {
   selectTotalCents,
   selectValuation,
 } from '#machines/checkout/checkout.selectors.ts'
-import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
-import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
-import { useNow } from '#src/features/sign-up/use-now.ts'
+import { formatCents, formatDate, formatDateTime } from '#src/lib/format.ts'
+import { useNow } from '#src/lib/use-now.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
+import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 
 type CheckoutActorRef = ActorRefFrom<typeof checkoutMachine>
 

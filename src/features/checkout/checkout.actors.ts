@@ -20,16 +20,7 @@ import {
   sendRedemptionCode,
   undoVisit,
 } from '#src/api/visits.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
-
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    throw new Error(await apiErrorMessage(error))
-  }
-}
+import { withUserMessage } from '#src/lib/http.ts'
 
 /** The offers the patient claimed and has not redeemed yet, with the terms they claimed. */
 async function claimedOffers(patientId: number): Promise<ClaimedOffer[]> {

@@ -2,7 +2,7 @@ import { Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { formatPoints } from '#domain/points.ts'
 import { type Compared, type ReportSummary, ratePercent } from '#domain/reports.ts'
-import { formatCents } from '#src/features/shell/format.ts'
+import { formatCents } from '#src/lib/format.ts'
 
 /** A whole number as the tiles write it: 12,340 (the points' own formatting). */
 export const formatCount = formatPoints

@@ -10,8 +10,8 @@ import {
   liabilityClosing,
   monthStart,
 } from '#domain/reports.ts'
-import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
-import { formatCents } from '#src/features/shell/format.ts'
+import { formatCents } from '#src/lib/format.ts'
+import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { formatCount } from './dashboard-tiles.tsx'
 
 type Period = { from: string; to: string }

@@ -8,7 +8,7 @@ import {
   type WorklistPage,
   type WorklistRow,
 } from '#domain/reports.ts'
-import { formatDate, formatTime } from '#src/features/shell/format.ts'
+import { formatDate, formatTime } from '#src/lib/format.ts'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 import { formatCount } from './dashboard-tiles.tsx'

@@ -1,4 +1,3 @@
-import { HTTPError } from 'ky'
 import Papa from 'papaparse'
 import { fromPromise } from 'xstate'
 import {
@@ -10,8 +9,7 @@ import {
 } from '#domain/patient-import.ts'
 import type { CsvSource, ParsedCsv } from '#machines/patient-import/patient-import.machine.ts'
 import { importPatientsChunk, previewImportChunk } from '#src/api/patient-import.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
-import { UserFacingError } from '#src/lib/user-facing-error.ts'
+import { withUserMessage } from '#src/lib/http.ts'
 
 /** Bytes PapaParse reads at a time: the page gets the main thread back between slices. */
 const PARSE_SLICE_BYTES = 256 * 1024
@@ -68,19 +66,6 @@ export async function readCsv(source: CsvSource): Promise<ParsedCsv> {
     fileId,
     headers: header.map((h, i) => (i === 0 ? h.replace(/^\ufeff/, '') : h).trim()),
     records: rows,
-  }
-}
-
-/**
- * Runs a call and turns any failure into an Error carrying the sentence the user should read, and
- * the answer's status: a refusal by permission (403) is not worth trying again (issue 29).
- */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    const status = error instanceof HTTPError ? error.response.status : undefined
-    throw new UserFacingError(await apiErrorMessage(error), { status })
   }
 }
 

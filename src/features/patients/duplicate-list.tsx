@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Stack, Table, Text } from '@mantine/core'
 import type { DuplicatePage, DuplicatePair, DuplicatePatient } from '#domain/patient-merge.ts'
 import { formatPhone } from '#domain/phone.ts'
-import { EmptyNote } from '#src/features/shell/area-page.tsx'
+import { EmptyNote } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 

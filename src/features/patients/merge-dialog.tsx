@@ -2,7 +2,7 @@ import { Alert, Button, Group, List, Modal, Radio, Stack, Text } from '@mantine/
 import { useForm } from '@mantine/form'
 import { useState } from 'react'
 import type { MergeAnswer, MergePreview } from '#domain/patient-merge.ts'
-import { type PatientChoice, PatientPicker } from '#src/features/patients/patient-picker.tsx'
+import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 
 /** A patient as the merge dialog names them: the id, the name, and the phone or e-mail. */
 export type MergeSide = { id: number; name: string; detail?: string | undefined }

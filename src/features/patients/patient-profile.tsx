@@ -26,7 +26,7 @@ import {
 import { formatPhone } from '#domain/phone.ts'
 import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import type { Patient } from '#domain/practice-data.ts'
-import { formatCents, formatDate, formatDateTime } from '#src/features/shell/format.ts'
+import { formatCents, formatDate, formatDateTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'

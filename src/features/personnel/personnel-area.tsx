@@ -30,7 +30,7 @@ import type {
   InvitationRef,
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
-import { formatDateTime } from '#src/features/shell/format.ts'
+import { formatDateTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'

@@ -22,17 +22,8 @@ import {
   revokeInvitation,
 } from '#src/api/personnel.ts'
 import { getCode, verifyCode } from '#src/api/sign-up.ts'
-import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
-
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    throw new Error(await apiErrorMessage(error))
-  }
-}
+import { withCaptchaToken } from '#src/lib/get-code-captcha.ts'
+import { withUserMessage } from '#src/lib/http.ts'
 
 /** The real effects of the registration machine: the personnel and phone calls of the API. */
 export const registerPersonnelActors = {

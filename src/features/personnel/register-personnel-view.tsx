@@ -38,13 +38,13 @@ import {
   selectPhoneVerificationRef,
   selectRegistrationFlags,
 } from '#machines/personnel/register-personnel.selectors.ts'
-import { CaptchaField } from '#src/features/sign-in/captcha-field.tsx'
-import { setGetCodeCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
 import { env, isCaptchaOff } from '#src/lib/env.ts'
+import { setGetCodeCaptchaToken } from '#src/lib/get-code-captcha.ts'
+import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
+import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import { SecretField } from './secret-field.tsx'
 
 /** The registration's actor, as the route starts it. */
 export type RegisterPersonnelActorRef = ActorRefFrom<typeof registerPersonnelMachine>
@@ -229,7 +229,7 @@ function RegistrationForm({
             />
           </Group>
           <TextInput label="Email" value={invitation.email} {...lockedProps(true)} />
-          <SecretField
+          <PasswordField
             label="Password"
             autoComplete="new-password"
             name="password"
@@ -237,7 +237,7 @@ function RegistrationForm({
             key={form.key('password')}
             {...form.getInputProps('password')}
           />
-          <SecretField
+          <PasswordField
             label="Confirm password"
             description="Please retype your password"
             autoComplete="new-password"

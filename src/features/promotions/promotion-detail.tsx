@@ -7,7 +7,7 @@ import {
   offerValue,
   STATUS_COLORS,
 } from '#src/features/promotions/promotion-list.tsx'
-import { formatCents } from '#src/features/shell/format.ts'
+import { formatCents } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 

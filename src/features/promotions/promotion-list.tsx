@@ -10,8 +10,8 @@ import {
   type PromotionPage,
   type PromotionStatus,
 } from '#domain/promotions.ts'
-import { EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatDate } from '#src/features/shell/format.ts'
+import { formatDate } from '#src/lib/format.ts'
+import { EmptyNote } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'

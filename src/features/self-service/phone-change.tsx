@@ -17,8 +17,8 @@ import {
   type VerifiedPhone,
 } from '#machines/phone-verification/phone-verification.machine.ts'
 import { selectPhoneLocked } from '#machines/phone-verification/phone-verification.selectors.ts'
-import { maskPhone } from '#src/features/sign-up/masks.ts'
-import { PhoneVerificationFields } from '#src/features/sign-up/phone-verification-fields.tsx'
+import { maskPhone } from '#src/lib/masks.ts'
+import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
 
 /** The calls the phone change makes; each rejects with an Error carrying the sentence to show. */
 export type PhoneChangeCalls = {

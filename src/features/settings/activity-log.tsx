@@ -17,9 +17,9 @@ import {
   AUDIT_ACTIONS,
 } from '#domain/activity-log.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
-import { ExportCsvButton } from '#src/features/reports/export-csv-button.tsx'
-import { EmptyNote } from '#src/features/shell/area-page.tsx'
-import { formatDateTime } from '#src/features/shell/format.ts'
+import { formatDateTime } from '#src/lib/format.ts'
+import { EmptyNote } from '#src/ui/area-page.tsx'
+import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 

@@ -3,8 +3,6 @@ import {
   Button,
   Group,
   Paper,
-  Radio,
-  Select,
   SimpleGrid,
   Stack,
   Text,
@@ -21,22 +19,12 @@ import {
   practiceFormValues,
   practiceSettingsSchema,
 } from '#domain/practice-settings.ts'
-import {
-  COUNTRIES,
-  type CountryCode,
-  DEFAULT_COUNTRY,
-  isRegionOf,
-  regionsFor,
-} from '#domain/regions.ts'
-import { SecretInput } from '#src/features/sign-up/form-helpers.tsx'
-import { maskDigits } from '#src/features/sign-up/masks.ts'
+import { COUNTRIES, type CountryCode, regionsFor } from '#domain/regions.ts'
 import { env } from '#src/lib/env.ts'
+import { PracticeDetailsFields } from '#src/ui/practice-details-fields.tsx'
 
 /** What a refused save says: the sentence, and each field's own message. */
 export type PracticeSaveFailure = { message: string; fields: Record<string, string> }
-
-// Practice phones are digits only; the mask keeps at most 15 of them (as in the wizard).
-const PRACTICE_PHONE_MAX_DIGITS = 15
 
 function Row({ label, value }: { label: string; value: string }) {
   return (
@@ -129,10 +117,6 @@ function PracticeForm({
   })
   const [saving, setSaving] = useState(false)
   const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
-  const canada = form.values.country === 'CA'
-  const nextech = form.values.e_record === 'nextech'
-  const regions = regionsFor(form.values.country as CountryCode)
-  const keptHint = (set: boolean) => (set ? PRACTICE_SETTINGS_MESSAGES.credentialKept : undefined)
   const supportDefault = env.VITE_SUPPORT_EMAIL
 
   return (
@@ -161,146 +145,11 @@ function PracticeForm({
       })}
     >
       <Stack gap="md">
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-          <TextInput
-            label="Practice name"
-            withAsterisk
-            autoComplete="organization"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('practice_name')}
-          />
-          <TextInput
-            label="Office name"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('office_name')}
-          />
-          <TextInput
-            label="Website"
-            withAsterisk
-            placeholder="www.your-practice.com"
-            inputMode="url"
-            autoComplete="url"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('url')}
-          />
-          <TextInput
-            label="Practice phone"
-            withAsterisk
-            type="tel"
-            inputMode="tel"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('practice_phone')}
-            onChange={(event) =>
-              form.setFieldValue(
-                'practice_phone',
-                maskDigits(event.currentTarget.value, PRACTICE_PHONE_MAX_DIGITS),
-              )
-            }
-          />
-          <TextInput
-            label="Practice email"
-            withAsterisk
-            type="email"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('practice_email')}
-          />
-          <Select
-            label="Country"
-            withAsterisk
-            data={COUNTRIES.map((country) => ({ value: country.code, label: country.name }))}
-            allowDeselect={false}
-            {...form.getInputProps('country')}
-            onChange={(value) => {
-              const country = (value ?? DEFAULT_COUNTRY) as CountryCode
-              form.setFieldValue('country', country)
-              // A state of the other country would be wrong here: choose again.
-              if (!isRegionOf(country, form.getValues().state)) form.setFieldValue('state', '')
-            }}
-          />
-          <TextInput
-            label="Address"
-            withAsterisk
-            autoComplete="address-line1"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('practice_address')}
-          />
-          <TextInput
-            label="Address line 2"
-            autoComplete="address-line2"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('practice_address_2')}
-          />
-          <TextInput
-            label="City"
-            withAsterisk
-            autoComplete="address-level2"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('city')}
-          />
-          <SimpleGrid cols={2} spacing="md">
-            <Select
-              label={canada ? 'Province or territory' : 'State'}
-              allowDeselect={false}
-              withAsterisk
-              placeholder="Choose"
-              searchable
-              data={regions.map((region) => ({ value: region.code, label: region.name }))}
-              errorProps={{ role: 'alert' }}
-              {...form.getInputProps('state')}
-              value={form.values.state || null}
-              onChange={(value) => form.setFieldValue('state', value ?? '')}
-            />
-            <TextInput
-              label={canada ? 'Postal code' : 'Zip code'}
-              withAsterisk
-              autoComplete="postal-code"
-              errorProps={{ role: 'alert' }}
-              {...form.getInputProps('practice_zip')}
-            />
-          </SimpleGrid>
-        </SimpleGrid>
-        <Radio.Group
-          label="Health record"
-          withAsterisk
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('e_record')}
-        >
-          <Group gap="lg" mt="xs">
-            <Radio value="no_integration" label="No integration" />
-            <Radio value="nextech" label="Nextech" />
-          </Group>
-        </Radio.Group>
-        {nextech && (
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <TextInput
-              label="Client ID"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              {...form.getInputProps('nextech.client_id')}
-            />
-            <TextInput
-              label="Username"
-              withAsterisk={!stored.username}
-              autoComplete="off"
-              description={keptHint(stored.username)}
-              errorProps={{ role: 'alert' }}
-              {...form.getInputProps('nextech.username')}
-            />
-            <SecretInput
-              label="Nextech password"
-              withAsterisk={!stored.password}
-              autoComplete="new-password"
-              description={keptHint(stored.password)}
-              {...form.getInputProps('nextech.password')}
-            />
-            <TextInput
-              label="NX Practice ID"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              {...form.getInputProps('nextech.nx_practice_id')}
-            />
-          </SimpleGrid>
-        )}
+        <PracticeDetailsFields
+          form={form}
+          regions={regionsFor(form.values.country as CountryCode)}
+          storedCredentials={stored}
+        />
         <Stack gap="xs">
           <Title order={3} size="h5">
             Footer links

@@ -13,7 +13,7 @@ import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { pointsText } from '#domain/points.ts'
-import { formatCents } from '#src/features/shell/format.ts'
+import { formatCents } from '#src/lib/format.ts'
 
 /** Each rule: its label, the hint under it, and how a read-only view says its value. */
 const FIELDS: {

@@ -1,7 +1,13 @@
 import { HTTPError } from 'ky'
 import type { SubscriptionAnswer } from '#domain/subscription.ts'
 import { type CardInput, createCardToken, paymentErrorMessage } from '#src/api/payments.ts'
-import { type PaymentsMode, paymentsMode, type StripeCardFields } from '#src/api/stripe-fields.ts'
+import {
+  loadStripeJs,
+  type PaymentsMode,
+  paymentsMode,
+  type StripeCardFields,
+  stripeCardFields,
+} from '#src/api/stripe-fields.ts'
 import {
   cancelSubscription,
   changeSubscriptionCard,
@@ -28,7 +34,9 @@ async function outcome<T>(
   }
 }
 
-export type { PaymentsMode, StripeCardFields }
+// The card change mounts Stripe Elements in Stripe mode; it reaches Stripe.js through this file,
+// the feature's only door to src/api.
+export { loadStripeJs, type PaymentsMode, type StripeCardFields, stripeCardFields }
 
 /** The subscription calls of Settings; every failure comes back as a sentence. */
 export type SubscriptionCalls = {

@@ -21,17 +21,19 @@ import {
   type SubscriptionAnswer,
   subscriptionDate,
 } from '#domain/subscription.ts'
-import { formatCents } from '#src/features/shell/format.ts'
-import { type CardFieldValues, TestCardFields } from '#src/features/sign-up/card-fields.tsx'
+import { formatCents } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
+import { type CardFieldValues, TestCardFields } from '#src/ui/card-fields.tsx'
 import {
+  loadStripeJs,
   type StripeCardFields,
   type SubscriptionCalls,
+  stripeCardFields,
   subscriptionCalls,
 } from './subscription.actors.ts'
 
 // Stripe.js and its Elements load only in Stripe mode, and only when the card change opens.
-const StripeCardElements = lazy(() => import('#src/features/sign-up/stripe-card-elements.tsx'))
+const StripeCardElements = lazy(() => import('#src/ui/stripe-card-elements.tsx'))
 
 const TERM_NAMES = { month: 'Monthly', year: 'Yearly' } as const
 const PER_TERM = { month: 'a month', year: 'a year' } as const
@@ -344,8 +346,9 @@ function ChangeCardForm({
         {stripe ? (
           <Suspense fallback={<Loader size="sm" />}>
             <StripeCardElements
-              onReady={(ready) => {
-                fields.current = ready
+              load={loadStripeJs}
+              onReady={(card) => {
+                fields.current = card && stripeCardFields(card.stripe, card.cardNumber)
               }}
             />
           </Suspense>

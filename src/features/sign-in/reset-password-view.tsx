@@ -2,8 +2,8 @@ import { Button, Stack } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/reset-password.ts'
+import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import { PasswordField } from './password-field.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
 /**

@@ -5,10 +5,10 @@ import { useEffect, useRef } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
 import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
+import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import { CaptchaField } from './captcha-field.tsx'
-import { PasswordField } from './password-field.tsx'
 
 /** The screen's actor, as every view of the sign-in screen receives it. */
 export type SignInScreenActorRef = ActorRefFrom<typeof signInScreenMachine>

@@ -6,14 +6,13 @@ import { loadSignInApi } from './sign-in-api.actors.ts'
 
 type AuthApi = typeof import('#src/api/auth.ts')
 
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: (auth: AuthApi) => Promise<T>): Promise<T> {
+/**
+ * Runs a call of the auth API, loaded on first use, and turns any failure into the sentence the
+ * user should read (the HTTP client's `withUserMessage`, loaded with it).
+ */
+async function withAuthApi<T>(call: (auth: AuthApi) => Promise<T>): Promise<T> {
   const [auth, http] = await loadSignInApi()
-  try {
-    return await call(auth)
-  } catch (error) {
-    throw new Error(await http.apiErrorMessage(error))
-  }
+  return http.withUserMessage(() => call(auth))
 }
 
 /** The address of the reset page e-mailed links should open: this app's `/reset`. */
@@ -24,14 +23,12 @@ export function resetPageUrl(origin: string = globalThis.location.origin): strin
 /** The real effects of the sign-in screen's machine: its actors bound to the auth API. */
 export const signInScreenActors = {
   signIn: fromPromise<Session, SignInPayload>(({ input }) =>
-    withUserMessage((auth) => auth.signIn(input)),
+    withAuthApi((auth) => auth.signIn(input)),
   ),
   requestPasswordReset: fromPromise<void, ForgotPasswordForm>(({ input }) =>
-    withUserMessage((auth) =>
-      auth.forgotPassword({ email: input.email.trim(), url: resetPageUrl() }),
-    ),
+    withAuthApi((auth) => auth.forgotPassword({ email: input.email.trim(), url: resetPageUrl() })),
   ),
   resetPassword: fromPromise<Session, ResetPasswordActorInput>(({ input }) =>
-    withUserMessage((auth) => auth.resetPassword(input)),
+    withAuthApi((auth) => auth.resetPassword(input)),
   ),
 }

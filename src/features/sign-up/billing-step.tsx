@@ -31,8 +31,9 @@ import {
   selectSignature,
   selectStateOptions,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { maskCardNumber } from '#src/lib/masks.ts'
+import { TestCardFields } from '#src/ui/card-fields.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
-import { TestCardFields } from './card-fields.tsx'
 import type { StepProps } from './client-details-step.tsx'
 import {
   focusFirstInvalid,
@@ -40,13 +41,17 @@ import {
   STEP_FORM_ID,
   StepHeading,
 } from './form-helpers.tsx'
-import { maskCardNumber } from './masks.ts'
 import { PlanChoice } from './plan-choice.tsx'
 import { PriceSummary } from './price-summary.tsx'
-import type { PaymentsMode, StripeCardFields } from './sign-up.actors.ts'
+import {
+  loadStripeJs,
+  type PaymentsMode,
+  type StripeCardFields,
+  stripeCardFields,
+} from './sign-up.actors.ts'
 
 // Stripe.js and its Elements load only in Stripe mode, and only when the billing step shows.
-const StripeCardElements = lazy(() => import('./stripe-card-elements.tsx'))
+const StripeCardElements = lazy(() => import('#src/ui/stripe-card-elements.tsx'))
 
 /** The billing form as the inputs hold it (selects hold text). */
 type BillingForm = {
@@ -287,7 +292,12 @@ export function BillingStep({
           )}
           {!locked && stripe && (
             <Suspense fallback={<Loader size="sm" />}>
-              <StripeCardElements onReady={(fields) => onStripeFieldsChange?.(fields)} />
+              <StripeCardElements
+                load={loadStripeJs}
+                onReady={(card) =>
+                  onStripeFieldsChange?.(card && stripeCardFields(card.stripe, card.cardNumber))
+                }
+              />
             </Suspense>
           )}
           {!stripe && (

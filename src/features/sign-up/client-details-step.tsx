@@ -14,16 +14,16 @@ import {
   selectPhoneVerificationRef,
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
+import { maskPhone } from '#src/lib/masks.ts'
 import { lockedProps } from '#src/ui/locked.tsx'
+import { PasswordField } from '#src/ui/password-field.tsx'
+import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
 import {
   focusFirstInvalid,
-  SecretInput,
   type SignUpActorRef,
   STEP_FORM_ID,
   StepHeading,
 } from './form-helpers.tsx'
-import { maskPhone } from './masks.ts'
-import { PhoneVerificationFields } from './phone-verification-fields.tsx'
 
 /** What the field the server found taken says (the server's own words, DESIGN.md section 4). */
 const TAKEN_MESSAGES = {
@@ -187,13 +187,13 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
           />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <SecretInput
+          <PasswordField
             label="Password"
             withAsterisk
             autoComplete="new-password"
             {...form.getInputProps('password')}
           />
-          <SecretInput
+          <PasswordField
             label="Confirm password"
             withAsterisk
             autoComplete="new-password"

@@ -1,6 +1,6 @@
-import { PasswordInput, type PasswordInputProps, Title } from '@mantine/core'
+import { Title } from '@mantine/core'
 import type { FormErrors } from '@mantine/form'
-import { type ReactNode, useEffect, useRef, useState } from 'react'
+import { type ReactNode, useEffect, useRef } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import type { signUpMachine } from '#machines/sign-up/sign-up.machine.ts'
 
@@ -56,27 +56,5 @@ export function StepHeading({ children, focusOnMount }: StepHeadingProps) {
     <Title order={2} size="h3" tabIndex={-1} style={{ outline: 'none' }} ref={ref}>
       {children}
     </Title>
-  )
-}
-
-/**
- * A password input whose eye toggle is a real, named button ('Show password' / 'Hide password'),
- * reachable by keyboard and announced by screen readers.
- */
-export function SecretInput(props: Omit<PasswordInputProps, 'visible' | 'onVisibilityChange'>) {
-  const [visible, setVisible] = useState(false)
-  const name = typeof props.label === 'string' ? props.label.toLowerCase() : 'password'
-  return (
-    <PasswordInput
-      {...props}
-      visible={visible}
-      onVisibilityChange={setVisible}
-      errorProps={{ role: 'alert' }}
-      visibilityToggleButtonProps={{
-        'aria-label': `${visible ? 'Hide' : 'Show'} ${name}`,
-        'aria-hidden': false,
-        tabIndex: 0,
-      }}
-    />
   )
 }

@@ -26,17 +26,8 @@ import {
   type StripeCardFields,
   type TokenCard,
 } from '#src/api/stripe-fields.ts'
-import { withCaptchaToken } from '#src/features/sign-up/get-code-captcha.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
-
-/** Runs a call and turns any failure into an Error carrying the sentence the user should read. */
-async function withUserMessage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    throw new Error(await apiErrorMessage(error))
-  }
-}
+import { withCaptchaToken } from '#src/lib/get-code-captcha.ts'
+import { withUserMessage } from '#src/lib/http.ts'
 
 /**
  * The card tokenisation, loaded apart: step 1 of the wizard does not need it. The view fetches it

@@ -1,6 +1,6 @@
 import { Badge, Table } from '@mantine/core'
 import type { Appointment } from '#domain/practice-data.ts'
-import { formatTime } from '#src/features/shell/format.ts'
+import { formatTime } from '#src/lib/format.ts'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const STATUS_COLOR = { scheduled: 'glow', completed: 'green', cancelled: 'gray' } as const

@@ -13,11 +13,11 @@ import {
   selectNotice,
   selectResendSecondsLeft,
 } from '#machines/phone-verification/phone-verification.selectors.ts'
-import { CaptchaField } from '#src/features/sign-in/captcha-field.tsx'
 import { env, isCaptchaOff } from '#src/lib/env.ts'
-import { setGetCodeCaptchaToken } from './get-code-captcha.ts'
-import { maskDigits } from './masks.ts'
-import { useNow } from './use-now.ts'
+import { setGetCodeCaptchaToken } from '#src/lib/get-code-captcha.ts'
+import { maskDigits } from '#src/lib/masks.ts'
+import { useNow } from '#src/lib/use-now.ts'
+import { CaptchaField } from '#src/ui/captcha-field.tsx'
 
 /** The phone verification actor (a child of the wizard on step 1). */
 export type PhoneVerificationActorRef = ActorRefFrom<typeof phoneVerificationMachine>

@@ -1,12 +1,19 @@
 import { Alert, Input, SimpleGrid, Stack } from '@mantine/core'
-import type { StripeElementChangeEvent } from '@stripe/stripe-js'
+import type { Stripe, StripeCardNumberElement, StripeElementChangeEvent } from '@stripe/stripe-js'
 import { useEffect, useRef, useState } from 'react'
-import { loadStripeJs, type StripeCardFields, stripeCardFields } from './sign-up.actors.ts'
+
+/** Stripe.js and the card-number Element it mounted: what a token is made from. */
+export type MountedStripeCard = { stripe: Stripe; cardNumber: StripeCardNumberElement }
 
 /** Props of {@link StripeCardElements}. */
 export type StripeCardElementsProps = {
-  /** Called with the mounted fields once ready, and with null when they go away. */
-  onReady: (fields: StripeCardFields | null) => void
+  /**
+   * Loads Stripe.js with the configured key (the page passes its payment module's loader, so this
+   * component stays apart from the API).
+   */
+  load: () => Promise<Stripe | null>
+  /** Called with the mounted card once ready, and with null when it goes away. */
+  onReady: (card: MountedStripeCard | null) => void
 }
 
 const FAILED_TO_LOAD = 'The secure card form could not be loaded. Please reload the page.'
@@ -16,9 +23,10 @@ type ElementName = 'number' | 'expiry' | 'cvc'
 /**
  * Stripe mode's card fields: Stripe Elements for the number, the expiry and the CVC (split
  * fields), mounted into frames Stripe controls, so the card never touches our page. Loaded on
- * demand together with Stripe.js; the test gateway never loads it.
+ * demand together with Stripe.js; the test gateway never loads it. The sign-up's billing step and
+ * the card change in Settings both use it.
  */
-export default function StripeCardElements({ onReady }: StripeCardElementsProps) {
+export default function StripeCardElements({ load, onReady }: StripeCardElementsProps) {
   const numberRef = useRef<HTMLDivElement>(null)
   const expiryRef = useRef<HTMLDivElement>(null)
   const cvcRef = useRef<HTMLDivElement>(null)
@@ -26,13 +34,16 @@ export default function StripeCardElements({ onReady }: StripeCardElementsProps)
   const [loadError, setLoadError] = useState<string | null>(null)
   const onReadyRef = useRef(onReady)
   onReadyRef.current = onReady
+  // Stripe.js loads once, when the fields first mount: a new loader later changes nothing.
+  const loadRef = useRef(load)
 
   useEffect(() => {
     let cancelled = false
     const mounted: Array<{ destroy: () => void }> = []
     const track = (name: ElementName) => (event: StripeElementChangeEvent) =>
       setErrors((current) => ({ ...current, [name]: event.error?.message }))
-    loadStripeJs()
+    loadRef
+      .current()
       .then((stripe) => {
         if (cancelled) return
         const [numberNode, expiryNode, cvcNode] = [
@@ -55,7 +66,7 @@ export default function StripeCardElements({ onReady }: StripeCardElementsProps)
         expiry.on('change', track('expiry'))
         cvc.on('change', track('cvc'))
         mounted.push(number, expiry, cvc)
-        onReadyRef.current(stripeCardFields(stripe, number))
+        onReadyRef.current({ stripe, cardNumber: number })
       })
       .catch(() => {
         if (!cancelled) setLoadError(FAILED_TO_LOAD)

@@ -1,8 +1,8 @@
 import { Select, SimpleGrid, TextInput } from '@mantine/core'
 import { EXPIRY_MONTHS, EXPIRY_YEARS } from '#domain/regions.ts'
+import { maskCardNumber, maskCvv } from '#src/lib/masks.ts'
 import { lockedProps } from '#src/ui/locked.tsx'
-import { SecretInput } from './form-helpers.tsx'
-import { maskCardNumber, maskCvv } from './masks.ts'
+import { PasswordField } from '#src/ui/password-field.tsx'
 
 /** The card fields as the inputs hold them (selects hold text). */
 export type CardFieldValues = { number: string; exp_month: string; exp_year: string; cvv: string }
@@ -41,7 +41,7 @@ export function TestCardFields({
           {...lockedProps(true)}
         />
       ) : (
-        <SecretInput
+        <PasswordField
           label="Card number"
           withAsterisk
           inputMode="numeric"

@@ -1,7 +1,8 @@
 /**
- * The human check's token for the next `POST /auth/get-code` (issue 14: the server requires it
- * when hCaptcha is configured). The widget next to Get Code puts it here and the call takes it:
- * a token is good for one check, so each code asked for needs a fresh tick.
+ * The human check's token for the next `POST /auth/get-code` (the server requires it when
+ * hCaptcha is configured). The widget next to Get Code puts it here and the call takes it: a
+ * token is good for one check, so each code asked for needs a fresh tick. The sign-up wizard and
+ * the personnel registration both ask for codes.
  */
 let token: string | null = null
 
