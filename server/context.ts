@@ -1,8 +1,8 @@
 import type { Context } from 'hono'
-import type { Role } from '#domain/permissions.ts'
 import type { AuditLog } from '#server/audit/audit.ts'
 import type { Database } from '#server/db/client.ts'
 import type { FileStore } from '#server/files/file-store.ts'
+import type { AuthUser } from '#server/http/scope.ts'
 import type { Logger } from '#server/lib/log.ts'
 import type { MailService } from '#server/messaging/mail.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
@@ -40,7 +40,7 @@ export type AppConfig = {
   trustProxy?: boolean | undefined
   /**
    * The 32-byte key that seals secrets at rest (Nextech credentials); see
-   * server/security/data-key.ts. Unset: a random key for this app (tests).
+   * server/db/data-key.ts. Unset: a random key for this app (tests).
    */
   dataKey?: Buffer | undefined
 }
@@ -90,13 +90,7 @@ export type ServerContext = AppDeps & {
   audit: AuditLog
 }
 
-/** The signed-in user that `requireAuth` puts on the context (`c.var.user`). */
-export type AuthUser = {
-  id: number
-  practice_id: number
-  access_rights: Role
-  email: string
-}
+export type { AuthUser }
 
 /** Hono's environment for our routes: the variables middleware sets. */
 export type AppEnv = { Variables: { user: AuthUser } }

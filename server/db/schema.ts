@@ -25,7 +25,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import type { SealedJson } from '#server/security/data-key.ts'
+import type { SealedJson } from '#server/db/data-key.ts'
 
 const createdAt = () => timestamp({ withTimezone: true }).notNull().defaultNow()
 const instant = () => timestamp({ withTimezone: true })
@@ -62,7 +62,7 @@ export const practices = pgTable(
     state: text(),
     country: text().notNull().default('US'),
     e_record: text().notNull().default('no_integration'),
-    /** The {@link NextechSettings}, sealed with the data key (server/security/data-key.ts). */
+    /** The {@link NextechSettings}, sealed with the data key (server/db/data-key.ts). */
     nextech: jsonb().$type<SealedJson>(),
     image_path: text(),
     // The shell footer's own links (PORTAL.md section 4); null opens the product's own view.

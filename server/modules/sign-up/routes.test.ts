@@ -16,6 +16,7 @@ import {
 } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import type { DatabaseHandle } from '#server/db/client.ts'
+import { openJson, type SealedJson } from '#server/db/data-key.ts'
 import { outbox, payments, practices, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_ADMIN, seedIfEmpty } from '#server/demo/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
@@ -28,7 +29,6 @@ import {
   type PaymentProvider,
   type TestGateway,
 } from '#server/payments/index.ts'
-import { openJson, type SealedJson } from '#server/security/data-key.ts'
 import { TEST_JWT_SECRET, testBackends } from '#server/testing/test-app.ts'
 import { REGISTER_MESSAGES } from './routes.ts'
 
