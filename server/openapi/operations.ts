@@ -25,36 +25,19 @@ import {
   PromotionSendAnswerSchema,
   SEND_MESSAGES,
 } from '#domain/offers.ts'
-import {
-  IMPORT_MESSAGES,
-  PatientImportAnswerSchema,
-  PatientImportPreviewSchema,
-} from '#domain/patient-import.ts'
-import {
-  DuplicatePageSchema,
-  MERGE_MESSAGES,
-  MergeAnswerSchema,
-  MergePreviewSchema,
-} from '#domain/patient-merge.ts'
+import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { PersonnelInvitationSchema } from '#domain/personnel.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
-  ActivitySchema,
   AppointmentSchema,
   DevUnsubscribeIdSchema,
   InvitationPreviewSchema,
   OutboxAnswerSchema,
-  PageQuerySchema,
-  PatientListQuerySchema,
-  PatientPageSchema,
   PatientPromotionSchema,
-  PatientSchema,
-  PatientSummarySchema,
   ProcedureSchema,
   ProductSchema,
   StaffMemberSchema,
-  WholeListQuerySchema,
 } from '#domain/practice-data.ts'
 import { PracticeAnswerSchema } from '#domain/practice-settings.ts'
 import {
@@ -102,9 +85,6 @@ import {
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
 import { NAME_TAKEN, type OperationDoc, OTHER_PRACTICE, TOO_MANY, tokenParam } from './operation.ts'
-
-/** The import's limits, enforced by the server (issue 29). */
-const IMPORT_LIMITS_ANSWER = `More rows than a chunk holds, or a row numbered beyond a file's limit: "${IMPORT_MESSAGES.tooManyRowsInChunk}" or "${IMPORT_MESSAGES.rowBeyondFile}" (or a body over 100 KB).`
 
 /** The six operations of one half of the catalogue (`procedures` or `products`). */
 function catalogueOperations(
@@ -207,74 +187,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       429: TOO_MANY,
     },
   },
-  'GET /api/patients/by-practice/:id': {
-    summary: 'List a page of patients',
-    description: "One page of the practice's patients, ordered by last name, first name and id.",
-    tag: 'Patients',
-    query: PageQuerySchema,
-    responses: {
-      200: { description: 'The page of patients.', json: PatientSchema, array: true },
-      400: 'The practice id, `limit` or `offset` is not valid.',
-      404: OTHER_PRACTICE,
-    },
-  },
-  'GET /api/patients/all/by-practice/:id': {
-    summary: 'List every patient, a page at a time',
-    description:
-      'The patients of the practice, ordered by name. An answer holds at most 500 (`limit`, default and most 500; `offset`), so it never grows with the practice; when more follow, the `Link` header names the next page (`rel="next"`).',
-    tag: 'Patients',
-    query: WholeListQuerySchema,
-    responses: {
-      200: { description: 'The patients.', json: PatientSchema, array: true },
-      400: 'The practice id, `limit` or `offset` is not valid.',
-      404: OTHER_PRACTICE,
-    },
-  },
-  'GET /api/patients/all/by-practice/converted/:id': {
-    summary: 'List converted patients, a page at a time',
-    description:
-      'The patients of the practice who became clients, ordered by name, at most 500 an answer (`limit`, `offset`) with a `Link` header to the next page as for every patient.',
-    tag: 'Patients',
-    query: WholeListQuerySchema,
-    responses: {
-      200: { description: 'The converted patients.', json: PatientSchema, array: true },
-      400: 'The practice id, `limit` or `offset` is not valid.',
-      404: OTHER_PRACTICE,
-    },
-  },
-  'GET /api/patients/summary': {
-    summary: "Count the practice's patients",
-    description:
-      'How many patients the practice has (archived ones left out), how many receive e-mail and how many became clients: counted in the database, for the dashboard.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The counts.', json: PatientSummarySchema },
-    },
-  },
-  'GET /api/patients/promotions/:id': {
-    summary: "List a patient's promotions",
-    description: 'The promotions the patient claimed or redeemed, latest claim first.',
-    tag: 'Patients',
-    responses: {
-      200: { description: "The patient's promotions.", json: PatientPromotionSchema, array: true },
-      404: 'No patient has this id.',
-    },
-  },
-  'PUT /api/patients/unsubscribe/:token': {
-    summary: 'Unsubscribe a patient from e-mails',
-    description:
-      'The link of a patient e-mail. The random token of the link is the key: no session is needed. A well-formed token is answered alike whether or not it names a patient, so the call tells nobody which links exist.',
-    tag: 'Patients',
-    public: true,
-    path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
-    responses: {
-      200: {
-        description: 'The patient (if any) is unsubscribed.',
-        json: UnsubscribeAnswerSchema,
-      },
-      404: 'This unsubscribe link is not valid: the token does not have the shape of one.',
-    },
-  },
   'POST /api/unsubscribe/:token': {
     summary: 'Unsubscribe a patient in one click (RFC 8058)',
     description:
@@ -286,17 +198,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The patient (if any) is unsubscribed.', json: UnsubscribeAnswerSchema },
       400: 'The body must be List-Unsubscribe=One-Click (RFC 8058), sent as a form.',
       429: 'Too many unsubscribe requests from this address.',
-    },
-  },
-  'GET /api/patients': {
-    summary: 'Search patients, a page at a time',
-    description:
-      "One page of the practice's patients (archived ones with `archived=true`), searched by name, e-mail or phone digits and sorted on the server. Each has `points`, the ledger's balance.",
-    tag: 'Patients',
-    query: PatientListQuerySchema,
-    responses: {
-      200: { description: 'The page and the total that match.', json: PatientPageSchema },
-      400: 'A query parameter is not valid (page from 1, pageSize 1 to 100, a known sort).',
     },
   },
   'GET /api/practice/rules': {
@@ -358,70 +259,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       502: 'The payment service could not be reached.',
     },
   },
-  'POST /api/patients/:id/archive': {
-    summary: 'Archive a patient',
-    description:
-      'Hides the patient from lists and marketing e-mail; the ledger and history stay. Manager or Admin.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The archived patient.', json: PatientSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/patients/:id/restore': {
-    summary: 'Restore an archived patient',
-    description: 'Lists the patient again. Manager or Admin. A merged patient cannot be restored.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The restored patient.', json: PatientSchema },
-      404: OTHER_PRACTICE,
-      409: `The patient was merged into another: "${MERGE_MESSAGES.restoreMerged}"`,
-    },
-  },
-  'GET /api/patients/duplicates': {
-    summary: 'List possible duplicate patients',
-    description:
-      "Pairs of the practice's active patients who share a phone (stored in E.164, so equal numbers are equal text) or an e-mail (compared without case), each with the reasons, computed when asked so the list is always current; ordered by the first patient's name, paged (`pageSize` up to 100, default 25). Manager, Admin.",
-    tag: 'Patients',
-    query: {
-      page: {
-        description: 'Page number, from 1.',
-        schema: { type: 'string', pattern: '^\\d{1,6}$' },
-      },
-      pageSize: {
-        description: 'Pairs per page, 1 to 100 (default 25).',
-        schema: { type: 'string', pattern: '^\\d{1,3}$' },
-      },
-    },
-    responses: {
-      200: { description: 'The page of pairs.', json: DuplicatePageSchema },
-    },
-  },
-  'GET /api/patients/:id/merge/:mergedId': {
-    summary: 'Preview merging two patients',
-    description:
-      'What merging patient `mergedId` into patient `id` (the one kept) would do, changing nothing: how many ledger entries, visits, appointments, claimed offers, sent offers and other rows would move, the balance after (the sum of both ledgers), the contact fields filled from the merged patient (only where the kept one has none) and the consents after (each on only when both records had it on). Manager, Admin.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The preview.', json: MergePreviewSchema },
-      400: `The two ids are the same patient: "${MERGE_MESSAGES.samePatient}"`,
-      404: `Either id is not a patient of your practice: "${MERGE_MESSAGES.notFound}"`,
-      409: 'Either patient is archived or was already merged (the sentence names them).',
-    },
-  },
-  'POST /api/patients/:id/merge/:mergedId': {
-    summary: 'Merge two patients',
-    description:
-      'Merges patient `mergedId` into patient `id`, in one transaction holding both patients: every row of the merged patient (ledger entries with their allocations, visits, appointments, claims, sent offers, codes, reminders, import rows…) moves to the kept patient, whose balance becomes the sum of both ledgers and whose empty e-mail, phone and birth date are filled from the merged one; a consent stays on only when both records had it on. The merged patient is archived with `merged_into_id` and leaves every list. Idempotent: the same pair again, or the same `idempotencyKey` (or `Idempotency-Key` header), answers the recorded merge with `replayed` and moves nothing. Manager, Admin. Audited, naming both patients.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'This merge was already done: what it did.', json: MergeAnswerSchema },
-      201: { description: 'The merge and what it moved.', json: MergeAnswerSchema },
-      400: `The two ids are the same patient: "${MERGE_MESSAGES.samePatient}"`,
-      404: `Either id is not a patient of your practice: "${MERGE_MESSAGES.notFound}"`,
-      409: `Either patient is archived or was already merged into another, or the key was used for another merge: "${MERGE_MESSAGES.keyReused}"`,
-    },
-  },
   'GET /api/patients/:id/ledger': {
     summary: "Read a patient's points ledger",
     description:
@@ -465,36 +302,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       },
       404: 'No ledger entry has this id in your practice.',
       409: 'Already reversed, an expiry or reversal, already redeemed, or already expired.',
-    },
-  },
-  'GET /api/patients/:id': {
-    summary: 'Read a patient',
-    description: "One patient of the signed-in user's practice.",
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The patient.', json: PatientSchema },
-      404: 'No patient has this id.',
-    },
-  },
-  'PUT /api/patients/:id': {
-    summary: 'Update a patient',
-    description:
-      'Changes the fields sent; an empty body changes nothing and answers the patient. A phone written any common way is stored in E.164 (`+14085554743`) and compared in that form.',
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The updated patient.', json: PatientSchema },
-      404: 'No patient has this id.',
-      409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
-    },
-  },
-  'POST /api/patients': {
-    summary: 'Add a patient',
-    description:
-      "Adds a patient to the signed-in user's practice, with a new unsubscribe token. A phone written any common way (`(408) 555-4743`, `+1 408 555 4743`) is stored in E.164 (`+14085554743`) and compared in that form; one that is not a possible number (7 digits without the area code) answers 400.",
-    tag: 'Patients',
-    responses: {
-      201: { description: 'The new patient.', json: PatientSchema },
-      409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
     },
   },
   ...catalogueOperations('procedure', 'procedures', ProcedureSchema),
@@ -665,15 +472,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       200: { description: 'The member.', json: StaffMemberSchema },
       403: SELF_SERVICE_MESSAGES.ownProfileOnly,
       404: 'No member has this id in your practice.',
-    },
-  },
-  'GET /api/activities/patient/:id': {
-    summary: "List a patient's activity",
-    description: "The patient's activity (claims, redemptions, visits), newest first.",
-    tag: 'Patients',
-    responses: {
-      200: { description: 'The activity.', json: ActivitySchema, array: true },
-      404: 'No patient has this id.',
     },
   },
   'PUT /api/promotions/claimed/:promo': {
@@ -1388,34 +1186,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
 
-  // Issue 17, the patient import (server/modules/patients/import-routes.ts, decision 010).
-  'POST /api/patients/import/preview': {
-    summary: 'Check rows of a patient import',
-    description:
-      "Up to 200 mapped rows of a CSV file, named by the file's SHA-256 and their row numbers, checked with the rules of POST /patients: the number that would be created, the rows refused with the reason (a field rule, a duplicate e-mail or phone of a patient of the practice, with that patient's id, or of an earlier row of the chunk), and the rows this file already created, with the sum of the opening balances (`points`) of the rows that would be created. Dates come as YYYY-MM-DD and phones in E.164, as the page reads them; a cell that is not one is refused with a sentence quoting it. Writes nothing. Manager, Admin.",
-    tag: 'Patients',
-    responses: {
-      200: { description: 'What importing these rows would do.', json: PatientImportPreviewSchema },
-      413: IMPORT_LIMITS_ANSWER,
-    },
-  },
-  'POST /api/patients/import': {
-    summary: 'Import rows of a CSV file as patients',
-    description:
-      'Up to 200 mapped rows, checked as the preview does and created in one transaction under the practice\'s lock. Each created row is remembered by file and row number: the same chunk again, or the same file again, creates nobody and lists those rows in `already_imported`; two identical chunks at once create once. Each created row\'s `opening_balance` is one ledger entry ("Opening balance from import"), posted in the same transaction, so it is posted once per file row (`points_posted`) and logged as a ledger posting. Audited with the counts only. Manager, Admin.',
-    tag: 'Patients',
-    responses: {
-      200: {
-        description: 'Nothing was created: every row was refused or already imported.',
-        json: PatientImportAnswerSchema,
-      },
-      201: {
-        description: 'Patients were created; `skipped` counts the other rows.',
-        json: PatientImportAnswerSchema,
-      },
-      413: IMPORT_LIMITS_ANSWER,
-    },
-  },
   'GET /api/audit': {
     summary: 'Read the activity log',
     description:

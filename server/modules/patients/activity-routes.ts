@@ -1,12 +1,14 @@
 import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { describeEntry, type LedgerKind } from '#domain/ledger.ts'
+import { ActivitySchema } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { activities, ledgerEntries } from '#server/db/schema.ts'
 import { ownRow } from '#server/http/scope.ts'
 import { idParams } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { findPatient } from './routes.ts'
 
 /**
@@ -15,9 +17,20 @@ import { findPatient } from './routes.ts'
  * ledger line with `kind` `ledger.<kind>` and the entry's signed points.
  */
 export function activityRoutes(ctx: ServerContext) {
-  return new Hono<AppEnv>()
-    .use(requireAuth(ctx))
-    .get('/patient/:id', requirePermission(ctx, 'patients.read'), idParams('id'), async (c) => {
+  return new Hono<AppEnv>().use(requireAuth(ctx)).get(
+    '/patient/:id',
+    operation({
+      summary: "List a patient's activity",
+      description: "The patient's activity (claims, redemptions, visits), newest first.",
+      tag: 'Patients',
+      responses: {
+        200: { description: 'The activity.', json: ActivitySchema, array: true },
+        404: 'No patient has this id.',
+      },
+    }),
+    requirePermission(ctx, 'patients.read'),
+    idParams('id'),
+    async (c) => {
       const { id } = c.req.valid('param')
       ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       const [recorded, entries] = await Promise.all([
@@ -48,5 +61,6 @@ export function activityRoutes(ctx: ServerContext) {
         (a, b) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id,
       )
       return c.json(rows)
-    })
+    },
+  )
 }

@@ -28,9 +28,11 @@ import {
   type ImportRow,
   OPENING_BALANCE_REASON,
   type PatientImportAnswer,
+  PatientImportAnswerSchema,
   type PatientImportChunk,
   PatientImportChunkSchema,
   type PatientImportPreview,
+  PatientImportPreviewSchema,
 } from '#domain/patient-import.ts'
 import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
@@ -42,6 +44,7 @@ import { ApiError, badRequest } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger, type LedgerEntryRow } from '#server/modules/ledger/index.ts'
+import { operation } from '#server/openapi/operation.ts'
 
 /**
  * The import's limits, enforced here and not only by the page (issue 29): a chunk of more than
@@ -66,6 +69,9 @@ const importLimits = createMiddleware<AppEnv>(async (c, next) => {
   }
   await next()
 })
+
+/** The 413 of the import's limits in the OpenAPI document, as {@link importLimits} refuses it. */
+const IMPORT_LIMITS_ANSWER = `More rows than a chunk holds, or a row numbered beyond a file's limit: "${IMPORT_MESSAGES.tooManyRowsInChunk}" or "${IMPORT_MESSAGES.rowBeyondFile}" (or a body over 100 KB).`
 
 type Chunk = {
   fileId: string
@@ -194,6 +200,19 @@ export function patientImportRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .post(
       '/preview',
+      operation({
+        summary: 'Check rows of a patient import',
+        description:
+          "Up to 200 mapped rows of a CSV file, named by the file's SHA-256 and their row numbers, checked with the rules of POST /patients: the number that would be created, the rows refused with the reason (a field rule, a duplicate e-mail or phone of a patient of the practice, with that patient's id, or of an earlier row of the chunk), and the rows this file already created, with the sum of the opening balances (`points`) of the rows that would be created. Dates come as YYYY-MM-DD and phones in E.164, as the page reads them; a cell that is not one is refused with a sentence quoting it. Writes nothing. Manager, Admin.",
+        tag: 'Patients',
+        responses: {
+          200: {
+            description: 'What importing these rows would do.',
+            json: PatientImportPreviewSchema,
+          },
+          413: IMPORT_LIMITS_ANSWER,
+        },
+      }),
       auth,
       importing,
       importLimits,
@@ -210,112 +229,136 @@ export function patientImportRoutes(ctx: ServerContext) {
         return c.json(answer)
       },
     )
-    .post('/', auth, importing, importLimits, jsonBody(PatientImportChunkSchema), async (c) => {
-      const body = c.req.valid('json')
-      const user = c.var.user
-      const now = ctx.now()
-      // The transaction may run again after a deadlock (server/db/retry.ts): what it posted is
-      // returned from the attempt that committed, never gathered across attempts.
-      const { answer, openings } = await ctx.db.transaction(async (tx) => {
-        const openings: LedgerEntryRow[] = []
-        // One chunk at a time per practice: the duplicate checks and the file's rows are read
-        // under this lock, so two identical chunks at once create once.
-        await tx
-          .select({ id: practices.id })
-          .from(practices)
-          .where(eq(practices.id, user.practice_id))
-          .for('update')
-        const plan = await planChunk(tx, chunkOf(body, user.practice_id, now))
-        if (plan.create.length > 0) {
-          const created = await tx
-            .insert(patients)
-            .values(
-              plan.create.map((r) => ({
-                ...r.input,
-                // Consent is always written: the column's default never decides (issue 28).
-                email_subscription: r.input.email_subscription,
-                sms_subscription: r.input.sms_subscription,
-                joined_on: r.joinedOn,
-                imported: true,
+    .post(
+      '/',
+      operation({
+        summary: 'Import rows of a CSV file as patients',
+        description:
+          'Up to 200 mapped rows, checked as the preview does and created in one transaction under the practice\'s lock. Each created row is remembered by file and row number: the same chunk again, or the same file again, creates nobody and lists those rows in `already_imported`; two identical chunks at once create once. Each created row\'s `opening_balance` is one ledger entry ("Opening balance from import"), posted in the same transaction, so it is posted once per file row (`points_posted`) and logged as a ledger posting. Audited with the counts only. Manager, Admin.',
+        tag: 'Patients',
+        responses: {
+          200: {
+            description: 'Nothing was created: every row was refused or already imported.',
+            json: PatientImportAnswerSchema,
+          },
+          201: {
+            description: 'Patients were created; `skipped` counts the other rows.',
+            json: PatientImportAnswerSchema,
+          },
+          413: IMPORT_LIMITS_ANSWER,
+        },
+      }),
+      auth,
+      importing,
+      importLimits,
+      jsonBody(PatientImportChunkSchema),
+      async (c) => {
+        const body = c.req.valid('json')
+        const user = c.var.user
+        const now = ctx.now()
+        // The transaction may run again after a deadlock (server/db/retry.ts): what it posted is
+        // returned from the attempt that committed, never gathered across attempts.
+        const { answer, openings } = await ctx.db.transaction(async (tx) => {
+          const openings: LedgerEntryRow[] = []
+          // One chunk at a time per practice: the duplicate checks and the file's rows are read
+          // under this lock, so two identical chunks at once create once.
+          await tx
+            .select({ id: practices.id })
+            .from(practices)
+            .where(eq(practices.id, user.practice_id))
+            .for('update')
+          const plan = await planChunk(tx, chunkOf(body, user.practice_id, now))
+          if (plan.create.length > 0) {
+            const created = await tx
+              .insert(patients)
+              .values(
+                plan.create.map((r) => ({
+                  ...r.input,
+                  // Consent is always written: the column's default never decides (issue 28).
+                  email_subscription: r.input.email_subscription,
+                  sms_subscription: r.input.sms_subscription,
+                  joined_on: r.joinedOn,
+                  imported: true,
+                  practice_id: user.practice_id,
+                  unsubscribe_id: randomToken(),
+                  created_at: now,
+                })),
+              )
+              .returning({ id: patients.id })
+            await tx.insert(patientImportRows).values(
+              plan.create.map((r, i) => ({
                 practice_id: user.practice_id,
-                unsubscribe_id: randomToken(),
+                file_id: body.file_id,
+                row_number: r.row,
+                patient_id: created[i]?.id ?? 0,
+                created_by: user.id,
                 created_at: now,
               })),
             )
-            .returning({ id: patients.id })
-          await tx.insert(patientImportRows).values(
-            plan.create.map((r, i) => ({
-              practice_id: user.practice_id,
-              file_id: body.file_id,
-              row_number: r.row,
-              patient_id: created[i]?.id ?? 0,
-              created_by: user.id,
-              created_at: now,
-            })),
-          )
-          // Issue 29: each created row's opening balance, one ledger entry through the ledger
-          // (its lot, expiry and cached balance), in this transaction: the row is created once
-          // per file, so its balance is posted once; the key is the ledger's own second guard.
-          openings.push(
-            ...(await createLedger({ db: tx, now: ctx.now }).openingBalances(tx, {
-              practiceId: user.practice_id,
-              userId: user.id,
-              reason: OPENING_BALANCE_REASON,
-              entries: plan.create.flatMap((r, i) => {
-                const patientId = created[i]?.id
-                return patientId && r.openingBalance > 0
-                  ? [
-                      {
-                        patientId,
-                        points: r.openingBalance,
-                        idempotencyKey: `import:${body.file_id}:${r.row}`,
-                      },
-                    ]
-                  : []
-              }),
-            })),
-          )
+            // Issue 29: each created row's opening balance, one ledger entry through the ledger
+            // (its lot, expiry and cached balance), in this transaction: the row is created once
+            // per file, so its balance is posted once; the key is the ledger's own second guard.
+            openings.push(
+              ...(await createLedger({ db: tx, now: ctx.now }).openingBalances(tx, {
+                practiceId: user.practice_id,
+                userId: user.id,
+                reason: OPENING_BALANCE_REASON,
+                entries: plan.create.flatMap((r, i) => {
+                  const patientId = created[i]?.id
+                  return patientId && r.openingBalance > 0
+                    ? [
+                        {
+                          patientId,
+                          points: r.openingBalance,
+                          idempotencyKey: `import:${body.file_id}:${r.row}`,
+                        },
+                      ]
+                    : []
+                }),
+              })),
+            )
+          }
+          const result: PatientImportAnswer = {
+            created: plan.create.length,
+            points_posted: openings.reduce((sum, e) => sum + e.points, 0),
+            skipped: plan.rejected.length + plan.alreadyImported.length,
+            rejected: plan.rejected,
+            already_imported: plan.alreadyImported,
+          }
+          return { answer: result, openings }
+        })
+        // Each opening balance is a ledger move, logged as every other one is.
+        for (const entry of openings) {
+          await ctx.audit.record({
+            action: 'ledger.posted',
+            userId: user.id,
+            practiceId: user.practice_id,
+            ip: ctx.clientIp(c),
+            details: {
+              patient_id: entry.patient_id,
+              entry_id: entry.id,
+              kind: entry.kind,
+              points: entry.points,
+            },
+          })
         }
-        const result: PatientImportAnswer = {
-          created: plan.create.length,
-          points_posted: openings.reduce((sum, e) => sum + e.points, 0),
-          skipped: plan.rejected.length + plan.alreadyImported.length,
-          rejected: plan.rejected,
-          already_imported: plan.alreadyImported,
-        }
-        return { answer: result, openings }
-      })
-      // Each opening balance is a ledger move, logged as every other one is.
-      for (const entry of openings) {
+        // Counts only: the file's names and contacts never reach the audit trail.
         await ctx.audit.record({
-          action: 'ledger.posted',
+          action: 'patients.imported',
           userId: user.id,
           practiceId: user.practice_id,
           ip: ctx.clientIp(c),
           details: {
-            patient_id: entry.patient_id,
-            entry_id: entry.id,
-            kind: entry.kind,
-            points: entry.points,
+            rows: body.rows.length,
+            created: answer.created,
+            rejected: answer.rejected.length,
+            already_imported: answer.already_imported.length,
+            points_posted: answer.points_posted,
+            // The importer's statement for the whole file: who and when are the event's own.
+            ...(body.email_consent_for_all ? { email_consent_stated: true } : {}),
           },
         })
-      }
-      // Counts only: the file's names and contacts never reach the audit trail.
-      await ctx.audit.record({
-        action: 'patients.imported',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: {
-          rows: body.rows.length,
-          created: answer.created,
-          rejected: answer.rejected.length,
-          already_imported: answer.already_imported.length,
-          points_posted: answer.points_posted,
-          // The importer's statement for the whole file: who and when are the event's own.
-          ...(body.email_consent_for_all ? { email_consent_stated: true } : {}),
-        },
-      })
-      return c.json(answer, answer.created > 0 ? 201 : 200)
-    })
+        return c.json(answer, answer.created > 0 ? 201 : 200)
+      },
+    )
 }

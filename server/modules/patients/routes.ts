@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNotNull, isNull, like, ne, or, type SQL, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import * as v from 'valibot'
+import { UnsubscribeAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { searchPatterns } from '#domain/patient-search.ts'
@@ -9,7 +10,11 @@ import {
   PageQuerySchema,
   PatientInputSchema,
   PatientListQuerySchema,
+  PatientPageSchema,
+  PatientPromotionSchema,
+  PatientSchema,
   type PatientSort,
+  PatientSummarySchema,
   WholeListQuerySchema,
 } from '#domain/practice-data.ts'
 import type { AuditAction } from '#server/audit/audit.ts'
@@ -29,6 +34,7 @@ import {
   UNSUBSCRIBE_LINK_INVALID,
   unsubscribeByToken,
 } from '#server/modules/promotions/index.ts'
+import { OTHER_PRACTICE, operation, tokenParam } from '#server/openapi/operation.ts'
 
 /**
  * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id` (issue 30):
@@ -227,55 +233,83 @@ export function patientRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/', auth, read, async (c) => {
-      const query = parseOr400(PatientListQuerySchema, c.req.query())
-      const where = and(
-        eq(patients.practice_id, c.var.user.practice_id),
-        query.archived === 'true' ? isNotNull(patients.archived_at) : isNull(patients.archived_at),
-        // A merged record is in no list: the patient it was merged into is (issue 29).
-        isNull(patients.merged_into_id),
-        searchCondition(query.search),
-      )
-      const order = SORT_ORDER[query.sort]
-      const offset = (query.page - 1) * query.pageSize
-      const countAll = async () => {
-        const [row] = await ctx.db
-          .select({ total: sql<number>`count(*)::int` })
-          .from(patients)
-          .where(where)
-        return Number(row?.total ?? 0)
-      }
-      let data: PatientRow[]
-      let total: number
-      if (query.search) {
-        // A search counts its matches in the same query: the planner then gathers the matches
-        // through the trigram index first, so the cost follows the matches, not the practice.
-        const rows = await ctx.db
-          .select(searchedColumns)
-          .from(patients)
-          .where(where)
-          .orderBy(...SEARCH_SORT_ORDER[query.sort])
-          .limit(query.pageSize)
-          .offset(offset)
-        data = rows.map(({ total: _, ...row }) => row)
-        total = rows[0] ? Number(rows[0].total) : await countAll()
-      } else {
-        ;[data, total] = await Promise.all([
-          ctx.db
-            .select(patientColumns)
+    .get(
+      '/',
+      operation({
+        summary: 'Search patients, a page at a time',
+        description:
+          "One page of the practice's patients (archived ones with `archived=true`), searched by name, e-mail or phone digits and sorted on the server. Each has `points`, the ledger's balance.",
+        tag: 'Patients',
+        query: PatientListQuerySchema,
+        responses: {
+          200: { description: 'The page and the total that match.', json: PatientPageSchema },
+          400: 'A query parameter is not valid (page from 1, pageSize 1 to 100, a known sort).',
+        },
+      }),
+      auth,
+      read,
+      async (c) => {
+        const query = parseOr400(PatientListQuerySchema, c.req.query())
+        const where = and(
+          eq(patients.practice_id, c.var.user.practice_id),
+          query.archived === 'true'
+            ? isNotNull(patients.archived_at)
+            : isNull(patients.archived_at),
+          // A merged record is in no list: the patient it was merged into is (issue 29).
+          isNull(patients.merged_into_id),
+          searchCondition(query.search),
+        )
+        const order = SORT_ORDER[query.sort]
+        const offset = (query.page - 1) * query.pageSize
+        const countAll = async () => {
+          const [row] = await ctx.db
+            .select({ total: sql<number>`count(*)::int` })
             .from(patients)
             .where(where)
-            .orderBy(...order)
+          return Number(row?.total ?? 0)
+        }
+        let data: PatientRow[]
+        let total: number
+        if (query.search) {
+          // A search counts its matches in the same query: the planner then gathers the matches
+          // through the trigram index first, so the cost follows the matches, not the practice.
+          const rows = await ctx.db
+            .select(searchedColumns)
+            .from(patients)
+            .where(where)
+            .orderBy(...SEARCH_SORT_ORDER[query.sort])
             .limit(query.pageSize)
-            .offset(offset),
-          countAll(),
-        ])
-      }
-      c.header('Cache-Control', 'no-store')
-      return c.json({ data, total, page: query.page, pageSize: query.pageSize })
-    })
+            .offset(offset)
+          data = rows.map(({ total: _, ...row }) => row)
+          total = rows[0] ? Number(rows[0].total) : await countAll()
+        } else {
+          ;[data, total] = await Promise.all([
+            ctx.db
+              .select(patientColumns)
+              .from(patients)
+              .where(where)
+              .orderBy(...order)
+              .limit(query.pageSize)
+              .offset(offset),
+            countAll(),
+          ])
+        }
+        c.header('Cache-Control', 'no-store')
+        return c.json({ data, total, page: query.page, pageSize: query.pageSize })
+      },
+    )
     .post(
       '/:id/archive',
+      operation({
+        summary: 'Archive a patient',
+        description:
+          'Hides the patient from lists and marketing e-mail; the ledger and history stay. Manager or Admin.',
+        tag: 'Patients',
+        responses: {
+          200: { description: 'The archived patient.', json: PatientSchema },
+          404: OTHER_PRACTICE,
+        },
+      }),
       auth,
       requirePermission(ctx, 'patients.archive'),
       idParams('id'),
@@ -283,110 +317,274 @@ export function patientRoutes(ctx: ServerContext) {
     )
     .post(
       '/:id/restore',
+      operation({
+        summary: 'Restore an archived patient',
+        description:
+          'Lists the patient again. Manager or Admin. A merged patient cannot be restored.',
+        tag: 'Patients',
+        responses: {
+          200: { description: 'The restored patient.', json: PatientSchema },
+          404: OTHER_PRACTICE,
+          409: `The patient was merged into another: "${MERGE_MESSAGES.restoreMerged}"`,
+        },
+      }),
       auth,
       requirePermission(ctx, 'patients.archive'),
       idParams('id'),
       setArchived(false),
     )
-    .get('/by-practice/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      assertOwnPractice(c.var.user, id)
-      const { limit, offset } = parseOr400(PageQuerySchema, c.req.query())
-      const rows = await ctx.db
-        .select(patientColumns)
-        .from(patients)
-        .where(and(eq(patients.practice_id, id), isNull(patients.merged_into_id)))
-        .orderBy(...patientOrder)
-        .limit(limit)
-        .offset(offset)
-      return c.json(rows)
-    })
-    .get('/all/by-practice/:id', auth, read, idParams('id'), (c) =>
-      wholeList(c, c.req.valid('param').id, undefined),
+    .get(
+      '/by-practice/:id',
+      operation({
+        summary: 'List a page of patients',
+        description:
+          "One page of the practice's patients, ordered by last name, first name and id.",
+        tag: 'Patients',
+        query: PageQuerySchema,
+        responses: {
+          200: { description: 'The page of patients.', json: PatientSchema, array: true },
+          400: 'The practice id, `limit` or `offset` is not valid.',
+          404: OTHER_PRACTICE,
+        },
+      }),
+      auth,
+      read,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        assertOwnPractice(c.var.user, id)
+        const { limit, offset } = parseOr400(PageQuerySchema, c.req.query())
+        const rows = await ctx.db
+          .select(patientColumns)
+          .from(patients)
+          .where(and(eq(patients.practice_id, id), isNull(patients.merged_into_id)))
+          .orderBy(...patientOrder)
+          .limit(limit)
+          .offset(offset)
+        return c.json(rows)
+      },
     )
-    .get('/all/by-practice/converted/:id', auth, read, idParams('id'), (c) =>
-      wholeList(c, c.req.valid('param').id, eq(patients.converted, true)),
+    .get(
+      '/all/by-practice/:id',
+      operation({
+        summary: 'List every patient, a page at a time',
+        description:
+          'The patients of the practice, ordered by name. An answer holds at most 500 (`limit`, default and most 500; `offset`), so it never grows with the practice; when more follow, the `Link` header names the next page (`rel="next"`).',
+        tag: 'Patients',
+        query: WholeListQuerySchema,
+        responses: {
+          200: { description: 'The patients.', json: PatientSchema, array: true },
+          400: 'The practice id, `limit` or `offset` is not valid.',
+          404: OTHER_PRACTICE,
+        },
+      }),
+      auth,
+      read,
+      idParams('id'),
+      (c) => wholeList(c, c.req.valid('param').id, undefined),
     )
-    .get('/summary', auth, read, async (c) => {
-      const [row] = await ctx.db
-        .select({
-          patients: sql<number>`count(*)::int`,
-          subscribed: sql<number>`count(*) filter (where ${patients.email_subscription})::int`,
-          converted: sql<number>`count(*) filter (where ${patients.converted})::int`,
+    .get(
+      '/all/by-practice/converted/:id',
+      operation({
+        summary: 'List converted patients, a page at a time',
+        description:
+          'The patients of the practice who became clients, ordered by name, at most 500 an answer (`limit`, `offset`) with a `Link` header to the next page as for every patient.',
+        tag: 'Patients',
+        query: WholeListQuerySchema,
+        responses: {
+          200: { description: 'The converted patients.', json: PatientSchema, array: true },
+          400: 'The practice id, `limit` or `offset` is not valid.',
+          404: OTHER_PRACTICE,
+        },
+      }),
+      auth,
+      read,
+      idParams('id'),
+      (c) => wholeList(c, c.req.valid('param').id, eq(patients.converted, true)),
+    )
+    .get(
+      '/summary',
+      operation({
+        summary: "Count the practice's patients",
+        description:
+          'How many patients the practice has (archived ones left out), how many receive e-mail and how many became clients: counted in the database, for the dashboard.',
+        tag: 'Patients',
+        responses: {
+          200: { description: 'The counts.', json: PatientSummarySchema },
+        },
+      }),
+      auth,
+      read,
+      async (c) => {
+        const [row] = await ctx.db
+          .select({
+            patients: sql<number>`count(*)::int`,
+            subscribed: sql<number>`count(*) filter (where ${patients.email_subscription})::int`,
+            converted: sql<number>`count(*) filter (where ${patients.converted})::int`,
+          })
+          .from(patients)
+          .where(
+            and(eq(patients.practice_id, c.var.user.practice_id), isNull(patients.archived_at)),
+          )
+        c.header('Cache-Control', 'no-store')
+        return c.json({
+          patients: Number(row?.patients ?? 0),
+          subscribed: Number(row?.subscribed ?? 0),
+          converted: Number(row?.converted ?? 0),
         })
-        .from(patients)
-        .where(and(eq(patients.practice_id, c.var.user.practice_id), isNull(patients.archived_at)))
-      c.header('Cache-Control', 'no-store')
-      return c.json({
-        patients: Number(row?.patients ?? 0),
-        subscribed: Number(row?.subscribed ?? 0),
-        converted: Number(row?.converted ?? 0),
-      })
-    })
-    .get('/promotions/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
-      const rows = await claimsOfPatient(ctx.db, id, ctx.now())
-      return c.json(rows)
-    })
-    .put('/unsubscribe/:token', jsonBody(UnsubscribeInputSchema), async (c) => {
-      const token = c.req.param('token')
-      // Only a token of the wrong shape is refused; any other is answered alike, whether or not
-      // it names a patient, so the call tells nobody which links exist (issue 30).
-      if (!isUnsubscribeTokenShaped(token)) throw notFound(UNSUBSCRIBE_LINK_INVALID)
-      await unsubscribeByToken(ctx.db, token)
-      return c.json({ email_subscription: false as const })
-    })
-    .get('/:id', auth, read, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      const patient = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
-      // Opening a patient's record is itself on record (who, which patient; never the values).
-      await audit(c, 'patient.viewed', id)
-      return c.json(patient)
-    })
-    .put('/:id', auth, write, idParams('id'), jsonBody(PatientUpdateSchema), async (c) => {
-      const { id } = c.req.valid('param')
-      const current = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
-      const changes = c.req.valid('json')
-      if (Object.keys(changes).length === 0) return c.json(current)
-      await refuseDuplicate(ctx.db, c.var.user.practice_id, changes, id)
-      await audit(c, 'patient.updated', id)
-      const [row] = await ctx.db
-        .update(patients)
-        .set(changes)
-        .where(eq(patients.id, id))
-        .returning(patientColumns)
-      return c.json(row)
-    })
-    .post('/', auth, write, jsonBody(PatientInputSchema), async (c) => {
-      const input = c.req.valid('json')
-      await refuseDuplicate(ctx.db, c.var.user.practice_id, input)
-      const [row] = await ctx.db
-        .insert(patients)
-        .values({
-          ...input,
-          practice_id: c.var.user.practice_id,
-          unsubscribe_id: randomToken(),
-          created_at: ctx.now(),
-        })
-        .returning(patientColumns)
-      if (!row) throw new Error('The patient was not stored')
-      await audit(c, 'patient.created', row.id)
-      // The programme's joining bonus, once per patient (its key makes a retry a no-op), under
-      // the rules as they stand when the patient joins.
-      const { joining_bonus } = await readProgrammeRules(ctx.db, row.practice_id)
-      if (joining_bonus > 0) {
-        const { balance } = await ledger.credit({
-          practiceId: row.practice_id,
-          patientId: row.id,
-          userId: c.var.user.id,
-          kind: 'bonus',
-          points: joining_bonus,
-          sourceType: 'joining',
-          idempotencyKey: `joining-bonus:${row.id}`,
-        })
-        return c.json({ ...row, points: balance }, 201)
-      }
-      return c.json(row, 201)
-    })
+      },
+    )
+    .get(
+      '/promotions/:id',
+      operation({
+        summary: "List a patient's promotions",
+        description: 'The promotions the patient claimed or redeemed, latest claim first.',
+        tag: 'Patients',
+        responses: {
+          200: {
+            description: "The patient's promotions.",
+            json: PatientPromotionSchema,
+            array: true,
+          },
+          404: 'No patient has this id.',
+        },
+      }),
+      auth,
+      read,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+        const rows = await claimsOfPatient(ctx.db, id, ctx.now())
+        return c.json(rows)
+      },
+    )
+    .put(
+      '/unsubscribe/:token',
+      operation({
+        summary: 'Unsubscribe a patient from e-mails',
+        description:
+          'The link of a patient e-mail. The random token of the link is the key: no session is needed. A well-formed token is answered alike whether or not it names a patient, so the call tells nobody which links exist.',
+        tag: 'Patients',
+        public: true,
+        path: { token: tokenParam('The unsubscribe token of the e-mailed link.') },
+        responses: {
+          200: {
+            description: 'The patient (if any) is unsubscribed.',
+            json: UnsubscribeAnswerSchema,
+          },
+          404: 'This unsubscribe link is not valid: the token does not have the shape of one.',
+        },
+      }),
+      jsonBody(UnsubscribeInputSchema),
+      async (c) => {
+        const token = c.req.param('token')
+        // Only a token of the wrong shape is refused; any other is answered alike, whether or not
+        // it names a patient, so the call tells nobody which links exist (issue 30).
+        if (!isUnsubscribeTokenShaped(token)) throw notFound(UNSUBSCRIBE_LINK_INVALID)
+        await unsubscribeByToken(ctx.db, token)
+        return c.json({ email_subscription: false as const })
+      },
+    )
+    .get(
+      '/:id',
+      operation({
+        summary: 'Read a patient',
+        description: "One patient of the signed-in user's practice.",
+        tag: 'Patients',
+        responses: {
+          200: { description: 'The patient.', json: PatientSchema },
+          404: 'No patient has this id.',
+        },
+      }),
+      auth,
+      read,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const patient = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+        // Opening a patient's record is itself on record (who, which patient; never the values).
+        await audit(c, 'patient.viewed', id)
+        return c.json(patient)
+      },
+    )
+    .put(
+      '/:id',
+      operation({
+        summary: 'Update a patient',
+        description:
+          'Changes the fields sent; an empty body changes nothing and answers the patient. A phone written any common way is stored in E.164 (`+14085554743`) and compared in that form.',
+        tag: 'Patients',
+        responses: {
+          200: { description: 'The updated patient.', json: PatientSchema },
+          404: 'No patient has this id.',
+          409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
+        },
+      }),
+      auth,
+      write,
+      idParams('id'),
+      jsonBody(PatientUpdateSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const current = ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
+        const changes = c.req.valid('json')
+        if (Object.keys(changes).length === 0) return c.json(current)
+        await refuseDuplicate(ctx.db, c.var.user.practice_id, changes, id)
+        await audit(c, 'patient.updated', id)
+        const [row] = await ctx.db
+          .update(patients)
+          .set(changes)
+          .where(eq(patients.id, id))
+          .returning(patientColumns)
+        return c.json(row)
+      },
+    )
+    .post(
+      '/',
+      operation({
+        summary: 'Add a patient',
+        description:
+          "Adds a patient to the signed-in user's practice, with a new unsubscribe token. A phone written any common way (`(408) 555-4743`, `+1 408 555 4743`) is stored in E.164 (`+14085554743`) and compared in that form; one that is not a possible number (7 digits without the area code) answers 400.",
+        tag: 'Patients',
+        responses: {
+          201: { description: 'The new patient.', json: PatientSchema },
+          409: 'Another patient of the practice has this e-mail or phone (`details.patient_id` names them).',
+        },
+      }),
+      auth,
+      write,
+      jsonBody(PatientInputSchema),
+      async (c) => {
+        const input = c.req.valid('json')
+        await refuseDuplicate(ctx.db, c.var.user.practice_id, input)
+        const [row] = await ctx.db
+          .insert(patients)
+          .values({
+            ...input,
+            practice_id: c.var.user.practice_id,
+            unsubscribe_id: randomToken(),
+            created_at: ctx.now(),
+          })
+          .returning(patientColumns)
+        if (!row) throw new Error('The patient was not stored')
+        await audit(c, 'patient.created', row.id)
+        // The programme's joining bonus, once per patient (its key makes a retry a no-op), under
+        // the rules as they stand when the patient joins.
+        const { joining_bonus } = await readProgrammeRules(ctx.db, row.practice_id)
+        if (joining_bonus > 0) {
+          const { balance } = await ledger.credit({
+            practiceId: row.practice_id,
+            patientId: row.id,
+            userId: c.var.user.id,
+            kind: 'bonus',
+            points: joining_bonus,
+            sourceType: 'joining',
+            idempotencyKey: `joining-bonus:${row.id}`,
+          })
+          return c.json({ ...row, points: balance }, 201)
+        }
+        return c.json(row, 201)
+      },
+    )
 }
