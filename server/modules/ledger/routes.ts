@@ -6,13 +6,19 @@
 import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import * as v from 'valibot'
-import { AdjustmentInputSchema, ReverseInputSchema } from '#domain/ledger.ts'
+import {
+  AdjustmentInputSchema,
+  LedgerPageSchema,
+  LedgerPostingSchema,
+  ReverseInputSchema,
+} from '#domain/ledger.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import { patients, practices, users } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
+import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
 import { createLedger, type LedgerResult, toAnswer } from './service.ts'
 
 const PageQuerySchema = v.object({
@@ -58,6 +64,26 @@ export function patientLedgerRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .get(
       '/:id/ledger',
+      operation({
+        summary: "Read a patient's points ledger",
+        description:
+          'A page of the ledger entries, newest first, each with the staff member who made it and the entry that reversed it; the balance, its worth at the programme point value, and the points that lapse within 60 days.',
+        tag: 'Points',
+        query: {
+          page: {
+            description: 'Page number, from 1.',
+            schema: { type: 'string', pattern: '^\\d{1,6}$' },
+          },
+          pageSize: {
+            description: 'Entries per page, 1 to 100 (default 25).',
+            schema: { type: 'string', pattern: '^\\d{1,3}$' },
+          },
+        },
+        responses: {
+          200: { description: 'The page of entries and the balance.', json: LedgerPageSchema },
+          404: OTHER_PRACTICE,
+        },
+      }),
       auth,
       requirePermission(ctx, 'patients.read'),
       idParams('id'),
@@ -91,6 +117,17 @@ export function patientLedgerRoutes(ctx: ServerContext) {
     )
     .post(
       '/:id/adjustments',
+      operation({
+        summary: "Adjust a patient's points",
+        description:
+          'Adds or takes points with a reason (Manager, Admin). The idempotency key makes a retry or a double click answer the entry already written. Taking points spends the oldest first and never below 0.',
+        tag: 'Points',
+        responses: {
+          201: { description: 'The entry and the balance after it.', json: LedgerPostingSchema },
+          404: OTHER_PRACTICE,
+          409: 'Not enough points: the balance is N. (or the idempotency key was used for another change)',
+        },
+      }),
       auth,
       requirePermission(ctx, 'points.adjust'),
       idParams('id'),
@@ -118,6 +155,20 @@ export function ledgerRoutes(ctx: ServerContext) {
 
   return new Hono<AppEnv>().post(
     '/:entryId/reverse',
+    operation({
+      summary: 'Reverse a ledger entry',
+      description:
+        'Cancels one entry, once, with a reason (Manager, Admin). An award whose points were spent is refused until the redemption is reversed; a reversed redemption gives its points back to the lots it took them from.',
+      tag: 'Points',
+      responses: {
+        201: {
+          description: 'The reversing entry and the balance after it.',
+          json: LedgerPostingSchema,
+        },
+        404: 'No ledger entry has this id in your practice.',
+        409: 'Already reversed, an expiry or reversal, already redeemed, or already expired.',
+      },
+    }),
     requireAuth(ctx),
     requirePermission(ctx, 'points.adjust'),
     idParams('entryId'),

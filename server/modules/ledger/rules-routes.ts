@@ -8,6 +8,7 @@ import type { Database } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 
 /** The columns of the programme rules on the practice row. */
 const ruleColumns = {
@@ -52,12 +53,30 @@ export async function readProgrammeRules(
 export function programmeRuleRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', anyStaffMember(), async (c) => {
-      c.header('Cache-Control', 'no-store')
-      return c.json(await readProgrammeRules(ctx.db, c.var.user.practice_id))
-    })
+    .get(
+      '/',
+      operation({
+        summary: 'Read the programme rules',
+        description:
+          "The practice's programme rules: what a point is worth (cents), points per dollar for items without their own points, the joining bonus, the months until earned points lapse (0 = never), the redemption size above which the patient's code is needed (0 = always) and the most points one line of a visit earns without a manager's approval.",
+        tag: 'Settings',
+        responses: { 200: { description: 'The rules as they stand.', json: ProgrammeRulesSchema } },
+      }),
+      anyStaffMember(),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        return c.json(await readProgrammeRules(ctx.db, c.var.user.practice_id))
+      },
+    )
     .put(
       '/',
+      operation({
+        summary: 'Change the programme rules',
+        description:
+          'Replaces the six rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
+        tag: 'Settings',
+        responses: { 200: { description: 'The rules as saved.', json: ProgrammeRulesSchema } },
+      }),
       requirePermission(ctx, 'practice.settings'),
       jsonBody(ProgrammeRulesSchema),
       async (c) => {

@@ -1,8 +1,9 @@
 import { type Context, Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import { OFFER_MESSAGES } from '#domain/offers.ts'
+import { OFFER_MESSAGES, OfferAnswerSchema } from '#domain/offers.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError } from '#server/http/errors.ts'
+import { operation, tokenParam } from '#server/openapi/operation.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { claimOfferByToken, offerByToken } from './offer-service.ts'
 
@@ -40,12 +41,45 @@ export function offerLimiter(ctx: ServerContext) {
 export function offerRoutes(ctx: ServerContext) {
   const limit = offerLimiter(ctx)
   return new Hono<AppEnv>()
-    .get('/:token', async (c) => {
-      await limit(c)
-      return c.json(await offerByToken(ctx, c.req.param('token')))
-    })
-    .post('/:token/claim', async (c) => {
-      await limit(c)
-      return c.json(await claimOfferByToken(ctx, c.req.param('token'), ctx.clientIp(c)))
-    })
+    .get(
+      '/:token',
+      operation({
+        summary: "Read the offer of a patient's personal link",
+        description:
+          "The public offer page's call: the offer an e-mailed link names, the practice's name and logo, the patient's first name, and where it stands for the patient (`open`, `claimed`, `redeemed`, `ended`, `unavailable`, with the reason). The random token of the link is the key: no session is needed. Rate-limited per client address.",
+        tag: 'Promotions',
+        public: true,
+        path: { token: tokenParam("The token of the patient's personal offer link.") },
+        responses: {
+          200: { description: 'The offer.', json: OfferAnswerSchema },
+          404: OFFER_MESSAGES.notFound,
+          429: OFFER_MESSAGES.tooMany,
+        },
+      }),
+      async (c) => {
+        await limit(c)
+        return c.json(await offerByToken(ctx, c.req.param('token')))
+      },
+    )
+    .post(
+      '/:token/claim',
+      operation({
+        summary: "Claim the offer of a patient's personal link",
+        description:
+          "The funnel's claimed step, by the patient from the e-mail: claims the offer for the link's patient under the same rules as a claim at the desk (live, total and per-patient limits); a code-only offer needs no code here, the practice sent it to this patient. Claiming again answers the same claimed offer. No session is needed.",
+        tag: 'Promotions',
+        public: true,
+        path: { token: tokenParam("The token of the patient's personal offer link.") },
+        responses: {
+          200: { description: 'The offer, now claimed.', json: OfferAnswerSchema },
+          404: OFFER_MESSAGES.notFound,
+          409: 'The offer has ended, reached its limit, or the patient is archived.',
+          429: OFFER_MESSAGES.tooMany,
+        },
+      }),
+      async (c) => {
+        await limit(c)
+        return c.json(await claimOfferByToken(ctx, c.req.param('token'), ctx.clientIp(c)))
+      },
+    )
 }

@@ -8,13 +8,18 @@
 import { type Context, Hono } from 'hono'
 import type { AuditAction } from '#domain/activity-log.ts'
 import { can } from '#domain/permissions.ts'
+import { PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
   EMPTY_FUNNEL,
+  PROMOTION_MESSAGES,
   PromotionChangeSchema,
   PromotionClaimInputSchema,
+  PromotionDetailSchema,
   PromotionInputSchema,
   PromotionListQuerySchema,
+  PromotionPageSchema,
   PromotionRedeemInputSchema,
+  PromotionRedemptionSchema,
   withoutMoney,
 } from '#domain/promotions.ts'
 import type { AuditDetail } from '#server/audit/audit.ts'
@@ -24,6 +29,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError, badRequest } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { createCheckout } from '#server/modules/visits/index.ts'
+import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import {
   claimPromotion,
   createPromotion,
@@ -95,6 +101,19 @@ export function promotionRoutes(ctx: ServerContext) {
       // The spec's funnel steps first, so that `claimed` and `redeemed` are never read as ids.
       .put(
         '/claimed/:promo',
+        operation({
+          summary: 'Claim an offer for a patient',
+          description:
+            "The claimed step of the funnel: a live offer, within its total and per-patient limits (checked under the offer's row lock, so concurrent claims cannot pass them), with its `code` when the offer is code-only. A patient who already holds an open claim gets it back. The claim keeps the offer's terms as they are now (`title`, `points_cost`, `bonus_points`, `ends_at`). `promo` in the body, when given, must be the promotion of the path. Audited.",
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The claim.', json: PatientPromotionSchema },
+            403: PROMOTION_MESSAGES.codeNeeded,
+            404: 'No promotion or patient has this id.',
+            409: 'The offer is not live, has reached its limit, or the patient reached the limit per patient.',
+            422: PROMOTION_MESSAGES.codeWrong,
+          },
+        }),
         requirePermission(ctx, 'patients.write'),
         idParams('promo'),
         jsonBody(PromotionClaimInputSchema),
@@ -123,6 +142,23 @@ export function promotionRoutes(ctx: ServerContext) {
       )
       .put(
         '/redeemed/:promo',
+        operation({
+          summary: "Redeem a patient's claimed offer",
+          description:
+            "The redeemed step of the funnel, through the ledger exactly once: the claim's points cost is taken and its bonus given, as `POST /patients/{id}/redemptions` does (the patient's code above the programme's threshold, or a manager's override with a reason). `idempotencyKey` defaults to one per claim, so a repeat answers the same redemption. Audited.",
+          tag: 'Promotions',
+          responses: {
+            200: {
+              description: 'The redeemed claim and its entries.',
+              json: PromotionRedemptionSchema,
+            },
+            403: "The patient's code is needed, or an override needs a manager.",
+            404: 'No promotion or patient has this id.',
+            409: 'The offer is not claimed, already redeemed, its claim has expired, the balance is too low, or the patient was merged into another record.',
+            422: 'The code is wrong, used or expired.',
+            429: TOO_MANY,
+          },
+        }),
         requirePermission(ctx, 'redeem.withCode'),
         idParams('promo'),
         jsonBody(PromotionRedeemInputSchema),
@@ -167,53 +203,184 @@ export function promotionRoutes(ctx: ServerContext) {
           })
         },
       )
-      .get('/', requirePermission(ctx, 'patients.read'), async (c) => {
-        const query = parseOr400(PromotionListQuerySchema, c.req.query())
-        const page = await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now())
-        // Money (the funnel's revenue) only for those who may see it (issue 28).
-        const money = can(c.var.user.access_rights, 'reports.money')
-        return c.json({ ...page, data: page.data.map((offer) => withoutMoney(offer, money)) })
-      })
-      .post('/', manage, jsonBody(PromotionInputSchema), async (c) => {
-        const now = ctx.now()
-        const row = await createPromotion(ctx.db, c.var.user, c.req.valid('json'), now)
-        await audit(c, 'promotion.created', { promotion_id: row.id, title: row.title })
-        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, row.id, now), 201)
-      })
-      .get('/:id', requirePermission(ctx, 'patients.read'), idParams('id'), async (c) => {
-        const { id } = c.req.valid('param')
-        const offer = await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now())
-        return c.json(withoutMoney(offer, can(c.var.user.access_rights, 'reports.money')))
-      })
-      .put('/:id', manage, idParams('id'), jsonBody(PromotionChangeSchema), async (c) => {
-        const { id } = c.req.valid('param')
-        const now = ctx.now()
-        const { row, fields } = await updatePromotion(
-          ctx.db,
-          c.var.user.practice_id,
-          id,
-          c.req.valid('json'),
-          now,
-        )
-        if (fields.length > 0) {
-          await audit(c, 'promotion.updated', {
-            promotion_id: id,
-            title: row.title,
-            fields: fields.join(','),
-          })
-        }
-        return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, now))
-      })
-      .delete('/:id', manage, idParams('id'), async (c) => {
-        const { id } = c.req.valid('param')
-        const now = ctx.now()
-        const row = await deletePromotion(ctx.db, c.var.user.practice_id, id, now)
-        await audit(c, 'promotion.deleted', { promotion_id: id, title: row.title })
-        return c.json(promotionAnswer(row, EMPTY_FUNNEL, now))
-      })
-      .post('/:id/publish', ...transition('publish'))
-      .post('/:id/end', ...transition('end'))
-      .post('/:id/duplicate', ...transition('duplicate'))
-      .post('/:id/archive', ...transition('archive'))
+      .get(
+        '/',
+        operation({
+          summary: 'List offers',
+          description:
+            "A page of the practice's offers (one `status`, or all), latest start first, each with its funnel: sent, claimed, redeemed, expired, the redemption rate and the revenue of the visits where it was redeemed (cents).",
+          tag: 'Promotions',
+          query: PromotionListQuerySchema,
+          responses: {
+            200: { description: 'The page and the total.', json: PromotionPageSchema },
+            400: 'A query parameter is not valid.',
+          },
+        }),
+        requirePermission(ctx, 'patients.read'),
+        async (c) => {
+          const query = parseOr400(PromotionListQuerySchema, c.req.query())
+          const page = await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now())
+          // Money (the funnel's revenue) only for those who may see it (issue 28).
+          const money = can(c.var.user.access_rights, 'reports.money')
+          return c.json({ ...page, data: page.data.map((offer) => withoutMoney(offer, money)) })
+        },
+      )
+      .post(
+        '/',
+        operation({
+          summary: 'Create an offer',
+          description:
+            "A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, a code for a code-only offer, and its value (issue 28): `discount_cents` (an amount off a visit, once, never below $0) or `discount_percent` (1 to 100, off each matching line), not both, for `procedure_ids` (the practice's procedures; empty = any procedure). Manager, Admin. Audited.",
+          tag: 'Promotions',
+          responses: {
+            201: { description: 'The draft.', json: PromotionDetailSchema },
+          },
+        }),
+        manage,
+        jsonBody(PromotionInputSchema),
+        async (c) => {
+          const now = ctx.now()
+          const row = await createPromotion(ctx.db, c.var.user, c.req.valid('json'), now)
+          await audit(c, 'promotion.created', { promotion_id: row.id, title: row.title })
+          return c.json(await readPromotion(ctx.db, c.var.user.practice_id, row.id, now), 201)
+        },
+      )
+      .get(
+        '/:id',
+        operation({
+          summary: 'Read an offer',
+          description: 'The offer, its status and its funnel.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+          },
+        }),
+        requirePermission(ctx, 'patients.read'),
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const offer = await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now())
+          return c.json(withoutMoney(offer, can(c.var.user.access_rights, 'reports.money')))
+        },
+      )
+      .put(
+        '/:id',
+        operation({
+          summary: 'Change an offer',
+          description:
+            'A draft or scheduled offer changes freely; a live one only its title, description, end and limits. Claims keep the terms they were made with. Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+            409: 'The offer is ended or archived, or the field cannot change while it is live.',
+          },
+        }),
+        manage,
+        idParams('id'),
+        jsonBody(PromotionChangeSchema),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const now = ctx.now()
+          const { row, fields } = await updatePromotion(
+            ctx.db,
+            c.var.user.practice_id,
+            id,
+            c.req.valid('json'),
+            now,
+          )
+          if (fields.length > 0) {
+            await audit(c, 'promotion.updated', {
+              promotion_id: id,
+              title: row.title,
+              fields: fields.join(','),
+            })
+          }
+          return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, now))
+        },
+      )
+      .delete(
+        '/:id',
+        operation({
+          summary: 'Delete a draft',
+          description:
+            'Only a draft nobody claimed; a claimed offer is archived instead, so that its history stays. Answers the deleted offer. Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The deleted offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+            409: PROMOTION_MESSAGES.deleteClaimed,
+          },
+        }),
+        manage,
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const now = ctx.now()
+          const row = await deletePromotion(ctx.db, c.var.user.practice_id, id, now)
+          await audit(c, 'promotion.deleted', { promotion_id: id, title: row.title })
+          return c.json(promotionAnswer(row, EMPTY_FUNNEL, now))
+        },
+      )
+      .post(
+        '/:id/publish',
+        operation({
+          summary: 'Publish an offer',
+          description:
+            'A draft becomes Scheduled (before its start) or Live. Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+            409: 'Only a draft whose end has not passed can be published.',
+          },
+        }),
+        ...transition('publish'),
+      )
+      .post(
+        '/:id/end',
+        operation({
+          summary: 'End an offer',
+          description:
+            'A scheduled or live offer ends now: no more claims; open claims expire. Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+            409: PROMOTION_MESSAGES.endNotRunning,
+          },
+        }),
+        ...transition('end'),
+      )
+      .post(
+        '/:id/duplicate',
+        operation({
+          summary: 'Duplicate an offer',
+          description:
+            'A new draft with the same terms (dates that have passed are left empty). Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            201: { description: 'The new draft.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+          },
+        }),
+        ...transition('duplicate'),
+      )
+      .post(
+        '/:id/archive',
+        operation({
+          summary: 'Archive an offer',
+          description:
+            'A draft or an ended offer is put away; its claims and funnel stay. Manager, Admin. Audited.',
+          tag: 'Promotions',
+          responses: {
+            200: { description: 'The offer.', json: PromotionDetailSchema },
+            404: 'No promotion has this id.',
+            409: PROMOTION_MESSAGES.archiveRunning,
+          },
+        }),
+        ...transition('archive'),
+      )
   )
 }

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { SEND_MESSAGES } from '#domain/offers.ts'
+import { PromotionSendAnswerSchema, SEND_MESSAGES } from '#domain/offers.ts'
 import { promotionStatus } from '#domain/promotions.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
@@ -7,6 +7,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { conflict } from '#server/http/errors.ts'
 import { idParams } from '#server/http/validate.ts'
 import { readMailPractice } from '#server/modules/patient-mail/index.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { queueOfferSends } from './send-service.ts'
 import { offerValueText, promotionOf, readPromotion } from './service.ts'
 
@@ -20,6 +21,20 @@ import { offerValueText, promotionOf, readPromotion } from './service.ts'
 export function promotionSendRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>().post(
     '/:id/send',
+    operation({
+      summary: 'Send a live offer to patients',
+      description:
+        "Send to patients: queues the offer's e-mail, with a personal link to the public offer page, for every patient of the practice with an e-mail, subscribed and not archived, who was not sent it before. The request queues them in one transaction and answers at once; the worker sends them. `queued` says how many this send reached. Manager, Admin. Audited.",
+      tag: 'Promotions',
+      responses: {
+        200: {
+          description: 'The offer with its funnel, and `queued`.',
+          json: PromotionSendAnswerSchema,
+        },
+        404: 'No promotion has this id.',
+        409: SEND_MESSAGES.notLive,
+      },
+    }),
     requireAuth(ctx),
     requirePermission(ctx, 'promotions.manage'),
     idParams('id'),

@@ -10,6 +10,7 @@ import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import {
   type ActivityEvent,
+  ActivityPageSchema,
   type ActivityQuery,
   ActivityQuerySchema,
   activityRange,
@@ -22,6 +23,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import type { Database } from '#server/db/client.ts'
 import { auditEvents, ledgerEntries, patients, users } from '#server/db/schema.ts'
 import { parseOr400 } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 
 /** Events read per query of the CSV export. */
 const EXPORT_PAGE_SIZE = 500
@@ -170,108 +172,138 @@ export function activityLogRoutes(ctx: ServerContext) {
   const read = requirePermission(ctx, 'activity.read')
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', read, async (c) => {
-      const user = c.var.user
-      const query = parseOr400(ActivityQuerySchema, c.req.query())
-      // Opening the log (its first page, whatever the filter) is on record first, so the page
-      // shown includes it. Turning pages is not: a new event on top would shift every page by one.
-      if (query.page === 1) {
+    .get(
+      '/',
+      operation({
+        summary: 'Read the activity log',
+        description:
+          "A page of the practice's audit events, newest first, each in words (`summary`), filtered by the person who acted (`actor`, a user id), the `action`, and `from` and `to` (a day `YYYY-MM-DD` in UTC, `to` inclusive; or an ISO instant, `to` exclusive, for the bounds of a local day). Names are read when the log is shown: the trail itself keeps ids only. Opening the log (its first page) is itself recorded; turning pages is not, so pages do not shift. Admin.",
+        tag: 'Settings',
+        query: ActivityQuerySchema,
+        responses: {
+          200: { description: 'The page and the total that match.', json: ActivityPageSchema },
+          400: 'A query parameter is not valid (a known action, dates as YYYY-MM-DD, the start not after the end).',
+        },
+      }),
+      read,
+      async (c) => {
+        const user = c.var.user
+        const query = parseOr400(ActivityQuerySchema, c.req.query())
+        // Opening the log (its first page, whatever the filter) is on record first, so the page
+        // shown includes it. Turning pages is not: a new event on top would shift every page by one.
+        if (query.page === 1) {
+          await ctx.audit.record({
+            action: 'activity.viewed',
+            userId: user.id,
+            practiceId: user.practice_id,
+            ip: ctx.clientIp(c),
+            details: {
+              actor: query.actor ?? null,
+              filter_action: query.action ?? null,
+              from: query.from ?? null,
+              to: query.to ?? null,
+            },
+          })
+        }
+        const rows = await ctx.db
+          .select({ ...eventColumns, total: sql<number>`count(*) over ()`.as('total') })
+          .from(auditEvents)
+          .where(and(...conditions(user.practice_id, query)))
+          .orderBy(desc(auditEvents.id))
+          .limit(query.pageSize)
+          .offset((query.page - 1) * query.pageSize)
+        let total = Number(rows[0]?.total ?? 0)
+        if (rows.length === 0 && query.page > 1) {
+          // Past the last page the window count has no row to ride on.
+          const [count] = await ctx.db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(auditEvents)
+            .where(and(...conditions(user.practice_id, query)))
+          total = count?.n ?? 0
+        }
+        return c.json({
+          data: await describe(ctx.db, user.practice_id, rows),
+          total,
+          page: query.page,
+          pageSize: query.pageSize,
+        })
+      },
+    )
+    .get(
+      '/export.csv',
+      operation({
+        summary: 'Export the activity log as CSV',
+        description:
+          'The events the same filter selects, newest first, streamed a page at a time, each with its sentence. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Admin.',
+        tag: 'Settings',
+        query: ActivityQuerySchema,
+        responses: {
+          200: { description: 'The CSV file (attachment).', media: ['text/csv'] },
+          400: 'A query parameter is not valid.',
+        },
+      }),
+      read,
+      async (c) => {
+        const user = c.var.user
+        const query = parseOr400(ActivityQuerySchema, c.req.query())
         await ctx.audit.record({
-          action: 'activity.viewed',
+          action: 'report.exported',
           userId: user.id,
           practiceId: user.practice_id,
           ip: ctx.clientIp(c),
-          details: {
-            actor: query.actor ?? null,
-            filter_action: query.action ?? null,
-            from: query.from ?? null,
-            to: query.to ?? null,
+          details: { report: 'activity' },
+        })
+        const encoder = new TextEncoder()
+        // Newest first by keyset (`id < last`), a page at a time, as the other exports do.
+        let before: number | undefined
+        let started = false
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (!started) {
+              started = true
+              controller.enqueue(encoder.encode(csvRow(ACTIVITY_COLUMNS)))
+              return
+            }
+            const where = conditions(user.practice_id, query)
+            if (before !== undefined) where.push(lt(auditEvents.id, before))
+            const rows = await ctx.db
+              .select(eventColumns)
+              .from(auditEvents)
+              .where(and(...where))
+              .orderBy(desc(auditEvents.id))
+              .limit(EXPORT_PAGE_SIZE)
+            if (rows.length === 0) {
+              controller.close()
+              return
+            }
+            const events = await describe(ctx.db, user.practice_id, rows)
+            controller.enqueue(
+              encoder.encode(
+                events
+                  .map((e) =>
+                    csvRow([
+                      e.id,
+                      e.created_at,
+                      e.action,
+                      e.summary,
+                      e.actor?.id ?? null,
+                      e.actor ? `${e.actor.first_name} ${e.actor.last_name}`.trim() : null,
+                      e.patient_id,
+                      e.ip,
+                    ]),
+                  )
+                  .join(''),
+              ),
+            )
+            before = rows[rows.length - 1]?.id
+            if (rows.length < EXPORT_PAGE_SIZE) controller.close()
           },
         })
-      }
-      const rows = await ctx.db
-        .select({ ...eventColumns, total: sql<number>`count(*) over ()`.as('total') })
-        .from(auditEvents)
-        .where(and(...conditions(user.practice_id, query)))
-        .orderBy(desc(auditEvents.id))
-        .limit(query.pageSize)
-        .offset((query.page - 1) * query.pageSize)
-      let total = Number(rows[0]?.total ?? 0)
-      if (rows.length === 0 && query.page > 1) {
-        // Past the last page the window count has no row to ride on.
-        const [count] = await ctx.db
-          .select({ n: sql<number>`count(*)::int` })
-          .from(auditEvents)
-          .where(and(...conditions(user.practice_id, query)))
-        total = count?.n ?? 0
-      }
-      return c.json({
-        data: await describe(ctx.db, user.practice_id, rows),
-        total,
-        page: query.page,
-        pageSize: query.pageSize,
-      })
-    })
-    .get('/export.csv', read, async (c) => {
-      const user = c.var.user
-      const query = parseOr400(ActivityQuerySchema, c.req.query())
-      await ctx.audit.record({
-        action: 'report.exported',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { report: 'activity' },
-      })
-      const encoder = new TextEncoder()
-      // Newest first by keyset (`id < last`), a page at a time, as the other exports do.
-      let before: number | undefined
-      let started = false
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (!started) {
-            started = true
-            controller.enqueue(encoder.encode(csvRow(ACTIVITY_COLUMNS)))
-            return
-          }
-          const where = conditions(user.practice_id, query)
-          if (before !== undefined) where.push(lt(auditEvents.id, before))
-          const rows = await ctx.db
-            .select(eventColumns)
-            .from(auditEvents)
-            .where(and(...where))
-            .orderBy(desc(auditEvents.id))
-            .limit(EXPORT_PAGE_SIZE)
-          if (rows.length === 0) {
-            controller.close()
-            return
-          }
-          const events = await describe(ctx.db, user.practice_id, rows)
-          controller.enqueue(
-            encoder.encode(
-              events
-                .map((e) =>
-                  csvRow([
-                    e.id,
-                    e.created_at,
-                    e.action,
-                    e.summary,
-                    e.actor?.id ?? null,
-                    e.actor ? `${e.actor.first_name} ${e.actor.last_name}`.trim() : null,
-                    e.patient_id,
-                    e.ip,
-                  ]),
-                )
-                .join(''),
-            ),
-          )
-          before = rows[rows.length - 1]?.id
-          if (rows.length < EXPORT_PAGE_SIZE) controller.close()
-        },
-      })
-      return c.body(body, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="activity-${ctx.now().toISOString().slice(0, 10)}.csv"`,
-        'Cache-Control': 'no-store',
-      })
-    })
+        return c.body(body, 200, {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': `attachment; filename="activity-${ctx.now().toISOString().slice(0, 10)}.csv"`,
+          'Cache-Control': 'no-store',
+        })
+      },
+    )
 }

@@ -20,12 +20,15 @@ import {
   LIABILITY_LABELS,
   LIABILITY_LINES,
   type LiabilityReport,
+  LiabilityReportSchema,
   monthStart,
   periodDays,
   REPORT_MAX_DAYS,
   REPORT_MESSAGES,
   ReportPeriodQuerySchema,
+  ReportSummarySchema,
   WORKLIST_PAGE_SIZE,
+  WorklistPageSchema,
   WorklistQuerySchema,
 } from '#domain/reports.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
@@ -34,6 +37,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ledgerEntries, patients, users } from '#server/db/schema.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { parseOr400 } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { liabilityReport, reportSummary, worklistPage } from './service.ts'
 
 /** Rows read per query. */
@@ -138,150 +142,235 @@ export function reportRoutes(ctx: ServerContext) {
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/summary', requirePermission(ctx, 'patients.read'), async (c) => {
-      const user = c.var.user
-      const now = ctx.now()
-      const period = reportPeriod(c.req.query(), now)
-      const summary = await reportSummary(ctx.db, {
-        practiceId: user.practice_id,
-        ...period,
-        now,
-        money: can(user.access_rights, 'reports.money'),
-      })
-      c.header('Cache-Control', 'no-store')
-      return c.json(summary)
-    })
-    .get('/worklist', requirePermission(ctx, 'patients.read'), async (c) => {
-      const query = parseOr400(WorklistQuerySchema, c.req.query())
-      const page = query.page ?? 1
-      const pageSize = query.pageSize ?? WORKLIST_PAGE_SIZE
-      const found = await worklistPage(ctx.db, {
-        practiceId: c.var.user.practice_id,
-        list: query.list,
-        page,
-        pageSize,
-        now: ctx.now(),
-      })
-      c.header('Cache-Control', 'no-store')
-      return c.json({ list: query.list, ...found, page, pageSize })
-    })
-    .get('/liability', requirePermission(ctx, 'reports.money'), async (c) => {
-      const period = reportPeriod(c.req.query(), ctx.now())
-      const report = await liabilityReport(ctx.db, {
-        practiceId: c.var.user.practice_id,
-        ...period,
-      })
-      c.header('Cache-Control', 'no-store')
-      return c.json(report)
-    })
-    .get('/liability.csv', requirePermission(ctx, 'reports.money'), async (c) => {
-      const user = c.var.user
-      const period = reportPeriod(c.req.query(), ctx.now())
-      const report = await liabilityReport(ctx.db, { practiceId: user.practice_id, ...period })
-      await ctx.audit.record({
-        action: 'report.exported',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { report: 'liability' },
-      })
-      return c.body(liabilityCsv(report), 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="liability-${period.from}-to-${period.to}.csv"`,
-        'Cache-Control': 'no-store',
-      })
-    })
-    .get('/patients.csv', requirePermission(ctx, 'reports.money'), async (c) => {
-      const user = c.var.user
-      await ctx.audit.record({
-        action: 'report.exported',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { report: 'patients' },
-      })
-      const body = csvStream(PATIENT_COLUMNS, async (after) => {
-        const rows = await ctx.db
-          .select()
-          .from(patients)
-          .where(and(eq(patients.practice_id, user.practice_id), gt(patients.id, after)))
-          .orderBy(asc(patients.id))
-          .limit(EXPORT_PAGE_SIZE)
-        return rows.map((p) => ({
-          id: p.id,
-          cells: [
-            p.id,
-            p.first_name,
-            p.last_name,
-            p.email,
-            // As people write it ("(408) 555-4743"): a sheet keeps it as text, with no formula
-            // guard's apostrophe, and an import reads it back as the same E.164 number.
-            formatPhone(p.phone) || null,
-            p.birth_date,
-            p.points,
-            p.email_subscription,
-            p.sms_subscription,
-            p.archived_at !== null,
-            p.last_visit_at,
-            p.created_at,
-          ],
-        }))
-      })
-      return c.body(body, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': attachment('patients'),
-        'Cache-Control': 'no-store',
-      })
-    })
-    .get('/ledger.csv', requirePermission(ctx, 'reports.money'), async (c) => {
-      const user = c.var.user
-      await ctx.audit.record({
-        action: 'report.exported',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { report: 'ledger' },
-      })
-      const body = csvStream(LEDGER_COLUMNS, async (after) => {
-        const rows = await ctx.db
-          .select({
-            entry: ledgerEntries,
-            first_name: patients.first_name,
-            last_name: patients.last_name,
-            author_first: users.first_name,
-            author_last: users.last_name,
-          })
-          .from(ledgerEntries)
-          .innerJoin(patients, eq(patients.id, ledgerEntries.patient_id))
-          .leftJoin(users, eq(users.id, ledgerEntries.created_by))
-          .where(and(eq(ledgerEntries.practice_id, user.practice_id), gt(ledgerEntries.id, after)))
-          .orderBy(asc(ledgerEntries.id))
-          .limit(EXPORT_PAGE_SIZE)
-        return rows.map(({ entry: e, ...r }) => ({
-          id: e.id,
-          cells: [
-            e.id,
-            e.created_at,
-            e.patient_id,
-            r.first_name,
-            r.last_name,
-            e.kind,
-            e.points,
-            e.balance_after,
-            e.source_type,
-            e.source_id,
-            e.reason,
-            e.expires_at,
-            e.reverses_id,
-            e.created_by,
-            r.author_first ? `${r.author_first} ${r.author_last ?? ''}`.trim() : null,
-          ],
-        }))
-      })
-      return c.body(body, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': attachment('ledger'),
-        'Cache-Control': 'no-store',
-      })
-    })
+    .get(
+      '/summary',
+      operation({
+        summary: "The dashboard's numbers",
+        description: `The tiles for the period \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days), each with the same figure for the period of the same length just before: patients and new patients, points outstanding, earned (earn and bonus), redeemed, expired and adjusted, each net of the reversals posted in the period (an undone visit is not earned), so that outstanding at the start + earned − redeemed − expired + adjusted = outstanding at the end; offers claimed and redeemed, today's appointments booked and completed (against yesterday). Then the 12 months ending with the period's month (points earned, redeemed, expired, net of reversals; new patients) and the funnel (claimed, redeemed) of each live offer. Computed in the database. The money fields (\`liability_cents\`, \`point_value_cents\`) only for a Manager or an Admin; absent for Staff.`,
+        tag: 'Reports',
+        query: ReportPeriodQuerySchema,
+        responses: {
+          200: {
+            description: 'The tiles, the months and the live offers.',
+            json: ReportSummarySchema,
+          },
+          400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+        },
+      }),
+      requirePermission(ctx, 'patients.read'),
+      async (c) => {
+        const user = c.var.user
+        const now = ctx.now()
+        const period = reportPeriod(c.req.query(), now)
+        const summary = await reportSummary(ctx.db, {
+          practiceId: user.practice_id,
+          ...period,
+          now,
+          money: can(user.access_rights, 'reports.money'),
+        })
+        c.header('Cache-Control', 'no-store')
+        return c.json(summary)
+      },
+    )
+    .get(
+      '/worklist',
+      operation({
+        summary: "A page of the dashboard's worklist",
+        description:
+          "One of four lists, paged (`pageSize` up to 100, default 10) with its total: `expiring` (patients whose points lapse in the next 30 days: the points and the first day), `lapsing` (patients with points and no visit for 90 days: the balance and the last visit), `offers-ending` (claimed offers that end within 7 days: the offer and its end), `appointments` (today's appointments not yet completed: the time and the procedure). Archived patients are left out.",
+        tag: 'Reports',
+        query: WorklistQuerySchema,
+        responses: {
+          200: { description: 'The page.', json: WorklistPageSchema },
+          400: 'The list is unknown, or the page or page size is not a whole number in range.',
+        },
+      }),
+      requirePermission(ctx, 'patients.read'),
+      async (c) => {
+        const query = parseOr400(WorklistQuerySchema, c.req.query())
+        const page = query.page ?? 1
+        const pageSize = query.pageSize ?? WORKLIST_PAGE_SIZE
+        const found = await worklistPage(ctx.db, {
+          practiceId: c.var.user.practice_id,
+          list: query.list,
+          page,
+          pageSize,
+          now: ctx.now(),
+        })
+        c.header('Cache-Control', 'no-store')
+        return c.json({ list: query.list, ...found, page, pageSize })
+      },
+    )
+    .get(
+      '/liability',
+      operation({
+        summary: 'The points liability report',
+        description: `For \`from\`..\`to\` (UTC days, both included; by default this month so far, at most ${REPORT_MAX_DAYS} days): the opening balance of all patients, the points earned, given as bonus, adjusted, redeemed, expired and reversed in the period and the closing balance, each also in cents at the programme's point value. Every movement carries its effect on the balance (redeemed and expired negative, adjusted and reversed either way), so opening + earned + bonus + adjusted + redeemed + expired + reversed = closing, exactly; the closing balance of a period ending today is the sum of all balances. Manager, Admin.`,
+        tag: 'Reports',
+        query: ReportPeriodQuerySchema,
+        responses: {
+          200: { description: 'The report.', json: LiabilityReportSchema },
+          400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+        },
+      }),
+      requirePermission(ctx, 'reports.money'),
+      async (c) => {
+        const period = reportPeriod(c.req.query(), ctx.now())
+        const report = await liabilityReport(ctx.db, {
+          practiceId: c.var.user.practice_id,
+          ...period,
+        })
+        c.header('Cache-Control', 'no-store')
+        return c.json(report)
+      },
+    )
+    .get(
+      '/liability.csv',
+      operation({
+        summary: 'Export the liability report as CSV',
+        description:
+          'The liability report of `from`..`to` as the lines `line, points, dollars`, for the accountant. Audited. Manager, Admin.',
+        tag: 'Reports',
+        query: ReportPeriodQuerySchema,
+        responses: {
+          200: { description: 'The CSV file (attachment).', media: ['text/csv'] },
+          400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+        },
+      }),
+      requirePermission(ctx, 'reports.money'),
+      async (c) => {
+        const user = c.var.user
+        const period = reportPeriod(c.req.query(), ctx.now())
+        const report = await liabilityReport(ctx.db, { practiceId: user.practice_id, ...period })
+        await ctx.audit.record({
+          action: 'report.exported',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { report: 'liability' },
+        })
+        return c.body(liabilityCsv(report), 200, {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': `attachment; filename="liability-${period.from}-to-${period.to}.csv"`,
+          'Cache-Control': 'no-store',
+        })
+      },
+    )
+    .get(
+      '/patients.csv',
+      operation({
+        summary: 'Export the patients as CSV',
+        description:
+          'Every patient of the practice (archived ones too), streamed a page at a time: contact details (phones formatted for their country, e.g. (408) 555-4743), balance, subscriptions, last visit. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.',
+        tag: 'Reports',
+        responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+      }),
+      requirePermission(ctx, 'reports.money'),
+      async (c) => {
+        const user = c.var.user
+        await ctx.audit.record({
+          action: 'report.exported',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { report: 'patients' },
+        })
+        const body = csvStream(PATIENT_COLUMNS, async (after) => {
+          const rows = await ctx.db
+            .select()
+            .from(patients)
+            .where(and(eq(patients.practice_id, user.practice_id), gt(patients.id, after)))
+            .orderBy(asc(patients.id))
+            .limit(EXPORT_PAGE_SIZE)
+          return rows.map((p) => ({
+            id: p.id,
+            cells: [
+              p.id,
+              p.first_name,
+              p.last_name,
+              p.email,
+              // As people write it ("(408) 555-4743"): a sheet keeps it as text, with no formula
+              // guard's apostrophe, and an import reads it back as the same E.164 number.
+              formatPhone(p.phone) || null,
+              p.birth_date,
+              p.points,
+              p.email_subscription,
+              p.sms_subscription,
+              p.archived_at !== null,
+              p.last_visit_at,
+              p.created_at,
+            ],
+          }))
+        })
+        return c.body(body, 200, {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': attachment('patients'),
+          'Cache-Control': 'no-store',
+        })
+      },
+    )
+    .get(
+      '/ledger.csv',
+      operation({
+        summary: 'Export the points ledger as CSV',
+        description:
+          "Every ledger entry of the practice, oldest first, streamed a page at a time, with the patient's name and the staff member. Cells a spreadsheet would run as formulas start with an apostrophe. Audited. Manager, Admin.",
+        tag: 'Reports',
+        responses: { 200: { description: 'The CSV file (attachment).', media: ['text/csv'] } },
+      }),
+      requirePermission(ctx, 'reports.money'),
+      async (c) => {
+        const user = c.var.user
+        await ctx.audit.record({
+          action: 'report.exported',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { report: 'ledger' },
+        })
+        const body = csvStream(LEDGER_COLUMNS, async (after) => {
+          const rows = await ctx.db
+            .select({
+              entry: ledgerEntries,
+              first_name: patients.first_name,
+              last_name: patients.last_name,
+              author_first: users.first_name,
+              author_last: users.last_name,
+            })
+            .from(ledgerEntries)
+            .innerJoin(patients, eq(patients.id, ledgerEntries.patient_id))
+            .leftJoin(users, eq(users.id, ledgerEntries.created_by))
+            .where(
+              and(eq(ledgerEntries.practice_id, user.practice_id), gt(ledgerEntries.id, after)),
+            )
+            .orderBy(asc(ledgerEntries.id))
+            .limit(EXPORT_PAGE_SIZE)
+          return rows.map(({ entry: e, ...r }) => ({
+            id: e.id,
+            cells: [
+              e.id,
+              e.created_at,
+              e.patient_id,
+              r.first_name,
+              r.last_name,
+              e.kind,
+              e.points,
+              e.balance_after,
+              e.source_type,
+              e.source_id,
+              e.reason,
+              e.expires_at,
+              e.reverses_id,
+              e.created_by,
+              r.author_first ? `${r.author_first} ${r.author_last ?? ''}`.trim() : null,
+            ],
+          }))
+        })
+        return c.body(body, 200, {
+          'Content-Type': 'text/csv; charset=utf-8',
+          'Content-Disposition': attachment('ledger'),
+          'Cache-Control': 'no-store',
+        })
+      },
+    )
 }
