@@ -24,12 +24,7 @@ import {
   patientLedgerRoutes,
   programmeRuleRoutes,
 } from '#server/modules/ledger/index.ts'
-import {
-  activityRoutes,
-  patientImportRoutes,
-  patientMergeRoutes,
-  patientRoutes,
-} from '#server/modules/patients/index.ts'
+import { activityRoutes, patientRoutes } from '#server/modules/patients/index.ts'
 import {
   personnelRegisterRoutes,
   personnelRoutes,
@@ -50,7 +45,6 @@ import {
   oneClickUnsubscribeRoutes,
   patientPageRoutes,
   promotionRoutes,
-  promotionSendRoutes,
 } from '#server/modules/promotions/index.ts'
 import { activityLogRoutes, reportRoutes } from '#server/modules/reports/index.ts'
 import { signUpRoutes, testTokenRoutes } from '#server/modules/sign-up/index.ts'
@@ -301,8 +295,6 @@ export function createApp(deps: AppDeps) {
   api.route('/practice/subscription', subscriptionRoutes(ctx))
   api.route('/practice', practiceRoutes(ctx))
   api.route('/practice', practiceDetailRoutes(ctx))
-  api.route('/patients/import', patientImportRoutes(ctx))
-  api.route('/patients', patientMergeRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
   api.route('/ledger', ledgerRoutes(ctx))
@@ -315,7 +307,6 @@ export function createApp(deps: AppDeps) {
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
   api.route('/users', avatarRoutes(ctx))
-  api.route('/promotions', promotionSendRoutes(ctx))
   // The public offer page's calls (issue 18): the personal link's token is the key.
   api.route('/offers', offerRoutes(ctx))
   api.route('/users', userRoutes(ctx))

@@ -175,7 +175,7 @@ const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) }
  * `all/by-practice/{id}` is every patient; `all/by-practice/converted/{id}` every converted one.
  * `PUT /unsubscribe/{token}` needs no session: the random token of the e-mailed link is the key.
  */
-export function patientRoutes(ctx: ServerContext) {
+export function patientRecordRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
   const ledger = createLedger({ db: ctx.db, now: ctx.now })
   const read = requirePermission(ctx, 'patients.read')

@@ -57,7 +57,7 @@ const ACTION_AUDIT: Record<PromotionAction, AuditAction> = {
   archive: 'promotion.archived',
 }
 
-export function promotionRoutes(ctx: ServerContext) {
+export function promotionLifeRoutes(ctx: ServerContext) {
   const checkout = createCheckout({
     db: ctx.db,
     now: ctx.now,
