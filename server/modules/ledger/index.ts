@@ -1,5 +1,6 @@
+export { readProgrammeRules } from './queries.ts'
 export { ledgerRoutes, patientLedgerRoutes } from './routes.ts'
-export { programmeRuleRoutes, readProgrammeRules } from './rules-routes.ts'
+export { programmeRuleRoutes } from './rules-routes.ts'
 export {
   createLedger,
   type Ledger,

@@ -3,7 +3,6 @@
  * reversals. Every change goes through server/modules/ledger/service.ts, carries an idempotency key and
  * is written to the audit trail (who, which patient id, how many points; never a personal value).
  */
-import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import {
@@ -15,10 +14,10 @@ import {
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import { patients, practices, users } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
+import { entryAuthor, patientBalance, pointValueCents } from './queries.ts'
 import { createLedger, type LedgerResult, toAnswer } from './service.ts'
 
 const PageQuerySchema = v.object({
@@ -48,10 +47,7 @@ const EXPIRING_SOON_DAYS = 60
 
 /** The patient of the user's practice, or 404 (another practice's id reads as unknown). */
 async function ownPatient(ctx: ServerContext, user: AuthUser, id: number) {
-  const [row] = await ctx.db
-    .select({ id: patients.id, practice_id: patients.practice_id, points: patients.points })
-    .from(patients)
-    .where(eq(patients.id, id))
+  const row = await patientBalance(ctx.db, id)
   if (!row || row.practice_id !== user.practice_id) throw notFound('Patient not found.')
   return row
 }
@@ -91,13 +87,10 @@ export function patientLedgerRoutes(ctx: ServerContext) {
         const { id } = c.req.valid('param')
         const patient = await ownPatient(ctx, c.var.user, id)
         const query = parseOr400(PageQuerySchema, c.req.query())
-        const [page, lots, [practice]] = await Promise.all([
+        const [page, lots, pointValue] = await Promise.all([
           ledger.history(c.var.user.practice_id, patient.id, query),
           ledger.lots(patient.id),
-          ctx.db
-            .select({ point_value_cents: practices.point_value_cents })
-            .from(practices)
-            .where(eq(practices.id, c.var.user.practice_id)),
+          pointValueCents(ctx.db, c.var.user.practice_id),
         ])
         const horizon = ctx.now().getTime() + EXPIRING_SOON_DAYS * 86_400_000
         const expiringSoon = lots
@@ -110,7 +103,7 @@ export function patientLedgerRoutes(ctx: ServerContext) {
         return c.json({
           ...page,
           balance: patient.points,
-          balance_value_cents: patient.points * (practice?.point_value_cents ?? 0),
+          balance_value_cents: patient.points * pointValue,
           expiring_soon: expiringSoon,
         })
       },
@@ -191,10 +184,7 @@ export function ledgerRoutes(ctx: ServerContext) {
 
 /** The answer of a posting, audited once (a replayed key is not a second change). */
 async function posted(ctx: ServerContext, user: AuthUser, result: LedgerResult, ip: string) {
-  const [author] = await ctx.db
-    .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
-    .from(users)
-    .where(eq(users.id, user.id))
+  const author = await entryAuthor(ctx.db, user.id)
   if (!result.replayed) {
     await ctx.audit.record({
       action: 'ledger.posted',
@@ -209,5 +199,5 @@ async function posted(ctx: ServerContext, user: AuthUser, result: LedgerResult, 
       },
     })
   }
-  return { entry: toAnswer(result.entry, author ?? null), balance: result.balance }
+  return { entry: toAnswer(result.entry, author), balance: result.balance }
 }

@@ -1,24 +1,11 @@
-import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { practices } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-
-/** The columns of the programme rules on the practice row. */
-const ruleColumns = {
-  point_value_cents: practices.point_value_cents,
-  points_per_dollar: practices.points_per_dollar,
-  joining_bonus: practices.joining_bonus,
-  expiry_months: practices.expiry_months,
-  redemption_code_threshold: practices.redemption_code_threshold,
-  max_points_per_line: practices.max_points_per_line,
-}
+import { readProgrammeRules, writeProgrammeRules } from './queries.ts'
 
 /**
  * The name of each rule in an audit event. The trail drops keys that look like secrets (`code`
@@ -31,16 +18,6 @@ const AUDIT_NAMES: Record<keyof ProgrammeRules, string> = {
   expiry_months: 'expiry_months',
   redemption_code_threshold: 'redemption_threshold',
   max_points_per_line: 'max_points_per_line',
-}
-
-/** The programme rules of `practiceId` as they stand now. */
-export async function readProgrammeRules(
-  db: Database,
-  practiceId: number,
-): Promise<ProgrammeRules> {
-  const [rules] = await db.select(ruleColumns).from(practices).where(eq(practices.id, practiceId))
-  if (!rules) throw notFound('Practice not found.')
-  return rules
 }
 
 /**
@@ -83,12 +60,7 @@ export function programmeRuleRoutes(ctx: ServerContext) {
         const next = c.req.valid('json')
         const user = c.var.user
         const before = await readProgrammeRules(ctx.db, user.practice_id)
-        const [after] = await ctx.db
-          .update(practices)
-          .set(next)
-          .where(eq(practices.id, user.practice_id))
-          .returning(ruleColumns)
-        if (!after) throw notFound('Practice not found.')
+        const after = await writeProgrammeRules(ctx.db, user.practice_id, next)
         const changed = Object.fromEntries(
           (Object.keys(after) as (keyof ProgrammeRules)[])
             .filter((key) => before[key] !== after[key])
