@@ -1,15 +1,12 @@
 import { Hono } from 'hono'
 import { PromotionSendAnswerSchema, SEND_MESSAGES } from '#domain/offers.ts'
-import { promotionStatus } from '#domain/promotions.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { conflict } from '#server/http/errors.ts'
 import { idParams } from '#server/http/validate.ts'
-import { readMailPractice } from '#server/modules/patient-mail/index.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { queueOfferSends } from './send-service.ts'
-import { offerValueText, promotionOf, readPromotion } from './service.ts'
+import { sendOffer } from './send-service.ts'
+import { readPromotion } from './service.ts'
 
 /**
  * `POST /promotions/{id}/send` (mounted under `/api/promotions`, Manager and Admin): "Send to
@@ -42,23 +39,11 @@ export function promotionSendRoutes(ctx: ServerContext) {
       const { id } = c.req.valid('param')
       const user = c.var.user
       const now = ctx.now()
-      const { queued, title } = await ctx.db.transaction(async (tx) => {
-        const promotion = await promotionOf(tx, user.practice_id, id, true)
-        if (promotionStatus(promotion, now) !== 'live') throw conflict(SEND_MESSAGES.notLive)
-        const practice = await readMailPractice(tx, user.practice_id, ctx.config.publicUrl)
-        const count = await queueOfferSends(tx, {
-          practiceId: user.practice_id,
-          promotionId: promotion.id,
-          practice,
-          offer: {
-            title: promotion.title,
-            description: promotion.description,
-            value: await offerValueText(tx, promotion),
-          },
-          publicUrl: ctx.config.publicUrl,
-          now,
-        })
-        return { queued: count, title: promotion.title }
+      const { queued, title } = await sendOffer(ctx.db, {
+        practiceId: user.practice_id,
+        promotionId: id,
+        publicUrl: ctx.config.publicUrl,
+        now,
       })
       if (queued > 0) ctx.outbound.kick()
       await ctx.audit.record({

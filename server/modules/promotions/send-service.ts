@@ -9,8 +9,17 @@
  * worker delivers the rows after the commit (docs/decisions/012-patient-email.md).
  */
 import { type SQL, sql } from 'drizzle-orm'
-import type { Transaction } from '#server/db/client.ts'
-import { type MailPractice, offerContent, patientMail } from '#server/modules/patient-mail/index.ts'
+import { SEND_MESSAGES } from '#domain/offers.ts'
+import { promotionStatus } from '#domain/promotions.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
+import { conflict } from '#server/http/errors.ts'
+import {
+  type MailPractice,
+  offerContent,
+  patientMail,
+  readMailPractice,
+} from '#server/modules/patient-mail/index.ts'
+import { offerValueText, promotionOf } from './service.ts'
 
 /** Marks in the rendered message where a patient's own values go (private-use characters). */
 const MARK = {
@@ -127,4 +136,33 @@ export async function queueOfferSends(
     select count(*)::int as queued from queued
   `)) as unknown as { rows: { queued: number }[] }
   return Number(result.rows[0]?.queued ?? 0)
+}
+
+/**
+ * "Send to patients" of a live offer: in one transaction holding the offer's row lock (two
+ * clicks never send twice), queues its e-mail with {@link queueOfferSends}; answers how many it
+ * queued and the offer's title. 409 when the offer is not live.
+ */
+export async function sendOffer(
+  db: Database,
+  input: { practiceId: number; promotionId: number; publicUrl: string; now: Date },
+): Promise<{ queued: number; title: string }> {
+  return db.transaction(async (tx) => {
+    const promotion = await promotionOf(tx, input.practiceId, input.promotionId, true)
+    if (promotionStatus(promotion, input.now) !== 'live') throw conflict(SEND_MESSAGES.notLive)
+    const practice = await readMailPractice(tx, input.practiceId, input.publicUrl)
+    const queued = await queueOfferSends(tx, {
+      practiceId: input.practiceId,
+      promotionId: promotion.id,
+      practice,
+      offer: {
+        title: promotion.title,
+        description: promotion.description,
+        value: await offerValueText(tx, promotion),
+      },
+      publicUrl: input.publicUrl,
+      now: input.now,
+    })
+    return { queued, title: promotion.title }
+  })
 }
