@@ -6,24 +6,15 @@
  * whatever the page), never stored in the trail. Opening the log and exporting it are themselves
  * events of the trail.
  */
-import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
-import {
-  type ActivityEvent,
-  ActivityPageSchema,
-  type ActivityQuery,
-  ActivityQuerySchema,
-  activityRange,
-  describeActivity,
-} from '#domain/activity-log.ts'
+import { ActivityPageSchema, ActivityQuerySchema } from '#domain/activity-log.ts'
 import { csvRow } from '#domain/csv.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { auditEvents, ledgerEntries, patients, users } from '#server/db/schema.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
+import { activityBatch, activityPage } from './queries.ts'
 
 /** Events read per query of the CSV export. */
 const EXPORT_PAGE_SIZE = 500
@@ -39,133 +30,6 @@ export const ACTIVITY_COLUMNS = [
   'patient_id',
   'ip',
 ] as const
-
-/** The filter of a query as SQL conditions on the practice's events. */
-function conditions(practiceId: number, query: ActivityQuery): SQL[] {
-  const where: SQL[] = [eq(auditEvents.practice_id, practiceId)]
-  if (query.actor !== undefined) where.push(eq(auditEvents.user_id, query.actor))
-  if (query.action !== undefined) where.push(eq(auditEvents.action, query.action))
-  const { start, end } = activityRange(query.from, query.to)
-  if (start) where.push(gte(auditEvents.created_at, start))
-  if (end) where.push(lt(auditEvents.created_at, end))
-  return where
-}
-
-type EventRow = {
-  id: number
-  created_at: Date
-  action: string
-  user_id: number | null
-  ip: string | null
-  details: Record<string, unknown> | null
-}
-
-const idIn = (details: Record<string, unknown> | null, key: string) => {
-  const value = details?.[key]
-  const id =
-    typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN
-  return Number.isSafeInteger(id) && id > 0 ? id : null
-}
-
-const fullName = (row: { first_name: string | null; last_name: string | null }) =>
-  `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim()
-
-/**
- * The events in words: the people, patients and ledger entries they name are read by id, in the
- * practice only (an id of another practice, which the trail never holds, would read as unknown).
- */
-async function describe(
-  db: Database,
-  practiceId: number,
-  rows: EventRow[],
-): Promise<ActivityEvent[]> {
-  const userIds = new Set<number>()
-  const patientIds = new Set<number>()
-  const entryIds = new Set<number>()
-  for (const row of rows) {
-    if (row.user_id !== null) userIds.add(row.user_id)
-    const member = idIn(row.details, 'member')
-    if (member !== null) userIds.add(member)
-    const patient = idIn(row.details, 'patient_id')
-    if (patient !== null) patientIds.add(patient)
-    const merged = idIn(row.details, 'merged_patient_id')
-    if (merged !== null) patientIds.add(merged)
-    const entry = idIn(row.details, 'entry_id')
-    if (entry !== null) entryIds.add(entry)
-  }
-  const [people, patientRows, entries] = await Promise.all([
-    userIds.size
-      ? db
-          .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
-          .from(users)
-          .where(and(inArray(users.id, [...userIds]), eq(users.practice_id, practiceId)))
-      : [],
-    patientIds.size
-      ? db
-          .select({
-            id: patients.id,
-            first_name: patients.first_name,
-            last_name: patients.last_name,
-          })
-          .from(patients)
-          .where(and(inArray(patients.id, [...patientIds]), eq(patients.practice_id, practiceId)))
-      : [],
-    entryIds.size
-      ? db
-          .select({
-            id: ledgerEntries.id,
-            kind: ledgerEntries.kind,
-            points: ledgerEntries.points,
-            reason: ledgerEntries.reason,
-            patient_id: ledgerEntries.patient_id,
-          })
-          .from(ledgerEntries)
-          .where(
-            and(
-              inArray(ledgerEntries.id, [...entryIds]),
-              eq(ledgerEntries.practice_id, practiceId),
-            ),
-          )
-      : [],
-  ])
-  const person = new Map(people.map((p) => [p.id, p]))
-  const patientName = new Map(patientRows.map((p) => [p.id, fullName(p)]))
-  const entry = new Map(entries.map((e) => [e.id, e]))
-  return rows.map((row) => {
-    const details = row.details ?? {}
-    const actor = row.user_id === null ? undefined : person.get(row.user_id)
-    const posted = entry.get(idIn(details, 'entry_id') ?? 0)
-    const patientId = idIn(details, 'patient_id') ?? posted?.patient_id ?? null
-    const member = person.get(idIn(details, 'member') ?? 0)
-    const mergedPatientId = idIn(details, 'merged_patient_id')
-    return {
-      id: row.id,
-      created_at: row.created_at.toISOString(),
-      action: row.action,
-      summary: describeActivity(row.action, details, {
-        actor: actor ? fullName(actor) : null,
-        patient: patientId === null ? null : (patientName.get(patientId) ?? null),
-        member: member ? fullName(member) : null,
-        mergedPatient: mergedPatientId === null ? null : (patientName.get(mergedPatientId) ?? null),
-        entry: posted ? { kind: posted.kind, points: posted.points, reason: posted.reason } : null,
-      }),
-      actor: actor
-        ? { id: actor.id, first_name: actor.first_name ?? '', last_name: actor.last_name ?? '' }
-        : null,
-      patient_id: patientId,
-      ip: row.ip,
-    }
-  })
-}
-
-const eventColumns = {
-  id: auditEvents.id,
-  created_at: auditEvents.created_at,
-  action: auditEvents.action,
-  user_id: auditEvents.user_id,
-  ip: auditEvents.ip,
-  details: auditEvents.details,
-}
 
 /** `/audit`. */
 export function activityLogRoutes(ctx: ServerContext) {
@@ -205,24 +69,9 @@ export function activityLogRoutes(ctx: ServerContext) {
             },
           })
         }
-        const rows = await ctx.db
-          .select({ ...eventColumns, total: sql<number>`count(*) over ()`.as('total') })
-          .from(auditEvents)
-          .where(and(...conditions(user.practice_id, query)))
-          .orderBy(desc(auditEvents.id))
-          .limit(query.pageSize)
-          .offset((query.page - 1) * query.pageSize)
-        let total = Number(rows[0]?.total ?? 0)
-        if (rows.length === 0 && query.page > 1) {
-          // Past the last page the window count has no row to ride on.
-          const [count] = await ctx.db
-            .select({ n: sql<number>`count(*)::int` })
-            .from(auditEvents)
-            .where(and(...conditions(user.practice_id, query)))
-          total = count?.n ?? 0
-        }
+        const { data, total } = await activityPage(ctx.db, user.practice_id, query)
         return c.json({
-          data: await describe(ctx.db, user.practice_id, rows),
+          data,
           total,
           page: query.page,
           pageSize: query.pageSize,
@@ -264,19 +113,14 @@ export function activityLogRoutes(ctx: ServerContext) {
               controller.enqueue(encoder.encode(csvRow(ACTIVITY_COLUMNS)))
               return
             }
-            const where = conditions(user.practice_id, query)
-            if (before !== undefined) where.push(lt(auditEvents.id, before))
-            const rows = await ctx.db
-              .select(eventColumns)
-              .from(auditEvents)
-              .where(and(...where))
-              .orderBy(desc(auditEvents.id))
-              .limit(EXPORT_PAGE_SIZE)
-            if (rows.length === 0) {
+            const events = await activityBatch(ctx.db, user.practice_id, query, {
+              before,
+              limit: EXPORT_PAGE_SIZE,
+            })
+            if (events.length === 0) {
               controller.close()
               return
             }
-            const events = await describe(ctx.db, user.practice_id, rows)
             controller.enqueue(
               encoder.encode(
                 events
@@ -295,8 +139,8 @@ export function activityLogRoutes(ctx: ServerContext) {
                   .join(''),
               ),
             )
-            before = rows[rows.length - 1]?.id
-            if (rows.length < EXPORT_PAGE_SIZE) controller.close()
+            before = events[events.length - 1]?.id
+            if (events.length < EXPORT_PAGE_SIZE) controller.close()
           },
         })
         return c.body(body, 200, {

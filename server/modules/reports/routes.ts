@@ -2,14 +2,13 @@
  * The dashboard's numbers (issue 20): `GET /reports/summary` and `GET /reports/worklist` for every
  * member of the practice (money fields only for Managers and Admins), and the points liability
  * report `GET /reports/liability` with its CSV (Manager, Admin); all computed in the database by
- * server/services/reports.ts.
+ * server/modules/reports/service.ts (the exports read their pages with queries.ts).
  *
  * The CSV exports (PORTAL.md sections 4 and 7; Manager, Admin): `GET /reports/patients.csv` and
  * `GET /reports/ledger.csv`. Each is streamed: rows are read a page at a time by keyset (`id >
  * last`, never an offset) and written as they come, so a practice of 10,000 patients and 200,000
  * entries never sits in memory. Each export is an audit event (which report, never a value).
  */
-import { and, asc, eq, gt } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { type CsvValue, csvRow } from '#domain/csv.ts'
 import { can } from '#domain/permissions.ts'
@@ -34,10 +33,10 @@ import {
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ledgerEntries, patients, users } from '#server/db/schema.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
+import { ledgerExportPage, patientExportPage } from './queries.ts'
 import { liabilityReport, reportSummary, worklistPage } from './service.ts'
 
 /** Rows read per query. */
@@ -276,12 +275,7 @@ export function reportRoutes(ctx: ServerContext) {
           details: { report: 'patients' },
         })
         const body = csvStream(PATIENT_COLUMNS, async (after) => {
-          const rows = await ctx.db
-            .select()
-            .from(patients)
-            .where(and(eq(patients.practice_id, user.practice_id), gt(patients.id, after)))
-            .orderBy(asc(patients.id))
-            .limit(EXPORT_PAGE_SIZE)
+          const rows = await patientExportPage(ctx.db, user.practice_id, after, EXPORT_PAGE_SIZE)
           return rows.map((p) => ({
             id: p.id,
             cells: [
@@ -329,22 +323,7 @@ export function reportRoutes(ctx: ServerContext) {
           details: { report: 'ledger' },
         })
         const body = csvStream(LEDGER_COLUMNS, async (after) => {
-          const rows = await ctx.db
-            .select({
-              entry: ledgerEntries,
-              first_name: patients.first_name,
-              last_name: patients.last_name,
-              author_first: users.first_name,
-              author_last: users.last_name,
-            })
-            .from(ledgerEntries)
-            .innerJoin(patients, eq(patients.id, ledgerEntries.patient_id))
-            .leftJoin(users, eq(users.id, ledgerEntries.created_by))
-            .where(
-              and(eq(ledgerEntries.practice_id, user.practice_id), gt(ledgerEntries.id, after)),
-            )
-            .orderBy(asc(ledgerEntries.id))
-            .limit(EXPORT_PAGE_SIZE)
+          const rows = await ledgerExportPage(ctx.db, user.practice_id, after, EXPORT_PAGE_SIZE)
           return rows.map(({ entry: e, ...r }) => ({
             id: e.id,
             cells: [
