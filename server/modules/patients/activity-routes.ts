@@ -1,14 +1,13 @@
-import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { describeEntry, type LedgerKind } from '#domain/ledger.ts'
 import { ActivitySchema } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { activities, ledgerEntries } from '#server/db/schema.ts'
 import { ownRow } from '#server/http/scope.ts'
 import { idParams } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
+import { ledgerEntriesOf, recordedActivities } from './queries.ts'
 import { findPatient } from './routes.ts'
 
 /**
@@ -34,19 +33,8 @@ export function activityRoutes(ctx: ServerContext) {
       const { id } = c.req.valid('param')
       ownRow(c.var.user, await findPatient(ctx.db, id), 'Patient')
       const [recorded, entries] = await Promise.all([
-        ctx.db
-          .select({
-            id: activities.id,
-            practice_id: activities.practice_id,
-            patient_id: activities.patient_id,
-            kind: activities.kind,
-            description: activities.description,
-            points: activities.points,
-            created_at: activities.created_at,
-          })
-          .from(activities)
-          .where(eq(activities.patient_id, id)),
-        ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, id)),
+        recordedActivities(ctx.db, id),
+        ledgerEntriesOf(ctx.db, id),
       ])
       const fromLedger = entries.map((entry) => ({
         id: entry.id,
