@@ -35,6 +35,7 @@ import {
   unsubscribeByToken,
 } from '#server/modules/promotions/index.ts'
 import { OTHER_PRACTICE, operation, tokenParam } from '#server/openapi/operation.ts'
+import { patientCounts } from './queries.ts'
 
 /**
  * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id` (issue 30):
@@ -416,22 +417,9 @@ export function patientRecordRoutes(ctx: ServerContext) {
       auth,
       read,
       async (c) => {
-        const [row] = await ctx.db
-          .select({
-            patients: sql<number>`count(*)::int`,
-            subscribed: sql<number>`count(*) filter (where ${patients.email_subscription})::int`,
-            converted: sql<number>`count(*) filter (where ${patients.converted})::int`,
-          })
-          .from(patients)
-          .where(
-            and(eq(patients.practice_id, c.var.user.practice_id), isNull(patients.archived_at)),
-          )
+        const counts = await patientCounts(ctx.db, c.var.user.practice_id)
         c.header('Cache-Control', 'no-store')
-        return c.json({
-          patients: Number(row?.patients ?? 0),
-          subscribed: Number(row?.subscribed ?? 0),
-          converted: Number(row?.converted ?? 0),
-        })
+        return c.json(counts)
       },
     )
     .get(
