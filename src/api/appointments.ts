@@ -6,6 +6,7 @@ import {
   type AppointmentInput,
 } from '#domain/appointments.ts'
 import { type Appointment, AppointmentSchema } from '#domain/practice-data.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The calendar day of `date` as `YYYY-MM-DD` in UTC, the day the server counts in. */
@@ -19,7 +20,8 @@ export function toDay(date: Date): string {
  * our contract with the server.
  */
 export async function listAppointments(practiceId: number, day: string): Promise<Appointment[]> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/appointments/:practiceId/:date',
     v.array(AppointmentSchema),
     await http.get(`appointments/${practiceId}/${encodeURIComponent(day)}`).json(),
   )
@@ -32,7 +34,8 @@ export async function deleteAppointment(id: number): Promise<void> {
 
 /** `GET /appointments?from=&to=`: the days from `from` up to (not including) `to`, with names. */
 export async function listAppointmentRange(from: string, to: string): Promise<AppointmentDetail[]> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/appointments',
     v.array(AppointmentDetailSchema),
     await http.get('appointments', { searchParams: { from, to } }).json(),
   )
@@ -40,7 +43,11 @@ export async function listAppointmentRange(from: string, to: string): Promise<Ap
 
 /** `POST /appointments`: books an appointment. */
 export async function createAppointment(input: AppointmentInput): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.post('appointments', { json: input }).json())
+  return parseAnswer(
+    'POST /api/appointments',
+    AppointmentDetailSchema,
+    await http.post('appointments', { json: input }).json(),
+  )
 }
 
 /** `PUT /appointments/{id}`: reschedules, or changes the procedure or the notes. */
@@ -48,7 +55,8 @@ export async function updateAppointment(
   id: number,
   changes: AppointmentChange,
 ): Promise<AppointmentDetail> {
-  return v.parse(
+  return parseAnswer(
+    'PUT /api/appointments/:id',
     AppointmentDetailSchema,
     await http.put(`appointments/${id}`, { json: changes }).json(),
   )
@@ -56,10 +64,18 @@ export async function updateAppointment(
 
 /** `POST /appointments/{id}/cancel`: cancels a scheduled appointment. */
 export async function cancelAppointment(id: number): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.post(`appointments/${id}/cancel`).json())
+  return parseAnswer(
+    'POST /api/appointments/:id/cancel',
+    AppointmentDetailSchema,
+    await http.post(`appointments/${id}/cancel`).json(),
+  )
 }
 
 /** `GET /appointments/{id}`: one appointment with its patient and procedure. */
 export async function getAppointment(id: number): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.get(`appointments/${id}`).json())
+  return parseAnswer(
+    'GET /api/appointments/:id',
+    AppointmentDetailSchema,
+    await http.get(`appointments/${id}`).json(),
+  )
 }

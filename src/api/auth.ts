@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   ForgotPasswordAnswerSchema,
   type ForgotPasswordPayload,
@@ -9,11 +8,16 @@ import {
 } from '#domain/auth.ts'
 import type { ResetPasswordPayload } from '#domain/reset-password.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/local`: signs in; the answer is the session to store as the current user. */
 export async function signIn(payload: SignInPayload): Promise<Session> {
-  return v.parse(SessionSchema, await http.post('auth/local', { json: payload }).json())
+  return parseAnswer(
+    'POST /api/auth/local',
+    SessionSchema,
+    await http.post('auth/local', { json: payload }).json(),
+  )
 }
 
 /**
@@ -21,7 +25,8 @@ export async function signIn(payload: SignInPayload): Promise<Session> {
  * link should open; the server answers alike for every well-formed e-mail.
  */
 export async function forgotPassword(payload: ForgotPasswordPayload): Promise<void> {
-  v.parse(
+  parseAnswer(
+    'POST /api/auth/forgot-password',
     ForgotPasswordAnswerSchema,
     await http.post('auth/forgot-password', { json: payload }).json(),
   )
@@ -29,7 +34,11 @@ export async function forgotPassword(payload: ForgotPasswordPayload): Promise<vo
 
 /** `POST /auth/reset-password`: sets the new password with the e-mailed code and signs in. */
 export async function resetPassword(payload: ResetPasswordPayload): Promise<Session> {
-  return v.parse(SessionSchema, await http.post('auth/reset-password', { json: payload }).json())
+  return parseAnswer(
+    'POST /api/auth/reset-password',
+    SessionSchema,
+    await http.post('auth/reset-password', { json: payload }).json(),
+  )
 }
 
 /**
@@ -37,7 +46,8 @@ export async function resetPassword(payload: ResetPasswordPayload): Promise<Sess
  * not expired), asked before the reset form is shown.
  */
 export async function resetCodeStatus(code: string): Promise<boolean> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/auth/reset-code-status',
     ResetCodeStatusAnswerSchema,
     await http.post('auth/reset-code-status', { json: { code } }).json(),
   ).valid
@@ -45,7 +55,11 @@ export async function resetCodeStatus(code: string): Promise<boolean> {
 
 /** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */
 export async function initPermissions(): Promise<InitPermissionsAnswer> {
-  return v.parse(InitPermissionsAnswerSchema, await http.get('users-permissions/init').json())
+  return parseAnswer(
+    'GET /api/users-permissions/init',
+    InitPermissionsAnswerSchema,
+    await http.get('users-permissions/init').json(),
+  )
 }
 
 /** How long signing out waits for the server before giving up; the browser forgets the user anyway. */

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type AdjustmentInput,
   type LedgerPage,
@@ -9,11 +8,13 @@ import {
   ProgrammeRulesSchema,
   type ReverseInput,
 } from '#domain/ledger.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `GET /patients/{id}/ledger`: a page of the patient's entries, the balance and what lapses soon. */
 export async function getLedger(patientId: number, page = 1, pageSize = 10): Promise<LedgerPage> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/patients/:id/ledger',
     LedgerPageSchema,
     await http.get(`patients/${patientId}/ledger`, { searchParams: { page, pageSize } }).json(),
   )
@@ -24,7 +25,8 @@ export async function adjustPoints(
   patientId: number,
   input: AdjustmentInput,
 ): Promise<LedgerPosting> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/adjustments',
     LedgerPostingSchema,
     await http.post(`patients/${patientId}/adjustments`, { json: input }).json(),
   )
@@ -32,7 +34,8 @@ export async function adjustPoints(
 
 /** `POST /ledger/{entryId}/reverse` (Manager, Admin): cancels one entry, once. */
 export async function reverseEntry(entryId: number, input: ReverseInput): Promise<LedgerPosting> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/ledger/:entryId/reverse',
     LedgerPostingSchema,
     await http.post(`ledger/${entryId}/reverse`, { json: input }).json(),
   )
@@ -40,10 +43,18 @@ export async function reverseEntry(entryId: number, input: ReverseInput): Promis
 
 /** `GET /practice/rules`: the practice's programme rules. */
 export async function getProgrammeRules(): Promise<ProgrammeRules> {
-  return v.parse(ProgrammeRulesSchema, await http.get('practice/rules').json())
+  return parseAnswer(
+    'GET /api/practice/rules',
+    ProgrammeRulesSchema,
+    await http.get('practice/rules').json(),
+  )
 }
 
 /** `PUT /practice/rules` (Admin): saves the rules; they apply from then on. */
 export async function saveProgrammeRules(rules: ProgrammeRules): Promise<ProgrammeRules> {
-  return v.parse(ProgrammeRulesSchema, await http.put('practice/rules', { json: rules }).json())
+  return parseAnswer(
+    'PUT /api/practice/rules',
+    ProgrammeRulesSchema,
+    await http.put('practice/rules', { json: rules }).json(),
+  )
 }

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type PatientImportAnswer,
   PatientImportAnswerSchema,
@@ -6,11 +5,13 @@ import {
   type PatientImportPreview,
   PatientImportPreviewSchema,
 } from '#domain/patient-import.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /patients/import/preview`: what importing these rows would do; writes nothing. */
 export async function previewImportChunk(chunk: PatientImportChunk): Promise<PatientImportPreview> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/import/preview',
     PatientImportPreviewSchema,
     await http.post('patients/import/preview', { json: chunk }).json(),
   )
@@ -21,7 +22,8 @@ export async function previewImportChunk(chunk: PatientImportChunk): Promise<Pat
  * nobody and lists those rows as already imported.
  */
 export async function importPatientsChunk(chunk: PatientImportChunk): Promise<PatientImportAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/import',
     PatientImportAnswerSchema,
     await http.post('patients/import', { json: chunk }).json(),
   )

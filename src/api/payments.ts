@@ -1,6 +1,7 @@
 import type { CreateTokenCardData } from '@stripe/stripe-js'
 import { HTTPError } from 'ky'
 import * as v from 'valibot'
+import { parseAnswer } from '#src/api/contract.ts'
 import {
   type PaymentsMode,
   paymentsMode,
@@ -85,7 +86,7 @@ export async function createCardToken(
           },
         })
         .json()
-      return v.parse(TokenSchema, answer)
+      return parseAnswer('POST /api/payments/test-tokens', TokenSchema, answer)
     } catch (error) {
       if (error instanceof HTTPError && error.response.status === 404) {
         throw new CardTokenError(TEST_GATEWAY_OFF_MESSAGE)

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import type { Role } from '#domain/permissions.ts'
 import { type StaffMember, StaffMemberSchema } from '#domain/practice-data.ts'
 import type {
@@ -15,16 +14,22 @@ import {
   VerifyCodeAnswerSchema,
   type VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/change-password`: the fresh session (every other one has ended). */
 export async function changePassword(payload: ChangePasswordPayload): Promise<Session> {
-  return v.parse(SessionSchema, await http.post('auth/change-password', { json: payload }).json())
+  return parseAnswer(
+    'POST /api/auth/change-password',
+    SessionSchema,
+    await http.post('auth/change-password', { json: payload }).json(),
+  )
 }
 
 /** `PUT /users/{id}/role` (Admin). */
 export async function setMemberRole(id: number, role: Role): Promise<StaffMember> {
-  return v.parse(
+  return parseAnswer(
+    'PUT /api/users/:id/role',
     StaffMemberSchema,
     await http.put(`users/${id}/role`, { json: { access_rights: role } }).json(),
   )
@@ -33,7 +38,11 @@ export async function setMemberRole(id: number, role: Role): Promise<StaffMember
 /** `POST /users/{id}/deactivate` or `/reactivate` (Admin). */
 export async function setMemberActive(id: number, active: boolean): Promise<StaffMember> {
   const action = active ? 'reactivate' : 'deactivate'
-  return v.parse(StaffMemberSchema, await http.post(`users/${id}/${action}`, { json: {} }).json())
+  return parseAnswer(
+    `POST /api/users/:id/${action}` as const,
+    StaffMemberSchema,
+    await http.post(`users/${id}/${action}`, { json: {} }).json(),
+  )
 }
 
 /** `PUT /users/{own id}`: the own title and names. */
@@ -41,12 +50,17 @@ export async function updateOwnProfile(
   id: number,
   payload: ProfileUpdatePayload,
 ): Promise<StaffMember> {
-  return v.parse(StaffMemberSchema, await http.put(`users/${id}`, { json: payload }).json())
+  return parseAnswer(
+    'PUT /api/users/:id',
+    StaffMemberSchema,
+    await http.put(`users/${id}`, { json: payload }).json(),
+  )
 }
 
 /** `POST /users/{own id}/phone/code`: texts a code to the new phone. */
 export async function sendPhoneCode(id: number, payload: PhoneCodePayload): Promise<GetCodeAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/users/:id/phone/code',
     GetCodeAnswerSchema,
     await http.post(`users/${id}/phone/code`, { json: payload }).json(),
   )
@@ -57,7 +71,8 @@ export async function verifyPhoneCode(
   id: number,
   payload: VerifyCodeInput,
 ): Promise<VerifyCodeAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/users/:id/phone/verify',
     VerifyCodeAnswerSchema,
     await http.post(`users/${id}/phone/verify`, { json: payload }).json(),
   )
@@ -68,5 +83,9 @@ export async function changeOwnPhone(
   id: number,
   payload: PhoneChangePayload,
 ): Promise<StaffMember> {
-  return v.parse(StaffMemberSchema, await http.put(`users/${id}/phone`, { json: payload }).json())
+  return parseAnswer(
+    'PUT /api/users/:id/phone',
+    StaffMemberSchema,
+    await http.put(`users/${id}/phone`, { json: payload }).json(),
+  )
 }

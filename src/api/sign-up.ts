@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type CheckAvailabilityInput,
   type GetCodeAnswer,
@@ -14,6 +13,7 @@ import {
   VerifyCodeAnswerSchema,
   type VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /**
@@ -27,12 +27,17 @@ export async function checkEmail(input: CheckAvailabilityInput): Promise<string>
 
 /** `POST /auth/get-code`: texts a 6-digit code to the phone; answers the verification id. */
 export async function getCode(input: GetCodeInput): Promise<GetCodeAnswer> {
-  return v.parse(GetCodeAnswerSchema, await http.post('auth/get-code', { json: input }).json())
+  return parseAnswer(
+    'POST /api/auth/get-code',
+    GetCodeAnswerSchema,
+    await http.post('auth/get-code', { json: input }).json(),
+  )
 }
 
 /** `POST /auth/verify-code`: checks the code; 400 `Incorrect Confirmation Code entered`. */
 export async function verifyCode(input: VerifyCodeInput): Promise<VerifyCodeAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/auth/verify-code',
     VerifyCodeAnswerSchema,
     await http.post('auth/verify-code', { json: input }).json(),
   )
@@ -40,7 +45,11 @@ export async function verifyCode(input: VerifyCodeInput): Promise<VerifyCodeAnsw
 
 /** `POST /auth/pay`: charges the tokenised card; answers the customer id kept as `stripe_id`. */
 export async function pay(input: PayPayload): Promise<PayAnswer> {
-  return v.parse(PayAnswerSchema, await http.post('auth/pay', { json: input }).json())
+  return parseAnswer(
+    'POST /api/auth/pay',
+    PayAnswerSchema,
+    await http.post('auth/pay', { json: input }).json(),
+  )
 }
 
 /**
@@ -48,7 +57,8 @@ export async function pay(input: PayPayload): Promise<PayAnswer> {
  * (spec section 7); the server re-validates every field with the same schema.
  */
 export async function registerPractice(payload: SignUpPayload): Promise<SignUpAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/auth/local/register',
     SignUpAnswerSchema,
     await http.post('auth/local/register', { json: payload }).json(),
   )

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type ApprovalAnswer,
   ApprovalAnswerSchema,
@@ -13,11 +12,16 @@ import {
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /visits/preview`: what the lines would earn for the patient, and the lines refused. */
 export async function previewVisit(input: VisitPreviewInput): Promise<VisitPreview> {
-  return v.parse(VisitPreviewSchema, await http.post('visits/preview', { json: input }).json())
+  return parseAnswer(
+    'POST /api/visits/preview',
+    VisitPreviewSchema,
+    await http.post('visits/preview', { json: input }).json(),
+  )
 }
 
 /**
@@ -25,17 +29,29 @@ export async function previewVisit(input: VisitPreviewInput): Promise<VisitPrevi
  * `idempotencyKey`; the same key again answers the visit already recorded.
  */
 export async function recordVisit(input: VisitInput): Promise<VisitAnswer> {
-  return v.parse(VisitAnswerSchema, await http.post('visits', { json: input }).json())
+  return parseAnswer(
+    'POST /api/visits',
+    VisitAnswerSchema,
+    await http.post('visits', { json: input }).json(),
+  )
 }
 
 /** `GET /visits/{id}`: a recorded visit with its lines and entries. */
 export async function getVisit(id: number): Promise<VisitAnswer> {
-  return v.parse(VisitAnswerSchema, await http.get(`visits/${id}`).json())
+  return parseAnswer(
+    'GET /api/visits/:id',
+    VisitAnswerSchema,
+    await http.get(`visits/${id}`).json(),
+  )
 }
 
 /** `POST /visits/{id}/undo`: reverses the visit's entries within its 10 minutes. */
 export async function undoVisit(id: number): Promise<{ balance: number }> {
-  return v.parse(VisitUndoAnswerSchema, await http.post(`visits/${id}/undo`).json())
+  return parseAnswer(
+    'POST /api/visits/:id/undo',
+    VisitUndoAnswerSchema,
+    await http.post(`visits/${id}/undo`).json(),
+  )
 }
 
 /** `POST /patients/{id}/redemption-code`: texts the patient a code for one amount. */
@@ -43,7 +59,8 @@ export async function sendRedemptionCode(
   patientId: number,
   amount: { points?: number | undefined; promotion_id?: number | undefined },
 ): Promise<{ authyId: string }> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/redemption-code',
     RedemptionCodeAnswerSchema,
     await http.post(`patients/${patientId}/redemption-code`, { json: amount }).json(),
   )
@@ -59,7 +76,8 @@ export async function checkRedemptionCode(
     promotion_id?: number | undefined
   },
 ): Promise<{ valid: true }> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/redemption-code/check',
     RedemptionCodeCheckAnswerSchema,
     await http.post(`patients/${patientId}/redemption-code/check`, { json: input }).json(),
   )
@@ -67,5 +85,9 @@ export async function checkRedemptionCode(
 
 /** `POST /visits/approval`: a manager's approval of the lines' prices and points. */
 export async function approveVisit(input: ApprovalRequest): Promise<ApprovalAnswer> {
-  return v.parse(ApprovalAnswerSchema, await http.post('visits/approval', { json: input }).json())
+  return parseAnswer(
+    'POST /api/visits/approval',
+    ApprovalAnswerSchema,
+    await http.post('visits/approval', { json: input }).json(),
+  )
 }
