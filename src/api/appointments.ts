@@ -1,12 +1,7 @@
 import * as v from 'valibot'
-import {
-  type AppointmentChange,
-  type AppointmentDetail,
-  AppointmentDetailSchema,
-  type AppointmentInput,
-} from '#domain/appointments.ts'
+import { type AppointmentDetail, AppointmentDetailSchema } from '#domain/appointments.ts'
 import { type Appointment, AppointmentSchema } from '#domain/practice-data.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The calendar day of `date` as `YYYY-MM-DD` in UTC, the day the server counts in. */
@@ -42,7 +37,9 @@ export async function listAppointmentRange(from: string, to: string): Promise<Ap
 }
 
 /** `POST /appointments`: books an appointment. */
-export async function createAppointment(input: AppointmentInput): Promise<AppointmentDetail> {
+export async function createAppointment(
+  input: Body<'POST /api/appointments'>,
+): Promise<AppointmentDetail> {
   return parseAnswer(
     'POST /api/appointments',
     AppointmentDetailSchema,
@@ -53,7 +50,7 @@ export async function createAppointment(input: AppointmentInput): Promise<Appoin
 /** `PUT /appointments/{id}`: reschedules, or changes the procedure or the notes. */
 export async function updateAppointment(
   id: number,
-  changes: AppointmentChange,
+  changes: Body<'PUT /api/appointments/:id'>,
 ): Promise<AppointmentDetail> {
   return parseAnswer(
     'PUT /api/appointments/:id',

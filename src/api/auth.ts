@@ -1,18 +1,15 @@
 import {
   ForgotPasswordAnswerSchema,
-  type ForgotPasswordPayload,
   type InitPermissionsAnswer,
   InitPermissionsAnswerSchema,
   ResetCodeStatusAnswerSchema,
-  type SignInPayload,
 } from '#domain/auth.ts'
-import type { ResetPasswordPayload } from '#domain/reset-password.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/local`: signs in; the answer is the session to store as the current user. */
-export async function signIn(payload: SignInPayload): Promise<Session> {
+export async function signIn(payload: Body<'POST /api/auth/local'>): Promise<Session> {
   return parseAnswer(
     'POST /api/auth/local',
     SessionSchema,
@@ -24,7 +21,9 @@ export async function signIn(payload: SignInPayload): Promise<Session> {
  * `POST /auth/forgot-password`: asks for a reset link to be e-mailed. `url` is the reset page the
  * link should open; the server answers alike for every well-formed e-mail.
  */
-export async function forgotPassword(payload: ForgotPasswordPayload): Promise<void> {
+export async function forgotPassword(
+  payload: Body<'POST /api/auth/forgot-password'>,
+): Promise<void> {
   parseAnswer(
     'POST /api/auth/forgot-password',
     ForgotPasswordAnswerSchema,
@@ -33,7 +32,9 @@ export async function forgotPassword(payload: ForgotPasswordPayload): Promise<vo
 }
 
 /** `POST /auth/reset-password`: sets the new password with the e-mailed code and signs in. */
-export async function resetPassword(payload: ResetPasswordPayload): Promise<Session> {
+export async function resetPassword(
+  payload: Body<'POST /api/auth/reset-password'>,
+): Promise<Session> {
   return parseAnswer(
     'POST /api/auth/reset-password',
     SessionSchema,
@@ -49,7 +50,11 @@ export async function resetCodeStatus(code: string): Promise<boolean> {
   return parseAnswer(
     'POST /api/auth/reset-code-status',
     ResetCodeStatusAnswerSchema,
-    await http.post('auth/reset-code-status', { json: { code } }).json(),
+    await http
+      .post('auth/reset-code-status', {
+        json: { code } satisfies Body<'POST /api/auth/reset-code-status'>,
+      })
+      .json(),
   ).valid
 }
 

@@ -1,10 +1,6 @@
 import * as v from 'valibot'
-import {
-  type CatalogueItem,
-  type CatalogueItemInput,
-  CatalogueItemSchema,
-} from '#domain/practice-data.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type CatalogueItem, CatalogueItemSchema } from '#domain/practice-data.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The two halves of the catalogue, as the API names them. */
@@ -28,14 +24,18 @@ export async function listCatalogue(
 /** `POST /procedures` or `PUT /procedures/{id}` (Manager, Admin): adds or changes an item. */
 export async function saveCatalogueItem(
   kind: CatalogueKind,
-  input: CatalogueItemInput,
+  input: Body<`POST /api/${CatalogueKind}`>,
   id?: number,
 ): Promise<CatalogueItem> {
   if (id) {
     return parseAnswer(
       `PUT /api/${kind}/:id` as const,
       CatalogueItemSchema,
-      await http.put(`${kind}/${id}`, { json: input }).json(),
+      await http
+        .put(`${kind}/${id}`, {
+          json: input satisfies Body<`PUT /api/${CatalogueKind}/:id`>,
+        })
+        .json(),
     )
   }
   return parseAnswer(

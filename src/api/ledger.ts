@@ -1,14 +1,12 @@
 import {
-  type AdjustmentInput,
   type LedgerPage,
   LedgerPageSchema,
   type LedgerPosting,
   LedgerPostingSchema,
   type ProgrammeRules,
   ProgrammeRulesSchema,
-  type ReverseInput,
 } from '#domain/ledger.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `GET /patients/{id}/ledger`: a page of the patient's entries, the balance and what lapses soon. */
@@ -23,7 +21,7 @@ export async function getLedger(patientId: number, page = 1, pageSize = 10): Pro
 /** `POST /patients/{id}/adjustments` (Manager, Admin): + or - points with a reason, once per key. */
 export async function adjustPoints(
   patientId: number,
-  input: AdjustmentInput,
+  input: Body<'POST /api/patients/:id/adjustments'>,
 ): Promise<LedgerPosting> {
   return parseAnswer(
     'POST /api/patients/:id/adjustments',
@@ -33,7 +31,10 @@ export async function adjustPoints(
 }
 
 /** `POST /ledger/{entryId}/reverse` (Manager, Admin): cancels one entry, once. */
-export async function reverseEntry(entryId: number, input: ReverseInput): Promise<LedgerPosting> {
+export async function reverseEntry(
+  entryId: number,
+  input: Body<'POST /api/ledger/:entryId/reverse'>,
+): Promise<LedgerPosting> {
   return parseAnswer(
     'POST /api/ledger/:entryId/reverse',
     LedgerPostingSchema,
@@ -51,7 +52,9 @@ export async function getProgrammeRules(): Promise<ProgrammeRules> {
 }
 
 /** `PUT /practice/rules` (Admin): saves the rules; they apply from then on. */
-export async function saveProgrammeRules(rules: ProgrammeRules): Promise<ProgrammeRules> {
+export async function saveProgrammeRules(
+  rules: Body<'PUT /api/practice/rules'>,
+): Promise<ProgrammeRules> {
   return parseAnswer(
     'PUT /api/practice/rules',
     ProgrammeRulesSchema,

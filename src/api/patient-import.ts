@@ -1,15 +1,16 @@
 import {
   type PatientImportAnswer,
   PatientImportAnswerSchema,
-  type PatientImportChunk,
   type PatientImportPreview,
   PatientImportPreviewSchema,
 } from '#domain/patient-import.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /patients/import/preview`: what importing these rows would do; writes nothing. */
-export async function previewImportChunk(chunk: PatientImportChunk): Promise<PatientImportPreview> {
+export async function previewImportChunk(
+  chunk: Body<'POST /api/patients/import/preview'>,
+): Promise<PatientImportPreview> {
   return parseAnswer(
     'POST /api/patients/import/preview',
     PatientImportPreviewSchema,
@@ -21,7 +22,9 @@ export async function previewImportChunk(chunk: PatientImportChunk): Promise<Pat
  * `POST /patients/import`: creates the rows of a chunk that pass; the same chunk again creates
  * nobody and lists those rows as already imported.
  */
-export async function importPatientsChunk(chunk: PatientImportChunk): Promise<PatientImportAnswer> {
+export async function importPatientsChunk(
+  chunk: Body<'POST /api/patients/import'>,
+): Promise<PatientImportAnswer> {
   return parseAnswer(
     'POST /api/patients/import',
     PatientImportAnswerSchema,

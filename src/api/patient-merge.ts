@@ -6,7 +6,7 @@ import {
   type MergePreview,
   MergePreviewSchema,
 } from '#domain/patient-merge.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `GET /patients/duplicates` (Manager, Admin): a page of possible duplicate pairs. */
@@ -40,6 +40,10 @@ export async function mergePatients(
   return parseAnswer(
     'POST /api/patients/:id/merge/:mergedId',
     MergeAnswerSchema,
-    await http.post(`patients/${keptId}/merge/${mergedId}`, { json: { idempotencyKey } }).json(),
+    await http
+      .post(`patients/${keptId}/merge/${mergedId}`, {
+        json: { idempotencyKey } satisfies Body<'POST /api/patients/:id/merge/:mergedId'>,
+      })
+      .json(),
   )
 }

@@ -2,7 +2,6 @@ import { HTTPError } from 'ky'
 import * as v from 'valibot'
 import {
   type Patient,
-  type PatientInput,
   type PatientPage,
   PatientPageSchema,
   PatientSchema,
@@ -10,7 +9,7 @@ import {
   type PatientSummary,
   PatientSummarySchema,
 } from '#domain/practice-data.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { apiErrorMessage, http } from '#src/lib/http.ts'
 
 /** `GET /patients/summary`: how many patients, e-mail subscribers and clients, counted by the server. */
@@ -32,7 +31,10 @@ export async function getPatient(id: number): Promise<Patient> {
 }
 
 /** `PUT /patients/{id}`: changes some fields of a patient; answers the updated patient. */
-export async function updatePatient(id: number, changes: Partial<PatientInput>): Promise<Patient> {
+export async function updatePatient(
+  id: number,
+  changes: Body<'PUT /api/patients/:id'>,
+): Promise<Patient> {
   return parseAnswer(
     'PUT /api/patients/:id',
     PatientSchema,
@@ -41,7 +43,7 @@ export async function updatePatient(id: number, changes: Partial<PatientInput>):
 }
 
 /** `POST /patients`: adds a patient to the signed-in user's practice. */
-export async function createPatient(input: PatientInput): Promise<Patient> {
+export async function createPatient(input: Body<'POST /api/patients'>): Promise<Patient> {
   return parseAnswer(
     'POST /api/patients',
     PatientSchema,

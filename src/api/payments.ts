@@ -1,7 +1,7 @@
 import type { CreateTokenCardData } from '@stripe/stripe-js'
 import { HTTPError } from 'ky'
 import * as v from 'valibot'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import {
   type PaymentsMode,
   paymentsMode,
@@ -83,7 +83,7 @@ export async function createCardToken(
             exp_year: card.exp_year,
             cvc: card.cvc,
             name: card.name,
-          },
+          } satisfies Body<'POST /api/payments/test-tokens'>,
         })
         .json()
       return parseAnswer('POST /api/payments/test-tokens', TokenSchema, answer)

@@ -10,7 +10,7 @@ import {
   type PersonnelRegisterPayloadInput,
 } from '#domain/personnel.ts'
 import { type InvitationPreview, InvitationPreviewSchema } from '#domain/practice-data.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The registered person as `POST /auth/personnel/register` answers it. */
@@ -52,7 +52,9 @@ const ClosedAnswerSchema = v.object({
 })
 
 /** `POST /auth/personnel/register`: an invited person creates an account (phone verified first). */
-export async function registerPersonnel(input: RegisterPersonnelInput): Promise<Registered> {
+export async function registerPersonnel(
+  input: Body<'POST /api/auth/personnel/register'>,
+): Promise<Registered> {
   return parseAnswer(
     'POST /api/auth/personnel/register',
     RegisteredUserAnswerSchema,
@@ -70,7 +72,9 @@ export async function listInvitations(): Promise<PersonnelInvitation[]> {
 }
 
 /** `POST /personnel` (Admin): invites a staff member; the server e-mails the registration link. */
-export async function invitePersonnel(input: InvitePersonnelInput): Promise<PersonnelInvitation> {
+export async function invitePersonnel(
+  input: Body<'POST /api/personnel'>,
+): Promise<PersonnelInvitation> {
   return parseAnswer(
     'POST /api/personnel',
     PersonnelInvitationSchema,

@@ -1,9 +1,5 @@
-import {
-  type PracticeAnswer,
-  PracticeAnswerSchema,
-  type PracticeSettingsInput,
-} from '#domain/practice-settings.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type PracticeAnswer, PracticeAnswerSchema } from '#domain/practice-settings.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
@@ -16,7 +12,7 @@ export async function getPractice(): Promise<PracticeAnswer> {
 }
 
 /** `PUT /practice` (Admin): an empty Nextech username or password keeps the stored one. */
-export async function savePractice(values: PracticeSettingsInput): Promise<PracticeAnswer> {
+export async function savePractice(values: Body<'PUT /api/practice'>): Promise<PracticeAnswer> {
   return parseAnswer(
     'PUT /api/practice',
     PracticeAnswerSchema,

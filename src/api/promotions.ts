@@ -1,17 +1,15 @@
 import * as v from 'valibot'
 import { type PatientPromotion, PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
-  type PromotionChange,
   type PromotionDetail,
   PromotionDetailSchema,
-  type PromotionInput,
   type PromotionPage,
   PromotionPageSchema,
   type PromotionRedemption,
   PromotionRedemptionSchema,
   type PromotionStatus,
 } from '#domain/promotions.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** How many offers one page of the list holds. */
@@ -45,7 +43,9 @@ export async function getPromotion(id: number): Promise<PromotionDetail> {
 }
 
 /** `POST /promotions`: a new draft. */
-export async function createPromotion(input: PromotionInput): Promise<PromotionDetail> {
+export async function createPromotion(
+  input: Body<'POST /api/promotions'>,
+): Promise<PromotionDetail> {
   return parseAnswer(
     'POST /api/promotions',
     PromotionDetailSchema,
@@ -56,7 +56,7 @@ export async function createPromotion(input: PromotionInput): Promise<PromotionD
 /** `PUT /promotions/{id}`: changes an offer. */
 export async function updatePromotion(
   id: number,
-  change: PromotionChange,
+  change: Body<'PUT /api/promotions/:id'>,
 ): Promise<PromotionDetail> {
   return parseAnswer(
     'PUT /api/promotions/:id',
@@ -78,11 +78,9 @@ export async function promotionAction(
 }
 
 /** `PUT /promotions/claimed/{promo}`: staff claim an offer for a patient (with its code, if any). */
-export async function claimPromotion(input: {
-  promo: number
-  patient_id: number
-  code?: string | undefined
-}): Promise<PatientPromotion> {
+export async function claimPromotion(
+  input: Body<'PUT /api/promotions/claimed/:promo'> & { promo: number },
+): Promise<PatientPromotion> {
   return parseAnswer(
     'PUT /api/promotions/claimed/:promo',
     PatientPromotionSchema,
@@ -91,13 +89,9 @@ export async function claimPromotion(input: {
 }
 
 /** `PUT /promotions/redeemed/{promo}`: a claimed offer is redeemed at the practice. */
-export async function redeemPromotion(input: {
-  promo: number
-  patient_id: number
-  idempotencyKey?: string
-  verification?: { authyId: string; code: string }
-  override?: { reason: string }
-}): Promise<PromotionRedemption> {
+export async function redeemPromotion(
+  input: Body<'PUT /api/promotions/redeemed/:promo'> & { promo: number },
+): Promise<PromotionRedemption> {
   return parseAnswer(
     'PUT /api/promotions/redeemed/:promo',
     PromotionRedemptionSchema,

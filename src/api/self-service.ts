@@ -1,24 +1,19 @@
 import type { Role } from '#domain/permissions.ts'
 import { type StaffMember, StaffMemberSchema } from '#domain/practice-data.ts'
-import type {
-  ChangePasswordPayload,
-  PhoneChangePayload,
-  PhoneCodePayload,
-  ProfileUpdatePayload,
-} from '#domain/self-service.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
 import {
   type GetCodeAnswer,
   GetCodeAnswerSchema,
   type VerifyCodeAnswer,
   VerifyCodeAnswerSchema,
-  type VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/change-password`: the fresh session (every other one has ended). */
-export async function changePassword(payload: ChangePasswordPayload): Promise<Session> {
+export async function changePassword(
+  payload: Body<'POST /api/auth/change-password'>,
+): Promise<Session> {
   return parseAnswer(
     'POST /api/auth/change-password',
     SessionSchema,
@@ -31,7 +26,11 @@ export async function setMemberRole(id: number, role: Role): Promise<StaffMember
   return parseAnswer(
     'PUT /api/users/:id/role',
     StaffMemberSchema,
-    await http.put(`users/${id}/role`, { json: { access_rights: role } }).json(),
+    await http
+      .put(`users/${id}/role`, {
+        json: { access_rights: role } satisfies Body<'PUT /api/users/:id/role'>,
+      })
+      .json(),
   )
 }
 
@@ -48,7 +47,7 @@ export async function setMemberActive(id: number, active: boolean): Promise<Staf
 /** `PUT /users/{own id}`: the own title and names. */
 export async function updateOwnProfile(
   id: number,
-  payload: ProfileUpdatePayload,
+  payload: Body<'PUT /api/users/:id'>,
 ): Promise<StaffMember> {
   return parseAnswer(
     'PUT /api/users/:id',
@@ -58,7 +57,10 @@ export async function updateOwnProfile(
 }
 
 /** `POST /users/{own id}/phone/code`: texts a code to the new phone. */
-export async function sendPhoneCode(id: number, payload: PhoneCodePayload): Promise<GetCodeAnswer> {
+export async function sendPhoneCode(
+  id: number,
+  payload: Body<'POST /api/users/:id/phone/code'>,
+): Promise<GetCodeAnswer> {
   return parseAnswer(
     'POST /api/users/:id/phone/code',
     GetCodeAnswerSchema,
@@ -69,7 +71,7 @@ export async function sendPhoneCode(id: number, payload: PhoneCodePayload): Prom
 /** `POST /users/{own id}/phone/verify`: checks the code typed. */
 export async function verifyPhoneCode(
   id: number,
-  payload: VerifyCodeInput,
+  payload: Body<'POST /api/users/:id/phone/verify'>,
 ): Promise<VerifyCodeAnswer> {
   return parseAnswer(
     'POST /api/users/:id/phone/verify',
@@ -81,7 +83,7 @@ export async function verifyPhoneCode(
 /** `PUT /users/{own id}/phone`: saves the verified new phone. */
 export async function changeOwnPhone(
   id: number,
-  payload: PhoneChangePayload,
+  payload: Body<'PUT /api/users/:id/phone'>,
 ): Promise<StaffMember> {
   return parseAnswer(
     'PUT /api/users/:id/phone',

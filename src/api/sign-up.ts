@@ -1,19 +1,14 @@
 import {
-  type CheckAvailabilityInput,
   type GetCodeAnswer,
   GetCodeAnswerSchema,
-  type GetCodeInput,
   type PayAnswer,
   PayAnswerSchema,
-  type PayPayload,
   type SignUpAnswer,
   SignUpAnswerSchema,
-  type SignUpPayload,
   type VerifyCodeAnswer,
   VerifyCodeAnswerSchema,
-  type VerifyCodeInput,
 } from '#domain/sign-up/api.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /**
@@ -21,12 +16,12 @@ import { http } from '#src/lib/http.ts'
  * 409 carries `Email is already taken.` or `Phone number is already taken.` as text, which
  * `apiErrorMessage` passes on unchanged.
  */
-export async function checkEmail(input: CheckAvailabilityInput): Promise<string> {
+export async function checkEmail(input: Body<'POST /api/auth/check-email'>): Promise<string> {
   return http.post('auth/check-email', { json: input }).text()
 }
 
 /** `POST /auth/get-code`: texts a 6-digit code to the phone; answers the verification id. */
-export async function getCode(input: GetCodeInput): Promise<GetCodeAnswer> {
+export async function getCode(input: Body<'POST /api/auth/get-code'>): Promise<GetCodeAnswer> {
   return parseAnswer(
     'POST /api/auth/get-code',
     GetCodeAnswerSchema,
@@ -35,7 +30,9 @@ export async function getCode(input: GetCodeInput): Promise<GetCodeAnswer> {
 }
 
 /** `POST /auth/verify-code`: checks the code; 400 `Incorrect Confirmation Code entered`. */
-export async function verifyCode(input: VerifyCodeInput): Promise<VerifyCodeAnswer> {
+export async function verifyCode(
+  input: Body<'POST /api/auth/verify-code'>,
+): Promise<VerifyCodeAnswer> {
   return parseAnswer(
     'POST /api/auth/verify-code',
     VerifyCodeAnswerSchema,
@@ -44,7 +41,7 @@ export async function verifyCode(input: VerifyCodeInput): Promise<VerifyCodeAnsw
 }
 
 /** `POST /auth/pay`: charges the tokenised card; answers the customer id kept as `stripe_id`. */
-export async function pay(input: PayPayload): Promise<PayAnswer> {
+export async function pay(input: Body<'POST /api/auth/pay'>): Promise<PayAnswer> {
   return parseAnswer(
     'POST /api/auth/pay',
     PayAnswerSchema,
@@ -56,7 +53,9 @@ export async function pay(input: PayPayload): Promise<PayAnswer> {
  * `POST /auth/local/register`: creates the practice and its Admin from the wizard's payload
  * (spec section 7); the server re-validates every field with the same schema.
  */
-export async function registerPractice(payload: SignUpPayload): Promise<SignUpAnswer> {
+export async function registerPractice(
+  payload: Body<'POST /api/auth/local/register'>,
+): Promise<SignUpAnswer> {
   return parseAnswer(
     'POST /api/auth/local/register',
     SignUpAnswerSchema,

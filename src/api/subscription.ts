@@ -1,5 +1,5 @@
 import { type SubscriptionAnswer, SubscriptionAnswerSchema } from '#domain/subscription.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `GET /practice/subscription` (Admin): plans, term, card on file, renewal or end. */
@@ -34,6 +34,10 @@ export async function changeSubscriptionCard(token: string): Promise<Subscriptio
   return parseAnswer(
     'PUT /api/practice/subscription/card',
     SubscriptionAnswerSchema,
-    await http.put('practice/subscription/card', { json: { token } }).json(),
+    await http
+      .put('practice/subscription/card', {
+        json: { token } satisfies Body<'PUT /api/practice/subscription/card'>,
+      })
+      .json(),
   )
 }

@@ -6,7 +6,7 @@ import {
   UploadedFileSchema,
   type UploadPurpose,
 } from '#domain/uploads.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
@@ -42,7 +42,11 @@ export async function savePracticeLogo(file: File): Promise<PracticeLogo> {
   const logo = parseAnswer(
     'PUT /api/practice/logo',
     PracticeLogoSchema,
-    await http.put('practice/logo', { json: { upload_id: upload.id } }).json(),
+    await http
+      .put('practice/logo', {
+        json: { upload_id: upload.id } satisfies Body<'PUT /api/practice/logo'>,
+      })
+      .json(),
   )
   updateSession((session) => {
     session.practice.image_path = logo.image_path
@@ -69,7 +73,11 @@ export async function saveOwnAvatar(id: number, file: File): Promise<StaffMember
   const member = parseAnswer(
     'PUT /api/users/:id/avatar',
     StaffMemberSchema,
-    await http.put(`users/${id}/avatar`, { json: { upload_id: upload.id } }).json(),
+    await http
+      .put(`users/${id}/avatar`, {
+        json: { upload_id: upload.id } satisfies Body<'PUT /api/users/:id/avatar'>,
+      })
+      .json(),
   )
   updateSession((session) => {
     session.user.image_path = member.image_path

@@ -1,22 +1,19 @@
 import {
   type ApprovalAnswer,
   ApprovalAnswerSchema,
-  type ApprovalRequest,
   RedemptionCodeAnswerSchema,
   RedemptionCodeCheckAnswerSchema,
   type VisitAnswer,
   VisitAnswerSchema,
-  type VisitInput,
   type VisitPreview,
-  type VisitPreviewInput,
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
-import { parseAnswer } from '#src/api/contract.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /visits/preview`: what the lines would earn for the patient, and the lines refused. */
-export async function previewVisit(input: VisitPreviewInput): Promise<VisitPreview> {
+export async function previewVisit(input: Body<'POST /api/visits/preview'>): Promise<VisitPreview> {
   return parseAnswer(
     'POST /api/visits/preview',
     VisitPreviewSchema,
@@ -28,7 +25,7 @@ export async function previewVisit(input: VisitPreviewInput): Promise<VisitPrevi
  * `POST /visits`: records a visit (its items, points and optional redemption) once per
  * `idempotencyKey`; the same key again answers the visit already recorded.
  */
-export async function recordVisit(input: VisitInput): Promise<VisitAnswer> {
+export async function recordVisit(input: Body<'POST /api/visits'>): Promise<VisitAnswer> {
   return parseAnswer(
     'POST /api/visits',
     VisitAnswerSchema,
@@ -57,7 +54,7 @@ export async function undoVisit(id: number): Promise<{ balance: number }> {
 /** `POST /patients/{id}/redemption-code`: texts the patient a code for one amount. */
 export async function sendRedemptionCode(
   patientId: number,
-  amount: { points?: number | undefined; promotion_id?: number | undefined },
+  amount: Body<'POST /api/patients/:id/redemption-code'>,
 ): Promise<{ authyId: string }> {
   return parseAnswer(
     'POST /api/patients/:id/redemption-code',
@@ -69,12 +66,7 @@ export async function sendRedemptionCode(
 /** `POST /patients/{id}/redemption-code/check`: whether the typed code is right (uses nothing). */
 export async function checkRedemptionCode(
   patientId: number,
-  input: {
-    authyId: string
-    code: string
-    points?: number | undefined
-    promotion_id?: number | undefined
-  },
+  input: Body<'POST /api/patients/:id/redemption-code/check'>,
 ): Promise<{ valid: true }> {
   return parseAnswer(
     'POST /api/patients/:id/redemption-code/check',
@@ -84,7 +76,9 @@ export async function checkRedemptionCode(
 }
 
 /** `POST /visits/approval`: a manager's approval of the lines' prices and points. */
-export async function approveVisit(input: ApprovalRequest): Promise<ApprovalAnswer> {
+export async function approveVisit(
+  input: Body<'POST /api/visits/approval'>,
+): Promise<ApprovalAnswer> {
   return parseAnswer(
     'POST /api/visits/approval',
     ApprovalAnswerSchema,
