@@ -157,7 +157,12 @@ export async function apiContractSource(routes: readonly RouteEntry[]): Promise<
     ' * `text`, the texts of a `text/plain` success answer; `media`, the media types of any other.',
     ' */',
     'export type ApiContract = {',
-    ...entries.map(({ key, fields }) => `  '${key}': { ${fields.join('; ')} }`),
+    // A route with neither a JSON body nor a success body to describe (none so far) is still listed.
+    ...entries.map(({ key, fields }) =>
+      fields.length > 0
+        ? `  '${key}': { ${fields.join('; ')} }`
+        : `  '${key}': Record<never, never>`,
+    ),
     '}',
     '',
   )
