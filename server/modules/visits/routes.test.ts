@@ -33,7 +33,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
-import { smsAddress } from './service.ts'
+import { smsAddress } from './redemption-codes.ts'
 
 const messageOf = async (response: Response) =>
   ((await response.json()) as { error: { message: string } }).error.message

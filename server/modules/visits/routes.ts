@@ -1,7 +1,8 @@
 /**
  * The front desk over HTTP (issue 17): `/visits` (preview, record, read, undo) and a patient's
- * redemption code and redemptions. The rules live in server/modules/visits/service.ts; every posting is
- * audited once (who, which patient id, how many points; never a personal value).
+ * redemption code and redemptions. The rules live in the module's use cases, which service.ts
+ * composes; every posting is audited once (who, which patient id, how many points; never a
+ * personal value).
  */
 import { and, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
@@ -36,7 +37,8 @@ import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/modul
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { verifyPassword } from '#server/security/passwords.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
-import { createCheckout, type PostingSummary } from './service.ts'
+import { createCheckout } from './service.ts'
+import type { PostingSummary } from './shared.ts'
 
 /** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
 export const CODE_CHECKS_PER_MEMBER = { max: 20, windowMs: 60 * 1000 }
