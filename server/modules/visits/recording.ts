@@ -34,12 +34,13 @@ import {
   type Consent,
   type Executor,
   isUniqueViolation,
+  lockPatient,
   type PostingSummary,
   type PromotionRow,
-  patientOf,
   type RedemptionRequest,
   type Rules,
   readRules,
+  refuseOtherPatient,
   visitEntries,
   visitOf,
   withAuthors,
@@ -59,19 +60,23 @@ function replayOf(existing: typeof visits.$inferSelect, patientId: number) {
   return existing
 }
 
-/** A stored visit as the API answers it. */
+/**
+ * A stored visit as the API answers it; `balance` when the caller knows the patient's (it held
+ * the patient's lock while it posted), else it is read.
+ */
 export async function answerFor(
   ex: Executor,
   visit: typeof visits.$inferSelect,
+  balance?: number,
 ): Promise<VisitAnswer> {
-  const [items, entries, balance, approvers] = await Promise.all([
+  const [items, entries, points, approvers] = await Promise.all([
     ex
       .select()
       .from(visitItems)
       .where(eq(visitItems.visit_id, visit.id))
       .orderBy(asc(visitItems.position)),
     visitEntries(ex, visit),
-    balanceOf(ex, visit.practice_id, visit.patient_id),
+    balance ?? balanceOf(ex, visit.practice_id, visit.patient_id),
     visit.approved_by === null
       ? []
       : ex
@@ -109,7 +114,7 @@ export async function answerFor(
           : null,
     })),
     entries: await withAuthors(ex, entries),
-    balance,
+    balance: points,
   }
 }
 
@@ -214,38 +219,43 @@ export function createRecording(
         const answer = await answerFor(db, replayOf(existing, input.patient_id))
         return { answer, replayed: true, summary: summarize(answer, false, existing) }
       }
+      // The key's one look-up, before anything is spent: a retry never uses the code again.
       const first = await visitByKey(db, practiceId, input.idempotencyKey)
       if (first) return replay(first)
 
-      await patientOf(db, practiceId, input.patient_id)
-      const rules = await readRules(db, practiceId)
+      let rules: Rules
       let promotion: PromotionRow | undefined
       let consent: Consent = { kind: 'none' }
-      if (input.redemption) {
-        if (input.redemption.promotion_id !== undefined) {
-          promotion = await promotionOf(
-            db,
-            practiceId,
-            input.redemption.promotion_id,
+      try {
+        rules = await readRules(db, practiceId)
+        if (input.redemption) {
+          if (input.redemption.promotion_id !== undefined) {
+            promotion = await promotionOf(
+              db,
+              practiceId,
+              input.redemption.promotion_id,
+              input.patient_id,
+            )
+          }
+          // Points and an offer together (issue 28): one consent for all the points spent.
+          const points = (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0)
+          // The code's attempt is spent here, before the transaction, so that it stays spent.
+          consent = await consentFor(
+            user,
             input.patient_id,
+            points,
+            rules.redemption_code_threshold,
+            input.redemption,
           )
         }
-        // Points and an offer together (issue 28): one consent for all the points spent.
-        const points = (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0)
-        consent = await consentFor(
-          user,
-          input.patient_id,
-          points,
-          rules.redemption_code_threshold,
-          input.redemption,
-        )
+      } catch (error) {
+        await refuseOtherPatient(db, practiceId, input.patient_id)
+        throw error
       }
 
       try {
         const written = await db.transaction(async (tx) => {
-          const patient = await patientOf(tx, practiceId, input.patient_id, true)
-          const again = await visitByKey(tx, practiceId, input.idempotencyKey)
-          if (again) return { id: replayOf(again, patient.id).id, replayed: true }
+          const patient = await lockPatient(tx, practiceId, input.patient_id)
           if (patient.archived_at) throw conflict(VISIT_MESSAGES.patientArchived)
           if (input.appointment_id) {
             await appointmentOf(tx, practiceId, patient.id, input.appointment_id, true)
@@ -281,22 +291,25 @@ export function createRecording(
             })
             .returning()
           if (!visit) throw new Error('The visit was not written')
-          const ledger = createLedger({ db: tx, now })
-          const actor = { practiceId, patientId: patient.id, userId: user.id }
+          const ledger = createLedger({ db, now }).locked(tx, {
+            practiceId,
+            patientId: patient.id,
+            balance: patient.points,
+          })
           for (const [position, priced] of lines.entries()) {
             const discounted = offer.lines[position]
             const line = { ...priced, points: discounted?.points ?? priced.points }
             let entryId: number | null = null
             if (line.points > 0) {
               const earned = await ledger.credit({
-                ...actor,
+                userId: user.id,
                 kind: 'earn',
                 points: line.points,
                 sourceType: 'visit',
                 sourceId: visit.id,
                 idempotencyKey: `visit/${visit.id}/line/${position}`,
               })
-              entryId = earned.entry.id
+              entryId = earned.id
             }
             await tx.insert(visitItems).values({
               practice_id: practiceId,
@@ -316,8 +329,10 @@ export function createRecording(
             })
           }
           if (input.redemption) {
-            await spend(tx, {
-              ...actor,
+            await spend(tx, ledger, {
+              practiceId,
+              patientId: patient.id,
+              userId: user.id,
               points: (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0),
               promotion,
               consent,
@@ -335,28 +350,33 @@ export function createRecording(
               .where(eq(appointments.id, input.appointment_id))
           }
           await tx.update(patients).set({ last_visit_at: at }).where(eq(patients.id, patient.id))
-          const earned = offer.points
-          await queueStatement(deps, tx, patient.id, visit.id, earned, at)
-          return { id: visit.id, replayed: false }
+          const balance = ledger.balance()
+          await queueStatement(deps, tx, patient, {
+            id: visit.id,
+            earned: offer.points,
+            balance,
+            at,
+          })
+          return { visit, balance }
         })
-        if (!written.replayed) deps.outbound.kick()
-        const [visit] = await db.select().from(visits).where(eq(visits.id, written.id))
-        if (!visit) throw new Error('The visit was not found after writing it')
-        const answer = await answerFor(db, visit)
-        const replayed = written.replayed
+        deps.outbound.kick()
+        const answer = await answerFor(db, written.visit, written.balance)
         return {
           answer,
-          replayed,
+          replayed: false,
           summary: {
-            ...summarize(answer, consent.kind === 'override', visit),
+            ...summarize(answer, consent.kind === 'override', written.visit),
             offer_title: promotion?.title ?? null,
           },
         }
       } catch (error) {
-        if (!(error instanceof ApiError) && isUniqueViolation(error)) {
-          const existing = await visitByKey(db, practiceId, input.idempotencyKey)
-          if (existing) return replay(existing)
-          if (input.appointment_id) throw conflict(VISIT_MESSAGES.appointmentCompleted)
+        // The key is not looked up again under the lock: a request with the same key that
+        // committed while this one waited makes this one fail (on the appointment it completed,
+        // the code it used, or the key's unique index at the latest), and its visit answers.
+        const existing = await visitByKey(db, practiceId, input.idempotencyKey)
+        if (existing) return replay(existing)
+        if (!(error instanceof ApiError) && isUniqueViolation(error) && input.appointment_id) {
+          throw conflict(VISIT_MESSAGES.appointmentCompleted)
         }
         throw error
       }

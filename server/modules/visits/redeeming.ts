@@ -8,7 +8,7 @@ import { VISIT_MESSAGES } from '#domain/visits.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { codelessRedemptions, ledgerEntries, patientPromotions } from '#server/db/schema.ts'
-import { ApiError, conflict, forbidden } from '#server/http/errors.ts'
+import { conflict, forbidden } from '#server/http/errors.ts'
 import { createLedger, type LedgerEntryRow } from '#server/modules/ledger/index.ts'
 import { promotionOf } from './pricing.ts'
 import type { createRedemptionCodes } from './redemption-codes.ts'
@@ -17,11 +17,12 @@ import {
   type CheckoutDeps,
   type Consent,
   day,
-  isUniqueViolation,
+  type LockedLedger,
+  lockPatient,
   type PromotionRow,
-  patientOf,
   type RedemptionRequest,
   readRules,
+  refuseOtherPatient,
   unprocessable,
   withAuthors,
 } from './shared.ts'
@@ -72,9 +73,13 @@ export function createRedeeming(
     throw conflict(existing ? VISIT_MESSAGES.promotionRedeemed : VISIT_MESSAGES.promotionNotClaimed)
   }
 
-  /** The redemption and the promotion's bonus, inside the caller's transaction. */
+  /**
+   * The redemption and the promotion's bonus, inside the caller's transaction, posted with the
+   * ledger on the patient the transaction has locked.
+   */
   async function spend(
     tx: Transaction,
+    ledger: LockedLedger,
     args: {
       practiceId: number
       patientId: number
@@ -110,26 +115,22 @@ export function createRedeeming(
       }
     }
     if (args.promotion) await redeemClaim(tx, args.patientId, args.promotion.id)
-    const ledger = createLedger({ db: tx, now })
-    const actor = { practiceId: args.practiceId, patientId: args.patientId, userId: args.userId }
     let redeemed: LedgerEntryRow | null = null
     let bonus: LedgerEntryRow | null = null
     if (args.points > 0) {
-      const result = await ledger.redeem({
-        ...actor,
+      redeemed = await ledger.redeem({
+        userId: args.userId,
         points: args.points,
         sourceType: args.sourceType,
         sourceId: args.sourceId,
         reason: args.consent.kind === 'override' ? args.consent.reason : null,
         idempotencyKey: args.key,
       })
-      if (result.replayed) throw conflict(VISIT_MESSAGES.keyReused)
-      redeemed = result.entry
       if (codeless) {
         await tx.insert(codelessRedemptions).values({
           practice_id: args.practiceId,
           patient_id: args.patientId,
-          entry_id: result.entry.id,
+          entry_id: redeemed.id,
           points: args.points,
           day: day(now()),
           created_at: now(),
@@ -137,15 +138,14 @@ export function createRedeeming(
       }
     }
     if (args.promotion && args.promotion.points > 0) {
-      const result = await ledger.credit({
-        ...actor,
+      bonus = await ledger.credit({
+        userId: args.userId,
         kind: 'bonus',
         points: args.promotion.points,
         sourceType: args.sourceType,
         sourceId: args.sourceId,
         idempotencyKey: args.bonusKey,
       })
-      bonus = result.entry
     }
     return { redeemed, bonus }
   }
@@ -191,45 +191,47 @@ export function createRedeeming(
           summary: { patient_id: patientId, earned: 0, redeemed: 0, bonus: 0, override: false },
         }
       }
+      // The key's one look-up, before anything is spent: a retry never uses the code again.
       const first = await replay()
       if (first) return first
 
-      await patientOf(db, practiceId, patientId)
-      const rules = await readRules(db, practiceId)
-      const promotion =
-        input.promotion_id !== undefined
-          ? await promotionOf(db, practiceId, input.promotion_id, patientId)
-          : undefined
-      // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
-      if (promotion && hasValue(promotion)) {
-        throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
-      }
-      const points = input.points ?? promotion?.points_cost ?? 0
-      if (promotion && points === 0 && promotion.points === 0) {
-        throw unprocessable(VISIT_MESSAGES.promotionNothing)
-      }
-      const consent = await consentFor(
-        user,
-        patientId,
-        points,
-        rules.redemption_code_threshold,
-        input,
-      )
+      const { rules, promotion, points, consent } = await (async () => {
+        const rules = await readRules(db, practiceId)
+        const promotion =
+          input.promotion_id !== undefined
+            ? await promotionOf(db, practiceId, input.promotion_id, patientId)
+            : undefined
+        // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
+        if (promotion && hasValue(promotion)) {
+          throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
+        }
+        const points = input.points ?? promotion?.points_cost ?? 0
+        if (promotion && points === 0 && promotion.points === 0) {
+          throw unprocessable(VISIT_MESSAGES.promotionNothing)
+        }
+        // The code's attempt is spent here, before the transaction, so that it stays spent.
+        const consent = await consentFor(
+          user,
+          patientId,
+          points,
+          rules.redemption_code_threshold,
+          input,
+        )
+        return { rules, promotion, points, consent }
+      })().catch(async (error: unknown) => {
+        await refuseOtherPatient(db, practiceId, patientId)
+        throw error
+      })
       try {
         const done = await db.transaction(async (tx) => {
-          const patient = await patientOf(tx, practiceId, patientId, true)
-          const [again] = await tx
-            .select({ id: ledgerEntries.id })
-            .from(ledgerEntries)
-            .where(
-              and(
-                eq(ledgerEntries.practice_id, practiceId),
-                eq(ledgerEntries.idempotency_key, input.idempotencyKey),
-              ),
-            )
-          if (again) return undefined
+          const patient = await lockPatient(tx, practiceId, patientId)
           if (patient.archived_at) throw conflict(VISIT_MESSAGES.patientArchived)
-          return spend(tx, {
+          const ledger = createLedger({ db, now }).locked(tx, {
+            practiceId,
+            patientId,
+            balance: patient.points,
+          })
+          const posted = await spend(tx, ledger, {
             practiceId,
             patientId,
             userId: user.id,
@@ -242,12 +244,8 @@ export function createRedeeming(
             key: input.idempotencyKey,
             bonusKey: points > 0 ? bonusKey : input.idempotencyKey,
           })
+          return { ...posted, balance: ledger.balance() }
         })
-        if (!done) {
-          const replayed = await replay()
-          if (!replayed) throw new Error('The replayed redemption was not found')
-          return replayed
-        }
         const main = done.redeemed ?? done.bonus
         if (!main) throw new Error('The redemption wrote no entry')
         const [entry, bonusEntry] = await withAuthors(
@@ -258,7 +256,7 @@ export function createRedeeming(
         return {
           entry,
           bonus: bonusEntry ?? null,
-          balance: await balanceOf(db, practiceId, patientId),
+          balance: done.balance,
           replayed: false,
           summary: {
             patient_id: patientId,
@@ -269,10 +267,11 @@ export function createRedeeming(
           },
         }
       } catch (error) {
-        if (!(error instanceof ApiError) && isUniqueViolation(error)) {
-          const replayed = await replay()
-          if (replayed) return replayed
-        }
+        // The key is not looked up again under the lock: a request with the same key that
+        // committed while this one waited makes this one fail (on the code it used, or the key's
+        // unique index at the latest), and its entries answer.
+        const replayed = await replay()
+        if (replayed) return replayed
         throw error
       }
     },

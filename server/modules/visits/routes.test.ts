@@ -329,6 +329,25 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(await balanceMatchesEntries(patientId)).toBe(222)
   })
 
+  it('answers the same visit to two identical requests at once that complete one appointment', async () => {
+    const patientId = await newPatient()
+    const body = {
+      patient_id: patientId,
+      appointment_id: await newAppointment(patientId),
+      idempotencyKey: key(),
+      items: [{ procedure_id: peelId, quantity: 1 }],
+    }
+    const [a, b] = await Promise.all([post('/api/visits', body), post('/api/visits', body)])
+    expect([a.status, b.status]).toEqual([201, 201])
+    const first = v.parse(VisitAnswerSchema, await a.json())
+    const second = v.parse(VisitAnswerSchema, await b.json())
+    expect(second.visit.id).toBe(first.visit.id)
+    expect(second.entries.map((e) => e.id)).toEqual(first.entries.map((e) => e.id))
+    const rows = await t.db.select().from(visits).where(eq(visits.patient_id, patientId))
+    expect(rows).toHaveLength(1)
+    expect(await balanceMatchesEntries(patientId)).toBe(40)
+  })
+
   it('posts once for two identical requests at once and for a replay after the first finished', async () => {
     const patientId = await newPatient()
     const body = {

@@ -11,7 +11,7 @@ import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerEntries, patients, practices, users, visits } from '#server/db/schema.ts'
 import { ApiError, conflict, notFound } from '#server/http/errors.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
-import { type LedgerEntryRow, toAnswer } from '#server/modules/ledger/index.ts'
+import { type Ledger, type LedgerEntryRow, toAnswer } from '#server/modules/ledger/index.ts'
 
 export type Executor = Database | Transaction
 
@@ -128,6 +128,53 @@ export async function visitOf(ex: Executor, practiceId: number, visitId: number)
   if (!visit) throw notFound(VISIT_MESSAGES.visitNotFound)
   return visit
 }
+
+/**
+ * Refuses an id that is not a patient of the practice (404). A posting reads its patient once,
+ * locked, in its transaction; a refusal before the transaction (the offer, the consent) first
+ * makes sure of the patient, so that an id of another practice answers 404 whatever else is
+ * wrong with the request. Only refusals pay this read.
+ */
+export async function refuseOtherPatient(ex: Executor, practiceId: number, patientId: number) {
+  await patientOf(ex, practiceId, patientId)
+}
+
+/**
+ * The patient of the practice, locked FOR UPDATE for the rest of `tx` (404 otherwise; 409 when a
+ * merge moved it into another record while this waited): the one read of the patient a posting
+ * makes, taken first in its transaction (server/db/locks.ts's order: the patient, then the rows
+ * that hang off it), with everything the request needs of it, the practice's name included.
+ * `OF patients` leaves the practice's row unlocked.
+ */
+export async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
+  const [row] = await tx
+    .select({
+      id: patients.id,
+      points: patients.points,
+      phone: patients.phone,
+      archived_at: patients.archived_at,
+      merged_into_id: patients.merged_into_id,
+      first_name: patients.first_name,
+      email: patients.email,
+      email_subscription: patients.email_subscription,
+      unsubscribe_id: patients.unsubscribe_id,
+      practice_name: practices.practice_name,
+    })
+    .from(patients)
+    .innerJoin(practices, eq(practices.id, patients.practice_id))
+    .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
+    .for('update', { of: patients })
+  if (!row) throw notFound(LEDGER_MESSAGES.patientNotFound)
+  // A change that waited for a merge's lock on this patient finds it merged (issue 29).
+  if (row.merged_into_id !== null) throw conflict(MERGE_MESSAGES.mergedPatient)
+  return row
+}
+
+/** A patient as {@link lockPatient} read it. */
+export type LockedPatient = Awaited<ReturnType<typeof lockPatient>>
+
+/** The ledger's postings on a patient whose row the caller's transaction holds. */
+export type LockedLedger = ReturnType<Ledger['locked']>
 
 export async function balanceOf(
   ex: Executor,
