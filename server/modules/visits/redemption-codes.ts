@@ -10,7 +10,7 @@ import { pointsText } from '#domain/points.ts'
 import { codeNeeded, formatDollars, VISIT_MESSAGES } from '#domain/visits.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { practices, promotions, redemptionCodes } from '#server/db/schema.ts'
+import { promotions, redemptionCodes } from '#server/db/schema.ts'
 import { ApiError, forbidden, notFound } from '#server/http/errors.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { newCode, phoneDigits, VERIFICATION_RULES } from '#server/messaging/verification.ts'
@@ -18,6 +18,8 @@ import {
   type CheckoutDeps,
   type CodeAmount,
   type Consent,
+  type Executor,
+  lockPatient,
   patientOf,
   type RedemptionRequest,
   readRules,
@@ -93,21 +95,24 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
   }
 
   /** What a code was sent for, in the SMS's words: "100 points ($10.00)" or the offer's title. */
-  async function codeWords(row: {
-    practice_id: number
-    points: number | null
-    promotion_id: number | null
-  }) {
+  async function codeWords(
+    row: {
+      practice_id: number
+      points: number | null
+      promotion_id: number | null
+    },
+    ex: Executor = db,
+  ) {
     let offer: string | null = null
     if (row.promotion_id !== null) {
-      const [promotion] = await db
+      const [promotion] = await ex
         .select({ title: promotions.title })
         .from(promotions)
         .where(eq(promotions.id, row.promotion_id))
       offer = `the offer “${promotion?.title ?? 'an offer'}”`
     }
     if (row.points === null) return offer ?? 'another redemption'
-    const rules = await readRules(db, row.practice_id)
+    const rules = await readRules(ex, row.practice_id)
     const points = `${pointsText(row.points)} (${formatDollars(row.points * rules.point_value_cents)})`
     return offer ? `${points} and ${offer}` : points
   }
@@ -190,37 +195,33 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
       amount: CodeAmount,
       generateCode: () => string = newCode,
     ): Promise<{ authyId: string }> {
-      const patient = await patientOf(db, user.practice_id, patientId)
-      const digits = phoneDigits(patient.phone ?? '')
-      if (digits.length < 7) throw unprocessable(VISIT_MESSAGES.noPhone)
-      const [practice] = await db
-        .select({ name: practices.practice_name })
-        .from(practices)
-        .where(eq(practices.id, user.practice_id))
-      if (amount.promotion_id !== undefined) {
-        const [promotion] = await db
-          .select({ id: promotions.id })
-          .from(promotions)
-          .where(
-            and(
-              eq(promotions.id, amount.promotion_id),
-              eq(promotions.practice_id, user.practice_id),
-            ),
-          )
-        if (!promotion) throw notFound(VISIT_MESSAGES.promotionNotFound)
-      }
       const row = {
         practice_id: user.practice_id,
         // Points, an offer, or both (issue 28: a visit's points and its offer, one code).
         points: amount.points ?? null,
         promotion_id: amount.promotion_id ?? null,
       }
-      const what = await codeWords(row)
       const at = now()
       const code = generateCode()
       const authyId = randomToken(32)
       await db.transaction(async (tx) => {
-        await patientOf(tx, user.practice_id, patientId, true)
+        // The one read of the patient, locked: its phone and the practice's name come with it.
+        const patient = await lockPatient(tx, user.practice_id, patientId)
+        const digits = phoneDigits(patient.phone ?? '')
+        if (digits.length < 7) throw unprocessable(VISIT_MESSAGES.noPhone)
+        if (amount.promotion_id !== undefined) {
+          const [promotion] = await tx
+            .select({ id: promotions.id })
+            .from(promotions)
+            .where(
+              and(
+                eq(promotions.id, amount.promotion_id),
+                eq(promotions.practice_id, user.practice_id),
+              ),
+            )
+          if (!promotion) throw notFound(VISIT_MESSAGES.promotionNotFound)
+        }
+        const what = await codeWords(row, tx)
         const [latest] = await tx
           .select({ created_at: redemptionCodes.created_at })
           .from(redemptionCodes)
@@ -279,7 +280,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
         await deps.outbound.enqueue(tx, {
           channel: 'sms',
           to: smsAddress(patient.phone ?? ''),
-          text: `${practice?.name ?? 'Your practice'}: your code to redeem ${what} is ${code}. It is valid for 10 minutes, for this redemption only. Give it only to the front desk.`,
+          text: `${patient.practice_name}: your code to redeem ${what} is ${code}. It is valid for 10 minutes, for this redemption only. Give it only to the front desk.`,
           code,
         })
       })
