@@ -253,8 +253,9 @@ export function createRecording(
         throw error
       }
 
+      let written: { visit: typeof visits.$inferSelect; balance: number }
       try {
-        const written = await db.transaction(async (tx) => {
+        written = await db.transaction(async (tx) => {
           const patient = await lockPatient(tx, practiceId, input.patient_id)
           if (patient.archived_at) throw conflict(VISIT_MESSAGES.patientArchived)
           if (input.appointment_id) {
@@ -359,16 +360,6 @@ export function createRecording(
           })
           return { visit, balance }
         })
-        deps.outbound.kick()
-        const answer = await answerFor(db, written.visit, written.balance)
-        return {
-          answer,
-          replayed: false,
-          summary: {
-            ...summarize(answer, consent.kind === 'override', written.visit),
-            offer_title: promotion?.title ?? null,
-          },
-        }
       } catch (error) {
         // The key is not looked up again under the lock: a request with the same key that
         // committed while this one waited makes this one fail (on the appointment it completed,
@@ -379,6 +370,16 @@ export function createRecording(
           throw conflict(VISIT_MESSAGES.appointmentCompleted)
         }
         throw error
+      }
+      deps.outbound.kick()
+      const answer = await answerFor(db, written.visit, written.balance)
+      return {
+        answer,
+        replayed: false,
+        summary: {
+          ...summarize(answer, consent.kind === 'override', written.visit),
+          offer_title: promotion?.title ?? null,
+        },
       }
     },
 

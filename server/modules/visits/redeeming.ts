@@ -222,8 +222,9 @@ export function createRedeeming(
         await refuseOtherPatient(db, practiceId, patientId)
         throw error
       })
+      let done: { redeemed: LedgerEntryRow | null; bonus: LedgerEntryRow | null; balance: number }
       try {
-        const done = await db.transaction(async (tx) => {
+        done = await db.transaction(async (tx) => {
           const patient = await lockPatient(tx, practiceId, patientId)
           if (patient.archived_at) throw conflict(VISIT_MESSAGES.patientArchived)
           const ledger = createLedger({ db, now }).locked(tx, {
@@ -246,26 +247,6 @@ export function createRedeeming(
           })
           return { ...posted, balance: ledger.balance() }
         })
-        const main = done.redeemed ?? done.bonus
-        if (!main) throw new Error('The redemption wrote no entry')
-        const [entry, bonusEntry] = await withAuthors(
-          db,
-          done.redeemed && done.bonus ? [done.redeemed, done.bonus] : [main],
-        )
-        if (!entry) throw new Error('The redemption entry was not found')
-        return {
-          entry,
-          bonus: bonusEntry ?? null,
-          balance: done.balance,
-          replayed: false,
-          summary: {
-            patient_id: patientId,
-            earned: 0,
-            redeemed: done.redeemed ? -done.redeemed.points : 0,
-            bonus: done.bonus?.points ?? 0,
-            override: consent.kind === 'override',
-          },
-        }
       } catch (error) {
         // The key is not looked up again under the lock: a request with the same key that
         // committed while this one waited makes this one fail (on the code it used, or the key's
@@ -273,6 +254,26 @@ export function createRedeeming(
         const replayed = await replay()
         if (replayed) return replayed
         throw error
+      }
+      const main = done.redeemed ?? done.bonus
+      if (!main) throw new Error('The redemption wrote no entry')
+      const [entry, bonusEntry] = await withAuthors(
+        db,
+        done.redeemed && done.bonus ? [done.redeemed, done.bonus] : [main],
+      )
+      if (!entry) throw new Error('The redemption entry was not found')
+      return {
+        entry,
+        bonus: bonusEntry ?? null,
+        balance: done.balance,
+        replayed: false,
+        summary: {
+          patient_id: patientId,
+          earned: 0,
+          redeemed: done.redeemed ? -done.redeemed.points : 0,
+          bonus: done.bonus?.points ?? 0,
+          override: consent.kind === 'override',
+        },
       }
     },
   }
