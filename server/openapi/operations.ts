@@ -92,15 +92,6 @@ import {
   UPLOAD_PURPOSES,
   UploadedFileSchema,
 } from '#domain/uploads.ts'
-import {
-  ApprovalAnswerSchema,
-  RedemptionAnswerSchema,
-  RedemptionCodeAnswerSchema,
-  RedemptionCodeCheckAnswerSchema,
-  VisitAnswerSchema,
-  VisitPreviewSchema,
-  VisitUndoAnswerSchema,
-} from '#domain/visits.ts'
 import { NAME_TAKEN, type OperationDoc, OTHER_PRACTICE, TOO_MANY, tokenParam } from './operation.ts'
 
 /** The import's limits, enforced by the server (issue 29). */
@@ -1221,114 +1212,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   // Issue 17, the front desk (server/modules/visits/routes.ts, server/modules/reports/routes.ts).
-  'POST /api/visits/preview': {
-    summary: "Preview a visit's points",
-    description:
-      "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit), and `offer_values`: for each offer with value the patient has claimed, what it would take off each line, the total to pay, the points earned on it, or why it matches no line. Writes nothing.",
-    tag: 'Visits',
-    responses: {
-      200: { description: 'The priced lines and the programme figures.', json: VisitPreviewSchema },
-      404: 'No patient, appointment, procedure or product has this id in your practice.',
-      409: 'The appointment is already completed or cancelled.',
-      422: 'An item is archived, or the appointment belongs to another patient.',
-    },
-  },
-  'POST /api/visits/approval': {
-    summary: "Approve a visit's prices and points",
-    description:
-      "A manager's approval of lines priced above the catalogue or earning more points than the programme's ceiling per line, with a reason: either a Manager or Admin signs in at the desk (`manager`: e-mail and password, counted like a sign-in: 5 failures an account, and 30 accounts failing from one address, in 15 minutes; a colleague's failures never refuse the manager) or the session's member is a Manager or Admin. Answers a token valid 15 minutes, bound to this patient and exactly these lines (items, quantities, prices), for one visit; send it as `approval.token` with POST /visits. Audited with the approver and the reason.",
-    tag: 'Visits',
-    responses: {
-      201: { description: 'The approval token and who approved.', json: ApprovalAnswerSchema },
-      403: 'The approver is not a Manager or Admin of this practice.',
-      404: 'No patient, procedure or product has this id in your practice.',
-      422: "The manager's e-mail or password is not correct, the lines need no approval, or an item is archived.",
-      429: TOO_MANY,
-    },
-  },
-  'POST /api/visits': {
-    summary: 'Record a visit',
-    description:
-      "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The redemption may take `points`, `promotion_id` or both (one consent for both). An offer with value lowers its matching lines (worked out here, never taken from the request): the visit's `total_cents` is what the patient pays, `discount_cents` what the offer took off, and each discounted line earns points in proportion to what is paid for it; an offer whose procedures match no line is refused with 422. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. The same idempotencyKey again answers the same visit and writes nothing.",
-    tag: 'Visits',
-    responses: {
-      201: {
-        description: 'The visit, its lines and entries, the balance.',
-        json: VisitAnswerSchema,
-      },
-      403: "A manager's approval is needed (each line's reason), the approval is for other lines or expired; the patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
-      404: 'No patient, appointment, item or promotion has this id in your practice.',
-      409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived or merged into another record, the approval already used, or the key used for another change.',
-      422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived.',
-    },
-  },
-  'GET /api/visits/:id': {
-    summary: 'Read a visit',
-    description: 'The visit with its lines as sold and the ledger entries it posted.',
-    tag: 'Visits',
-    responses: {
-      200: { description: 'The visit.', json: VisitAnswerSchema },
-      404: OTHER_PRACTICE,
-    },
-  },
-  'POST /api/visits/:id/undo': {
-    summary: 'Undo a visit',
-    description:
-      'Within 10 minutes of the visit: reverses its entries (the redemption first, then the bonus and the earns), gives a redeemed promotion back to the claims and sets the appointment back to scheduled. A second undo answers the same reversals.',
-    tag: 'Visits',
-    responses: {
-      201: { description: 'The reversing entries and the balance.', json: VisitUndoAnswerSchema },
-      404: OTHER_PRACTICE,
-      409: "The 10 minutes have passed (a manager can reverse the entries from the patient's profile), or an earn of the visit was already spent.",
-    },
-  },
-  'POST /api/patients/:id/redemption-code': {
-    summary: 'Text the patient a redemption code',
-    description:
-      "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), or both for a visit that redeems points and an offer together, with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
-    tag: 'Visits',
-    responses: {
-      201: {
-        description: 'The verification id to send back with the code.',
-        json: RedemptionCodeAnswerSchema,
-      },
-      404: 'No patient or promotion has this id in your practice.',
-      409: `The patient was merged into another record: "${MERGE_MESSAGES.mergedPatient}"`,
-      422: 'The patient has no phone number.',
-      429: TOO_MANY,
-    },
-  },
-  'POST /api/patients/:id/redemption-code/check': {
-    summary: "Check the patient's code before confirming",
-    description:
-      "Whether the typed code is the patient's newest code, unused and unexpired, for this amount (`points` at most the code's, or its `promotion_id`). Spends one of the code's 5 attempts and uses nothing: the visit or redemption then uses it. 20 checks a minute per member.",
-    tag: 'Visits',
-    responses: {
-      200: {
-        description: 'The code is right for this amount.',
-        json: RedemptionCodeCheckAnswerSchema,
-      },
-      404: OTHER_PRACTICE,
-      422: 'The code is not correct, expired, used, tried too often, or for another amount.',
-      429: TOO_MANY,
-    },
-  },
-  'POST /api/patients/:id/redemptions': {
-    summary: 'Redeem points or a promotion',
-    description:
-      "Spends points for a reward, or a claimed promotion's points cost (then posts its bonus), with the same rules as a visit's redemption: the patient's code above the threshold or a manager's override with a reason; never below 0; the same idempotencyKey answers the same entry. An offer with value (an amount or a percentage off) is redeemed only at a visit (POST /visits): here it is refused with 409.",
-    tag: 'Visits',
-    responses: {
-      201: {
-        description: 'The entry, the bonus entry if any, and the balance.',
-        json: RedemptionAnswerSchema,
-      },
-      403: "The patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
-      404: 'No patient or promotion has this id in your practice.',
-      409: 'Not enough points: the balance is N. Or the promotion is not claimed or already redeemed, the patient archived or merged into another record, or the key used for another change.',
-      422: 'The code is not correct, expired, used, tried too often or for another amount; the promotion has no points.',
-    },
-  },
   'GET /api/reports/patients.csv': {
     summary: 'Export the patients as CSV',
     description:
