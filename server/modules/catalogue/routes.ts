@@ -1,11 +1,14 @@
 import { and, asc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
+import type * as v from 'valibot'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { pointsForItem } from '#domain/ledger.ts'
 import {
   CATALOGUE_MESSAGES,
   type CatalogueItem,
   CatalogueItemInputSchema,
+  ProcedureSchema,
+  ProductSchema,
 } from '#domain/practice-data.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
@@ -15,6 +18,7 @@ import { ApiError, notFound } from '#server/http/errors.ts'
 import { assertOwnPractice } from '#server/http/scope.ts'
 import { idParams, jsonBody, toId } from '#server/http/validate.ts'
 import { readProgrammeRules } from '#server/modules/ledger/index.ts'
+import { NAME_TAKEN, OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
 
 type CatalogueTable = typeof procedures | typeof products
 
@@ -59,6 +63,68 @@ function isNameIndexViolation(error: unknown): boolean {
   return false
 }
 
+/** What the OpenAPI document says of the five routes of one half of the catalogue. */
+function catalogueOperations(kind: string, plural: string, schema: v.GenericSchema) {
+  return {
+    list: operation({
+      summary: `List ${plural}`,
+      description: `The practice's ${plural} that are not archived, by name (\`archived=true\`: the archived ones). \`practice\` must be the user's own practice. \`points\` is what one unit earns now: \`own_points\`, or the price times the programme's points per dollar when \`own_points\` is null.`,
+      tag: 'Catalogue',
+      query: {
+        practice: {
+          description: "The practice id: the signed-in user's own.",
+          required: true,
+          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+        },
+        archived: {
+          description: `\`true\` lists the archived ${plural} instead.`,
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+      },
+      responses: {
+        200: { description: `The ${plural}.`, json: schema, array: true },
+        400: '`practice` is missing or not a positive whole number.',
+        404: OTHER_PRACTICE,
+      },
+    }),
+    add: operation({
+      summary: `Add a ${kind}`,
+      description: `Adds a ${kind} to the catalogue: name, price in cents, points per unit (null: from the price) and the days that must pass between two awards of it to one patient.`,
+      tag: 'Catalogue',
+      responses: { 201: { description: `The new ${kind}.`, json: schema }, 409: NAME_TAKEN },
+    }),
+    change: operation({
+      summary: `Change a ${kind}`,
+      description: 'Replaces the name, price, points per unit and days between awards.',
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The ${kind} as saved.`, json: schema },
+        404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
+      },
+    }),
+    archive: operation({
+      summary: `Archive a ${kind}`,
+      description: `Takes the ${kind} out of the catalogue; visits that used it keep it in their history. Archiving twice keeps the first date.`,
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The archived ${kind}.`, json: schema },
+        404: OTHER_PRACTICE,
+      },
+    }),
+    restore: operation({
+      summary: `Restore a ${kind}`,
+      description: `Puts an archived ${kind} back in the catalogue, unless an active item now has its name.`,
+      tag: 'Catalogue',
+      responses: {
+        200: { description: `The restored ${kind}.`, json: schema },
+        404: OTHER_PRACTICE,
+        409: NAME_TAKEN,
+      },
+    }),
+  }
+}
+
 /**
  * The practice's catalogue (spec section 7 and PORTAL.md section 4), one set of routes for
  * procedures and one for products:
@@ -71,7 +137,11 @@ function isNameIndexViolation(error: unknown): boolean {
  *   unique among the practice's active items, case aside: a second one (created, renamed or
  *   restored) is refused with 409 naming the item that has it.
  */
-function catalogueRoutes(ctx: ServerContext, table: CatalogueTable) {
+function catalogueRoutes(
+  ctx: ServerContext,
+  table: CatalogueTable,
+  docs: ReturnType<typeof catalogueOperations>,
+) {
   const columns = {
     id: table.id,
     practice_id: table.practice_id,
@@ -149,7 +219,7 @@ function catalogueRoutes(ctx: ServerContext, table: CatalogueTable) {
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', requirePermission(ctx, 'catalogue.read'), async (c) => {
+    .get('/', docs.list, requirePermission(ctx, 'catalogue.read'), async (c) => {
       const practiceId = toId(c.req.query('practice'), 'practice')
       assertOwnPractice(c.var.user, practiceId)
       const archived = c.req.query('archived') === 'true'
@@ -168,7 +238,7 @@ function catalogueRoutes(ctx: ServerContext, table: CatalogueTable) {
       ])
       return c.json(rows.map((row) => toItem(row, perDollar)))
     })
-    .post('/', manage, jsonBody(CatalogueItemInputSchema), async (c) => {
+    .post('/', docs.add, manage, jsonBody(CatalogueItemInputSchema), async (c) => {
       const input = c.req.valid('json')
       const practiceId = c.var.user.practice_id
       const [row] = await writeName(practiceId, input.name, undefined, () =>
@@ -180,35 +250,46 @@ function catalogueRoutes(ctx: ServerContext, table: CatalogueTable) {
       if (!row) throw new Error('The catalogue item was not stored')
       return c.json(toItem(row, await pointsPerDollar(practiceId)), 201)
     })
-    .put('/:id', manage, idParams('id'), jsonBody(CatalogueItemInputSchema), async (c) => {
-      const { id } = c.req.valid('param')
-      const input = c.req.valid('json')
-      const practiceId = c.var.user.practice_id
-      const item = await ownItem(practiceId, id)
-      const update = () =>
-        ctx.db.update(table).set(input).where(eq(table.id, item.id)).returning(columns)
-      // An archived item's name is free until it is restored.
-      const [row] =
-        item.archived_at === null
-          ? await writeName(practiceId, input.name, item.id, update)
-          : await update()
-      if (!row) throw notFound(CATALOGUE_MESSAGES.notFound)
-      return c.json(toItem(row, await pointsPerDollar(practiceId)))
-    })
-    .post('/:id/archive', manage, idParams('id'), async (c) =>
+    .put(
+      '/:id',
+      docs.change,
+      manage,
+      idParams('id'),
+      jsonBody(CatalogueItemInputSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const input = c.req.valid('json')
+        const practiceId = c.var.user.practice_id
+        const item = await ownItem(practiceId, id)
+        const update = () =>
+          ctx.db.update(table).set(input).where(eq(table.id, item.id)).returning(columns)
+        // An archived item's name is free until it is restored.
+        const [row] =
+          item.archived_at === null
+            ? await writeName(practiceId, input.name, item.id, update)
+            : await update()
+        if (!row) throw notFound(CATALOGUE_MESSAGES.notFound)
+        return c.json(toItem(row, await pointsPerDollar(practiceId)))
+      },
+    )
+    .post('/:id/archive', docs.archive, manage, idParams('id'), async (c) =>
       c.json(await setArchived(c.var.user.practice_id, c.req.valid('param').id, true)),
     )
-    .post('/:id/restore', manage, idParams('id'), async (c) =>
+    .post('/:id/restore', docs.restore, manage, idParams('id'), async (c) =>
       c.json(await setArchived(c.var.user.practice_id, c.req.valid('param').id, false)),
     )
 }
 
 /** `/procedures`: the practice's treatments. See {@link catalogueRoutes}. */
 export function procedureRoutes(ctx: ServerContext) {
-  return catalogueRoutes(ctx, procedures)
+  return catalogueRoutes(
+    ctx,
+    procedures,
+    catalogueOperations('procedure', 'procedures', ProcedureSchema),
+  )
 }
 
 /** `/products`: the practice's retail products. See {@link catalogueRoutes}. */
 export function productRoutes(ctx: ServerContext) {
-  return catalogueRoutes(ctx, products)
+  return catalogueRoutes(ctx, products, catalogueOperations('product', 'products', ProductSchema))
 }

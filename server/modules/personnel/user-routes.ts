@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, ne, or, type SQL } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { StaffMemberSchema } from '#domain/practice-data.ts'
 import {
   PhoneChangePayloadSchema,
   PhoneCodePayloadSchema,
@@ -8,7 +9,11 @@ import {
   RoleChangePayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
-import { VerifyCodeInputSchema } from '#domain/sign-up/api.ts'
+import {
+  GetCodeAnswerSchema,
+  VerifyCodeAnswerSchema,
+  VerifyCodeInputSchema,
+} from '#domain/sign-up/api.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
@@ -25,6 +30,7 @@ import {
   VerificationError,
   verifyCode,
 } from '#server/messaging/verification.ts'
+import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
 
 /** The columns of a staff answer (domain `StaffMemberSchema`): never the password hash. */
 export const staffColumns = {
@@ -135,33 +141,68 @@ export function userRoutes(ctx: ServerContext) {
   return (
     new Hono<AppEnv>()
       .use(requireAuth(ctx))
-      .get('/', anyStaffMember(), async (c) => {
-        const rows = await ctx.db
-          .select(staffColumns)
-          .from(users)
-          .where(eq(users.practice_id, c.var.user.practice_id))
-          .orderBy(asc(users.last_name), asc(users.first_name), asc(users.id))
-        // Colleagues' sign-in times are for the Admin who manages personnel only.
-        const admin = c.var.user.access_rights === 'Admin'
-        return c.json(admin ? rows : rows.map((row) => ({ ...row, last_sign_in_at: null })))
-      })
-      .get('/:id', anyStaffMember(), idParams('id'), async (c) => {
-        const { id } = c.req.valid('param')
-        const [row] = await ctx.db
-          .select({ ...staffColumns, ...ownPhoneColumns })
-          .from(users)
-          .where(eq(users.id, id))
-          .limit(1)
-        const { cell_phone, country_code, ...member } = ownRow(c.var.user, row, 'User')
-        // A colleague's phone stays theirs: My Profile shows the own one.
-        return c.json(
-          member.id === c.var.user.id ? { ...member, cell_phone, country_code } : member,
-        )
-      })
+      .get(
+        '/',
+        operation({
+          summary: 'List the staff',
+          description: "The signed-in user's practice's staff, by name.",
+          tag: 'Personnel',
+          responses: { 200: { description: 'The staff.', json: StaffMemberSchema, array: true } },
+        }),
+        anyStaffMember(),
+        async (c) => {
+          const rows = await ctx.db
+            .select(staffColumns)
+            .from(users)
+            .where(eq(users.practice_id, c.var.user.practice_id))
+            .orderBy(asc(users.last_name), asc(users.first_name), asc(users.id))
+          // Colleagues' sign-in times are for the Admin who manages personnel only.
+          const admin = c.var.user.access_rights === 'Admin'
+          return c.json(admin ? rows : rows.map((row) => ({ ...row, last_sign_in_at: null })))
+        },
+      )
+      .get(
+        '/:id',
+        operation({
+          summary: 'Read a staff member',
+          description: "One user of the signed-in user's practice.",
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The staff member.', json: StaffMemberSchema },
+            404: 'No user has this id.',
+          },
+        }),
+        anyStaffMember(),
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const [row] = await ctx.db
+            .select({ ...staffColumns, ...ownPhoneColumns })
+            .from(users)
+            .where(eq(users.id, id))
+            .limit(1)
+          const { cell_phone, country_code, ...member } = ownRow(c.var.user, row, 'User')
+          // A colleague's phone stays theirs: My Profile shows the own one.
+          return c.json(
+            member.id === c.var.user.id ? { ...member, cell_phone, country_code } : member,
+          )
+        },
+      )
       // My Profile's phone change (issue 19): a code by SMS to the NEW phone, the code checked, and
       // only then the phone saved, the verification consumed in the same transaction.
       .post(
         '/:id/phone/code',
+        operation({
+          summary: 'Text a code to a new own phone',
+          description:
+            "My Profile's phone change, step 1: sends a 6-digit code by SMS to the new phone (valid 10 minutes, 30 seconds between codes, 5 an hour), as the sign-up's Get Code does. Only the own id; a colleague's answers 403.",
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The verification id (`authyId`).', json: GetCodeAnswerSchema },
+            404: OTHER_PRACTICE,
+            429: 'A code went to this phone less than 30 seconds ago, or 5 this hour.',
+          },
+        }),
         anyStaffMember(),
         idParams('id'),
         jsonBody(PhoneCodePayloadSchema),
@@ -180,6 +221,17 @@ export function userRoutes(ctx: ServerContext) {
       )
       .post(
         '/:id/phone/verify',
+        operation({
+          summary: 'Check the code sent to a new own phone',
+          description:
+            "My Profile's phone change, step 2: checks the code (5 attempts). 400 `Incorrect Confirmation Code entered`, or a sentence saying the code expired.",
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'Verified.', json: VerifyCodeAnswerSchema },
+            404: OTHER_PRACTICE,
+            429: 'Too many incorrect codes: get a new one.',
+          },
+        }),
         anyStaffMember(),
         idParams('id'),
         jsonBody(VerifyCodeInputSchema),
@@ -192,6 +244,16 @@ export function userRoutes(ctx: ServerContext) {
       )
       .put(
         '/:id/phone',
+        operation({
+          summary: 'Save a verified new own phone',
+          description:
+            "My Profile's phone change, step 3: saves the phone only with a verification (`authyId`) whose code was checked for this very phone and not used before (400 otherwise). Audited.",
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The member with the new phone.', json: StaffMemberSchema },
+            404: OTHER_PRACTICE,
+          },
+        }),
         anyStaffMember(),
         idParams('id'),
         jsonBody(PhoneChangePayloadSchema),
@@ -234,6 +296,16 @@ export function userRoutes(ctx: ServerContext) {
       )
       .put(
         '/:id',
+        operation({
+          summary: 'Edit the own profile',
+          description:
+            "My Profile: the signed-in member's title, first and last name (the sign-up's name rules). Only the own id; a colleague's answers 403.",
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The member.', json: StaffMemberSchema },
+            404: OTHER_PRACTICE,
+          },
+        }),
         anyStaffMember(),
         idParams('id'),
         jsonBody(ProfileUpdatePayloadSchema),
@@ -272,87 +344,135 @@ export function userRoutes(ctx: ServerContext) {
           return c.json(updated)
         },
       )
-      .put('/:id/role', manage, idParams('id'), jsonBody(RoleChangePayloadSchema), async (c) => {
-        const { id } = c.req.valid('param')
-        const { access_rights } = c.req.valid('json')
-        const user = c.var.user
-        const { row, from } = await ctx.db.transaction(async (tx) => {
-          const { member, admins } = await lockMemberAndAdmins(tx, user, id)
-          if (member.access_rights === access_rights) return { row: member, from: access_rights }
-          if (member.access_rights === 'Admin' && !member.deactivated_at) keepOneAdmin(admins, id)
-          const [updated] = await tx
-            .update(users)
-            .set({ access_rights })
-            .where(eq(users.id, id))
-            .returning(staffColumns)
-          if (!updated) throw new Error('member disappeared')
-          return { row: updated, from: member.access_rights }
-        })
-        if (from !== access_rights) {
-          await ctx.audit.record({
-            action: 'user.role_changed',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { member: id, from, to: access_rights },
+      .put(
+        '/:id/role',
+        operation({
+          summary: "Change a member's role",
+          description:
+            'Admin only. `access_rights` is Admin, Manager or Staff; it applies to the next request of the member. Changing to the same role is harmless.',
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The member.', json: StaffMemberSchema },
+            404: OTHER_PRACTICE,
+            409: 'The member is the last active Admin of the practice.',
+          },
+        }),
+        manage,
+        idParams('id'),
+        jsonBody(RoleChangePayloadSchema),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const { access_rights } = c.req.valid('json')
+          const user = c.var.user
+          const { row, from } = await ctx.db.transaction(async (tx) => {
+            const { member, admins } = await lockMemberAndAdmins(tx, user, id)
+            if (member.access_rights === access_rights) return { row: member, from: access_rights }
+            if (member.access_rights === 'Admin' && !member.deactivated_at) keepOneAdmin(admins, id)
+            const [updated] = await tx
+              .update(users)
+              .set({ access_rights })
+              .where(eq(users.id, id))
+              .returning(staffColumns)
+            if (!updated) throw new Error('member disappeared')
+            return { row: updated, from: member.access_rights }
           })
-        }
-        return c.json(row)
-      })
-      .post('/:id/deactivate', manage, idParams('id'), async (c) => {
-        const { id } = c.req.valid('param')
-        const user = c.var.user
-        const { row, changed } = await ctx.db.transaction(async (tx) => {
-          const { member, admins } = await lockMemberAndAdmins(tx, user, id)
-          if (member.id === user.id) throw conflict(SELF_SERVICE_MESSAGES.ownAccount)
-          if (member.deactivated_at) return { row: member, changed: false }
-          if (member.access_rights === 'Admin') keepOneAdmin(admins, id)
-          const now = ctx.now()
-          // Both: the session check refuses a deactivated member, and the tokens made before now
-          // stay dead after a reactivation.
-          const [updated] = await tx
-            .update(users)
-            .set({ deactivated_at: now, tokens_valid_after: now })
-            .where(and(eq(users.id, id), ne(users.id, user.id)))
-            .returning(staffColumns)
-          if (!updated) throw new Error('member disappeared')
-          return { row: updated, changed: true }
-        })
-        if (changed) {
-          await ctx.audit.record({
-            action: 'user.deactivated',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { member: id },
+          if (from !== access_rights) {
+            await ctx.audit.record({
+              action: 'user.role_changed',
+              userId: user.id,
+              practiceId: user.practice_id,
+              ip: ctx.clientIp(c),
+              details: { member: id, from, to: access_rights },
+            })
+          }
+          return c.json(row)
+        },
+      )
+      .post(
+        '/:id/deactivate',
+        operation({
+          summary: 'Deactivate a member',
+          description:
+            'Admin only. The member cannot sign in, and every open session of theirs is refused from the next request. Deactivating twice is harmless.',
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The member.', json: StaffMemberSchema },
+            404: OTHER_PRACTICE,
+            409: 'The member is the caller, or the last active Admin of the practice.',
+          },
+        }),
+        manage,
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const user = c.var.user
+          const { row, changed } = await ctx.db.transaction(async (tx) => {
+            const { member, admins } = await lockMemberAndAdmins(tx, user, id)
+            if (member.id === user.id) throw conflict(SELF_SERVICE_MESSAGES.ownAccount)
+            if (member.deactivated_at) return { row: member, changed: false }
+            if (member.access_rights === 'Admin') keepOneAdmin(admins, id)
+            const now = ctx.now()
+            // Both: the session check refuses a deactivated member, and the tokens made before now
+            // stay dead after a reactivation.
+            const [updated] = await tx
+              .update(users)
+              .set({ deactivated_at: now, tokens_valid_after: now })
+              .where(and(eq(users.id, id), ne(users.id, user.id)))
+              .returning(staffColumns)
+            if (!updated) throw new Error('member disappeared')
+            return { row: updated, changed: true }
           })
-        }
-        return c.json(row)
-      })
-      .post('/:id/reactivate', manage, idParams('id'), async (c) => {
-        const { id } = c.req.valid('param')
-        const user = c.var.user
-        const { row, changed } = await ctx.db.transaction(async (tx) => {
-          const member = await lockMember(tx, user, id)
-          if (!member.deactivated_at) return { row: member, changed: false }
-          const [updated] = await tx
-            .update(users)
-            .set({ deactivated_at: null })
-            .where(eq(users.id, id))
-            .returning(staffColumns)
-          if (!updated) throw new Error('member disappeared')
-          return { row: updated, changed: true }
-        })
-        if (changed) {
-          await ctx.audit.record({
-            action: 'user.reactivated',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { member: id },
+          if (changed) {
+            await ctx.audit.record({
+              action: 'user.deactivated',
+              userId: user.id,
+              practiceId: user.practice_id,
+              ip: ctx.clientIp(c),
+              details: { member: id },
+            })
+          }
+          return c.json(row)
+        },
+      )
+      .post(
+        '/:id/reactivate',
+        operation({
+          summary: 'Reactivate a member',
+          description:
+            'Admin only. The member may sign in again; sessions from before the deactivation stay ended.',
+          tag: 'Personnel',
+          responses: {
+            200: { description: 'The member.', json: StaffMemberSchema },
+            404: OTHER_PRACTICE,
+          },
+        }),
+        manage,
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const user = c.var.user
+          const { row, changed } = await ctx.db.transaction(async (tx) => {
+            const member = await lockMember(tx, user, id)
+            if (!member.deactivated_at) return { row: member, changed: false }
+            const [updated] = await tx
+              .update(users)
+              .set({ deactivated_at: null })
+              .where(eq(users.id, id))
+              .returning(staffColumns)
+            if (!updated) throw new Error('member disappeared')
+            return { row: updated, changed: true }
           })
-        }
-        return c.json(row)
-      })
+          if (changed) {
+            await ctx.audit.record({
+              action: 'user.reactivated',
+              userId: user.id,
+              practiceId: user.practice_id,
+              ip: ctx.clientIp(c),
+              details: { member: id },
+            })
+          }
+          return c.json(row)
+        },
+      )
   )
 }

@@ -1,9 +1,10 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import type { PlansAnswer } from '#domain/plans.ts'
+import { CouponSchema, type PlansAnswer, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   type PracticeAnswer,
+  PracticeAnswerSchema,
   PracticeSettingsPayloadSchema,
   PracticeSettingsSchema,
   withStoredCredentials,
@@ -17,6 +18,7 @@ import { openJson, sealJson } from '#server/db/data-key.ts'
 import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
 import { ApiError, notFound } from '#server/http/errors.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'
+import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 
@@ -150,13 +152,32 @@ function changedFields(
 export function practiceDetailRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
   return new Hono<AppEnv>()
-    .get('/', auth, anyStaffMember(), async (c) => {
-      c.header('Cache-Control', 'no-store')
-      const row = await readDetails(ctx.db, c.var.user.practice_id)
-      return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
-    })
+    .get(
+      '/',
+      operation({
+        summary: "Read the practice's details",
+        description:
+          'Any member of the practice: name, office, website, phone, e-mail, address, the health record choice and the footer links. The Nextech username and password are never answered: only `username_set` and `password_set`.',
+        tag: 'Settings',
+        responses: { 200: { description: 'The practice.', json: PracticeAnswerSchema } },
+      }),
+      auth,
+      anyStaffMember(),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        const row = await readDetails(ctx.db, c.var.user.practice_id)
+        return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
+      },
+    )
     .put(
       '/',
+      operation({
+        summary: "Change the practice's details",
+        description:
+          "Admin only. The sign-up wizard's rules and messages for each field (a US zip or a Canadian postal code matching the country, a state or province of that country); footer links are https addresses (support: an e-mail too), each optional. An empty Nextech username or password keeps the stored one. 400 names each field (`details.issues`). Audited with the names of the changed fields.",
+        tag: 'Settings',
+        responses: { 200: { description: 'The practice as saved.', json: PracticeAnswerSchema } },
+      }),
       auth,
       requirePermission(ctx, 'practice.settings'),
       jsonBody(PracticeSettingsPayloadSchema),
@@ -267,39 +288,70 @@ export function practiceRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/plans', async () => {
-      let json = plansAnswer?.json
-      if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
-        // One read for all the requests that find the answer missing or old.
-        readingPlans ??= readPlans().finally(() => {
-          readingPlans = undefined
-        })
-        json = await readingPlans
-      }
-      return securedResponse(json, 200, plansHeaders)
-    })
-    .get('/coupons/:code', async (c) => {
-      // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
-      const decision = await couponLimiter.consume(
-        `coupon:ip:${ctx.clientIp(c)}`,
-        couponLimit,
-        ctx.now().getTime(),
-      )
-      if (!decision.allowed) {
-        throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
-          retryAfterSeconds: decision.retryAfterSeconds,
-        })
-      }
-      const code = c.req.param('code')
-      const [row] = COUPON_CODE.test(code)
-        ? await ctx.db
-            .select(couponColumns)
-            .from(coupons)
-            // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
-            .where(sql`upper(${coupons.id}) = upper(${code})`)
-            .limit(1)
-        : []
-      if (!row) throw notFound('Invalid promo code')
-      return c.json(row)
-    })
+    .get(
+      '/plans',
+      operation({
+        summary: 'List plans and public coupons',
+        description:
+          'The active subscription plans and the coupons marked public, in Stripe list shape. Public: the sign-up wizard needs them before an account exists. Private coupons are never listed.',
+        tag: 'Sign-up',
+        public: true,
+        responses: { 200: { description: 'Plans and public coupons.', json: PlansAnswerSchema } },
+      }),
+      async () => {
+        let json = plansAnswer?.json
+        if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
+          // One read for all the requests that find the answer missing or old.
+          readingPlans ??= readPlans().finally(() => {
+            readingPlans = undefined
+          })
+          json = await readingPlans
+        }
+        return securedResponse(json, 200, plansHeaders)
+      },
+    )
+    .get(
+      '/coupons/:code',
+      operation({
+        summary: 'Look up a promo code',
+        description: 'Finds any coupon, public or private, by its exact code.',
+        tag: 'Sign-up',
+        public: true,
+        path: {
+          code: {
+            description: 'The promo code, as typed.',
+            schema: { type: 'string', maxLength: 64 },
+          },
+        },
+        responses: {
+          200: { description: 'The coupon.', json: CouponSchema },
+          404: 'Invalid promo code',
+          429: TOO_MANY,
+        },
+      }),
+      async (c) => {
+        // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
+        const decision = await couponLimiter.consume(
+          `coupon:ip:${ctx.clientIp(c)}`,
+          couponLimit,
+          ctx.now().getTime(),
+        )
+        if (!decision.allowed) {
+          throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
+            retryAfterSeconds: decision.retryAfterSeconds,
+          })
+        }
+        const code = c.req.param('code')
+        const [row] = COUPON_CODE.test(code)
+          ? await ctx.db
+              .select(couponColumns)
+              .from(coupons)
+              // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
+              .where(sql`upper(${coupons.id}) = upper(${code})`)
+              .limit(1)
+          : []
+        if (!row) throw notFound('Invalid promo code')
+        return c.json(row)
+      },
+    )
 }
