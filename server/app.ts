@@ -36,16 +36,7 @@ import {
   personnelRoutes,
   userRoutes,
 } from '#server/modules/personnel/index.ts'
-import {
-  avatarRoutes,
-  practiceDetailRoutes,
-  practiceLogoRoutes,
-  practiceRoutes,
-  subscriptionRoutes,
-  UPLOAD_PATH,
-  uploadFileRoutes,
-  uploadRoutes,
-} from '#server/modules/practice/index.ts'
+import { practiceApi, UPLOAD_PATH } from '#server/modules/practice/index.ts'
 import {
   offerRoutes,
   oneClickUnsubscribeRoutes,
@@ -309,10 +300,7 @@ export function createApp(deps: AppDeps) {
   )
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
-  api.route('/practice/logo', practiceLogoRoutes(ctx))
-  api.route('/practice/subscription', subscriptionRoutes(ctx))
-  api.route('/practice', practiceRoutes(ctx))
-  api.route('/practice', practiceDetailRoutes(ctx))
+  api.route('/', practiceApi(ctx))
   api.route('/patients/import', patientImportRoutes(ctx))
   api.route('/patients', patientMergeRoutes(ctx))
   api.route('/patients', patientRoutes(ctx))
@@ -321,12 +309,8 @@ export function createApp(deps: AppDeps) {
   api.route('/procedures', procedureRoutes(ctx))
   api.route('/products', productRoutes(ctx))
   api.route('/appointments', appointmentRoutes(ctx))
-  // Uploaded images are served without a session (an <img> sends none): decision 011.
-  api.route('/upload', uploadFileRoutes(ctx))
-  api.route('/upload', uploadRoutes(ctx))
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
-  api.route('/users', avatarRoutes(ctx))
   api.route('/promotions', promotionSendRoutes(ctx))
   // The public offer page's calls (issue 18): the personal link's token is the key.
   api.route('/offers', offerRoutes(ctx))
