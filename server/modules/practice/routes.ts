@@ -1,7 +1,6 @@
-import { asc, eq, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import { CouponSchema, type PlansAnswer, PlansAnswerSchema } from '#domain/plans.ts'
+import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   type PracticeAnswer,
   PracticeAnswerSchema,
@@ -13,20 +12,19 @@ import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { openJson, sealJson } from '#server/db/data-key.ts'
-import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
+import { openJson } from '#server/db/data-key.ts'
 import { ApiError, notFound } from '#server/http/errors.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
-
-const couponColumns = {
-  id: coupons.id,
-  amount_off: coupons.amount_off,
-  percent_off: coupons.percent_off,
-}
+import {
+  couponByCode,
+  type DetailRow,
+  readDetails,
+  readPlansAnswer,
+  saveDetails,
+} from './queries.ts'
 
 const COUPON_CODE = /^[\w-]{1,64}$/
 
@@ -39,36 +37,6 @@ export const COUPON_LOOKUP_TOO_MANY =
 
 /** How long `GET /practice/plans` answers from memory before reading the tables again. */
 export const PLANS_MAX_AGE_MS = 30_000
-
-/** The columns of the practice's details in Settings (the sealed Nextech settings apart). */
-const detailColumns = {
-  id: practices.id,
-  practice_name: practices.practice_name,
-  office_name: practices.office_name,
-  url: practices.url,
-  practice_phone: practices.practice_phone,
-  practice_email: practices.practice_email,
-  practice_address: practices.practice_address,
-  practice_address_2: practices.practice_address_2,
-  city: practices.city,
-  practice_zip: practices.practice_zip,
-  state: practices.state,
-  country: practices.country,
-  e_record: practices.e_record,
-  nextech: practices.nextech,
-  footer_about_url: practices.footer_about_url,
-  footer_privacy_url: practices.footer_privacy_url,
-  footer_support: practices.footer_support,
-  image_path: practices.image_path,
-}
-
-type DetailRow = Awaited<ReturnType<typeof readDetails>>
-
-async function readDetails(db: Database, practiceId: number) {
-  const [row] = await db.select(detailColumns).from(practices).where(eq(practices.id, practiceId))
-  if (!row) throw notFound('Practice not found.')
-  return row
-}
 
 /** The stored Nextech settings, opened; null without any. */
 function storedNextech(row: DetailRow, dataKey: Buffer): NextechSettings | null {
@@ -191,30 +159,7 @@ export function practiceDetailRoutes(ctx: ServerContext) {
           PracticeSettingsSchema,
           withStoredCredentials(c.req.valid('json'), stored ?? {}),
         )
-        const optional = (text: string) => (text.trim() === '' ? null : text.trim())
-        const [saved] = await ctx.db
-          .update(practices)
-          .set({
-            practice_name: next.practice_name.trim(),
-            office_name: optional(next.office_name),
-            url: next.url.trim(),
-            practice_phone: next.practice_phone,
-            practice_email: next.practice_email.trim(),
-            practice_address: next.practice_address.trim(),
-            practice_address_2: optional(next.practice_address_2),
-            city: next.city.trim(),
-            practice_zip: next.practice_zip.trim().toUpperCase(),
-            state: next.state,
-            country: next.country,
-            e_record: next.e_record,
-            nextech: next.nextech ? sealJson(next.nextech, ctx.config.dataKey) : null,
-            footer_about_url: optional(next.footer_links.about),
-            footer_privacy_url: optional(next.footer_links.privacy),
-            footer_support: optional(next.footer_links.support),
-          })
-          .where(eq(practices.id, user.practice_id))
-          .returning(detailColumns)
-        if (!saved) throw notFound('Practice not found.')
+        const saved = await saveDetails(ctx.db, ctx.config.dataKey, user.practice_id, next)
         const before = toAnswer(row, stored)
         const after = toAnswer(saved, next.nextech)
         const credentialsChanged =
@@ -260,27 +205,7 @@ export function practiceRoutes(ctx: ServerContext) {
 
   async function readPlans(): Promise<Uint8Array<ArrayBuffer>> {
     const readAt = ctx.now().getTime()
-    const [planRows, couponRows] = await Promise.all([
-      ctx.db
-        .select(planColumns)
-        .from(plans)
-        .where(eq(plans.active, true))
-        .orderBy(asc(plans.sort_order), asc(plans.id)),
-      ctx.db
-        .select(couponColumns)
-        .from(coupons)
-        .where(eq(coupons.public, true))
-        .orderBy(asc(coupons.id)),
-    ])
-    const answer: PlansAnswer = {
-      plans: {
-        data: planRows.map((plan) => ({
-          ...plan,
-          interval: plan.interval === 'year' ? 'year' : 'month',
-        })),
-      },
-      coupons: { data: couponRows },
-    }
+    const answer = await readPlansAnswer(ctx.db)
     // Encoded once: each answer then writes the same bytes.
     const json = new TextEncoder().encode(JSON.stringify(answer))
     plansAnswer = { json, readAt }
@@ -342,14 +267,7 @@ export function practiceRoutes(ctx: ServerContext) {
           })
         }
         const code = c.req.param('code')
-        const [row] = COUPON_CODE.test(code)
-          ? await ctx.db
-              .select(couponColumns)
-              .from(coupons)
-              // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
-              .where(sql`upper(${coupons.id}) = upper(${code})`)
-              .limit(1)
-          : []
+        const row = COUPON_CODE.test(code) ? await couponByCode(ctx.db, code) : undefined
         if (!row) throw notFound('Invalid promo code')
         return c.json(row)
       },

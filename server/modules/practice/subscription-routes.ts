@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import type { Plan } from '#domain/plans.ts'
@@ -13,21 +12,11 @@ import {
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { planColumns, plans, practices } from '#server/db/schema.ts'
-import { ApiError, conflict, notFound } from '#server/http/errors.ts'
+import { ApiError, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
 import { PaymentError, type SubscriptionState } from '#server/payments/index.ts'
-
-/** The practice's billing columns: the provider's ids and what was chosen at sign-up. */
-type BillingRow = {
-  stripe_customer_id: string | null
-  stripe_subscription_id: string | null
-  plan_id: string | null
-  subscription_ehr: boolean
-  subscription_months: number | null
-  subscription_status: string
-}
+import { type BillingRow, billingOf, markSubscriptionCancelled, readAllPlans } from './queries.ts'
 
 function paymentFailure(error: PaymentError): ApiError {
   return new ApiError(error.status, API_ERROR_NAMES.payment, error.message, { code: error.code })
@@ -113,23 +102,6 @@ export function subscriptionRoutes(ctx: ServerContext) {
   // Card tokens already turned into a change here: a repeat (a double click) is not a new change.
   const changedWith = new Set<string>()
 
-  async function billingOf(practiceId: number): Promise<BillingRow> {
-    const [row] = await ctx.db
-      .select({
-        stripe_customer_id: practices.stripe_customer_id,
-        stripe_subscription_id: practices.stripe_subscription_id,
-        plan_id: practices.plan_id,
-        subscription_ehr: practices.subscription_ehr,
-        subscription_months: practices.subscription_months,
-        subscription_status: practices.subscription_status,
-      })
-      .from(practices)
-      .where(eq(practices.id, practiceId))
-      .limit(1)
-    if (!row) throw notFound('Practice not found.')
-    return row
-  }
-
   /** The provider's ids of the practice, or 409 when it has no subscription there. */
   function refs(row: BillingRow) {
     if (!row.stripe_customer_id || !row.stripe_subscription_id) {
@@ -142,10 +114,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   async function read(practiceId: number, row: BillingRow): Promise<SubscriptionState> {
     const state = await provider(() => ctx.payments.getSubscription(refs(row)))
     if (state.status === 'canceled' && row.subscription_status !== 'cancelled') {
-      await ctx.db
-        .update(practices)
-        .set({ subscription_status: 'cancelled' })
-        .where(eq(practices.id, practiceId))
+      await markSubscriptionCancelled(ctx.db, practiceId)
     }
     return state
   }
@@ -153,7 +122,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   /** Without a subscription at the provider: the sign-up's choice, nothing to change. */
   async function noneAnswer(row: BillingRow): Promise<SubscriptionAnswer> {
     const term = row.subscription_months === 12 ? 'year' : 'month'
-    const rows = await ctx.db.select(planColumns).from(plans)
+    const rows = await readAllPlans(ctx.db)
     const available: Plan[] = rows.map((plan) => ({
       ...plan,
       interval: plan.interval === 'year' ? 'year' : 'month',
@@ -179,7 +148,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   async function setCancel(c: Context<AppEnv>, cancel: boolean) {
     const user = c.var.user
     return oneAtATime(user.practice_id, async () => {
-      const row = await billingOf(user.practice_id)
+      const row = await billingOf(ctx.db, user.practice_id)
       const ref = refs(row)
       const state = await read(user.practice_id, row)
       if (state.status === 'canceled') throw conflict(SUBSCRIPTION_MESSAGES.ended)
@@ -220,7 +189,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
       }),
       manage,
       async (c) => {
-        const row = await billingOf(c.var.user.practice_id)
+        const row = await billingOf(ctx.db, c.var.user.practice_id)
         if (!row.stripe_customer_id || !row.stripe_subscription_id) {
           return c.json(await noneAnswer(row))
         }
@@ -290,7 +259,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
         const { token } = c.req.valid('json')
         return c.json(
           await oneAtATime(user.practice_id, async () => {
-            const row = await billingOf(user.practice_id)
+            const row = await billingOf(ctx.db, user.practice_id)
             const ref = refs(row)
             // The token is single-use: its key makes a retry answer the first result, never a
             // second card change.
