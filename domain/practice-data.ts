@@ -164,6 +164,12 @@ export const PatientInputSchema = v.object({
 })
 export type PatientInput = v.InferOutput<typeof PatientInputSchema>
 
+/** Body of `PUT /patients/{id}`: any subset of the fields of {@link PatientInputSchema}. */
+export const PatientUpdateSchema = v.partial(PatientInputSchema)
+
+/** Body of `PUT /patients/unsubscribe/{token}`: the one change the e-mailed link may make. */
+export const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
+
 /**
  * A procedure or a product of the catalogue as the API answers it (spec section 7: `id`,
  * `practice_id`, `name`, `price` in cents, `points`). `points` is what one unit earns now: its own

@@ -3,8 +3,7 @@
  * the worklist's list names (in the dashboard's address) and the arithmetic of UTC days. Kept
  * apart from domain/reports.ts so the answer schemas load with the dashboard, not with every page.
  */
-
-const DAY_MS = 86_400_000
+import { DAY_MS } from '#domain/time.ts'
 
 /** The worklist's four lists (PORTAL.md section 4). */
 export const WORKLIST_LISTS = ['expiring', 'lapsing', 'offers-ending', 'appointments'] as const

@@ -30,7 +30,10 @@
  * - The 10,000-row patient import in Chromium against the real server: read, check and import
  *   times and the longest main-thread task of each (bench/import.ts, bench/browser/import.spec.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import` runs
+ * - SQL statements per checkout: the statements one `POST /api/visits` of one line with a
+ *   code-approved redemption sends to PGlite (bench/checkout-statements.ts).
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout` runs
  * some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
  * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
@@ -46,6 +49,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { benchApi } from './bench/api.ts'
+import { benchCheckoutStatements } from './bench/checkout-statements.ts'
 import { benchColdStart } from './bench/cold-start.ts'
 import { measureFirstLoad } from './bench/first-load.ts'
 import { benchImport } from './bench/import.ts'
@@ -82,6 +86,7 @@ const PARTS = [
   'scale-out',
   'send',
   'import',
+  'checkout',
 ] as const
 type Part = (typeof PARTS)[number]
 
@@ -198,8 +203,9 @@ async function offerToken(baseUrl: string): Promise<string> {
 console.log(
   `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
 )
-// The scale, scale-out and send parts serve no page: they need no build.
-if ([...wanted].some((part) => part !== 'scale' && part !== 'scale-out' && part !== 'send')) {
+// The scale, scale-out, send and checkout parts serve no page: they need no build.
+const buildless: readonly Part[] = ['scale', 'scale-out', 'send', 'checkout']
+if ([...wanted].some((part) => !buildless.includes(part))) {
   await attempt('production build (only when dist/ is stale)', async () => {
     await ensureBuilt(ROOT)
   })
@@ -330,6 +336,15 @@ if (wanted.has('import')) {
   await attempt('importing 10,000 patients from a CSV in Chromium', async () => {
     result.patientImport = await benchImport()
   })
+}
+
+if (wanted.has('checkout')) {
+  await attempt(
+    'SQL statements of one checkout (a visit redeeming with a code), on PGlite',
+    async () => {
+      result.checkoutStatements = await benchCheckoutStatements()
+    },
+  )
 }
 
 result.machine.loadAverageAfter = load()

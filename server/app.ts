@@ -5,6 +5,7 @@ import { getCookie, setCookie } from 'hono/cookie'
 import { createMiddleware } from 'hono/factory'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { OkAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { createAuditLog } from '#server/audit/audit.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
@@ -30,16 +31,7 @@ import {
   personnelRoutes,
   userRoutes,
 } from '#server/modules/personnel/index.ts'
-import {
-  avatarRoutes,
-  practiceDetailRoutes,
-  practiceLogoRoutes,
-  practiceRoutes,
-  subscriptionRoutes,
-  UPLOAD_PATH,
-  uploadFileRoutes,
-  uploadRoutes,
-} from '#server/modules/practice/index.ts'
+import { practiceApi, UPLOAD_PATH } from '#server/modules/practice/index.ts'
 import {
   offerRoutes,
   oneClickUnsubscribeRoutes,
@@ -49,6 +41,7 @@ import {
 import { activityLogRoutes, reportRoutes } from '#server/modules/reports/index.ts'
 import { signUpRoutes, testTokenRoutes } from '#server/modules/sign-up/index.ts'
 import { patientRedemptionRoutes, visitRoutes } from '#server/modules/visits/index.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { openApiRoutes } from '#server/openapi/routes.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
@@ -288,25 +281,28 @@ export function createApp(deps: AppDeps) {
   // is no ambient credential a forged request could ride on (docs/decisions/012-patient-email.md).
   api.route('/unsubscribe', oneClickUnsubscribeRoutes(ctx))
   api.use(xsrfCheck())
-  api.get('/health', (c) => c.json({ ok: true }))
+  api.get(
+    '/health',
+    operation({
+      summary: 'Health check',
+      description: 'Answers while the server runs; for load balancers and uptime checks.',
+      tag: 'Operations',
+      public: true,
+      responses: { 200: { description: 'The server is up.', json: OkAnswerSchema } },
+    }),
+    (c) => c.json({ ok: true }),
+  )
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
-  api.route('/practice/logo', practiceLogoRoutes(ctx))
-  api.route('/practice/subscription', subscriptionRoutes(ctx))
-  api.route('/practice', practiceRoutes(ctx))
-  api.route('/practice', practiceDetailRoutes(ctx))
+  api.route('/', practiceApi(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
   api.route('/ledger', ledgerRoutes(ctx))
   api.route('/procedures', procedureRoutes(ctx))
   api.route('/products', productRoutes(ctx))
   api.route('/appointments', appointmentRoutes(ctx))
-  // Uploaded images are served without a session (an <img> sends none): decision 011.
-  api.route('/upload', uploadFileRoutes(ctx))
-  api.route('/upload', uploadRoutes(ctx))
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
-  api.route('/users', avatarRoutes(ctx))
   // The public offer page's calls (issue 18): the personal link's token is the key.
   api.route('/offers', offerRoutes(ctx))
   api.route('/users', userRoutes(ctx))

@@ -1,4 +1,5 @@
 import type { ApiBench, LoadResult } from './api.ts'
+import type { CheckoutStatements } from './checkout-statements.ts'
 import type { ColdStart } from './cold-start.ts'
 import type { FirstLoad } from './first-load.ts'
 import type { ImportBench } from './import.ts'
@@ -26,6 +27,8 @@ export type BenchResult = {
   offerSend?: OfferSendRun[]
   /** The 10,000-row patient import in Chromium (scripts/bench/import.ts). */
   patientImport?: ImportBench
+  /** The SQL statements of one checkout on PGlite (scripts/bench/checkout-statements.ts). */
+  checkoutStatements?: CheckoutStatements
   /** Parts that failed to run, with the reason. */
   failures: string[]
 }
@@ -243,6 +246,15 @@ export function toRows(result: BenchResult): Row[] {
       measure: 'Longest main-thread task during the import',
       subject: `read / check / import (${run.longTasks} over 50 ms)`,
       value: `${ms(run.longestTaskMs.read)} / ${ms(run.longestTaskMs.check)} / ${ms(run.longestTaskMs.import)}`,
+      budget: '',
+    })
+  }
+  if (result.checkoutStatements) {
+    const run = result.checkoutStatements
+    rows.push({
+      measure: 'SQL statements per checkout (one line, a code-approved redemption)',
+      subject: `PGlite; patient read ${run.patientReads}×, idempotency checked ${run.keyLookups}×`,
+      value: String(run.statements),
       budget: '',
     })
   }

@@ -19,6 +19,7 @@
  * ```
  */
 import { type SQL, sql } from 'drizzle-orm'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { patients, practices, users } from '#server/db/schema.ts'
 import { createLedger, type Ledger, type LedgerResult } from '#server/modules/ledger/index.ts'
@@ -26,8 +27,6 @@ import { mintToken } from '#server/testing/test-app.ts'
 
 /** Entries of each patient's ledger (the template below writes exactly that many). */
 export const ENTRIES_PER_PATIENT = 20
-
-const DAY_MS = 86_400_000
 
 // biome-ignore format: a list of names
 const FIRST_NAMES = [

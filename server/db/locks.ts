@@ -11,6 +11,11 @@
  * hang off them (an upload, a visit, a promotion): the file delete locks the practice, the users
  * showing the image and then the upload, as the logo and avatar changes do.
  *
+ * A checkout (server/modules/visits) locks its one patient first, in the statement that reads all
+ * it needs of the patient (`FOR UPDATE OF patients`: the practice's row it joins for its name is
+ * not locked), then the appointment, visit or code it changes; the ledger's postings inside it
+ * take no second lock (`createLedger(…).locked`).
+ *
  * Under READ COMMITTED a row that another transaction changed while this one waited is read again
  * after the wait and checked against the condition once more: a user who stopped being an active
  * Admin meanwhile is no longer among the rows answered.

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { promotionStatus } from '#domain/promotions.ts'
+import { DAY_MS } from '#domain/time.ts'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import {
   appointments,
@@ -14,7 +15,6 @@ import { testBackends } from '#server/testing/test-app.ts'
 import { HISTORY_PATIENTS } from './demo-history.ts'
 import { DEMO_PRACTICE_NAME, seedIfEmpty } from './seed.ts'
 
-const DAY_MS = 24 * 60 * 60 * 1000
 const NOW = new Date('2026-11-24T15:00:00.000Z')
 
 describe.each(testBackends())('the demo practice’s year of history on $name', (backend) => {

@@ -10,12 +10,11 @@
  * written. The history is drawn from a seeded random sequence: the same `now` gives the same rows.
  */
 import { eq } from 'drizzle-orm'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database } from '#server/db/client.ts'
 import { appointments, patientPromotions, patients, promotions } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/index.ts'
-
-const DAY_MS = 24 * 60 * 60 * 1000
 
 /** How many patients the history adds to the demo's six. */
 export const HISTORY_PATIENTS = 54

@@ -5,12 +5,11 @@
  * the test gateway: with Stripe the demo would name a customer Stripe does not know.
  */
 import { eq } from 'drizzle-orm'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
 import { databaseGatewayStore } from '#server/payments/gateway-store.ts'
 import { addMonths, randomId, termMonths } from '#server/payments/test-gateway.ts'
-
-const DAY_MS = 24 * 60 * 60 * 1000
 
 /** The card on file: Stripe's test Visa. */
 export const DEMO_CARD = { brand: 'Visa', last4: '4242', expMonth: 12 } as const

@@ -1,4 +1,5 @@
 import { count, eq, sql } from 'drizzle-orm'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database } from '#server/db/client.ts'
 import {
   activities,
@@ -85,8 +86,6 @@ export const DEMO_COUPONS = [
 
 // Any constant works; it only has to be the same for every server instance seeding the database.
 const SEED_LOCK_KEY = 7_340_221
-
-const DAY_MS = 24 * 60 * 60 * 1000
 
 /** `now`'s UTC date at `hours:minutes`, moved by `days`. */
 function at(now: Date, days: number, hours: number, minutes = 0): Date {

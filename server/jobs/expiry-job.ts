@@ -7,6 +7,7 @@
  * instances at once, posts and queues nothing new (docs/decisions/012-patient-email.md).
  */
 import { and, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database } from '#server/db/client.ts'
 import {
   ledgerAllocations,
@@ -25,8 +26,6 @@ import {
   reminderContent,
 } from '#server/modules/patient-mail/index.ts'
 import { expireClaims } from '#server/modules/promotions/index.ts'
-
-const DAY_MS = 86_400_000
 
 /** The reminders, nearest first: a lot already inside 7 days gets that one only. */
 export const REMINDER_DAYS = [7, 30] as const

@@ -111,19 +111,19 @@ export function pathParameterNames(honoPath: string): string[] {
   return [...honoPath.matchAll(/:(\w+)/g)].map((match) => match[1] as string)
 }
 
+/** A concrete `/api` route with what its validators and its declaration say of it. */
+type DocumentedRoute = {
+  method: string
+  path: string
+  json?: v.GenericSchema
+  ids: Set<string>
+  access?: RouteAccess
+  doc?: OperationDoc
+}
+
 /** Each concrete `/api` route once, with the request body and ids its validators check. */
 export function documentedRoutes(routes: readonly RouteEntry[]) {
-  const found = new Map<
-    string,
-    {
-      method: string
-      path: string
-      json?: v.GenericSchema
-      ids: Set<string>
-      access?: RouteAccess
-      doc?: OperationDoc
-    }
-  >()
+  const found = new Map<string, DocumentedRoute>()
   for (const route of routes) {
     if (route.method === 'ALL' || !route.path.startsWith('/api/')) continue
     const key = `${route.method} ${route.path}`
@@ -139,6 +139,58 @@ export function documentedRoutes(routes: readonly RouteEntry[]) {
     if (doc && 'ids' in doc) for (const id of doc.ids) entry.ids.add(id)
   }
   return found
+}
+
+/**
+ * Each documented route with the description the document gives it: the one declared on the route
+ * (`operation({...})`), else its entry of {@link OPERATIONS}. Routes with neither are left out.
+ */
+function describedRoutes(routes: readonly RouteEntry[]) {
+  const described: {
+    key: string
+    route: DocumentedRoute
+    doc: OperationDoc
+  }[] = []
+  for (const [key, route] of documentedRoutes(routes)) {
+    if (route.doc && OPERATIONS[key]) throw new Error(`${key} is described twice`)
+    const doc = route.doc ?? OPERATIONS[key]
+    if (doc) described.push({ key, route, doc })
+  }
+  return described
+}
+
+/** A success answer (2xx) of a route: a JSON body, fixed `text/plain` texts or other media. */
+export type SuccessAnswer = Exclude<AnswerDoc, string>
+
+/** What a client of the API needs to know of one route. */
+export type RouteContract = {
+  /** `METHOD /api/path` as Hono writes it, e.g. `GET /api/patients/:id`. */
+  key: string
+  /** The JSON request body as the document publishes it. */
+  body?: v.GenericSchema
+  /** Its success answers (2xx), by status. */
+  success: SuccessAnswer[]
+}
+
+/**
+ * The routes {@link buildOpenApiDocument} documents, each with the body and success answers the
+ * document gives it, for the browser's typed contract (server/openapi/api-contract.ts).
+ */
+export function* routeContracts(routes: readonly RouteEntry[]): Generator<RouteContract> {
+  for (const { key, route, doc } of describedRoutes(routes)) {
+    const body = doc.body ?? route.json
+    const success = Object.entries(doc.responses)
+      .map(([status, answerDoc]) => ({ status: Number(status), answerDoc }))
+      .filter(({ status }) => status >= 200 && status < 300)
+      .sort((a, b) => a.status - b.status)
+      .map(({ status, answerDoc }) => {
+        if (typeof answerDoc === 'string') {
+          throw new Error(`${key}: the success answer ${status} has no body described`)
+        }
+        return answerDoc
+      })
+    yield { key, ...(body ? { body } : {}), success }
+  }
 }
 
 function operationId(summary: string): string {
@@ -213,10 +265,7 @@ function answer(doc: AnswerDoc, status: number, catalog: SchemaCatalog) {
 export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocument {
   const catalog = new SchemaCatalog(SCHEMA_MODULES)
   const paths: OpenApiDocument['paths'] = {}
-  for (const [key, route] of documentedRoutes(routes)) {
-    if (route.doc && OPERATIONS[key]) throw new Error(`${key} is described twice`)
-    const doc = route.doc ?? OPERATIONS[key]
-    if (!doc) continue
+  for (const { route, doc } of describedRoutes(routes)) {
     const parameters = [
       ...pathParameterNames(route.path).map((name) =>
         route.ids.has(name)

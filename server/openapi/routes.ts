@@ -5,6 +5,7 @@ import { Hono } from 'hono'
 import type { AppEnv } from '#server/context.ts'
 import { notFound } from '#server/http/errors.ts'
 import { buildOpenApiDocument, type RouteEntry } from './document.ts'
+import { operation } from './operation.ts'
 
 /** Where the API's reference page and this document are served, under `/api`. */
 export const DOCS_PATH = '/docs'
@@ -61,26 +62,63 @@ export function openApiRoutes(routes: () => readonly RouteEntry[]) {
   let json: string | undefined
   const cache = new Map<string, Uint8Array>()
   return new Hono<AppEnv>()
-    .get('/openapi.json', (c) => {
-      json ??= JSON.stringify(buildOpenApiDocument(routes()))
-      return c.body(json, 200, { 'Content-Type': 'application/json; charset=utf-8' })
-    })
-    .get(DOCS_PATH, (c) => c.html(PAGE))
-    .get(`${DOCS_PATH}/assets/:file`, async (c) => {
-      const asset = Object.hasOwn(ASSETS, c.req.param('file'))
-        ? ASSETS[c.req.param('file')]
-        : undefined
-      if (!asset) throw notFound('No such asset.')
-      let body = cache.get(c.req.param('file'))
-      if (!body) {
-        body = asset.file
-          ? new Uint8Array(await readFile(join(swaggerUiDir, asset.file)))
-          : new TextEncoder().encode(asset.text ?? '')
-        cache.set(c.req.param('file'), body)
-      }
-      return c.body(body as Uint8Array<ArrayBuffer>, 200, {
-        'Content-Type': asset.type,
-        'Cache-Control': 'public, max-age=3600',
-      })
-    })
+    .get(
+      '/openapi.json',
+      operation({
+        summary: 'This document',
+        description:
+          'The OpenAPI 3.1 description of this API, generated from the schemas the routes validate with.',
+        tag: 'Reference',
+        public: true,
+        responses: { 200: { description: 'The OpenAPI document.', media: ['application/json'] } },
+      }),
+      (c) => {
+        json ??= JSON.stringify(buildOpenApiDocument(routes()))
+        return c.body(json, 200, { 'Content-Type': 'application/json; charset=utf-8' })
+      },
+    )
+    .get(
+      DOCS_PATH,
+      operation({
+        summary: 'Interactive reference',
+        description: 'A page that renders this document (Swagger UI, served from this server).',
+        tag: 'Reference',
+        public: true,
+        responses: { 200: { description: 'The reference page.', media: ['text/html'] } },
+      }),
+      (c) => c.html(PAGE),
+    )
+    .get(
+      `${DOCS_PATH}/assets/:file`,
+      operation({
+        summary: 'Reference page assets',
+        description: 'The scripts and stylesheet of the reference page.',
+        tag: 'Reference',
+        public: true,
+        path: {
+          file: { description: 'The asset file name.', schema: { type: 'string', maxLength: 64 } },
+        },
+        responses: {
+          200: { description: 'The asset.', media: ['text/javascript', 'text/css'] },
+          404: 'No such asset.',
+        },
+      }),
+      async (c) => {
+        const asset = Object.hasOwn(ASSETS, c.req.param('file'))
+          ? ASSETS[c.req.param('file')]
+          : undefined
+        if (!asset) throw notFound('No such asset.')
+        let body = cache.get(c.req.param('file'))
+        if (!body) {
+          body = asset.file
+            ? new Uint8Array(await readFile(join(swaggerUiDir, asset.file)))
+            : new TextEncoder().encode(asset.text ?? '')
+          cache.set(c.req.param('file'), body)
+        }
+        return c.body(body as Uint8Array<ArrayBuffer>, 200, {
+          'Content-Type': asset.type,
+          'Cache-Control': 'public, max-age=3600',
+        })
+      },
+    )
 }

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { type ActivityFilter, type ActivityPage, ActivityPageSchema } from '#domain/activity-log.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { fileNameOf } from '#src/api/reports.ts'
 import { http } from '#src/lib/http.ts'
 
@@ -12,7 +12,8 @@ const params = (filter: ActivityFilter) =>
 
 /** `GET /audit` (Admin): a page of the practice's events in words, newest first. */
 export async function getActivity(filter: ActivityFilter): Promise<ActivityPage> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/audit',
     ActivityPageSchema,
     await http.get('audit', { searchParams: { ...params(filter), pageSize: 25 } }).json(),
   )

@@ -1,11 +1,7 @@
 import * as v from 'valibot'
-import {
-  type AppointmentChange,
-  type AppointmentDetail,
-  AppointmentDetailSchema,
-  type AppointmentInput,
-} from '#domain/appointments.ts'
+import { type AppointmentDetail, AppointmentDetailSchema } from '#domain/appointments.ts'
 import { type Appointment, AppointmentSchema } from '#domain/practice-data.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The calendar day of `date` as `YYYY-MM-DD` in UTC, the day the server counts in. */
@@ -19,7 +15,8 @@ export function toDay(date: Date): string {
  * our contract with the server.
  */
 export async function listAppointments(practiceId: number, day: string): Promise<Appointment[]> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/appointments/:practiceId/:date',
     v.array(AppointmentSchema),
     await http.get(`appointments/${practiceId}/${encodeURIComponent(day)}`).json(),
   )
@@ -32,23 +29,31 @@ export async function deleteAppointment(id: number): Promise<void> {
 
 /** `GET /appointments?from=&to=`: the days from `from` up to (not including) `to`, with names. */
 export async function listAppointmentRange(from: string, to: string): Promise<AppointmentDetail[]> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/appointments',
     v.array(AppointmentDetailSchema),
     await http.get('appointments', { searchParams: { from, to } }).json(),
   )
 }
 
 /** `POST /appointments`: books an appointment. */
-export async function createAppointment(input: AppointmentInput): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.post('appointments', { json: input }).json())
+export async function createAppointment(
+  input: Body<'POST /api/appointments'>,
+): Promise<AppointmentDetail> {
+  return parseAnswer(
+    'POST /api/appointments',
+    AppointmentDetailSchema,
+    await http.post('appointments', { json: input }).json(),
+  )
 }
 
 /** `PUT /appointments/{id}`: reschedules, or changes the procedure or the notes. */
 export async function updateAppointment(
   id: number,
-  changes: AppointmentChange,
+  changes: Body<'PUT /api/appointments/:id'>,
 ): Promise<AppointmentDetail> {
-  return v.parse(
+  return parseAnswer(
+    'PUT /api/appointments/:id',
     AppointmentDetailSchema,
     await http.put(`appointments/${id}`, { json: changes }).json(),
   )
@@ -56,10 +61,18 @@ export async function updateAppointment(
 
 /** `POST /appointments/{id}/cancel`: cancels a scheduled appointment. */
 export async function cancelAppointment(id: number): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.post(`appointments/${id}/cancel`).json())
+  return parseAnswer(
+    'POST /api/appointments/:id/cancel',
+    AppointmentDetailSchema,
+    await http.post(`appointments/${id}/cancel`).json(),
+  )
 }
 
 /** `GET /appointments/{id}`: one appointment with its patient and procedure. */
 export async function getAppointment(id: number): Promise<AppointmentDetail> {
-  return v.parse(AppointmentDetailSchema, await http.get(`appointments/${id}`).json())
+  return parseAnswer(
+    'GET /api/appointments/:id',
+    AppointmentDetailSchema,
+    await http.get(`appointments/${id}`).json(),
+  )
 }

@@ -1,35 +1,45 @@
-import * as v from 'valibot'
 import {
   ForgotPasswordAnswerSchema,
-  type ForgotPasswordPayload,
   type InitPermissionsAnswer,
   InitPermissionsAnswerSchema,
   ResetCodeStatusAnswerSchema,
-  type SignInPayload,
 } from '#domain/auth.ts'
-import type { ResetPasswordPayload } from '#domain/reset-password.ts'
 import { type Session, SessionSchema } from '#domain/session.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /auth/local`: signs in; the answer is the session to store as the current user. */
-export async function signIn(payload: SignInPayload): Promise<Session> {
-  return v.parse(SessionSchema, await http.post('auth/local', { json: payload }).json())
+export async function signIn(payload: Body<'POST /api/auth/local'>): Promise<Session> {
+  return parseAnswer(
+    'POST /api/auth/local',
+    SessionSchema,
+    await http.post('auth/local', { json: payload }).json(),
+  )
 }
 
 /**
  * `POST /auth/forgot-password`: asks for a reset link to be e-mailed. `url` is the reset page the
  * link should open; the server answers alike for every well-formed e-mail.
  */
-export async function forgotPassword(payload: ForgotPasswordPayload): Promise<void> {
-  v.parse(
+export async function forgotPassword(
+  payload: Body<'POST /api/auth/forgot-password'>,
+): Promise<void> {
+  parseAnswer(
+    'POST /api/auth/forgot-password',
     ForgotPasswordAnswerSchema,
     await http.post('auth/forgot-password', { json: payload }).json(),
   )
 }
 
 /** `POST /auth/reset-password`: sets the new password with the e-mailed code and signs in. */
-export async function resetPassword(payload: ResetPasswordPayload): Promise<Session> {
-  return v.parse(SessionSchema, await http.post('auth/reset-password', { json: payload }).json())
+export async function resetPassword(
+  payload: Body<'POST /api/auth/reset-password'>,
+): Promise<Session> {
+  return parseAnswer(
+    'POST /api/auth/reset-password',
+    SessionSchema,
+    await http.post('auth/reset-password', { json: payload }).json(),
+  )
 }
 
 /**
@@ -37,15 +47,24 @@ export async function resetPassword(payload: ResetPasswordPayload): Promise<Sess
  * not expired), asked before the reset form is shown.
  */
 export async function resetCodeStatus(code: string): Promise<boolean> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/auth/reset-code-status',
     ResetCodeStatusAnswerSchema,
-    await http.post('auth/reset-code-status', { json: { code } }).json(),
+    await http
+      .post('auth/reset-code-status', {
+        json: { code } satisfies Body<'POST /api/auth/reset-code-status'>,
+      })
+      .json(),
   ).valid
 }
 
 /** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */
 export async function initPermissions(): Promise<InitPermissionsAnswer> {
-  return v.parse(InitPermissionsAnswerSchema, await http.get('users-permissions/init').json())
+  return parseAnswer(
+    'GET /api/users-permissions/init',
+    InitPermissionsAnswerSchema,
+    await http.get('users-permissions/init').json(),
+  )
 }
 
 /** How long signing out waits for the server before giving up; the browser forgets the user anyway. */

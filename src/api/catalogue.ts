@@ -1,9 +1,6 @@
 import * as v from 'valibot'
-import {
-  type CatalogueItem,
-  type CatalogueItemInput,
-  CatalogueItemSchema,
-} from '#domain/practice-data.ts'
+import { type CatalogueItem, CatalogueItemSchema } from '#domain/practice-data.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The two halves of the catalogue, as the API names them. */
@@ -17,19 +14,35 @@ export async function listCatalogue(
 ): Promise<CatalogueItem[]> {
   const searchParams: Record<string, string | number> = { practice: practiceId }
   if (archived) searchParams.archived = 'true'
-  return v.parse(v.array(CatalogueItemSchema), await http.get(kind, { searchParams }).json())
+  return parseAnswer(
+    `GET /api/${kind}` as const,
+    v.array(CatalogueItemSchema),
+    await http.get(kind, { searchParams }).json(),
+  )
 }
 
 /** `POST /procedures` or `PUT /procedures/{id}` (Manager, Admin): adds or changes an item. */
 export async function saveCatalogueItem(
   kind: CatalogueKind,
-  input: CatalogueItemInput,
+  input: Body<`POST /api/${CatalogueKind}`>,
   id?: number,
 ): Promise<CatalogueItem> {
-  const answer = id
-    ? await http.put(`${kind}/${id}`, { json: input }).json()
-    : await http.post(kind, { json: input }).json()
-  return v.parse(CatalogueItemSchema, answer)
+  if (id) {
+    return parseAnswer(
+      `PUT /api/${kind}/:id` as const,
+      CatalogueItemSchema,
+      await http
+        .put(`${kind}/${id}`, {
+          json: input satisfies Body<`PUT /api/${CatalogueKind}/:id`>,
+        })
+        .json(),
+    )
+  }
+  return parseAnswer(
+    `POST /api/${kind}` as const,
+    CatalogueItemSchema,
+    await http.post(kind, { json: input }).json(),
+  )
 }
 
 /** `POST /procedures/{id}/archive` or `/restore` (Manager, Admin). */
@@ -38,8 +51,10 @@ export async function setCatalogueItemArchived(
   id: number,
   archived: boolean,
 ): Promise<CatalogueItem> {
-  return v.parse(
+  const action = archived ? 'archive' : 'restore'
+  return parseAnswer(
+    `POST /api/${kind}/:id/${action}` as const,
     CatalogueItemSchema,
-    await http.post(`${kind}/${id}/${archived ? 'archive' : 'restore'}`).json(),
+    await http.post(`${kind}/${id}/${action}`).json(),
   )
 }

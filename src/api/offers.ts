@@ -1,10 +1,14 @@
-import * as v from 'valibot'
 import { type PromotionSendAnswer, PromotionSendAnswerSchema } from '#domain/offers.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /promotions/{id}/send` (Manager, Admin): queues the live offer's e-mails at once. */
 export async function sendPromotion(id: number): Promise<PromotionSendAnswer> {
-  return v.parse(PromotionSendAnswerSchema, await http.post(`promotions/${id}/send`).json())
+  return parseAnswer(
+    'POST /api/promotions/:id/send',
+    PromotionSendAnswerSchema,
+    await http.post(`promotions/${id}/send`).json(),
+  )
 }
 
 /** What the offer's page says after "Send to patients". */

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type DuplicatePage,
   DuplicatePageSchema,
@@ -7,11 +6,13 @@ import {
   type MergePreview,
   MergePreviewSchema,
 } from '#domain/patient-merge.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `GET /patients/duplicates` (Manager, Admin): a page of possible duplicate pairs. */
 export async function listDuplicates(page = 1, pageSize = 25): Promise<DuplicatePage> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/patients/duplicates',
     DuplicatePageSchema,
     await http
       .get('patients/duplicates', {
@@ -23,7 +24,11 @@ export async function listDuplicates(page = 1, pageSize = 25): Promise<Duplicate
 
 /** `GET /patients/{keptId}/merge/{mergedId}`: what merging `mergedId` into `keptId` would do. */
 export async function previewMerge(keptId: number, mergedId: number): Promise<MergePreview> {
-  return v.parse(MergePreviewSchema, await http.get(`patients/${keptId}/merge/${mergedId}`).json())
+  return parseAnswer(
+    'GET /api/patients/:id/merge/:mergedId',
+    MergePreviewSchema,
+    await http.get(`patients/${keptId}/merge/${mergedId}`).json(),
+  )
 }
 
 /** `POST /patients/{keptId}/merge/{mergedId}`: merges; the key makes a retry a replay. */
@@ -32,8 +37,13 @@ export async function mergePatients(
   mergedId: number,
   idempotencyKey: string,
 ): Promise<MergeAnswer> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/merge/:mergedId',
     MergeAnswerSchema,
-    await http.post(`patients/${keptId}/merge/${mergedId}`, { json: { idempotencyKey } }).json(),
+    await http
+      .post(`patients/${keptId}/merge/${mergedId}`, {
+        json: { idempotencyKey } satisfies Body<'POST /api/patients/:id/merge/:mergedId'>,
+      })
+      .json(),
   )
 }

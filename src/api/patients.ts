@@ -2,7 +2,6 @@ import { HTTPError } from 'ky'
 import * as v from 'valibot'
 import {
   type Patient,
-  type PatientInput,
   type PatientPage,
   PatientPageSchema,
   PatientSchema,
@@ -10,26 +9,46 @@ import {
   type PatientSummary,
   PatientSummarySchema,
 } from '#domain/practice-data.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { apiErrorMessage, http } from '#src/lib/http.ts'
 
 /** `GET /patients/summary`: how many patients, e-mail subscribers and clients, counted by the server. */
 export async function patientSummary(): Promise<PatientSummary> {
-  return v.parse(PatientSummarySchema, await http.get('patients/summary').json())
+  return parseAnswer(
+    'GET /api/patients/summary',
+    PatientSummarySchema,
+    await http.get('patients/summary').json(),
+  )
 }
 
 /** `GET /patients/{id}`: one patient. */
 export async function getPatient(id: number): Promise<Patient> {
-  return v.parse(PatientSchema, await http.get(`patients/${id}`).json())
+  return parseAnswer(
+    'GET /api/patients/:id',
+    PatientSchema,
+    await http.get(`patients/${id}`).json(),
+  )
 }
 
 /** `PUT /patients/{id}`: changes some fields of a patient; answers the updated patient. */
-export async function updatePatient(id: number, changes: Partial<PatientInput>): Promise<Patient> {
-  return v.parse(PatientSchema, await http.put(`patients/${id}`, { json: changes }).json())
+export async function updatePatient(
+  id: number,
+  changes: Body<'PUT /api/patients/:id'>,
+): Promise<Patient> {
+  return parseAnswer(
+    'PUT /api/patients/:id',
+    PatientSchema,
+    await http.put(`patients/${id}`, { json: changes }).json(),
+  )
 }
 
 /** `POST /patients`: adds a patient to the signed-in user's practice. */
-export async function createPatient(input: PatientInput): Promise<Patient> {
-  return v.parse(PatientSchema, await http.post('patients', { json: input }).json())
+export async function createPatient(input: Body<'POST /api/patients'>): Promise<Patient> {
+  return parseAnswer(
+    'POST /api/patients',
+    PatientSchema,
+    await http.post('patients', { json: input }).json(),
+  )
 }
 
 /**
@@ -63,17 +82,29 @@ export async function listPatients(query: {
   if (query.pageSize) searchParams.pageSize = String(query.pageSize)
   if (query.sort) searchParams.sort = query.sort
   if (query.archived) searchParams.archived = 'true'
-  return v.parse(PatientPageSchema, await http.get('patients', { searchParams }).json())
+  return parseAnswer(
+    'GET /api/patients',
+    PatientPageSchema,
+    await http.get('patients', { searchParams }).json(),
+  )
 }
 
 /** `POST /patients/{id}/archive` (Manager, Admin): hides the patient from lists; history stays. */
 export async function archivePatient(id: number): Promise<Patient> {
-  return v.parse(PatientSchema, await http.post(`patients/${id}/archive`).json())
+  return parseAnswer(
+    'POST /api/patients/:id/archive',
+    PatientSchema,
+    await http.post(`patients/${id}/archive`).json(),
+  )
 }
 
 /** `POST /patients/{id}/restore` (Manager, Admin): brings an archived patient back. */
 export async function restorePatient(id: number): Promise<Patient> {
-  return v.parse(PatientSchema, await http.post(`patients/${id}/restore`).json())
+  return parseAnswer(
+    'POST /api/patients/:id/restore',
+    PatientSchema,
+    await http.post(`patients/${id}/restore`).json(),
+  )
 }
 
 /**

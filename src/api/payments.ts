@@ -1,6 +1,7 @@
 import type { CreateTokenCardData } from '@stripe/stripe-js'
 import { HTTPError } from 'ky'
 import * as v from 'valibot'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import {
   type PaymentsMode,
   paymentsMode,
@@ -82,10 +83,10 @@ export async function createCardToken(
             exp_year: card.exp_year,
             cvc: card.cvc,
             name: card.name,
-          },
+          } satisfies Body<'POST /api/payments/test-tokens'>,
         })
         .json()
-      return v.parse(TokenSchema, answer)
+      return parseAnswer('POST /api/payments/test-tokens', TokenSchema, answer)
     } catch (error) {
       if (error instanceof HTTPError && error.response.status === 404) {
         throw new CardTokenError(TEST_GATEWAY_OFF_MESSAGE)

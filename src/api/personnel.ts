@@ -1,5 +1,6 @@
 import { HTTPError } from 'ky'
 import * as v from 'valibot'
+import { type RegisteredUserAnswer, RegisteredUserAnswerSchema } from '#domain/api-answers.ts'
 import {
   InvitationClosedDetailsSchema,
   InvitationClosedError,
@@ -9,13 +10,11 @@ import {
   type PersonnelRegisterPayloadInput,
 } from '#domain/personnel.ts'
 import { type InvitationPreview, InvitationPreviewSchema } from '#domain/practice-data.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
-/** The registered person as `POST /auth/personnel/register` answers it (extra fields are kept). */
-const RegisteredSchema = v.object({
-  user: v.looseObject({ id: v.number(), email: v.string() }),
-})
-export type Registered = v.InferOutput<typeof RegisteredSchema>
+/** The registered person as `POST /auth/personnel/register` answers it. */
+export type Registered = RegisteredUserAnswer
 
 /** Body of `POST /auth/personnel/register` (spec section 3, personnel registration). */
 export type RegisterPersonnelInput = PersonnelRegisterPayloadInput
@@ -32,7 +31,11 @@ const path = (id: string) => `personnel/${encodeURIComponent(id)}`
  */
 export async function getInvitation(id: string): Promise<InvitationPreview> {
   try {
-    return v.parse(InvitationPreviewSchema, await http.get(path(id)).json())
+    return parseAnswer(
+      'GET /api/personnel/:id',
+      InvitationPreviewSchema,
+      await http.get(path(id)).json(),
+    )
   } catch (error) {
     if (error instanceof HTTPError && error.response.status === 410) {
       const body = v.safeParse(ClosedAnswerSchema, await error.response.clone().json())
@@ -49,29 +52,50 @@ const ClosedAnswerSchema = v.object({
 })
 
 /** `POST /auth/personnel/register`: an invited person creates an account (phone verified first). */
-export async function registerPersonnel(input: RegisterPersonnelInput): Promise<Registered> {
-  return v.parse(
-    RegisteredSchema,
+export async function registerPersonnel(
+  input: Body<'POST /api/auth/personnel/register'>,
+): Promise<Registered> {
+  return parseAnswer(
+    'POST /api/auth/personnel/register',
+    RegisteredUserAnswerSchema,
     await http.post('auth/personnel/register', { json: input }).json(),
   )
 }
 
 /** `GET /personnel`: the practice's invitations with their status (ids for an Admin only). */
 export async function listInvitations(): Promise<PersonnelInvitation[]> {
-  return v.parse(v.array(PersonnelInvitationSchema), await http.get('personnel').json())
+  return parseAnswer(
+    'GET /api/personnel',
+    v.array(PersonnelInvitationSchema),
+    await http.get('personnel').json(),
+  )
 }
 
 /** `POST /personnel` (Admin): invites a staff member; the server e-mails the registration link. */
-export async function invitePersonnel(input: InvitePersonnelInput): Promise<PersonnelInvitation> {
-  return v.parse(PersonnelInvitationSchema, await http.post('personnel', { json: input }).json())
+export async function invitePersonnel(
+  input: Body<'POST /api/personnel'>,
+): Promise<PersonnelInvitation> {
+  return parseAnswer(
+    'POST /api/personnel',
+    PersonnelInvitationSchema,
+    await http.post('personnel', { json: input }).json(),
+  )
 }
 
 /** `POST /personnel/{id}/resend` (Admin): e-mails the link again; it works 14 more days. */
 export async function resendInvitation(id: string): Promise<PersonnelInvitation> {
-  return v.parse(PersonnelInvitationSchema, await http.post(`${path(id)}/resend`).json())
+  return parseAnswer(
+    'POST /api/personnel/:id/resend',
+    PersonnelInvitationSchema,
+    await http.post(`${path(id)}/resend`).json(),
+  )
 }
 
 /** `DELETE /personnel/{id}` (Admin): revokes a pending invitation; its link stops working. */
 export async function revokeInvitation(id: string): Promise<PersonnelInvitation> {
-  return v.parse(PersonnelInvitationSchema, await http.delete(path(id)).json())
+  return parseAnswer(
+    'DELETE /api/personnel/:id',
+    PersonnelInvitationSchema,
+    await http.delete(path(id)).json(),
+  )
 }

@@ -1,9 +1,5 @@
-import * as v from 'valibot'
-import {
-  type PracticeAnswer,
-  PracticeAnswerSchema,
-  type PracticeSettingsInput,
-} from '#domain/practice-settings.ts'
+import { type PracticeAnswer, PracticeAnswerSchema } from '#domain/practice-settings.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
@@ -12,12 +8,16 @@ import { isSessionRemembered, readSession, writeSession } from '#src/lib/session
 
 /** `GET /practice`: the practice's details (the Nextech secrets only as set or not). */
 export async function getPractice(): Promise<PracticeAnswer> {
-  return v.parse(PracticeAnswerSchema, await http.get('practice').json())
+  return parseAnswer('GET /api/practice', PracticeAnswerSchema, await http.get('practice').json())
 }
 
 /** `PUT /practice` (Admin): an empty Nextech username or password keeps the stored one. */
-export async function savePractice(values: PracticeSettingsInput): Promise<PracticeAnswer> {
-  return v.parse(PracticeAnswerSchema, await http.put('practice', { json: values }).json())
+export async function savePractice(values: Body<'PUT /api/practice'>): Promise<PracticeAnswer> {
+  return parseAnswer(
+    'PUT /api/practice',
+    PracticeAnswerSchema,
+    await http.put('practice', { json: values }).json(),
+  )
 }
 
 /**

@@ -1,16 +1,15 @@
 import * as v from 'valibot'
 import { type PatientPromotion, PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
-  type PromotionChange,
   type PromotionDetail,
   PromotionDetailSchema,
-  type PromotionInput,
   type PromotionPage,
   PromotionPageSchema,
   type PromotionRedemption,
   PromotionRedemptionSchema,
   type PromotionStatus,
 } from '#domain/promotions.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** How many offers one page of the list holds. */
@@ -27,25 +26,43 @@ export async function listPromotions(query: {
     pageSize: query.pageSize ?? PROMOTION_PAGE_SIZE,
   }
   if (query.status) searchParams.status = query.status
-  return v.parse(PromotionPageSchema, await http.get('promotions', { searchParams }).json())
+  return parseAnswer(
+    'GET /api/promotions',
+    PromotionPageSchema,
+    await http.get('promotions', { searchParams }).json(),
+  )
 }
 
 /** `GET /promotions/{id}`: the offer, its status and its funnel. */
 export async function getPromotion(id: number): Promise<PromotionDetail> {
-  return v.parse(PromotionDetailSchema, await http.get(`promotions/${id}`).json())
+  return parseAnswer(
+    'GET /api/promotions/:id',
+    PromotionDetailSchema,
+    await http.get(`promotions/${id}`).json(),
+  )
 }
 
 /** `POST /promotions`: a new draft. */
-export async function createPromotion(input: PromotionInput): Promise<PromotionDetail> {
-  return v.parse(PromotionDetailSchema, await http.post('promotions', { json: input }).json())
+export async function createPromotion(
+  input: Body<'POST /api/promotions'>,
+): Promise<PromotionDetail> {
+  return parseAnswer(
+    'POST /api/promotions',
+    PromotionDetailSchema,
+    await http.post('promotions', { json: input }).json(),
+  )
 }
 
 /** `PUT /promotions/{id}`: changes an offer. */
 export async function updatePromotion(
   id: number,
-  change: PromotionChange,
+  change: Body<'PUT /api/promotions/:id'>,
 ): Promise<PromotionDetail> {
-  return v.parse(PromotionDetailSchema, await http.put(`promotions/${id}`, { json: change }).json())
+  return parseAnswer(
+    'PUT /api/promotions/:id',
+    PromotionDetailSchema,
+    await http.put(`promotions/${id}`, { json: change }).json(),
+  )
 }
 
 /** `POST /promotions/{id}/publish|end|duplicate|archive`: answers the offer (a duplicate: the copy). */
@@ -53,30 +70,30 @@ export async function promotionAction(
   id: number,
   action: 'publish' | 'end' | 'duplicate' | 'archive',
 ): Promise<PromotionDetail> {
-  return v.parse(PromotionDetailSchema, await http.post(`promotions/${id}/${action}`).json())
+  return parseAnswer(
+    `POST /api/promotions/:id/${action}` as const,
+    PromotionDetailSchema,
+    await http.post(`promotions/${id}/${action}`).json(),
+  )
 }
 
 /** `PUT /promotions/claimed/{promo}`: staff claim an offer for a patient (with its code, if any). */
-export async function claimPromotion(input: {
-  promo: number
-  patient_id: number
-  code?: string | undefined
-}): Promise<PatientPromotion> {
-  return v.parse(
+export async function claimPromotion(
+  input: Body<'PUT /api/promotions/claimed/:promo'> & { promo: number },
+): Promise<PatientPromotion> {
+  return parseAnswer(
+    'PUT /api/promotions/claimed/:promo',
     PatientPromotionSchema,
     await http.put(`promotions/claimed/${input.promo}`, { json: input }).json(),
   )
 }
 
 /** `PUT /promotions/redeemed/{promo}`: a claimed offer is redeemed at the practice. */
-export async function redeemPromotion(input: {
-  promo: number
-  patient_id: number
-  idempotencyKey?: string
-  verification?: { authyId: string; code: string }
-  override?: { reason: string }
-}): Promise<PromotionRedemption> {
-  return v.parse(
+export async function redeemPromotion(
+  input: Body<'PUT /api/promotions/redeemed/:promo'> & { promo: number },
+): Promise<PromotionRedemption> {
+  return parseAnswer(
+    'PUT /api/promotions/redeemed/:promo',
     PromotionRedemptionSchema,
     await http.put(`promotions/redeemed/${input.promo}`, { json: input }).json(),
   )
@@ -84,7 +101,8 @@ export async function redeemPromotion(input: {
 
 /** `GET /patients/promotions/{id}`: the offers a patient has claimed, latest first. */
 export async function listPatientPromotions(patientId: number): Promise<PatientPromotion[]> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/patients/promotions/:id',
     v.array(PatientPromotionSchema),
     await http.get(`patients/promotions/${patientId}`).json(),
   )

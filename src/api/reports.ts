@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import {
   type LiabilityReport,
   LiabilityReportSchema,
@@ -8,6 +7,7 @@ import {
   type WorklistPage,
   WorklistPageSchema,
 } from '#domain/reports.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** The CSV exports of the server (Manager, Admin). */
@@ -41,12 +41,17 @@ export async function getReportSummary(
   const searchParams = Object.fromEntries(
     Object.entries(period).filter((entry): entry is [string, string] => Boolean(entry[1])),
   )
-  return v.parse(ReportSummarySchema, await http.get('reports/summary', { searchParams }).json())
+  return parseAnswer(
+    'GET /api/reports/summary',
+    ReportSummarySchema,
+    await http.get('reports/summary', { searchParams }).json(),
+  )
 }
 
 /** `GET /reports/worklist`: one page of one of the worklist's lists. */
 export async function getWorklist(list: WorklistList, page: number): Promise<WorklistPage> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/reports/worklist',
     WorklistPageSchema,
     await http.get('reports/worklist', { searchParams: { list, page } }).json(),
   )
@@ -54,7 +59,8 @@ export async function getWorklist(list: WorklistList, page: number): Promise<Wor
 
 /** `GET /reports/liability`: the points liability of a period (Manager, Admin). */
 export async function getLiability(period: { from: string; to: string }): Promise<LiabilityReport> {
-  return v.parse(
+  return parseAnswer(
+    'GET /api/reports/liability',
     LiabilityReportSchema,
     await http.get('reports/liability', { searchParams: period }).json(),
   )

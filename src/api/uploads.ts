@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { type StaffMember, StaffMemberSchema } from '#domain/practice-data.ts'
 import {
   type PracticeLogo,
@@ -7,6 +6,7 @@ import {
   UploadedFileSchema,
   type UploadPurpose,
 } from '#domain/uploads.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 
@@ -15,7 +15,11 @@ export async function uploadImage(file: File, purpose: UploadPurpose): Promise<U
   const form = new FormData()
   form.set('file', file)
   form.set('purpose', purpose)
-  return v.parse(UploadedFileSchema, await http.post('upload/files', { body: form }).json())
+  return parseAnswer(
+    'POST /api/upload/files',
+    UploadedFileSchema,
+    await http.post('upload/files', { body: form }).json(),
+  )
 }
 
 /** `DELETE /upload/files/{id}`: removes an uploaded file (a logo or an avatar). */
@@ -35,9 +39,14 @@ function updateSession(change: (session: NonNullable<ReturnType<typeof readSessi
 /** Uploads `file` as the practice logo and shows it (`PUT /practice/logo`); Admin. */
 export async function savePracticeLogo(file: File): Promise<PracticeLogo> {
   const upload = await uploadImage(file, 'logo')
-  const logo = v.parse(
+  const logo = parseAnswer(
+    'PUT /api/practice/logo',
     PracticeLogoSchema,
-    await http.put('practice/logo', { json: { upload_id: upload.id } }).json(),
+    await http
+      .put('practice/logo', {
+        json: { upload_id: upload.id } satisfies Body<'PUT /api/practice/logo'>,
+      })
+      .json(),
   )
   updateSession((session) => {
     session.practice.image_path = logo.image_path
@@ -47,7 +56,11 @@ export async function savePracticeLogo(file: File): Promise<PracticeLogo> {
 
 /** `DELETE /practice/logo`: back to the product's logo; Admin. */
 export async function removePracticeLogo(): Promise<PracticeLogo> {
-  const logo = v.parse(PracticeLogoSchema, await http.delete('practice/logo').json())
+  const logo = parseAnswer(
+    'DELETE /api/practice/logo',
+    PracticeLogoSchema,
+    await http.delete('practice/logo').json(),
+  )
   updateSession((session) => {
     session.practice.image_path = logo.image_path
   })
@@ -57,9 +70,14 @@ export async function removePracticeLogo(): Promise<PracticeLogo> {
 /** Uploads `file` as the own avatar and shows it (`PUT /users/{own id}/avatar`). */
 export async function saveOwnAvatar(id: number, file: File): Promise<StaffMember> {
   const upload = await uploadImage(file, 'avatar')
-  const member = v.parse(
+  const member = parseAnswer(
+    'PUT /api/users/:id/avatar',
     StaffMemberSchema,
-    await http.put(`users/${id}/avatar`, { json: { upload_id: upload.id } }).json(),
+    await http
+      .put(`users/${id}/avatar`, {
+        json: { upload_id: upload.id } satisfies Body<'PUT /api/users/:id/avatar'>,
+      })
+      .json(),
   )
   updateSession((session) => {
     session.user.image_path = member.image_path
@@ -69,7 +87,11 @@ export async function saveOwnAvatar(id: number, file: File): Promise<StaffMember
 
 /** `DELETE /users/{own id}/avatar`: the header shows the first initial again. */
 export async function removeOwnAvatar(id: number): Promise<StaffMember> {
-  const member = v.parse(StaffMemberSchema, await http.delete(`users/${id}/avatar`).json())
+  const member = parseAnswer(
+    'DELETE /api/users/:id/avatar',
+    StaffMemberSchema,
+    await http.delete(`users/${id}/avatar`).json(),
+  )
   updateSession((session) => {
     session.user.image_path = member.image_path
   })

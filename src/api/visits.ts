@@ -1,49 +1,63 @@
-import * as v from 'valibot'
 import {
   type ApprovalAnswer,
   ApprovalAnswerSchema,
-  type ApprovalRequest,
   RedemptionCodeAnswerSchema,
   RedemptionCodeCheckAnswerSchema,
   type VisitAnswer,
   VisitAnswerSchema,
-  type VisitInput,
   type VisitPreview,
-  type VisitPreviewInput,
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
+import { type Body, parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 /** `POST /visits/preview`: what the lines would earn for the patient, and the lines refused. */
-export async function previewVisit(input: VisitPreviewInput): Promise<VisitPreview> {
-  return v.parse(VisitPreviewSchema, await http.post('visits/preview', { json: input }).json())
+export async function previewVisit(input: Body<'POST /api/visits/preview'>): Promise<VisitPreview> {
+  return parseAnswer(
+    'POST /api/visits/preview',
+    VisitPreviewSchema,
+    await http.post('visits/preview', { json: input }).json(),
+  )
 }
 
 /**
  * `POST /visits`: records a visit (its items, points and optional redemption) once per
  * `idempotencyKey`; the same key again answers the visit already recorded.
  */
-export async function recordVisit(input: VisitInput): Promise<VisitAnswer> {
-  return v.parse(VisitAnswerSchema, await http.post('visits', { json: input }).json())
+export async function recordVisit(input: Body<'POST /api/visits'>): Promise<VisitAnswer> {
+  return parseAnswer(
+    'POST /api/visits',
+    VisitAnswerSchema,
+    await http.post('visits', { json: input }).json(),
+  )
 }
 
 /** `GET /visits/{id}`: a recorded visit with its lines and entries. */
 export async function getVisit(id: number): Promise<VisitAnswer> {
-  return v.parse(VisitAnswerSchema, await http.get(`visits/${id}`).json())
+  return parseAnswer(
+    'GET /api/visits/:id',
+    VisitAnswerSchema,
+    await http.get(`visits/${id}`).json(),
+  )
 }
 
 /** `POST /visits/{id}/undo`: reverses the visit's entries within its 10 minutes. */
 export async function undoVisit(id: number): Promise<{ balance: number }> {
-  return v.parse(VisitUndoAnswerSchema, await http.post(`visits/${id}/undo`).json())
+  return parseAnswer(
+    'POST /api/visits/:id/undo',
+    VisitUndoAnswerSchema,
+    await http.post(`visits/${id}/undo`).json(),
+  )
 }
 
 /** `POST /patients/{id}/redemption-code`: texts the patient a code for one amount. */
 export async function sendRedemptionCode(
   patientId: number,
-  amount: { points?: number | undefined; promotion_id?: number | undefined },
+  amount: Body<'POST /api/patients/:id/redemption-code'>,
 ): Promise<{ authyId: string }> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/redemption-code',
     RedemptionCodeAnswerSchema,
     await http.post(`patients/${patientId}/redemption-code`, { json: amount }).json(),
   )
@@ -52,20 +66,22 @@ export async function sendRedemptionCode(
 /** `POST /patients/{id}/redemption-code/check`: whether the typed code is right (uses nothing). */
 export async function checkRedemptionCode(
   patientId: number,
-  input: {
-    authyId: string
-    code: string
-    points?: number | undefined
-    promotion_id?: number | undefined
-  },
+  input: Body<'POST /api/patients/:id/redemption-code/check'>,
 ): Promise<{ valid: true }> {
-  return v.parse(
+  return parseAnswer(
+    'POST /api/patients/:id/redemption-code/check',
     RedemptionCodeCheckAnswerSchema,
     await http.post(`patients/${patientId}/redemption-code/check`, { json: input }).json(),
   )
 }
 
 /** `POST /visits/approval`: a manager's approval of the lines' prices and points. */
-export async function approveVisit(input: ApprovalRequest): Promise<ApprovalAnswer> {
-  return v.parse(ApprovalAnswerSchema, await http.post('visits/approval', { json: input }).json())
+export async function approveVisit(
+  input: Body<'POST /api/visits/approval'>,
+): Promise<ApprovalAnswer> {
+  return parseAnswer(
+    'POST /api/visits/approval',
+    ApprovalAnswerSchema,
+    await http.post('visits/approval', { json: input }).json(),
+  )
 }

@@ -1,30 +1,22 @@
-import { and, asc, eq, gte, isNull, lt } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import {
   APPOINTMENT_MESSAGES,
   APPOINTMENT_RANGE_MAX_DAYS,
   AppointmentChangeSchema,
+  AppointmentDetailSchema,
   AppointmentInputSchema,
   AppointmentRangeQuerySchema,
 } from '#domain/appointments.ts'
+import { AppointmentSchema } from '#domain/practice-data.ts'
 import type { AuditAction } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { appointments, patients, procedures } from '#server/db/schema.ts'
 import { badRequest, conflict } from '#server/http/errors.ts'
 import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
-
-const appointmentColumns = {
-  id: appointments.id,
-  practice_id: appointments.practice_id,
-  patient_id: appointments.patient_id,
-  procedure_id: appointments.procedure_id,
-  starts_at: appointments.starts_at,
-  status: appointments.status,
-}
+import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
+import { appointmentService } from './service.ts'
 
 /** `2026-03-01` → that day's first instant in UTC; anything that is not a real date → 400. */
 function parseDay(raw: string, name = 'date'): Date {
@@ -46,45 +38,6 @@ function parseDay(raw: string, name = 'date'): Date {
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /**
- * An appointment as the desk reads it: its patient's name and phone and its procedure's name,
- * joined in the same query (never one request per row, never the whole patient table).
- */
-async function appointmentDetails(db: Database, where: ReturnType<typeof and>) {
-  const rows = await db
-    .select({
-      ...appointmentColumns,
-      notes: appointments.notes,
-      patient_first_name: patients.first_name,
-      patient_last_name: patients.last_name,
-      patient_phone: patients.phone,
-      procedure_name: procedures.name,
-    })
-    .from(appointments)
-    .innerJoin(patients, eq(patients.id, appointments.patient_id))
-    .leftJoin(procedures, eq(procedures.id, appointments.procedure_id))
-    .where(where)
-    .orderBy(asc(appointments.starts_at), asc(appointments.id))
-  return rows.map(
-    ({ patient_first_name, patient_last_name, patient_phone, procedure_name, ...row }) => ({
-      ...row,
-      patient: {
-        id: row.patient_id,
-        first_name: patient_first_name,
-        last_name: patient_last_name,
-        phone: patient_phone,
-      },
-      procedure:
-        row.procedure_id === null
-          ? null
-          : { id: row.procedure_id, name: procedure_name ?? `Procedure #${row.procedure_id}` },
-    }),
-  )
-}
-
-/** A 400 naming the field, so the form shows it beside that field. */
-const invalid = (field: string, message: string) => badRequest(message, { field })
-
-/**
  * Appointments (spec section 7, PORTAL.md section 4). The spec's `GET /appointments/{a}/{b}` is
  * one practice's day (`a` the practice id, `b` a UTC calendar day `YYYY-MM-DD`) and stays as it
  * was; `GET /appointments?from=&to=` answers a range of days with each appointment's patient and
@@ -93,6 +46,7 @@ const invalid = (field: string, message: string) => badRequest(message, { field 
  */
 export function appointmentRoutes(ctx: ServerContext) {
   const record = requirePermission(ctx, 'visits.record')
+  const appointments = appointmentService(ctx.db, ctx.now)
 
   const audit = (
     c: Context<AppEnv>,
@@ -107,159 +61,183 @@ export function appointmentRoutes(ctx: ServerContext) {
       details: { appointment_id: row.id, patient_id: row.patient_id },
     })
 
-  const own = async (c: Context<AppEnv>, id: number) => {
-    const [row] = await ctx.db
-      .select({ ...appointmentColumns, notes: appointments.notes })
-      .from(appointments)
-      .where(eq(appointments.id, id))
-      .limit(1)
-    return ownRow(c.var.user, row, 'Appointment')
-  }
-
-  const detail = async (practiceId: number, id: number) => {
-    const [row] = await appointmentDetails(
-      ctx.db,
-      and(eq(appointments.practice_id, practiceId), eq(appointments.id, id)),
-    )
-    if (!row) throw new Error('The appointment vanished while it was being answered')
-    return row
-  }
-
-  /** A bookable patient: of this practice and not archived. */
-  const assertPatient = async (practiceId: number, patientId: number) => {
-    const [row] = await ctx.db
-      .select({ archived_at: patients.archived_at })
-      .from(patients)
-      .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
-    if (!row) throw invalid('patient_id', APPOINTMENT_MESSAGES.patientNotFound)
-    if (row.archived_at) throw invalid('patient_id', APPOINTMENT_MESSAGES.patientArchived)
-  }
-
-  /** A bookable procedure: of this practice and not archived (none is fine). */
-  const assertProcedure = async (practiceId: number, procedureId: number | null | undefined) => {
-    if (procedureId === null || procedureId === undefined) return
-    const [row] = await ctx.db
-      .select({ id: procedures.id })
-      .from(procedures)
-      .where(
-        and(
-          eq(procedures.id, procedureId),
-          eq(procedures.practice_id, practiceId),
-          isNull(procedures.archived_at),
-        ),
-      )
-    if (!row) throw invalid('procedure_id', APPOINTMENT_MESSAGES.procedureNotFound)
-  }
+  const own = async (c: Context<AppEnv>, id: number) =>
+    ownRow(c.var.user, await appointments.find(id), 'Appointment')
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', record, async (c) => {
-      const query = parseOr400(AppointmentRangeQuerySchema, c.req.query())
-      const from = parseDay(query.from, 'from')
-      const to = parseDay(query.to, 'to')
-      const days = (to.getTime() - from.getTime()) / DAY_MS
-      if (days < 1 || days > APPOINTMENT_RANGE_MAX_DAYS) {
-        throw badRequest(APPOINTMENT_MESSAGES.range, { from: query.from, to: query.to })
-      }
-      const rows = await appointmentDetails(
-        ctx.db,
-        and(
-          eq(appointments.practice_id, c.var.user.practice_id),
-          gte(appointments.starts_at, from),
-          lt(appointments.starts_at, to),
-        ),
-      )
-      c.header('Cache-Control', 'no-store')
-      return c.json(rows)
-    })
-    .post('/', record, jsonBody(AppointmentInputSchema), async (c) => {
-      const input = c.req.valid('json')
-      const practiceId = c.var.user.practice_id
-      await assertPatient(practiceId, input.patient_id)
-      await assertProcedure(practiceId, input.procedure_id)
-      const [row] = await ctx.db
-        .insert(appointments)
-        .values({
-          practice_id: practiceId,
-          patient_id: input.patient_id,
-          procedure_id: input.procedure_id ?? null,
-          starts_at: new Date(input.starts_at),
-          notes: input.notes ?? '',
-          status: 'scheduled',
-          created_at: ctx.now(),
-        })
-        .returning({ id: appointments.id, patient_id: appointments.patient_id })
-      if (!row) throw new Error('The appointment was not stored')
-      await audit(c, 'appointment.created', row)
-      return c.json(await detail(practiceId, row.id), 201)
-    })
-    .get('/:id', record, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      const row = await own(c, id)
-      return c.json(await detail(row.practice_id, row.id))
-    })
-    .put('/:id', record, idParams('id'), jsonBody(AppointmentChangeSchema), async (c) => {
-      const { id } = c.req.valid('param')
-      const current = await own(c, id)
-      const changes = c.req.valid('json')
-      if (current.status !== 'scheduled') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
-      await assertProcedure(current.practice_id, changes.procedure_id)
-      await ctx.db
-        .update(appointments)
-        .set({
-          ...(changes.procedure_id === undefined ? {} : { procedure_id: changes.procedure_id }),
-          ...(changes.starts_at === undefined ? {} : { starts_at: new Date(changes.starts_at) }),
-          ...(changes.notes === undefined ? {} : { notes: changes.notes }),
-          updated_at: ctx.now(),
-        })
-        // Only while still scheduled: a checkout completing it meanwhile wins.
-        .where(and(eq(appointments.id, id), eq(appointments.status, 'scheduled')))
-      await audit(c, 'appointment.updated', current)
-      return c.json(await detail(current.practice_id, id))
-    })
-    .post('/:id/cancel', record, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      const current = await own(c, id)
-      if (current.status === 'completed') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
-      if (current.status === 'scheduled') {
-        await ctx.db
-          .update(appointments)
-          .set({ status: 'cancelled', updated_at: ctx.now() })
-          .where(and(eq(appointments.id, id), eq(appointments.status, 'scheduled')))
-        await audit(c, 'appointment.cancelled', current)
-      }
-      return c.json(await detail(current.practice_id, id))
-    })
-    .get('/:practiceId/:date', record, idParams('practiceId'), async (c) => {
-      const { practiceId } = c.req.valid('param')
-      const start = parseDay(c.req.param('date'))
-      assertOwnPractice(c.var.user, practiceId)
-      const rows = await ctx.db
-        .select(appointmentColumns)
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.practice_id, practiceId),
-            gte(appointments.starts_at, start),
-            lt(appointments.starts_at, new Date(start.getTime() + DAY_MS)),
-          ),
-        )
-        .orderBy(asc(appointments.starts_at), asc(appointments.id))
-      return c.json(rows)
-    })
-    .delete('/:id', record, idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      const appointment = await own(c, id)
-      if (appointment.status === 'completed') {
-        throw conflict(APPOINTMENT_MESSAGES.completedNoDelete)
-      }
-      await ctx.db
-        .delete(appointments)
-        .where(
-          and(eq(appointments.id, appointment.id), eq(appointments.status, appointment.status)),
-        )
-      await audit(c, 'appointment.deleted', appointment)
-      const { notes: _, ...answer } = appointment
-      return c.json(answer)
-    })
+    .get(
+      '/',
+      operation({
+        summary: 'List the appointments of a range of days',
+        description: `The practice's appointments starting from \`from\` (00:00 UTC, inclusive) to \`to\` (00:00 UTC, exclusive), at most ${APPOINTMENT_RANGE_MAX_DAYS} days, earliest first, each with its patient's name and phone and its procedure's name.`,
+        tag: 'Appointments',
+        query: AppointmentRangeQuerySchema,
+        responses: {
+          200: { description: 'The appointments.', json: AppointmentDetailSchema, array: true },
+          400: `A date is not valid, or the range is empty or longer than ${APPOINTMENT_RANGE_MAX_DAYS} days.`,
+        },
+      }),
+      record,
+      async (c) => {
+        const query = parseOr400(AppointmentRangeQuerySchema, c.req.query())
+        const from = parseDay(query.from, 'from')
+        const to = parseDay(query.to, 'to')
+        const days = (to.getTime() - from.getTime()) / DAY_MS
+        if (days < 1 || days > APPOINTMENT_RANGE_MAX_DAYS) {
+          throw badRequest(APPOINTMENT_MESSAGES.range, { from: query.from, to: query.to })
+        }
+        const rows = await appointments.range(c.var.user.practice_id, from, to)
+        c.header('Cache-Control', 'no-store')
+        return c.json(rows)
+      },
+    )
+    .post(
+      '/',
+      operation({
+        summary: 'Book an appointment',
+        description:
+          'Books a scheduled appointment for a patient of the practice who is not archived, with a procedure of the catalogue that is not archived (or none) and notes.',
+        tag: 'Appointments',
+        responses: {
+          201: { description: 'The new appointment.', json: AppointmentDetailSchema },
+          400: 'A field is not valid; `details.field` names it (the patient or the procedure is not bookable).',
+        },
+      }),
+      record,
+      jsonBody(AppointmentInputSchema),
+      async (c) => {
+        const input = c.req.valid('json')
+        const practiceId = c.var.user.practice_id
+        const row = await appointments.book(practiceId, input)
+        await audit(c, 'appointment.created', row)
+        return c.json(await appointments.detail(practiceId, row.id), 201)
+      },
+    )
+    .get(
+      '/:id',
+      operation({
+        summary: 'Read an appointment',
+        description: "One appointment with its patient's name and phone and its procedure's name.",
+        tag: 'Appointments',
+        responses: {
+          200: { description: 'The appointment.', json: AppointmentDetailSchema },
+          404: 'No appointment has this id.',
+        },
+      }),
+      record,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const row = await own(c, id)
+        return c.json(await appointments.detail(row.practice_id, row.id))
+      },
+    )
+    .put(
+      '/:id',
+      operation({
+        summary: 'Reschedule or change an appointment',
+        description: 'Changes the start, the procedure or the notes of a scheduled appointment.',
+        tag: 'Appointments',
+        responses: {
+          200: { description: 'The changed appointment.', json: AppointmentDetailSchema },
+          404: 'No appointment has this id.',
+          409: APPOINTMENT_MESSAGES.notScheduled,
+        },
+      }),
+      record,
+      idParams('id'),
+      jsonBody(AppointmentChangeSchema),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const current = await own(c, id)
+        const changes = c.req.valid('json')
+        if (current.status !== 'scheduled') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
+        await appointments.change(current, changes)
+        await audit(c, 'appointment.updated', current)
+        return c.json(await appointments.detail(current.practice_id, id))
+      },
+    )
+    .post(
+      '/:id/cancel',
+      operation({
+        summary: 'Cancel an appointment',
+        description:
+          'Cancels a scheduled appointment (a cancelled one answers as it is). A completed appointment cannot be cancelled.',
+        tag: 'Appointments',
+        responses: {
+          200: { description: 'The cancelled appointment.', json: AppointmentDetailSchema },
+          404: 'No appointment has this id.',
+          409: APPOINTMENT_MESSAGES.notScheduled,
+        },
+      }),
+      record,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const current = await own(c, id)
+        if (current.status === 'completed') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
+        if (current.status === 'scheduled') {
+          await appointments.cancel(id)
+          await audit(c, 'appointment.cancelled', current)
+        }
+        return c.json(await appointments.detail(current.practice_id, id))
+      },
+    )
+    .get(
+      '/:practiceId/:date',
+      operation({
+        summary: "List a day's appointments",
+        description:
+          "The practice's appointments starting on `date` in UTC (00:00 inclusive to the next 00:00 exclusive), earliest first.",
+        tag: 'Appointments',
+        path: {
+          date: {
+            description: 'A calendar day written `YYYY-MM-DD`.',
+            schema: { type: 'string', format: 'date', maxLength: 10 },
+          },
+        },
+        responses: {
+          200: { description: 'The appointments.', json: AppointmentSchema, array: true },
+          400: 'The practice id or the date is not valid.',
+          404: OTHER_PRACTICE,
+        },
+      }),
+      record,
+      idParams('practiceId'),
+      async (c) => {
+        const { practiceId } = c.req.valid('param')
+        const start = parseDay(c.req.param('date'))
+        assertOwnPractice(c.var.user, practiceId)
+        const rows = await appointments.day(practiceId, start, new Date(start.getTime() + DAY_MS))
+        return c.json(rows)
+      },
+    )
+    .delete(
+      '/:id',
+      operation({
+        summary: 'Delete an appointment',
+        description:
+          "Removes a scheduled or cancelled appointment and answers the removed row. A completed one stays: its visit is reversed from the patient's profile instead.",
+        tag: 'Appointments',
+        responses: {
+          200: { description: 'The removed appointment.', json: AppointmentSchema },
+          404: 'No appointment has this id.',
+          409: APPOINTMENT_MESSAGES.completedNoDelete,
+        },
+      }),
+      record,
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const appointment = await own(c, id)
+        if (appointment.status === 'completed') {
+          throw conflict(APPOINTMENT_MESSAGES.completedNoDelete)
+        }
+        await appointments.remove(appointment)
+        await audit(c, 'appointment.deleted', appointment)
+        const { notes: _, ...answer } = appointment
+        return c.json(answer)
+      },
+    )
 }

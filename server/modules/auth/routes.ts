@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto'
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import { Hono } from 'hono'
+import { OkAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   AUTH_MESSAGES,
   type ForgotPasswordAnswer,
+  ForgotPasswordAnswerSchema,
   ForgotPasswordPayloadSchema,
   type InitPermissionsAnswer,
+  InitPermissionsAnswerSchema,
   type ResetCodeStatusAnswer,
+  ResetCodeStatusAnswerSchema,
   ResetCodeStatusPayloadSchema,
   SignInPayloadSchema,
 } from '#domain/auth.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { ChangePasswordPayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
+import { SessionSchema } from '#domain/session.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember } from '#server/auth/permissions.ts'
 import { sessionAnswer } from '#server/auth/session-answer.ts'
@@ -29,6 +34,7 @@ import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
 import { hashPassword, verifyPassword } from '#server/security/passwords.ts'
 import {
@@ -230,195 +236,276 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   const sessionFor = (userId: number, remember: boolean) => sessionAnswer(ctx, userId, remember)
 
   return new Hono<AppEnv>()
-    .post('/local', jsonBody(SignInPayloadSchema), async (c) => {
-      const { identifier, password, remember = false, recaptchaToken } = c.req.valid('json')
-      const ip = clientIp(c)
-      // Per account and address pair (issue 30): someone else's failures, from this address or
-      // any other, never hold back this account's right password; see createSignInThrottle.
-      const admission = await throttle.admit(identifier, ip, nowMs())
-      refuseWhenLimited(admission.decision)
-      if (captcha) {
-        if (!recaptchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
-        if (!(await captcha.verify(recaptchaToken, ip)))
-          throw badRequest(AUTH_MESSAGES.captchaInvalid)
-      }
-      const priority = admission.priority
-      // Turned away before any database work when the hashing is full.
-      hashing.admit(priority)
+    .post(
+      '/local',
+      operation({
+        summary: 'Sign in',
+        description:
+          'Checks the e-mail and password and answers a session token: 8 hours, 30 days with `remember`. With the captcha on, `recaptchaToken` is required.',
+        tag: 'Authentication',
+        public: true,
+        responses: {
+          200: { description: 'Signed in.', json: SessionSchema },
+          400: 'Invalid Email or Password (also a refused body or captcha).',
+          403: 'The account is deactivated (said only after the right password).',
+          429: 'An address that failed on this account waits, doubling, after 5 failures of the account; an address from which 30 accounts failed in 15 minutes waits too, but for accounts that signed in from it before. Failures of other accounts never hold back a right password. `details.retryAfterSeconds` and `Retry-After` say when to try again.',
+          503: 'Too many sign-ins are being checked at once; `Retry-After` says when to try again.',
+        },
+      }),
+      jsonBody(SignInPayloadSchema),
+      async (c) => {
+        const { identifier, password, remember = false, recaptchaToken } = c.req.valid('json')
+        const ip = clientIp(c)
+        // Per account and address pair (issue 30): someone else's failures, from this address or
+        // any other, never hold back this account's right password; see createSignInThrottle.
+        const admission = await throttle.admit(identifier, ip, nowMs())
+        refuseWhenLimited(admission.decision)
+        if (captcha) {
+          if (!recaptchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
+          if (!(await captcha.verify(recaptchaToken, ip)))
+            throw badRequest(AUTH_MESSAGES.captchaInvalid)
+        }
+        const priority = admission.priority
+        // Turned away before any database work when the hashing is full.
+        hashing.admit(priority)
 
-      const [user] = await ctx.db
-        .select({
-          id: users.id,
-          password_hash: users.password_hash,
-          first_name: users.first_name,
-          practice_id: users.practice_id,
-          deactivated_at: users.deactivated_at,
-        })
-        .from(users)
-        .where(eq(users.email, identifier))
-        .limit(1)
-      // Verify against a dummy hash for unknown e-mails: the same work, the same answer.
-      const passwordHash = user?.password_hash ?? (await dummyPasswordHash())
-      const matches = await hashing.run(() => verifyPassword(passwordHash, password), priority)
-      if (!user || !matches) {
-        await countFailure(identifier, ip, user)
-        await ctx.audit.record({
-          action: 'signin.failure',
-          userId: user?.id ?? null,
-          ip,
-          // A known account is named by its id; an unknown address only in masked form.
-          details: user
-            ? { reason: 'wrong_password' }
-            : { reason: 'unknown_email', email: maskEmail(identifier) },
-        })
-        throw badRequest(AUTH_MESSAGES.invalidCredentials)
-      }
-      // Only the right password learns that the account is deactivated (issue 19).
-      if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
-      await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
-      await throttle.succeeded(identifier, ip, nowMs())
-      const session = await sessionFor(user.id, remember)
-      await ctx.audit.record({
-        action: 'signin.success',
-        userId: user.id,
-        practiceId: session.practice.id,
-        ip,
-        details: { remember },
-      })
-      return c.json(session)
-    })
-    .post('/forgot-password', jsonBody(ForgotPasswordPayloadSchema), async (c) => {
-      const { email, url } = c.req.valid('json')
-      const resetPage = new URL(url)
-      // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
-      // page elsewhere is refused before any limit is counted or anything is stored. It means
-      // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
-      // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,
-      // so that a loop of such calls cannot flood the log (issue 30).
-      if (!allowedOrigins.has(resetPage.origin)) {
-        if (nowMs() >= foreignPageLoggedUntil) {
-          foreignPageLoggedUntil = nowMs() + LOG_FOREIGN_RESET_PAGE_EVERY_MS
-          ctx.log.warn(
-            `A reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS: refused. If the app is served there, add it to ALLOWED_ORIGINS (said at most once in ${LOG_FOREIGN_RESET_PAGE_EVERY_MS / MINUTE} minutes)`,
-          )
-        }
-        // The person reads the specification's failure sentence, as for any refused reset.
-        throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
-      }
-      refuseWhenLimited(
-        await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),
-      )
-      refuseWhenLimited(
-        await limiter.consume(`forgot:email:${email}`, limits.forgotPasswordPerEmail, nowMs()),
-      )
-      const ip = clientIp(c)
-      // Everything that depends on whether the address has an account happens after the answer:
-      // the answer takes as long for a known address as for an unknown one, and never waits for
-      // a mail server. The code and its e-mail are written in one transaction, then sent.
-      ctx.outbound.later(async () => {
         const [user] = await ctx.db
-          .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
-          .from(users)
-          .where(eq(users.email, email))
-          .limit(1)
-        if (user) {
-          await ctx.db.transaction(async (tx) => {
-            const link = await newResetLink(tx, user, resetPage)
-            await ctx.outbound.enqueue(tx, {
-              channel: 'email',
-              to: email,
-              subject: 'Reset your Glow Rewards password',
-              text: resetMail(user.first_name, link, 'asked'),
-              link,
-            })
+          .select({
+            id: users.id,
+            password_hash: users.password_hash,
+            first_name: users.first_name,
+            practice_id: users.practice_id,
+            deactivated_at: users.deactivated_at,
           })
+          .from(users)
+          .where(eq(users.email, identifier))
+          .limit(1)
+        // Verify against a dummy hash for unknown e-mails: the same work, the same answer.
+        const passwordHash = user?.password_hash ?? (await dummyPasswordHash())
+        const matches = await hashing.run(() => verifyPassword(passwordHash, password), priority)
+        if (!user || !matches) {
+          await countFailure(identifier, ip, user)
+          await ctx.audit.record({
+            action: 'signin.failure',
+            userId: user?.id ?? null,
+            ip,
+            // A known account is named by its id; an unknown address only in masked form.
+            details: user
+              ? { reason: 'wrong_password' }
+              : { reason: 'unknown_email', email: maskEmail(identifier) },
+          })
+          throw badRequest(AUTH_MESSAGES.invalidCredentials)
         }
+        // Only the right password learns that the account is deactivated (issue 19).
+        if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
+        await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
+        await throttle.succeeded(identifier, ip, nowMs())
+        const session = await sessionFor(user.id, remember)
         await ctx.audit.record({
-          action: 'password_reset.requested',
-          userId: user?.id ?? null,
-          practiceId: user?.practice_id ?? null,
+          action: 'signin.success',
+          userId: user.id,
+          practiceId: session.practice.id,
           ip,
-          details: user
-            ? { link_origin: resetPage.origin }
-            : { email: maskEmail(email), known: false },
+          details: { remember },
         })
-      })
-      // The same answer whether or not the address has an account (no enumeration).
-      return c.json({ ok: true } satisfies ForgotPasswordAnswer)
-    })
-    .post('/reset-code-status', jsonBody(ResetCodeStatusPayloadSchema), async (c) => {
-      const { code } = c.req.valid('json')
-      refuseWhenLimited(
-        await limiter.consume(`reset-status:ip:${clientIp(c)}`, RESET_STATUS_PER_IP, nowMs()),
-      )
-      const now = ctx.now()
-      const [row] =
-        code === ''
-          ? []
-          : await ctx.db
-              .select({ user_id: resetCodes.user_id })
-              .from(resetCodes)
-              .where(
-                and(
-                  eq(resetCodes.code_hash, hashResetCode(code)),
-                  isNull(resetCodes.used_at),
-                  gt(resetCodes.expires_at, now),
-                ),
-              )
-              .limit(1)
-      // Valid or not, nothing else: whose link it is or why it died stays on the server.
-      return c.json({ valid: row !== undefined } satisfies ResetCodeStatusAnswer)
-    })
-    .post('/reset-password', jsonBody(ResetPasswordPayloadSchema), async (c) => {
-      const { password, code } = c.req.valid('json')
-      refuseWhenLimited(
-        await limiter.consume(`reset:ip:${clientIp(c)}`, limits.resetPasswordPerIp, nowMs()),
-      )
-      // Hash first: the slow part stays outside the transaction.
-      const passwordHash = await hashing.run(() => hashPassword(password))
-      const now = ctx.now()
-      const userId = await ctx.db.transaction(async (tx) => {
-        // Claiming the code and checking it in one statement makes it single-use under races.
-        const [claimed] = await tx
-          .update(resetCodes)
-          .set({ used_at: now })
-          .where(
-            and(
-              eq(resetCodes.code_hash, hashResetCode(code)),
-              isNull(resetCodes.used_at),
-              gt(resetCodes.expires_at, now),
-            ),
-          )
-          .returning({ user_id: resetCodes.user_id })
-        if (!claimed) return null
-        // Every earlier session of this user ends; so do the user's other open reset links.
-        await tx
-          .update(users)
-          .set({ password_hash: passwordHash, tokens_valid_after: now })
-          .where(eq(users.id, claimed.user_id))
-        await tx
-          .update(resetCodes)
-          .set({ used_at: now })
-          .where(and(eq(resetCodes.user_id, claimed.user_id), isNull(resetCodes.used_at)))
-        return claimed.user_id
-      })
-      if (userId === null) throw badRequest(AUTH_MESSAGES.resetLinkOutdated)
-      const [user] = await ctx.db
-        .select({ email: users.email, practice_id: users.practice_id })
-        .from(users)
-        .where(eq(users.id, userId))
-      // A new password lifts a lock that failed guesses put on the account.
-      if (user) await limiter.reset(`signin:account:${user.email}`)
-      await ctx.audit.record({
-        action: 'password_reset.used',
-        userId,
-        practiceId: user?.practice_id ?? null,
-        ip: clientIp(c),
-      })
-      return c.json(await sessionFor(userId, false))
-    })
+        return c.json(session)
+      },
+    )
+    .post(
+      '/forgot-password',
+      operation({
+        summary: 'Ask for a password reset link',
+        description:
+          'Answers the same for every well-formed e-mail (no account enumeration); only a known user gets the e-mail, and only when `url` is on an allowed origin.',
+        tag: 'Authentication',
+        public: true,
+        responses: {
+          200: { description: 'Handled.', json: ForgotPasswordAnswerSchema },
+          400: 'The body is not valid, or `url` points to another site (refused before any limit is counted, with the sentence of any refused reset: "Please enter a valid email").',
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(ForgotPasswordPayloadSchema),
+      async (c) => {
+        const { email, url } = c.req.valid('json')
+        const resetPage = new URL(url)
+        // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
+        // page elsewhere is refused before any limit is counted or anything is stored. It means
+        // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
+        // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,
+        // so that a loop of such calls cannot flood the log (issue 30).
+        if (!allowedOrigins.has(resetPage.origin)) {
+          if (nowMs() >= foreignPageLoggedUntil) {
+            foreignPageLoggedUntil = nowMs() + LOG_FOREIGN_RESET_PAGE_EVERY_MS
+            ctx.log.warn(
+              `A reset link was asked for a page at ${resetPage.origin}, which is neither PUBLIC_URL (${new URL(ctx.config.publicUrl).origin}) nor in ALLOWED_ORIGINS: refused. If the app is served there, add it to ALLOWED_ORIGINS (said at most once in ${LOG_FOREIGN_RESET_PAGE_EVERY_MS / MINUTE} minutes)`,
+            )
+          }
+          // The person reads the specification's failure sentence, as for any refused reset.
+          throw badRequest(AUTH_MESSAGES.forgotPasswordFailure)
+        }
+        refuseWhenLimited(
+          await limiter.consume(`forgot:ip:${clientIp(c)}`, limits.forgotPasswordPerIp, nowMs()),
+        )
+        refuseWhenLimited(
+          await limiter.consume(`forgot:email:${email}`, limits.forgotPasswordPerEmail, nowMs()),
+        )
+        const ip = clientIp(c)
+        // Everything that depends on whether the address has an account happens after the answer:
+        // the answer takes as long for a known address as for an unknown one, and never waits for
+        // a mail server. The code and its e-mail are written in one transaction, then sent.
+        ctx.outbound.later(async () => {
+          const [user] = await ctx.db
+            .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
+            .from(users)
+            .where(eq(users.email, email))
+            .limit(1)
+          if (user) {
+            await ctx.db.transaction(async (tx) => {
+              const link = await newResetLink(tx, user, resetPage)
+              await ctx.outbound.enqueue(tx, {
+                channel: 'email',
+                to: email,
+                subject: 'Reset your Glow Rewards password',
+                text: resetMail(user.first_name, link, 'asked'),
+                link,
+              })
+            })
+          }
+          await ctx.audit.record({
+            action: 'password_reset.requested',
+            userId: user?.id ?? null,
+            practiceId: user?.practice_id ?? null,
+            ip,
+            details: user
+              ? { link_origin: resetPage.origin }
+              : { email: maskEmail(email), known: false },
+          })
+        })
+        // The same answer whether or not the address has an account (no enumeration).
+        return c.json({ ok: true } satisfies ForgotPasswordAnswer)
+      },
+    )
+    .post(
+      '/reset-code-status',
+      operation({
+        summary: 'Ask whether a reset link is still good',
+        description:
+          'Asked by the reset view before it shows the form, so a used or expired link is judged when opened. Answers only `valid`: nothing about the account.',
+        tag: 'Authentication',
+        public: true,
+        responses: {
+          200: {
+            description: 'Whether the code can still set a password.',
+            json: ResetCodeStatusAnswerSchema,
+          },
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(ResetCodeStatusPayloadSchema),
+      async (c) => {
+        const { code } = c.req.valid('json')
+        refuseWhenLimited(
+          await limiter.consume(`reset-status:ip:${clientIp(c)}`, RESET_STATUS_PER_IP, nowMs()),
+        )
+        const now = ctx.now()
+        const [row] =
+          code === ''
+            ? []
+            : await ctx.db
+                .select({ user_id: resetCodes.user_id })
+                .from(resetCodes)
+                .where(
+                  and(
+                    eq(resetCodes.code_hash, hashResetCode(code)),
+                    isNull(resetCodes.used_at),
+                    gt(resetCodes.expires_at, now),
+                  ),
+                )
+                .limit(1)
+        // Valid or not, nothing else: whose link it is or why it died stays on the server.
+        return c.json({ valid: row !== undefined } satisfies ResetCodeStatusAnswer)
+      },
+    )
+    .post(
+      '/reset-password',
+      operation({
+        summary: 'Reset the password',
+        description:
+          'Sets a new password with the single-use, one-hour code of the e-mailed link, ends every earlier session and signs in.',
+        tag: 'Authentication',
+        public: true,
+        responses: {
+          200: { description: 'Password changed and signed in.', json: SessionSchema },
+          400: 'Password Reset link is outdated! (also a refused body).',
+          403: 'The password was changed, but the account is deactivated: no session.',
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(ResetPasswordPayloadSchema),
+      async (c) => {
+        const { password, code } = c.req.valid('json')
+        refuseWhenLimited(
+          await limiter.consume(`reset:ip:${clientIp(c)}`, limits.resetPasswordPerIp, nowMs()),
+        )
+        // Hash first: the slow part stays outside the transaction.
+        const passwordHash = await hashing.run(() => hashPassword(password))
+        const now = ctx.now()
+        const userId = await ctx.db.transaction(async (tx) => {
+          // Claiming the code and checking it in one statement makes it single-use under races.
+          const [claimed] = await tx
+            .update(resetCodes)
+            .set({ used_at: now })
+            .where(
+              and(
+                eq(resetCodes.code_hash, hashResetCode(code)),
+                isNull(resetCodes.used_at),
+                gt(resetCodes.expires_at, now),
+              ),
+            )
+            .returning({ user_id: resetCodes.user_id })
+          if (!claimed) return null
+          // Every earlier session of this user ends; so do the user's other open reset links.
+          await tx
+            .update(users)
+            .set({ password_hash: passwordHash, tokens_valid_after: now })
+            .where(eq(users.id, claimed.user_id))
+          await tx
+            .update(resetCodes)
+            .set({ used_at: now })
+            .where(and(eq(resetCodes.user_id, claimed.user_id), isNull(resetCodes.used_at)))
+          return claimed.user_id
+        })
+        if (userId === null) throw badRequest(AUTH_MESSAGES.resetLinkOutdated)
+        const [user] = await ctx.db
+          .select({ email: users.email, practice_id: users.practice_id })
+          .from(users)
+          .where(eq(users.id, userId))
+        // A new password lifts a lock that failed guesses put on the account.
+        if (user) await limiter.reset(`signin:account:${user.email}`)
+        await ctx.audit.record({
+          action: 'password_reset.used',
+          userId,
+          practiceId: user?.practice_id ?? null,
+          ip: clientIp(c),
+        })
+        return c.json(await sessionFor(userId, false))
+      },
+    )
     .post(
       '/change-password',
+      operation({
+        summary: 'Change the own password',
+        description:
+          'Needs the current password. The new one follows the reset rules (8 to 256 characters, not a common password, typed twice). Every other session of the user ends; the answer is a fresh session for this one.',
+        tag: 'Authentication',
+        responses: {
+          200: { description: 'The fresh session.', json: SessionSchema },
+          400: 'The current password is not correct, or the new one breaks a rule.',
+          429: TOO_MANY,
+          503: 'Too many passwords are being checked at once; `Retry-After` says when to try again.',
+        },
+      }),
       requireAuth(ctx),
       anyStaffMember(),
       jsonBody(ChangePasswordPayloadSchema),
@@ -461,29 +548,50 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         return c.json(await sessionFor(id, remember))
       },
     )
-    .post('/logout', requireAuth(ctx), anyStaffMember(), async (c) => {
-      const { id, practice_id } = c.var.user
-      // Every token of this user made before now stops working (all devices): the server-side half
-      // of signing out, since a JWT cannot be recalled otherwise.
-      await ctx.db.update(users).set({ tokens_valid_after: ctx.now() }).where(eq(users.id, id))
-      await ctx.audit.record({
-        action: 'session.logout',
-        userId: id,
-        practiceId: practice_id,
-        ip: clientIp(c),
-      })
-      return c.json({ ok: true as const })
-    })
+    .post(
+      '/logout',
+      operation({
+        summary: 'Sign out everywhere',
+        description: 'Ends every session token of the user issued until now (all devices).',
+        tag: 'Authentication',
+        responses: { 200: { description: 'Signed out.', json: OkAnswerSchema } },
+      }),
+      requireAuth(ctx),
+      anyStaffMember(),
+      async (c) => {
+        const { id, practice_id } = c.var.user
+        // Every token of this user made before now stops working (all devices): the server-side half
+        // of signing out, since a JWT cannot be recalled otherwise.
+        await ctx.db.update(users).set({ tokens_valid_after: ctx.now() }).where(eq(users.id, id))
+        await ctx.audit.record({
+          action: 'session.logout',
+          userId: id,
+          practiceId: practice_id,
+          ip: clientIp(c),
+        })
+        return c.json({ ok: true as const })
+      },
+    )
 }
 
 /** `GET /users-permissions/init` (auth): whether the signed-in user's practice has an Admin. */
 export function usersPermissionsRoutes(ctx: ServerContext) {
-  return new Hono<AppEnv>().use(requireAuth(ctx)).get('/init', anyStaffMember(), async (c) => {
-    const [admin] = await ctx.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.practice_id, c.var.user.practice_id), eq(users.access_rights, 'Admin')))
-      .limit(1)
-    return c.json({ hasAdmin: admin !== undefined } satisfies InitPermissionsAnswer)
-  })
+  return new Hono<AppEnv>().use(requireAuth(ctx)).get(
+    '/init',
+    operation({
+      summary: 'Whether the practice has an Admin',
+      description: "Whether the signed-in user's practice has an Admin.",
+      tag: 'Personnel',
+      responses: { 200: { description: 'The answer.', json: InitPermissionsAnswerSchema } },
+    }),
+    anyStaffMember(),
+    async (c) => {
+      const [admin] = await ctx.db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.practice_id, c.var.user.practice_id), eq(users.access_rights, 'Admin')))
+        .limit(1)
+      return c.json({ hasAdmin: admin !== undefined } satisfies InitPermissionsAnswer)
+    },
+  )
 }

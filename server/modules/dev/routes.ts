@@ -1,14 +1,11 @@
-import { desc, eq } from 'drizzle-orm'
 import { Hono } from 'hono'
-import type { OutboxMessage } from '#domain/practice-data.ts'
+import { DevUnsubscribeIdSchema, OutboxAnswerSchema } from '#domain/practice-data.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { outbox, patients } from '#server/db/schema.ts'
 import { notFound } from '#server/http/errors.ts'
 import { idParams } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { fromLoopback } from '#server/security/loopback.ts'
-
-/** How many messages the outbox shows: plenty for a developer or a test run. */
-const OUTBOX_LIMIT = 200
+import { latestOutboxMessages, unsubscribeIdOf } from './queries.ts'
 
 /**
  * Development helpers, mounted only when not in production: `GET /dev/outbox` lists the e-mails
@@ -23,35 +20,44 @@ const OUTBOX_LIMIT = 200
  */
 export function devRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
-    .get('/outbox', async (c) => {
-      if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
-      // What is queued is as good as sent for a reader of the outbox: deliver it first.
-      await ctx.outbound.drain()
-      const rows = await ctx.db
-        .select()
-        .from(outbox)
-        .orderBy(desc(outbox.sent_at), desc(outbox.id))
-        .limit(OUTBOX_LIMIT)
-      const messages: OutboxMessage[] = rows.map((row) => ({
-        channel: row.channel === 'sms' ? 'sms' : 'email',
-        to: row.to,
-        subject: row.subject,
-        text: row.text,
-        code: row.code,
-        link: row.link,
-        ...(row.channel === 'email' ? { html: row.html, headers: row.headers } : {}),
-        sentAt: row.sent_at.toISOString(),
-      }))
-      return c.json({ messages })
-    })
-    .get('/patients/:id/unsubscribe-id', idParams('id'), async (c) => {
-      if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
-      const [row] = await ctx.db
-        .select({ unsubscribe_id: patients.unsubscribe_id })
-        .from(patients)
-        .where(eq(patients.id, c.req.valid('param').id))
-        .limit(1)
-      if (!row) throw notFound('No patient has this id.')
-      return c.json(row)
-    })
+    .get(
+      '/outbox',
+      operation({
+        summary: 'Read the development outbox',
+        description:
+          'The e-mails and SMS codes recorded instead of sent, newest first. Served only when `NODE_ENV` is not `production`.',
+        tag: 'Operations',
+        public: true,
+        responses: { 200: { description: 'The messages.', json: OutboxAnswerSchema } },
+      }),
+      async (c) => {
+        if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+        // What is queued is as good as sent for a reader of the outbox: deliver it first.
+        await ctx.outbound.drain()
+        const messages = await latestOutboxMessages(ctx.db)
+        return c.json({ messages })
+      },
+    )
+    .get(
+      '/patients/:id/unsubscribe-id',
+      operation({
+        summary: "Read a patient's unsubscribe token (development)",
+        description:
+          "The token of the patient's unsubscribe link, which no staff answer carries. Served only when `NODE_ENV` is not `production`, and only to the loopback interface.",
+        tag: 'Operations',
+        public: true,
+        responses: {
+          200: { description: 'The token.', json: DevUnsubscribeIdSchema },
+          400: 'The id is not valid.',
+          404: 'No patient has this id.',
+        },
+      }),
+      idParams('id'),
+      async (c) => {
+        if (!fromLoopback(c)) throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
+        const row = await unsubscribeIdOf(ctx.db, c.req.valid('param').id)
+        if (!row) throw notFound('No patient has this id.')
+        return c.json(row)
+      },
+    )
 }

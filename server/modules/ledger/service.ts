@@ -493,6 +493,68 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     },
 
     /**
+     * Postings on one patient for a caller whose transaction `tx` already holds the patient's row
+     * lock (taken first, in server/db/locks.ts's order) and read its balance: no second lock, no
+     * savepoint, and no look-up of the keys, which the caller has checked or made new itself (the
+     * unique index still refuses a key used twice, failing the caller's transaction). Lapsed lots
+     * expire before the first posting, as they do before every other change.
+     */
+    locked(tx: Transaction, patient: { practiceId: number; patientId: number; balance: number }) {
+      let balance = patient.balance
+      let lapsedChecked = false
+      const actor = (input: { userId: number | null; idempotencyKey?: string | undefined }) => ({
+        practiceId: patient.practiceId,
+        patientId: patient.patientId,
+        userId: input.userId,
+        idempotencyKey: input.idempotencyKey,
+      })
+      async function post(
+        work: (balance: number) => Promise<{ entry: LedgerEntryRow; balance: number }>,
+      ) {
+        if (!lapsedChecked) {
+          lapsedChecked = true
+          const lapsed = await expireLapsed(tx, patient.practiceId, patient.patientId, balance)
+          balance = lapsed.balance
+        }
+        const done = await work(balance)
+        balance = done.balance
+        return done.entry
+      }
+      return {
+        /** An award, as {@link credit} posts it. */
+        credit(input: Omit<CreditInput, 'practiceId' | 'patientId'>): Promise<LedgerEntryRow> {
+          assertPoints(input.points)
+          if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+          return post((before) =>
+            addLot(tx, actor(input), before, {
+              kind: input.kind,
+              points: input.points,
+              sourceType: input.sourceType,
+              sourceId: input.sourceId,
+              reason: input.reason,
+            }),
+          )
+        },
+        /** A spend, as {@link redeem} posts it. */
+        redeem(input: Omit<RedeemInput, 'practiceId' | 'patientId'>): Promise<LedgerEntryRow> {
+          assertPoints(input.points)
+          if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+          return post((before) =>
+            takeFromLots(tx, actor(input), before, {
+              kind: 'redeem',
+              points: input.points,
+              sourceType: input.sourceType,
+              sourceId: input.sourceId,
+              reason: input.reason,
+            }),
+          )
+        },
+        /** The patient's balance after the postings so far (the cached `patients.points`). */
+        balance: () => balance,
+      }
+    },
+
+    /**
      * Cancels one earlier entry, once. An award is reversed only while none of its points were
      * spent; a spend (redemption, negative adjustment) gives its points back to the lots it took
      * them from, and any of those that lapsed meanwhile expire again at once.

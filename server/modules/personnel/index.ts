@@ -1,2 +1,3 @@
 export { personnelRegisterRoutes, personnelRoutes } from './routes.ts'
-export { staffColumns, userRoutes } from './user-routes.ts'
+export { staffColumns } from './service.ts'
+export { userRoutes } from './user-routes.ts'

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt } from 'drizzle-orm'
 import { Hono } from 'hono'
+import { RegisteredUserAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { toRole } from '#domain/permissions.ts'
 import {
@@ -12,9 +13,10 @@ import {
   invitationStatus,
   PERSONNEL_MESSAGES,
   type PersonnelInvitation,
+  PersonnelInvitationSchema,
   PersonnelRegisterPayloadSchema,
 } from '#domain/personnel.ts'
-import type { InvitationPreview } from '#domain/practice-data.ts'
+import { type InvitationPreview, InvitationPreviewSchema } from '#domain/practice-data.ts'
 import type { SessionUser } from '#domain/session.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
@@ -31,6 +33,7 @@ import {
   phoneDigits,
   VerificationError,
 } from '#server/messaging/verification.ts'
+import { operation, TOO_MANY, tokenParam } from '#server/openapi/operation.ts'
 import { hashPassword } from '#server/security/passwords.ts'
 import {
   createMemoryRateLimitStore,
@@ -152,153 +155,238 @@ export function personnelRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/', auth, anyStaffMember(), async (c) => {
-      const user = c.var.user
-      const rows = await ctx.db
-        .select()
-        .from(personnelInvitations)
-        .where(eq(personnelInvitations.practice_id, user.practice_id))
-        .orderBy(desc(personnelInvitations.created_at), asc(personnelInvitations.email))
-      const now = ctx.now()
-      return c.json(rows.map((row) => toInvitation(row, now, user.access_rights === 'Admin')))
-    })
-    .post('/', auth, manage, jsonBody(InvitePersonnelInputSchema), async (c) => {
-      const user = c.var.user
-      const body = c.req.valid('json')
-      const email = body.email.trim().toLowerCase()
-      const now = ctx.now()
-      const [account] = await ctx.db
-        .select({ id: users.id })
-        .from(users)
-        .where(eq(users.email, email))
-        .limit(1)
-      if (account) throw conflict(PERSONNEL_MESSAGES.emailHasAccount)
-      const [pending] = await ctx.db
-        .select({ id: personnelInvitations.id })
-        .from(personnelInvitations)
-        .where(
-          and(
-            eq(personnelInvitations.practice_id, user.practice_id),
-            eq(personnelInvitations.email, email),
-            eq(personnelInvitations.status, 'pending'),
-            gt(personnelInvitations.expires_at, now),
-          ),
-        )
-        .limit(1)
-      if (pending) throw conflict(PERSONNEL_MESSAGES.alreadyInvited)
-      const row = await ctx.db.transaction(async (tx) => {
-        const [created] = await tx
-          .insert(personnelInvitations)
-          .values({
-            // 256 random bits: the link is the only proof that a person was invited.
-            id: randomToken(32),
-            practice_id: user.practice_id,
-            invited_by: user.id,
-            email,
-            title: body.title?.trim() || null,
-            first_name: body.first_name.trim(),
-            last_name: body.last_name.trim(),
-            position: body.position,
-            status: 'pending',
-            expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
-            created_at: now,
-          })
-          .returning()
-        if (!created) throw new Error('invitation row was not created')
-        // The e-mail is queued with the invitation: both exist, or neither does.
-        await queueInvitation(tx, created, user.id)
-        return created
-      })
-      ctx.outbound.kick()
-      await ctx.audit.record({
-        action: 'invitation.created',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { invited_email: maskEmail(email), position: row.position },
-      })
-      return c.json(toInvitation(row, now, true), 201)
-    })
-    .post('/:id/resend', auth, manage, async (c) => {
-      const user = c.var.user
-      const row = await ownInvitation(user, c.req.param('id'))
-      if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
-      if (row.status === 'revoked') throw conflict('This invitation was revoked.')
-      const now = ctx.now()
-      // One person's mailbox is not a target: a few resends an hour per invitation.
-      const decision = await limiter.consume(
-        `personnel:resend:${row.id}`,
-        INVITATION_RESEND_LIMIT,
-        now.getTime(),
-      )
-      if (!decision.allowed) {
-        throw new ApiError(429, API_ERROR_NAMES.rateLimit, PERSONNEL_RESEND_TOO_SOON, {
-          retryAfterSeconds: decision.retryAfterSeconds,
+    .get(
+      '/',
+      operation({
+        summary: 'List invitations',
+        description:
+          "The practice's invitations, newest first; the ids (the links' secret) only for an Admin.",
+        tag: 'Personnel',
+        responses: {
+          200: { description: 'The invitations.', json: PersonnelInvitationSchema, array: true },
+        },
+      }),
+      auth,
+      anyStaffMember(),
+      async (c) => {
+        const user = c.var.user
+        const rows = await ctx.db
+          .select()
+          .from(personnelInvitations)
+          .where(eq(personnelInvitations.practice_id, user.practice_id))
+          .orderBy(desc(personnelInvitations.created_at), asc(personnelInvitations.email))
+        const now = ctx.now()
+        return c.json(rows.map((row) => toInvitation(row, now, user.access_rights === 'Admin')))
+      },
+    )
+    .post(
+      '/',
+      operation({
+        summary: 'Invite a colleague',
+        description:
+          'Admin only. E-mails the registration link `{PUBLIC_URL}/signup/personnel/{id}`, valid for 14 days.',
+        tag: 'Personnel',
+        responses: {
+          201: { description: 'The invitation.', json: PersonnelInvitationSchema },
+          409: 'The e-mail already has an account or a pending invitation.',
+          502: 'The invitation e-mail could not be sent.',
+        },
+      }),
+      auth,
+      manage,
+      jsonBody(InvitePersonnelInputSchema),
+      async (c) => {
+        const user = c.var.user
+        const body = c.req.valid('json')
+        const email = body.email.trim().toLowerCase()
+        const now = ctx.now()
+        const [account] = await ctx.db
+          .select({ id: users.id })
+          .from(users)
+          .where(eq(users.email, email))
+          .limit(1)
+        if (account) throw conflict(PERSONNEL_MESSAGES.emailHasAccount)
+        const [pending] = await ctx.db
+          .select({ id: personnelInvitations.id })
+          .from(personnelInvitations)
+          .where(
+            and(
+              eq(personnelInvitations.practice_id, user.practice_id),
+              eq(personnelInvitations.email, email),
+              eq(personnelInvitations.status, 'pending'),
+              gt(personnelInvitations.expires_at, now),
+            ),
+          )
+          .limit(1)
+        if (pending) throw conflict(PERSONNEL_MESSAGES.alreadyInvited)
+        const row = await ctx.db.transaction(async (tx) => {
+          const [created] = await tx
+            .insert(personnelInvitations)
+            .values({
+              // 256 random bits: the link is the only proof that a person was invited.
+              id: randomToken(32),
+              practice_id: user.practice_id,
+              invited_by: user.id,
+              email,
+              title: body.title?.trim() || null,
+              first_name: body.first_name.trim(),
+              last_name: body.last_name.trim(),
+              position: body.position,
+              status: 'pending',
+              expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS),
+              created_at: now,
+            })
+            .returning()
+          if (!created) throw new Error('invitation row was not created')
+          // The e-mail is queued with the invitation: both exist, or neither does.
+          await queueInvitation(tx, created, user.id)
+          return created
         })
-      }
-      const updated = await ctx.db.transaction(async (tx) => {
-        const [renewed] = await tx
+        ctx.outbound.kick()
+        await ctx.audit.record({
+          action: 'invitation.created',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { invited_email: maskEmail(email), position: row.position },
+        })
+        return c.json(toInvitation(row, now, true), 201)
+      },
+    )
+    .post(
+      '/:id/resend',
+      operation({
+        summary: 'Send an invitation again',
+        description: 'Admin of the same practice. E-mails the link again and restarts its 14 days.',
+        tag: 'Personnel',
+        path: { id: tokenParam('The invitation id.') },
+        responses: {
+          200: { description: 'The invitation.', json: PersonnelInvitationSchema },
+          404: 'Invitation not found.',
+          409: 'The invitation is used or revoked.',
+          429: 'The invitation was resent 3 times in the last hour.',
+          502: 'The invitation e-mail could not be sent.',
+        },
+      }),
+      auth,
+      manage,
+      async (c) => {
+        const user = c.var.user
+        const row = await ownInvitation(user, c.req.param('id'))
+        if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
+        if (row.status === 'revoked') throw conflict('This invitation was revoked.')
+        const now = ctx.now()
+        // One person's mailbox is not a target: a few resends an hour per invitation.
+        const decision = await limiter.consume(
+          `personnel:resend:${row.id}`,
+          INVITATION_RESEND_LIMIT,
+          now.getTime(),
+        )
+        if (!decision.allowed) {
+          throw new ApiError(429, API_ERROR_NAMES.rateLimit, PERSONNEL_RESEND_TOO_SOON, {
+            retryAfterSeconds: decision.retryAfterSeconds,
+          })
+        }
+        const updated = await ctx.db.transaction(async (tx) => {
+          const [renewed] = await tx
+            .update(personnelInvitations)
+            .set({ expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) })
+            .where(
+              and(eq(personnelInvitations.id, row.id), eq(personnelInvitations.status, 'pending')),
+            )
+            .returning()
+          if (!renewed) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
+          await queueInvitation(tx, renewed, user.id)
+          return renewed
+        })
+        ctx.outbound.kick()
+        return c.json(toInvitation(updated, now, true))
+      },
+    )
+    .delete(
+      '/:id',
+      operation({
+        summary: 'Revoke an invitation',
+        description: 'Admin of the same practice. Revoking twice is harmless.',
+        tag: 'Personnel',
+        path: { id: tokenParam('The invitation id.') },
+        responses: {
+          200: { description: 'The revoked invitation.', json: PersonnelInvitationSchema },
+          404: 'Invitation not found.',
+          409: 'The invitation is already used.',
+        },
+      }),
+      auth,
+      manage,
+      async (c) => {
+        const user = c.var.user
+        const row = await ownInvitation(user, c.req.param('id'))
+        const now = ctx.now()
+        if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
+        if (row.status === 'revoked') return c.json(toInvitation(row, now, true))
+        const [updated] = await ctx.db
           .update(personnelInvitations)
-          .set({ expires_at: new Date(now.getTime() + INVITATION_TTL_DAYS * DAY_MS) })
+          .set({ status: 'revoked' })
           .where(
             and(eq(personnelInvitations.id, row.id), eq(personnelInvitations.status, 'pending')),
           )
           .returning()
-        if (!renewed) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
-        await queueInvitation(tx, renewed, user.id)
-        return renewed
-      })
-      ctx.outbound.kick()
-      return c.json(toInvitation(updated, now, true))
-    })
-    .delete('/:id', auth, manage, async (c) => {
-      const user = c.var.user
-      const row = await ownInvitation(user, c.req.param('id'))
-      const now = ctx.now()
-      if (row.status === 'used') throw conflict(PERSONNEL_MESSAGES.invitationUsed)
-      if (row.status === 'revoked') return c.json(toInvitation(row, now, true))
-      const [updated] = await ctx.db
-        .update(personnelInvitations)
-        .set({ status: 'revoked' })
-        .where(and(eq(personnelInvitations.id, row.id), eq(personnelInvitations.status, 'pending')))
-        .returning()
-      if (!updated) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
-      return c.json(toInvitation(updated, now, true))
-    })
-    .get('/:id', async (c) => {
-      const id = c.req.param('id')
-      if (!INVITATION_ID.test(id)) throw invitationGone()
-      const [found] = await ctx.db
-        .select({ row: personnelInvitations, practice_name: practices.practice_name })
-        .from(personnelInvitations)
-        .innerJoin(practices, eq(practices.id, personnelInvitations.practice_id))
-        .where(eq(personnelInvitations.id, id))
-        .limit(1)
-      if (!found) throw invitationGone()
-      const { row, practice_name } = found
-      const status = invitationStatus(storedStatus(row.status), row.expires_at, ctx.now())
-      // The link is a 256-bit secret: saying that its invitation was used or has expired (and
-      // whose it is) tells nothing to someone who does not already hold it.
-      if (status === 'used' || status === 'expired') {
-        const details: InvitationClosedDetails = { reason: status, practice_name }
-        throw new ApiError(
-          410,
-          API_ERROR_NAMES.gone,
-          new InvitationClosedError(details).message,
-          details,
-        )
-      }
-      if (status !== 'pending') throw invitationGone()
-      const preview: InvitationPreview = {
-        first_name: row.first_name,
-        last_name: row.last_name,
-        email: row.email,
-        position: row.position,
-        title: row.title,
-        practice_name,
-      }
-      return c.json(preview)
-    })
+        if (!updated) throw conflict(PERSONNEL_MESSAGES.invitationUsed)
+        return c.json(toInvitation(updated, now, true))
+      },
+    )
+    .get(
+      '/:id',
+      operation({
+        summary: 'Preview an invitation',
+        description: 'What the registration form pre-fills. Public: the link is the key.',
+        tag: 'Personnel',
+        public: true,
+        path: { id: tokenParam('The invitation id of the link.') },
+        responses: {
+          200: {
+            description: 'The invitation preview, with the name of the practice it joins.',
+            json: InvitationPreviewSchema,
+          },
+          404: 'The invitation is unknown or was revoked.',
+          410: 'The invitation was used or has expired: `details.reason` is `used` or `expired`, `details.practice_name` names the practice (an expired one says who can send a new one).',
+        },
+      }),
+      async (c) => {
+        const id = c.req.param('id')
+        if (!INVITATION_ID.test(id)) throw invitationGone()
+        const [found] = await ctx.db
+          .select({ row: personnelInvitations, practice_name: practices.practice_name })
+          .from(personnelInvitations)
+          .innerJoin(practices, eq(practices.id, personnelInvitations.practice_id))
+          .where(eq(personnelInvitations.id, id))
+          .limit(1)
+        if (!found) throw invitationGone()
+        const { row, practice_name } = found
+        const status = invitationStatus(storedStatus(row.status), row.expires_at, ctx.now())
+        // The link is a 256-bit secret: saying that its invitation was used or has expired (and
+        // whose it is) tells nothing to someone who does not already hold it.
+        if (status === 'used' || status === 'expired') {
+          const details: InvitationClosedDetails = { reason: status, practice_name }
+          throw new ApiError(
+            410,
+            API_ERROR_NAMES.gone,
+            new InvitationClosedError(details).message,
+            details,
+          )
+        }
+        if (status !== 'pending') throw invitationGone()
+        const preview: InvitationPreview = {
+          first_name: row.first_name,
+          last_name: row.last_name,
+          email: row.email,
+          position: row.position,
+          title: row.title,
+          practice_name,
+        }
+        return c.json(preview)
+      },
+    )
 }
 
 const registeredColumns = SESSION_USER_COLUMNS
@@ -326,6 +414,20 @@ export function personnelRegisterRoutes(
 
   return new Hono<AppEnv>().post(
     '/personnel/register',
+    operation({
+      summary: 'Register from an invitation',
+      description:
+        "Creates an invited person's account (Staff) in the inviting practice; the e-mail and position are the invitation's. Needs the phone verified under `authyId`.",
+      tag: 'Personnel',
+      public: true,
+      responses: {
+        200: { description: 'The new user.', json: RegisteredUserAnswerSchema },
+        400: 'A refused field or an unverified phone.',
+        404: 'The invitation is unknown, used, revoked or expired.',
+        409: 'The e-mail already has an account.',
+        429: TOO_MANY,
+      },
+    }),
     jsonBody(PersonnelRegisterPayloadSchema),
     async (c) => {
       const decision = await limiter.consume(

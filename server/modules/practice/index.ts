@@ -1,9 +1,2 @@
-export { practiceDetailRoutes, practiceRoutes } from './routes.ts'
-export { subscriptionRoutes } from './subscription-routes.ts'
-export {
-  avatarRoutes,
-  practiceLogoRoutes,
-  UPLOAD_PATH,
-  uploadFileRoutes,
-  uploadRoutes,
-} from './upload-routes.ts'
+export { practiceApi } from './api.ts'
+export { UPLOAD_PATH } from './upload-routes.ts'

@@ -1,9 +1,9 @@
-import { asc, eq, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import type { PlansAnswer } from '#domain/plans.ts'
+import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   type PracticeAnswer,
+  PracticeAnswerSchema,
   PracticeSettingsPayloadSchema,
   PracticeSettingsSchema,
   withStoredCredentials,
@@ -12,19 +12,19 @@ import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Database } from '#server/db/client.ts'
-import { openJson, sealJson } from '#server/db/data-key.ts'
-import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
+import { openJson } from '#server/db/data-key.ts'
 import { ApiError, notFound } from '#server/http/errors.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'
+import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
-
-const couponColumns = {
-  id: coupons.id,
-  amount_off: coupons.amount_off,
-  percent_off: coupons.percent_off,
-}
+import {
+  couponByCode,
+  type DetailRow,
+  readDetails,
+  readPlansAnswer,
+  saveDetails,
+} from './queries.ts'
 
 const COUPON_CODE = /^[\w-]{1,64}$/
 
@@ -37,36 +37,6 @@ export const COUPON_LOOKUP_TOO_MANY =
 
 /** How long `GET /practice/plans` answers from memory before reading the tables again. */
 export const PLANS_MAX_AGE_MS = 30_000
-
-/** The columns of the practice's details in Settings (the sealed Nextech settings apart). */
-const detailColumns = {
-  id: practices.id,
-  practice_name: practices.practice_name,
-  office_name: practices.office_name,
-  url: practices.url,
-  practice_phone: practices.practice_phone,
-  practice_email: practices.practice_email,
-  practice_address: practices.practice_address,
-  practice_address_2: practices.practice_address_2,
-  city: practices.city,
-  practice_zip: practices.practice_zip,
-  state: practices.state,
-  country: practices.country,
-  e_record: practices.e_record,
-  nextech: practices.nextech,
-  footer_about_url: practices.footer_about_url,
-  footer_privacy_url: practices.footer_privacy_url,
-  footer_support: practices.footer_support,
-  image_path: practices.image_path,
-}
-
-type DetailRow = Awaited<ReturnType<typeof readDetails>>
-
-async function readDetails(db: Database, practiceId: number) {
-  const [row] = await db.select(detailColumns).from(practices).where(eq(practices.id, practiceId))
-  if (!row) throw notFound('Practice not found.')
-  return row
-}
 
 /** The stored Nextech settings, opened; null without any. */
 function storedNextech(row: DetailRow, dataKey: Buffer): NextechSettings | null {
@@ -150,13 +120,32 @@ function changedFields(
 export function practiceDetailRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
   return new Hono<AppEnv>()
-    .get('/', auth, anyStaffMember(), async (c) => {
-      c.header('Cache-Control', 'no-store')
-      const row = await readDetails(ctx.db, c.var.user.practice_id)
-      return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
-    })
+    .get(
+      '/',
+      operation({
+        summary: "Read the practice's details",
+        description:
+          'Any member of the practice: name, office, website, phone, e-mail, address, the health record choice and the footer links. The Nextech username and password are never answered: only `username_set` and `password_set`.',
+        tag: 'Settings',
+        responses: { 200: { description: 'The practice.', json: PracticeAnswerSchema } },
+      }),
+      auth,
+      anyStaffMember(),
+      async (c) => {
+        c.header('Cache-Control', 'no-store')
+        const row = await readDetails(ctx.db, c.var.user.practice_id)
+        return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
+      },
+    )
     .put(
       '/',
+      operation({
+        summary: "Change the practice's details",
+        description:
+          "Admin only. The sign-up wizard's rules and messages for each field (a US zip or a Canadian postal code matching the country, a state or province of that country); footer links are https addresses (support: an e-mail too), each optional. An empty Nextech username or password keeps the stored one. 400 names each field (`details.issues`). Audited with the names of the changed fields.",
+        tag: 'Settings',
+        responses: { 200: { description: 'The practice as saved.', json: PracticeAnswerSchema } },
+      }),
       auth,
       requirePermission(ctx, 'practice.settings'),
       jsonBody(PracticeSettingsPayloadSchema),
@@ -170,30 +159,7 @@ export function practiceDetailRoutes(ctx: ServerContext) {
           PracticeSettingsSchema,
           withStoredCredentials(c.req.valid('json'), stored ?? {}),
         )
-        const optional = (text: string) => (text.trim() === '' ? null : text.trim())
-        const [saved] = await ctx.db
-          .update(practices)
-          .set({
-            practice_name: next.practice_name.trim(),
-            office_name: optional(next.office_name),
-            url: next.url.trim(),
-            practice_phone: next.practice_phone,
-            practice_email: next.practice_email.trim(),
-            practice_address: next.practice_address.trim(),
-            practice_address_2: optional(next.practice_address_2),
-            city: next.city.trim(),
-            practice_zip: next.practice_zip.trim().toUpperCase(),
-            state: next.state,
-            country: next.country,
-            e_record: next.e_record,
-            nextech: next.nextech ? sealJson(next.nextech, ctx.config.dataKey) : null,
-            footer_about_url: optional(next.footer_links.about),
-            footer_privacy_url: optional(next.footer_links.privacy),
-            footer_support: optional(next.footer_links.support),
-          })
-          .where(eq(practices.id, user.practice_id))
-          .returning(detailColumns)
-        if (!saved) throw notFound('Practice not found.')
+        const saved = await saveDetails(ctx.db, ctx.config.dataKey, user.practice_id, next)
         const before = toAnswer(row, stored)
         const after = toAnswer(saved, next.nextech)
         const credentialsChanged =
@@ -239,27 +205,7 @@ export function practiceRoutes(ctx: ServerContext) {
 
   async function readPlans(): Promise<Uint8Array<ArrayBuffer>> {
     const readAt = ctx.now().getTime()
-    const [planRows, couponRows] = await Promise.all([
-      ctx.db
-        .select(planColumns)
-        .from(plans)
-        .where(eq(plans.active, true))
-        .orderBy(asc(plans.sort_order), asc(plans.id)),
-      ctx.db
-        .select(couponColumns)
-        .from(coupons)
-        .where(eq(coupons.public, true))
-        .orderBy(asc(coupons.id)),
-    ])
-    const answer: PlansAnswer = {
-      plans: {
-        data: planRows.map((plan) => ({
-          ...plan,
-          interval: plan.interval === 'year' ? 'year' : 'month',
-        })),
-      },
-      coupons: { data: couponRows },
-    }
+    const answer = await readPlansAnswer(ctx.db)
     // Encoded once: each answer then writes the same bytes.
     const json = new TextEncoder().encode(JSON.stringify(answer))
     plansAnswer = { json, readAt }
@@ -267,39 +213,63 @@ export function practiceRoutes(ctx: ServerContext) {
   }
 
   return new Hono<AppEnv>()
-    .get('/plans', async () => {
-      let json = plansAnswer?.json
-      if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
-        // One read for all the requests that find the answer missing or old.
-        readingPlans ??= readPlans().finally(() => {
-          readingPlans = undefined
-        })
-        json = await readingPlans
-      }
-      return securedResponse(json, 200, plansHeaders)
-    })
-    .get('/coupons/:code', async (c) => {
-      // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
-      const decision = await couponLimiter.consume(
-        `coupon:ip:${ctx.clientIp(c)}`,
-        couponLimit,
-        ctx.now().getTime(),
-      )
-      if (!decision.allowed) {
-        throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
-          retryAfterSeconds: decision.retryAfterSeconds,
-        })
-      }
-      const code = c.req.param('code')
-      const [row] = COUPON_CODE.test(code)
-        ? await ctx.db
-            .select(couponColumns)
-            .from(coupons)
-            // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
-            .where(sql`upper(${coupons.id}) = upper(${code})`)
-            .limit(1)
-        : []
-      if (!row) throw notFound('Invalid promo code')
-      return c.json(row)
-    })
+    .get(
+      '/plans',
+      operation({
+        summary: 'List plans and public coupons',
+        description:
+          'The active subscription plans and the coupons marked public, in Stripe list shape. Public: the sign-up wizard needs them before an account exists. Private coupons are never listed.',
+        tag: 'Sign-up',
+        public: true,
+        responses: { 200: { description: 'Plans and public coupons.', json: PlansAnswerSchema } },
+      }),
+      async () => {
+        let json = plansAnswer?.json
+        if (!json || !plansAnswer || ctx.now().getTime() - plansAnswer.readAt >= PLANS_MAX_AGE_MS) {
+          // One read for all the requests that find the answer missing or old.
+          readingPlans ??= readPlans().finally(() => {
+            readingPlans = undefined
+          })
+          json = await readingPlans
+        }
+        return securedResponse(json, 200, plansHeaders)
+      },
+    )
+    .get(
+      '/coupons/:code',
+      operation({
+        summary: 'Look up a promo code',
+        description: 'Finds any coupon, public or private, by its exact code.',
+        tag: 'Sign-up',
+        public: true,
+        path: {
+          code: {
+            description: 'The promo code, as typed.',
+            schema: { type: 'string', maxLength: 64 },
+          },
+        },
+        responses: {
+          200: { description: 'The coupon.', json: CouponSchema },
+          404: 'Invalid promo code',
+          429: TOO_MANY,
+        },
+      }),
+      async (c) => {
+        // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
+        const decision = await couponLimiter.consume(
+          `coupon:ip:${ctx.clientIp(c)}`,
+          couponLimit,
+          ctx.now().getTime(),
+        )
+        if (!decision.allowed) {
+          throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
+            retryAfterSeconds: decision.retryAfterSeconds,
+          })
+        }
+        const code = c.req.param('code')
+        const row = COUPON_CODE.test(code) ? await couponByCode(ctx.db, code) : undefined
+        if (!row) throw notFound('Invalid promo code')
+        return c.json(row)
+      },
+    )
 }

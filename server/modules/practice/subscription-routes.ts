@@ -1,4 +1,3 @@
-import { eq } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import type { Plan } from '#domain/plans.ts'
@@ -8,24 +7,16 @@ import {
   cardBrandName,
   SUBSCRIPTION_MESSAGES,
   type SubscriptionAnswer,
+  SubscriptionAnswerSchema,
 } from '#domain/subscription.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { planColumns, plans, practices } from '#server/db/schema.ts'
-import { ApiError, conflict, notFound } from '#server/http/errors.ts'
+import { ApiError, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { PaymentError, type SubscriptionState } from '#server/payments/index.ts'
-
-/** The practice's billing columns: the provider's ids and what was chosen at sign-up. */
-type BillingRow = {
-  stripe_customer_id: string | null
-  stripe_subscription_id: string | null
-  plan_id: string | null
-  subscription_ehr: boolean
-  subscription_months: number | null
-  subscription_status: string
-}
+import { type BillingRow, billingOf, markSubscriptionCancelled, readAllPlans } from './queries.ts'
 
 function paymentFailure(error: PaymentError): ApiError {
   return new ApiError(error.status, API_ERROR_NAMES.payment, error.message, { code: error.code })
@@ -111,23 +102,6 @@ export function subscriptionRoutes(ctx: ServerContext) {
   // Card tokens already turned into a change here: a repeat (a double click) is not a new change.
   const changedWith = new Set<string>()
 
-  async function billingOf(practiceId: number): Promise<BillingRow> {
-    const [row] = await ctx.db
-      .select({
-        stripe_customer_id: practices.stripe_customer_id,
-        stripe_subscription_id: practices.stripe_subscription_id,
-        plan_id: practices.plan_id,
-        subscription_ehr: practices.subscription_ehr,
-        subscription_months: practices.subscription_months,
-        subscription_status: practices.subscription_status,
-      })
-      .from(practices)
-      .where(eq(practices.id, practiceId))
-      .limit(1)
-    if (!row) throw notFound('Practice not found.')
-    return row
-  }
-
   /** The provider's ids of the practice, or 409 when it has no subscription there. */
   function refs(row: BillingRow) {
     if (!row.stripe_customer_id || !row.stripe_subscription_id) {
@@ -140,10 +114,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   async function read(practiceId: number, row: BillingRow): Promise<SubscriptionState> {
     const state = await provider(() => ctx.payments.getSubscription(refs(row)))
     if (state.status === 'canceled' && row.subscription_status !== 'cancelled') {
-      await ctx.db
-        .update(practices)
-        .set({ subscription_status: 'cancelled' })
-        .where(eq(practices.id, practiceId))
+      await markSubscriptionCancelled(ctx.db, practiceId)
     }
     return state
   }
@@ -151,7 +122,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   /** Without a subscription at the provider: the sign-up's choice, nothing to change. */
   async function noneAnswer(row: BillingRow): Promise<SubscriptionAnswer> {
     const term = row.subscription_months === 12 ? 'year' : 'month'
-    const rows = await ctx.db.select(planColumns).from(plans)
+    const rows = await readAllPlans(ctx.db)
     const available: Plan[] = rows.map((plan) => ({
       ...plan,
       interval: plan.interval === 'year' ? 'year' : 'month',
@@ -177,7 +148,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
   async function setCancel(c: Context<AppEnv>, cancel: boolean) {
     const user = c.var.user
     return oneAtATime(user.practice_id, async () => {
-      const row = await billingOf(user.practice_id)
+      const row = await billingOf(ctx.db, user.practice_id)
       const ref = refs(row)
       const state = await read(user.practice_id, row)
       if (state.status === 'canceled') throw conflict(SUBSCRIPTION_MESSAGES.ended)
@@ -204,45 +175,116 @@ export function subscriptionRoutes(ctx: ServerContext) {
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .get('/', manage, async (c) => {
-      const row = await billingOf(c.var.user.practice_id)
-      if (!row.stripe_customer_id || !row.stripe_subscription_id) {
-        return c.json(await noneAnswer(row))
-      }
-      return c.json(toAnswer(await read(c.var.user.practice_id, row)))
-    })
-    .post('/cancel', manage, async (c) => c.json(await setCancel(c, true)))
-    .post('/resume', manage, async (c) => c.json(await setCancel(c, false)))
-    .put('/card', manage, jsonBody(ChangeCardBodySchema), async (c) => {
-      const user = c.var.user
-      const { token } = c.req.valid('json')
-      return c.json(
-        await oneAtATime(user.practice_id, async () => {
-          const row = await billingOf(user.practice_id)
-          const ref = refs(row)
-          // The token is single-use: its key makes a retry answer the first result, never a
-          // second card change.
-          const card = await provider(() =>
-            ctx.payments.updateCard({
-              customerId: ref.customerId,
-              token,
-              idempotencyKey: `card:${token}`,
-            }),
-          )
-          if (changedWith.has(token)) return toAnswer(await read(user.practice_id, row))
-          if (changedWith.size >= 1000) changedWith.clear()
-          changedWith.add(token)
-          await ctx.audit.record({
-            action: 'subscription.card_changed',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { brand: cardBrandName(card.brand), last4: card.last4 },
-          })
-          return toAnswer(await read(user.practice_id, row))
-        }),
-      )
-    })
+    .get(
+      '/',
+      operation({
+        summary: 'Read the subscription',
+        description:
+          "Admin. The plans and term chosen at sign-up, the card on file (brand, last four digits, expiry), the end of the term already paid, the next renewal and its amount in cents after the coupon (a coupon of duration `once` applied to the first term only), and whether it is set to end (`cancels_at`). `status: 'none'` when the payment service has no subscription for the practice.",
+        tag: 'Settings',
+        responses: {
+          200: { description: 'The subscription.', json: SubscriptionAnswerSchema },
+          502: 'The payment service could not be reached.',
+        },
+      }),
+      manage,
+      async (c) => {
+        const row = await billingOf(ctx.db, c.var.user.practice_id)
+        if (!row.stripe_customer_id || !row.stripe_subscription_id) {
+          return c.json(await noneAnswer(row))
+        }
+        return c.json(toAnswer(await read(c.var.user.practice_id, row)))
+      },
+    )
+    .post(
+      '/cancel',
+      operation({
+        summary: 'End the subscription at the end of the term',
+        description:
+          'Admin. The subscription ends when the term already paid ends, as the Terms say; nothing is refunded and nothing more is charged. Audited; a repeat changes nothing and answers the same.',
+        tag: 'Settings',
+        responses: {
+          200: {
+            description: 'The subscription, with `cancels_at`.',
+            json: SubscriptionAnswerSchema,
+          },
+          409: 'The practice has no subscription, or it has already ended.',
+          502: 'The payment service could not be reached.',
+        },
+      }),
+      manage,
+      async (c) => c.json(await setCancel(c, true)),
+    )
+    .post(
+      '/resume',
+      operation({
+        summary: 'Keep the subscription',
+        description:
+          'Admin. Undoes the end at the term end while the term lasts: the subscription renews again. Audited; a repeat changes nothing and answers the same.',
+        tag: 'Settings',
+        responses: {
+          200: {
+            description: 'The subscription, with `renews_at`.',
+            json: SubscriptionAnswerSchema,
+          },
+          409: 'The practice has no subscription, or it has already ended.',
+          502: 'The payment service could not be reached.',
+        },
+      }),
+      manage,
+      async (c) => c.json(await setCancel(c, false)),
+    )
+    .put(
+      '/card',
+      operation({
+        summary: 'Change the card on file',
+        description:
+          'Admin. `token` is a one-time card token, made as at sign-up (Stripe.js, or `POST /payments/test-tokens` with the test gateway). The card is checked by the payment service and becomes the one the next renewals are charged to. Audited with the brand and last four digits.',
+        tag: 'Settings',
+        responses: {
+          200: {
+            description: 'The subscription with the new card.',
+            json: SubscriptionAnswerSchema,
+          },
+          400: 'The token is not valid, or was used already.',
+          402: "The card was refused: the provider's message.",
+          409: 'The practice has no subscription.',
+          502: 'The payment service could not be reached.',
+        },
+      }),
+      manage,
+      jsonBody(ChangeCardBodySchema),
+      async (c) => {
+        const user = c.var.user
+        const { token } = c.req.valid('json')
+        return c.json(
+          await oneAtATime(user.practice_id, async () => {
+            const row = await billingOf(ctx.db, user.practice_id)
+            const ref = refs(row)
+            // The token is single-use: its key makes a retry answer the first result, never a
+            // second card change.
+            const card = await provider(() =>
+              ctx.payments.updateCard({
+                customerId: ref.customerId,
+                token,
+                idempotencyKey: `card:${token}`,
+              }),
+            )
+            if (changedWith.has(token)) return toAnswer(await read(user.practice_id, row))
+            if (changedWith.size >= 1000) changedWith.clear()
+            changedWith.add(token)
+            await ctx.audit.record({
+              action: 'subscription.card_changed',
+              userId: user.id,
+              practiceId: user.practice_id,
+              ip: ctx.clientIp(c),
+              details: { brand: cardBrandName(card.brand), last4: card.last4 },
+            })
+            return toAnswer(await read(user.practice_id, row))
+          }),
+        )
+      },
+    )
 }
 
 /** A fresh idempotency key part: each real change is a new request to the provider. */

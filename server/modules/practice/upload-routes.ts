@@ -1,17 +1,21 @@
 import { timingSafeEqual } from 'node:crypto'
 import { and, eq, type SQL } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
+import { DeletedFileSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { can, PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { StaffMemberSchema } from '#domain/practice-data.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import {
   ImageLinkPayloadSchema,
+  PracticeLogoSchema,
   UPLOAD_MAX_BYTES,
   UPLOAD_MAX_DIMENSION,
   UPLOAD_MEDIA_TYPES,
   UPLOAD_MESSAGES,
   UPLOAD_PURPOSES,
   type UploadedFile,
+  UploadedFileSchema,
   type UploadPurpose,
 } from '#domain/uploads.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
@@ -26,6 +30,7 @@ import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
 import { staffColumns } from '#server/modules/personnel/index.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 
 /** The path of `POST /upload/files`: the one API call whose body may be 2 MB (server/app.ts). */
@@ -238,24 +243,45 @@ export function uploadFileRoutes(ctx: ServerContext) {
   )
   const missing = () =>
     new ApiError(404, API_ERROR_NAMES.notFound, 'File not found.', { field: 'id' })
-  return new Hono<AppEnv>().get('/files/:id/:key', idParams('id'), async (c) => {
-    const { id } = c.req.valid('param')
-    const key = c.req.param('key')
-    const [row] = await ctx.db
-      .select({
-        storage_key: uploads.storage_key,
-        mime: uploads.mime,
-        practice_id: uploads.practice_id,
-      })
-      .from(uploads)
-      .where(eq(uploads.id, id))
-      .limit(1)
-    const fileHeaders = row ? headers[row.mime] : undefined
-    if (!row || !fileHeaders || !sameKey(row.storage_key, key)) throw missing()
-    const bytes = await ctx.files.get(row.storage_key, row.practice_id)
-    if (!bytes) throw missing()
-    return securedResponse(new Uint8Array(bytes), 200, fileHeaders)
-  })
+  return new Hono<AppEnv>().get(
+    '/files/:id/:key',
+    operation({
+      summary: 'Get an uploaded image',
+      description:
+        'The image as stored, with its type, `X-Content-Type-Options: nosniff`, `Content-Disposition: inline` and a Content-Security-Policy that runs nothing. No session: the random key in the address grants it (an `<img>` sends no token), as `url` of POST /upload/files and the image paths give it.',
+      tag: 'Files',
+      public: true,
+      path: {
+        key: {
+          description: 'The random key of the file, from its `url`.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' },
+        },
+      },
+      responses: {
+        200: { description: 'The image.', media: [...UPLOAD_MEDIA_TYPES] },
+        404: 'No file has this id and key.',
+      },
+    }),
+    idParams('id'),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const key = c.req.param('key')
+      const [row] = await ctx.db
+        .select({
+          storage_key: uploads.storage_key,
+          mime: uploads.mime,
+          practice_id: uploads.practice_id,
+        })
+        .from(uploads)
+        .where(eq(uploads.id, id))
+        .limit(1)
+      const fileHeaders = row ? headers[row.mime] : undefined
+      if (!row || !fileHeaders || !sameKey(row.storage_key, key)) throw missing()
+      const bytes = await ctx.files.get(row.storage_key, row.practice_id)
+      if (!bytes) throw missing()
+      return securedResponse(new Uint8Array(bytes), 200, fileHeaders)
+    },
+  )
 }
 
 /**
@@ -272,123 +298,163 @@ export function uploadFileRoutes(ctx: ServerContext) {
 export function uploadRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .post('/files', anyStaffMember(), async (c) => {
-      const user = c.var.user
-      const { file, bytes, purpose } = await readUpload(c.req.raw)
-      if (purpose === 'logo' && !can(user.access_rights, 'practice.settings')) {
-        throw await refuse(ctx, c, 'practice.settings')
-      }
-      const image = cleanImage(bytes)
-      if (!image.ok) {
-        if (image.reason === 'type') throw wrongType()
-        throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
-      }
-      // The headers' size first, which costs nothing; then the pixel data must hold that size.
-      if (image.width > UPLOAD_MAX_DIMENSION || image.height > UPLOAD_MAX_DIMENSION) {
-        throw badRequest(UPLOAD_MESSAGES.tooManyPixels(image.width, image.height), {
-          field: 'file',
-        })
-      }
-      // An animation's frames together count as one picture: at most 4,000 × 4,000 pixels.
-      if (image.framePixels > UPLOAD_MAX_DIMENSION ** 2) {
-        throw badRequest(UPLOAD_MESSAGES.tooManyFramePixels, { field: 'file' })
-      }
-      if (!(await decodesToItsSize(image))) {
-        throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
-      }
-      const key = newStorageKey()
-      await ctx.files.put(key, image.bytes, {
-        practiceId: user.practice_id,
-        mime: image.mime,
-        width: image.width,
-        height: image.height,
-      })
-      let row: UploadRow | undefined
-      try {
-        ;[row] = await ctx.db
-          .insert(uploads)
-          .values({
-            practice_id: user.practice_id,
-            uploaded_by: user.id,
-            name: displayName(file.name),
-            mime: image.mime,
-            size: image.bytes.length,
-            storage_key: key,
-            purpose,
-          })
-          .returning(uploadColumns)
-      } finally {
-        if (!row) await deleteBytes(ctx, user.practice_id, key)
-      }
-      if (!row) throw new Error('upload row missing')
-      await ctx.audit.record({
-        action: 'file.uploaded',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { upload: row.id, purpose, mime: image.mime, size: image.bytes.length },
-      })
-      return c.json(answer(row, purpose), 201)
-    })
-    .delete('/files/:id', anyStaffMember(), idParams('id'), async (c) => {
-      const { id } = c.req.valid('param')
-      const user = c.var.user
-      // A refusal is audited after the transaction: PGlite has one connection, which it holds.
-      type Outcome = { refused: Permission } | { upload: UploadRow }
-      const outcome = await ctx.db.transaction(async (tx): Promise<Outcome> => {
-        const [row] = await tx.select(uploadColumns).from(uploads).where(eq(uploads.id, id))
-        const seen = ownRow(user, row, 'File')
-        if (seen.uploaded_by !== user.id && !can(user.access_rights, 'personnel.manage')) {
-          return { refused: 'personnel.manage' }
+    .post(
+      '/files',
+      operation({
+        summary: 'Upload an image',
+        description: `One image as \`multipart/form-data\`: \`file\` (PNG, JPEG or WebP, at most ${UPLOAD_MAX_BYTES / 1024 / 1024} MB and ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels, recognised by its content, not its name) and \`purpose\` (\`logo\` or \`avatar\`). The image is stored without its metadata (text, EXIF, XMP, comments) under a random key; \`url\` serves it. Link it with PUT /practice/logo or PUT /users/{id}/avatar. A logo needs the practice settings permission. Audited.`,
+        tag: 'Files',
+        multipart: {
+          type: 'object',
+          required: ['file', 'purpose'],
+          properties: {
+            file: { type: 'string', format: 'binary', description: 'The image.' },
+            purpose: { type: 'string', enum: [...UPLOAD_PURPOSES], description: 'What it is for.' },
+          },
+        },
+        responses: {
+          201: { description: 'The stored image.', json: UploadedFileSchema },
+          400: `No file, no purpose, a damaged image ("${UPLOAD_MESSAGES.damaged}", also when a PNG's pixel data does not hold the size its header declares), a picture over ${UPLOAD_MAX_DIMENSION} × ${UPLOAD_MAX_DIMENSION} pixels by its headers ("${UPLOAD_MESSAGES.tooManyPixels(20_000, 20_000)}"), or an animation whose frames together hold more: "${UPLOAD_MESSAGES.tooManyFramePixels}"`,
+          403: `A logo without the practice settings permission: "${PERMISSION_REFUSALS['practice.settings']}"`,
+          413: `"${UPLOAD_MESSAGES.tooLarge}"`,
+          415: `Not multipart, or not a ${UPLOAD_MEDIA_TYPES.join(', ')} image: "${UPLOAD_MESSAGES.wrongType}"`,
+        },
+      }),
+      anyStaffMember(),
+      async (c) => {
+        const user = c.var.user
+        const { file, bytes, purpose } = await readUpload(c.req.raw)
+        if (purpose === 'logo' && !can(user.access_rights, 'practice.settings')) {
+          throw await refuse(ctx, c, 'practice.settings')
         }
-        const url = fileUrl(seen)
-        // The order of the logo and avatar changes (server/db/locks.ts): the practice, the users
-        // showing the image, then the upload; locking the upload first could deadlock with them.
-        const [practice] = await tx
-          .select({ image_path: practices.image_path })
-          .from(practices)
-          .where(eq(practices.id, user.practice_id))
-          .for('update')
-        await lockUsers(
-          tx,
-          { id: users.id },
-          and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)) as SQL,
-        )
-        const [locked] = await tx
-          .select(uploadColumns)
-          .from(uploads)
-          .where(eq(uploads.id, id))
-          .for('update')
-        // Deleted by another request while this one waited: gone alike.
-        const found = ownRow(user, locked, 'File')
-        if (practice?.image_path === url) {
-          if (!can(user.access_rights, 'practice.settings')) {
-            return { refused: 'practice.settings' }
+        const image = cleanImage(bytes)
+        if (!image.ok) {
+          if (image.reason === 'type') throw wrongType()
+          throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
+        }
+        // The headers' size first, which costs nothing; then the pixel data must hold that size.
+        if (image.width > UPLOAD_MAX_DIMENSION || image.height > UPLOAD_MAX_DIMENSION) {
+          throw badRequest(UPLOAD_MESSAGES.tooManyPixels(image.width, image.height), {
+            field: 'file',
+          })
+        }
+        // An animation's frames together count as one picture: at most 4,000 × 4,000 pixels.
+        if (image.framePixels > UPLOAD_MAX_DIMENSION ** 2) {
+          throw badRequest(UPLOAD_MESSAGES.tooManyFramePixels, { field: 'file' })
+        }
+        if (!(await decodesToItsSize(image))) {
+          throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
+        }
+        const key = newStorageKey()
+        await ctx.files.put(key, image.bytes, {
+          practiceId: user.practice_id,
+          mime: image.mime,
+          width: image.width,
+          height: image.height,
+        })
+        let row: UploadRow | undefined
+        try {
+          ;[row] = await ctx.db
+            .insert(uploads)
+            .values({
+              practice_id: user.practice_id,
+              uploaded_by: user.id,
+              name: displayName(file.name),
+              mime: image.mime,
+              size: image.bytes.length,
+              storage_key: key,
+              purpose,
+            })
+            .returning(uploadColumns)
+        } finally {
+          if (!row) await deleteBytes(ctx, user.practice_id, key)
+        }
+        if (!row) throw new Error('upload row missing')
+        await ctx.audit.record({
+          action: 'file.uploaded',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { upload: row.id, purpose, mime: image.mime, size: image.bytes.length },
+        })
+        return c.json(answer(row, purpose), 201)
+      },
+    )
+    .delete(
+      '/files/:id',
+      operation({
+        summary: 'Delete an uploaded file',
+        description:
+          "Removes the file and its stored bytes: the uploader's own, or any for an Admin. A file shown as the practice logo or an avatar stops being shown; the logo needs the practice settings permission. Audited.",
+        tag: 'Files',
+        responses: {
+          200: { description: 'The removed file.', json: DeletedFileSchema },
+          403: `Another member's file: "${PERMISSION_REFUSALS['personnel.manage']}"; the practice logo: "${PERMISSION_REFUSALS['practice.settings']}"`,
+          404: 'No file has this id.',
+        },
+      }),
+      anyStaffMember(),
+      idParams('id'),
+      async (c) => {
+        const { id } = c.req.valid('param')
+        const user = c.var.user
+        // A refusal is audited after the transaction: PGlite has one connection, which it holds.
+        type Outcome = { refused: Permission } | { upload: UploadRow }
+        const outcome = await ctx.db.transaction(async (tx): Promise<Outcome> => {
+          const [row] = await tx.select(uploadColumns).from(uploads).where(eq(uploads.id, id))
+          const seen = ownRow(user, row, 'File')
+          if (seen.uploaded_by !== user.id && !can(user.access_rights, 'personnel.manage')) {
+            return { refused: 'personnel.manage' }
+          }
+          const url = fileUrl(seen)
+          // The order of the logo and avatar changes (server/db/locks.ts): the practice, the users
+          // showing the image, then the upload; locking the upload first could deadlock with them.
+          const [practice] = await tx
+            .select({ image_path: practices.image_path })
+            .from(practices)
+            .where(eq(practices.id, user.practice_id))
+            .for('update')
+          await lockUsers(
+            tx,
+            { id: users.id },
+            and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)) as SQL,
+          )
+          const [locked] = await tx
+            .select(uploadColumns)
+            .from(uploads)
+            .where(eq(uploads.id, id))
+            .for('update')
+          // Deleted by another request while this one waited: gone alike.
+          const found = ownRow(user, locked, 'File')
+          if (practice?.image_path === url) {
+            if (!can(user.access_rights, 'practice.settings')) {
+              return { refused: 'practice.settings' }
+            }
+            await tx
+              .update(practices)
+              .set({ image_path: null })
+              .where(eq(practices.id, user.practice_id))
           }
           await tx
-            .update(practices)
+            .update(users)
             .set({ image_path: null })
-            .where(eq(practices.id, user.practice_id))
-        }
-        await tx
-          .update(users)
-          .set({ image_path: null })
-          .where(and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)))
-        await tx.delete(uploads).where(eq(uploads.id, found.id))
-        return { upload: found }
-      })
-      if ('refused' in outcome) throw await refuse(ctx, c, outcome.refused)
-      const upload = outcome.upload
-      await deleteBytes(ctx, user.practice_id, upload.storage_key)
-      await ctx.audit.record({
-        action: 'file.deleted',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { upload: upload.id },
-      })
-      return c.json({ id: upload.id, name: upload.name, mime: upload.mime, size: upload.size })
-    })
+            .where(and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)))
+          await tx.delete(uploads).where(eq(uploads.id, found.id))
+          return { upload: found }
+        })
+        if ('refused' in outcome) throw await refuse(ctx, c, outcome.refused)
+        const upload = outcome.upload
+        await deleteBytes(ctx, user.practice_id, upload.storage_key)
+        await ctx.audit.record({
+          action: 'file.deleted',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { upload: upload.id },
+        })
+        return c.json({ id: upload.id, name: upload.name, mime: upload.mime, size: upload.size })
+      },
+    )
 }
 
 /**
@@ -428,10 +494,37 @@ export function practiceLogoRoutes(ctx: ServerContext) {
   }
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
-    .put('/', settings, jsonBody(ImageLinkPayloadSchema), (c) =>
-      change(c, c.req.valid('json').upload_id),
+    .put(
+      '/',
+      operation({
+        summary: 'Set the practice logo',
+        description:
+          'Shows an image uploaded with `purpose` `logo` in the header of everyone in the practice; the logo it replaces is deleted. Audited.',
+        tag: 'Settings',
+        responses: {
+          200: { description: "The logo's address.", json: PracticeLogoSchema },
+          400: UPLOAD_MESSAGES.wrongPurpose('logo'),
+          404: 'No file has this id in your practice.',
+        },
+      }),
+      settings,
+      jsonBody(ImageLinkPayloadSchema),
+      (c) => change(c, c.req.valid('json').upload_id),
     )
-    .delete('/', settings, (c) => change(c, null))
+    .delete(
+      '/',
+      operation({
+        summary: 'Remove the practice logo',
+        description:
+          "The header shows the product's logo again; the practice's logo is deleted. Audited.",
+        tag: 'Settings',
+        responses: {
+          200: { description: 'No logo: `image_path` null.', json: PracticeLogoSchema },
+        },
+      }),
+      settings,
+      (c) => change(c, null),
+    )
 }
 
 /**
@@ -476,13 +569,40 @@ export function avatarRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>()
     .put(
       '/:id/avatar',
+      operation({
+        summary: 'Set the own avatar',
+        description:
+          'Shows an image the member uploaded with `purpose` `avatar` as their avatar; the avatar it replaces is deleted. Only the own profile. Audited.',
+        tag: 'Personnel',
+        responses: {
+          200: { description: 'The member.', json: StaffMemberSchema },
+          400: UPLOAD_MESSAGES.wrongPurpose('avatar'),
+          403: SELF_SERVICE_MESSAGES.ownProfileOnly,
+          404: 'No member or file has this id in your practice.',
+        },
+      }),
       requireAuth(ctx),
       anyStaffMember(),
       idParams('id'),
       jsonBody(ImageLinkPayloadSchema),
       (c) => change(c, c.req.valid('param').id, c.req.valid('json').upload_id),
     )
-    .delete('/:id/avatar', requireAuth(ctx), anyStaffMember(), idParams('id'), (c) =>
-      change(c, c.req.valid('param').id, null),
+    .delete(
+      '/:id/avatar',
+      operation({
+        summary: 'Remove the own avatar',
+        description:
+          'The header shows the first initial again; the avatar is deleted. Only the own profile. Audited.',
+        tag: 'Personnel',
+        responses: {
+          200: { description: 'The member.', json: StaffMemberSchema },
+          403: SELF_SERVICE_MESSAGES.ownProfileOnly,
+          404: 'No member has this id in your practice.',
+        },
+      }),
+      requireAuth(ctx),
+      anyStaffMember(),
+      idParams('id'),
+      (c) => change(c, c.req.valid('param').id, null),
     )
 }

@@ -10,11 +10,16 @@ import type { SessionUser } from '#domain/session.ts'
 import {
   AVAILABILITY_MESSAGES,
   CheckEmailBodySchema,
+  GetCodeAnswerSchema,
   GetCodeInputSchema,
+  PayAnswerSchema,
   type PayPayload,
   PayPayloadSchema,
   RegisterBodySchema,
+  SignUpAnswerSchema,
   type SignUpPayload,
+  SignUpPayloadSchema,
+  VerifyCodeAnswerSchema,
   VerifyCodeInputSchema,
 } from '#domain/sign-up/api.ts'
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
@@ -33,6 +38,7 @@ import {
   VerificationError,
   verifyCode,
 } from '#server/messaging/verification.ts'
+import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CustomerBilling, PaymentError } from '#server/payments/index.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
 import { hashPassword, verifyPassword } from '#server/security/passwords.ts'
@@ -449,153 +455,243 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
   }
 
   return new Hono<AppEnv>()
-    .post('/check-email', jsonBody(CheckEmailBodySchema), async (c) => {
-      await limit(c, 'checkEmail')
-      const { email, phone } = c.req.valid('json')
-      // A snapshot of every user's e-mail and phone, not a query per check (issue 8).
-      const taken = await takenContacts.get()
-      if (taken.emails.has(email.trim().toLowerCase())) {
-        return c.text(AVAILABILITY_MESSAGES.emailTaken, 409)
-      }
-      if (taken.phones.has(phoneDigits(phone))) {
-        return c.text(AVAILABILITY_MESSAGES.phoneTaken, 409)
-      }
-      return c.text(AVAILABILITY_MESSAGES.ok, 200)
-    })
-    .post('/get-code', jsonBody(GetCodeInputSchema), async (c) => {
-      const { email, phone, countryCode, captchaToken } = c.req.valid('json')
-      // Only numbers the product can text: the +1 countries, a real area and exchange code.
-      if (!isNanpNumber(phoneDigits(phone))) throw badRequest(GET_CODE_MESSAGES.notNorthAmerican)
-      await limit(c, 'getCode')
-      if (captcha) {
-        if (!captchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
-        if (!(await captcha.verify(captchaToken, ctx.clientIp(c)))) {
-          throw badRequest(AUTH_MESSAGES.captchaInvalid)
+    .post(
+      '/check-email',
+      operation({
+        summary: 'Check that an e-mail and phone are free',
+        description:
+          'Answers `text/plain`, as the specification says. The e-mail is compared case-insensitively and the phone by its digits, against every user.',
+        tag: 'Sign-up',
+        public: true,
+        responses: {
+          200: { description: 'Both are free.', text: [AVAILABILITY_MESSAGES.ok] },
+          409: {
+            description: 'One of them is taken.',
+            text: [AVAILABILITY_MESSAGES.emailTaken, AVAILABILITY_MESSAGES.phoneTaken],
+          },
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(CheckEmailBodySchema),
+      async (c) => {
+        await limit(c, 'checkEmail')
+        const { email, phone } = c.req.valid('json')
+        // A snapshot of every user's e-mail and phone, not a query per check (issue 8).
+        const taken = await takenContacts.get()
+        if (taken.emails.has(email.trim().toLowerCase())) {
+          return c.text(AVAILABILITY_MESSAGES.emailTaken, 409)
         }
-      }
-      const at = ctx.now().getTime()
-      const budget = await limiter.check('sms:practice-less', smsBudget, at)
-      if (!budget.allowed) throw tooMany(budget.retryAfterSeconds, GET_CODE_MESSAGES.budgetSpent)
-      try {
-        const answer = await issueCode(
-          { db: ctx.db, outbound: ctx.outbound, now: ctx.now },
-          { email, phone, countryCode },
-        )
-        await limiter.fail('sms:practice-less', smsBudget, at)
-        const spent = await limiter.check('sms:practice-less', smsBudget, at)
-        if (!spent.allowed) {
-          // Said once per hour, when the last SMS of the budget left: the operator decides.
-          ctx.log.error(
-            `Alert: the hourly SMS budget (${smsBudget.max} codes to callers without a practice) is spent; get-code answers 429 for ${Math.ceil(spent.retryAfterSeconds / 60)} minutes. Raise SMS_HOURLY_BUDGET if this is real demand, or look for SMS pumping.`,
+        if (taken.phones.has(phoneDigits(phone))) {
+          return c.text(AVAILABILITY_MESSAGES.phoneTaken, 409)
+        }
+        return c.text(AVAILABILITY_MESSAGES.ok, 200)
+      },
+    )
+    .post(
+      '/get-code',
+      operation({
+        summary: 'Send a phone confirmation code',
+        description:
+          'Texts a 6-digit code to the phone and answers the verification id. At most one code every 30 seconds and 5 an hour per phone.',
+        tag: 'Sign-up',
+        public: true,
+        responses: {
+          200: { description: 'The code was sent.', json: GetCodeAnswerSchema },
+          429: TOO_MANY,
+          502: 'The SMS provider could not send the code.',
+        },
+      }),
+      jsonBody(GetCodeInputSchema),
+      async (c) => {
+        const { email, phone, countryCode, captchaToken } = c.req.valid('json')
+        // Only numbers the product can text: the +1 countries, a real area and exchange code.
+        if (!isNanpNumber(phoneDigits(phone))) throw badRequest(GET_CODE_MESSAGES.notNorthAmerican)
+        await limit(c, 'getCode')
+        if (captcha) {
+          if (!captchaToken) throw badRequest(AUTH_MESSAGES.captchaRequired)
+          if (!(await captcha.verify(captchaToken, ctx.clientIp(c)))) {
+            throw badRequest(AUTH_MESSAGES.captchaInvalid)
+          }
+        }
+        const at = ctx.now().getTime()
+        const budget = await limiter.check('sms:practice-less', smsBudget, at)
+        if (!budget.allowed) throw tooMany(budget.retryAfterSeconds, GET_CODE_MESSAGES.budgetSpent)
+        try {
+          const answer = await issueCode(
+            { db: ctx.db, outbound: ctx.outbound, now: ctx.now },
+            { email, phone, countryCode },
           )
-        }
-        return c.json(answer)
-      } catch (error) {
-        if (error instanceof VerificationError) throw verificationFailure(error)
-        throw error
-      }
-    })
-    .post('/verify-code', jsonBody(VerifyCodeInputSchema), async (c) => {
-      await limit(c, 'verifyCode')
-      const input = c.req.valid('json')
-      try {
-        await verifyCode({ db: ctx.db, now: ctx.now }, input)
-        return c.json({ verified: true as const })
-      } catch (error) {
-        if (error instanceof VerificationError) throw verificationFailure(error)
-        throw error
-      }
-    })
-    .post('/pay', jsonBody(PayPayloadSchema), async (c) => {
-      await limit(c, 'pay')
-      const body = c.req.valid('json')
-      if (!STRIPE_TOKEN.test(body.token)) throw badRequest('The card token is malformed.')
-      const email = body.email.trim().toLowerCase()
-      let pending = paymentsInFlight.get(body.token)
-      if (pending && pending.email !== email) {
-        throw conflict('This card payment was made for another e-mail.')
-      }
-      if (!pending) {
-        pending = {
-          email,
-          customerId: payOnce(body, email, ctx.clientIp(c)).finally(() =>
-            paymentsInFlight.delete(body.token),
-          ),
-        }
-        paymentsInFlight.set(body.token, pending)
-      }
-      return c.json({ id: await pending.customerId })
-    })
-    .post('/local/register', jsonBody(RegisterBodySchema), async (c) => {
-      await limit(c, 'register')
-      const body = c.req.valid('json')
-      const email = body.email.trim().toLowerCase()
-
-      const [existing] = await ctx.db
-        .select({ ...userColumns, password_hash: users.password_hash })
-        .from(users)
-        .where(eq(users.email, email))
-        .limit(1)
-      if (existing) {
-        await repeatedSignUp(existing, body)
-        return c.json(await sessionAnswer(ctx, existing.id, false))
-      }
-
-      const [payment] = CUSTOMER_ID.test(body.stripe_id)
-        ? await ctx.db
-            .select({ id: payments.id })
-            .from(payments)
-            .where(
-              and(
-                eq(payments.customer_id, body.stripe_id),
-                eq(payments.email, body.practice.practice_email.trim().toLowerCase()),
-              ),
+          await limiter.fail('sms:practice-less', smsBudget, at)
+          const spent = await limiter.check('sms:practice-less', smsBudget, at)
+          if (!spent.allowed) {
+            // Said once per hour, when the last SMS of the budget left: the operator decides.
+            ctx.log.error(
+              `Alert: the hourly SMS budget (${smsBudget.max} codes to callers without a practice) is spent; get-code answers 429 for ${Math.ceil(spent.retryAfterSeconds / 60)} minutes. Raise SMS_HOURLY_BUDGET if this is real demand, or look for SMS pumping.`,
             )
-            .limit(1)
-        : []
-      if (!payment) {
-        throw new ApiError(402, API_ERROR_NAMES.payment, REGISTER_MESSAGES.paymentRequired)
-      }
-      const planIds = await subscriptionPlans(body)
-      const coupon = await couponOf(body)
-      const passwordHash = await ctx.hashing.run(() => hashPassword(body.password))
+          }
+          return c.json(answer)
+        } catch (error) {
+          if (error instanceof VerificationError) throw verificationFailure(error)
+          throw error
+        }
+      },
+    )
+    .post(
+      '/verify-code',
+      operation({
+        summary: 'Confirm the phone code',
+        description: 'Checks the code typed; 5 attempts per code, valid for 10 minutes.',
+        tag: 'Sign-up',
+        public: true,
+        responses: {
+          200: { description: 'The phone is verified.', json: VerifyCodeAnswerSchema },
+          400: 'Incorrect Confirmation Code entered (or an expired code, or a refused body).',
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(VerifyCodeInputSchema),
+      async (c) => {
+        await limit(c, 'verifyCode')
+        const input = c.req.valid('json')
+        try {
+          await verifyCode({ db: ctx.db, now: ctx.now }, input)
+          return c.json({ verified: true as const })
+        } catch (error) {
+          if (error instanceof VerificationError) throw verificationFailure(error)
+          throw error
+        }
+      },
+    )
+    .post(
+      '/pay',
+      operation({
+        summary: 'Pay for the subscription',
+        description:
+          'Creates the paying customer from a one-time card token. Idempotent per token: a repeat answers the same customer id and never charges again.',
+        tag: 'Sign-up',
+        public: true,
+        responses: {
+          200: {
+            description: 'The customer id, sent later as `stripe_id`.',
+            json: PayAnswerSchema,
+          },
+          400: 'The body or the card token is not valid.',
+          402: "The card was refused: the provider's message.",
+          409: 'This card token was used for another e-mail.',
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(PayPayloadSchema),
+      async (c) => {
+        await limit(c, 'pay')
+        const body = c.req.valid('json')
+        if (!STRIPE_TOKEN.test(body.token)) throw badRequest('The card token is malformed.')
+        const email = body.email.trim().toLowerCase()
+        let pending = paymentsInFlight.get(body.token)
+        if (pending && pending.email !== email) {
+          throw conflict('This card payment was made for another e-mail.')
+        }
+        if (!pending) {
+          pending = {
+            email,
+            customerId: payOnce(body, email, ctx.clientIp(c)).finally(() =>
+              paymentsInFlight.delete(body.token),
+            ),
+          }
+          paymentsInFlight.set(body.token, pending)
+        }
+        return c.json({ id: await pending.customerId })
+      },
+    )
+    .post(
+      '/local/register',
+      operation({
+        summary: 'Sign a practice up',
+        description:
+          'Creates the practice and its Admin in one transaction (every field re-validated, `access_rights` forced to Admin), subscribes it and e-mails a welcome. Needs the phone verified under `authyId` and the payment of `stripe_id` for the practice e-mail. Answers the new Admin signed in, with the session a sign-in answers. The same payload again answers the same user.',
+        tag: 'Sign-up',
+        public: true,
+        body: SignUpPayloadSchema,
+        responses: {
+          200: { description: 'The new Admin, signed in.', json: SignUpAnswerSchema },
+          400: 'A refused field, an unverified phone, an unknown promo code or an unavailable plan.',
+          402: 'Please complete the payment before signing up.',
+          409: 'Email is already taken, or the payment was already used.',
+          429: TOO_MANY,
+        },
+      }),
+      jsonBody(RegisterBodySchema),
+      async (c) => {
+        await limit(c, 'register')
+        const body = c.req.valid('json')
+        const email = body.email.trim().toLowerCase()
 
-      let user: UserRow
-      try {
-        user = await ctx.db.transaction((tx) =>
-          createAccount(tx, body, { email, passwordHash, planIds, coupon }),
-        )
-      } catch (error) {
-        // Two sign-ups at once (a double click, a retry racing the first try): the payment lock
-        // or the e-mail's unique index decides; the same payload then gets the winner's answer.
-        const { code, constraint } = postgresError(error)
-        const emailRace = code === '23505' && constraint === 'users_email_unique'
-        const paymentRace = error instanceof ApiError && error.status === 409
-        if (!emailRace && !paymentRace) throw error
-        const [winner] = await ctx.db
+        const [existing] = await ctx.db
           .select({ ...userColumns, password_hash: users.password_hash })
           .from(users)
           .where(eq(users.email, email))
           .limit(1)
-        if (winner) {
-          await repeatedSignUp(winner, body)
-          return c.json(await sessionAnswer(ctx, winner.id, false))
+        if (existing) {
+          await repeatedSignUp(existing, body)
+          return c.json(await sessionAnswer(ctx, existing.id, false))
         }
-        throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
-      }
-      takenContacts.invalidate()
 
-      await ctx.audit.record({
-        action: 'signup.registered',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { customer_id: body.stripe_id },
-      })
-      ctx.outbound.kick()
-      await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
-      // The new owner is signed in, as a sign-in would (issue 29): the answer is a session, which
-      // the app stores, so the thank-you page's next step lands in the portal.
-      return c.json(await sessionAnswer(ctx, user.id, false))
-    })
+        const [payment] = CUSTOMER_ID.test(body.stripe_id)
+          ? await ctx.db
+              .select({ id: payments.id })
+              .from(payments)
+              .where(
+                and(
+                  eq(payments.customer_id, body.stripe_id),
+                  eq(payments.email, body.practice.practice_email.trim().toLowerCase()),
+                ),
+              )
+              .limit(1)
+          : []
+        if (!payment) {
+          throw new ApiError(402, API_ERROR_NAMES.payment, REGISTER_MESSAGES.paymentRequired)
+        }
+        const planIds = await subscriptionPlans(body)
+        const coupon = await couponOf(body)
+        const passwordHash = await ctx.hashing.run(() => hashPassword(body.password))
+
+        let user: UserRow
+        try {
+          user = await ctx.db.transaction((tx) =>
+            createAccount(tx, body, { email, passwordHash, planIds, coupon }),
+          )
+        } catch (error) {
+          // Two sign-ups at once (a double click, a retry racing the first try): the payment lock
+          // or the e-mail's unique index decides; the same payload then gets the winner's answer.
+          const { code, constraint } = postgresError(error)
+          const emailRace = code === '23505' && constraint === 'users_email_unique'
+          const paymentRace = error instanceof ApiError && error.status === 409
+          if (!emailRace && !paymentRace) throw error
+          const [winner] = await ctx.db
+            .select({ ...userColumns, password_hash: users.password_hash })
+            .from(users)
+            .where(eq(users.email, email))
+            .limit(1)
+          if (winner) {
+            await repeatedSignUp(winner, body)
+            return c.json(await sessionAnswer(ctx, winner.id, false))
+          }
+          throw emailRace ? conflict(REGISTER_MESSAGES.emailTaken) : error
+        }
+        takenContacts.invalidate()
+
+        await ctx.audit.record({
+          action: 'signup.registered',
+          userId: user.id,
+          practiceId: user.practice_id,
+          ip: ctx.clientIp(c),
+          details: { customer_id: body.stripe_id },
+        })
+        ctx.outbound.kick()
+        await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
+        // The new owner is signed in, as a sign-in would (issue 29): the answer is a session, which
+        // the app stores, so the thank-you page's next step lands in the portal.
+        return c.json(await sessionAnswer(ctx, user.id, false))
+      },
+    )
 }

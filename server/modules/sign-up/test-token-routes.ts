@@ -1,10 +1,12 @@
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
+import { TestTokenAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { TestCardBodySchema } from '#domain/sign-up/api.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { ApiError, notFound } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
+import { operation } from '#server/openapi/operation.ts'
 import { PaymentError } from '#server/payments/index.ts'
 
 /**
@@ -25,6 +27,19 @@ export function testTokenRoutes(ctx: ServerContext) {
   })
   return new Hono<AppEnv>().post(
     '/test-tokens',
+    operation({
+      summary: 'Tokenise a test card',
+      description:
+        "The test payment gateway's tokeniser, only while payments run in test mode (no Stripe key); otherwise 404. Follows Stripe's test cards. The card is never stored or logged.",
+      tag: 'Sign-up',
+      public: true,
+      responses: {
+        200: { description: 'The one-time card token.', json: TestTokenAnswerSchema },
+        400: "A card the gateway cannot use, in Stripe's words.",
+        402: 'The card was declined.',
+        404: 'Payments are not in test mode.',
+      },
+    }),
     testModeOnly,
     jsonBody(TestCardBodySchema),
     async (c) => {

@@ -33,7 +33,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
-import { smsAddress } from './service.ts'
+import { smsAddress } from './redemption-codes.ts'
 
 const messageOf = async (response: Response) =>
   ((await response.json()) as { error: { message: string } }).error.message
@@ -327,6 +327,25 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(refused.status).toBe(409)
     expect(await messageOf(refused)).toBe(VISIT_MESSAGES.appointmentCancelled)
     expect(await balanceMatchesEntries(patientId)).toBe(222)
+  })
+
+  it('answers the same visit to two identical requests at once that complete one appointment', async () => {
+    const patientId = await newPatient()
+    const body = {
+      patient_id: patientId,
+      appointment_id: await newAppointment(patientId),
+      idempotencyKey: key(),
+      items: [{ procedure_id: peelId, quantity: 1 }],
+    }
+    const [a, b] = await Promise.all([post('/api/visits', body), post('/api/visits', body)])
+    expect([a.status, b.status]).toEqual([201, 201])
+    const first = v.parse(VisitAnswerSchema, await a.json())
+    const second = v.parse(VisitAnswerSchema, await b.json())
+    expect(second.visit.id).toBe(first.visit.id)
+    expect(second.entries.map((e) => e.id)).toEqual(first.entries.map((e) => e.id))
+    const rows = await t.db.select().from(visits).where(eq(visits.patient_id, patientId))
+    expect(rows).toHaveLength(1)
+    expect(await balanceMatchesEntries(patientId)).toBe(40)
   })
 
   it('posts once for two identical requests at once and for a replay after the first finished', async () => {

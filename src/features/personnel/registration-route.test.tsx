@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
+import { demoSession } from '#tests/support/demo-session.ts'
 import { apiError, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
@@ -17,7 +18,17 @@ function api(overrides: Record<string, unknown> = {}) {
     'GET /personnel/inv-1': invitation,
     'POST /auth/get-code': { authyId: 'authy-1' },
     'POST /auth/verify-code': { verified: true },
-    'POST /auth/personnel/register': { user: { id: 9, email: invitation.email } },
+    'POST /auth/personnel/register': {
+      user: {
+        ...demoSession.user,
+        id: 9,
+        email: invitation.email,
+        username: invitation.email,
+        first_name: invitation.first_name,
+        last_name: invitation.last_name,
+        access_rights: 'Staff',
+      },
+    },
     ...overrides,
   })
 }

@@ -1,0 +1,36 @@
+/** The points statement a visit sends the patient (PORTAL.md section 6). */
+import { UNDO_WINDOW_MS } from '#domain/visits.ts'
+import type { Transaction } from '#server/db/client.ts'
+import { patientMail, statementContent } from '#server/modules/patient-mail/index.ts'
+import type { CheckoutDeps, LockedPatient } from './shared.ts'
+
+/**
+ * Queues the patient's points statement after a visit (PORTAL.md section 6) in the visit's
+ * transaction, when the patient has an e-mail and is subscribed ({@link patientMail}'s gate).
+ * It leaves when the visit's undo window closes (issue 28): an undo within it deletes it, so a
+ * patient is never told of points that were taken back. The patient is the row the transaction
+ * locked (nothing else changes it meanwhile); `balance` is theirs after the visit's postings.
+ */
+export async function queueStatement(
+  deps: Pick<CheckoutDeps, 'outbound' | 'publicUrl'>,
+  tx: Transaction,
+  patient: LockedPatient,
+  visit: { id: number; earned: number; balance: number; at: Date },
+) {
+  const message = patientMail(
+    deps.publicUrl,
+    patient,
+    patient,
+    statementContent(patient, patient, {
+      earned: visit.earned,
+      balance: visit.balance,
+      visitedAt: visit.at,
+    }),
+  )
+  if (message) {
+    await deps.outbound.enqueue(tx, message, {
+      sendAt: new Date(visit.at.getTime() + UNDO_WINDOW_MS),
+      visitId: visit.id,
+    })
+  }
+}
