@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { toJsonSchema } from '@valibot/to-json-schema'
 import type * as v from 'valibot'
 import { type RouteEntry, routeContracts } from './document.ts'
 
@@ -21,20 +20,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** An exported value of a domain module: the module's import specifier and the export's name. */
 type DomainExport = { module: string; name: string }
-
-/**
- * Body schemas still declared inside a route file, each with the domain export of the same shape
- * that the client names instead. The shapes must stay equal (their JSON Schemas are compared), and
- * an entry whose route has come to use a domain export itself is refused as stale: once the route
- * file imports the schema from domain/, its entry goes.
- */
-const ROUTE_LOCAL_BODIES: Record<string, DomainExport> = {
-  'PUT /api/patients/:id': { module: '#domain/practice-data.ts', name: 'PatientUpdateSchema' },
-  'PUT /api/patients/unsubscribe/:token': {
-    module: '#domain/practice-data.ts',
-    name: 'UnsubscribeInputSchema',
-  },
-}
 
 /** The `domain/` source files (tests aside), as `#domain/...` specifiers, in a stable order. */
 function domainModules(): string[] {
@@ -51,23 +36,16 @@ function domainModules(): string[] {
  */
 async function domainExports() {
   const found = new Map<unknown, DomainExport>()
-  const modules = new Map<string, Record<string, unknown>>()
   for (const module of domainModules()) {
     const file = pathToFileURL(`${ROOT}${module.slice('#'.length)}`).href
     const exports = (await import(file)) as Record<string, unknown>
-    modules.set(module, exports)
     for (const name of Object.keys(exports).sort()) {
       const value = exports[name]
       if (typeof value !== 'object' || value === null || found.has(value)) continue
       found.set(value, { module, name })
     }
   }
-  return { found, modules }
-}
-
-/** A schema's shape as JSON Schema, its checks and transformations aside. */
-function shape(schema: unknown): string {
-  return JSON.stringify(toJsonSchema(schema as v.GenericSchema, { errorMode: 'ignore' }))
+  return found
 }
 
 /** A code-unit order, so the output does not depend on the machine's locale. */
@@ -83,23 +61,11 @@ function byCodeUnits(a: string, b: string): number {
  * (the media types of its body, read as a Blob or text by the caller).
  */
 export async function apiContractSource(routes: readonly RouteEntry[]): Promise<string> {
-  const { found: exports, modules } = await domainExports()
+  const exports = await domainExports()
   const imports = new Map<string, Set<string>>()
   const unnamed: string[] = []
   const name = (key: string, what: string, schema: v.GenericSchema): string => {
-    const local = what === 'body' ? ROUTE_LOCAL_BODIES[key] : undefined
-    if (local && exports.has(schema)) {
-      unnamed.push(
-        `${key}: its body is now a domain export; remove its entry of ROUTE_LOCAL_BODIES`,
-      )
-    }
-    const stand = local ? modules.get(local.module)?.[local.name] : undefined
-    if (local && (stand === undefined || shape(stand) !== shape(schema))) {
-      unnamed.push(
-        `${key}: its body's shape differs from ${local.name} of ${local.module} (ROUTE_LOCAL_BODIES)`,
-      )
-    }
-    const found = local ?? exports.get(schema)
+    const found = exports.get(schema)
     if (!found) {
       unnamed.push(`${key}: its ${what} schema`)
       return 'unknown'

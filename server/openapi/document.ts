@@ -21,7 +21,6 @@ import {
   type ParameterDoc,
   TAGS,
 } from './operation.ts'
-import { OPERATIONS } from './operations.ts'
 import { type JsonSchemaObject, SchemaCatalog, type SchemaModule } from './schemas.ts'
 
 /** A route as Hono lists it in `app.routes`. */
@@ -142,8 +141,8 @@ export function documentedRoutes(routes: readonly RouteEntry[]) {
 }
 
 /**
- * Each documented route with the description the document gives it: the one declared on the route
- * (`operation({...})`), else its entry of {@link OPERATIONS}. Routes with neither are left out.
+ * Each documented route with the description declared on the route (`operation({...})`). Routes
+ * without one are left out, which server/openapi/coverage.test.ts does not allow.
  */
 function describedRoutes(routes: readonly RouteEntry[]) {
   const described: {
@@ -152,9 +151,7 @@ function describedRoutes(routes: readonly RouteEntry[]) {
     doc: OperationDoc
   }[] = []
   for (const [key, route] of documentedRoutes(routes)) {
-    if (route.doc && OPERATIONS[key]) throw new Error(`${key} is described twice`)
-    const doc = route.doc ?? OPERATIONS[key]
-    if (doc) described.push({ key, route, doc })
+    if (route.doc) described.push({ key, route, doc: route.doc })
   }
   return described
 }
@@ -257,10 +254,10 @@ function answer(doc: AnswerDoc, status: number, catalog: SchemaCatalog) {
 
 /**
  * Builds the OpenAPI 3.1 document of the routes an app serves (`app.routes`): every route that
- * {@link OPERATIONS} describes, with its path parameters, its request body (the schema of its
+ * declares its description with `operation({...})`, with its path parameters, its request body (the schema of its
  * `jsonBody` validator), its answers (the domain's schemas, the error shape of DESIGN.md section 4
- * for every 4xx and 5xx) and the bearer scheme on every route that needs a session. Routes missing
- * from {@link OPERATIONS} are left out, which server/openapi/coverage.test.ts does not allow.
+ * for every 4xx and 5xx) and the bearer scheme on every route that needs a session. Routes without
+ * a description are left out, which server/openapi/coverage.test.ts does not allow.
  */
 export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocument {
   const catalog = new SchemaCatalog(SCHEMA_MODULES)

@@ -1,6 +1,5 @@
 import { and, asc, desc, eq, isNotNull, isNull, like, ne, or, type SQL, sql } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
-import * as v from 'valibot'
 import { UnsubscribeAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
@@ -15,6 +14,8 @@ import {
   PatientSchema,
   type PatientSort,
   PatientSummarySchema,
+  PatientUpdateSchema,
+  UnsubscribeInputSchema,
   WholeListQuerySchema,
 } from '#domain/practice-data.ts'
 import type { AuditAction } from '#server/audit/audit.ts'
@@ -165,10 +166,6 @@ export async function findPatient(db: Database, id: number) {
   const [row] = await db.select(patientColumns).from(patients).where(eq(patients.id, id)).limit(1)
   return row
 }
-
-const PatientUpdateSchema = v.partial(PatientInputSchema)
-
-const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
 
 /**
  * Patients of the signed-in user's practice (spec section 7). Our readings of the three lists:
