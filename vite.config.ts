@@ -14,7 +14,7 @@ export default defineConfig({
       autoCodeSplitting: true,
       codeSplittingOptions: {
         // A route's loader (with the API modules and schemas it imports) travels with its view,
-        // not in the entry chunk that every page downloads first (issue 8).
+        // not in the entry chunk that every page downloads first.
         defaultBehavior: [
           ['loader', 'component', 'pendingComponent'],
           ['errorComponent'],

@@ -21,7 +21,7 @@ describe('the activity log in words', () => {
     )
   })
 
-  it('says how many points an import posted as opening balances (issue 29)', () => {
+  it('says how many points an import posted as opening balances', () => {
     expect(
       describeActivity(
         'patients.imported',

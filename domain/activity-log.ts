@@ -1,5 +1,5 @@
 /**
- * The activity log (PORTAL.md section 4, Settings; issue 19): the audit trail's actions, and each
+ * The activity log (Settings): the audit trail's actions, and each
  * event in words for the practice's Admin ("Alex O'Hara adjusted Jamie Lopez's points by +500:
  * birthday"). The trail itself stores ids and counts, never personal values; the names are read
  * when the log is shown, so a renamed patient reads under the new name.
@@ -83,7 +83,7 @@ export type ActivityNames = {
   patient: string | null
   /** The colleague it concerns (`details.member`). */
   member: string | null
-  /** The patient merged into `patient` (`details.merged_patient_id`, issue 29). */
+  /** The patient merged into `patient` (`details.merged_patient_id`). */
   mergedPatient?: string | null | undefined
   /** The ledger entry it posted (`details.entry_id`). */
   entry: { kind: string; points: number; reason: string | null } | null
@@ -204,11 +204,11 @@ export function describeActivity(
     case 'patients.imported': {
       const created = num(details.created)
       const others = num(details.rejected) + num(details.already_imported)
-      // Issue 28: the importer's statement of consent for the whole file, who and when.
+      // The importer's statement of consent for the whole file, who and when.
       const consent = details.email_consent_stated
         ? ', stating that every patient in the file agreed to receive marketing e-mail'
         : ''
-      // Issue 29: the opening balances the chunk posted, each also a ledger posting of its own.
+      // The opening balances the chunk posted, each also a ledger posting of its own.
       const posted = num(details.points_posted)
       const opening = posted ? `, with ${points(posted)} of opening balances` : ''
       return sentence(
@@ -236,7 +236,7 @@ export function describeActivity(
         num(details.earned) ? `${points(num(details.earned))} earned` : '',
         num(details.redeemed) ? `${points(num(details.redeemed))} redeemed` : '',
         num(details.bonus) ? `${points(num(details.bonus))} bonus` : '',
-        // Issue 28: an offer with value, and what it took off the visit.
+        // An offer with value, and what it took off the visit.
         num(details.discount_cents)
           ? `${dollars(num(details.discount_cents))} off with the offer ${offer(details)}`
           : details.promotion_id

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 /**
- * The JSON error shape every API error uses (DESIGN.md section 4):
+ * The JSON error shape every API error uses:
  * `{ "error": { "status": 400, "name": "ValidationError", "message": "…", "details": {} } }`.
  * The client shows `error.message` to the user.
  */

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { MAX_STORED_INTEGER } from '#domain/practice-data.ts'
 
 /**
- * Appointments at the front desk (PORTAL.md section 4): booked for a patient, maybe a procedure,
+ * Appointments at the front desk: booked for a patient, maybe a procedure,
  * at an instant; rescheduled, cancelled, completed (by a visit at checkout) or deleted.
  * Days are calendar days in UTC, as the server has always counted them.
  */

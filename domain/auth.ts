@@ -15,8 +15,8 @@ export const AUTH_MESSAGES = {
   /** Ours: the spec's confirm-password hint, used as the "required" message. */
   confirmPasswordRequired: 'Please retype your password',
   /**
-   * Ours: the spec says "confirm must match" without a text. Every form says it the same way
-   * (issue 21): the sign-up wizard and the personnel registration use this text too.
+   * Ours: the spec says "confirm must match" without a text. Every form says it the same way:
+   * the sign-up wizard and the personnel registration use this text too.
    */
   passwordsDoNotMatch: 'Passwords should match',
   captchaRequired: 'This field is required.',
@@ -27,7 +27,7 @@ export const AUTH_MESSAGES = {
   forgotPasswordFailure: 'Please enter a valid email',
   personnelSignedUp:
     'You are successfully Signed Up! Use your new credentials to sign into the system.',
-  /** Ours: the 429 answer of the rate-limited auth calls (DESIGN.md section 8). */
+  /** Ours: the 429 answer of the rate-limited auth calls. */
   tooManyAttempts: 'Too many attempts. Please wait a few minutes and try again.',
   /** Ours: a captcha token the verifier rejected. */
   captchaInvalid: 'The human check failed. Please try again.',

@@ -35,7 +35,7 @@ describe('CSV cells', () => {
   })
 })
 
-describe('cells written as typed (issue 29)', () => {
+describe('cells written as typed', () => {
   it('keeps phones and numbers as typed and guards only what could run as a formula', () => {
     expect(csvCellAsTyped('+1 510 555 0100')).toBe('+1 510 555 0100')
     expect(csvCellAsTyped('+1 (510) 555-0100')).toBe('+1 (510) 555-0100')

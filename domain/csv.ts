@@ -36,14 +36,14 @@ const PHONE_OR_NUMBER = /^(\+[\d\s().-]*\d[\d\s().-]*|-\d[\d,]*(\.\d+)?)$/
 
 /**
  * Whether a spreadsheet would run this text as a formula that can do harm: it starts with
- * = + - @, a tab or a carriage return and is not a phone number or a number (issue 29).
+ * = + - @, a tab or a carriage return and is not a phone number or a number.
  */
 export function isFormulaLike(text: string): boolean {
   return FORMULA_START.test(text) && !PHONE_OR_NUMBER.test(text)
 }
 
 /**
- * One cell of a file a person typed, written back as typed (issue 29: the rejected rows of an
+ * One cell of a file a person typed, written back as typed (the rejected rows of an
  * import): "+1 510 555 0100" and "-50" stay as they are, while a cell that could run as a
  * formula (`=HYPERLINK(...)`, `@cmd`, `-2+3`) still gets the apostrophe. The exports keep
  * {@link csvCell}, which guards every cell that starts like a formula.

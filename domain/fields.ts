@@ -38,7 +38,7 @@ export const FIELD_MESSAGES = {
   },
   passwordConfirm: {
     required: 'Please fill confirm password field',
-    /** The same text on every form (issue 21), the reset form's included. */
+    /** The same text on every form, the reset form's included. */
     mismatch: AUTH_MESSAGES.passwordsDoNotMatch,
   },
   position: { required: 'Please fill position field' },

@@ -1,5 +1,5 @@
 /**
- * The shell footer's links (PORTAL.md section 4; issue 19): a practice's own about, privacy and
+ * The shell footer's links: a practice's own about, privacy and
  * support links where it set them (Settings, domain/practice-settings.ts), else the product's own
  * views. Never a dead address. Kept apart from the settings' rules: every signed-in page needs it.
  */

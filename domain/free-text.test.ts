@@ -13,7 +13,7 @@ import { BillingInformationSchema } from '#domain/sign-up/billing-information.ts
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
 import { createSignUpSampleValues } from '#domain/sign-up/sample-values.ts'
 
-/** Issue 14, finding 9: every free-text field has a length limit; names hide nothing. */
+/** Every free-text field has a length limit; names hide nothing. */
 
 // Right-to-left override, left-to-right isolate, zero-width space and joiner, byte-order mark.
 const HIDDEN = ['\u202e', '\u2066', '\u200b', '\u200d', '\ufeff']

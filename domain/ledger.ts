@@ -1,5 +1,5 @@
 /**
- * The points ledger's vocabulary and rules (PORTAL.md section 3): what an entry is, the texts of
+ * The points ledger's vocabulary and rules: what an entry is, the texts of
  * its refusals, and the programme rules a practice sets. The server enforces them; the app shows
  * them in the same words.
  */
@@ -53,7 +53,7 @@ export type ProgrammeRules = {
   expiry_months: number
   /** A redemption above this many points needs the patient's code; 0 = always ask. */
   redemption_code_threshold: number
-  /** The most points one line of a visit earns without a manager's approval (issue 28). */
+  /** The most points one line of a visit earns without a manager's approval. */
   max_points_per_line: number
 }
 
@@ -158,7 +158,7 @@ export const LedgerAuthorSchema = v.nullable(
   v.object({ id: v.number(), first_name: v.string(), last_name: v.string() }),
 )
 
-/** A ledger entry as the API answers it (PORTAL.md section 7). */
+/** A ledger entry as the API answers it. */
 export const LedgerEntrySchema = v.object({
   id: v.number(),
   patient_id: v.number(),

@@ -1,5 +1,5 @@
 /**
- * Offers with value (issue 28, item 4): a promotion may take an amount (`discount_cents`, once per
+ * Offers with value: a promotion may take an amount (`discount_cents`, once per
  * visit) or a percentage (`discount_percent`, off each matching line) off the procedures it names
  * (`procedure_ids`, empty = any procedure). Redeemed at checkout, it lowers the matching lines;
  * the visit's total is what the patient pays, and each discounted line earns points in proportion

@@ -3,7 +3,7 @@ import { pointsText } from '#domain/points.ts'
 import { PromotionDetailSchema } from '#domain/promotions.ts'
 
 /**
- * The public offer page (issue 18, PORTAL.md section 6): what `GET /offers/{token}` answers about
+ * The public offer page: what `GET /offers/{token}` answers about
  * the offer a patient's personal link names, and what claiming it answers. Nothing in it names
  * the patient beyond the first name the e-mail already greets them with.
  */
@@ -25,7 +25,7 @@ export const OfferAnswerSchema = v.object({
     points_cost: v.number(),
     bonus_points: v.number(),
     ends_at: v.nullable(v.string()),
-    /** Its value in words, "$50.00 off HydraFacial" (issue 28), or null. */
+    /** Its value in words, "$50.00 off HydraFacial", or null. */
     value: v.optional(v.nullable(v.string())),
   }),
   state: v.picklist(OFFER_STATES),

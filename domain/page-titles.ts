@@ -1,5 +1,5 @@
 /**
- * Every page's own document title (issue 21): "Sign In – Glow Rewards", "Patients – Glow Rewards".
+ * Every page's own document title: "Sign In – Glow Rewards", "Patients – Glow Rewards".
  * The names are the spec's names of the screens (section 2) and the shell's areas. The browser
  * sets the title on each navigation; the server writes it into the prerendered pages, so a page
  * carries its title before any script runs.

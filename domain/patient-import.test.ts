@@ -77,7 +77,7 @@ describe('the patient import rules', () => {
       const result = checkImportRow({ ...row, ...patch })
       return result.ok ? null : result.reason
     }
-    // Issue 29: any common writing is stored in E.164; a number without its area code is refused.
+    // Any common writing is stored in E.164; a number without its area code is refused.
     for (const phone of ['+1 555 010 1001', '555.010.1001', '1 (555) 010-1001']) {
       expect(checkImportRow({ ...row, phone }), phone).toMatchObject({
         ok: true,
@@ -93,12 +93,12 @@ describe('the patient import rules', () => {
     expect(reason({ sms_subscription: 'perhaps' })).toBe(
       'Please write the SMS consent as yes or no.',
     )
-    // Issue 28: a day the patient joined, a calendar day not in the future.
+    // A day the patient joined, a calendar day not in the future.
     const joined = (cell: string) =>
       checkImportRow({ ...row, joined_on: cell }, { today: '2026-11-25' })
     expect(joined('2020-02-29')).toMatchObject({ ok: true, joinedOn: '2020-02-29' })
     expect(joined('2026-11-26')).toMatchObject({ ok: false, reason: IMPORT_MESSAGES.joinedOn })
-    // Issue 29: the browser sends YYYY-MM-DD; a cell it could not read comes as typed.
+    // The browser sends YYYY-MM-DD; a cell it could not read comes as typed.
     for (const bad of ['2021-02-29', '12/03/2020']) {
       expect(joined(bad)).toMatchObject({
         ok: false,
@@ -173,7 +173,7 @@ describe('the patient import rules', () => {
   })
 })
 
-describe('files as clinics export them (issue 29)', () => {
+describe('files as clinics export them', () => {
   it('reads dates as YYYY-MM-DD, month first or day first, with or without leading zeros', () => {
     expect(readDate('1990-03-04', 'mdy')).toBe('1990-03-04')
     expect(readDate('03/04/1990', 'mdy')).toBe('1990-03-04')

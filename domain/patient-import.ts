@@ -5,7 +5,7 @@ import { toE164 } from '#domain/phone.ts'
 import { type PatientInput, PatientInputSchema } from '#domain/practice-data.ts'
 
 /**
- * The patient import (issue 17, PORTAL.md sections 5 and 7): the rules shared by the browser,
+ * The patient import: the rules shared by the browser,
  * which reads the file and shows the preview, and the server, which checks every row again with
  * the rules of `POST /patients` before it creates anyone.
  *
@@ -90,7 +90,7 @@ export const IMPORT_MESSAGES = {
   rowBeyondFile: `A file holds at most ${IMPORT_MAX_ROWS.toLocaleString('en-US')} patient rows: row numbers go from 2 to ${(IMPORT_MAX_ROWS + 1).toLocaleString('en-US')}. Please split the file.`,
 } as const
 
-/** The ledger entry's reason for an imported patient's points (issue 29). */
+/** The ledger entry's reason for an imported patient's points. */
 export const OPENING_BALANCE_REASON = 'Opening balance from import'
 
 /** Header words (lower case, letters only) that name each field. */
@@ -193,7 +193,7 @@ const Cell = v.optional(v.nullable(v.pipe(v.string(), v.maxLength(IMPORT_CELL_MA
 /** One mapped row of a file: its row number (the header is row 1) and its cells as written. */
 export const ImportRowSchema = v.object({
   // The header is row 1, so a file's patient rows are 2 to IMPORT_MAX_ROWS + 1; the server
-  // refuses a row beyond them with 413 before this schema runs (issue 29).
+  // refuses a row beyond them with 413 before this schema runs.
   row: v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(IMPORT_MAX_ROWS + 1)),
   first_name: Cell,
   last_name: Cell,
@@ -228,7 +228,7 @@ export const PatientImportChunkSchema = v.object({
     ),
   ),
   /**
-   * The importer's statement for a file without an e-mail consent column (issue 28): every
+   * The importer's statement for a file without an e-mail consent column: every
    * patient of the file agreed to the practice's marketing e-mail. Without it, and for a row whose
    * consent cell is empty, nobody is opted in. Recorded in the activity log with who and when.
    */
@@ -250,7 +250,7 @@ export type ImportRejection = v.InferOutput<typeof ImportRejectionSchema>
  */
 export const PatientImportPreviewSchema = v.object({
   ready: v.number(),
-  /** The opening balances of the rows that would be created, summed (issue 29). */
+  /** The opening balances of the rows that would be created, summed. */
   points: v.number(),
   rejected: v.array(ImportRejectionSchema),
   already_imported: v.array(v.number()),
@@ -263,7 +263,7 @@ export type PatientImportPreview = v.InferOutput<typeof PatientImportPreviewSche
  */
 export const PatientImportAnswerSchema = v.object({
   created: v.number(),
-  /** Points posted as opening balances of the patients this request created (issue 29). */
+  /** Points posted as opening balances of the patients this request created. */
   points_posted: v.number(),
   skipped: v.number(),
   rejected: v.array(ImportRejectionSchema),
@@ -302,7 +302,7 @@ export type CheckedImportRow =
     }
   | { ok: false; row: number; reason: string }
 
-/** A name as stored: trimmed, inner runs of spaces made one (issue 29). */
+/** A name as stored: trimmed, inner runs of spaces made one. */
 export const cleanName = (cell: string | null | undefined) =>
   (cell ?? '').trim().replace(/\s+/g, ' ')
 
@@ -339,7 +339,7 @@ function isJoinedDay(day: string, today: string): boolean {
 /**
  * Checks a row with the rules of `POST /patients` (PatientInputSchema), reading its consent cells
  * as yes or no and its "joined on" cell as a day; a refusal is one sentence that names what to
- * fix. Import never opts anyone in by default (issue 28): a consent cell left empty, or a file
+ * fix. Import never opts anyone in by default: a consent cell left empty, or a file
  * without the column, is no, unless the importer stated consent for the whole file
  * (`emailConsentForAll`, for a file without an e-mail consent column).
  */
@@ -455,7 +455,7 @@ export function contactsOf(row: ImportRow): { email: string | null; phone: strin
 }
 
 /**
- * How a file writes the dates that are not YYYY-MM-DD (issue 29): month first, as in the US
+ * How a file writes the dates that are not YYYY-MM-DD: month first, as in the US
  * (MM/DD/YYYY, M/D/YYYY), or day first (DD/MM/YYYY), with slashes, dots or dashes.
  */
 export type DateOrder = 'mdy' | 'dmy'
@@ -531,7 +531,7 @@ export function dateCells(
 }
 
 /**
- * A mapped row as the browser sends it (issue 29): names trimmed with inner spaces made one,
+ * A mapped row as the browser sends it: names trimmed with inner spaces made one,
  * dates as YYYY-MM-DD read in the file's order, the phone in E.164 (`toE164`). A cell that cannot
  * be read is sent as typed, so the server refuses the row with a sentence that quotes it.
  */
@@ -565,7 +565,7 @@ export function mapRecord(
 
 /**
  * The rejected rows as a CSV file to fix and import again: the file's own columns and a Reason
- * column, quoted (RFC 4180), each cell as it was typed (issue 29): "+1 510 555 0100" and "-50"
+ * column, quoted (RFC 4180), each cell as it was typed: "+1 510 555 0100" and "-50"
  * keep their first character, and only a cell that could run as a formula (`=HYPERLINK(...)`)
  * gets the apostrophe the exports give it.
  */

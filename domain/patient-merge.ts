@@ -1,5 +1,5 @@
 /**
- * Possible duplicates and merging two patients (issue 29; docs/decisions/016-merging-patients.md).
+ * Possible duplicates and merging two patients (docs/decisions/016-merging-patients.md).
  * Two active patients of a practice who share a phone (stored in one form, E.164) or an e-mail
  * (compared without case) are a possible duplicate; a Manager or an Admin merges one into the
  * other: every row of the merged patient moves to the kept one, the ledger with every entry, and

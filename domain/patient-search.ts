@@ -1,5 +1,5 @@
 /**
- * How a patient search is read (issue 29): every word typed must match the start of a word of
+ * How a patient search is read: every word typed must match the start of a word of
  * the patient's name, e-mail or phone, in any order ("Juli And" and "and juli" find Julia
  * Anderson; "ulia" does not). The server keeps each patient's words in `search_text`, each after a
  * space (migration 0027), so a word is one `LIKE '% word%'`, which the trigram index answers.

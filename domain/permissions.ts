@@ -1,5 +1,5 @@
 /**
- * Who may do what in a practice (PORTAL.md section 2): one matrix, read by the server to enforce
+ * Who may do what in a practice: one matrix, read by the server to enforce
  * every route and by the app to hide what the server would refuse. A refusal names what is
  * missing, in a sentence the person can act on.
  */

@@ -16,7 +16,7 @@ import {
 
 /**
  * Personnel: invitations an Admin sends from the Personnel area, and the registration form an
- * invited person fills in (spec sections 2, 3, 5 and 7; DESIGN.md section 4). The field rules are
+ * invited person fills in (spec sections 2, 3, 5 and 7). The field rules are
  * the shared ones of domain/fields.ts; the server re-validates every body with these schemas.
  */
 
@@ -39,7 +39,7 @@ export const PERSONNEL_MESSAGES = {
   emailHasAccount: 'A person with this e-mail already has an account.',
   alreadyInvited: 'This person already has a pending invitation. Send it again instead.',
   invitationUsed: 'This invitation was already used.',
-  /** The registration link of an invitation someone already registered with (issue 29). */
+  /** The registration link of an invitation someone already registered with. */
   invitationAlreadyUsed: 'This invitation has already been used',
   /** The registration link of an invitation past its days, and who can send a new one. */
   invitationExpired: (practiceName: string) =>

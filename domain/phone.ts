@@ -1,7 +1,7 @@
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/min'
 
 /**
- * Phone numbers in one form (issue 29). Every phone the product stores is E.164 ("+14085554743"):
+ * Phone numbers in one form. Every phone the product stores is E.164 ("+14085554743"):
  * it is compared in that form, so "(408) 555-4743" and "+1 408 555 4743" are one patient, and it
  * is shown formatted for its country ("(408) 555-4743" for the US and Canada, the international
  * form for anywhere else). The product sells to the US and Canada: a number written without a

@@ -12,7 +12,7 @@ const entry = (kind: Parameters<typeof describeEntry>[0]['kind'], points: number
   reverses_id: 12,
 })
 
-describe('numbers of points (issue 29, item 8: written with a thousands separator)', () => {
+describe('numbers of points (written with a thousands separator)', () => {
   it('writes the count, the unit and the sign', () => {
     expect(formatPoints(1120)).toBe('1,120')
     expect(formatPoints(-1_234_567)).toBe('-1,234,567')

@@ -3,7 +3,7 @@ import { bounded, NAME_MAX_LENGTH } from '#domain/fields.ts'
 import { toE164 } from '#domain/phone.ts'
 
 /**
- * Answers of the practice-scoped data calls (spec section 7, DESIGN.md section 4). The spec does
+ * Answers of the practice-scoped data calls (spec section 7). The spec does
  * not show these screens' contents, so the fields are ours: enough for every shell area to show
  * something real. Timestamps travel as ISO 8601 strings; money in cents.
  */
@@ -14,8 +14,8 @@ const IsoDate = v.string()
 export const MAX_STORED_INTEGER = 2_147_483_647
 
 /**
- * A patient as staff see it. It never carries the token of the patient's unsubscribe link
- * (issue 30): that is the patient's to use, from their own e-mails.
+ * A patient as staff see it. It never carries the token of the patient's unsubscribe link:
+ * that is the patient's to use, from their own e-mails.
  */
 export const PatientSchema = v.object({
   id: v.number(),
@@ -33,7 +33,7 @@ export const PatientSchema = v.object({
   archived: v.boolean(),
   last_visit_at: v.nullable(IsoDate),
   created_at: IsoDate,
-  /** The patient this one was merged into (issue 29): the record is archived and links there. */
+  /** The patient this one was merged into: the record is archived and links there. */
   merged_into_id: v.optional(v.nullable(v.number())),
 })
 export type Patient = v.InferOutput<typeof PatientSchema>
@@ -118,7 +118,7 @@ export const PATIENT_PHONE_MESSAGE =
 export const PATIENT_POINTS_READ_ONLY =
   "A patient's points change only through the ledger: use Adjust points."
 
-/** Issue 29: a name a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+SUM(...)`, `@cmd`). */
+/** A name a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+SUM(...)`, `@cmd`). */
 export const FORMULA_NAME_MESSAGE =
   'Please write the name without =, +, - or @ at its start: a spreadsheet would run it as a formula.'
 
@@ -138,7 +138,7 @@ export const PatientInputSchema = v.object({
       v.pipe(
         v.string(),
         v.trim(),
-        // Any common writing is read; the E.164 form is stored and compared (issue 29).
+        // Any common writing is read; the E.164 form is stored and compared.
         v.check((phone) => toE164(phone) !== null, PATIENT_PHONE_MESSAGE),
         v.transform((phone) => toE164(phone) ?? phone),
       ),
@@ -205,7 +205,7 @@ export const CATALOGUE_MESSAGES = {
   points: 'Points per unit must be a whole number from 0 to 1,000,000, or empty.',
   minDays: 'Days between awards must be a whole number from 0 to 3,650.',
   notFound: 'This item is not in your catalogue.',
-  /** Another active item of the practice has the name, whatever its case (issue 29). */
+  /** Another active item of the practice has the name, whatever its case. */
   nameTaken: (existing: string) =>
     `"${existing}" is already in your catalogue. Please choose another name, or archive that item first.`,
 } as const
@@ -278,7 +278,7 @@ export const PromotionSchema = v.object({
   points_cost: v.optional(v.number(), 0),
   starts_at: v.nullable(IsoDate),
   ends_at: v.nullable(IsoDate),
-  /** The offer's value (issue 28): an amount off a visit, or a percentage off each line. */
+  /** The offer's value: an amount off a visit, or a percentage off each line. */
   discount_cents: v.optional(v.nullable(v.number())),
   discount_percent: v.optional(v.nullable(v.number())),
   /** The procedures its value applies to (empty: any procedure). */
@@ -324,7 +324,7 @@ export const StaffMemberSchema = v.object({
   position: v.nullable(v.string()),
   access_rights: v.string(),
   image_path: v.nullable(v.string()),
-  /** When an Admin deactivated the member (issue 19); null while active. */
+  /** When an Admin deactivated the member; null while active. */
   deactivated_at: v.optional(v.nullable(v.string())),
   /** The member's last successful sign-in; null before the first. */
   last_sign_in_at: v.optional(v.nullable(v.string())),
@@ -341,7 +341,7 @@ export const InvitationPreviewSchema = v.object({
   email: v.string(),
   position: v.string(),
   title: v.optional(v.nullable(v.string())),
-  /** The practice the person is invited to join (issue 29). */
+  /** The practice the person is invited to join. */
   practice_name: v.string(),
 })
 export type InvitationPreview = v.InferOutput<typeof InvitationPreviewSchema>

@@ -8,7 +8,7 @@ import {
 } from '#domain/sign-up/practice-details.ts'
 
 /**
- * The practice's details in Settings (issue 19; PORTAL.md sections 4 and 7, `GET/PUT /practice`):
+ * The practice's details in Settings (`GET/PUT /practice`):
  * the sign-up wizard's step 2 with its rules and messages (domain/sign-up/practice-details.ts),
  * plus the footer links. The Nextech username and password are write-only: never answered, only
  * whether each is stored; an empty one on save keeps the stored value.
@@ -44,7 +44,7 @@ const optionalLink = (rule: (text: string) => boolean, message: string) =>
   )
 
 /**
- * The footer links a practice may set (PORTAL.md section 4): about and privacy as https
+ * The footer links a practice may set: about and privacy as https
  * addresses, support as an e-mail or an https address. Each is optional: empty means the
  * product's own view ({@link footerLinks}).
  */

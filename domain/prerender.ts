@@ -1,5 +1,5 @@
 /**
- * Prerendered pages (issue 8; src/lib/prerender-contract.ts): the names the build, the server
+ * Prerendered pages (src/lib/prerender-contract.ts): the names the build, the server
  * and the browser share.
  */
 

@@ -1,5 +1,5 @@
 /**
- * An offer's statuses (issue 18), and nothing else: the promotions page's address (its `?status=`
+ * An offer's statuses, and nothing else: the promotions page's address (its `?status=`
  * tab) is checked by the router before the page is loaded, so they are kept apart from
  * domain/promotions.ts, whose schemas (and the patient, visit and ledger schemas they build on)
  * load with the promotions pages, not with every page.

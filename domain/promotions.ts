@@ -1,5 +1,5 @@
 /**
- * Promotions (issue 18, PORTAL.md sections 4 and 7): the offer's life and its funnel. An offer is
+ * Promotions: the offer's life and its funnel. An offer is
  * a Draft until published; published, it is Scheduled before its start, Live until its end (or
  * until a manager ends it), then Ended; Archived puts it away. A patient claims a live offer, then
  * redeems it at the desk; a claim keeps the offer's terms as they were when it was claimed.
@@ -145,7 +145,7 @@ const codeField = v.nullable(
   ),
 )
 
-/** An offer's value (issue 28): an amount or a percentage off, and the procedures it is for. */
+/** An offer's value: an amount or a percentage off, and the procedures it is for. */
 const discountCents = v.nullable(
   v.pipe(
     v.number(OFFER_VALUE_MESSAGES.discountCents),
@@ -268,7 +268,7 @@ export const PromotionFunnelSchema = v.object({
   redemption_rate: v.number(),
   /**
    * The totals of the visits where it was redeemed, in cents. Money: only for a Manager or an
-   * Admin (`reports.money`); absent for Staff (issue 28).
+   * Admin (`reports.money`); absent for Staff.
    */
   revenue_cents: v.optional(v.number()),
 })
@@ -276,7 +276,7 @@ export type PromotionFunnel = v.InferOutput<typeof PromotionFunnelSchema>
 
 /**
  * An offer as a member may read it: without the money of its funnel unless their role may see
- * money (issue 28: Staff never see revenue).
+ * money (Staff never see revenue).
  */
 export function withoutMoney<T extends { funnel: PromotionFunnel }>(offer: T, money: boolean): T {
   if (money) return offer
@@ -294,7 +294,7 @@ export const EMPTY_FUNNEL: PromotionFunnel = {
   revenue_cents: 0,
 }
 
-/** An offer as the API answers it (PORTAL.md section 7), with its status and funnel. */
+/** An offer as the API answers it, with its status and funnel. */
 export const PromotionDetailSchema = v.object({
   id: v.number(),
   practice_id: v.number(),
@@ -309,7 +309,7 @@ export const PromotionDetailSchema = v.object({
   max_redemptions: v.nullable(v.number()),
   per_patient_limit: v.number(),
   code: v.nullable(v.string()),
-  /** The amount the offer takes off a visit, once, in cents (issue 28), or null. */
+  /** The amount the offer takes off a visit, once, in cents, or null. */
   discount_cents: v.nullable(v.number()),
   /** The percentage it takes off each matching line, or null. */
   discount_percent: v.nullable(v.number()),

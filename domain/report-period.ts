@@ -5,7 +5,7 @@
  */
 import { DAY_MS } from '#domain/time.ts'
 
-/** The worklist's four lists (PORTAL.md section 4). */
+/** The worklist's four lists. */
 export const WORKLIST_LISTS = ['expiring', 'lapsing', 'offers-ending', 'appointments'] as const
 export type WorklistList = (typeof WORKLIST_LISTS)[number]
 

@@ -1,6 +1,6 @@
 /**
- * The dashboard's numbers, its worklist and the points liability report (PORTAL.md sections 3, 4
- * and 7; issue 20): the answers of `GET /reports/summary`, `/reports/worklist` and
+ * The dashboard's numbers, its worklist and the points liability report (4
+ * and 7): the answers of `GET /reports/summary`, `/reports/worklist` and
  * `/reports/liability`, shared by the server and the app.
  *
  * Days are calendar days in UTC, the days the product counts in (appointments, expiry). A period
@@ -129,7 +129,7 @@ export const ReportSummarySchema = v.object({
     liability_cents: v.optional(ComparedSchema),
     /**
      * Points earned by visits and bonuses (`earn`, `bonus`), net of their reversals: an undone
-     * visit does not count (issue 28).
+     * visit does not count.
      */
     points_earned: ComparedSchema,
     /** Points redeemed, net of reversed redemptions; a positive amount taken off. */
@@ -243,7 +243,7 @@ export function centsField(line: LiabilityLine): keyof LiabilityReport {
 
 /**
  * Opening plus every movement: what the closing balance must be. Every line of the report, in the
- * answer, on the page and in the CSV, carries its effect on the balance (issue 28): earned and
+ * answer, on the page and in the CSV, carries its effect on the balance: earned and
  * bonus positive, redeemed and expired negative, adjusted and reversed either way; so the points
  * column sums from the opening to the closing balance.
  */

@@ -3,7 +3,7 @@ import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH, RESET_PASSWORD_MIN_LENGTH } from '#
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
 
 // The new password of a reset: apart from domain/auth.ts because its check carries the list of
-// common passwords (15 KB gzip), which the sign-in view must not download (issue 8).
+// common passwords (15 KB gzip), which the sign-in view must not download.
 
 /** A new password: required, 8 to 256 characters, not one of the most common passwords. */
 export const NewPasswordSchema = v.pipe(

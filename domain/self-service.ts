@@ -11,7 +11,7 @@ import {
 import { ROLES } from '#domain/permissions.ts'
 
 /**
- * Self-service (issue 19): a member changes their own password; an Admin changes a colleague's
+ * Self-service: a member changes their own password; an Admin changes a colleague's
  * role, deactivates and reactivates them. A practice always keeps one active Admin (PORTAL.md
  * section 2). The server re-validates every body with these schemas.
  */
@@ -32,7 +32,7 @@ export const SELF_SERVICE_MESSAGES = {
   phoneUnchanged: 'This is already your phone number.',
   phoneNotVerified: 'Please verify the new phone number with the SMS code before saving it.',
   roleChanged: (name: string, role: string) => `${name} is now ${role}.`,
-  /** The question before a role change (issue 29): "Make Jane Doe a Manager?". */
+  /** The question before a role change: "Make Jane Doe a Manager?". */
   roleQuestion: (name: string, role: string) => `Make ${name} ${roleWithArticle(role)}?`,
   /** What the change means, said in the confirmation. */
   roleConsequence: (name: string, from: string, role: keyof typeof ROLE_ABILITIES) =>
@@ -48,7 +48,7 @@ export function roleWithArticle(role: string): string {
   return `a ${role}`
 }
 
-/** What each role may do, in the words of the permission matrix (PORTAL.md section 2). */
+/** What each role may do, in the words of the permission matrix. */
 export const ROLE_ABILITIES = {
   Admin:
     'An Admin can do everything a Manager can, and also change the programme rules, the practice settings and the subscription, manage personnel and their roles, and read the activity log.',
@@ -67,7 +67,7 @@ export type RoleChangePayload = v.InferOutput<typeof RoleChangePayloadSchema>
 /**
  * A changed password: the spec's strong rule of sign-up and registration (at least 8 characters,
  * a digit, an uppercase and a lowercase letter, no whitespace; not a common password), with the
- * same sentences, and at most 256 characters like every password the server hashes (issue 29).
+ * same sentences, and at most 256 characters like every password the server hashes.
  */
 export const ChangedPasswordSchema = v.pipe(
   PasswordSchema,

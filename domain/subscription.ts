@@ -1,5 +1,5 @@
 /**
- * The practice's subscription as Settings shows it (PORTAL.md sections 4 and 7, issue 19): the
+ * The practice's subscription as Settings shows it: the
  * plans and term chosen at sign-up, the card on file, the next renewal and its amount, and the
  * cancellation at the end of the term the Terms promise ("Cancellation takes effect at the end of
  * the term already paid"). Amounts are cents.

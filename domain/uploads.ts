@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 
 /**
- * Uploaded images (issue 19): the practice logo and a member's avatar. `POST /upload/files` takes
+ * Uploaded images: the practice logo and a member's avatar. `POST /upload/files` takes
  * one PNG, JPEG or WebP image of at most {@link UPLOAD_MAX_BYTES}, recognised by its content, and
  * keeps it without its metadata; `PUT /practice/logo` and `PUT /users/{id}/avatar` then link it.
  * The screens check size and type first with the same sentences; the server decides.
@@ -11,7 +11,7 @@ import * as v from 'valibot'
 export const UPLOAD_MAX_BYTES = 2 * 1024 * 1024
 
 /**
- * The widest and tallest picture accepted, in pixels (issue 30): 4,000 × 4,000 at 4 bytes a pixel
+ * The widest and tallest picture accepted, in pixels: 4,000 × 4,000 at 4 bytes a pixel
  * is 64 MB once decoded, in the server's check and in every browser that shows it.
  */
 export const UPLOAD_MAX_DIMENSION = 4000

@@ -1,5 +1,5 @@
 /**
- * The front desk's checkout over the API (issue 17, PORTAL.md sections 3 and 5): a visit's items
+ * The front desk's checkout over the API: a visit's items
  * and the points they earn, an optional redemption (points for a reward, or a promotion the
  * patient claimed) confirmed by the patient's SMS code or a manager's override, and the undo of
  * the 10 minutes after. The server enforces the rules; the checkout screen shows them in the same
@@ -40,10 +40,10 @@ export const VISIT_MESSAGES = {
       ? `The patient's code is needed to redeem ${pointsText(points)}.`
       : "The patient's code is needed to redeem this offer.",
   codeIncorrect: 'The code is not correct.',
-  /** Code-less redemptions of a patient add up to the threshold a day (issue 28). */
+  /** Code-less redemptions of a patient add up to the threshold a day. */
   codelessDailyLimit: (threshold: number, today: number) =>
     `The patient's code is needed: without it a patient redeems at most ${pointsText(threshold)} a day, and ${formatPoints(today)} were already redeemed today.`,
-  /** A code sent for another amount than the one redeemed (issue 28). */
+  /** A code sent for another amount than the one redeemed. */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,
   codeAmountNeeded: 'Please say what the code is for: points, promotion_id or both.',
@@ -72,10 +72,10 @@ export const VISIT_MESSAGES = {
   visitNotFound: 'Visit not found.',
   keyReused: 'This request was already used for a different change. Please try again.',
   oneItem: 'Each item needs either procedure_id or product_id.',
-  /** A line priced above its catalogue price (issue 28). */
+  /** A line priced above its catalogue price. */
   priceAboveCatalogue: (name: string, price: string, catalogue: string) =>
     `${name} at ${price} is above its catalogue price of ${catalogue}.`,
-  /** A line earning more than the programme's ceiling (issue 28). */
+  /** A line earning more than the programme's ceiling. */
   pointsAboveCeiling: (name: string, points: number, ceiling: number) =>
     `${name} would earn ${pointsText(points)}, more than the programme's ${formatPoints(ceiling)} a line.`,
   /** The refusal of a visit that needs a manager's approval and has none. */
@@ -90,7 +90,7 @@ export const VISIT_MESSAGES = {
   approverNotManager:
     "Only a manager or an admin of this practice can approve a price above the catalogue's or points above the programme's ceiling.",
   pointsOrPromotion: 'A redemption needs either points or promotion_id.',
-  /** A visit's redemption may take both (issue 28). */
+  /** A visit's redemption may take both. */
   pointsOrPromotionOrBoth: 'A redemption needs points, promotion_id or both.',
 } as const
 
@@ -156,7 +156,7 @@ const Reason = v.pipe(
 )
 
 /**
- * A manager's approval of the visit's prices and points (issue 28): the token `POST
+ * A manager's approval of the visit's prices and points: the token `POST
  * /visits/approval` answered (bound to the patient and these lines), or, from a Manager's or
  * Admin's own session, a reason alone.
  */
@@ -226,7 +226,7 @@ const pointsOrPromotionOrBoth = (r: {
 }) => r.points !== undefined || r.promotion_id !== undefined
 
 /**
- * The redemption of a visit: points, a claimed offer, or both (issue 28: an offer's discount and
+ * The redemption of a visit: points, a claimed offer, or both (an offer's discount and
  * points for a reward at the same visit), with one consent for the two.
  */
 export const VisitRedemptionInputSchema = v.pipe(
@@ -261,7 +261,7 @@ export const VisitLineSchema = v.object({
   name: v.string(),
   quantity: v.number(),
   unit_price_cents: v.number(),
-  /** What the visit's offer takes off the line, in cents (issue 28); 0 or absent: nothing. */
+  /** What the visit's offer takes off the line, in cents; 0 or absent: nothing. */
   discount_cents: v.optional(v.number()),
   points: v.number(),
   refused: v.nullable(v.object({ reason: v.string(), opens_on: v.string() })),
@@ -269,7 +269,7 @@ export const VisitLineSchema = v.object({
 export type VisitLine = v.InferOutput<typeof VisitLineSchema>
 
 /**
- * What an offer the patient claimed would do to the previewed visit (issue 28), worked out by
+ * What an offer the patient claimed would do to the previewed visit, worked out by
  * the server: each line's discount and points, the total to pay and the points earned, or why
  * it cannot be redeemed with these lines.
  */
@@ -302,7 +302,7 @@ export const VisitPreviewSchema = v.object({
    * points above the ceiling); empty when it needs none.
    */
   approval_needed: v.array(v.string()),
-  /** The patient's claimed offers with value, as each would lower this visit (issue 28). */
+  /** The patient's claimed offers with value, as each would lower this visit. */
   offer_values: v.optional(v.array(OfferValuationSchema)),
 })
 export type VisitPreview = v.InferOutput<typeof VisitPreviewSchema>
@@ -312,7 +312,7 @@ export const VisitSchema = v.object({
   id: v.number(),
   patient_id: v.number(),
   appointment_id: v.nullable(v.number()),
-  /** What the patient pays: the lines less the offer's discount (issue 28). */
+  /** What the patient pays: the lines less the offer's discount. */
   total_cents: v.number(),
   /** What the redeemed offer took off, in cents (0 or absent: nothing). */
   discount_cents: v.optional(v.number()),
@@ -320,7 +320,7 @@ export const VisitSchema = v.object({
   undo_until: v.string(),
   /** When the visit was undone (its entries reversed), else null. */
   undone_at: v.nullable(v.string()),
-  /** The manager who approved its prices or points, and why (issue 28), else null. */
+  /** The manager who approved its prices or points, and why, else null. */
   approval: v.optional(
     v.nullable(
       v.object({
@@ -358,7 +358,7 @@ export const RedemptionAnswerSchema = v.object({
 export const RedemptionCodeAnswerSchema = v.object({ authyId: v.string() })
 
 /**
- * `POST /patients/{id}/redemption-code` (issue 28): the one amount the code is for, points or a
+ * `POST /patients/{id}/redemption-code`: the one amount the code is for, points or a
  * claimed offer; the SMS names it and the code redeems at most that.
  */
 export const RedemptionCodeInputSchema = v.pipe(

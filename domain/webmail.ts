@@ -1,6 +1,6 @@
 /**
  * The webmail of the best-known free mail providers, by the domain of an address, for the
- * "Check email" button after a password reset was asked for (issue 21): it opens the inbox where
+ * "Check email" button after a password reset was asked for: it opens the inbox where
  * the link is waiting. Any other domain has no known inbox page, and a `mailto:` link would only
  * open an empty message to write, so then there is no button.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 12: `npm run backup` snapshots the embedded database and `npm run restore`
+ * Finding 12: `npm run backup` snapshots the embedded database and `npm run restore`
  * brings it back, refusing to replace a database without --force. Run as the operator runs them.
  */
 import { spawnSync } from 'node:child_process'
@@ -41,7 +41,7 @@ async function snapshot(dataDir: string) {
   }
 }
 
-describe('npm run backup and npm run restore (issue 14)', () => {
+describe('npm run backup and npm run restore', () => {
   let dir: string
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'glow-backup-'))

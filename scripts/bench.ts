@@ -13,14 +13,14 @@
  *   says why both).
  * - The wizard's layout shift while errors appear and disappear, at 390 and 1440 px.
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
- * - Sign-in during a flood (issue 14): the median of real sign-ins while 200 addresses send wrong
+ * - Sign-in during a flood: the median of real sign-ins while 200 addresses send wrong
  *   passwords, each under its per-address limit (bench/sign-in-flood.ts).
  * - The portal at scale: one practice at 100 and then 10,000 patients with 200,000 ledger entries,
  *   seeded in bulk; search, profile with ledger, adjustments, a redemption and the patient page's
  *   size at both, on PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set
  *   (bench/scale.ts), printed as a table of its own.
  *
- * - Several processes on one PostgreSQL (issue 30): the portal's mixed load (sign-ins, searches,
+ * - Several processes on one PostgreSQL: the portal's mixed load (sign-ins, searches,
  *   profiles, visits, redemptions) sent round-robin to 1 and then 2 server processes, requests per
  *   second, p95 and errors side by side (bench/scale-out.ts).
  *
@@ -168,7 +168,7 @@ async function unsubscribeToken(baseUrl: string): Promise<string> {
   })
   const [first] = (await patients.json()) as { id: number }[]
   if (!first) throw new Error('the demo practice has no patient')
-  // Staff answers never carry the token (issue 30); the development route reads it.
+  // Staff answers never carry the token; the development route reads it.
   const link = await fetch(`${baseUrl}/api/dev/patients/${first.id}/unsubscribe-id`)
   const token = ((await link.json()) as { unsubscribe_id?: string }).unsubscribe_id
   if (!token) throw new Error('no seeded patient has an unsubscribe token')

@@ -108,7 +108,7 @@ if (wants('lint')) {
     args: ['biome', 'ci', '--colors=off', '.'],
   })
 }
-// The API's OpenAPI document linted with Spectral and the OWASP API Security ruleset (issue 15).
+// The API's OpenAPI document linted with Spectral and the OWASP API Security ruleset.
 if (wants('openapi')) {
   checks.push({
     name: 'OpenAPI lint (Spectral, OWASP)',

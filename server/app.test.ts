@@ -287,7 +287,7 @@ describe.each(httpBackends())('the API app on $name', (backend) => {
       })
       const publicOne = await t.request('/api/practice/coupons/WELCOME10')
       expect(await publicOne.json()).toEqual({ id: 'WELCOME10', amount_off: null, percent_off: 10 })
-      // Codes are matched in any case (issue 21): what the person typed is the code they read.
+      // Codes are matched in any case: what the person typed is the code they read.
       const lower = await t.request('/api/practice/coupons/save50off')
       expect(((await lower.json()) as { id: string }).id).toBe('SAVE50OFF')
       for (const code of ['NOPE1234', "x'or'1'='1"]) {

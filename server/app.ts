@@ -54,7 +54,7 @@ import { serveSpa } from '#server/static.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
 
-/** Largest request body the API reads (DESIGN.md section 8: no input reaches a 5xx). */
+/** Largest request body the API reads (no input reaches a 5xx). */
 export const MAX_BODY_BYTES = 100 * 1024
 
 /**
@@ -67,7 +67,7 @@ export const MAX_BODY_BYTES = 100 * 1024
 function xsrfCookie(config: AppConfig) {
   return createMiddleware(async (c, next) => {
     const path = c.req.path
-    // Decided before the handlers run, so API calls pass straight through (issue 8).
+    // Decided before the handlers run, so API calls pass straight through.
     if (path === '/api' || path.startsWith('/api/') || path.startsWith('/assets/')) return next()
     await next()
     if (getCookie(c, 'XSRF-TOKEN')) return
@@ -194,7 +194,7 @@ function errorHandler(log: Logger) {
 }
 
 /**
- * Builds the whole server: the JSON API under `/api` (DESIGN.md section 4) and, when
+ * Builds the whole server: the JSON API under `/api` and, when
  * `config.distDir` is set, the SPA next to it. Every dependency is injected, so tests run it
  * with `app.request()` on an in-memory database and no port.
  */
@@ -258,7 +258,7 @@ export function createApp(deps: AppDeps) {
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge })
   api.use(async (c, next) => {
     // bodyLimit reads c.req.raw.body, which makes the Node adapter build a whole fetch Request for
-    // every call (a fifth of the time of a small GET, issue 8). GET and HEAD bodies are never
+    // every call (a fifth of the time of a small GET). GET and HEAD bodies are never
     // read; a declared Content-Length is checked as bodyLimit would; only streamed bodies need it.
     const method = c.req.method
     if (method === 'GET' || method === 'HEAD') return next()
@@ -303,7 +303,7 @@ export function createApp(deps: AppDeps) {
   api.route('/appointments', appointmentRoutes(ctx))
   api.route('/activities', activityRoutes(ctx))
   api.route('/promotions', promotionRoutes(ctx))
-  // The public offer page's calls (issue 18): the personal link's token is the key.
+  // The public offer page's calls: the personal link's token is the key.
   api.route('/offers', offerRoutes(ctx))
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
@@ -311,7 +311,7 @@ export function createApp(deps: AppDeps) {
   api.route('/auth', personnelRegisterRoutes(ctx, { rateLimitStore: ctx.rateLimitStore }))
   api.route('/personnel', personnelRoutes(ctx))
   api.route('/users-permissions', usersPermissionsRoutes(ctx))
-  // Issue 17, the front desk: visits, redemptions and the CSV exports.
+  // The front desk: visits, redemptions and the CSV exports.
   api.route('/visits', visitRoutes(ctx))
   api.route('/patients', patientRedemptionRoutes(ctx))
   api.route('/reports', reportRoutes(ctx))
@@ -325,7 +325,7 @@ export function createApp(deps: AppDeps) {
   )
 
   app.route('/api', api)
-  // The pages a patient opens from an e-mail, whole from the server (issue 18).
+  // The pages a patient opens from an e-mail, whole from the server.
   app.route('/', patientPageRoutes(ctx))
   if (ctx.config.distDir) {
     app.use(

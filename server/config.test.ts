@@ -117,7 +117,7 @@ describe('loadConfig', () => {
     })
   })
 
-  describe('production defaults (issue 14)', () => {
+  describe('production defaults', () => {
     it('refuses production without STRIPE_SECRET_KEY, naming both ways out', () => {
       expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).toThrow(ConfigError)
       expect(() => loadConfig({ NODE_ENV: 'production', STRIPE_SECRET_KEY: '' }, { cwd })).toThrow(
@@ -135,7 +135,7 @@ describe('loadConfig', () => {
       ).toThrow('ALLOW_TEST_PAYMENTS must be true or false')
     })
 
-    it('refuses production on PostgreSQL without the shared secrets, naming the missing ones (issue 30)', () => {
+    it('refuses production on PostgreSQL without the shared secrets, naming the missing ones', () => {
       const postgres = {
         NODE_ENV: 'production',
         STRIPE_SECRET_KEY: 'sk_live_x',
@@ -234,7 +234,7 @@ describe('loadConfig', () => {
     )
   })
 
-  it('takes an S3-compatible bucket with its endpoint and both keys, or none of them (issue 30)', () => {
+  it('takes an S3-compatible bucket with its endpoint and both keys, or none of them', () => {
     const bucket = {
       S3_ENDPOINT: 'https://s3.eu-west-1.amazonaws.com/',
       S3_BUCKET: 'glow-uploads',

@@ -365,7 +365,7 @@ export function loadConfig(
   const production = e.NODE_ENV === 'production'
   const stripeSecretKey = e.STRIPE_SECRET_KEY || undefined
   const allowTestPayments = e.ALLOW_TEST_PAYMENTS ?? false
-  // Production on the test gateway would sign practices up for free (issue 14): only on request.
+  // Production on the test gateway would sign practices up for free: only on request.
   if (production && !stripeSecretKey && !allowTestPayments) {
     throw new ConfigError(
       'Invalid configuration: NODE_ENV=production needs STRIPE_SECRET_KEY to take card payments. ' +

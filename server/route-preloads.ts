@@ -3,7 +3,7 @@
  * build next to index.html (scripts/vite/route-preloads.ts) and read by the static server, which
  * names them in the HTML it answers for that page. The browser then fetches a page's own code
  * together with the entry chunk, instead of one round trip later, once the entry has run and the
- * router has matched the address (issue 8). It also places the build's prerendered pages
+ * router has matched the address. It also places the build's prerendered pages
  * (src/lib/prerender-contract.ts) in that HTML.
  */
 
@@ -127,7 +127,7 @@ export function withPrerendered(indexHtml: string, guard: string, page: Prerende
     indexHtml
       .replace(/(\s*)<\/head>/, `$1  <script src="${guard}"></script>$1</head>`)
       .replace('<div id="root"></div>', () => marked)
-      // The page's own title, there before any script runs (issue 21).
+      // The page's own title, there before any script runs.
       .replace(/<title>[^<]*<\/title>/, () => `<title>${escapeText(pageTitle(page.path))}</title>`)
   )
 }

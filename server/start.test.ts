@@ -202,7 +202,7 @@ describe('startServer', () => {
       expect(log.lines.join('\n')).not.toMatch(/not wired/)
     })
 
-    it('in production without Twilio, keeps codes in the outbox table only as hashes (issue 30)', async () => {
+    it('in production without Twilio, keeps codes in the outbox table only as hashes', async () => {
       const log = memoryLogger()
       const server = await startServer(
         { ...base, production: true, allowTestPayments: true },

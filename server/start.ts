@@ -260,7 +260,7 @@ export async function startServer(
       }),
       { log },
     )
-    // Without Twilio in production, codes leave the outbox table once they expire (issue 30).
+    // Without Twilio in production, codes leave the outbox table once they expire.
     const stopOutboxSweep =
       config.production && !config.twilio
         ? scheduleOutboxSmsSweep({

@@ -26,7 +26,7 @@ const root: HTMLElement = found
 // A signed-in area (never prerendered: its data is the user's) is rendered at once, and the
 // router loads its data meanwhile: the shell's header and navigation appear with the page's
 // skeleton (the pending view) where the data will be, instead of a white page until every answer
-// has arrived (issue 29). The router's Transitioner starts that load when it mounts.
+// has arrived. The router's Transitioner starts that load when it mounts.
 const { pathname } = router.state.location
 const signedInArea =
   readSession() !== null &&
@@ -66,7 +66,7 @@ function firstRender() {
   // Otherwise the page is rendered once, as a transition: React renders it in slices and yields
   // to the browser between them. Rendering first and resolving after made the router's state
   // change re-render the whole page synchronously, one long task of 600 ms on /signup at 4x CPU
-  // slowdown (issue 8). Prerendered markup this browser's storage made stale (hidden) is dropped
+  // slowdown. Prerendered markup this browser's storage made stale (hidden) is dropped
   // first.
   if (html.hasAttribute(STALE_PRERENDER_ATTRIBUTE)) {
     root.replaceChildren()

@@ -102,7 +102,7 @@ export const SubscriptionChoiceSchema = v.object({
   promo_code: v.nullish(PromoCodeSchema, null),
   terms: v.literal(true, BILLING_MESSAGES.terms),
   business_agreement: v.literal(true, BILLING_MESSAGES.businessAgreement),
-  /** The Business Associates Agreement's signature: accepting it means signing it (issue 21). */
+  /** The Business Associates Agreement's signature: accepting it means signing it. */
   sign: v.object(AgreementSignatureSchema.entries, BILLING_MESSAGES.businessAgreement),
 })
 export type SubscriptionChoice = v.InferOutput<typeof SubscriptionChoiceSchema>
@@ -153,7 +153,7 @@ export type SignUpPayloadInput = v.InferInput<typeof SignUpPayloadSchema>
 
 /**
  * Answer of `POST /auth/local/register`: the new Admin signed in, the same session a sign-in
- * answers (issue 29), with the new Admin user in `user`.
+ * answers, with the new Admin user in `user`.
  */
 export const SignUpAnswerSchema = SessionSchema
 export type SignUpAnswer = v.InferOutput<typeof SignUpAnswerSchema>

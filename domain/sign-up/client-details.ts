@@ -50,7 +50,7 @@ export type ClientDetails = v.InferOutput<typeof ClientDetailsSchema>
 /** Step 1 as the form holds it. */
 export type ClientDetailsInput = v.InferInput<typeof ClientDetailsSchema>
 
-/** Step 1 without the passwords: what may be kept in the browser (DESIGN.md section 7). */
+/** Step 1 without the passwords: what may be kept in the browser. */
 export type ClientDetailsSafe = Omit<ClientDetails, 'password' | 'password_confirm'>
 
 /** Drops the passwords from step 1's values. */

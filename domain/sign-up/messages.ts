@@ -20,7 +20,7 @@ export const SIGN_UP_MESSAGES = {
   verifyPhoneFirst: 'Please verify your phone number first',
 } as const
 
-/** The texts of the server's availability answer that mean "already in use" (DESIGN.md 4). */
+/** The texts of the server's availability answer that mean "already in use". */
 export const AVAILABILITY_TAKEN_TEXTS = [
   'Phone number is already taken.',
   'Email is already taken.',
@@ -36,12 +36,12 @@ export function availabilityFailureMessage(text: string): string {
     : SIGN_UP_MESSAGES.generic
 }
 
-/** The field a failed availability check names (DESIGN.md section 4), or null for another failure. */
+/** The field a failed availability check names, or null for another failure. */
 export type TakenField = 'email' | 'phone'
 
 /**
  * Which field the server said is taken: 'Email is already taken.' marks the e-mail, 'Phone number
- * is already taken.' the phone (issue 21); the alert keeps the spec's one text for both.
+ * is already taken.' the phone; the alert keeps the spec's one text for both.
  */
 export function takenFieldOf(text: string): TakenField | null {
   if (text.includes('Email is already taken.')) return 'email'

@@ -90,7 +90,7 @@ const text = v.fallback(v.optional(v.string()), undefined)
 const numberOrText = v.fallback(v.optional(v.union([v.string(), v.number()])), undefined)
 const flag = v.fallback(v.optional(v.boolean()), undefined)
 
-// The stored drafts list only the fields that may be kept (DESIGN.md section 7). Parsing drops
+// The stored drafts list only the fields that may be kept. Parsing drops
 // every other key, so passwords, the card number, the CVV and the code can never be stored,
 // whatever the caller passes.
 const StoredClientDetailsDraftSchema = v.object({

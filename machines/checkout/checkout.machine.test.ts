@@ -172,7 +172,7 @@ describe('checkout', () => {
     h.actor.send({ type: 'review.submit' })
     expect(h.actor.getSnapshot().matches({ consent: { code: 'idle' } })).toBe(true)
     h.actor.send({ type: 'code.send' })
-    // The code is for these 300 points only (issue 28).
+    // The code is for these 300 points only.
     expect(h.sendCode.latest().input).toEqual({ patientId: f.patient.id, points: 300 })
     h.sendCode.latest().answer.resolve({ authyId: f.authyId })
     await waitFor(h.actor, (s) => s.matches({ consent: { code: { sent: 'coolingDown' } } }))

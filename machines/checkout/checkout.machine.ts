@@ -12,7 +12,7 @@ import type {
 import { codeNeeded, VISIT_MESSAGES } from '#domain/visits.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
-/** How long a new code waits after the last one (DESIGN.md section 8: 30 s resend gap). */
+/** How long a new code waits after the last one (30 s resend gap). */
 export const CODE_RESEND_MS = 30_000
 
 /** The patient a checkout is for. */
@@ -27,13 +27,13 @@ export type CheckoutItem = {
   quantity: number
   /** The unit price in cents, editable at the desk. */
   price_cents: number
-  /** The catalogue's unit price: a price above it needs a manager's approval (issue 28). */
+  /** The catalogue's unit price: a price above it needs a manager's approval. */
   catalogue_price_cents?: number
 }
 
 /**
  * A promotion the patient claimed and may redeem at this visit: its bonus and the points it
- * costs, and for an offer with value (issue 28) what the server says it does to these lines.
+ * costs, and for an offer with value what the server says it does to these lines.
  */
 export type ClaimedOffer = {
   promotion_id: number
@@ -45,7 +45,7 @@ export type ClaimedOffer = {
 
 /**
  * What the visit redeems: nothing, a number of points, or a claimed promotion, with points for a
- * reward as well (issue 28: an offer and points at the same visit).
+ * reward as well (an offer and points at the same visit).
  */
 export type CheckoutRedemption =
   | { kind: 'none' }
@@ -89,7 +89,7 @@ export type CheckoutContext = {
   canApprove: boolean
   /** The approval step's fields. */
   approvalFields: ApprovalFields
-  /** A manager's approval of these lines (issue 28), or null. */
+  /** A manager's approval of these lines, or null. */
   approval: ApprovalAnswer | null
   patient: CheckoutPatient | null
   appointmentId: number | null
@@ -149,7 +149,7 @@ export function redemptionPoints(
   return 0
 }
 
-/** The server's valuation of the chosen offer on these lines (issue 28), or null. */
+/** The server's valuation of the chosen offer on these lines, or null. */
 export function chosenValuation(
   context: Pick<CheckoutContext, 'redemption' | 'offers'>,
 ): OfferValuation | null {
@@ -213,7 +213,7 @@ export function aboveCatalogue(item: CheckoutItem): boolean {
 
 /**
  * The most points this visit can redeem: the balance plus what the visit earns (after the
- * chosen offer's discount, issue 28).
+ * chosen offer's discount).
  */
 export function spendablePoints(
   preview: VisitPreview | null,
@@ -230,7 +230,7 @@ export function redemptionProblem(
   const { redemption } = context
   if (redemption.kind === 'none') return null
   const valuation = chosenValuation({ redemption, offers: context.offers ?? [] })
-  // An offer whose procedures are not in the visit: the server's sentence (issue 28).
+  // An offer whose procedures are not in the visit: the server's sentence.
   if (valuation?.problem) return valuation.problem
   const asked = redemption.kind === 'points' ? redemption.points : (redemption.points ?? 0)
   if (redemption.kind === 'promotion' && asked === 0) return null
@@ -294,7 +294,7 @@ export function visitRequest(context: CheckoutContext): VisitInput {
 }
 
 /**
- * The front desk's checkout (issue 17, PORTAL.md section 5): choose the patient (or come from an
+ * The front desk's checkout: choose the patient (or come from an
  * appointment, which fixes the patient and brings its procedure) → the items (procedures and
  * products, quantities, prices) → the points the server previews, with the lines it refuses and
  * the day they earn again → an optional redemption (points, or a promotion the patient claimed) →
@@ -495,7 +495,7 @@ export const checkoutMachine = setup({
         'Step 3: the points the visit earns (refused lines say when they earn again) and an optional redemption.',
       on: {
         'items.edit': { target: 'editingItems', actions: 'clearPreview' },
-        // A code is for one amount (issue 28): another redemption needs a new code.
+        // A code is for one amount: another redemption needs a new code.
         'redemption.choose': {
           actions: assign(({ event }) => ({
             redemption: event.redemption,
@@ -638,7 +638,7 @@ export const checkoutMachine = setup({
                 'A code went out: type it; Continue is possible with 6 digits. Resend after 30 seconds.',
               initial: 'coolingDown',
               on: {
-                // The sixth digit checks the code at once (issue 28): a wrong one is said here.
+                // The sixth digit checks the code at once: a wrong one is said here.
                 'code.change': [
                   {
                     guard: 'completesCode',

@@ -59,14 +59,14 @@ export function selectSpendable(snapshot: CheckoutSnapshot): number {
   return spendablePoints(snapshot.context.preview, chosenValuation(snapshot.context))
 }
 
-/** What the chosen offer does to the lines, as the server worked it out (issue 28), or null. */
+/** What the chosen offer does to the lines, as the server worked it out, or null. */
 export function selectValuation(snapshot: CheckoutSnapshot): OfferValuation | null {
   return chosenValuation(snapshot.context)
 }
 
 /**
  * The visit's total in cents: what the patient pays, the lines as entered less the chosen
- * offer's discount (issue 28).
+ * offer's discount.
  */
 export function selectTotalCents(snapshot: CheckoutSnapshot): number {
   const lines = snapshot.context.items.reduce(

@@ -73,17 +73,17 @@ export type PatientImportContext = {
   stopped: boolean
   /**
    * The importer's statement that every patient of a file without an e-mail consent column
-   * agreed to marketing e-mail (issue 28); false until they tick it, and again for each check.
+   * agreed to marketing e-mail; false until they tick it, and again for each check.
    */
   emailConsentStated: boolean
   /** The message of the last failure, shown until the next step. */
   error: string | null
   /**
    * False when the last failure was a refusal by permission (403): trying the chunk again cannot
-   * help (the person's role changed while importing), so the view offers only to stop (issue 29).
+   * help (the person's role changed while importing), so the view offers only to stop.
    */
   retryable: boolean
-  /** What the mapped date columns say about their order (issue 29), read on Check the rows. */
+  /** What the mapped date columns say about their order, read on Check the rows. */
   dates: FileDates
   /**
    * The order the dates are read in and sent as YYYY-MM-DD: the file's own when its dates
@@ -187,7 +187,7 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
 }
 
 /**
- * The patient import at `/patients/import` (issue 17, PORTAL.md section 5): choose a CSV file or
+ * The patient import at `/patients/import`: choose a CSV file or
  * paste its text → map its columns (guessed from the header) → check every row with the server
  * (each row's problems and the duplicates of existing patients) → import chunk by chunk with
  * progress → a summary with the rejected rows to download.
@@ -199,7 +199,7 @@ function withFileDuplicates(context: PatientImportContext, preview: ImportTally)
  *   10,000 rows moves in 50 requests with the progress between them. A failed chunk keeps the
  *   file, the mapping and what was imported: Try again sends that chunk again (the server answers
  *   a chunk it already took with "already imported"); Stop ends with the summary so far.
- * - Import never opts anyone in to marketing e-mail by default (issue 28): a file without an
+ * - Import never opts anyone in to marketing e-mail by default: a file without an
  *   e-mail consent column is imported unsubscribed unless the importer states, on the preview,
  *   that every patient of the file agreed (`consent.state`); the statement travels with each
  *   chunk and the server logs it with who and when.

@@ -27,7 +27,7 @@ export type PersonnelInvitationsEvent =
   | { type: 'notice.dismiss' }
 
 /**
- * The Admin's actions in the Personnel area (issue 5): invite a person by e-mail
+ * The Admin's actions in the Personnel area: invite a person by e-mail
  * (`invitePersonnel`), send a pending invitation again (`resendInvitation`) or revoke it
  * (`revokeInvitation`). One action runs at a time; each ends with a success or failure message
  * ('Invitation sent to …' or the server's message). After a success the `onChanged` slot lets the

@@ -9,7 +9,7 @@ import type {
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
-/** How long a resend waits after a code was sent (DESIGN.md section 8: 30 s resend gap). */
+/** How long a resend waits after a code was sent (30 s resend gap). */
 export const RESEND_COOLDOWN_MS = 30_000
 
 /** Where a code goes: the form's e-mail, phone and phone country code. */

@@ -134,7 +134,7 @@ async function passStep2(h: Harness, values = practice) {
 }
 
 async function passStep3(h: Harness) {
-  // Accepting the agreement is signing it (issue 21): the view ticks its box only then.
+  // Accepting the agreement is signing it: the view ticks its box only then.
   h.actor.send({ type: 'agreement.open' })
   h.actor.send({ type: 'agreement.sign', signature: 'J. Doe', signer_name: 'Jane Doe' })
   h.actor.send({ type: 'view.close' })

@@ -345,7 +345,7 @@ export const signUpMachine = setup({
         onDone: { actions: assign(({ event }) => ({ verifiedPhone: event.output })) },
       },
       on: {
-        // The verification belongs to the phone (issue 21): a taken phone is given up, and step 1
+        // The verification belongs to the phone: a taken phone is given up, and step 1
         // starts over with a new verification; everything typed stays.
         'phone.change': {
           guard: 'isPhoneTaken',

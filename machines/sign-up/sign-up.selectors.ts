@@ -206,7 +206,7 @@ export function selectReview(snapshot: SignUpSnapshot): SignUpReview {
     practice: nextech ? { ...practice, nextech: { ...nextech, password: '' } } : practice,
     billingAddress: context.billingAddress,
     card: context.paidCard,
-    // A reload keeps no password (DESIGN.md section 7): say where it goes, not dots (issue 21).
+    // A reload keeps no password: say where it goes, not dots.
     passwordMasked: context.clientDetails?.password
       ? PASSWORD_DOTS
       : REVIEW_TYPE_AGAIN.clientDetails,
@@ -220,7 +220,7 @@ export function selectReview(snapshot: SignUpSnapshot): SignUpReview {
 }
 
 /**
- * The progress to keep in sessionStorage (DESIGN.md section 7): the step, the drafts, the
+ * The progress to keep in sessionStorage: the step, the drafts, the
  * verified phone's id, the plan choice, the promo and the payment. Never the card number, the
  * CVV, a password or the code (the stored shape has no place for them). Null once submitted:
  * then nothing should be kept.

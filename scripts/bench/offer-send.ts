@@ -1,5 +1,5 @@
 /**
- * "Send to patients" at scale (`npm run bench -- --only=send`, issue 18): one practice with
+ * "Send to patients" at scale (`npm run bench -- --only=send`): one practice with
  * 10,000 subscribed patients and a live offer; the time of `POST /api/promotions/{id}/send` (the
  * request queues every e-mail and never waits for the sending), then the worker's time to drain
  * the queue into the development outbox. On PGlite (a fresh temporary DATA_DIR) and on

@@ -50,7 +50,7 @@ export const BUDGETS = {
   lighthouseAccessibility: 100,
   plansShareOfBare: 0.5,
   checkEmailP99Ms: 25,
-  /** Issue 14: a real sign-in's median while 200 addresses flood the sign-in with wrong passwords. */
+  /** A real sign-in's median while 200 addresses flood the sign-in with wrong passwords. */
   signInDuringFloodMs: 300,
   /** The portal at scale: each median at 10,000 patients at most this times its figure at 100. */
   scaleRatio: 2,

@@ -1,5 +1,5 @@
 /**
- * Several processes on one PostgreSQL (`npm run bench -- --only=scale-out`, issue 30): the
+ * Several processes on one PostgreSQL (`npm run bench -- --only=scale-out`): the
  * portal's mixed load, a fixed number of requests at a fixed concurrency, sent round-robin to 1 and
  * then 2 real server processes (`server/index.ts`, server/testing/server-processes.ts) sharing one
  * fresh database on BENCH_DATABASE_URL or TEST_DATABASE_URL (default the local

@@ -278,7 +278,7 @@ async function measureSize(
     ]),
   )
 
-  // The dashboard (issue 20): its aggregates, computed in the database.
+  // The dashboard: its aggregates, computed in the database.
   await run(
     'Dashboard summary (GET /reports/summary)',
     http(t, token, () => [['/api/reports/summary']]),

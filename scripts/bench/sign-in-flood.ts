@@ -12,7 +12,7 @@ import {
 } from './processes.ts'
 import { median, percentile } from './stats.ts'
 
-/** What the sign-in flood measured (issue 14, finding 6). */
+/** What the sign-in flood measured. */
 export type SignInFlood = {
   addresses: number
   perAddress: number

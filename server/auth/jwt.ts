@@ -9,7 +9,7 @@ import { users } from '#server/db/schema.ts'
 import { unauthorized } from '#server/http/errors.ts'
 import { randomToken } from '#server/lib/random.ts'
 
-/** A session lasts 8 hours, or 30 days with Remember me (DESIGN.md section 8). */
+/** A session lasts 8 hours, or 30 days with Remember me. */
 export const SESSION_TTL_SECONDS = 8 * 60 * 60
 export const REMEMBER_TTL_SECONDS = 30 * 24 * 60 * 60
 
@@ -37,7 +37,7 @@ export async function signSession(
   const issuedAt = Math.floor(now.getTime() / 1000)
   const ttl = remember ? REMEMBER_TTL_SECONDS : SESSION_TTL_SECONDS
   // `iat_ms` lets a sign-out in one second end the tokens made before it but not the one made
-  // right after it (issue 7): `iat` alone cannot tell them apart.
+  // right after it: `iat` alone cannot tell them apart.
   return new SignJWT({ pid: practiceId, iat_ms: now.getTime() })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
@@ -141,7 +141,7 @@ export function requireAuth(ctx: Pick<ServerContext, 'db' | 'config' | 'now'>) {
       .where(and(eq(users.practice_id, claims.practiceId), eq(users.id, claims.userId)))
       .limit(1)
     if (!user || user.practice_id !== claims.practiceId) throw unauthorized(SESSION_ENDED)
-    // A deactivated member's sessions end at once (issue 19), whatever their tokens say.
+    // A deactivated member's sessions end at once, whatever their tokens say.
     if (user.deactivated_at) throw unauthorized(SESSION_ENDED)
     // Milliseconds on both sides: a token made after a sign-out or reset, even in the same second,
     // stays valid; every token made before it is refused. The reset's own new session is made at

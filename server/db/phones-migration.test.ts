@@ -1,5 +1,5 @@
 /**
- * Migration 0025 (issue 29): existing patients' phones become E.164, on a copy of data written
+ * Migration 0025: existing patients' phones become E.164, on a copy of data written
  * the ways clinics write numbers, with patients whose phones (and e-mails) agree once normalised.
  * Each engine gets a fresh database migrated up to 0024, the rows, then the rest of the
  * migrations, as a server that starts on a new version does.

@@ -65,12 +65,12 @@ export const practices = pgTable(
     /** The {@link NextechSettings}, sealed with the data key (server/db/data-key.ts). */
     nextech: jsonb().$type<SealedJson>(),
     image_path: text(),
-    // The shell footer's own links (PORTAL.md section 4); null opens the product's own view.
+    // The shell footer's own links; null opens the product's own view.
     footer_about_url: text(),
     footer_privacy_url: text(),
     footer_support: text(),
     stripe_customer_id: text(),
-    /** The provider's subscription, made right after sign-up (issue 19: Settings shows it). */
+    /** The provider's subscription, made right after sign-up (Settings shows it). */
     stripe_subscription_id: text(),
     plan_id: text().references(() => plans.id),
     coupon_id: text().references(() => coupons.id),
@@ -83,13 +83,13 @@ export const practices = pgTable(
     billing_city: text(),
     billing_state: text(),
     billing_zip: text(),
-    // The rewards programme's rules (PORTAL.md section 3; domain/ledger.ts has the defaults).
+    // The rewards programme's rules (domain/ledger.ts has the defaults).
     point_value_cents: integer().notNull().default(10),
     points_per_dollar: integer().notNull().default(1),
     joining_bonus: integer().notNull().default(0),
     expiry_months: integer().notNull().default(12),
     redemption_code_threshold: integer().notNull().default(0),
-    /** The most points one line of a visit earns without a manager's approval (issue 28). */
+    /** The most points one line of a visit earns without a manager's approval. */
     max_points_per_line: integer().notNull().default(5000),
     created_at: createdAt(),
   },
@@ -123,7 +123,7 @@ export const users = pgTable(
     image_path: text(),
     // Sessions issued before this instant are refused (password reset, sign out everywhere).
     tokens_valid_after: instant(),
-    // Self-service (issue 19): a deactivated member cannot sign in and their sessions end at once.
+    // Self-service: a deactivated member cannot sign in and their sessions end at once.
     deactivated_at: instant(),
     last_sign_in_at: instant(),
     created_at: createdAt(),
@@ -238,14 +238,14 @@ export const patients = pgTable(
     created_at: createdAt(),
     /**
      * The day the patient joined the practice when it is not the day they were added here: an
-     * import's "joined on" column (issue 28). The dashboard counts a patient as new by this day,
+     * import's "joined on" column. The dashboard counts a patient as new by this day,
      * else by `created_at`.
      */
     joined_on: date(),
     /** Created by a CSV import: without `joined_on`, the dashboard counts them apart from new. */
     imported: boolean().notNull().default(false),
     /**
-     * The patient this one was merged into (issue 29): set with `archived_at` by the merge, which
+     * The patient this one was merged into: set with `archived_at` by the merge, which
      * moved every row of this patient to that one (docs/decisions/016-merging-patients.md).
      */
     merged_into_id: integer().references((): AnyPgColumn => patients.id, { onDelete: 'set null' }),
@@ -263,7 +263,7 @@ export const patients = pgTable(
     uniqueIndex('patients_unsubscribe_id_unique').on(t.unsubscribe_id),
     index('patients_practice_idx').on(t.practice_id),
     index('patients_practice_name_idx').on(t.practice_id, t.last_name, t.first_name, t.id),
-    // The dashboard counts patients who joined in a period (issue 20).
+    // The dashboard counts patients who joined in a period.
     index('patients_practice_created_idx').on(t.practice_id, t.created_at),
     // Search as you type reads this trigram index (migrations 0008, 0027), not every patient.
     // fastupdate off: PGlite has no autovacuum to merge a pending list, which would grow until
@@ -371,7 +371,7 @@ export const activities = pgTable(
 )
 
 /**
- * A reward the practice offers its patients (issue 18). Its status (domain/promotions.ts) follows
+ * A reward the practice offers its patients. Its status (domain/promotions.ts) follows
  * from the actions (`published_at`, `ended_at`, `archived_at`) and the dates (`starts_at`,
  * `ends_at`): Draft, Scheduled, Live, Ended, Archived. A claimed offer is never deleted.
  */
@@ -396,7 +396,7 @@ export const promotions = pgTable(
     per_patient_limit: integer().notNull().default(1),
     /** Only patients who give this code may claim it (null: every patient). */
     code: text(),
-    /** The amount an offer takes off a visit, once (issue 28; null: none). */
+    /** The amount an offer takes off a visit, once (null: none). */
     discount_cents: integer(),
     /** The percentage an offer takes off each matching line (1 to 100; null: none). */
     discount_percent: integer(),
@@ -507,7 +507,7 @@ export const uploads = pgTable(
     mime: text().notNull(),
     size: integer().notNull(),
     storage_key: text().notNull(),
-    /** `logo` or `avatar` (issue 19); null for files stored before it. */
+    /** `logo` or `avatar`; null for files stored before it. */
     purpose: text(),
     created_at: createdAt(),
   },
@@ -522,7 +522,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 })
 
 /**
- * The bytes of uploaded images, by the storage key of their `uploads` row (issue 30): in the
+ * The bytes of uploaded images, by the storage key of their `uploads` row: in the
  * database, so that every server process serves every upload and a database backup holds them
  * (docs/decisions/019-shared-state.md). The bytes are written before the row and removed after it,
  * so there is no foreign key between them.
@@ -639,7 +639,7 @@ export const outboundMessages = pgTable(
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
     /**
      * The visit whose points statement this is: sent when its undo window closes
-     * (`next_attempt_at`), deleted by its undo (issue 28).
+     * (`next_attempt_at`), deleted by its undo.
      */
     visit_id: integer(),
     /** The SMS code inside `text`, kept apart for the development outbox. */
@@ -659,7 +659,7 @@ export const outboundMessages = pgTable(
     claimed_at: instant(),
     /**
      * A random key of its own, the e-mail's `Message-ID` (with the PUBLIC_URL host): a message
-     * sent again after a crash is recognisably the same one (issue 30).
+     * sent again after a crash is recognisably the same one.
      */
     message_key: uuid().notNull().defaultRandom(),
     created_at: createdAt(),
@@ -788,7 +788,7 @@ export const auditEvents = pgTable(
 )
 
 /**
- * The points ledger (PORTAL.md section 3): every change of a patient's points is one row, never
+ * The points ledger: every change of a patient's points is one row, never
  * updated or deleted (a trigger refuses both, migration 0005). `patients.points` caches the sum,
  * written in the same transaction. Credits (`earn`, `bonus`, positive `adjust`) are lots with an
  * expiry; debits take from lots oldest first through {@link ledgerAllocations}.
@@ -821,7 +821,7 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_reverses_unique').on(t.reverses_id),
     index('ledger_entries_patient_idx').on(t.patient_id, t.id),
     index('ledger_entries_practice_created_idx').on(t.practice_id, t.created_at),
-    // The worklist's lots that lapse soon (issue 20): only lots carry an expiry.
+    // The worklist's lots that lapse soon: only lots carry an expiry.
     index('ledger_entries_practice_expires_idx')
       .on(t.practice_id, t.expires_at)
       .where(sql`${t.expires_at} is not null`),
@@ -839,7 +839,7 @@ export const ledgerEntries = pgTable(
 )
 
 /**
- * The ledger summed per practice, UTC day and kind (issue 20): the dashboard's and the liability
+ * The ledger summed per practice, UTC day and kind: the dashboard's and the liability
  * report's figures read these few rows per day instead of every entry, so they take the same time
  * at 100 patients as at 10,000. Kept by the database itself: a statement trigger on
  * `ledger_entries` adds each inserted statement's sums (migration 0014), and the ledger is
@@ -860,7 +860,7 @@ export const ledgerDaily = pgTable(
     expire: bigint({ mode: 'number' }).notNull().default(0),
     reverse: bigint({ mode: 'number' }).notNull().default(0),
     /**
-     * `reverse` split by the kind of the entry each reversal cancels (issue 28), so that the
+     * `reverse` split by the kind of the entry each reversal cancels, so that the
      * dashboard's earned, redeemed and expired are net of reversals: an undone visit does not
      * count as earned. Their sum is `reverse`.
      */
@@ -874,7 +874,7 @@ export const ledgerDaily = pgTable(
 )
 
 /**
- * Points-expiry reminders already queued (PORTAL.md sections 3 and 6): one row per lot and
+ * Points-expiry reminders already queued: one row per lot and
  * threshold (30 or 7 days before it lapses), written in the transaction that queues the e-mail,
  * so the daily job queues each reminder once however often it runs.
  */
@@ -932,7 +932,7 @@ export const ledgerAllocations = pgTable(
 )
 
 /**
- * A visit recorded at the front desk (issue 17, checkout): what was sold, for which patient and
+ * A visit recorded at the front desk (checkout): what was sold, for which patient and
  * appointment, by whom. Its ledger entries carry `source_type` 'visit' and `source_id` its id.
  * An undo (within 10 minutes) reverses them and sets `undone_at`; the appointment can then be
  * completed again, hence the partial unique index.
@@ -949,7 +949,7 @@ export const visits = pgTable(
       .references(() => patients.id, { onDelete: 'cascade' }),
     appointment_id: integer().references(() => appointments.id, { onDelete: 'set null' }),
     created_by: integer().references(() => users.id, { onDelete: 'set null' }),
-    /** What the patient pays: the lines' prices less the offer's discount (issue 28). */
+    /** What the patient pays: the lines' prices less the offer's discount. */
     total_cents: integer().notNull(),
     /** What the redeemed offer took off the visit, in cents (0: none). */
     discount_cents: integer().notNull().default(0),
@@ -996,7 +996,7 @@ export const visitItems = pgTable(
     name: text().notNull(),
     unit_price_cents: integer().notNull(),
     quantity: integer().notNull(),
-    /** What the visit's offer took off this line, in cents (issue 28; 0: none). */
+    /** What the visit's offer took off this line, in cents (0: none). */
     discount_cents: integer().notNull().default(0),
     points: integer().notNull(),
     refused_reason: text(),
@@ -1032,7 +1032,7 @@ export const redemptionCodes = pgTable(
       .notNull()
       .references(() => patients.id, { onDelete: 'cascade' }),
     code_hash: text().notNull(),
-    /** The points the code may redeem at most (issue 28), or null when it is for an offer. */
+    /** The points the code may redeem at most, or null when it is for an offer. */
     points: integer(),
     /** The offer the code may redeem, or null when it is for points. */
     promotion_id: integer(),
@@ -1047,7 +1047,7 @@ export const redemptionCodes = pgTable(
 
 /**
  * The redemptions made without the patient's code (below the programme's threshold), per patient
- * and UTC day (issue 28): together at most the threshold a day, counted under the patient's lock.
+ * and UTC day: together at most the threshold a day, counted under the patient's lock.
  */
 export const codelessRedemptions = pgTable(
   'codeless_redemptions',
@@ -1071,7 +1071,7 @@ export const codelessRedemptions = pgTable(
 )
 
 /**
- * The rows a patient import created (issue 17, decision 010): one per file row, keyed by the
+ * The rows a patient import created (decision 010): one per file row, keyed by the
  * practice, the file's SHA-256 and the row number, so a chunk sent again or the same file imported
  * again creates nobody twice.
  */
@@ -1093,7 +1093,7 @@ export const patientImportRows = pgTable(
 )
 
 /**
- * One merge of two patients of a practice (issue 29): the kept one, the merged one (once: a merged
+ * One merge of two patients of a practice: the kept one, the merged one (once: a merged
  * patient is archived and cannot be merged again), the request's idempotency key, and how many rows
  * of each kind moved, so a replay answers what the merge did.
  */

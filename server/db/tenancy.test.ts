@@ -1,5 +1,5 @@
 /**
- * The tenancy check (issue 30, docs/decisions/017-scaling-out.md): what makes distributing the
+ * The tenancy check (docs/decisions/017-scaling-out.md): what makes distributing the
  * database by practice (Citus, `practice_id` as the distribution column) possible, held by tests
  * so that a new table, foreign key or query cannot quietly break it.
  *

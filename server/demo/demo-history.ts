@@ -1,5 +1,5 @@
 /**
- * A year of history for the demo practice (PORTAL.md section 8), so that every screen shows
+ * A year of history for the demo practice, so that every screen shows
  * something real on first start: about 60 patients who joined over the year, visits with the points
  * they earned, redemptions, manual adjustments with their reasons by each role, one lot that
  * lapsed, appointments today and this week, and promotions that are live, scheduled and ended with

@@ -1,5 +1,5 @@
 /**
- * The demo practice's subscription on the built-in test gateway (issue 19): the customer and the
+ * The demo practice's subscription on the built-in test gateway: the customer and the
  * subscription sign-up would have made, stored in the gateway's tables so that Settings shows the
  * plan, the card and the next renewal from the first start on, and after every restart. Only for
  * the test gateway: with Stripe the demo would name a customer Stripe does not know.

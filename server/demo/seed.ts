@@ -22,7 +22,7 @@ import { hashPassword } from '#server/security/passwords.ts'
 import { seedDemoHistory } from './demo-history.ts'
 import { seedDemoSubscription } from './demo-subscription.ts'
 
-/** The demo practice's Admin: the sign-in the start banner prints (DESIGN.md section 6). */
+/** The demo practice's Admin: the sign-in the start banner prints. */
 export const DEMO_ADMIN = {
   email: 'demo@example.com',
   password: 'DemoPass123',
@@ -30,7 +30,7 @@ export const DEMO_ADMIN = {
   last_name: 'Admin',
 } as const
 
-/** The demo practice's Manager (PORTAL.md section 2): adjusts points, runs promotions, no settings. */
+/** The demo practice's Manager: adjusts points, runs promotions, no settings. */
 export const DEMO_MANAGER = {
   email: 'manager@example.com',
   password: 'ManagerPass123',

@@ -17,7 +17,7 @@ export type StoredImage = {
 /**
  * Where uploaded files' bytes live, by storage key (`uploads.storage_key`); the rows stay in the
  * database. Keys are made by the server ({@link newStorageKey}), never from a user's file name.
- * The server keeps them in the database ({@link createDatabaseFileStore}, issue 30); an
+ * The server keeps them in the database ({@link createDatabaseFileStore}); an
  * S3-compatible bucket would be one more implementation (docs/decisions/019-shared-state.md).
  */
 export type FileStore = {

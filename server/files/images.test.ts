@@ -55,7 +55,7 @@ const decodes = async (bytes: Uint8Array) => {
   return (await decodesToItsSize(image)) ? [image.width, image.height] : 'damaged'
 }
 
-describe('the size of a picture, declared and decoded (issue 30)', () => {
+describe('the size of a picture, declared and decoded', () => {
   it('reads the three committed images as 16 × 16, which their data holds', async () => {
     for (const name of ['tiny.png', 'tiny.jpg', 'tiny.webp'] as const) {
       expect(await decodes(fixture(name))).toEqual([16, 16])

@@ -2,7 +2,7 @@ import { crc32, createInflate } from 'node:zlib'
 import type { UploadMediaType } from '#domain/uploads.ts'
 
 /**
- * Image uploads (issue 19) without a native dependency: the type is read from the first bytes,
+ * Image uploads without a native dependency: the type is read from the first bytes,
  * never from the file's name or declared type, and the file is rewritten chunk by chunk (PNG),
  * segment by segment (JPEG) or chunk by chunk (WebP) keeping only what draws the picture and its
  * colours. Text, EXIF, XMP, comments, timestamps and anything after the image's end are dropped,

@@ -18,7 +18,7 @@ const tiny = () => {
   return image
 }
 
-// Issue 30: an S3-compatible bucket for uploaded images, behind the same FileStore.
+// An S3-compatible bucket for uploaded images, behind the same FileStore.
 describe('an S3-compatible bucket for uploaded images', () => {
   let stub: Awaited<ReturnType<typeof startS3Stub>>
   beforeAll(async () => {

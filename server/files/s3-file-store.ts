@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto'
 import type { FileStore } from '#server/files/file-store.ts'
 
 /**
- * An S3-compatible bucket for uploaded images (issue 30): AWS S3, MinIO, Cloudflare R2, Backblaze
+ * An S3-compatible bucket for uploaded images: AWS S3, MinIO, Cloudflare R2, Backblaze
  * B2 and the like, addressed path-style (`{endpoint}/{bucket}/{key}`), which they all accept. Set
  * by S3_ENDPOINT, S3_BUCKET, S3_REGION, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY.
  */

@@ -11,7 +11,7 @@ import { createTestApp, type TestApp, testBackends } from '#server/testing/test-
 import { fixture, pngWithMetadata } from '#tests/support/image-fixtures.ts'
 import { importUploadFiles } from './upload-import.ts'
 
-// Issue 30: the images of a server from before it, files under DATA_DIR/uploads, move into the
+// The images of a server from before it, files under DATA_DIR/uploads, move into the
 // database at the next start, so that any process serves them and a database backup holds them.
 describe.each(testBackends())('moving DATA_DIR/uploads into the database on $name', (backend) => {
   let t: TestApp

@@ -11,7 +11,7 @@ export type AuthUser = {
 
 /**
  * Refuses a practice id that is not the signed-in user's own practice with the 404 an unknown id
- * gets: a 403 would tell which ids exist, so another practice's ids could be counted (issue 14).
+ * gets: a 403 would tell which ids exist, so another practice's ids could be counted.
  */
 export function assertOwnPractice(user: AuthUser, practiceId: number): void {
   if (user.practice_id !== practiceId) throw notFound('Practice not found.')

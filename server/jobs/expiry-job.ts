@@ -1,5 +1,5 @@
 /**
- * The daily points job (PORTAL.md section 3, rule 6, and section 6): posts the `expire` entries
+ * The daily points job (rule 6, and section 6): posts the `expire` entries
  * of lapsed lots, marks claims of ended offers expired (promotions.ts `expireClaims`), and queues the reminder e-mails 30 and 7 days before points lapse. Both halves
  * are idempotent: an expiry entry's key is `expire:<lot>:<day>` and a lot with nothing left is
  * not open, and a reminder is queued in the transaction that writes its `points_reminders` row

@@ -6,7 +6,7 @@ import { pino } from 'pino'
  * quiet and can read what would have been written (`memoryLogger`).
  *
  * Lines never carry passwords, codes, tokens, request bodies, SQL or its parameters (DESIGN.md
- * section 8; issue 14): database failures are logged by SQLSTATE code and constraint only.
+ * section 8): database failures are logged by SQLSTATE code and constraint only.
  */
 export type Logger = {
   info(message: string, fields?: LogFields): void

@@ -134,7 +134,7 @@ export function outboundMessageId(messageKey: string, publicUrl: string): string
 
 /**
  * The outbound queue over the `outbound_messages` table, sending e-mail through `mail` and SMS
- * through `sms`. Several instances may share one PostgreSQL server (issue 30), so:
+ * through `sms`. Several instances may share one PostgreSQL server, so:
  *
  * - a worker claims one due row at a time (`FOR UPDATE SKIP LOCKED`), marking it with a random
  *   claim token and a short lease ({@link OUTBOUND_RULES}.leaseMs), and renews that lease every

@@ -22,7 +22,7 @@ const TTL = VERIFICATION_RULES.codeTtlMs
 const wide = { timeout: 60_000, interval: 20 }
 
 /**
- * Issue 30: a production server without Twilio records SMS in the `outbox` table, which nobody
+ * A production server without Twilio records SMS in the `outbox` table, which nobody
  * reads there; it must not keep codes in clear text, nor for longer than they are valid. The
  * development outbox keeps them readable: developers and the browser journeys read them.
  */

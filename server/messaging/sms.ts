@@ -40,7 +40,7 @@ export function outboxCodeHash(code: string): string {
  *
  * In development (and tests) the row keeps the code readable: the development outbox and the
  * browser journeys read codes from it. In production (`production: true`) nobody reads the
- * outbox, yet the table would keep every code in clear text for good (issue 30): there the text
+ * outbox, yet the table would keep every code in clear text for good: there the text
  * keeps {@link HIDDEN_CODE} instead of the code, the `code` column its hash, and every send
  * removes the SMS rows whose code has expired (`production.codeTtlMs`: the lifetime of a code,
  * `VERIFICATION_RULES.codeTtlMs` of verification.ts, passed in because that module sends through

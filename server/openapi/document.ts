@@ -349,7 +349,7 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
       title: 'Glow Rewards API',
       version: '0.1.0',
       description:
-        'The JSON API of the Glow Rewards portal (DESIGN.md section 4). Every error answers `{ "error": { "status", "name", "message", "details" } }`; the client shows `error.message`. Calls that need a session take `Authorization: Bearer <jwt>` from `POST /api/auth/local`.',
+        'The JSON API of the Glow Rewards portal. Every error answers `{ "error": { "status", "name", "message", "details" } }`; the client shows `error.message`. Calls that need a session take `Authorization: Bearer <jwt>` from `POST /api/auth/local`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Glow Rewards' },
     },

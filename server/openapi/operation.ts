@@ -55,7 +55,7 @@ export type OperationDoc = {
   summary: string
   description: string
   tag: TagName
-  /** Callable without a session (DESIGN.md section 4). */
+  /** Callable without a session. */
   public?: true
   path?: Record<string, ParameterDoc>
   query?: Record<string, ParameterDoc> | v.GenericSchema

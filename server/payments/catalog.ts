@@ -7,7 +7,7 @@ import type { PriceCatalog } from './test-gateway.ts'
 
 /**
  * The test gateway's price list: our plans and coupons tables, which stand for the prices and
- * coupons configured in Stripe (the seed's plans are the product's, DESIGN.md section 6).
+ * coupons configured in Stripe (the seed's plans are the product's).
  */
 export function databaseCatalog(db: Database): PriceCatalog {
   return {

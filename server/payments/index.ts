@@ -29,7 +29,7 @@ export {
 } from './test-gateway.ts'
 
 /**
- * Chooses the payment provider from the environment (DESIGN.md section 5): Stripe when
+ * Chooses the payment provider from the environment: Stripe when
  * `STRIPE_SECRET_KEY` is set, else the built-in test gateway (on `store`: the server passes the
  * database's, so its customers and subscriptions outlive a restart).
  */

@@ -1,5 +1,5 @@
 /**
- * The payment provider seam (DESIGN.md section 5). The sign-up flow needs exactly two things from a
+ * The payment provider seam. The sign-up flow needs exactly two things from a
  * provider: a customer created from a one-time card token (this is the charge that may be declined)
  * and, once the account exists, a subscription to the chosen plans. Two implementations exist: the
  * built-in test gateway (the default, Stripe's test-card behaviour, never reaches a network) and

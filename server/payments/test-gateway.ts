@@ -241,7 +241,7 @@ function toInteger(value: number | string): number | null {
 }
 
 /**
- * Creates the built-in test payment gateway (DESIGN.md section 5). It never reaches a network: the
+ * Creates the built-in test payment gateway. It never reaches a network: the
  * browser posts the card to `POST /api/payments/test-tokens`, which calls {@link CardTokeniser};
  * creating a customer "charges" the card following Stripe's test cards (4242 4242 4242 4242
  * succeeds, 4000 0000 0000 0002 is declined, 4000 0000 0000 9995 has insufficient funds).

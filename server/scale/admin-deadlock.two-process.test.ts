@@ -19,7 +19,7 @@ const MOVES = [
 type Move = (typeof MOVES)[number][number]
 type Admin = { id: number; practice_id: number; token: string }
 
-// Issue 30, finding 3: two Admins demoting or deactivating each other at the same moment, one on
+// Two Admins demoting or deactivating each other at the same moment, one on
 // each of two server processes on one PostgreSQL, locked the member's row and the Admins' rows in
 // opposite orders; PostgreSQL aborted one with a deadlock and the API answered 500.
 describe('two Admins removing each other on two processes', () => {

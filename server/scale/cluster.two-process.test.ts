@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Cluster, startCluster } from '#server/testing/server-processes.ts'
 
-// Two real server processes on one PostgreSQL database (issue 30): the shared secrets let a
+// Two real server processes on one PostgreSQL database: the shared secrets let a
 // session signed by one be accepted by the other.
 describe('two server processes on one PostgreSQL', () => {
   let cluster: Cluster

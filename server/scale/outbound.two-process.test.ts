@@ -6,7 +6,7 @@ import { decodeHeader, parseMessage, startSmtpServer } from '#server/testing/pro
 import { type Cluster, type ServerProcess, startCluster } from '#server/testing/server-processes.ts'
 import { type Deferred, deferred } from '#tests/support/deferred.ts'
 
-// The durable outbound queue on two real server processes sharing one PostgreSQL (issue 30): both
+// The durable outbound queue on two real server processes sharing one PostgreSQL: both
 // run the worker and the daily points job, both send through one slow mail server, and each
 // patient gets each message once; a process killed mid-send holds only the message in flight.
 

@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 10: the audit trail is a hash chain that `npm run audit:verify` checks, and
+ * The audit trail is a hash chain that `npm run audit:verify` checks, and
  * the app's database role can insert into it but cannot alter, disable or drop its triggers. Runs
  * on PGlite (the app's role taken with SET ROLE) and on PostgreSQL when TEST_DATABASE_URL is set
  * (the app's role a login of its own, the migrations run by the owner through DATABASE_OWNER_URL).

@@ -128,7 +128,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: `/api/patients/${o.patientId}/restore`,
     expect: 404,
   }),
-  // Issue 29: the review list holds the caller's own patients only; a merge reaching for another
+  // The review list holds the caller's own patients only; a merge reaching for another
   // practice's patient (kept or merged) answers as an unknown id does.
   'GET /api/patients/duplicates': (o) => ({
     path: '/api/patients/duplicates?pageSize=100',
@@ -251,7 +251,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     },
   }),
   'DELETE /api/upload/files/:id': (o) => ({ path: `/api/upload/files/${o.uploadId}`, expect: 404 }),
-  // Uploads (issue 19): a body that is not multipart is refused before anything is stored.
+  // Uploads: a body that is not multipart is refused before anything is stored.
   'POST /api/upload/files': () => ({
     path: '/api/upload/files',
     body: { file: 'x', purpose: 'logo' },
@@ -351,7 +351,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     },
   }),
   'GET /api/users/:id': (o) => ({ path: `/api/users/${o.admin.id}`, expect: 404 }),
-  // Self-service (issue 19)
+  // Self-service
   'PUT /api/users/:id': (o) => ({
     path: `/api/users/${o.admin.id}`,
     body: { title: '', first_name: 'Mallory', last_name: 'Other' },
@@ -372,7 +372,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: {},
     expect: 404,
   }),
-  // My Profile's phone change (issue 19): only the own id; another practice's member is unknown.
+  // My Profile's phone change: only the own id; another practice's member is unknown.
   'POST /api/users/:id/phone/code': (o) => ({
     path: `/api/users/${o.admin.id}/phone/code`,
     body: { phone: '2125550188', countryCode: '+1' },
@@ -447,7 +447,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     // Changes the caller's own practice only, whatever the body says.
     expect: async (response) => expect(response.status).toBe(200),
   }),
-  // The practice's details in Settings (issue 19): the caller's own practice, whatever the body says.
+  // The practice's details in Settings: the caller's own practice, whatever the body says.
   'GET /api/practice': (o, own) => ({
     path: '/api/practice',
     expect: async (response) => {
@@ -482,7 +482,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(((await response.json()) as { id: number }).id).toBe(own.practiceId)
     },
   }),
-  // The subscription (issue 19): the caller's own practice only. The demo practice has one on the
+  // The subscription: the caller's own practice only. The demo practice has one on the
   // test gateway, the other practice none: an answer about the other would say `none`.
   'GET /api/practice/subscription': (o) => ({
     path: '/api/practice/subscription',
@@ -524,7 +524,7 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: '/api/users-permissions/init',
     expect: async (response) => expect(response.status).toBe(200),
   }),
-  // Issue 17, the front desk and the exports.
+  // The front desk and the exports.
   'POST /api/visits/preview': (o) => ({
     path: '/api/visits/preview',
     body: { patient_id: o.patientId, items: [{ procedure_id: o.procedureId, quantity: 1 }] },

@@ -110,7 +110,7 @@ describe.each(httpBackends())('security headers of the whole app on $name', (bac
         const before = new Hono()
           .use(honoSecureHeaders(production))
           .on(['GET', 'HEAD'], '/api/practice/plans', (c) =>
-            // Every API answer is no-store (issue 14), this one included.
+            // Every API answer is no-store, this one included.
             c.body(json, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }),
           )
         for (const method of ['GET', 'HEAD']) {

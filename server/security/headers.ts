@@ -29,7 +29,7 @@ export const CONTENT_SECURITY_POLICY = CSP_DIRECTIVES.map(([directive, sources])
 export type HeaderList = readonly (readonly [name: string, value: string])[]
 
 /**
- * The security headers every response carries (DESIGN.md section 8): the set hono/secure-headers
+ * The security headers every response carries: the set hono/secure-headers
  * sends by default, with our CSP, referrer policy, `X-Frame-Options: DENY`, a pop-up friendly
  * opener policy, and HSTS in production only. Fixed for a given configuration, so built once.
  */
@@ -88,7 +88,7 @@ type MarkedResponse = Response & { [SECURED]?: true }
 /**
  * A response whose headers are `headers`, which already hold the security headers: the middleware
  * does not touch it, so the Node adapter writes the plain object as it is instead of going
- * through a `Headers` object (about a quarter of the CPU time of a small cached answer, issue 8).
+ * through a `Headers` object (about a quarter of the CPU time of a small cached answer).
  */
 export function securedResponse(
   body: Uint8Array<ArrayBuffer> | string | null,

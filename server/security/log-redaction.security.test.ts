@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 3: a database failure never puts the request's values in the log. The disk
+ * A database failure never puts the request's values in the log. The disk
  * cannot be filled here (no small file system to mount), so the database itself answers as a
  * full disk does: a trigger raises SQLSTATE 53100 ("could not extend file ... No space left on
  * device") on the insert. The driver's error is then the real one, with drizzle's

@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 9: answers that carry personal data or tokens are never kept by a browser or
+ * Answers that carry personal data or tokens are never kept by a browser or
  * proxy cache (`Cache-Control: no-store`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

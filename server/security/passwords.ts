@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 
 /**
- * argon2id with OWASP's parameters (19 MiB of memory, 2 iterations, 1 lane; DESIGN.md section 8).
+ * argon2id with OWASP's parameters (19 MiB of memory, 2 iterations, 1 lane).
  * `2` is `Algorithm.Argon2id`, written as its value because the binding's enum is a `const enum`.
  */
 export const ARGON2_OPTIONS = {
@@ -38,7 +38,7 @@ export type HashingLimits = {
   retryAfterSeconds: number
 }
 
-/** How much argon2 work may run or wait at once (issue 14: a flood must not starve sign-ins). */
+/** How much argon2 work may run or wait at once (a flood must not starve sign-ins). */
 export const HASHING_LIMITS: HashingLimits = {
   /**
    * Hashes computed at once: one core less than the machine has (at least one), so the event loop

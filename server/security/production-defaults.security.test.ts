@@ -1,5 +1,5 @@
 /**
- * Issue 14, findings 1, 2 and 4 and the DATA_DIR part of 9: what a server started on its
+ * 2 and 4 and the DATA_DIR part of 9: what a server started on its
  * defaults gives away. The production starts run `server/index.ts` as its own process, as an
  * operator would, and read what it printed and what it stored.
  */
@@ -91,7 +91,7 @@ async function countRows(dataDir: string): Promise<Record<string, number>> {
   }
 }
 
-describe('a production start on an empty database (issue 14)', () => {
+describe('a production start on an empty database', () => {
   let dir: string
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'glow-production-'))
@@ -168,7 +168,7 @@ describe('a production start on an empty database (issue 14)', () => {
     expect(run.output).not.toMatch(/\n\s+at /)
   })
 
-  it('refuses to start on PostgreSQL without JWT_SECRET and DATA_ENCRYPTION_KEY, generating neither (issue 30)', async () => {
+  it('refuses to start on PostgreSQL without JWT_SECRET and DATA_ENCRYPTION_KEY, generating neither', async () => {
     const dataDir = join(dir, 'no-secrets')
     // Nothing listens on port 1: the refusal comes before any connection.
     const postgres = {
@@ -220,7 +220,7 @@ describe('a production start on an empty database (issue 14)', () => {
   })
 })
 
-describe('SEED_DEMO in production (issue 14)', () => {
+describe('SEED_DEMO in production', () => {
   it('seeds the demo practice only when asked, and says so without its password', async () => {
     const log = memoryLogger()
     const server = await startServer(
@@ -248,7 +248,7 @@ describe('SEED_DEMO in production (issue 14)', () => {
   })
 })
 
-describe('development mode on a non-loopback address (issue 14)', () => {
+describe('development mode on a non-loopback address', () => {
   const config: ServerConfig = {
     port: 0,
     host: '0.0.0.0',
@@ -297,7 +297,7 @@ describe('development mode on a non-loopback address (issue 14)', () => {
       incoming: { socket: { remoteAddress: '::ffff:127.0.0.1' } },
     })
     expect(fromMapped.status).toBe(200)
-    // The patients' unsubscribe tokens (issue 30) on the same terms as the outbox.
+    // The patients' unsubscribe tokens on the same terms as the outbox.
     const token = '/api/dev/patients/1/unsubscribe-id'
     const tokenElsewhere = await server.app.fetch(
       new Request(`http://localhost${token}`, { headers: spoofed }),

@@ -10,7 +10,7 @@ export type RateLimitCount = { count: number; resetAt: number }
 
 /**
  * Where counters live. The in-memory store suits one server instance; the Postgres store shares
- * counters between instances behind a load balancer (DESIGN.md section 1).
+ * counters between instances behind a load balancer.
  */
 export interface RateLimitStore {
   /** Counts one event for `key` and returns the window's count including it. */

@@ -12,7 +12,7 @@ const T0 = new Date('2026-08-01T09:00:00Z')
 const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 
 /**
- * Issue 14, findings 5 and 6: failed sign-ins cost the attacker, never the account's owner. The
+ * Failed sign-ins cost the attacker, never the account's owner. The
  * app trusts `X-Forwarded-For` here, so each call names the address it comes from.
  */
 describe.each(testBackends())(
@@ -104,12 +104,12 @@ describe.each(testBackends())(
       const refused = await signIn(clinic, `typo-x@example.com`, 'Wrong-Pass-1')
       expect(refused.status).toBe(429)
       expect(Number(refused.retryAfter)).toBeGreaterThan(0)
-      // The account that signed in from here is not held back (issue 30).
+      // The account that signed in from here is not held back.
       expect((await signIn(clinic, DEMO_ADMIN.email, DEMO_ADMIN.password)).status).toBe(200)
     })
 
     it("never holds back a colleague's right password behind one NAT: 30 failures of one account there", async () => {
-      // Issue 30: a clinic signs in from one address; one person failing must not lock out others.
+      // A clinic signs in from one address; one person failing must not lock out others.
       const clinic = '198.51.100.60'
       const typist = await newUser()
       const colleague = await newUser('Colleague-Pass-123')

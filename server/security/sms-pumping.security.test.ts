@@ -42,7 +42,7 @@ describe('North American numbers (NANP)', () => {
   })
 })
 
-/** Issue 14, finding 7: SMS pumping through `POST /auth/get-code`. */
+/** SMS pumping through `POST /auth/get-code`. */
 describe.each(testBackends())('get-code against SMS pumping on $name', (backend) => {
   let t: TestApp
   let app: AppType

@@ -1,5 +1,5 @@
 /**
- * Staff never see money (issue 28; PORTAL.md section 2: "dashboard money figures, reports and CSV
+ * Staff never see money ("dashboard money figures, reports and CSV
  * exports" are for Managers and Admins). Every GET route of the API a Staff member may call is
  * walked with the Staff member's session, on the seeded demo practice (a year of history, offers
  * redeemed, a visit recorded), and every key of every answer is held against the money pattern.
@@ -33,7 +33,7 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   'GET /api/procedures': ['[].price'],
   'GET /api/products': ['[].price'],
   // A visit Staff recorded at the desk: each line's unit price and what the patient pays.
-  // With an offer's value taken off (issue 28, item 4): what the offer took off each line and
+  // With an offer's value taken off: what the offer took off each line and
   // the visit, which the desk tells the patient at checkout.
   'GET /api/visits/:id': [
     '.visit.total_cents',
@@ -47,7 +47,7 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   'GET /api/promotions/:id': ['.discount_cents'],
   'GET /api/patients/promotions/:id': ['[].promotion.discount_cents'],
   // The patient's own balance in dollars, which the desk tells the patient (the profile shows
-  // "balance and its value in dollars", PORTAL.md section 4).
+  // "balance and its value in dollars").
   'GET /api/patients/:id/ledger': ['.balance_value_cents'],
   // The programme's rates (what a point is worth, points per dollar spent): the checkout's points
   // preview and the balance in dollars use them; a rate the patient is told, not a business figure.

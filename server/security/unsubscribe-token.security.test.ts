@@ -24,7 +24,7 @@ function unsubscribeKeys(value: unknown, path = '$'): string[] {
 }
 
 /**
- * Issue 30: a patient's unsubscribe token is the patient's own (whoever holds it can unsubscribe
+ * A patient's unsubscribe token is the patient's own (whoever holds it can unsubscribe
  * them), so no staff answer carries it: not the lists, the profile, the search, the merge, the
  * exports, nor any other route a signed-in member can call.
  */

@@ -21,7 +21,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
- * Double-submit check (DESIGN.md section 8, docs/decisions/001-xsrf-double-submit.md): an unsafe
+ * Double-submit check (docs/decisions/001-xsrf-double-submit.md): an unsafe
  * request (not GET, HEAD or OPTIONS) that carries the `XSRF-TOKEN` cookie comes from a browser
  * that loaded our page, so its `X-XSRF-TOKEN` header must equal the cookie, else 403. A request
  * without the cookie is a bearer-token API client (curl, another server, a test) and passes: it

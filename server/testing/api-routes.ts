@@ -19,7 +19,7 @@ export function apiRoutes(app: AppType): ApiRoute[] {
 }
 
 /**
- * Routes anyone may call without a session (DESIGN.md section 4): the sign-in and sign-up calls,
+ * Routes anyone may call without a session: the sign-in and sign-up calls,
  * the public catalogue, the invitation preview, the unsubscribe link, uploaded images (by their
  * random address), the development outbox and
  * the API's own contract and reference.

@@ -1,6 +1,6 @@
 /**
  * Several real server processes on one PostgreSQL database, as a hosted service or a multi-location
- * group runs them behind a proxy (issue 30): each is `server/index.ts` in a child process of its
+ * group runs them behind a proxy: each is `server/index.ts` in a child process of its
  * own, with its own data folder and port, sharing the database and the secrets.
  *
  * ```ts

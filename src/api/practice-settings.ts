@@ -21,7 +21,7 @@ export async function savePractice(values: Body<'PUT /api/practice'>): Promise<P
 }
 
 /**
- * Brings the stored session's practice up to date with `GET /practice` (issue 29): a colleague
+ * Brings the stored session's practice up to date with `GET /practice`: a colleague
  * who changed the logo or the name since this browser signed in is seen at the next full page
  * load, not at the next sign-in. Each logo has an address of its own, cached for good, so the
  * new address is what shows the new logo. Nothing changes when the answer is the same or fails.

@@ -9,7 +9,7 @@ import { ButtonLink } from '#src/ui/links.tsx'
 /**
  * Shown where a route failed to load or render: the reason in words the user understands and a
  * way on. Messages of unexpected errors are not shown; they may hold internals. A refusal by
- * permission (403) is not offered "Try again", which cannot help (issue 29): the server's sentence
+ * permission (403) is not offered "Try again", which cannot help: the server's sentence
  * names the role that is needed, the view says which role the user has and who can change it,
  * and leads back to the dashboard.
  */

@@ -71,7 +71,7 @@ const SPRING_OFFER = {
   max_redemptions: null,
   per_patient_limit: 1,
   code: null,
-  // Issue 28: an offer with value, shown in the list with its procedure's name.
+  // An offer with value, shown in the list with its procedure's name.
   discount_cents: 5000,
   discount_percent: null,
   procedure_ids: [3],
@@ -252,7 +252,7 @@ describe('the shell guard', () => {
     }
   })
 
-  it("ends the footer's years at the current year and writes to the practice's own e-mail (issue 29)", async () => {
+  it("ends the footer's years at the current year and writes to the practice's own e-mail", async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(new Date('2031-03-04T12:00:00Z'))
     try {
@@ -335,7 +335,7 @@ describe('the shell', () => {
     )
   })
 
-  it('shows the logo a colleague uploaded since this browser signed in (issue 29)', async () => {
+  it('shows the logo a colleague uploaded since this browser signed in', async () => {
     stubApi({
       ...practiceApi(),
       'GET /practice': { ...PRACTICE, image_path: '/api/upload/files/9/new-logo-key' },
@@ -454,7 +454,7 @@ describe('the practice details in Settings', () => {
     expect(
       within(section).getByText('Only an admin can change the practice details.'),
     ).toBeInTheDocument()
-    // The practice phone is stored as its digits and shown as people write it (issue 29).
+    // The practice phone is stored as its digits and shown as people write it.
     expect(within(section).getByText('(555) 010-0100')).toBeInTheDocument()
   })
 })
@@ -527,7 +527,7 @@ describe('the programme rules in Settings', () => {
     })
   })
 
-  it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed (issue 29)', async () => {
+  it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed', async () => {
     const calls = stubApi({
       ...practiceApi(),
       'PUT /practice/rules': (call: FakeCall) => call.body,

@@ -22,7 +22,7 @@ const systemFonts =
   "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', sans-serif"
 
 /**
- * The one Mantine theme of the portal (DESIGN.md section 9): teal primary, Mantine's neutral greys,
+ * The one Mantine theme of the portal: teal primary, Mantine's neutral greys,
  * red only for errors and green only for success, medium radius, the system font stack. Works in
  * both colour schemes: filled teal uses shade 8 in light and shade 7 in dark, and Mantine's light
  * variants switch to shade 9 text on tinted backgrounds (light) or shade 0 (dark).
@@ -47,7 +47,7 @@ export const theme = createTheme({
     Menu: { defaultProps: { withInitialFocusPlaceholder: false } },
     // A closed Select keeps no hidden list in the page: kept mounted, each list is positioned
     // against its input while the page first renders (a forced style calculation per Select and
-    // a synchronous re-render), about 150 ms of main thread per wizard step at 4x CPU (issue 8).
+    // a synchronous re-render), about 150 ms of main thread per wizard step at 4x CPU.
     Select: { defaultProps: { comboboxProps: { keepMounted: false } } },
   },
 })

@@ -19,7 +19,7 @@ export async function loadData<T>(read: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof HTTPError && error.response.status === 401) {
       clearSession()
-      // Nobody is signed out without a word (issue 21): the sign-in page says why.
+      // Nobody is signed out without a word: the sign-in page says why.
       showAlert({ type: 'danger', message: SESSION_ENDED_MESSAGE, persist: true })
       throw redirect({ to: '/signin' })
     }

@@ -2,7 +2,7 @@ import { SESSION_KEY } from '#src/lib/session.ts'
 import { PERSONNEL_SIGNED_UP_KEY, SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
 
 /**
- * Prerendered pages (issue 8): the build renders the public pages a first-time visitor opens
+ * Prerendered pages: the build renders the public pages a first-time visitor opens
  * (empty storage, no query string) to HTML, the server answers that HTML inside `#root`, and the
  * browser paints the page before any JavaScript has arrived. The app then hydrates it: React
  * attaches to the markup instead of drawing it again.

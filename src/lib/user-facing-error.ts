@@ -2,7 +2,7 @@
  * A failure whose message is already the sentence the user should read. In a module of its own,
  * without ky, so that the route error view (in the entry chunk of every page) stays small.
  * `status` is the HTTP status of the answer it came from, when there was one: a refusal by
- * permission (403) is not worth trying again (issue 29).
+ * permission (403) is not worth trying again.
  */
 export class UserFacingError extends Error {
   override name = 'UserFacingError'

@@ -20,7 +20,7 @@ const SearchSchema = v.object({
 })
 
 // The UTC day as toDay() of src/api/appointments.ts writes it. Not imported from there: loaderDeps
-// stays in the entry chunk of every page, which must not carry the API client (issue 8).
+// stays in the entry chunk of every page, which must not carry the API client.
 function yesterday(): string {
   return new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
 }

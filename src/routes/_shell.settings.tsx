@@ -129,7 +129,7 @@ async function savePracticeDetails(values: PracticeSettingsInput) {
   }
 }
 
-/** The practice logo (issue 19): saved, then the header follows from the stored session. */
+/** The practice logo: saved, then the header follows from the stored session. */
 function PracticeLogoSetting({ imagePath, role }: { imagePath: string | null; role: string }) {
   const router = useRouter()
   const act = async (action: () => Promise<unknown>) => {

@@ -25,7 +25,7 @@ function ShellRoute() {
   const session = useSession()
   const navigate = useNavigate()
   // The practice's logo and name as they are now, not as they were at sign-in: a colleague may
-  // have uploaded a new logo since (issue 29). Once per page load; the header follows the session.
+  // have uploaded a new logo since. Once per page load; the header follows the session.
   useEffect(() => {
     void import('#src/api/practice-settings.ts')
       .then((api) => api.refreshSessionPractice())
@@ -37,7 +37,7 @@ function ShellRoute() {
       {/* HIPAA automatic logoff: /logout tells the server and forgets the user. */}
       <IdleLogoff
         onTimeout={() => {
-          // The sign-in page says why the person is there (issue 21).
+          // The sign-in page says why the person is there.
           showAlert({
             type: 'danger',
             message: idleSignOutMessage(env.VITE_IDLE_TIMEOUT_MINUTES),

@@ -19,7 +19,7 @@ function SignUpRoute() {
       void navigate({ to: '/signin' })
     },
     onSubmitted: (session) => {
-      // The new owner is signed in as a sign-in would (issue 29, without Remember me): the
+      // The new owner is signed in as a sign-in would (without Remember me): the
       // thank-you page's next step, Back to Sign In, lands in the portal.
       writeSession(session, false)
       void navigate({ to: '/thankyou' })

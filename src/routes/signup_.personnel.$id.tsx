@@ -12,7 +12,7 @@ import {
 
 /**
  * `signup/personnel/{id}`: registration by invitation (spec section 2). A used or expired
- * invitation says so (issue 29); one that cannot be loaded otherwise goes to /404; a finished
+ * invitation says so; one that cannot be loaded otherwise goes to /404; a finished
  * registration goes to /signin, which shows the success banner.
  */
 export const Route = createFileRoute('/signup_/personnel/$id')({

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import { AppModal } from './app-modal.tsx'
 
-describe('the portal dialogs (issue 29: focus on the first field, not the close button)', () => {
+describe('the portal dialogs (focus on the first field, not the close button)', () => {
   it('opens with the focus on its first field', async () => {
     renderWithProviders(
       <AppModal opened onClose={() => {}} title="New appointment">

@@ -5,7 +5,7 @@ const FIELD =
   'input:not([type="hidden"]):not([disabled]):not([tabindex="-1"]), textarea:not([disabled]), select:not([disabled])'
 
 /**
- * Where a dialog's focus lands when it opens (issue 29): what the dialog marked itself
+ * Where a dialog's focus lands when it opens: what the dialog marked itself
  * (`data-autofocus`), else its first field, else its first enabled button (the way out comes
  * first in every dialog's foot, so a confirmation focuses its least destructive choice), never
  * the close button of its header. Marks that element with `data-autofocus`, which Mantine's

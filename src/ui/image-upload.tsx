@@ -4,7 +4,7 @@ import { type ReactNode, useId, useRef, useState } from 'react'
 import { precheckUpload, UPLOAD_MEDIA_TYPES } from '#domain/uploads.ts'
 
 /**
- * One image of the practice or the member (issue 19): its preview, a button that opens the file
+ * One image of the practice or the member: its preview, a button that opens the file
  * picker, and Remove. The file is checked here first (type by name or declared type, 2 MB) with
  * the server's sentences; the server checks its content again and has the last word. A refusal
  * shows inline and keeps the image there was.

@@ -24,7 +24,7 @@ export function PageLoadingIndicator({ visible }: { visible: boolean }) {
 /**
  * Shown in place of a page whose data takes a while: the page's frame in grey (its heading, a line
  * under it, tiles and rows) where the data will be, inside the shell's header and navigation, so
- * that a slow first load never shows a white page (issue 29). Screen readers hear "Loading the
+ * that a slow first load never shows a white page. Screen readers hear "Loading the
  * page"; the indicator above says what happens.
  */
 export function PendingPage() {

@@ -5,7 +5,7 @@ import { pageTitle } from '#domain/page-titles.ts'
 
 /**
  * Gives every page its own document title (domain/page-titles.ts) and announces the new title to
- * screen readers after each navigation inside the app (issue 21): a single-page app changes pages
+ * screen readers after each navigation inside the app: a single-page app changes pages
  * without the page load that would otherwise make a screen reader read the new title. The first
  * page is not announced; the browser reads its title itself.
  */

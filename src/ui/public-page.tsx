@@ -14,7 +14,7 @@ export type PublicPageProps = {
 
 /**
  * The frame of every public screen (sign-in, reset, sign-up, registration, thank-you,
- * unsubscribe, 404): the product logo above a centred card on a soft background (DESIGN.md 9).
+ * unsubscribe, 404): the product logo above a centred card on a soft background.
  */
 export function PublicPage({ title, children, width = 440 }: PublicPageProps) {
   // The first public page to mount tells a prerendered page's start-up that it is hydrated.

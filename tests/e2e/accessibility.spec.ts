@@ -198,7 +198,7 @@ test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
     })
     const [first] = (await patients.json()) as { id: number }[]
     expect(first, 'a seeded patient').toBeTruthy()
-    // Staff answers never carry the token (issue 30); the development route reads it.
+    // Staff answers never carry the token; the development route reads it.
     const link = await request.get(`/api/dev/patients/${first?.id}/unsubscribe-id`)
     const token = ((await link.json()) as { unsubscribe_id: string }).unsubscribe_id
     expect(token, 'a seeded patient with an unsubscribe link').toBeTruthy()

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 19: the activity log in Settings, through the real server.
+// The activity log in Settings, through the real server.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 

@@ -69,7 +69,7 @@ test.describe('appointments at the front desk', () => {
     await moved.getByRole('button', { name: 'Cancel Blake Martinez' }).click()
     const cancel = page.getByRole('dialog', { name: 'Cancel appointment' })
     await expect(cancel).toContainText('will be marked cancelled')
-    // Its way out says what it does, and has the focus (issue 29); keeping it changes nothing.
+    // Its way out says what it does, and has the focus; keeping it changes nothing.
     await expect(cancel.getByRole('button', { name: 'Cancel', exact: true })).toHaveCount(0)
     await expect(cancel.getByRole('button', { name: 'Keep appointment' })).toBeFocused()
     await cancel.getByRole('button', { name: 'Keep appointment' }).click()
@@ -100,7 +100,7 @@ test.describe('appointments at the front desk', () => {
     // The demo practice has appointments today.
     await expect(page.getByRole('article').first()).toBeVisible()
     expect(await scrollsSideways(page), 'the day view scrolls sideways').toBe(false)
-    // The day's toolbar holds in two rows (issue 29): previous, today, next and the date on the
+    // The day's toolbar holds in two rows: previous, today, next and the date on the
     // first, the view and New appointment on the second, each inside the screen.
     const boxOf = async (name: string, field = false) => {
       const box = await (field

@@ -9,7 +9,7 @@ import {
 } from './support/fixtures.ts'
 import { screens, scrollsSideways, VIEWPORTS } from './support/screens.ts'
 
-// Issue 17: the front desk's checkout through the real server.
+// The front desk's checkout through the real server.
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 const shoot = screens('issue-17')
@@ -215,9 +215,9 @@ test.describe('checkout at the front desk', () => {
     const code = sms.code ?? /\b(\d{6})\b/.exec(sms.text)?.[1] ?? ''
     expect(code).toMatch(/^\d{6}$/)
 
-    // The SMS names the amount it is for (issue 28).
+    // The SMS names the amount it is for.
     expect(sms.text).toContain('your code to redeem 500 points ($50.00) is')
-    // A wrong code is said as soon as it is typed, before the Confirm screen (issue 28).
+    // A wrong code is said as soon as it is typed, before the Confirm screen.
     await page.getByLabel('SMS code').fill(code === '000000' ? '111111' : '000000')
     await expect(page.getByRole('alert')).toContainText(
       'The code is not correct. Please check the code with the patient and type it again.',
@@ -283,7 +283,7 @@ test.describe('checkout at the front desk', () => {
     page,
     request,
   }) => {
-    // Issue 28, item 4. Before: the total stayed $199, 200 points were earned on it, and the
+    // Item 4. Before: the total stayed $199, 200 points were earned on it, and the
     // funnel reported $199 of revenue.
     const session = await apiSignIn(request)
     const headers = { Authorization: `Bearer ${session.jwt}` }

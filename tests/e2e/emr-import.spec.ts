@@ -6,7 +6,7 @@ import { type ApiSession, apiSignIn, expect, storeSession, test } from './suppor
 import { chooseFile, countMatching } from './support/import-files.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 29: an import that meets real files. The fixture is an EMR-style export of 301 patients:
+// An import that meets real files. The fixture is an EMR-style export of 301 patients:
 // MM/DD/YYYY birth dates, phones written five ways, a "Points Balance" column and 9 bad rows.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const EMR = readFileSync(new URL('./fixtures/emr-export.csv', import.meta.url), 'utf8')

@@ -50,7 +50,7 @@ test.describe('routing', () => {
       await expect(page.getByText(`Hello, ${name}`)).toBeVisible()
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
     }
-    // The copyright years end at the current year (issue 29), from the clock.
+    // The copyright years end at the current year, from the clock.
     await expect(page.getByText(`2018-${new Date().getFullYear()}`)).toBeVisible()
 
     await page.goto('/logout')
@@ -109,7 +109,7 @@ test.describe('public pages', () => {
     const [target, ...others] = subscribed
     if (!target) throw new Error('no subscribed patient in the seed')
 
-    // Staff answers never carry the token (issue 30); the development route reads it.
+    // Staff answers never carry the token; the development route reads it.
     const link = await request.get(`/api/dev/patients/${target.id}/unsubscribe-id`)
     const { unsubscribe_id } = (await link.json()) as { unsubscribe_id: string }
     await page.goto(`/unsubscribe/${unsubscribe_id}`)

@@ -11,7 +11,7 @@ import {
 } from './support/import-files.ts'
 import { screens, scrollsSideways } from './support/screens.ts'
 
-// Issue 17: the patient import through the real server, in Chromium.
+// The patient import through the real server, in Chromium.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
@@ -31,7 +31,7 @@ test.describe('the patient import', () => {
       bad: {
         101: ['Nola', '', `${tag}.nola@import.example`, '', '', 'yes', 'no'],
         501: ['Ezra', 'Bad', 'not-an-email', '', '', 'yes', 'no'],
-        // Issue 29: day-first and month-first dates are read; February 30 is no day in either.
+        // Day-first and month-first dates are read; February 30 is no day in either.
         901: ['Ole', 'Born', `${tag}.ole@import.example`, '', '02/30/1980', 'yes', 'no'],
       },
       twins: { 301: first.toUpperCase(), 701: second },

@@ -34,7 +34,7 @@ async function twoPatients(request: APIRequestContext, stamp: string) {
   return { manager, last, kept, merged }
 }
 
-test.describe('merging two patients (issue 29)', () => {
+test.describe('merging two patients', () => {
   test('a manager merges two patients from a profile and sees the balance and the history on the kept one', async ({
     page,
     request,

@@ -39,7 +39,7 @@ test.describe('patients and their points', () => {
       .fill(`(555) ${unique.slice(0, 3)}-${unique.slice(3)}`)
     await dialog.getByRole('button', { name: 'Add patient' }).click()
     await expect(page.getByRole('heading', { level: 1, name: `${first} ${last}` })).toBeVisible()
-    // Stored in E.164, shown as people write it (issue 29).
+    // Stored in E.164, shown as people write it.
     const formatted = `(555) ${unique.slice(0, 3)}-${unique.slice(3)}`
     await expect(page.getByText(formatted)).toBeVisible()
     await shoot(page, 'patient-profile-phone')

@@ -60,7 +60,7 @@ async function refusal(answer: Awaited<ReturnType<APIRequestContext['get']>>) {
 
 const rowOf = (page: Page, c: Colleague) => page.getByRole('row').filter({ hasText: c.email })
 
-test.describe('a new practice administers itself (issue 19)', () => {
+test.describe('a new practice administers itself', () => {
   test('an Admin sets the practice up, manages the team and the subscription; Staff gets none of it; the log says it all', async ({
     page,
     request,
@@ -212,7 +212,7 @@ test.describe('a new practice administers itself (issue 19)', () => {
       const role = rowOf(page, jamie).getByRole('combobox', { name: 'Role of Jamie Lopez' })
       await role.click()
       await page.getByRole('option', { name: 'Manager', exact: true }).click()
-      // Asked first (issue 29), with what changes.
+      // Asked first, with what changes.
       const question = page.getByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
       await expect(question).toContainText('A Manager can adjust points')
       await question.getByRole('button', { name: 'Make Manager' }).click()

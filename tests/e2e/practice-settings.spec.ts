@@ -9,7 +9,7 @@ import {
 } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 19: the practice details in Settings, the footer links and My Profile's phone change,
+// The practice details in Settings, the footer links and My Profile's phone change,
 // through the real server.
 const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 

@@ -1,5 +1,5 @@
 /**
- * Prerendered pages (issue 8, src/lib/prerender-contract.ts): the server answers /signin,
+ * Prerendered pages (src/lib/prerender-contract.ts): the server answers /signin,
  * /signup and /thankyou with their markup, the browser paints it before any script has run, and
  * the app hydrates it without a mismatch. A browser whose storage changes the first render gets
  * the right page instead, and what a visitor types before the scripts arrive is kept.

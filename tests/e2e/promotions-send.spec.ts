@@ -11,7 +11,7 @@ import {
 import { registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 18, part 2: "Send to patients" end to end in Chromium against the real server.
+// Part 2: "Send to patients" end to end in Chromium against the real server.
 
 type OutboxMail = Awaited<ReturnType<typeof readOutbox>>[number] & {
   headers?: Record<string, string>
@@ -158,7 +158,7 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   await patientPage.goto(link.href)
   await expect(patientPage.getByRole('heading', { level: 2, name: 'Spring peel' })).toBeVisible()
   await expect(patientPage.getByText(values.practiceDetails.practice_name)).toBeVisible()
-  // The wide logo keeps its shape within a sensible height, instead of a 40 × 40 square (issue 29).
+  // The wide logo keeps its shape within a sensible height, instead of a 40 × 40 square.
   const practiceLogo = patientPage.locator('.practice img')
   await expect
     .poll(() =>

@@ -1,7 +1,7 @@
 import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 18: the offer's life and its funnel, through the real server.
+// The offer's life and its funnel, through the real server.
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 
 const shoot = screens('issue-18')
@@ -43,7 +43,7 @@ test.describe('promotions', () => {
       'Bonus points this week.',
     )
     expect(await axeViolations(page), 'axe on the New offer form').toEqual([])
-    // An offer may take money off (issue 28): the amount and the procedures it applies to.
+    // An offer may take money off: the amount and the procedures it applies to.
     await dialog.getByText('Amount off', { exact: true }).click()
     await dialog.getByRole('textbox', { name: 'Amount off ($)' }).fill('50')
     await expect(dialog.getByRole('combobox', { name: 'Procedures' })).toBeVisible()

@@ -10,7 +10,7 @@ import {
 } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 19: roles, deactivation and the own password, through the real server.
+// Roles, deactivation and the own password, through the real server.
 const stamp = `${Date.now()}`.slice(-7)
 const uniquePhone = (n: number) => nanpTestPhone(`56${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
 
@@ -102,7 +102,7 @@ test.describe('self-service', () => {
     const role = rowOf(page, jamie.email).getByRole('combobox', { name: 'Role of Jamie Lopez' })
     await role.click()
     await page.getByRole('option', { name: 'Manager', exact: true }).click()
-    // Asked first (issue 29): cancelling leaves the role as it was.
+    // Asked first: cancelling leaves the role as it was.
     const question = page.getByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
     await expect(question.getByRole('button', { name: 'Cancel' })).toBeFocused()
     await question.getByRole('button', { name: 'Cancel' }).click()

@@ -21,7 +21,7 @@ async function expectAccessible(page: Page) {
   expect(await axeViolations(page)).toEqual([])
 }
 
-// Folded into the QA path replay (tests/flows/sign-up/browser.spec.ts, issue 27): a declined card
+// Folded into the QA path replay (tests/flows/sign-up/browser.spec.ts): a declined card
 // (sign-up path 2: the warning, the card fields open again, axe on the warning), the EHR plan that
 // Nextech forces (path 2: ticked, locked, in the price summary), and a taken e-mail on step 1 (the
 // replay's taken paths, and usability test 1 with axe).
@@ -110,7 +110,7 @@ test.describe('sign-up wizard', () => {
     expect(await page.evaluate(() => window.sessionStorage.getItem('signUpProgress'))).toBeNull()
     await expectAccessible(page)
 
-    // Paying signed the new Admin in (issue 29): the next step lands in the portal, no password
+    // Paying signed the new Admin in: the next step lands in the portal, no password
     // typed again. The session is stored as a sign-in stores it (this tab, without Remember me).
     const stored = await page.evaluate(() => ({
       tab: window.sessionStorage.getItem('currentUser'),

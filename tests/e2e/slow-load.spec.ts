@@ -1,7 +1,7 @@
 import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { scrollsSideways, shot } from './support/screens.ts'
 
-// Issue 29: a full page load of a signed-in area on a slow server shows the shell (header and
+// A full page load of a signed-in area on a slow server shows the shell (header and
 // navigation) with skeletons where the data will be, never a white page until the data arrives.
 
 test('a full page load on a slow server shows the shell with skeletons, then the data', async ({

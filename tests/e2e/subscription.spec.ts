@@ -6,7 +6,7 @@ import { signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 import { choose, field } from './support/wizard.ts'
 
-// Issue 19: the subscription in Settings, through the real server and the test payment gateway.
+// The subscription in Settings, through the real server and the test payment gateway.
 
 const shoot = screens('issue-19')
 

@@ -9,7 +9,7 @@ import {
 import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-// Issue 19: the practice logo and the own avatar, uploaded through the real server.
+// The practice logo and the own avatar, uploaded through the real server.
 
 const shoot = screens('issue-19')
 
@@ -112,7 +112,7 @@ test.describe('uploads', () => {
       })
       await expect(section.getByRole('alert')).toHaveText(UPLOAD_MESSAGES.tooLarge)
 
-      // 1.2 MB, but 20,000 × 20,000 pixels once drawn (issue 30): the server reads the header.
+      // 1.2 MB, but 20,000 × 20,000 pixels once drawn: the server reads the header.
       await pick(page, section.getByRole('button', { name: 'Upload logo' }), {
         name: 'poster.png',
         mimeType: 'image/png',

@@ -1,5 +1,5 @@
 /**
- * The usability pass (issue 21) in Chromium against the real server, each journey done the way a
+ * The usability pass in Chromium against the real server, each journey done the way a
  * new practice or its staff did it: the phone menu, tables on a phone, the Business Associates
  * Agreement's signature, locked values that stay readable, the sticky wizard footer that never
  * hides the focused field, a title for every page, a word on every sign-out, and the small ones
@@ -60,7 +60,7 @@ async function inviteColleague(request: APIRequestContext, email: string, positi
   return mail.link ?? ''
 }
 
-test.describe('usability (issue 21)', () => {
+test.describe('usability', () => {
   test('1. after the phone is verified the e-mail stays editable: a taken e-mail is marked and changed, and the sign-up goes on', async ({
     page,
     request,

@@ -1,6 +1,6 @@
 import type { Session } from '#domain/session.ts'
 
-/** A signed-in demo Admin as `POST /auth/local` answers it (DESIGN.md section 6). */
+/** A signed-in demo Admin as `POST /auth/local` answers it. */
 export const demoSession: Session = {
   jwt: 'test.jwt.token',
   user: {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { crc32, deflateSync } from 'node:zlib'
 
 /**
- * Test support for uploads (issue 19): the committed tiny images, and the same images carrying
+ * Test support for uploads: the committed tiny images, and the same images carrying
  * the metadata a camera or an editor leaves (text, EXIF, XMP, comments, a time stamp) plus HTML
  * after their end, for the server to strip. Each marker starts with `secret-`.
  */

@@ -8,6 +8,7 @@ import {
   AppointmentRangeQuerySchema,
 } from '#domain/appointments.ts'
 import { AppointmentSchema } from '#domain/practice-data.ts'
+import { DAY_MS } from '#domain/time.ts'
 import type { AuditAction } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
@@ -35,10 +36,8 @@ function parseDay(raw: string, name = 'date'): Date {
   throw badRequest(`${name} must be a calendar date written YYYY-MM-DD.`, { [name]: raw })
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000
-
 /**
- * Appointments (spec section 7, PORTAL.md section 4). The spec's `GET /appointments/{a}/{b}` is
+ * Appointments (spec section 7). The spec's `GET /appointments/{a}/{b}` is
  * one practice's day (`a` the practice id, `b` a UTC calendar day `YYYY-MM-DD`) and stays as it
  * was; `GET /appointments?from=&to=` answers a range of days with each appointment's patient and
  * procedure for the day and week views. Booking, rescheduling, cancelling and deleting are

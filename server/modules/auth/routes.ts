@@ -47,7 +47,7 @@ import {
 const MINUTE = 60 * 1000
 
 /**
- * The limits of the auth calls (DESIGN.md section 8, issues 14 and 30). Sign-in counts failures
+ * The limits of the auth calls. Sign-in counts failures
  * only, per account, per address and per pair of the two, so that nobody can lock someone else
  * out: a correct password is never held back by someone else's failures (see
  * {@link createSignInThrottle} for the whole design).
@@ -89,7 +89,7 @@ export function signInDelaySeconds(failures: number): number {
 /** Reset-code status questions per client address. */
 const RESET_STATUS_PER_IP = { max: 60, windowMs: 15 * MINUTE }
 
-/** A reset link works for one hour (DESIGN.md section 8). */
+/** A reset link works for one hour. */
 export const RESET_CODE_TTL_MS = 60 * MINUTE
 
 /** What the auth routes take besides the app's context; tests swap them. */
@@ -256,7 +256,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       async (c) => {
         const { identifier, password, remember = false, recaptchaToken } = c.req.valid('json')
         const ip = clientIp(c)
-        // Per account and address pair (issue 30): someone else's failures, from this address or
+        // Per account and address pair: someone else's failures, from this address or
         // any other, never hold back this account's right password; see createSignInThrottle.
         const admission = await throttle.admit(identifier, ip, nowMs())
         refuseWhenLimited(admission.decision)
@@ -296,7 +296,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           })
           throw badRequest(AUTH_MESSAGES.invalidCredentials)
         }
-        // Only the right password learns that the account is deactivated (issue 19).
+        // Only the right password learns that the account is deactivated.
         if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
         await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
         await throttle.succeeded(identifier, ip, nowMs())
@@ -333,7 +333,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         // page elsewhere is refused before any limit is counted or anything is stored. It means
         // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
         // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,
-        // so that a loop of such calls cannot flood the log (issue 30).
+        // so that a loop of such calls cannot flood the log.
         if (!allowedOrigins.has(resetPage.origin)) {
           if (nowMs() >= foreignPageLoggedUntil) {
             foreignPageLoggedUntil = nowMs() + LOG_FOREIGN_RESET_PAGE_EVERY_MS

@@ -218,7 +218,7 @@ describe.each(httpBackends())('self-service of members and passwords on $name', 
       passwordConfirmation: 'password123',
     })
     expect(common.status).toBe(400)
-    // Sign-up's strong rule and its sentence, on the server too (issue 29).
+    // Sign-up's strong rule and its sentence, on the server too.
     for (const weak of ['copper meadow', 'coppermeadow77', 'COPPER-MEADOW-77', 'Copper-Meadow']) {
       const refused = await change({
         current_password: member.password,

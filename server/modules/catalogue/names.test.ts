@@ -15,7 +15,7 @@ import {
 } from '#server/testing/test-app.ts'
 
 /**
- * Catalogue names are unique per practice among active items, case and spaces aside (issue 29):
+ * Catalogue names are unique per practice among active items, case and spaces aside:
  * the API refuses a second one with a sentence naming the item that has it, and the database's
  * partial unique index (migration 0028) holds the rule for anything that gets past the check.
  */

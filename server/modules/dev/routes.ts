@@ -15,7 +15,7 @@ import { latestOutboxMessages, unsubscribeIdOf } from './queries.ts'
  * Others get the 404 of any unknown path.
  *
  * `GET /dev/patients/:id/unsubscribe-id` answers a patient's unsubscribe token, on the same
- * terms: staff answers never carry it (issue 30), and journeys and the bench that open an
+ * terms: staff answers never carry it, and journeys and the bench that open an
  * unsubscribe link need one without sending an e-mail first.
  */
 export function devRoutes(ctx: ServerContext) {

@@ -1,5 +1,5 @@
 /**
- * The points ledger over HTTP (PORTAL.md section 7): a patient's entries, manual adjustments and
+ * The points ledger over HTTP: a patient's entries, manual adjustments and
  * reversals. Every change goes through server/modules/ledger/service.ts, carries an idempotency key and
  * is written to the audit trail (who, which patient id, how many points; never a personal value).
  */

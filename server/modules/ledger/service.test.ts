@@ -272,7 +272,7 @@ describe.each(testBackends())('the points ledger on $name', (backend) => {
     expect((await books(db, ledger, patientId)).cache).toBe(75)
   })
 
-  it("posts new patients' opening balances in one go: a lot each with the programme's expiry, the cache equal to the entries (issue 29)", async () => {
+  it("posts new patients' opening balances in one go: a lot each with the programme's expiry, the cache equal to the entries", async () => {
     clock = new Date('2026-01-15T12:00:00Z')
     const practiceId = await newPractice(db, 12)
     const [a, b] = [await newPatient(db, practiceId), await newPatient(db, practiceId)]

@@ -1,5 +1,5 @@
 /**
- * The points ledger (PORTAL.md section 3). Every change of a patient's points goes through here:
+ * The points ledger. Every change of a patient's points goes through here:
  * one append-only entry, its allocations, and the cached balance `patients.points`, written in one
  * transaction that holds the patient's row lock. So two requests on one patient run one after the
  * other (no overspend), a retried idempotency key answers the entry already written (exactly
@@ -147,7 +147,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
       .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
       .for('update')
     if (!row) throw new LedgerError(404, LEDGER_MESSAGES.patientNotFound)
-    // A merged patient's points are on the patient it was merged into (issue 29): a change that
+    // A merged patient's points are on the patient it was merged into: a change that
     // waited for the merge's lock must not post to the archived record.
     if (row.merged_into_id !== null) throw new LedgerError(409, MERGE_MESSAGES.mergedPatient)
     return row
@@ -380,7 +380,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
 
   return {
     /**
-     * The opening balances of patients the caller's transaction has just created (issue 29, the
+     * The opening balances of patients the caller's transaction has just created (the
      * patient import): one `bonus` lot each, source `import`, with the programme's expiry, and
      * the cached balance set to it, in one insert and one update for the whole chunk. The
      * patients are new, so they have no lots, no expiries and a balance of 0: nothing has to be
@@ -731,7 +731,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
             author: { id: users.id, first_name: users.first_name, last_name: users.last_name },
             // The patient's balance after each entry, summed over the patient's entries as they
             // are: the stored `balance_after` of an entry that came with a merged patient is that
-            // patient's balance, not the kept one's (issue 29). Without a merge both are equal.
+            // patient's balance, not the kept one's. Without a merge both are equal.
             running: sql<number>`(sum(${ledgerEntries.points}) over (order by ${ledgerEntries.id}))::int`,
           })
           .from(ledgerEntries)

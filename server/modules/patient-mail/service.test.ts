@@ -208,7 +208,7 @@ describe.each(testBackends())('patient e-mail on $name', (backend) => {
         })
       expect((await visit(patient.id)).status).toBe(201)
       expect((await visit(quiet.id)).status).toBe(201)
-      // The statement leaves when the 10 minutes to undo the visit have passed (issue 28).
+      // The statement leaves when the 10 minutes to undo the visit have passed.
       await t.deliver()
       expect(await mailTo(patient.email)).toEqual([])
       t.setNow(new Date(Date.now() + UNDO_WINDOW_MS + 1000))

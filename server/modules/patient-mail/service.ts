@@ -1,11 +1,11 @@
 /**
- * E-mail to patients (PORTAL.md section 6): offers, points-expiry reminders and the points
+ * E-mail to patients: offers, points-expiry reminders and the points
  * statement after a visit. {@link patientMail} is the single gate of marketing e-mail: it answers
  * nothing for a patient without an e-mail, unsubscribed or archived, and every message it builds
  * carries the practice's name, a plain-text and an escaped HTML part, and the RFC 8058 headers
  * (`List-Unsubscribe` with the unsubscribe page and the one-click URL, `List-Unsubscribe-Post`).
  * Both parts also carry the practice's postal address (CAN-SPAM asks a commercial e-mail for one)
- * and the HTML part its logo, when Settings has them (issue 28; {@link mailPracticeOf}).
+ * and the HTML part its logo, when Settings has them ({@link mailPracticeOf}).
  */
 
 import { eq } from 'drizzle-orm'
@@ -242,7 +242,7 @@ export function offerContent(
     paragraphs: [
       `Hello ${patient.first_name},`,
       `${practice.practice_name} has an offer for you: ${offer.title}`,
-      // Its value (issue 28): "$50.00 off HydraFacial at your visit."
+      // Its value: "$50.00 off HydraFacial at your visit."
       ...(offer.value ? [`${offer.value} at your visit.`] : []),
       ...(offer.description.trim() ? [offer.description.trim()] : []),
       'Claim it with the button below and show this e-mail at your next visit.',

@@ -85,7 +85,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       { row: 12, first_name: 'Dan', last_name: 'Phone', phone: '(555) 019-0001' },
       { row: 13, first_name: 'Avery', last_name: 'Again', email: 'avery.mixed.2@import.example' },
     ]
-    // Issue 29: phones are compared in E.164, so row 12's "(555) 019-0001" is the existing
+    // Phones are compared in E.164, so row 12's "(555) 019-0001" is the existing
     // patient's "+1 555 019 0001".
     const preview = await post('/api/patients/import/preview', { file_id: fileId, rows: chunk })
     expect(preview.status).toBe(200)
@@ -209,7 +209,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       file_id: fileId,
       rows: rows('many', 201),
     })
-    // Issue 29: the server enforces the chunk's limit, with a sentence.
+    // The server enforces the chunk's limit, with a sentence.
     expect(tooMany.status).toBe(413)
     expect(((await tooMany.json()) as { error: { message: string } }).error.message).toBe(
       IMPORT_MESSAGES.tooManyRowsInChunk,
@@ -223,7 +223,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     expect(twice.status).toBe(400)
   })
 
-  describe('opening balances, limits and formula names (issue 29)', () => {
+  describe('opening balances, limits and formula names', () => {
     const ledgerOf = async (emails: string[]) =>
       t.db
         .select({
@@ -370,7 +370,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     })
   })
 
-  describe('consent and the day patients joined (issue 28)', () => {
+  describe('consent and the day patients joined', () => {
     /** Rows of a file without consent columns. */
     const plain = (tag: string, n: number): ImportRow[] =>
       rows(tag, n).map(({ email_subscription: _e, sms_subscription: _s, ...row }) => ({

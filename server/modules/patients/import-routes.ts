@@ -1,5 +1,5 @@
 /**
- * The patient import (issue 17, PORTAL.md sections 5 and 7, decision 010). The browser reads the
+ * The patient import (decision 010). The browser reads the
  * CSV, maps its columns and sends the rows in chunks of at most 200, each named by the file's
  * SHA-256 and its row numbers:
  *
@@ -47,7 +47,7 @@ import { createLedger, type LedgerEntryRow } from '#server/modules/ledger/index.
 import { operation } from '#server/openapi/operation.ts'
 
 /**
- * The import's limits, enforced here and not only by the page (issue 29): a chunk of more than
+ * The import's limits, enforced here and not only by the page: a chunk of more than
  * {@link IMPORT_CHUNK_ROWS} rows, or a row numbered beyond a file of {@link IMPORT_MAX_ROWS}
  * patient rows, is refused with 413 before anything else reads the body. Row numbers are unique
  * per file and bounded, so a file can never bring more than its limit of patients, however many
@@ -274,7 +274,7 @@ export function patientImportRoutes(ctx: ServerContext) {
               .values(
                 plan.create.map((r) => ({
                   ...r.input,
-                  // Consent is always written: the column's default never decides (issue 28).
+                  // Consent is always written: the column's default never decides.
                   email_subscription: r.input.email_subscription,
                   sms_subscription: r.input.sms_subscription,
                   joined_on: r.joinedOn,
@@ -295,7 +295,7 @@ export function patientImportRoutes(ctx: ServerContext) {
                 created_at: now,
               })),
             )
-            // Issue 29: each created row's opening balance, one ledger entry through the ledger
+            // Each created row's opening balance, one ledger entry through the ledger
             // (its lot, expiry and cached balance), in this transaction: the row is created once
             // per file, so its balance is posted once; the key is the ledger's own second guard.
             openings.push(

@@ -42,7 +42,7 @@ const pairsOf = (practiceId: number) => sql`pairs as (
             and b.archived_at is null`
 
 /**
- * Possible duplicates and merging two patients (issue 29), Manager and Admin:
+ * Possible duplicates and merging two patients, Manager and Admin:
  * `GET /patients/duplicates` pairs the practice's active patients who share a phone or an e-mail,
  * computed when asked; `GET /patients/{id}/merge/{mergedId}` previews merging `mergedId` into `id`
  * and `POST` the same path does it (docs/decisions/016-merging-patients.md). Mounted before the

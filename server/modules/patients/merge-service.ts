@@ -1,5 +1,5 @@
 /**
- * Merging two patients of a practice (issue 29; docs/decisions/016-merging-patients.md). In one
+ * Merging two patients of a practice (docs/decisions/016-merging-patients.md). In one
  * transaction that holds both patients' row locks: the merged patient is archived with a link to
  * the kept one (`merged_into_id`), every row of every table with a `patient_id` moves to the kept
  * patient (the ledger's entries and allocations too, through the one exception of the ledger's

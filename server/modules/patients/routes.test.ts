@@ -132,12 +132,12 @@ describe.each(testBackends())('patients API on $name', (backend) => {
       expect(response.status).toBe(200)
       const body = await response.json()
       expect(v.parse(PatientSchema, body)).toMatchObject({ id: row?.id, email: row?.email })
-      // The unsubscribe token is the patient's, not the staff's (issue 30).
+      // The unsubscribe token is the patient's, not the staff's.
       expect(body).not.toHaveProperty('unsubscribe_id')
     })
 
     it("answers another practice's patient exactly as none (404), 401 without a session", async () => {
-      // A 403 here would tell which ids exist in other practices (issue 14).
+      // A 403 here would tell which ids exist in other practices.
       const foreign = await get(`/api/patients/${other.patientId}`)
       const none = await get('/api/patients/2147483647')
       expect(foreign.status).toBe(404)
@@ -169,7 +169,7 @@ describe.each(testBackends())('patients API on $name', (backend) => {
         converted: false,
         points: 0,
       })
-      // The unsubscribe token is made and stored, and stays out of the answer (issue 30).
+      // The unsubscribe token is made and stored, and stays out of the answer.
       expect(body).not.toHaveProperty('unsubscribe_id')
       const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(stored?.practice_id).toBe(t.demo.practiceId)
@@ -261,7 +261,7 @@ describe.each(testBackends())('patients API on $name', (backend) => {
     }
 
     it('answers an unknown link exactly as a real one; 404 only for a token of the wrong shape', async () => {
-      // Issue 30: the answer must not tell which links exist.
+      // The answer must not tell which links exist.
       const patient = await subscribedPatient()
       const real = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
         method: 'PUT',
@@ -395,7 +395,7 @@ describe.each(testBackends())('patient management on $name', (backend) => {
         await add({ first_name: 'Ines', last_name: 'Okafor', email: 'ines.okafor@example.com' })
       ).json(),
     )
-    // Phones stored in E.164 (issue 29) and ten digits as stored before it, side by side.
+    // Phones stored in E.164 and ten digits as stored before it, side by side.
     await t.db.update(patients).set({ phone: '+14085556821' }).where(eq(patients.id, withCode.id))
     const tenDigits = v.parse(
       PatientSchema,

@@ -39,7 +39,7 @@ import { OTHER_PRACTICE, operation, tokenParam } from '#server/openapi/operation
 import { patientCounts } from './queries.ts'
 
 /**
- * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id` (issue 30):
+ * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id`:
  * whoever holds it can unsubscribe the patient, so it travels only in the patient's own e-mails.
  */
 export const patientColumns = {
@@ -132,7 +132,7 @@ async function refuseDuplicate(
         and(
           eq(patients.practice_id, practiceId),
           check.where,
-          // A merged record keeps its contact details but is no longer a patient (issue 29).
+          // A merged record keeps its contact details but is no longer a patient.
           isNull(patients.merged_into_id),
           exceptId === undefined ? undefined : ne(patients.id, exceptId),
         ),
@@ -253,7 +253,7 @@ export function patientRecordRoutes(ctx: ServerContext) {
           query.archived === 'true'
             ? isNotNull(patients.archived_at)
             : isNull(patients.archived_at),
-          // A merged record is in no list: the patient it was merged into is (issue 29).
+          // A merged record is in no list: the patient it was merged into is.
           isNull(patients.merged_into_id),
           searchCondition(query.search),
         )
@@ -465,7 +465,7 @@ export function patientRecordRoutes(ctx: ServerContext) {
       async (c) => {
         const token = c.req.param('token')
         // Only a token of the wrong shape is refused; any other is answered alike, whether or not
-        // it names a patient, so the call tells nobody which links exist (issue 30).
+        // it names a patient, so the call tells nobody which links exist.
         if (!isUnsubscribeTokenShaped(token)) throw notFound(UNSUBSCRIBE_LINK_INVALID)
         await unsubscribeByToken(ctx.db, token)
         return c.json({ email_subscription: false as const })

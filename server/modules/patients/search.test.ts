@@ -5,7 +5,7 @@ import { createTestApp, type TestApp, testBackends } from '#server/testing/test-
 import { SEARCH_SORT_ORDER, searchCondition } from './routes.ts'
 
 /**
- * Search by the starts of words (issue 29) keeps the budget of one trigram index: at 10,000
+ * Search by the starts of words keeps the budget of one trigram index: at 10,000
  * patients, the planner reads the matches through `patients_search_trgm_idx` for every kind of
  * search, never the whole practice.
  */

@@ -2,6 +2,7 @@ import { and, desc, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PersonnelInvitation, PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
+import { DAY_MS } from '#domain/time.ts'
 import { outbox, personnelInvitations, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_INVITEE, DEMO_PRACTICE_NAME } from '#server/demo/seed.ts'
 import { VERIFICATION_MESSAGES } from '#server/messaging/verification.ts'
@@ -14,7 +15,6 @@ import {
 } from '#server/testing/test-app.ts'
 import { INVITATION_RESEND_LIMIT, PERSONNEL_RESEND_TOO_SOON } from './routes.ts'
 
-const DAY_MS = 24 * 60 * 60 * 1000
 const LINK = /^http:\/\/localhost:3000\/signup\/personnel\/([\w-]{43})$/
 
 describe.each(httpBackends())('personnel on $name', (backend) => {
@@ -391,7 +391,7 @@ describe.each(httpBackends())('personnel on $name', (backend) => {
         method: 'POST',
         token: other.token,
       })
-      // Another practice's invitation answers exactly as an unknown one (issue 14).
+      // Another practice's invitation answers exactly as an unknown one.
       expect(asOtherAdmin.status).toBe(404)
       const asOtherBody = await asOtherAdmin.json()
       const unknown = await t.request('/api/personnel/unknown-id', {

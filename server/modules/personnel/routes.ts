@@ -18,6 +18,7 @@ import {
 } from '#domain/personnel.ts'
 import { type InvitationPreview, InvitationPreviewSchema } from '#domain/practice-data.ts'
 import type { SessionUser } from '#domain/session.ts'
+import { DAY_MS } from '#domain/time.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import { SESSION_USER_COLUMNS } from '#server/auth/session-answer.ts'
@@ -41,12 +42,10 @@ import {
   type RateLimitStore,
 } from '#server/security/rate-limit.ts'
 
-const DAY_MS = 24 * 60 * 60 * 1000
-
-/** Per-IP limit of the public registration call (DESIGN.md section 8). */
+/** Per-IP limit of the public registration call. */
 export const PERSONNEL_REGISTER_LIMIT = { max: 30, windowMs: 60 * 60 * 1000 } as const
 
-/** Resends of one invitation's e-mail (issue 14: 30 resends reached one mailbox in 249 ms). */
+/** Resends of one invitation's e-mail (30 resends reached one mailbox in 249 ms). */
 export const INVITATION_RESEND_LIMIT = { max: 3, windowMs: 60 * 60 * 1000 } as const
 
 /** The 429 of a resend beyond {@link INVITATION_RESEND_LIMIT}. */
@@ -90,7 +89,7 @@ export function invitationLink(publicUrl: string, id: string): string {
 }
 
 /**
- * The Personnel area's calls, mounted at `/api/personnel` (DESIGN.md section 4, issue 5):
+ * The Personnel area's calls, mounted at `/api/personnel`:
  * - `GET /` (auth): the practice's invitations, newest first, with status pending, used, revoked
  *   or expired; the ids (the links' secret) only for an Admin.
  * - `POST /` (Admin, else 403) `{email, first_name, last_name, position, title?}`: 201 with the
@@ -149,7 +148,7 @@ export function personnelRoutes(ctx: ServerContext) {
       .from(personnelInvitations)
       .where(eq(personnelInvitations.id, id))
       .limit(1)
-    // Another practice's invitation answers as an unknown one: ids cannot be counted (issue 14).
+    // Another practice's invitation answers as an unknown one: ids cannot be counted.
     if (!row || row.practice_id !== user.practice_id) throw notFound('Invitation not found.')
     return row
   }

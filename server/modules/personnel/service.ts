@@ -44,7 +44,7 @@ async function lockMember(tx: Transaction, user: AuthUser, id: number) {
  * for the rest of `tx` in one statement, in id order (server/db/locks.ts); 404 for an unknown id
  * and another practice's alike. Every path that changes an Admin locks this one set in this one
  * order: two Admins demoting or deactivating each other at once (on one process or two) wait for
- * each other instead of each holding one row and waiting for the other's (a deadlock, issue 30).
+ * each other instead of each holding one row and waiting for the other's (a deadlock).
  */
 async function lockMemberAndAdmins(tx: Transaction, user: AuthUser, id: number) {
   const rows = await lockUsers(

@@ -47,8 +47,8 @@ async function verifying<T>(step: () => Promise<T>): Promise<T> {
 
 /**
  * `GET /users` (the user's practice's staff, by name) and `GET /users/{id}` (spec section 7);
- * for an Admin, `PUT /users/{id}/role`, `POST /users/{id}/deactivate` and `/reactivate`
- * (issue 19): a practice always keeps one active Admin, and a deactivated member's sessions end
+ * for an Admin, `PUT /users/{id}/role`, `POST /users/{id}/deactivate` and `/reactivate`:
+ * a practice always keeps one active Admin, and a deactivated member's sessions end
  * at once (server/auth/jwt.ts refuses them).
  */
 export function userRoutes(ctx: ServerContext) {
@@ -99,7 +99,7 @@ export function userRoutes(ctx: ServerContext) {
           )
         },
       )
-      // My Profile's phone change (issue 19): a code by SMS to the NEW phone, the code checked, and
+      // My Profile's phone change: a code by SMS to the NEW phone, the code checked, and
       // only then the phone saved, the verification consumed in the same transaction.
       .post(
         '/:id/phone/code',

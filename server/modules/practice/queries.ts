@@ -106,7 +106,7 @@ export async function couponByCode(db: Database, code: string) {
   const [row] = await db
     .select(couponColumns)
     .from(coupons)
-    // Promo codes are the same in any case: 'welcome10' is WELCOME10 (issue 21).
+    // Promo codes are the same in any case: 'welcome10' is WELCOME10.
     .where(sql`upper(${coupons.id}) = upper(${code})`)
     .limit(1)
   return row

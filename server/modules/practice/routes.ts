@@ -112,7 +112,7 @@ function changedFields(
 
 /**
  * `GET /practice` (any member of the practice) and `PUT /practice` (Admin: `practice.settings`):
- * the practice's details in Settings (issue 19), with the sign-up wizard's rules
+ * the practice's details in Settings, with the sign-up wizard's rules
  * (domain/practice-settings.ts). The Nextech username and password are write-only: answered as
  * set or not, and an empty one on save keeps the stored value. Each save is an audit event
  * naming the fields that changed, never their values.
@@ -181,8 +181,8 @@ export function practiceDetailRoutes(ctx: ServerContext) {
 }
 
 /**
- * Plans and coupons, public because the sign-up wizard needs them before an account exists
- * (DESIGN.md section 4). `GET /practice/plans` lists the active plans and only the coupons marked
+ * Plans and coupons, public because the sign-up wizard needs them before an account exists.
+ * `GET /practice/plans` lists the active plans and only the coupons marked
  * public; `GET /practice/coupons/{code}` finds any coupon by its code in any case, or 404
  * `Invalid promo code`, so private codes are never shipped to every browser.
  */
@@ -197,7 +197,7 @@ export function practiceRoutes(ctx: ServerContext) {
       COUPON_LOOKUP_LIMIT.max,
   }
   // Plans and public coupons change with a deploy or a manual edit, not per request, and every
-  // wizard asks for them: the serialized answer is kept for PLANS_MAX_AGE_MS (issue 8).
+  // wizard asks for them: the serialized answer is kept for PLANS_MAX_AGE_MS.
   let plansAnswer: { json: Uint8Array<ArrayBuffer>; readAt: number } | undefined
   let readingPlans: Promise<Uint8Array<ArrayBuffer>> | undefined
   // The same headers on every answer: built once, sent as they are (server/security/headers.ts).
@@ -255,7 +255,7 @@ export function practiceRoutes(ctx: ServerContext) {
         },
       }),
       async (c) => {
-        // Private codes are secrets of a kind: guessing them costs time (issue 14: 170 a second).
+        // Private codes are secrets of a kind: guessing them costs time (170 a second).
         const decision = await couponLimiter.consume(
           `coupon:ip:${ctx.clientIp(c)}`,
           couponLimit,

@@ -72,7 +72,7 @@ function toAnswer(state: SubscriptionState): SubscriptionAnswer {
 const day = (at: Date) => at.toISOString().slice(0, 10)
 
 /**
- * The practice's subscription in Settings (PORTAL.md section 7, issue 19), mounted under
+ * The practice's subscription in Settings, mounted under
  * `/api/practice/subscription`, Admin only (`subscription.manage`):
  * - `GET /`: the plans and term chosen at sign-up, the card on file, the next renewal and its
  *   amount after the coupon, and whether it is set to end; `status: 'none'` when the payment

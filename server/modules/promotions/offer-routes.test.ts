@@ -158,7 +158,7 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     expect((await send(999_999)).status).toBe(404)
   })
 
-  it('names the value of an offer with value in its e-mail (HTML and text), on its page and after the claim (issue 28)', async () => {
+  it('names the value of an offer with value in its e-mail (HTML and text), on its page and after the claim', async () => {
     await addPatient('Val')
     const id = await liveOffer({ title: 'Fifty off', bonus_points: 0, discount_cents: 5000 })
     await send(id)

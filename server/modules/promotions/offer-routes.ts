@@ -31,7 +31,7 @@ export function offerLimiter(ctx: ServerContext) {
 }
 
 /**
- * The public offer page's calls (issue 18), mounted under `/api/offers`: `GET /{token}` answers
+ * The public offer page's calls, mounted under `/api/offers`: `GET /{token}` answers
  * the offer a patient's personal e-mail link names, with the practice's name and logo and where
  * it stands for the patient; `POST /{token}/claim` claims it for that patient (the funnel's
  * claimed step; server/modules/promotions/offer-service.ts). No session: the random token (256 bits) is the key,

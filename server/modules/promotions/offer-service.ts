@@ -96,7 +96,7 @@ async function answerOf(ctx: OfferContext, row: SendRow): Promise<OfferAnswer> {
 }
 
 /**
- * The offer a patient's personal e-mail link names (issue 18), with the practice's name and logo
+ * The offer a patient's personal e-mail link names, with the practice's name and logo
  * and where it stands for that patient. Throws 404 for a token that names no send.
  */
 export async function offerByToken(ctx: OfferContext, token: string): Promise<OfferAnswer> {

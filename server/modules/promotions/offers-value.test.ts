@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 4: offers with value. A promotion may take an amount or a percentage off the
+ * Offers with value. A promotion may take an amount or a percentage off the
  * procedures it names; redeemed at checkout it lowers the matching lines, the visit's total is
  * what the patient pays, points are earned on that total, and the funnel's revenue is it too. A
  * visit may redeem points and an offer together. Before: "$50 off any HydraFacial" left a $199

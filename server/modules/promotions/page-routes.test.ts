@@ -29,7 +29,7 @@ function textOf(html: string): string {
 
 /**
  * Checks that two answers are the same but for the link's own token, which a page repeats (its
- * forms point back at it): the same status, headers' media type and page (issue 30).
+ * forms point back at it): the same status, headers' media type and page.
  */
 async function expectAlike(real: Response, realId: string, other: Response, otherId: string) {
   expect(other.status).toBe(real.status)
@@ -198,7 +198,7 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
       .where(eq(patients.id, patient.id))
     expect(row?.email_subscription).toBe(false)
 
-    // Issue 30: a link that names nobody gets the very page a real one gets.
+    // A link that names nobody gets the very page a real one gets.
     const other = await addPatient('Dan')
     const real = await t.request(`/unsubscribe/${other.unsubscribe_id}`, { method: 'POST' })
     const unknownId = randomToken()
@@ -263,7 +263,7 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
       }),
     ])
 
-    // A link that names nobody gets the page a real one gets (issue 30), and logs nothing.
+    // A link that names nobody gets the page a real one gets, and logs nothing.
     const real = await t.request(`/unsubscribe/${patient.unsubscribe_id}/subscribe`, {
       method: 'POST',
     })

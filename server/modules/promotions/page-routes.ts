@@ -46,7 +46,7 @@ function statusOf(error: ApiError): PageStatus {
 }
 
 /**
- * The pages a patient opens from an e-mail (issue 18), answered by the server as whole documents
+ * The pages a patient opens from an e-mail, answered by the server as whole documents
  * (server/modules/promotions/pages.ts) before the app's history fallback:
  * - `GET /unsubscribe/{id}`: the page, whose script sends the spec's call on opening; without
  *   scripts, `POST /unsubscribe/{id}` (its form) unsubscribes and answers the outcome.
@@ -98,7 +98,7 @@ export function patientPageRoutes(ctx: ServerContext) {
         )
       }
       // Only a link of the wrong shape is refused; any other gets the same page, whether or not
-      // it names a patient, so the form tells nobody which links exist (issue 30).
+      // it names a patient, so the form tells nobody which links exist.
       if (!isUnsubscribeTokenShaped(id)) {
         return page(c, unsubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
       }
@@ -106,7 +106,7 @@ export function patientPageRoutes(ctx: ServerContext) {
       return page(c, unsubscribedPage(id, { ok: true }))
     })
     .post('/unsubscribe/:id/subscribe', async (c) => {
-      // "Subscribe again" (issue 28): the patient of the link is subscribed again, once; the
+      // "Subscribe again": the patient of the link is subscribed again, once; the
       // change is in the practice's activity log, with no staff member (the patient did it).
       const id = c.req.param('id')
       if (!(await unsubscribeAllowed(c))) {
@@ -119,7 +119,7 @@ export function patientPageRoutes(ctx: ServerContext) {
       if (!isUnsubscribeTokenShaped(id)) {
         return page(c, resubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
       }
-      // A well-formed link that names nobody gets the same page as a real one (issue 30).
+      // A well-formed link that names nobody gets the same page as a real one.
       const result = await resubscribeByToken(ctx.db, id)
       if (result?.changed) {
         await ctx.audit.record({

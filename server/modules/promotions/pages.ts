@@ -1,5 +1,5 @@
 /**
- * The two pages a patient opens from an e-mail (issue 18): `/unsubscribe/:id` and
+ * The two pages a patient opens from an e-mail: `/unsubscribe/:id` and
  * `/offers/:token`, rendered by the server as whole documents with their content in them.
  *
  * A patient opens them once, on a phone, often on a slow connection, and does one thing there.
@@ -27,7 +27,7 @@ export const UNSUBSCRIBE_PAGE = {
     'If you keep receiving e-mails you did not ask for, contact the practice that sent them.',
   noScript: 'Press Unsubscribe to stop these e-mails.',
   button: 'Unsubscribe',
-  // Issue 28: the way back.
+  // The way back.
   again: 'Subscribe again',
   againHint: 'Changed your mind? You can receive these e-mails again.',
   subscribed: 'You are subscribed again!',
@@ -212,7 +212,7 @@ export function offerPage(
   } else {
     const { answer, error } = view
     const logo = answer.practice.logo
-      ? // At its own aspect ratio within 200 × 56 px (issue 29): a wide logo is not squeezed.
+      ? // At its own aspect ratio within 200 × 56 px: a wide logo is not squeezed.
         `<img src="${escapeHtml(answer.practice.logo)}" alt="">`
       : ''
     parts.push(

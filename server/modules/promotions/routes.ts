@@ -1,5 +1,5 @@
 /**
- * `/promotions` (issue 18, PORTAL.md section 7): the practice's offers (paged by status, with
+ * `/promotions`: the practice's offers (paged by status, with
  * their funnels), their life (create, edit, publish, end, duplicate, archive, delete a draft
  * nobody claimed) and the spec's funnel steps `PUT /promotions/claimed/{promo}` and
  * `PUT /promotions/redeemed/{promo}`. The rules live in server/modules/promotions/service.ts; every
@@ -220,7 +220,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
         async (c) => {
           const query = parseOr400(PromotionListQuerySchema, c.req.query())
           const page = await listPromotions(ctx.db, c.var.user.practice_id, query, ctx.now())
-          // Money (the funnel's revenue) only for those who may see it (issue 28).
+          // Money (the funnel's revenue) only for those who may see it.
           const money = can(c.var.user.access_rights, 'reports.money')
           return c.json({ ...page, data: page.data.map((offer) => withoutMoney(offer, money)) })
         },
@@ -230,7 +230,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
         operation({
           summary: 'Create an offer',
           description:
-            "A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, a code for a code-only offer, and its value (issue 28): `discount_cents` (an amount off a visit, once, never below $0) or `discount_percent` (1 to 100, off each matching line), not both, for `procedure_ids` (the practice's procedures; empty = any procedure). Manager, Admin. Audited.",
+            "A new draft: title, description, points cost (0 = free), bonus points, start and end, total and per-patient limits, a code for a code-only offer, and its value: `discount_cents` (an amount off a visit, once, never below $0) or `discount_percent` (1 to 100, off each matching line), not both, for `procedure_ids` (the practice's procedures; empty = any procedure). Manager, Admin. Audited.",
           tag: 'Promotions',
           responses: {
             201: { description: 'The draft.', json: PromotionDetailSchema },

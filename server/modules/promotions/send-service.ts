@@ -1,5 +1,5 @@
 /**
- * "Send to patients" (issue 18, PORTAL.md section 6): one request queues the offer's e-mail for
+ * "Send to patients": one request queues the offer's e-mail for
  * every patient marketing e-mail may reach, set-based. One `INSERT … SELECT` writes a
  * `promotion_sends` row (the personal link's random token) per patient not yet sent the offer,
  * and, from what it returns, one `outbound_messages` row per send, with the text, the HTML part
@@ -63,7 +63,7 @@ export async function queueOfferSends(
     promotionId: number
     /** The practice as its e-mails show it: name, postal address, logo (readMailPractice). */
     practice: MailPractice
-    /** The offer; `value` its value in words (issue 28), or null. */
+    /** The offer; `value` its value in words, or null. */
     offer: { title: string; description: string; value?: string | null }
     publicUrl: string
     now: Date

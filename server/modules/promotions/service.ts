@@ -1,5 +1,5 @@
 /**
- * Promotions (issue 18): the offer's life (create, edit, publish, end, duplicate, archive), its
+ * Promotions: the offer's life (create, edit, publish, end, duplicate, archive), its
  * funnel (sent, claimed, redeemed, expired, rate, revenue) and the two steps a patient takes:
  * claim (within the dates, the limits and the code, one transaction holding the offer's row lock
  * so concurrent claims cannot pass a limit) and redeem (through the ledger, exactly once, by the
@@ -234,7 +234,7 @@ const toDate = (value: string | null) => (value === null ? null : new Date(value
 
 /**
  * An offer's value in words with its procedures' names ("$50.00 off HydraFacial"), for the
- * offer's e-mail and page (issue 28); null for an offer without value.
+ * offer's e-mail and page; null for an offer without value.
  */
 export async function offerValueText(
   db: Executor,
@@ -740,7 +740,7 @@ export async function redeemPromotion(
   const { db } = deps
   const now = deps.now()
   const promotion = await promotionOf(db, user.practice_id, input.promotionId)
-  // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
+  // An offer with value lowers a visit's lines: it is redeemed at the checkout.
   if (hasValue(promotion)) throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
   const [patient] = await db
     .select({ id: patients.id })

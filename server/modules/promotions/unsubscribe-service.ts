@@ -10,7 +10,7 @@ export const UNSUBSCRIBE_LINK_INVALID = 'This unsubscribe link is not valid.'
 
 /**
  * Whether `token` has the shape of an unsubscribe token. Only a token of another shape may be
- * answered as not valid (issue 30): that the shape is wrong is plain from the token itself, so it
+ * answered as not valid: that the shape is wrong is plain from the token itself, so it
  * tells nothing about which links exist. A well-formed token is answered alike whether or not it
  * names a patient, so that nobody can find out by trying.
  */
@@ -22,7 +22,7 @@ export function isUnsubscribeTokenShaped(token: string): boolean {
  * What the spec's unsubscribe page does (`PUT /patients/unsubscribe/{token}`) and the RFC 8058
  * one-click `POST /unsubscribe/{token}` does too: the patient whose link it is stops receiving
  * marketing e-mail (`email_subscription` false). Answers whether the token named a patient;
- * running it again changes nothing. The link of a patient who was merged into another (issue 29)
+ * running it again changes nothing. The link of a patient who was merged into another
  * unsubscribes the patient it was merged into too: an e-mail sent before the merge still reaches
  * the same person.
  */
@@ -47,7 +47,7 @@ export async function unsubscribeByToken(db: Database, token: string): Promise<b
 }
 
 /**
- * "Subscribe again" on the unsubscribe page (issue 28): the patient whose link it is receives the
+ * "Subscribe again" on the unsubscribe page: the patient whose link it is receives the
  * practice's marketing e-mail again (`email_subscription` true). Idempotent: a patient already
  * subscribed stays so and `changed` is false, so the caller logs the change once. Answers null for
  * a token that names nobody.

@@ -1,5 +1,5 @@
 /**
- * The activity log (Settings, Admin; PORTAL.md sections 4 and 7, issue 19): `GET /audit` answers
+ * The activity log (Settings, Admin): `GET /audit` answers
  * a page of the practice's audit events, newest first, filtered by person, action and days, each
  * in words; `GET /audit/export.csv` streams the same filter as CSV. The trail holds ids only: the
  * names of the people, patients and entries are read for the page shown (three queries by id,

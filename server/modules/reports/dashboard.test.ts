@@ -282,7 +282,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       // Before March: Eli 60, Fay 70, Ava 500 + 200 − 100. Then +50 +80 −300 +40 −10 −80 −60.
       points_outstanding: { current: 450, previous: 730 },
       liability_cents: { current: 4500, previous: 7300 },
-      // Net of reversals (issue 28): Bea's 80 of 8 March were reversed on the 9th, so March
+      // Net of reversals: Bea's 80 of 8 March were reversed on the 9th, so March
       // earned her bonus of 50 only (before: 130, the reversed visit counted).
       points_earned: { current: 50, previous: 200 },
       points_redeemed: { current: 300, previous: 100 },
@@ -437,7 +437,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
       [LIABILITY_LABELS.reversed, '-80', '-8'],
       [LIABILITY_LABELS.closing_points, '450', '45'],
     ])
-    // One sign convention (issue 28): each column sums, from the opening line through every
+    // One sign convention: each column sums, from the opening line through every
     // movement, to the closing line, and the closing line is the sum of the patients' balances.
     // (Before, Redeemed was written +300 beside Reversed −80, and the column did not sum.)
     const lines = data.map((row) => ({ points: Number(row.points), dollars: Number(row.dollars) }))
@@ -534,7 +534,7 @@ describe.each(testBackends())("the dashboard's reports on $name", (backend) => {
   })
 })
 
-describe.each(testBackends())('numbers that reconcile on $name (issue 28)', (backend) => {
+describe.each(testBackends())('numbers that reconcile on $name', (backend) => {
   let t: TestApp
   let p: PracticeFixture
 

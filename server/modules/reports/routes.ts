@@ -1,10 +1,10 @@
 /**
- * The dashboard's numbers (issue 20): `GET /reports/summary` and `GET /reports/worklist` for every
+ * The dashboard's numbers: `GET /reports/summary` and `GET /reports/worklist` for every
  * member of the practice (money fields only for Managers and Admins), and the points liability
  * report `GET /reports/liability` with its CSV (Manager, Admin); all computed in the database by
  * server/modules/reports/service.ts (the exports read their pages with queries.ts).
  *
- * The CSV exports (PORTAL.md sections 4 and 7; Manager, Admin): `GET /reports/patients.csv` and
+ * The CSV exports (Manager, Admin): `GET /reports/patients.csv` and
  * `GET /reports/ledger.csv`. Each is streamed: rows are read a page at a time by keyset (`id >
  * last`, never an offset) and written as they come, so a practice of 10,000 patients and 200,000
  * entries never sits in memory. Each export is an audit event (which report, never a value).

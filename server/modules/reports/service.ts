@@ -1,5 +1,5 @@
 /**
- * The dashboard's numbers, its worklist and the points liability report (issue 20; PORTAL.md
+ * The dashboard's numbers, its worklist and the points liability report (PORTAL.md
  * sections 3, 4 and 7), each computed by the database in a few aggregate queries: counts with
  * FILTER, sums of the ledger's daily totals (`ledger_daily`, kept by a trigger), GROUP BY month.
  * No patient or entry row is ever loaded into the app to be counted here.
@@ -20,10 +20,9 @@ import {
   type WorklistList,
   type WorklistRow,
 } from '#domain/reports.ts'
+import { DAY_MS } from '#domain/time.ts'
 import type { Database } from '#server/db/client.ts'
 import { funnelFor } from '#server/modules/promotions/index.ts'
-
-const DAY_MS = 86_400_000
 
 /** An instant as a parameter the database reads as `timestamptz` (the same on both drivers). */
 const ts = (date: Date) => sql`${date.toISOString()}::timestamptz`
@@ -57,7 +56,7 @@ const compared = (current: unknown, previous: unknown): Compared => ({
 const DAY_TOTAL = sql.raw('(earn + bonus + adjust + redeem + expire + reverse)')
 
 /**
- * The dashboard's movements, net of reversals (issue 28): a reversal counts against the kind of
+ * The dashboard's movements, net of reversals: a reversal counts against the kind of
  * the entry it cancels, on the day it is posted, so an undone visit is not earned and a reversed
  * redemption is not redeemed. Redeemed and expired are positive amounts taken off; adjusted keeps
  * its sign. Over any period, outstanding at its end = outstanding at its start + earned −
@@ -170,7 +169,7 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
           coalesce(sum(${NET.adjusted}) filter (where ${inPrevious}), 0)::bigint as adjusted_before
         from ledger_daily where practice_id = ${practiceId}`,
   )
-  // Patients count by the day they joined the practice (issue 28): an import's "joined on" day,
+  // Patients count by the day they joined the practice: an import's "joined on" day,
   // else the day they were added. Imported without that day, they are counted apart from new.
   const joined = sql.raw(`coalesce(joined_on, (created_at at time zone 'UTC')::date)`)
   const undated = sql.raw('(imported and joined_on is null)')
@@ -288,7 +287,7 @@ async function pointValueCents(db: Database, practiceId: number): Promise<number
 /**
  * `GET /reports/liability`: the balance at the start of `from`, each kind's movement over the
  * period and the balance at the end of `to`, in one statement over the daily sums. Every movement
- * carries its effect on the balance (issue 28: one sign convention, redeemed and expired negative),
+ * carries its effect on the balance (one sign convention, redeemed and expired negative),
  * so the lines add up exactly: opening + earned + bonus + adjusted + redeemed + expired + reversed
  * = closing. Cents are each line times the programme's point value.
  */

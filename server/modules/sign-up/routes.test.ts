@@ -521,7 +521,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect(response.status).toBe(200)
       const answer = await response.json()
       const { user } = answer as { user: Record<string, unknown> }
-      // The new Admin is signed in (issue 29): the answer is the session a sign-in answers, and
+      // The new Admin is signed in: the answer is the session a sign-in answers, and
       // its token opens the new practice's portal.
       const session = v.parse(SessionSchema, answer)
       expect(session.practice).toMatchObject({
@@ -727,7 +727,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
             'billingInformation.subscription_ehr: The Nextech integration needs the EHR plan',
         },
       })
-      // Accepting the Business Associates Agreement is signing it (issue 21): no signature, no
+      // Accepting the Business Associates Agreement is signing it: no signature, no
       // practice, whatever the rest of the call says.
       const { sign: _sign, ...unsigned } = payload.billingInformation
       const unsignedAnswers = await Promise.all(
@@ -766,7 +766,7 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
         .from(practices)
         .where(eq(practices.practice_email, payload.practice.practice_email))
       expect(practice).toMatchObject({ e_record: 'nextech', subscription_ehr: true })
-      // The row holds ciphertext only (issue 14); the data key opens it.
+      // The row holds ciphertext only; the data key opens it.
       const stored = JSON.stringify(practice?.nextech)
       for (const value of Object.values(NEXTECH)) expect(stored).not.toContain(value)
       expect(practice?.nextech).toMatchObject({ v: 1, alg: 'A256GCM' })

@@ -57,7 +57,7 @@ export const REGISTER_MESSAGES = {
 /** Per-IP limits of the public sign-up calls; per-phone code limits live in the verification. */
 export const SIGN_UP_LIMITS = {
   checkEmail: { max: 60, windowMs: 60 * 1000 },
-  /** SMS one address can have sent in an hour (issue 14: it was 100, each costing the practice). */
+  /** SMS one address can have sent in an hour (it was 100, each costing the practice). */
   getCode: { max: 10, windowMs: 60 * 60 * 1000 },
   verifyCode: { max: 100, windowMs: 60 * 60 * 1000 },
   pay: { max: 50, windowMs: 60 * 60 * 1000 },
@@ -171,7 +171,7 @@ export type SignUpRouteOptions = {
 }
 
 /**
- * The public calls of the sign-up wizard (spec section 7, DESIGN.md section 4), mounted under
+ * The public calls of the sign-up wizard (spec section 7), mounted under
  * `/api/auth`. Bodies are the domain's shapes (domain/sign-up/api.ts), re-validated here.
  * - `POST /check-email {email, phone}`: text/plain `OK`, or 409 `Email is already taken.` /
  *   `Phone number is already taken.` (e-mail compared case-insensitively, phone by its digits,
@@ -296,7 +296,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     const [row] = await ctx.db
       .select({ id: coupons.id })
       .from(coupons)
-      // The same in any case, as the coupon lookup finds it (issue 21).
+      // The same in any case, as the coupon lookup finds it.
       .where(sql`upper(${coupons.id}) = upper(${code})`)
       .limit(1)
     if (!row) throw badRequest(REGISTER_MESSAGES.invalidPromo)
@@ -413,7 +413,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         state: p.state.trim(),
         country: p.country,
         e_record: p.e_record,
-        // The EHR credentials are sealed at rest and never answered (issue 14).
+        // The EHR credentials are sealed at rest and never answered.
         nextech: p.nextech ? sealJson(p.nextech, ctx.config.dataKey) : null,
         stripe_customer_id: body.stripe_id,
         plan_id: input.planIds[0] ?? null,
@@ -476,7 +476,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
       async (c) => {
         await limit(c, 'checkEmail')
         const { email, phone } = c.req.valid('json')
-        // A snapshot of every user's e-mail and phone, not a query per check (issue 8).
+        // A snapshot of every user's e-mail and phone, not a query per check.
         const taken = await takenContacts.get()
         if (taken.emails.has(email.trim().toLowerCase())) {
           return c.text(AVAILABILITY_MESSAGES.emailTaken, 409)
@@ -689,7 +689,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         })
         ctx.outbound.kick()
         await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
-        // The new owner is signed in, as a sign-in would (issue 29): the answer is a session, which
+        // The new owner is signed in, as a sign-in would: the answer is a session, which
         // the app stores, so the thank-you page's next step lands in the portal.
         return c.json(await sessionAnswer(ctx, user.id, false))
       },

@@ -10,7 +10,7 @@ import { operation } from '#server/openapi/operation.ts'
 import { PaymentError } from '#server/payments/index.ts'
 
 /**
- * `POST /api/payments/test-tokens`: the test payment gateway's tokeniser (DESIGN.md section 5).
+ * `POST /api/payments/test-tokens`: the test payment gateway's tokeniser.
  * Exists only while payments run in test mode (no `STRIPE_SECRET_KEY`) outside production; otherwise
  * it answers 404 like any unknown path (also in production with ALLOW_TEST_PAYMENTS=true). Answers `{id: "tok_…"}`, or 400 with Stripe's wording for a card it cannot
  * use (`Your card number is incorrect.`). The card itself is kept in memory only, never stored or
@@ -19,7 +19,7 @@ import { PaymentError } from '#server/payments/index.ts'
 export function testTokenRoutes(ctx: ServerContext) {
   const testModeOnly = createMiddleware<AppEnv>(async (c, next) => {
     // Never in production, whatever the gateway: a card form that always succeeds would sign
-    // practices up for free (issue 14).
+    // practices up for free.
     if (ctx.config.production || ctx.payments.mode !== 'test' || !ctx.payments.tokeniser) {
       throw notFound(`Nothing answers ${c.req.method} ${c.req.path}.`)
     }

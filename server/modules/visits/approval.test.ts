@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 1: a price above the catalogue's, or a line earning more points than the
+ * A price above the catalogue's, or a line earning more points than the
  * programme's ceiling, is recorded only with a manager's approval and a reason, bound to that
  * visit's lines; otherwise the API refuses it with a sentence. Both databases.
  */
@@ -350,7 +350,7 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
       statuses.push(answer.status)
     }
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429, 429])
-    // Someone else's failures at this desk never refuse the real manager (issue 30).
+    // Someone else's failures at this desk never refuse the real manager.
     const approved = await post(
       '/api/visits/approval',
       { patient_id: patientId, items: typo(), reason: 'x', manager: MANAGER },

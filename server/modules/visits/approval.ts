@@ -1,5 +1,5 @@
 /**
- * A manager's approval of a visit's prices and points (issue 28): a short-lived token (HS256,
+ * A manager's approval of a visit's prices and points: a short-lived token (HS256,
  * the server's signing secret, its own issuer and audience so that no session token passes for
  * one) over the practice, the patient and the visit's lines, naming who approved and why. A
  * visit with other lines, another patient or after 15 minutes does not match it; the visit keeps

@@ -1,5 +1,5 @@
 /**
- * Issue 28, item 3: redemptions without the patient's code (at most the threshold each) add up,
+ * Redemptions without the patient's code (at most the threshold each) add up,
  * per patient and day, under the patient's lock: at most the threshold in all, then the code is
  * needed. Both databases, with requests in parallel.
  */

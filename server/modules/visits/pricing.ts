@@ -12,6 +12,7 @@ import {
   type OfferResult,
   offerValueWords,
 } from '#domain/offer-value.ts'
+import { DAY_MS } from '#domain/time.ts'
 import {
   type ApprovalAnswer,
   formatDollars,
@@ -36,7 +37,6 @@ import { conflict, forbidden, notFound } from '#server/http/errors.ts'
 import { linesDigest, signApproval } from './approval.ts'
 import {
   type CheckoutDeps,
-  DAY_MS,
   day,
   type Executor,
   type PromotionRow,
@@ -53,7 +53,7 @@ export type PricedLine = VisitLine & { catalogue_price_cents: number }
 export const publicLine = ({ catalogue_price_cents: _, ...line }: PricedLine): VisitLine => line
 
 /**
- * Why these lines need a manager's approval (issue 28), a sentence a reason: a price above the
+ * Why these lines need a manager's approval, a sentence a reason: a price above the
  * catalogue's, points above the programme's ceiling for one line. Empty when none is needed.
  */
 export function approvalReasons(
@@ -180,7 +180,7 @@ export async function procedureNames(ex: Executor, ids: readonly number[]): Prom
 }
 
 /**
- * The offer applied to the priced lines (issue 28): the server's discount, never the client's.
+ * The offer applied to the priced lines: the server's discount, never the client's.
  * An offer with value whose procedures match no line of the visit is refused with a sentence.
  */
 export async function offerOn(
@@ -203,7 +203,7 @@ async function noMatchSentence(ex: Executor, offer: PromotionRow): Promise<strin
 
 /**
  * What each offer with value the patient has claimed (and not redeemed) would do to these
- * lines (issue 28): the checkout shows the server's numbers before Confirm.
+ * lines: the checkout shows the server's numbers before Confirm.
  */
 async function offerValues(
   ex: Executor,

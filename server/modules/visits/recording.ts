@@ -157,7 +157,7 @@ export function createRecording(
   const { spend } = uses.redeeming
 
   /**
-   * The approval the lines need (issue 28), checked inside the visit's transaction: none when
+   * The approval the lines need, checked inside the visit's transaction: none when
    * the prices are the catalogue's and the points within the ceiling; else the token a manager's
    * approval answered for exactly these lines of this patient, or the reason of a Manager or
    * Admin recording it themselves. Refused with the reasons otherwise.
@@ -237,7 +237,7 @@ export function createRecording(
               input.patient_id,
             )
           }
-          // Points and an offer together (issue 28): one consent for all the points spent.
+          // Points and an offer together: one consent for all the points spent.
           const points = (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0)
           // The code's attempt is spent here, before the transaction, so that it stays spent.
           consent = await consentFor(

@@ -201,7 +201,7 @@ export function createRedeeming(
           input.promotion_id !== undefined
             ? await promotionOf(db, practiceId, input.promotion_id, patientId)
             : undefined
-        // An offer with value lowers a visit's lines: it is redeemed at the checkout (issue 28).
+        // An offer with value lowers a visit's lines: it is redeemed at the checkout.
         if (promotion && hasValue(promotion)) {
           throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
         }

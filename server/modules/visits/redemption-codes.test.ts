@@ -1,5 +1,5 @@
 /**
- * Issue 28, items 2 and 8: a redemption code is for one amount (points or an offer), its SMS
+ * A redemption code is for one amount (points or an offer), its SMS
  * names the practice, the amount and its worth, and the validity; it redeems at most that, for
  * that patient, once; and the checkout can check it as soon as it is typed. Both databases.
  */

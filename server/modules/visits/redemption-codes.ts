@@ -83,8 +83,8 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
     if (!sameHash(row.code_hash, hashCode(row.id, verification.code))) {
       throw unprocessable(VISIT_MESSAGES.codeIncorrect)
     }
-    // The code redeems at most the amount it was sent for (issue 28).
-    // A code for a visit's points and its offer (issue 28, item 4) covers both, and no other.
+    // The code redeems at most the amount it was sent for.
+    // A code for a visit's points and its offer covers both, and no other.
     const fits =
       (row.promotion_id !== null
         ? amount.promotion_id === row.promotion_id
@@ -171,7 +171,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
     consentFor,
 
     /**
-     * `POST /patients/{id}/redemption-code/check` (issue 28): whether the typed code is the
+     * `POST /patients/{id}/redemption-code/check`: whether the typed code is the
      * patient's newest, unused, unexpired code for this amount. Spends one of its 5 attempts (so
      * checking is no way around the limit) and uses nothing.
      */
@@ -197,7 +197,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
     ): Promise<{ authyId: string }> {
       const row = {
         practice_id: user.practice_id,
-        // Points, an offer, or both (issue 28: a visit's points and its offer, one code).
+        // Points, an offer, or both (a visit's points and its offer, one code).
         points: amount.points ?? null,
         promotion_id: amount.promotion_id ?? null,
       }

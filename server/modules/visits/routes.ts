@@ -1,5 +1,5 @@
 /**
- * The front desk over HTTP (issue 17): `/visits` (preview, record, read, undo) and a patient's
+ * The front desk over HTTP: `/visits` (preview, record, read, undo) and a patient's
  * redemption code and redemptions. The rules live in the module's use cases, which service.ts
  * composes; every posting is audited once (who, which patient id, how many points; never a
  * personal value).
@@ -73,7 +73,7 @@ function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
     ...(summary.approved_by
       ? { member: summary.approved_by, approval_reason: summary.approval_reason ?? '' }
       : {}),
-    // The offer redeemed at the visit and what it took off (issue 28), for the activity log.
+    // The offer redeemed at the visit and what it took off, for the activity log.
     ...(summary.promotion_id
       ? {
           promotion_id: summary.promotion_id,
@@ -86,7 +86,7 @@ function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
 }
 
 /**
- * Who approves a visit's prices and points (issue 28): a Manager or Admin signing in at the desk
+ * Who approves a visit's prices and points: a Manager or Admin signing in at the desk
  * (e-mail and password, counted like a sign-in: failures per account and per address, the same
  * hashing gate), else the session's member, who must be a Manager or Admin themselves.
  */
@@ -106,7 +106,7 @@ async function approverOf(
   const throttle = createSignInThrottle(ctx.rateLimitStore, AUTH_LIMITS)
   const at = ctx.now().getTime()
   const accountKey = `signin:account:${manager.email}`
-  // The sign-in's limits per account and address pair (issue 30): a colleague's failures at the
+  // The sign-in's limits per account and address pair: a colleague's failures at the
   // same desk never refuse this manager; at the desk the account is locked after 5 failures.
   refuseWhenLimited((await throttle.admit(manager.email, ip, at)).decision)
   refuseWhenLimited(await limiter.check(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at))

@@ -1,5 +1,5 @@
 /**
- * The front desk's checkout (issue 17): previews and records visits, redeems points or a claimed
+ * The front desk's checkout: previews and records visits, redeems points or a claimed
  * promotion with the patient's SMS code or a manager's override, and undoes a visit within 10
  * minutes. Every posting goes through the ledger (server/modules/ledger/service.ts) inside ONE
  * transaction that holds the patient's row lock, so concurrent checkouts run one after the other

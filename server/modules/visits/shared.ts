@@ -22,14 +22,13 @@ export type CheckoutDeps = {
   outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
   /** Where patients open the links of their e-mail (the points statement's unsubscribe link). */
   publicUrl: string
-  /** The server's signing secret, for a manager's approval of a visit (issue 28). */
+  /** The server's signing secret, for a manager's approval of a visit. */
   secret: string
 }
 
 export const unprocessable = (message: string) =>
   new ApiError(422, API_ERROR_NAMES.validation, message)
 
-export const DAY_MS = 86_400_000
 export const day = (date: Date) => date.toISOString().slice(0, 10)
 
 export function isUniqueViolation(error: unknown): boolean {
@@ -62,7 +61,7 @@ export type PromotionRow = {
   title: string
   points: number
   points_cost: number
-  /** Its value (issue 28): an amount or a percentage off the procedures it names. */
+  /** Its value: an amount or a percentage off the procedures it names. */
   discount_cents: number | null
   discount_percent: number | null
   procedure_ids: number[]
@@ -78,10 +77,10 @@ export type PostingSummary = {
   redeemed: number
   bonus: number
   override: boolean
-  /** The manager who approved the visit's prices or points (issue 28), and why. */
+  /** The manager who approved the visit's prices or points, and why. */
   approved_by?: number | null
   approval_reason?: string | null
-  /** What a redeemed offer took off the visit, in cents, and the offer (issue 28). */
+  /** What a redeemed offer took off the visit, in cents, and the offer. */
   discount_cents?: number
   promotion_id?: number | null
   offer_title?: string | null
@@ -115,7 +114,7 @@ export async function patientOf(ex: Executor, practiceId: number, patientId: num
     .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
   const [row] = lock ? await query.for('update') : await query
   if (!row) throw notFound(LEDGER_MESSAGES.patientNotFound)
-  // A change that waited for a merge's lock on this patient finds it merged (issue 29).
+  // A change that waited for a merge's lock on this patient finds it merged.
   if (lock && row.merged_into_id !== null) throw conflict(MERGE_MESSAGES.mergedPatient)
   return row
 }
@@ -165,7 +164,7 @@ export async function lockPatient(tx: Transaction, practiceId: number, patientId
     .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
     .for('update', { of: patients })
   if (!row) throw notFound(LEDGER_MESSAGES.patientNotFound)
-  // A change that waited for a merge's lock on this patient finds it merged (issue 29).
+  // A change that waited for a merge's lock on this patient finds it merged.
   if (row.merged_into_id !== null) throw conflict(MERGE_MESSAGES.mergedPatient)
   return row
 }

@@ -1,13 +1,13 @@
-/** The points statement a visit sends the patient (PORTAL.md section 6). */
+/** The points statement a visit sends the patient. */
 import { UNDO_WINDOW_MS } from '#domain/visits.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { patientMail, statementContent } from '#server/modules/patient-mail/index.ts'
 import type { CheckoutDeps, LockedPatient } from './shared.ts'
 
 /**
- * Queues the patient's points statement after a visit (PORTAL.md section 6) in the visit's
+ * Queues the patient's points statement after a visit in the visit's
  * transaction, when the patient has an e-mail and is subscribed ({@link patientMail}'s gate).
- * It leaves when the visit's undo window closes (issue 28): an undo within it deletes it, so a
+ * It leaves when the visit's undo window closes: an undo within it deletes it, so a
  * patient is never told of points that were taken back. The patient is the row the transaction
  * locked (nothing else changes it meanwhile); `balance` is theirs after the visit's postings.
  */

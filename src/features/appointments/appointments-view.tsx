@@ -125,7 +125,7 @@ export function AppointmentsView({
 
   return (
     <Stack gap="lg">
-      {/* Two rows that each hold together at 390 px (issue 29): the day (previous, today, next,
+      {/* Two rows that each hold together at 390 px: the day (previous, today, next,
           the date) and the view with New appointment; one line from 768 px. */}
       <Group justify="space-between" align="flex-end" gap="sm" wrap="wrap">
         <Group gap="xs" align="flex-end" wrap="nowrap">
@@ -288,7 +288,7 @@ export function AppointmentsView({
             actionLabel={
               confirming.action === 'delete' ? 'Delete appointment' : 'Cancel appointment'
             }
-            // "Cancel" beside "Cancel appointment" would read as the same action (issue 29).
+            // "Cancel" beside "Cancel appointment" would read as the same action.
             cancelLabel="Keep appointment"
             onCancel={() => setConfirming(undefined)}
             onConfirm={async () => {

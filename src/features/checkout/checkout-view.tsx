@@ -64,7 +64,7 @@ export function toCheckoutItem(kind: CheckoutItem['kind'], item: CatalogueItem):
 }
 
 /**
- * The front desk's checkout (issue 17): one step at a time, each rendered from the checkout
+ * The front desk's checkout: one step at a time, each rendered from the checkout
  * machine's state; every click is an event, every call the machine's. The catalogue and the
  * patient search come from the route.
  */
@@ -355,13 +355,13 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const spendable = useSelector(actorRef, selectSpendable)
   const canContinue = useSelector(actorRef, (s) => s.can({ type: 'review.submit' }))
   const approval = useSelector(actorRef, (s) => s.context.approval)
-  // The chosen offer's value on these lines, as the server worked it out (issue 28).
+  // The chosen offer's value on these lines, as the server worked it out.
   const valuation = useSelector(actorRef, selectValuation)
   // The typed amount, kept as typed while it is not a whole number yet.
   const [typed, setTyped] = useState<string | number>(
     redemption.kind === 'points' ? redemption.points : '',
   )
-  // Points redeemed together with an offer (issue 28), as typed.
+  // Points redeemed together with an offer, as typed.
   const [extra, setExtra] = useState<string | number>(
     redemption.kind === 'promotion' && redemption.points ? redemption.points : '',
   )

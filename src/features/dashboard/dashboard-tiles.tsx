@@ -45,7 +45,7 @@ function Big({ children, label }: { children: ReactNode; label?: string }) {
 }
 
 /**
- * The dashboard's tiles (issue 20): patients, points outstanding (and, for money holders, their
+ * The dashboard's tiles: patients, points outstanding (and, for money holders, their
  * liability in dollars), points earned, redeemed and expired, offers claimed → redeemed, today's
  * appointments; each against the period of the same length before (today: against yesterday).
  */

@@ -39,7 +39,7 @@ function signed(report: LiabilityReport, line: (typeof LIABILITY_LINES)[number])
 }
 
 /**
- * The points liability report (issue 20): for a period, the opening balance, what was earned,
+ * The points liability report: for a period, the opening balance, what was earned,
  * given as bonus, adjusted, redeemed, expired and reversed, and the closing balance, in points and
  * dollars, adding up exactly; with the CSV for the accountant.
  */

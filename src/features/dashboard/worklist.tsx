@@ -72,7 +72,7 @@ function Row({ list, row }: { list: WorklistList; row: WorklistRow }) {
 }
 
 /**
- * The worklist (issue 20): points expiring in the next 30 days, patients with points not seen in
+ * The worklist: points expiring in the next 30 days, patients with points not seen in
  * 90 days, claimed offers that end within 7 days, and today's appointments not yet completed.
  * Each list pages on the server; the open list and its page live in the address.
  */

@@ -5,7 +5,7 @@ import { AnchorLink } from '#src/ui/links.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 
 /**
- * A public page of the product's own documents (issue 19): the Terms, the Business Associates
+ * A public page of the product's own documents: the Terms, the Business Associates
  * Agreement and About, which the shell footer opens when the practice set no link of its own.
  * Each says where the others are and how to reach support.
  */

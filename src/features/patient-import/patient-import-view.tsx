@@ -49,7 +49,7 @@ const LISTED_REJECTIONS = 100
 const selectSelf = (snapshot: PatientImportSnapshot) => snapshot
 
 /**
- * The patient import page (issue 17): one step at a time, as the machine says. It reads the
+ * The patient import page: one step at a time, as the machine says. It reads the
  * snapshot and sends events; it fetches nothing and parses nothing itself.
  */
 export function PatientImportView({ actorRef }: { actorRef: ImportRef }) {
@@ -336,7 +336,7 @@ function ReviewStep({ snapshot, send }: StepProps) {
   )
 }
 
-/** The opening balances of the rows to be created (issue 29), when a column holds them. */
+/** The opening balances of the rows to be created, when a column holds them. */
 function OpeningBalances({ snapshot }: { snapshot: PatientImportSnapshot }) {
   const { mapping, csv, preview } = snapshot.context
   const column = mapping.opening_balance
@@ -353,7 +353,7 @@ function OpeningBalances({ snapshot }: { snapshot: PatientImportSnapshot }) {
 const pointsText = (n: number) => `${formatCount(n)} point${n === 1 ? '' : 's'}`
 
 /**
- * Which way the dates are written (issue 29): said when the file's dates decide it, asked when
+ * Which way the dates are written: said when the file's dates decide it, asked when
  * every date could be read both ways; nothing is imported until the person answers.
  */
 function DateOrderQuestion({ snapshot, send }: StepProps) {
@@ -381,7 +381,7 @@ function DateOrderQuestion({ snapshot, send }: StepProps) {
 }
 
 /**
- * Marketing consent (issue 28): a file's own e-mail consent column decides row by row (an empty
+ * Marketing consent: a file's own e-mail consent column decides row by row (an empty
  * cell is no); a file without one is imported unsubscribed unless the importer states, for the
  * whole file, that every patient agreed. The statement is logged with who and when.
  */

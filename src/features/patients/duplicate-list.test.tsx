@@ -14,7 +14,7 @@ const person = (id: number, first: string, phone: string | null, email: string |
   created_at: '2026-01-01T00:00:00.000Z',
 })
 
-describe('the possible duplicates (issue 29)', () => {
+describe('the possible duplicates', () => {
   it('says so when no two active patients share a phone or an e-mail', async () => {
     const empty: DuplicatePage = { data: [], total: 0, page: 1, pageSize: 25 }
     renderInRouter(

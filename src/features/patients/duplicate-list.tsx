@@ -39,7 +39,7 @@ function Reasons({ pair }: { pair: DuplicatePair }) {
 }
 
 /**
- * The possible duplicates (issue 29): pairs of active patients who share a phone or an e-mail, as
+ * The possible duplicates: pairs of active patients who share a phone or an e-mail, as
  * the server found them when the page loaded, each with "Merge…". A table from 768 px, stacked
  * cards below it.
  */

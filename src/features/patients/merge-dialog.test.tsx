@@ -68,7 +68,7 @@ function show(second?: MergeSide) {
   return { ...view, calls }
 }
 
-describe('the merge dialog (issue 29): choose → preview → confirm → done', () => {
+describe('the merge dialog: choose → preview → confirm → done', () => {
   it('from a profile: finds the other patient, keeps the one chosen, shows what moves, merges once', async () => {
     const { user, calls } = show()
     const dialog = await screen.findByRole('dialog', { name: 'Merge patients' })

@@ -32,7 +32,7 @@ function movesOf(moves: MergePreview['moves']): string[] {
 }
 
 /**
- * "Merge patients" (issue 29, Manager and Admin): a multi-step dialog, choose → preview → confirm
+ * "Merge patients" (Manager and Admin): a multi-step dialog, choose → preview → confirm
  * → done. `first` is the patient it was opened from; `second`, when given (a duplicates pair), is
  * the other one, else the person finds them with the picker. The person chooses which record is
  * kept, sees what moves and the balance after, confirms, and the server merges in one transaction.

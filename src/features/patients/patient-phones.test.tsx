@@ -1,5 +1,5 @@
 /**
- * Phones in one form (issue 29): the server stores E.164 ("+14085554743"); every screen shows it
+ * Phones in one form: the server stores E.164 ("+14085554743"); every screen shows it
  * as people write it ("(408) 555-4743"), the edit form starts from that writing, and a number
  * without its area code is refused before anything is sent.
  */

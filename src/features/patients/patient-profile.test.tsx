@@ -48,7 +48,7 @@ const ledger: LedgerPage = {
   expiring_soon: [{ points: 2500, expires_at: '2026-12-20T00:00:00.000Z' }],
 }
 
-describe("a patient's points on the profile (issue 29, item 8)", () => {
+describe("a patient's points on the profile", () => {
   it('writes the balance, the history and the lots expiring soon with thousands separators', async () => {
     renderInRouter(
       () => (

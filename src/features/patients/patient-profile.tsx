@@ -73,7 +73,7 @@ export function PatientProfile({
   patient: Patient
   ledger: LedgerPage
   can: ProfileAbilities
-  /** Opens "Merge patients" (Manager, Admin; issue 29). */
+  /** Opens "Merge patients" (Manager, Admin). */
   onMerge?: () => void
   /** The patient this one was merged into, when it was. */
   mergedInto?: { id: number; name: string } | undefined

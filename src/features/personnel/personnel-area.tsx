@@ -41,7 +41,7 @@ export type PersonnelInvitationsActorRef = ActorRefFrom<typeof personnelInvitati
 /** The member a row's control acts on. */
 export type MemberRef = { id: number; name: string }
 
-/** What an Admin asks of a member (issue 19): a new role, deactivation or reactivation. */
+/** What an Admin asks of a member: a new role, deactivation or reactivation. */
 export type MemberChange =
   | { kind: 'role'; member: MemberRef; role: Role }
   | { kind: 'deactivate'; member: MemberRef }
@@ -121,7 +121,7 @@ export type PersonnelAreaProps = {
 }
 
 /**
- * The Personnel area (issue 5): the practice's people with their status (active, invited,
+ * The Personnel area: the practice's people with their status (active, invited,
  * expired, revoked) and, for an Admin, the Invite form and the Resend and Revoke buttons of
  * pending invitations, with the success or failure message of the last action.
  */
@@ -139,7 +139,7 @@ export function PersonnelArea({
   const rows = personnelRows(staff, invitations)
   const [revoking, setRevoking] = useState<InvitationRef | null>(null)
   const [deactivating, setDeactivating] = useState<MemberRef | null>(null)
-  // A role change waits for the Admin's confirmation (issue 29); the menu keeps the old role.
+  // A role change waits for the Admin's confirmation; the menu keeps the old role.
   const [changingRole, setChangingRole] = useState<RoleRequest | null>(null)
   // One member change at a time; its outcome stays until the next one or the close button.
   const [working, setWorking] = useState<MemberChange | null>(null)
@@ -296,7 +296,7 @@ function PersonCell({ email, children }: { email: string; children: ReactNode })
 }
 
 /**
- * Revoking cannot be undone (the link stops working for good), so it asks first (issue 21);
+ * Revoking cannot be undone (the link stops working for good), so it asks first;
  * Cancel, Escape or a click outside leave the invitation as it is.
  */
 function RevokeDialog({
@@ -456,7 +456,7 @@ type RoleRequest = { member: MemberRef; from: Role; role: Role }
 
 /**
  * A role changes what a colleague may do from their next request, so it asks first and says what
- * changes (issue 29); Cancel, Escape or a click outside leave the role as it was.
+ * changes; Cancel, Escape or a click outside leave the role as it was.
  */
 function RoleDialog({
   request,

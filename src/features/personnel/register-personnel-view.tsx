@@ -93,7 +93,7 @@ export function RegisterPersonnelView({ actorRef }: { actorRef: RegisterPersonne
 
 /**
  * The registration page of a link whose invitation was used (with the way to Sign In) or has
- * expired (with who can send a new one), instead of "Page not found" (issue 29).
+ * expired (with who can send a new one), instead of "Page not found".
  */
 export function ClosedInvitationView({ invitation }: { invitation: InvitationClosedError }) {
   return (

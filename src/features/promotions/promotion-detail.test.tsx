@@ -45,7 +45,7 @@ const show = (shown: PromotionDetail) =>
     />,
   )
 
-describe("an offer's funnel (issue 28: Staff never see money)", () => {
+describe("an offer's funnel (Staff never see money)", () => {
   it('shows a Manager the revenue of the visits where it was redeemed', () => {
     show(withoutMoney(offer, true))
     expect(screen.getByText('Revenue')).toBeInTheDocument()

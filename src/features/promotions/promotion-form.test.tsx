@@ -29,7 +29,7 @@ function show(initial = promotionValues()) {
   return { ...view, onSave }
 }
 
-describe("the offer's value in the editor (issue 28, item 4)", () => {
+describe("the offer's value in the editor", () => {
   it('makes "$50 off HydraFacial": an amount and its procedure', async () => {
     const { user, onSave } = show()
     await user.type(screen.getByLabelText(/^Title/), '$50 off HydraFacial')

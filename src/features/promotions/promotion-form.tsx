@@ -39,7 +39,7 @@ export type PromotionFormValues = {
   per_patient_limit: number | string
   audience: 'everyone' | 'code'
   code: string
-  /** The offer's value (issue 28): none, an amount off a visit, or a percentage off each line. */
+  /** The offer's value: none, an amount off a visit, or a percentage off each line. */
   discount: 'none' | 'amount' | 'percent'
   /** The amount off, in dollars as typed. */
   discount_amount: number | string
@@ -126,7 +126,7 @@ export function PromotionFormModal({
   submitLabel: string
   initial: PromotionFormValues
   live?: boolean
-  /** The catalogue's procedures, for the value's procedures (issue 28). */
+  /** The catalogue's procedures, for the value's procedures. */
   procedures?: readonly ProcedureOption[]
   onClose: () => void
   onSave: (values: PromotionFormValues) => Promise<string | undefined>

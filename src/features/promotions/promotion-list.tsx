@@ -52,7 +52,7 @@ export function offerDates(offer: Pick<PromotionDetail, 'starts_at' | 'ends_at'>
 }
 
 /**
- * The offer's value in words (issue 28), "$50.00 off HydraFacial", with the names of its
+ * The offer's value in words, "$50.00 off HydraFacial", with the names of its
  * procedures from the catalogue; null for an offer without value.
  */
 export function offerValue(

@@ -4,7 +4,7 @@ import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
 import { ImageUpload } from '#src/ui/image-upload.tsx'
 
 /**
- * My Profile's avatar (issue 19): the picture in the header's account menu and on the profile,
+ * My Profile's avatar: the picture in the header's account menu and on the profile,
  * the first initial when there is none.
  */
 export function AvatarUpload({

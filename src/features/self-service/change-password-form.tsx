@@ -10,8 +10,8 @@ import {
 type Values = Omit<ChangePasswordPayload, 'remember'>
 
 /**
- * My Profile's "Change password" (issue 19): the current password, then the new one twice with
- * the strong rule of sign-up and registration (issue 29). A refusal keeps what was typed; a
+ * My Profile's "Change password": the current password, then the new one twice with
+ * the strong rule of sign-up and registration. A refusal keeps what was typed; a
  * success empties the form and says that every
  * other session has ended.
  */

@@ -38,7 +38,7 @@ export function formatPhone(digits: string | null | undefined): string {
 }
 
 /**
- * My Profile's phone (issue 19): the own phone, and "Change phone", which runs the sign-up's phone
+ * My Profile's phone: the own phone, and "Change phone", which runs the sign-up's phone
  * verification (a code by SMS to the NEW number, the code typed, verified) and only then saves
  * the number; the server refuses a number whose code was not verified.
  */

@@ -20,7 +20,7 @@ import {
 } from '#domain/self-service.ts'
 
 /**
- * My Profile's own details (issue 19): title, first and last name with the sign-up's rules. A
+ * My Profile's own details: title, first and last name with the sign-up's rules. A
  * refusal keeps what was typed.
  */
 export function ProfileForm({

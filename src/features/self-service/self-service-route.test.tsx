@@ -76,7 +76,7 @@ describe('Personnel for an Admin: roles and deactivation', () => {
       within(rowOf(jamie.email)).getByRole('combobox', { name: 'Role of Jamie Lopez' }),
     )
     await user.click(await screen.findByRole('option', { name: 'Manager' }))
-    // Asked first (issue 29): cancelling leaves the role as it was.
+    // Asked first: cancelling leaves the role as it was.
     let question = await screen.findByRole('dialog', { name: 'Make Jamie Lopez a Manager?' })
     expect(question).toHaveTextContent(
       `Jamie Lopez is a Staff member now. ${ROLE_ABILITIES.Manager} The change applies from their next request`,
@@ -177,7 +177,7 @@ describe('My Profile: change password', () => {
     await user.click(within(form).getByRole('button', { name: 'Change password' }))
     // The common-password rule refuses before anything is sent.
     expect(calls.some((c) => c.path === '/auth/change-password')).toBe(false)
-    // So does sign-up's strong rule, with its sentence (issue 29): any 8 characters are not enough.
+    // So does sign-up's strong rule, with its sentence: any 8 characters are not enough.
     await user.clear(within(form).getByLabelText(/^New password/))
     await user.type(within(form).getByLabelText(/^New password/), 'copper meadow')
     await user.clear(within(form).getByLabelText(/^Confirm new password/))

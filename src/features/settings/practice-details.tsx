@@ -40,7 +40,7 @@ function Row({ label, value }: { label: string; value: string }) {
 }
 
 /**
- * The practice's details in Settings (issue 19): for an Admin, a form with the sign-up wizard's
+ * The practice's details in Settings: for an Admin, a form with the sign-up wizard's
  * fields, rules and messages, the Nextech fields (username and password write-only) and the
  * footer links; a refused save keeps what was typed and shows each message on its field. Everyone
  * else reads the details, with who can change them.

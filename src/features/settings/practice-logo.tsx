@@ -3,7 +3,7 @@ import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
 import { ImageUpload } from '#src/ui/image-upload.tsx'
 
 /**
- * Settings' practice logo (issue 19): shown in the header of everyone in the practice, the
+ * Settings' practice logo: shown in the header of everyone in the practice, the
  * product's logo when there is none. An Admin uploads, replaces or removes it; everyone else sees
  * it with who can change it.
  */

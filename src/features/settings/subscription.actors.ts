@@ -18,7 +18,7 @@ import { apiErrorMessage } from '#src/lib/http.ts'
 
 /**
  * An answer, or the sentence the person should read; `refused` when the server answered 403 (no
- * longer an Admin): trying again cannot help, so no "Try again" is offered (issue 29).
+ * longer an Admin): trying again cannot help, so no "Try again" is offered.
  */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string; refused?: boolean }
 

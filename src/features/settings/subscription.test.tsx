@@ -6,7 +6,7 @@ import { renderInRouter } from '#tests/support/render.tsx'
 import { subscriptionCalls } from './subscription.actors.ts'
 import { SubscriptionSection } from './subscription.tsx'
 
-// Settings → Subscription when it cannot be read (issue 29): a failure the server may get over
+// Settings → Subscription when it cannot be read: a failure the server may get over
 // offers "Try again"; a refusal by permission says what is missing and offers nothing to retry.
 describe('Settings → Subscription when it cannot be read', () => {
   it('offers "Try again" after a failure of the server, and asks again when clicked', async () => {

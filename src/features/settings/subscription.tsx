@@ -79,7 +79,7 @@ function couponText(subscription: SubscriptionAnswer): string | null {
 }
 
 /**
- * The subscription in Settings (Admin, issue 19): the plans and term chosen at sign-up, the card
+ * The subscription in Settings (Admin): the plans and term chosen at sign-up, the card
  * on file, the next renewal and its amount after the coupon, or the date it ends. The Admin
  * changes the card (the sign-up's card fields and tokeniser), sets the subscription to end at the
  * end of the term after a confirmation that says the date, and keeps it again before that date.

@@ -14,7 +14,7 @@ import { UserMenu } from './user-menu.tsx'
 const NAVBAR_WIDTH = 287
 
 /**
- * The signed-in frame (DESIGN.md 9): header with the practice logo, greeting and avatar menu; side
+ * The signed-in frame: header with the practice logo, greeting and avatar menu; side
  * menu with the eight areas, a burger below 768 px; the page; the footer with the site links (the
  * practice's own, else the product's Terms, Agreement, About and support e-mail).
  */
@@ -28,7 +28,7 @@ export function ShellLayout({ session, children }: { session: Session; children:
   const menuOpen = opened && isMobile
 
   // Escape or a tap beside the phone menu closes it, and the keyboard focus goes back to the burger
-  // that opened it (issue 21).
+  // that opened it.
   const dismissMenu = useCallback(() => {
     close()
     burgerRef.current?.focus()

@@ -11,7 +11,7 @@ let api: Promise<[AuthApi, typeof import('#src/lib/http.ts')]> | undefined
 
 /**
  * The auth API and its HTTP client, loaded on first use: nobody needs them to see the form, so
- * they stay out of the first load of /signin (issue 8). The view asks for them as soon as the
+ * they stay out of the first load of /signin. The view asks for them as soon as the
  * form gets focus, so they are in before the first submit.
  */
 export function loadSignInApi() {
@@ -20,7 +20,7 @@ export function loadSignInApi() {
 }
 
 /**
- * Judges a reset link when it is opened (issue 14): asks the server whether `code` is still good,
+ * Judges a reset link when it is opened: asks the server whether `code` is still good,
  * and when it is not, remembers it as the last used code, so that the sign-in screen shows
  * 'Password Reset link is outdated!' for 3 seconds instead of the form. A link already remembered
  * needs no question; when the server cannot be asked, the form shows and the reset itself judges.

@@ -7,7 +7,7 @@ import { loadSignInApi } from './sign-in-api.actors.ts'
 import { type SignInScreenActorRef, SignInView } from './sign-in-view.tsx'
 
 // Loaded when a reset link is opened: its password rules carry the list of common passwords
-// (15 KB gzip), which everyone who only signs in would otherwise download (issue 8).
+// (15 KB gzip), which everyone who only signs in would otherwise download.
 const ResetPasswordView = lazy(() =>
   import('./reset-password-view.tsx').then((module) => ({ default: module.ResetPasswordView })),
 )

@@ -107,7 +107,7 @@ function initialValues(actorRef: SignUpActorRef): BillingForm {
     billing_zip: draft.billing_zip ?? '',
     promo_code: draft.promo_code ?? '',
     terms: draft.terms ?? false,
-    // Only a signed agreement is accepted (issue 21).
+    // Only a signed agreement is accepted.
     business_agreement:
       (draft.business_agreement ?? false) && actorRef.getSnapshot().context.signature !== null,
   }
@@ -200,7 +200,7 @@ export function BillingStep({
     },
   })
 
-  // Signing the agreement accepts it (issue 21). The form's setter changes identity on every render:
+  // Signing the agreement accepts it. The form's setter changes identity on every render:
   // the effect reads the latest one and runs only when the signature changes.
   const signedAt = signature ? `${signature.signer_name}\n${signature.date}` : null
   const seenSignature = useRef(signedAt)
@@ -212,7 +212,7 @@ export function BillingStep({
     setField.current('business_agreement', signedAt !== null)
   }, [signedAt])
 
-  // "Billing address same as practice address" (issue 21): ticking copies the practice's
+  // "Billing address same as practice address": ticking copies the practice's
   // address from step 2, unticking empties the fields; it reads ticked while they are the same.
   const practiceAddress = useSelector(actorRef, selectPracticeAddress, sameAddress)
   const sameAsPractice =
@@ -409,7 +409,7 @@ export function BillingStep({
             {...form.getInputProps('business_agreement', { type: 'checkbox' })}
             onChange={(event) => {
               // Accepting a legal document needs its signature: without one, ticking opens the
-              // agreement to sign, and signing ticks the box (issue 21).
+              // agreement to sign, and signing ticks the box.
               if (event.currentTarget.checked && !signature) {
                 actorRef.send({ type: 'agreement.open' })
                 return

@@ -25,7 +25,7 @@ import {
   StepHeading,
 } from './form-helpers.tsx'
 
-/** What the field the server found taken says (the server's own words, DESIGN.md section 4). */
+/** What the field the server found taken says (the server's own words). */
 const TAKEN_MESSAGES = {
   email: 'Email is already taken.',
   phone: 'Phone number is already taken.',
@@ -86,7 +86,7 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
   })
   const locked = verifiedPhone !== null || phoneLocked
 
-  // The verification belongs to the phone: the e-mail stays editable (issue 21). When Continue
+  // The verification belongs to the phone: the e-mail stays editable. When Continue
   // finds the e-mail or the phone taken, that field says so (the alert keeps the spec's text).
   const takenField = useSelector(actorRef, (s) => s.context.takenField)
   const setError = useRef(form.setFieldError)

@@ -23,7 +23,7 @@ function perMonthNote(line: PriceLine, yearly: boolean): string | null {
 }
 
 /**
- * The live price summary of the billing step (DESIGN.md section 9): the Lite plan of the chosen
+ * The live price summary of the billing step: the Lite plan of the chosen
  * term, the EHR add-on when chosen, the promo deduction and the sub-total. Screen readers hear
  * the sub-total change.
  */

@@ -144,7 +144,7 @@ describe('/signup', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/thankyou'))
     expect(sessionStorage.getItem(SIGN_UP_PROGRESS_KEY)).toBeNull()
     // The new Admin is signed in with the register call's session, as a sign-in stores it (this
-    // tab, no Remember me): Back to Sign In lands in the portal (issue 29).
+    // tab, no Remember me): Back to Sign In lands in the portal.
     expect(JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null')).toEqual(signedUp)
     expect(localStorage.getItem(SESSION_KEY)).toBeNull()
 

@@ -19,8 +19,8 @@ import { type SignUpActorRef, STEP_FORM_ID } from './form-helpers.tsx'
 import { loadPaymentCalls, type PaymentsMode, type StripeCardFields } from './sign-up.actors.ts'
 import classes from './sign-up.module.css'
 
-// Steps 2 to 4 load apart from step 1, so a first visit downloads and renders step 1 only
-// (issue 8); they are fetched as soon as the person starts on step 1. So do the Terms and the
+// Steps 2 to 4 load apart from step 1, so a first visit downloads and renders step 1 only;
+// they are fetched as soon as the person starts on step 1. So do the Terms and the
 // Agreement views, which only step 3 opens.
 const loadAccountSetup = () => import('./account-setup-step.tsx')
 const loadBilling = () => import('./billing-step.tsx')
@@ -128,7 +128,7 @@ export function SignUpView({
     setMoved(true)
   }
 
-  // The sticky footer must never hide the field that has the focus (WCAG 2.4.11, issue 21): a
+  // The sticky footer must never hide the field that has the focus (WCAG 2.4.11): a
   // field the browser scrolled only just into view, under the footer, scrolls up clear of it.
   const footerRef = useRef<HTMLDivElement>(null)
   useEffect(() => {

@@ -44,7 +44,7 @@ describe('billing step with Stripe', () => {
       }),
       {
         input: {
-          // Paying takes the signed agreement (issue 21).
+          // Paying takes the signed agreement.
           restore: {
             ...storedProgress('billing', false),
             signature: { signature: 'J. Doe', signer_name: 'Jane Doe', date: '2026-06-15' },

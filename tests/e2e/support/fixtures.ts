@@ -4,7 +4,7 @@ import { startWorkerServer } from './servers.ts'
 
 export { expect }
 
-/** The seeded demo Admin (DESIGN.md section 6). */
+/** The seeded demo Admin. */
 export const DEMO = { email: 'demo@example.com', password: 'DemoPass123' } as const
 
 export type OutboxMessage = {

@@ -358,7 +358,7 @@ const replayer: Replayer<Context> = {
           await page.getByRole('radio', { name: 'Nothing', exact: true }).check()
         } else if (redemption.kind === 'promotion') {
           await page.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }).check()
-          // Points for a reward as well, with the offer (issue 28).
+          // Points for a reward as well, with the offer.
           if (redemption.points) {
             await page.getByLabel('Points to redeem as well').fill(String(redemption.points))
           }

@@ -1,5 +1,5 @@
 /**
- * The checkout's model and flow (issue 17): the fixture events the real machine is walked with,
+ * The checkout's model and flow: the fixture events the real machine is walked with,
  * what tells its states apart, and a person's words. The view test (`view.test.tsx`) replays its
  * paths through the checkout screen; the browser replay (`browser.spec.ts`) replays them in
  * Chromium against the real server, and the end-to-end journeys (`tests/e2e/checkout.spec.ts`)
@@ -84,7 +84,7 @@ const preview: VisitPreview = {
   max_points_per_line: 5000,
   approval_needed: [],
 }
-/** Vitamin C Serum typed at ten times its catalogue price (issue 28): a manager approves it. */
+/** Vitamin C Serum typed at ten times its catalogue price: a manager approves it. */
 const tenTimes = 65_000
 const approvalReason = VISIT_MESSAGES.priceAboveCatalogue('Vitamin C Serum', '$650.00', '$65.00')
 const previewApproval: VisitPreview = {
@@ -102,7 +102,7 @@ const approval: ApprovalAnswer = {
   expires_at: '2026-11-25T10:15:00.000Z',
 }
 /**
- * The patient's claimed offer with value (issue 28, item 4): $50 off HydraFacial, no bonus and no
+ * The patient's claimed offer with value: $50 off HydraFacial, no bonus and no
  * points to pay. The browser replay creates it as the real server's promotion and claims it for
  * the path's patient where the path previews the appointment's HydraFacial.
  */
@@ -177,7 +177,7 @@ const visitEntry = (
   created_at: '2026-11-25T10:00:00.000Z',
 })
 /**
- * The appointment's HydraFacial recorded with the offer and 300 points (issue 28, item 4): the
+ * The appointment's HydraFacial recorded with the offer and 300 points: the
  * patient pays $149.00, earns 149 points on it and redeems 300: 400 + 149 − 300 = 249.
  */
 const answerOffer: VisitAnswer = {
@@ -701,7 +701,7 @@ export const checkoutFlow: FlowSpec = {
   id: 'checkout',
   title: 'Checkout',
   intro:
-    'The front desk’s checkout at /checkout (issue 17): the patient, the items, the points the server previews, an optional redemption with the patient’s SMS code or a manager’s override, confirm, and Undo for 10 minutes.',
+    'The front desk’s checkout at /checkout: the patient, the items, the points the server previews, an optional redemption with the patient’s SMS code or a manager’s override, confirm, and Undo for 10 minutes.',
   viewTest: 'tests/flows/checkout/view.test.tsx',
   // Replayed in Chromium by browser.spec.ts; the real server's other journeys are in
   // tests/e2e/checkout.spec.ts (a double submit, a reload, the keyboard, 390 px, Staff).

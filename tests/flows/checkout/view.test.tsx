@@ -175,7 +175,7 @@ const perform: Perform = {
       await user.click(screen.getByRole('radio', { name: 'Nothing' }))
     } else if (redemption.kind === 'promotion') {
       await user.click(screen.getByRole('radio', { name: new RegExp(`^${redemption.title}`) }))
-      // Points for a reward as well, with the offer (issue 28).
+      // Points for a reward as well, with the offer.
       if (redemption.points) {
         await setText(user, 'Points to redeem as well', String(redemption.points))
       }
@@ -219,7 +219,7 @@ const perform: Perform = {
     await act(async () => h.previewVisit.latest().answer.reject(error))
   },
   'xstate.done.actor.sendCode': async (h, { output }) => {
-    // The code is asked for the one amount the desk chose (issue 28).
+    // The code is asked for the one amount the desk chose.
     const { redemption, offers } = h.actor.getSnapshot().context
     expect(h.sendCode.latest().input).toEqual({
       patientId: f.patient.id,
@@ -297,7 +297,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     for (const item of s.context.items) {
       expect(screen.getByLabelText(`Quantity of ${item.name}`)).toBeVisible()
     }
-    // A price above the catalogue's is warned of before anything is sent (issue 28).
+    // A price above the catalogue's is warned of before anything is sent.
     const above = s.context.items.some(
       (item) => item.price_cents > (item.catalogue_price_cents ?? 0),
     )
@@ -316,7 +316,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     if (preview?.lines.some((line) => line.refused)) {
       expect(screen.getByText('HydraFacial earns points again on Jan 10, 2027.')).toBeVisible()
     }
-    // The chosen offer's value (issue 28, item 4): per line, then the new total and points.
+    // The chosen offer's value: per line, then the new total and points.
     const valuation = chosenValuation(s.context)
     if (valuation && !valuation.problem) {
       expect(screen.getAllByTestId('line-discount').map((line) => line.textContent)).toEqual(
@@ -483,7 +483,7 @@ describe('checkout: paths from the machine, replayed through the checkout screen
   })
 })
 
-describe("checkout: an offer with value (issue 28, item 4), beside the machine's paths", () => {
+describe("checkout: an offer with value, beside the machine's paths", () => {
   const hydraPreview = (problem: string | null): CheckoutPreview => ({
     preview: {
       lines: [

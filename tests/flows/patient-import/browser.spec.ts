@@ -53,7 +53,7 @@ function newFile(context: Context): ReplayFile {
     email.replace('@', `.${stamp}@`),
     born,
   ])
-  // Birth dates that read either way (every day 12 or less), as the fixture's (issue 29).
+  // Birth dates that read either way (every day 12 or less), as the fixture's.
   for (let n = records.length + 1; n <= REPLAY_FILE_ROWS; n++) {
     const day = String((n % 12) + 1).padStart(2, '0')
     records.push([`Avery${n}`, 'Replay', `avery${n}.${stamp}@example.com`, `${day}/03/1981`])
@@ -318,7 +318,7 @@ const replayer: Replayer<Context> = {
             table.getByRole('row', { name: `${row} The last name is missing.` }),
           ).toBeVisible()
         }
-        // Issue 28: the file has no e-mail consent column, so the statement is asked.
+        // The file has no e-mail consent column, so the statement is asked.
         const consent = page.getByRole('checkbox', {
           name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
         })
@@ -332,7 +332,7 @@ const replayer: Replayer<Context> = {
         if (events.lastIndexOf('consent.state') > checked) {
           await expect(consent).toBeChecked()
         } else await expect(consent).not.toBeChecked()
-        // Issue 29: every birth date reads both ways, so the page asks before importing.
+        // Every birth date reads both ways, so the page asks before importing.
         const importButton = button(page, `Import ${patients(createdRows(file, 2))}`)
         const dayFirst = page.getByRole('radio', { name: 'Day/month/year' })
         if (state.context.dateOrderChosen) {

@@ -1,5 +1,5 @@
 /**
- * The patient import's model and flow (issue 17): the fixture events the real machine is walked
+ * The patient import's model and flow: the fixture events the real machine is walked
  * with, what tells its states apart, and a person's words. The view test (`view.test.tsx`)
  * replays its paths through the import page in jsdom (two rows a chunk); the browser replay
  * (`browser.spec.ts`) replays them in Chromium against the real server, with a file of
@@ -29,7 +29,7 @@ import {
 
 /**
  * Three rows, the second without a last name; two rows a chunk, so the file takes two. Every
- * birth date could be read month first or day first (issue 29), so the preview asks which.
+ * birth date could be read month first or day first, so the preview asks which.
  */
 export const importFixtures = {
   chunkRows: 2,
@@ -96,10 +96,10 @@ export const patientImportEvents: PatientImportModelEvent[] = [
   { type: 'import.stop' },
   { type: 'rejected.download' },
   { type: 'file.change' },
-  // Issue 28: the fixture's file has no e-mail consent column, so the preview asks for the
+  // The fixture's file has no e-mail consent column, so the preview asks for the
   // importer's statement.
   { type: 'consent.state', stated: true },
-  // Issue 29: every birth date of the fixture fits both orders, so the preview asks.
+  // Every birth date of the fixture fits both orders, so the preview asks.
   { type: 'dates.choose', order: 'dmy' },
   {
     type: 'xstate.done.actor.readCsv',
@@ -267,7 +267,7 @@ export const patientImportFlow: FlowSpec = {
   id: 'patient-import',
   title: 'Patient import',
   intro:
-    'Import patients from a CSV file at /patients/import (issue 17) as a Manager or an Admin: choose or paste the file, match its columns, check the rows, import chunk by chunk, download the rejected rows. These paths are replayed in Chromium against the real server (tests/flows/patient-import/browser.spec.ts) and through the page in jsdom; the journey with a 1,000-row file and the measured 10,000-row import is tests/e2e/patient-import.spec.ts.',
+    'Import patients from a CSV file at /patients/import as a Manager or an Admin: choose or paste the file, match its columns, check the rows, import chunk by chunk, download the rejected rows. These paths are replayed in Chromium against the real server (tests/flows/patient-import/browser.spec.ts) and through the page in jsdom; the journey with a 1,000-row file and the measured 10,000-row import is tests/e2e/patient-import.spec.ts.',
   viewTest: 'tests/flows/patient-import/view.test.tsx',
   browser: true,
   sections: [

@@ -176,7 +176,7 @@ const perform: {
     // Chunks of two rows, numbered as a spreadsheet numbers them (the header is row 1).
     const first = input.rows[0]?.row
     expect(input.rows.map((r) => r.row)).toEqual(first === 2 ? [2, 3] : [4])
-    // Issue 29: the dates arrive as YYYY-MM-DD, read day first as the person chose.
+    // The dates arrive as YYYY-MM-DD, read day first as the person chose.
     expect(input.rows[0]?.birth_date).toBe(first === 2 ? '1990-04-03' : '1979-02-01')
     const rejected = refused(input)
     await act(async () =>
@@ -248,13 +248,13 @@ const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
     ).toBeVisible()
     const table = screen.getByRole('table', { name: 'Rows that will be skipped' })
     for (const r of rejected) expect(table).toHaveTextContent(r.reason)
-    // Issue 28: no consent column, so the statement is asked, unticked until the person ticks it.
+    // No consent column, so the statement is asked, unticked until the person ticks it.
     const consent = screen.getByRole('checkbox', {
       name: 'Every patient in this file agreed to receive marketing e-mail from the practice',
     })
     if (snapshot.context.emailConsentStated) expect(consent).toBeChecked()
     else expect(consent).not.toBeChecked()
-    // Issue 29: every date reads both ways, so the page asks and imports only once answered.
+    // Every date reads both ways, so the page asks and imports only once answered.
     const dayFirst = screen.getByRole('radio', { name: 'Day/month/year' })
     expect(screen.getByRole('radio', { name: 'Month/day/year (US)' })).toBeVisible()
     if (snapshot.context.dateOrderChosen) {

@@ -79,7 +79,7 @@ const replayer: Replayer<Context> = {
         await resend(context).click()
         return
       case 'invitation.revoke':
-        // Revoking asks first (issue 21): the event is the confirmation in the dialog.
+        // Revoking asks first: the event is the confirmation in the dialog.
         await revoke(context).click()
         await context.page
           .getByRole('dialog', { name: 'Revoke invitation?' })

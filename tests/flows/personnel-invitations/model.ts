@@ -151,7 +151,7 @@ export const personnelInvitationsFlow: FlowSpec = {
   id: 'personnel-invitations',
   title: 'Personnel invitations',
   intro:
-    'The Personnel area at /personnel as the Admin sees it (issue 5): invite a person by e-mail, send a pending invitation again, revoke it.',
+    'The Personnel area at /personnel as the Admin sees it: invite a person by e-mail, send a pending invitation again, revoke it.',
   viewTest: 'tests/flows/personnel-invitations/view.test.tsx',
   browser: true,
   sections: [

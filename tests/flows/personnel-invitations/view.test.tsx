@@ -129,7 +129,7 @@ const perform: {
     await user.click(invite())
   },
   'invitation.resend': ({ user }) => user.click(resend()),
-  // Revoking asks first (issue 21): the event is the confirmation in the dialog.
+  // Revoking asks first: the event is the confirmation in the dialog.
   'invitation.revoke': async ({ user }) => {
     await user.click(revoke())
     await user.click(await screen.findByRole('button', { name: 'Revoke invitation' }))

@@ -51,7 +51,7 @@ const replayer: Replayer<ReplayContext> = {
       !path.scenario.includes('already used') &&
       path.steps.some((s) => s.event.type === 'xstate.error.actor.resetPassword')
     ) {
-      // A link is judged when it is opened (issue 14), so the server's refusal needs the link
+      // A link is judged when it is opened, so the server's refusal needs the link
       // spent elsewhere while the form is on screen: another browser used it meanwhile.
       await expect(page.getByText('Please enter a new password!')).toBeVisible()
       await spendResetCode(request, code, STAFF_PASSWORD)

@@ -149,7 +149,7 @@ async function fillBilling(context: Context, i: number) {
   await setText(field(context, /^Billing zip/), billing.billing_zip)
   const terms = page.getByRole('checkbox', { name: /Terms and Conditions/ })
   if (!(await terms.isChecked())) await terms.check()
-  // Accepting the agreement takes its signature (issue 21): signing ticks the box.
+  // Accepting the agreement takes its signature: signing ticks the box.
   const agreement = page.getByRole('checkbox', { name: /Business Associates Agreement/ })
   if (!(await agreement.isChecked())) {
     await button(context, 'Business Associates Agreement').click()

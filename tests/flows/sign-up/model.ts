@@ -236,7 +236,7 @@ export function storedProgress(
     paidCard: paid
       ? { last4: '4242', type: 'visa', name: 'Jane Doe', exp_month: 12, exp_year: 2030 }
       : null,
-    // Paying takes the signed agreement (issue 21), so a paid progress carries its signature.
+    // Paying takes the signed agreement, so a paid progress carries its signature.
     signature: paid ? { signature: 'J. Doe', signer_name: 'Jane Doe', date: '2026-06-15' } : null,
   })
   if (!progress) throw new Error('fixture progress does not parse')

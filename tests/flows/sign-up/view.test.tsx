@@ -246,7 +246,7 @@ async function fillBilling(user: UserEvent, values: BillingInformation, country:
   await choose(user, /^Billing state/, regionName(country, values.billing_state))
   await setText(user, /^Billing zip/, values.billing_zip)
   await tick(user, /Terms and Conditions/)
-  // Accepting the agreement takes its signature (issue 21): signing ticks the box.
+  // Accepting the agreement takes its signature: signing ticks the box.
   const agreement = screen.getByRole('checkbox', { name: /Business Associates Agreement/ })
   if (!(agreement as HTMLInputElement).checked) {
     await openDocument(user, 'Business Associates Agreement')

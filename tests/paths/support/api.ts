@@ -163,7 +163,7 @@ export function storedProgress(options: {
           exp_year: Number(values.billingInformation.card.exp_year),
         }
       : null,
-    // Paying takes the signed agreement (issue 21), so a paid progress carries its signature.
+    // Paying takes the signed agreement, so a paid progress carries its signature.
     signature: options.stripeId
       ? {
           signature: values.billingInformation.card.name,

@@ -57,7 +57,7 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
 /** An answer given by interception instead of the server. */
 export type Fulfil = { status: number; body: unknown }
 
-/** The server's JSON error shape (DESIGN.md section 4). */
+/** The server's JSON error shape. */
 export function apiError(status: number, name: string, message: string): Fulfil {
   return { status, body: { error: { status, name, message, details: {} } } }
 }
