@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer'
+import { escapeHtml } from '#server/lib/html.ts'
 import { type Logger, maskEmail } from '#server/lib/log.ts'
 import type { MailMessage, MailService } from '#server/messaging/mail.ts'
 
@@ -52,19 +53,6 @@ export function describeSmtpUrl(url: string): string {
   const scheme = parsed.protocol === 'smtps:' ? 'smtps' : 'smtp'
   const port = parsed.port || (scheme === 'smtps' ? '465' : '587')
   return `${scheme}://${parsed.hostname}:${port}`
-}
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-}
-
-/** `text` with the five HTML-special characters escaped, for text and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character)
 }
 
 /**

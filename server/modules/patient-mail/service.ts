@@ -12,8 +12,8 @@ import { eq } from 'drizzle-orm'
 import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
+import { escapeHtml } from '#server/lib/html.ts'
 import type { OutboundMessage } from '#server/messaging/outbound.ts'
-import { escapeHtml } from '#server/messaging/smtp-mail.ts'
 
 /** What a patient e-mail needs of the patient. */
 export type MailPatient = {

@@ -13,7 +13,7 @@
  */
 import { OFFER_MESSAGES, type OfferAnswer, offerTerms } from '#domain/offers.ts'
 import { PRODUCT_NAME, pageTitle } from '#domain/page-titles.ts'
-import { escapeHtml } from '#server/messaging/smtp-mail.ts'
+import { escapeHtml } from '#server/lib/html.ts'
 
 /** The unsubscribe page's sentences (spec section 2 for the first). */
 export const UNSUBSCRIBE_PAGE = {
