@@ -11,8 +11,9 @@ import { createAuditLog } from '#server/audit/audit.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
 import { isConflictError } from '#server/db/retry.ts'
 import { createDatabaseFileStore, createDiskFileStore } from '#server/files/file-store.ts'
-import { ApiError, errorBody } from '#server/http/errors.ts'
+import { ApiError, apiErrorOf, errorBody } from '#server/http/errors.ts'
 import { CachedRouter } from '#server/http/router.ts'
+import { DomainError } from '#server/lib/domain-error.ts'
 import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
@@ -114,7 +115,8 @@ function routeOf(c: Context<AppEnv>): string {
 
 /** One JSON error shape for everything; the stack goes to the log only. */
 function errorHandler(log: Logger) {
-  return (error: Error, c: Context<AppEnv>) => {
+  return (thrown: Error, c: Context<AppEnv>) => {
+    const error = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown
     if (error instanceof ApiError) {
       const retryAfter = (error.details as { retryAfterSeconds?: unknown }).retryAfterSeconds
       if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter))

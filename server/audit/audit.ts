@@ -1,5 +1,5 @@
 import type { AuditAction } from '#domain/activity-log.ts'
-import type { Database } from '#server/db/client.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
 import { auditEvents } from '#server/db/schema.ts'
 import type { Logger } from '#server/lib/log.ts'
 
@@ -50,17 +50,30 @@ export function createAuditLog(
   return {
     async record(event) {
       try {
-        await db.insert(auditEvents).values({
-          action: event.action,
-          user_id: event.userId ?? null,
-          practice_id: event.practiceId ?? null,
-          ip: event.ip ?? null,
-          details: safeDetails(event.details),
-          created_at: now(),
-        })
+        await recordWithin(db, event, now())
       } catch (error) {
         log.error(`Audit event ${event.action} could not be recorded`, error)
       }
     },
   }
+}
+
+/**
+ * Writes `event` with the caller's transaction, so that a change and its record commit or roll
+ * back together: the way a use case records what it changed. Unlike {@link AuditLog.record}, a
+ * failure is not swallowed; it fails the transaction, and with it the change.
+ */
+export async function recordWithin(
+  tx: Database | Transaction,
+  event: AuditEvent,
+  at: Date,
+): Promise<void> {
+  await tx.insert(auditEvents).values({
+    action: event.action,
+    user_id: event.userId ?? null,
+    practice_id: event.practiceId ?? null,
+    ip: event.ip ?? null,
+    details: safeDetails(event.details),
+    created_at: at,
+  })
 }

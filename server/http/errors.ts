@@ -1,5 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { API_ERROR_NAMES, type ApiErrorBody } from '#domain/api-error.ts'
+import type { DomainError, DomainErrorKind } from '#server/lib/domain-error.ts'
 
 /**
  * An error the API answers on purpose, with the one JSON shape of domain/api-error.ts. Throw it
@@ -50,3 +51,20 @@ export const notFound = (message = 'Not found.') =>
 
 /** 409: the request conflicts with the current state. */
 export const conflict = (message: string) => new ApiError(409, API_ERROR_NAMES.conflict, message)
+
+const DOMAIN_STATUS: Record<DomainErrorKind, { status: ContentfulStatusCode; name: string }> = {
+  invalid: { status: 400, name: API_ERROR_NAMES.validation },
+  'not-found': { status: 404, name: API_ERROR_NAMES.notFound },
+  conflict: { status: 409, name: API_ERROR_NAMES.conflict },
+  'not-allowed': { status: 403, name: API_ERROR_NAMES.forbidden },
+  rejected: { status: 422, name: API_ERROR_NAMES.validation },
+  gone: { status: 410, name: API_ERROR_NAMES.gone },
+  'payment-declined': { status: 402, name: API_ERROR_NAMES.payment },
+  unavailable: { status: 503, name: API_ERROR_NAMES.unavailable },
+}
+
+/** The answer of a use case's refusal: the status of its kind, its sentence and details as they are. */
+export function apiErrorOf(error: DomainError): ApiError {
+  const { status, name } = DOMAIN_STATUS[error.kind]
+  return new ApiError(status, name, error.message, error.details)
+}

@@ -1,5 +1,4 @@
 import { and, asc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { pointsForItem } from '#domain/ledger.ts'
 import {
   CATALOGUE_MESSAGES,
@@ -8,7 +7,7 @@ import {
 } from '#domain/practice-data.ts'
 import type { Database } from '#server/db/client.ts'
 import type { procedures, products } from '#server/db/schema.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
+import { conflict, notFound } from '#server/lib/domain-error.ts'
 import { readProgrammeRules } from '#server/modules/ledger/index.ts'
 
 export type CatalogueTable = typeof procedures | typeof products
@@ -39,7 +38,7 @@ function toItem(row: CatalogueRow, pointsPerDollar: number): CatalogueItem {
 
 /** The 409 of a name an active item already has: the sentence names it, details carry its id. */
 const nameTaken = (existing: { id: number; name: string }) =>
-  new ApiError(409, API_ERROR_NAMES.conflict, CATALOGUE_MESSAGES.nameTaken(existing.name), {
+  conflict(CATALOGUE_MESSAGES.nameTaken(existing.name), {
     field: 'name',
     existing_id: existing.id,
   })

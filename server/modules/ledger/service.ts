@@ -13,7 +13,6 @@
  * ```
  */
 import { and, asc, desc, eq, gt, inArray, lte, sql } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   expiryDate,
   LEDGER_MESSAGES,
@@ -25,18 +24,12 @@ import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
-import { ApiError } from '#server/http/errors.ts'
+import { DomainError } from '#server/lib/domain-error.ts'
 
-const ERROR_NAMES = {
-  400: API_ERROR_NAMES.validation,
-  404: API_ERROR_NAMES.notFound,
-  409: API_ERROR_NAMES.conflict,
-} as const
-
-/** A refusal of the ledger: the API answers it with its status and message as they are. */
-export class LedgerError extends ApiError {
-  constructor(status: 400 | 404 | 409, message: string) {
-    super(status, ERROR_NAMES[status], message)
+/** A refusal of the ledger, answered with its sentence as it is. */
+export class LedgerError extends DomainError {
+  constructor(kind: 'invalid' | 'not-found' | 'conflict', message: string) {
+    super(kind, message)
   }
 }
 
@@ -94,15 +87,15 @@ export function isLot(entry: Pick<LedgerEntryRow, 'kind' | 'points'>): boolean {
 
 function assertPoints(points: number): void {
   if (!Number.isInteger(points) || points === 0)
-    throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+    throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
   if (Math.abs(points) > MAX_ENTRY_POINTS) {
-    throw new LedgerError(400, `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`)
+    throw new LedgerError('invalid', `A change can move at most ${pointsText(MAX_ENTRY_POINTS)}.`)
   }
 }
 
 function assertReason(reason: string | null | undefined): string {
   const trimmed = reason?.trim() ?? ''
-  if (!trimmed) throw new LedgerError(400, LEDGER_MESSAGES.reasonRequired)
+  if (!trimmed) throw new LedgerError('invalid', LEDGER_MESSAGES.reasonRequired)
   return trimmed
 }
 
@@ -146,10 +139,10 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
       .from(patients)
       .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
       .for('update')
-    if (!row) throw new LedgerError(404, LEDGER_MESSAGES.patientNotFound)
+    if (!row) throw new LedgerError('not-found', LEDGER_MESSAGES.patientNotFound)
     // A merged patient's points are on the patient it was merged into: a change that
     // waited for the merge's lock must not post to the archived record.
-    if (row.merged_into_id !== null) throw new LedgerError(409, MERGE_MESSAGES.mergedPatient)
+    if (row.merged_into_id !== null) throw new LedgerError('conflict', MERGE_MESSAGES.mergedPatient)
     return row
   }
 
@@ -259,7 +252,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
         const existing = await byKey(tx, actor.practiceId, actor.idempotencyKey)
         if (existing) {
           if (existing.patient_id !== actor.patientId || !matches(existing)) {
-            throw new LedgerError(409, LEDGER_MESSAGES.keyReused)
+            throw new LedgerError('conflict', LEDGER_MESSAGES.keyReused)
           }
           return { entry: existing, balance: patient.points, replayed: true, expired: [] }
         }
@@ -283,7 +276,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
             .where(eq(patients.id, actor.patientId))
           return { entry: existing, balance: row?.points ?? 0, replayed: true, expired: [] }
         }
-        throw new LedgerError(409, LEDGER_MESSAGES.keyReused)
+        throw new LedgerError('conflict', LEDGER_MESSAGES.keyReused)
       }
       throw error
     }
@@ -342,7 +335,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     },
   ) {
     if (values.points > balance)
-      throw new LedgerError(409, LEDGER_MESSAGES.notEnoughPoints(balance))
+      throw new LedgerError('conflict', LEDGER_MESSAGES.notEnoughPoints(balance))
     const after = balance - values.points
     const entry = await insertEntry(tx, {
       practice_id: actor.practiceId,
@@ -399,7 +392,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
       if (input.entries.length === 0) return []
       for (const entry of input.entries) {
         assertPoints(entry.points)
-        if (entry.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+        if (entry.points < 0) throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
       }
       const reason = assertReason(input.reason)
       const at = now()
@@ -444,7 +437,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     /** An award (`earn` for a visit's items, `bonus` for joining or a promotion). */
     credit(input: CreditInput): Promise<LedgerResult> {
       assertPoints(input.points)
-      if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+      if (input.points < 0) throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
       return onPatient(
         input,
         (e) => e.kind === input.kind && e.points === input.points,
@@ -477,7 +470,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     /** Spends `points` (> 0) for a reward or a promotion; never below 0. */
     redeem(input: RedeemInput): Promise<LedgerResult> {
       assertPoints(input.points)
-      if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+      if (input.points < 0) throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
       return onPatient(
         input,
         (e) => e.kind === 'redeem' && e.points === -input.points,
@@ -524,7 +517,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
         /** An award, as {@link credit} posts it. */
         credit(input: Omit<CreditInput, 'practiceId' | 'patientId'>): Promise<LedgerEntryRow> {
           assertPoints(input.points)
-          if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+          if (input.points < 0) throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
           return post((before) =>
             addLot(tx, actor(input), before, {
               kind: input.kind,
@@ -538,7 +531,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
         /** A spend, as {@link redeem} posts it. */
         redeem(input: Omit<RedeemInput, 'practiceId' | 'patientId'>): Promise<LedgerEntryRow> {
           assertPoints(input.points)
-          if (input.points < 0) throw new LedgerError(400, LEDGER_MESSAGES.zeroPoints)
+          if (input.points < 0) throw new LedgerError('invalid', LEDGER_MESSAGES.zeroPoints)
           return post((before) =>
             takeFromLots(tx, actor(input), before, {
               kind: 'redeem',
@@ -567,14 +560,14 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
         .where(
           and(eq(ledgerEntries.id, input.entryId), eq(ledgerEntries.practice_id, input.practiceId)),
         )
-      if (!target) throw new LedgerError(404, LEDGER_MESSAGES.entryNotFound)
+      if (!target) throw new LedgerError('not-found', LEDGER_MESSAGES.entryNotFound)
       const actor: Actor = { ...input, patientId: target.patient_id }
       return onPatient(
         actor,
         (e) => e.kind === 'reverse' && e.reverses_id === target.id,
         async (tx, balance) => {
           if (target.kind === 'expire' || target.kind === 'reverse') {
-            throw new LedgerError(409, LEDGER_MESSAGES.notReversible)
+            throw new LedgerError('conflict', LEDGER_MESSAGES.notReversible)
           }
           const [already] = await tx
             .select({ id: ledgerEntries.id })
@@ -585,7 +578,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
                 eq(ledgerEntries.reverses_id, target.id),
               ),
             )
-          if (already) throw new LedgerError(409, LEDGER_MESSAGES.alreadyReversed)
+          if (already) throw new LedgerError('conflict', LEDGER_MESSAGES.alreadyReversed)
           const base = {
             practice_id: target.practice_id,
             patient_id: target.patient_id,
@@ -613,7 +606,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
             if (used > 0) {
               const expiredOnly = uses.every((u) => u.kind === 'expire' || Number(u.points) === 0)
               throw new LedgerError(
-                409,
+                'conflict',
                 expiredOnly ? LEDGER_MESSAGES.alreadyExpired : LEDGER_MESSAGES.alreadySpent,
               )
             }

@@ -8,7 +8,6 @@
  * patient (`patient_merges`), so the same merge sent again, by key or by pair, moves nothing twice.
  */
 import { and, eq, sql } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   MERGE_FILLED_FIELDS,
   MERGE_MESSAGES,
@@ -18,22 +17,14 @@ import {
 import type { Database, Transaction } from '#server/db/client.ts'
 import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
-import { ApiError } from '#server/http/errors.ts'
+import { DomainError } from '#server/lib/domain-error.ts'
 
 type Executor = Database | Transaction
 
 /** A refusal of a merge, answered with its status and sentence. */
-export class MergeError extends ApiError {
-  constructor(status: 400 | 404 | 409, message: string) {
-    super(
-      status,
-      status === 400
-        ? API_ERROR_NAMES.validation
-        : status === 404
-          ? API_ERROR_NAMES.notFound
-          : API_ERROR_NAMES.conflict,
-      message,
-    )
+export class MergeError extends DomainError {
+  constructor(kind: 'invalid' | 'not-found' | 'conflict', message: string) {
+    super(kind, message)
   }
 }
 
@@ -112,24 +103,24 @@ async function patientOf(ex: Executor, practiceId: number, id: number) {
     .select(patientFields)
     .from(patients)
     .where(and(eq(patients.id, id), eq(patients.practice_id, practiceId)))
-  if (!row) throw new MergeError(404, MERGE_MESSAGES.notFound)
+  if (!row) throw new MergeError('not-found', MERGE_MESSAGES.notFound)
   return row
 }
 
 /** The patient `id` among rows locked by {@link lockPatients}; 404 with the sentence otherwise. */
 function lockedPatient(rows: readonly PatientRow[], id: number): PatientRow {
   const row = rows.find((candidate) => candidate.id === id)
-  if (!row) throw new MergeError(404, MERGE_MESSAGES.notFound)
+  if (!row) throw new MergeError('not-found', MERGE_MESSAGES.notFound)
   return row
 }
 
 /** Refuses a merge that cannot be done: a merged or archived patient. */
 function assertMergeable(patient: PatientRow) {
   if (patient.merged_into_id !== null) {
-    throw new MergeError(409, MERGE_MESSAGES.alreadyMerged(fullName(patient)))
+    throw new MergeError('conflict', MERGE_MESSAGES.alreadyMerged(fullName(patient)))
   }
   if (patient.archived_at !== null) {
-    throw new MergeError(409, MERGE_MESSAGES.archived(fullName(patient)))
+    throw new MergeError('conflict', MERGE_MESSAGES.archived(fullName(patient)))
   }
 }
 
@@ -208,7 +199,7 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
   /** A replay of the same merge, or a refusal of a key used for another pair. */
   function sameMerge(found: MergeResult, keptId: number, mergedId: number): MergeResult {
     if (found.keptId !== keptId || found.mergedId !== mergedId) {
-      throw new MergeError(409, MERGE_MESSAGES.keyReused)
+      throw new MergeError('conflict', MERGE_MESSAGES.keyReused)
     }
     return found
   }
@@ -216,7 +207,7 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
   return {
     /** What merging `mergedId` into `keptId` would move and make, without changing anything. */
     async preview(practiceId: number, keptId: number, mergedId: number) {
-      if (keptId === mergedId) throw new MergeError(400, MERGE_MESSAGES.samePatient)
+      if (keptId === mergedId) throw new MergeError('invalid', MERGE_MESSAGES.samePatient)
       const kept = await patientOf(db, practiceId, keptId)
       const merged = await patientOf(db, practiceId, mergedId)
       assertMergeable(kept)
@@ -244,7 +235,7 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
       idempotencyKey?: string | undefined
     }): Promise<MergeResult> {
       const { practiceId, keptId, mergedId, idempotencyKey } = input
-      if (keptId === mergedId) throw new MergeError(400, MERGE_MESSAGES.samePatient)
+      if (keptId === mergedId) throw new MergeError('invalid', MERGE_MESSAGES.samePatient)
       const replay = async (ex: Executor) => {
         const byKey =
           idempotencyKey === undefined
@@ -330,7 +321,7 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
         })
       } catch (error) {
         // The same key committed by another request for another pair (the locks differ).
-        if (!(error instanceof ApiError) && isUniqueViolation(error) && idempotencyKey) {
+        if (!(error instanceof DomainError) && isUniqueViolation(error) && idempotencyKey) {
           const found = await recorded(db, practiceId, { key: idempotencyKey })
           if (found) return sameMerge(found, keptId, mergedId)
         }
