@@ -23,7 +23,7 @@ export const LEDGER_SOURCES = [
 ] as const
 export type LedgerSource = (typeof LEDGER_SOURCES)[number]
 
-/** The refusals of the ledger, in the words PORTAL.md gives them. */
+/** The refusals of the ledger, in the words the desk reads them. */
 export const LEDGER_MESSAGES = {
   notEnoughPoints: (balance: number) =>
     `Not enough points: the balance is ${formatPoints(balance)}.`,
@@ -57,7 +57,7 @@ export type ProgrammeRules = {
   max_points_per_line: number
 }
 
-/** The defaults of PORTAL.md section 3. */
+/** The programme rules a new practice starts with, until its Manager changes them in Settings. */
 export const DEFAULT_PROGRAMME_RULES: ProgrammeRules = {
   point_value_cents: 10,
   points_per_dollar: 1,

@@ -29,7 +29,7 @@ export function toE164(text: string, country: PhoneCountry = 'US'): string | nul
 
 /**
  * A stored phone as people read it: "(408) 555-4743" for a North American number,
- * "+44 20 7946 0958" for any other. Text that is not a number (a row stored before issue 29 that
+ * "+44 20 7946 0958" for any other. Text that is not a number (a row stored before migration 0025 that
  * the migration could not read) is shown as it is.
  */
 export function formatPhone(stored: string | null | undefined): string {

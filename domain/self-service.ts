@@ -12,8 +12,8 @@ import { ROLES } from '#domain/permissions.ts'
 
 /**
  * Self-service: a member changes their own password; an Admin changes a colleague's
- * role, deactivates and reactivates them. A practice always keeps one active Admin (PORTAL.md
- * section 2). The server re-validates every body with these schemas.
+ * role, deactivates and reactivates them. A practice always keeps one active Admin, so that
+ * nobody is locked out of the practice. The server re-validates every body with these schemas.
  */
 
 /** What the API and the screens say (ours: not in the spec). */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the speed and size figures of issue 8, printed as one table and written to
+ * `npm run bench`: the speed and size figures of decision 003, printed as one table and written to
  * .tmp/bench.json. It is a measurement, not a test: it never fails on a missed budget (the table
  * says which are met) and exits non-zero only when a part could not run.
  *

@@ -80,7 +80,7 @@ describe('startServer', () => {
   it('keeps data and the JWT secret on disk across restarts, seeding only once', async () => {
     const dataDir = join(dir, 'data')
     const first = await startServer({ ...base, dataDir }, { log: memoryLogger() })
-    // An upload as a server from before issue 30 kept it: a row, and its file in DATA_DIR/uploads.
+    // An upload as a server from before uploads moved into the database kept it: a row, and its file in DATA_DIR/uploads.
     const [practice] = await first.database.db.select({ id: practices.id }).from(practices)
     const [upload] = await first.database.db
       .insert(uploads)

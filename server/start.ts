@@ -176,7 +176,7 @@ export async function startServer(
           'published): remove it or change its password before real use.',
       )
     }
-    // Uploads kept in DATA_DIR/uploads before issue 30 move into the database, once.
+    // Uploads kept in DATA_DIR/uploads before migration 0030 move into the database, once.
     if (config.dataDir !== 'memory') {
       await importUploadFiles(database.db, join(config.dataDir, 'uploads'), log)
     }

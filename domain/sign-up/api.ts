@@ -26,7 +26,7 @@ import {
 import { PRACTICE_MESSAGES, PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
 
 /**
- * The sign-up calls of spec section 7 as DESIGN.md section 4 completes them: request and answer
+ * The sign-up calls: request and answer
  * shapes shared by the SPA (which builds them) and the server (which re-validates them with the
  * same rules).
  */

@@ -43,7 +43,7 @@ export type Row = {
   met?: boolean | undefined
 }
 
-/** The budgets of issue 8. */
+/** The budgets of decision 003 (docs/decisions/003-performance-budgets.md). */
 export const BUDGETS = {
   signInFirstLoadJsBytes: 120_000,
   lighthousePerformance: 95,

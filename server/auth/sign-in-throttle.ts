@@ -39,7 +39,7 @@ export function signInDelaySeconds(failures: number, freeFailures: number): numb
 export type SignInAdmission = { decision: RateLimitDecision; priority: HashingPriority }
 
 /**
- * Sign-in throttling per account and address pair (issue 14 before it). The rule: a
+ * Sign-in throttling per account and address pair. The rule: a
  * correct password is never held back by someone else's failures. A clinic's staff share one
  * address (a NAT); one person failing thirty times must not lock the others out.
  *

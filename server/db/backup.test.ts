@@ -9,7 +9,7 @@ import { fixture } from '#tests/support/image-fixtures.ts'
 import { backupPglite, restorePglite } from './backup.ts'
 import { openDatabase } from './client.ts'
 
-// `npm run backup` and `npm run restore` (README "Backups"): since issue 30 the uploaded images are
+// `npm run backup` and `npm run restore` (README "Backups"): since migration 0030 the uploaded images are
 // rows of the database, so the backup of the embedded database is the whole backup.
 describe('a backup of the embedded database', () => {
   let dir: string

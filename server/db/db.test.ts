@@ -77,7 +77,7 @@ describe.each(testBackends())('migrations and seed on $name', (backend) => {
     for (const table of EVERY_TABLE) expect(tables).toContain(table)
   })
 
-  it('seeds the four plans and the two coupons of DESIGN.md section 6', async () => {
+  it('seeds the four plans and the two coupons every installation starts with', async () => {
     const planRows = await t.db.select().from(plans).orderBy(plans.sort_order)
     expect(planRows.map((p) => [p.nickname, p.interval, p.amount])).toEqual([
       ['Glow Monthly Lite', 'month', 9900],

@@ -1,6 +1,6 @@
 /**
- * The database schema (drizzle pg-core) for every entity of the product: spec section 3 and
- * DESIGN.md. Column keys are snake_case so that a selected row already has the JSON shape the
+ * The database schema (drizzle pg-core) for every entity of the product: practices, their
+ * people, patients, the ledger, offers and the outbox. Column keys are snake_case so that a selected row already has the JSON shape the
  * API answers with (domain/practice-data.ts, domain/session.ts). Timestamps are `timestamptz`
  * read as `Date`; money is in cents.
  *
@@ -443,7 +443,7 @@ export const patientPromotions = pgTable(
       .notNull()
       .references(() => promotions.id, { onDelete: 'cascade' }),
     status: text().notNull().default('claimed'),
-    /** The offer's terms when it was claimed (null on claims older than issue 18: read the offer). */
+    /** The offer's terms when it was claimed (null on claims written before migration 0024: read the offer). */
     title: text(),
     points_cost: integer(),
     bonus_points: integer(),

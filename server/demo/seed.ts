@@ -127,7 +127,7 @@ export async function hasDemoAdmin(db: Database): Promise<boolean> {
 }
 
 /**
- * Gives an empty database (no plans) the seed of DESIGN.md section 6: the product's plans and
+ * Gives an empty database (no plans) the seed every installation needs: the product's plans and
  * public coupon always; with `demo`, the demo's private coupon and a demo practice with one member
  * of each role (Admin, Manager, Staff), patients, a pending invitation (its e-mail sits in the outbox), procedures,
  * products, appointments, activities and promotions. Runs in one transaction under an advisory

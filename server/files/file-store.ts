@@ -72,7 +72,7 @@ export function createDatabaseFileStore(db: Database): FileStore {
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/
 
 /**
- * Files in one folder on this machine: where uploads lived before issue 30 (`DATA_DIR/uploads`),
+ * Files in one folder on this machine: where uploads lived before they moved into the database (`DATA_DIR/uploads`),
  * read once at start to move them into the database (server/files/upload-import.ts). A key
  * that is not a plain file name, or that would resolve outside the folder, is never followed.
  */

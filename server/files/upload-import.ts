@@ -18,7 +18,7 @@ export type UploadImport = {
 }
 
 /**
- * Moves the uploaded images of a server from before issue 30, files under `DATA_DIR/uploads`,
+ * Moves the uploaded images of a server from before uploads moved into the database, files under `DATA_DIR/uploads`,
  * into the database (`upload_contents`), once: each upload row whose bytes are not in the
  * database yet is looked up in `folder` by its storage key and inserted with its size in pixels.
  * Idempotent (a row already moved is not read again, and two processes doing it at once insert

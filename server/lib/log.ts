@@ -5,8 +5,8 @@ import { pino } from 'pino'
  * with every personal or secret field redacted before it is written. Injected so that tests stay
  * quiet and can read what would have been written (`memoryLogger`).
  *
- * Lines never carry passwords, codes, tokens, request bodies, SQL or its parameters (DESIGN.md
- * section 8): database failures are logged by SQLSTATE code and constraint only.
+ * Lines never carry passwords, codes, tokens, request bodies, SQL or its parameters: a log
+ * is read by more people than the data it describes. Database failures are logged by SQLSTATE code and constraint only.
  */
 export type Logger = {
   info(message: string, fields?: LogFields): void

@@ -255,7 +255,7 @@ function answer(doc: AnswerDoc, status: number, catalog: SchemaCatalog) {
 /**
  * Builds the OpenAPI 3.1 document of the routes an app serves (`app.routes`): every route that
  * declares its description with `operation({...})`, with its path parameters, its request body (the schema of its
- * `jsonBody` validator), its answers (the domain's schemas, the error shape of DESIGN.md section 4
+ * `jsonBody` validator), its answers (the domain's schemas, the error shape of domain/api-error.ts
  * for every 4xx and 5xx) and the bearer scheme on every route that needs a session. Routes without
  * a description are left out, which server/openapi/coverage.test.ts does not allow.
  */

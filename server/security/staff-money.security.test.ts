@@ -28,8 +28,8 @@ const MONEY_KEY = /revenue|_cents$|^cents$|amount|price|dollars?$|liabilit/i
  * patient, not a figure of the business.
  */
 const STAFF_MAY_SEE: Record<string, string[]> = {
-  // The catalogue's prices: Staff record visits at catalogue prices (PORTAL.md section 2,
-  // "catalogue: read").
+  // The catalogue's prices: Staff record visits at catalogue prices (their role
+  // reads the catalogue).
   'GET /api/procedures': ['[].price'],
   'GET /api/products': ['[].price'],
   // A visit Staff recorded at the desk: each line's unit price and what the patient pays.
@@ -169,7 +169,7 @@ describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
         if (keys.length > 0) found[key] = [...new Set([...(found[key] ?? []), ...keys])].sort()
       }
     }
-    // Before issue 28, Staff read the offers' revenue: GET /api/promotions and /api/promotions/:id
+    // Staff once read the offers' revenue: GET /api/promotions and /api/promotions/:id
     // answered `funnel.revenue_cents`.
     expect(found).toEqual(
       Object.fromEntries(
