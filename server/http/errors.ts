@@ -59,6 +59,7 @@ const DOMAIN_STATUS: Record<DomainErrorKind, { status: ContentfulStatusCode; nam
   'not-allowed': { status: 403, name: API_ERROR_NAMES.forbidden },
   rejected: { status: 422, name: API_ERROR_NAMES.validation },
   gone: { status: 410, name: API_ERROR_NAMES.gone },
+  'too-many': { status: 429, name: API_ERROR_NAMES.rateLimit },
   'payment-declined': { status: 402, name: API_ERROR_NAMES.payment },
   unavailable: { status: 503, name: API_ERROR_NAMES.unavailable },
 }

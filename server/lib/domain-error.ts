@@ -16,6 +16,8 @@ export type DomainErrorKind =
   | 'rejected'
   /** The thing existed and is no longer there: an ended offer, a used link (410). */
   | 'gone'
+  /** Too many attempts or requests; `details.retryAfterSeconds` says when to try again (429). */
+  | 'too-many'
   /** A payment was declined (402). */
   | 'payment-declined'
   /** A provider we depend on did not answer; try again (503). */

@@ -5,9 +5,9 @@
  */
 import { eq } from 'drizzle-orm'
 import type { ProgrammeRules } from '#domain/ledger.ts'
-import type { Database } from '#server/db/client.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
 import { patients, practices, users } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/lib/domain-error.ts'
 
 /** The columns of the programme rules on the practice row. */
 const ruleColumns = {
@@ -21,7 +21,7 @@ const ruleColumns = {
 
 /** The programme rules of `practiceId` as they stand now. */
 export async function readProgrammeRules(
-  db: Database,
+  db: Database | Transaction,
   practiceId: number,
 ): Promise<ProgrammeRules> {
   const [rules] = await db.select(ruleColumns).from(practices).where(eq(practices.id, practiceId))
@@ -31,7 +31,7 @@ export async function readProgrammeRules(
 
 /** Replaces the programme rules of `practiceId`; answers them as saved. */
 export async function writeProgrammeRules(
-  db: Database,
+  db: Database | Transaction,
   practiceId: number,
   rules: ProgrammeRules,
 ): Promise<ProgrammeRules> {

@@ -129,7 +129,7 @@ describe.each(testBackends())('the points ledger API on $name', (backend) => {
     expect(refusal?.details).toMatchObject({ permission: 'points.adjust' })
   })
 
-  it('writes one entry for a replayed idempotency key', async () => {
+  it('writes one entry and one audit event for a replayed idempotency key', async () => {
     const once = key()
     const first = await adjust(7, t.demo.adminToken, { idempotencyKey: once })
     const second = await adjust(7, t.demo.adminToken, { idempotencyKey: once })
@@ -139,6 +139,18 @@ describe.each(testBackends())('the points ledger API on $name', (backend) => {
     const b = v.parse(LedgerPostingSchema, await second.json())
     expect(b.entry.id).toBe(a.entry.id)
     expect(b.balance).toBe(a.balance)
+    const events = await t.db
+      .select({ details: auditEvents.details })
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.action, 'ledger.posted'),
+          sql`${auditEvents.details}->>'entry_id' = ${String(a.entry.id)}`,
+        ),
+      )
+    expect(events).toEqual([
+      { details: { patient_id: patientId, entry_id: a.entry.id, kind: 'adjust', points: 7 } },
+    ])
   })
 
   it('refuses an adjustment below zero, without a reason, and for another practice’s patient', async () => {

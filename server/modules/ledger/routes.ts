@@ -1,7 +1,8 @@
 /**
  * The points ledger over HTTP: a patient's entries, manual adjustments and
  * reversals. Every change goes through server/modules/ledger/service.ts, carries an idempotency key and
- * is written to the audit trail (who, which patient id, how many points; never a personal value).
+ * is written to the audit trail in its transaction (who, which patient id, how many points; never
+ * a personal value).
  */
 import { Hono } from 'hono'
 import * as v from 'valibot'
@@ -136,8 +137,9 @@ export function patientLedgerRoutes(ctx: ServerContext) {
           points: input.points,
           reason: input.reason,
           idempotencyKey: input.idempotencyKey,
+          audit: { ip: ctx.clientIp(c) },
         })
-        return c.json(await posted(ctx, c.var.user, result, ctx.clientIp(c)), 201)
+        return c.json(await posted(ctx, user, result), 201)
       },
     )
 }
@@ -176,28 +178,15 @@ export function ledgerRoutes(ctx: ServerContext) {
         entryId,
         reason: input.reason,
         idempotencyKey: input.idempotencyKey,
+        audit: { ip: ctx.clientIp(c) },
       })
-      return c.json(await posted(ctx, user, result, ctx.clientIp(c)), 201)
+      return c.json(await posted(ctx, user, result), 201)
     },
   )
 }
 
-/** The answer of a posting, audited once (a replayed key is not a second change). */
-async function posted(ctx: ServerContext, user: AuthUser, result: LedgerResult, ip: string) {
+/** The answer of a posting (the ledger audited it with the posting; a replay records nothing). */
+async function posted(ctx: ServerContext, user: AuthUser, result: LedgerResult) {
   const author = await entryAuthor(ctx.db, user.id)
-  if (!result.replayed) {
-    await ctx.audit.record({
-      action: 'ledger.posted',
-      userId: user.id,
-      practiceId: user.practice_id,
-      ip,
-      details: {
-        patient_id: result.entry.patient_id,
-        entry_id: result.entry.id,
-        kind: result.entry.kind,
-        points: result.entry.points,
-      },
-    })
-  }
   return { entry: toAnswer(result.entry, author), balance: result.balance }
 }

@@ -1,24 +1,12 @@
 import { Hono } from 'hono'
-import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
+import { ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { readProgrammeRules, writeProgrammeRules } from './queries.ts'
-
-/**
- * The name of each rule in an audit event. The trail drops keys that look like secrets (`code`
- * among them), so the code threshold is recorded under a name without the word.
- */
-const AUDIT_NAMES: Record<keyof ProgrammeRules, string> = {
-  point_value_cents: 'point_value_cents',
-  points_per_dollar: 'points_per_dollar',
-  joining_bonus: 'joining_bonus',
-  expiry_months: 'expiry_months',
-  redemption_code_threshold: 'redemption_threshold',
-  max_points_per_line: 'max_points_per_line',
-}
+import { readProgrammeRules } from './queries.ts'
+import { changeProgrammeRules } from './rules-service.ts'
 
 /**
  * `GET /practice/rules` (any member of the practice: what a point is worth shows on every
@@ -57,24 +45,12 @@ export function programmeRuleRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'practice.settings'),
       jsonBody(ProgrammeRulesSchema),
       async (c) => {
-        const next = c.req.valid('json')
         const user = c.var.user
-        const before = await readProgrammeRules(ctx.db, user.practice_id)
-        const after = await writeProgrammeRules(ctx.db, user.practice_id, next)
-        const changed = Object.fromEntries(
-          (Object.keys(after) as (keyof ProgrammeRules)[])
-            .filter((key) => before[key] !== after[key])
-            .flatMap((key) => [
-              [`${AUDIT_NAMES[key]}_before`, before[key]],
-              [`${AUDIT_NAMES[key]}_after`, after[key]],
-            ]),
-        )
-        await ctx.audit.record({
-          action: 'practice.rules_changed',
-          userId: user.id,
+        const after = await changeProgrammeRules(ctx, {
           practiceId: user.practice_id,
+          userId: user.id,
           ip: ctx.clientIp(c),
-          details: changed,
+          rules: c.req.valid('json'),
         })
         return c.json(after)
       },

@@ -22,6 +22,7 @@ import {
 } from '#domain/ledger.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { pointsText } from '#domain/points.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerAllocations, ledgerEntries, patients, practices, users } from '#server/db/schema.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
@@ -54,6 +55,11 @@ type Actor = {
   userId: number | null
   /** Unique per practice; the same key again answers the entry it wrote. */
   idempotencyKey?: string | undefined
+  /**
+   * When given, the posting is written to the audit trail (`ledger.posted`, from this address)
+   * in its own transaction; a replayed key records nothing.
+   */
+  audit?: { ip: string | null } | undefined
 }
 
 export type CreditInput = Actor & {
@@ -258,6 +264,24 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
         }
         const lapsed = await expireLapsed(tx, actor.practiceId, actor.patientId, patient.points)
         const done = await work(tx, lapsed.balance)
+        if (actor.audit) {
+          await recordWithin(
+            tx,
+            {
+              action: 'ledger.posted',
+              userId: actor.userId,
+              practiceId: actor.practiceId,
+              ip: actor.audit.ip,
+              details: {
+                patient_id: done.entry.patient_id,
+                entry_id: done.entry.id,
+                kind: done.entry.kind,
+                points: done.entry.points,
+              },
+            },
+            now(),
+          )
+        }
         return {
           entry: done.entry,
           balance: done.balance,
@@ -369,6 +393,116 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     if (left !== 0) throw new Error('The ledger lots do not cover the cached balance')
     await tx.insert(ledgerAllocations).values(allocations)
     return { entry, balance: after }
+  }
+
+  /**
+   * Posts the reversal of `target` on its patient, whose row `tx` holds locked with `balance`:
+   * an award only while none of its points were spent; a spend gives its points back to the lots
+   * it took them from, and any of those that lapsed meanwhile expire again at once.
+   */
+  async function reverseEntry(
+    tx: Transaction,
+    target: LedgerEntryRow,
+    input: { userId: number | null; reason: string; idempotencyKey?: string | undefined },
+    balance: number,
+  ): Promise<{ entry: LedgerEntryRow; balance: number; extra: LedgerEntryRow[] }> {
+    if (target.kind === 'expire' || target.kind === 'reverse') {
+      throw new LedgerError('conflict', LEDGER_MESSAGES.notReversible)
+    }
+    const [already] = await tx
+      .select({ id: ledgerEntries.id })
+      .from(ledgerEntries)
+      .where(
+        and(
+          eq(ledgerEntries.practice_id, target.practice_id),
+          eq(ledgerEntries.reverses_id, target.id),
+        ),
+      )
+    if (already) throw new LedgerError('conflict', LEDGER_MESSAGES.alreadyReversed)
+    const base = {
+      practice_id: target.practice_id,
+      patient_id: target.patient_id,
+      kind: 'reverse',
+      source_type: 'reversal',
+      source_id: target.id,
+      reverses_id: target.id,
+      idempotency_key: input.idempotencyKey ?? null,
+      reason: input.reason,
+      created_by: input.userId,
+      created_at: now(),
+    } as const
+
+    if (isLot(target)) {
+      const uses = await tx
+        .select({
+          kind: ledgerEntries.kind,
+          points: sql<number>`sum(${ledgerAllocations.points})::int`,
+        })
+        .from(ledgerAllocations)
+        .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerAllocations.debit_entry_id))
+        .where(eq(ledgerAllocations.lot_entry_id, target.id))
+        .groupBy(ledgerEntries.kind)
+      const used = uses.reduce((sum, u) => sum + Number(u.points), 0)
+      if (used > 0) {
+        const expiredOnly = uses.every((u) => u.kind === 'expire' || Number(u.points) === 0)
+        throw new LedgerError(
+          'conflict',
+          expiredOnly ? LEDGER_MESSAGES.alreadyExpired : LEDGER_MESSAGES.alreadySpent,
+        )
+      }
+      const after = balance - target.points
+      const entry = await insertEntry(tx, {
+        ...base,
+        points: -target.points,
+        balance_after: after,
+      })
+      await tx.insert(ledgerAllocations).values({
+        practice_id: target.practice_id,
+        patient_id: target.patient_id,
+        debit_entry_id: entry.id,
+        lot_entry_id: target.id,
+        points: target.points,
+        created_at: now(),
+      })
+      return { entry, balance: after, extra: [] }
+    }
+
+    // A spend: give each lot back what this entry took from it.
+    const taken = await tx
+      .select({
+        lot: ledgerAllocations.lot_entry_id,
+        points: sql<number>`sum(${ledgerAllocations.points})::int`,
+      })
+      .from(ledgerAllocations)
+      .where(eq(ledgerAllocations.debit_entry_id, target.id))
+      .groupBy(ledgerAllocations.lot_entry_id)
+    const after = balance - target.points
+    const entry = await insertEntry(tx, {
+      ...base,
+      points: -target.points,
+      balance_after: after,
+    })
+    const back = taken.filter((t) => Number(t.points) !== 0)
+    if (back.length > 0) {
+      await tx.insert(ledgerAllocations).values(
+        back.map((t) => ({
+          practice_id: target.practice_id,
+          patient_id: target.patient_id,
+          debit_entry_id: entry.id,
+          lot_entry_id: t.lot,
+          points: -Number(t.points),
+          created_at: now(),
+        })),
+      )
+    }
+    const relapsed = await expireLapsed(
+      tx,
+      target.practice_id,
+      target.patient_id,
+      after,
+      `:after-${entry.id}`,
+    )
+    return { entry, balance: relapsed.balance, extra: relapsed.expired }
   }
 
   return {
@@ -542,6 +676,23 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
             }),
           )
         },
+        /**
+         * The reversal of one of this patient's entries, as {@link reverse} posts it: the caller
+         * has read `target` (in its transaction) and checked it has no reversal by this key.
+         */
+        reverse(
+          target: LedgerEntryRow,
+          input: { userId: number | null; reason: string; idempotencyKey?: string | undefined },
+        ): Promise<LedgerEntryRow> {
+          const reason = assertReason(input.reason)
+          if (
+            target.practice_id !== patient.practiceId ||
+            target.patient_id !== patient.patientId
+          ) {
+            throw new LedgerError('not-found', LEDGER_MESSAGES.entryNotFound)
+          }
+          return post((before) => reverseEntry(tx, target, { ...input, reason }, before))
+        },
         /** The patient's balance after the postings so far (the cached `patients.points`). */
         balance: () => balance,
       }
@@ -565,105 +716,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
       return onPatient(
         actor,
         (e) => e.kind === 'reverse' && e.reverses_id === target.id,
-        async (tx, balance) => {
-          if (target.kind === 'expire' || target.kind === 'reverse') {
-            throw new LedgerError('conflict', LEDGER_MESSAGES.notReversible)
-          }
-          const [already] = await tx
-            .select({ id: ledgerEntries.id })
-            .from(ledgerEntries)
-            .where(
-              and(
-                eq(ledgerEntries.practice_id, target.practice_id),
-                eq(ledgerEntries.reverses_id, target.id),
-              ),
-            )
-          if (already) throw new LedgerError('conflict', LEDGER_MESSAGES.alreadyReversed)
-          const base = {
-            practice_id: target.practice_id,
-            patient_id: target.patient_id,
-            kind: 'reverse',
-            source_type: 'reversal',
-            source_id: target.id,
-            reverses_id: target.id,
-            idempotency_key: input.idempotencyKey ?? null,
-            reason,
-            created_by: input.userId,
-            created_at: now(),
-          } as const
-
-          if (isLot(target)) {
-            const uses = await tx
-              .select({
-                kind: ledgerEntries.kind,
-                points: sql<number>`sum(${ledgerAllocations.points})::int`,
-              })
-              .from(ledgerAllocations)
-              .innerJoin(ledgerEntries, eq(ledgerEntries.id, ledgerAllocations.debit_entry_id))
-              .where(eq(ledgerAllocations.lot_entry_id, target.id))
-              .groupBy(ledgerEntries.kind)
-            const used = uses.reduce((sum, u) => sum + Number(u.points), 0)
-            if (used > 0) {
-              const expiredOnly = uses.every((u) => u.kind === 'expire' || Number(u.points) === 0)
-              throw new LedgerError(
-                'conflict',
-                expiredOnly ? LEDGER_MESSAGES.alreadyExpired : LEDGER_MESSAGES.alreadySpent,
-              )
-            }
-            const after = balance - target.points
-            const entry = await insertEntry(tx, {
-              ...base,
-              points: -target.points,
-              balance_after: after,
-            })
-            await tx.insert(ledgerAllocations).values({
-              practice_id: target.practice_id,
-              patient_id: target.patient_id,
-              debit_entry_id: entry.id,
-              lot_entry_id: target.id,
-              points: target.points,
-              created_at: now(),
-            })
-            return { entry, balance: after }
-          }
-
-          // A spend: give each lot back what this entry took from it.
-          const taken = await tx
-            .select({
-              lot: ledgerAllocations.lot_entry_id,
-              points: sql<number>`sum(${ledgerAllocations.points})::int`,
-            })
-            .from(ledgerAllocations)
-            .where(eq(ledgerAllocations.debit_entry_id, target.id))
-            .groupBy(ledgerAllocations.lot_entry_id)
-          const after = balance - target.points
-          const entry = await insertEntry(tx, {
-            ...base,
-            points: -target.points,
-            balance_after: after,
-          })
-          const back = taken.filter((t) => Number(t.points) !== 0)
-          if (back.length > 0) {
-            await tx.insert(ledgerAllocations).values(
-              back.map((t) => ({
-                practice_id: target.practice_id,
-                patient_id: target.patient_id,
-                debit_entry_id: entry.id,
-                lot_entry_id: t.lot,
-                points: -Number(t.points),
-                created_at: now(),
-              })),
-            )
-          }
-          const relapsed = await expireLapsed(
-            tx,
-            target.practice_id,
-            target.patient_id,
-            after,
-            `:after-${entry.id}`,
-          )
-          return { entry, balance: relapsed.balance, extra: relapsed.expired }
-        },
+        (tx, balance) => reverseEntry(tx, target, { ...input, reason }, balance),
       )
     },
 

@@ -26,9 +26,9 @@ import type { AuditDetail } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError, badRequest } from '#server/http/errors.ts'
+import { badRequest } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
-import { createCheckout } from '#server/modules/visits/index.ts'
+import { createCheckout, PermissionRefusal } from '#server/modules/visits/index.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import {
   claimPromotion,
@@ -174,12 +174,8 @@ export function promotionLifeRoutes(ctx: ServerContext) {
             verification: input.verification,
             override: input.override,
           }).catch(async (error: unknown) => {
-            if (
-              error instanceof ApiError &&
-              error.status === 403 &&
-              error.message.startsWith('Only ')
-            ) {
-              await audit(c, 'permission.refused', { permission: 'redeem.override' })
+            if (error instanceof PermissionRefusal) {
+              await audit(c, 'permission.refused', { permission: error.permission })
             }
             throw error
           })

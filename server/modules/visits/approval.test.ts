@@ -59,6 +59,22 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
   /** The typo of issue 28: 10 units at $100,000 each of a $300 procedure. */
   const typo = () => [{ procedure_id: botoxId, quantity: 10, price_cents: 10_000_000 }]
 
+  /** Records a visit of `typo()` for the patient (any field of the body replaced by `body`). */
+  const recordVisit = (
+    patientId: number,
+    body: Record<string, unknown> = {},
+    token = t.demo.staffToken,
+  ) =>
+    post(
+      '/api/visits',
+      { patient_id: patientId, items: typo(), idempotencyKey: key(), ...body },
+      token,
+    )
+
+  /** Asks for an approval of `typo()` for the patient with `body` (reason, manager). */
+  const approve = (patientId: number, body: Record<string, unknown>, token = t.demo.staffToken) =>
+    post('/api/visits/approval', { patient_id: patientId, items: typo(), ...body }, token)
+
   async function visitRows(patientId: number) {
     return t.db.select().from(visits).where(eq(visits.patient_id, patientId))
   }
@@ -103,11 +119,7 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
     expect(previewed.approval_needed).toEqual(reasons)
     expect(previewed.lines[0]?.points).toBe(1_000_000)
 
-    const refused = await post(
-      '/api/visits',
-      { patient_id: patientId, items: typo(), idempotencyKey: key() },
-      t.demo.staffToken,
-    )
+    const refused = await recordVisit(patientId)
     expect(refused.status).toBe(403)
     expect(await messageOf(refused)).toBe(VISIT_MESSAGES.approvalNeeded(reasons))
     expect(await visitRows(patientId)).toEqual([])
@@ -116,22 +128,9 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
     ).toEqual([])
 
     // A Staff member cannot approve by giving a reason of their own.
-    const selfApproved = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: typo(),
-        idempotencyKey: key(),
-        approval: { reason: 'I say so' },
-      },
-      t.demo.staffToken,
-    )
+    const selfApproved = await recordVisit(patientId, { approval: { reason: 'I say so' } })
     expect(selfApproved.status).toBe(403)
-    const fromOwnSession = await post(
-      '/api/visits/approval',
-      { patient_id: patientId, items: typo(), reason: 'I say so' },
-      t.demo.staffToken,
-    )
+    const fromOwnSession = await approve(patientId, { reason: 'I say so' })
     expect(fromOwnSession.status).toBe(403)
     expect(await messageOf(fromOwnSession)).toBe(VISIT_MESSAGES.approverNotManager)
   })
@@ -142,12 +141,9 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
       .update(practices)
       .set({ max_points_per_line: 500 })
       .where(eq(practices.id, t.demo.practiceId))
-    const items = [{ procedure_id: botoxId, quantity: 2 }]
-    const refused = await post(
-      '/api/visits',
-      { patient_id: patientId, items, idempotencyKey: key() },
-      t.demo.staffToken,
-    )
+    const refused = await recordVisit(patientId, {
+      items: [{ procedure_id: botoxId, quantity: 2 }],
+    })
     expect(refused.status).toBe(403)
     expect(await messageOf(refused)).toBe(
       VISIT_MESSAGES.approvalNeeded([
@@ -155,82 +151,39 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
       ]),
     )
     // Within the rules nothing is asked.
-    const one = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: [{ procedure_id: botoxId, quantity: 1 }],
-        idempotencyKey: key(),
-      },
-      t.demo.staffToken,
-    )
+    const one = await recordVisit(patientId, { items: [{ procedure_id: botoxId, quantity: 1 }] })
     expect(one.status).toBe(201)
   })
 
   it('records it with a Manager who signs in at the desk; the approval fits only those lines, once', async () => {
     const patientId = await newPatient()
-    const wrong = await post(
-      '/api/visits/approval',
-      {
-        patient_id: patientId,
-        items: typo(),
-        reason: 'Package price agreed',
-        manager: { email: MANAGER.email, password: 'not-the-password' },
-      },
-      t.demo.staffToken,
-    )
+    const wrong = await approve(patientId, {
+      reason: 'Package price agreed',
+      manager: { email: MANAGER.email, password: 'not-the-password' },
+    })
     expect(wrong.status).toBe(422)
     expect(await messageOf(wrong)).toBe(VISIT_MESSAGES.approverCredentials)
 
-    const approved = await post(
-      '/api/visits/approval',
-      {
-        patient_id: patientId,
-        items: typo(),
-        reason: 'Package price agreed with the owner',
-        manager: MANAGER,
-      },
-      t.demo.staffToken,
-    )
+    const approved = await approve(patientId, {
+      reason: 'Package price agreed with the owner',
+      manager: MANAGER,
+    })
     expect(approved.status).toBe(201)
     const approval = (await approved.json()) as ApprovalAnswer
+    const withToken = { approval: { token: approval.token } }
     expect(approval.approved_by.id).toBe(managerId)
 
     // Not for other amounts, nor for another patient.
-    const otherAmount = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: [{ procedure_id: botoxId, quantity: 20, price_cents: 10_000_000 }],
-        idempotencyKey: key(),
-        approval: { token: approval.token },
-      },
-      t.demo.staffToken,
-    )
+    const otherAmount = await recordVisit(patientId, {
+      ...withToken,
+      items: [{ procedure_id: botoxId, quantity: 20, price_cents: 10_000_000 }],
+    })
     expect(otherAmount.status).toBe(403)
     expect(await messageOf(otherAmount)).toBe(VISIT_MESSAGES.approvalInvalid)
-    const otherPatient = await post(
-      '/api/visits',
-      {
-        patient_id: await newPatient(),
-        items: typo(),
-        idempotencyKey: key(),
-        approval: { token: approval.token },
-      },
-      t.demo.staffToken,
-    )
+    const otherPatient = await recordVisit(await newPatient(), withToken)
     expect(otherPatient.status).toBe(403)
 
-    const recorded = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: typo(),
-        idempotencyKey: key(),
-        approval: { token: approval.token },
-      },
-      t.demo.staffToken,
-    )
+    const recorded = await recordVisit(patientId, withToken)
     expect(recorded.status).toBe(201)
     const answer = (await recorded.json()) as VisitAnswer
     expect(answer.visit.total_cents).toBe(100_000_000)
@@ -245,16 +198,7 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
     })
 
     // Once: the same approval does not record a second visit.
-    const again = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: typo(),
-        idempotencyKey: key(),
-        approval: { token: approval.token },
-      },
-      t.demo.staffToken,
-    )
+    const again = await recordVisit(patientId, withToken)
     expect(again.status).toBe(409)
     expect(await messageOf(again)).toBe(VISIT_MESSAGES.approvalUsed)
 
@@ -277,20 +221,11 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
   it('lets a Manager approve from their own session with a reason, and the approval expires', async () => {
     const patientId = await newPatient()
     const manager = await createMember(t.db, t.demo.practiceId, 'Manager')
-    const noReason = await post(
-      '/api/visits',
-      { patient_id: patientId, items: typo(), idempotencyKey: key() },
-      manager.token,
-    )
+    const noReason = await recordVisit(patientId, {}, manager.token)
     expect(noReason.status).toBe(403)
-    const own = await post(
-      '/api/visits',
-      {
-        patient_id: patientId,
-        items: typo(),
-        idempotencyKey: key(),
-        approval: { reason: 'Corrected at the desk' },
-      },
+    const own = await recordVisit(
+      patientId,
+      { approval: { reason: 'Corrected at the desk' } },
       manager.token,
     )
     expect(own.status).toBe(201)
@@ -302,60 +237,36 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
     ])
 
     const second = await newPatient()
-    const approved = await post(
-      '/api/visits/approval',
-      { patient_id: second, items: typo(), reason: 'Approved from my session' },
-      manager.token,
-    )
+    const approved = await approve(second, { reason: 'Approved from my session' }, manager.token)
     expect(approved.status).toBe(201)
     const { token } = (await approved.json()) as ApprovalAnswer
     t.setNow(new Date(Date.now() + 16 * 60 * 1000))
-    const late = await post(
-      '/api/visits',
-      { patient_id: second, items: typo(), idempotencyKey: key(), approval: { token } },
-      t.demo.staffToken,
-    )
+    const late = await recordVisit(second, { approval: { token } })
     expect(late.status).toBe(403)
     expect(await messageOf(late)).toBe(VISIT_MESSAGES.approvalInvalid)
   })
 
   it('refuses a Staff member as the approver, and limits password guesses like a sign-in', async () => {
     const patientId = await newPatient()
-    const staff = await post(
-      '/api/visits/approval',
-      {
-        patient_id: patientId,
-        items: typo(),
-        reason: 'x',
-        manager: { email: 'staff@example.com', password: 'StaffPass123' },
-      },
-      t.demo.staffToken,
-    )
+    const staff = await approve(patientId, {
+      reason: 'x',
+      manager: { email: 'staff@example.com', password: 'StaffPass123' },
+    })
     expect(staff.status).toBe(403)
     expect(await messageOf(staff)).toBe(VISIT_MESSAGES.approverNotManager)
 
     const email = `guess-${backend.name.toLowerCase()}@example.com`
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) {
-      const answer = await post(
-        '/api/visits/approval',
-        {
-          patient_id: patientId,
-          items: typo(),
-          reason: 'x',
-          manager: { email, password: `p${i}` },
-        },
-        t.demo.staffToken,
-      )
+      const answer = await approve(patientId, {
+        reason: 'x',
+        manager: { email, password: `p${i}` },
+      })
       statuses.push(answer.status)
     }
     expect(statuses).toEqual([422, 422, 422, 422, 422, 429, 429])
     // Someone else's failures at this desk never refuse the real manager.
-    const approved = await post(
-      '/api/visits/approval',
-      { patient_id: patientId, items: typo(), reason: 'x', manager: MANAGER },
-      t.demo.staffToken,
-    )
+    const approved = await approve(patientId, { reason: 'x', manager: MANAGER })
     expect(approved.status).toBe(201)
   })
 })

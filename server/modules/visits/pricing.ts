@@ -22,6 +22,7 @@ import {
   type VisitLine,
   type VisitPreview,
 } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { AuthUser } from '#server/context.ts'
 import {
   appointments,
@@ -33,7 +34,7 @@ import {
   users,
   visitItems,
 } from '#server/db/schema.ts'
-import { conflict, forbidden, notFound } from '#server/http/errors.ts'
+import { conflict, notAllowed, notFound } from '#server/lib/domain-error.ts'
 import { linesDigest, signApproval } from './approval.ts'
 import {
   type CheckoutDeps,
@@ -349,12 +350,14 @@ export function createPricing(deps: CheckoutDeps) {
     /**
      * `POST /visits/approval`: a manager's approval of these lines for this patient, by
      * `approverId` (the session's Manager or Admin, or one who signed in at the desk; the route
-     * checks who). Refused when the lines need none.
+     * checks who). Refused when the lines need none. The approval writes nothing but its audit
+     * event (`visit.approved`, from `ip`, with the approver and the reason).
      */
     async approve(
       user: AuthUser,
       approverId: number,
       input: { patient_id: number; items: VisitItemInput[]; reason: string },
+      ip: string | null,
     ): Promise<ApprovalAnswer> {
       const practiceId = user.practice_id
       const patient = await patientOf(db, practiceId, input.patient_id)
@@ -367,7 +370,7 @@ export function createPricing(deps: CheckoutDeps) {
         .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
         .from(users)
         .where(eq(users.id, approverId))
-      if (!approver) throw forbidden(VISIT_MESSAGES.approverNotManager)
+      if (!approver) throw notAllowed(VISIT_MESSAGES.approverNotManager)
       const signed = await signApproval(
         {
           practiceId,
@@ -377,6 +380,17 @@ export function createPricing(deps: CheckoutDeps) {
           reason: input.reason,
         },
         { secret: deps.secret, now: now() },
+      )
+      await recordWithin(
+        db,
+        {
+          action: 'visit.approved',
+          userId: user.id,
+          practiceId,
+          ip,
+          details: { patient_id: input.patient_id, member: approverId, reason: input.reason },
+        },
+        now(),
       )
       return {
         token: signed.token,

@@ -12,10 +12,11 @@ import {
   type VisitItemInput,
   type VisitLine,
 } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { appointments, patients, users, visitItems, visits } from '#server/db/schema.ts'
-import { ApiError, conflict, forbidden } from '#server/http/errors.ts'
+import { conflict, DomainError, notAllowed } from '#server/lib/domain-error.ts'
 import { createLedger } from '#server/modules/ledger/index.ts'
 import { linesDigest, readApproval } from './approval.ts'
 import {
@@ -35,8 +36,8 @@ import {
   type Executor,
   isUniqueViolation,
   lockPatient,
-  type PostingSummary,
   type PromotionRow,
+  postingAuditDetails,
   type RedemptionRequest,
   type Rules,
   readRules,
@@ -118,31 +119,6 @@ export async function answerFor(
   }
 }
 
-function summarize(
-  answer: VisitAnswer,
-  override: boolean,
-  visit: {
-    approved_by: number | null
-    approval_reason: string | null
-    discount_cents: number
-    redemption_promotion_id: number | null
-  },
-): PostingSummary {
-  const sum = (kind: string) =>
-    answer.entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.points, 0)
-  return {
-    patient_id: answer.visit.patient_id,
-    earned: sum('earn'),
-    redeemed: -sum('redeem'),
-    bonus: sum('bonus'),
-    override,
-    approved_by: visit.approved_by,
-    approval_reason: visit.approval_reason,
-    discount_cents: visit.discount_cents,
-    promotion_id: visit.redemption_promotion_id,
-  }
-}
-
 export function createRecording(
   deps: CheckoutDeps,
   uses: {
@@ -173,10 +149,10 @@ export function createRecording(
   ): Promise<{ approverId: number; reason: string; id: string | null } | null> {
     const reasons = approvalReasons(lines, rules)
     if (reasons.length === 0) return null
-    if (!approval) throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+    if (!approval) throw notAllowed(VISIT_MESSAGES.approvalNeeded(reasons))
     if ('reason' in approval) {
       if (!can(user.access_rights, 'visits.approve')) {
-        throw forbidden(VISIT_MESSAGES.approvalNeeded(reasons))
+        throw notAllowed(VISIT_MESSAGES.approvalNeeded(reasons))
       }
       return { approverId: user.id, reason: approval.reason, id: null }
     }
@@ -187,7 +163,7 @@ export function createRecording(
       claims.patientId !== patientId ||
       claims.digest !== linesDigest(items)
     ) {
-      throw forbidden(VISIT_MESSAGES.approvalInvalid)
+      throw notAllowed(VISIT_MESSAGES.approvalInvalid)
     }
     const [used] = await tx
       .select({ id: visits.id })
@@ -201,7 +177,8 @@ export function createRecording(
     /**
      * `POST /visits`: the visit, its earn entries, the optional redemption (after the earn), the
      * promotion's bonus and the appointment completed, in one transaction under the patient's
-     * lock. The same key again answers the same visit (`replayed`) and writes nothing.
+     * lock, with its audit event (`visit.recorded`, from `ip`). The same key again answers the
+     * same visit (`replayed`) and writes nothing.
      */
     async record(
       user: AuthUser,
@@ -213,11 +190,12 @@ export function createRecording(
         redemption?: RedemptionRequest | undefined
         approval?: VisitApproval | undefined
       },
-    ): Promise<{ answer: VisitAnswer; replayed: boolean; summary: PostingSummary }> {
+      ip: string | null,
+    ): Promise<{ answer: VisitAnswer; replayed: boolean }> {
       const practiceId = user.practice_id
       const replay = async (existing: typeof visits.$inferSelect) => {
         const answer = await answerFor(db, replayOf(existing, input.patient_id))
-        return { answer, replayed: true, summary: summarize(answer, false, existing) }
+        return { answer, replayed: true }
       }
       // The key's one look-up, before anything is spent: a retry never uses the code again.
       const first = await visitByKey(db, practiceId, input.idempotencyKey)
@@ -297,12 +275,13 @@ export function createRecording(
             patientId: patient.id,
             balance: patient.points,
           })
+          let earned = 0
           for (const [position, priced] of lines.entries()) {
             const discounted = offer.lines[position]
             const line = { ...priced, points: discounted?.points ?? priced.points }
             let entryId: number | null = null
             if (line.points > 0) {
-              const earned = await ledger.credit({
+              const entry = await ledger.credit({
                 userId: user.id,
                 kind: 'earn',
                 points: line.points,
@@ -310,7 +289,8 @@ export function createRecording(
                 sourceId: visit.id,
                 idempotencyKey: `visit/${visit.id}/line/${position}`,
               })
-              entryId = earned.id
+              entryId = entry.id
+              earned += entry.points
             }
             await tx.insert(visitItems).values({
               practice_id: practiceId,
@@ -329,21 +309,21 @@ export function createRecording(
               entry_id: entryId,
             })
           }
-          if (input.redemption) {
-            await spend(tx, ledger, {
-              practiceId,
-              patientId: patient.id,
-              userId: user.id,
-              points: (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0),
-              promotion,
-              consent,
-              threshold: rules.redemption_code_threshold,
-              sourceType: 'visit',
-              sourceId: visit.id,
-              key: `visit/${visit.id}/redeem`,
-              bonusKey: `visit/${visit.id}/bonus`,
-            })
-          }
+          const spent = !input.redemption
+            ? { redeemed: null, bonus: null }
+            : await spend(tx, ledger, {
+                practiceId,
+                patientId: patient.id,
+                userId: user.id,
+                points: (input.redemption.points ?? 0) + (promotion?.points_cost ?? 0),
+                promotion,
+                consent,
+                threshold: rules.redemption_code_threshold,
+                sourceType: 'visit',
+                sourceId: visit.id,
+                key: `visit/${visit.id}/redeem`,
+                bonusKey: `visit/${visit.id}/bonus`,
+              })
           if (input.appointment_id) {
             await tx
               .update(appointments)
@@ -358,6 +338,31 @@ export function createRecording(
             balance,
             at,
           })
+          await recordWithin(
+            tx,
+            {
+              action: 'visit.recorded',
+              userId: user.id,
+              practiceId,
+              ip,
+              details: postingAuditDetails(
+                {
+                  patient_id: patient.id,
+                  earned,
+                  redeemed: spent.redeemed ? -spent.redeemed.points : 0,
+                  bonus: spent.bonus?.points ?? 0,
+                  override: consent.kind === 'override',
+                  approved_by: visit.approved_by,
+                  approval_reason: visit.approval_reason,
+                  discount_cents: visit.discount_cents,
+                  promotion_id: visit.redemption_promotion_id,
+                  offer_title: promotion?.title ?? null,
+                },
+                { visit_id: visit.id },
+              ),
+            },
+            at,
+          )
           return { visit, balance }
         })
       } catch (error) {
@@ -366,21 +371,13 @@ export function createRecording(
         // the code it used, or the key's unique index at the latest), and its visit answers.
         const existing = await visitByKey(db, practiceId, input.idempotencyKey)
         if (existing) return replay(existing)
-        if (!(error instanceof ApiError) && isUniqueViolation(error) && input.appointment_id) {
+        if (!(error instanceof DomainError) && isUniqueViolation(error) && input.appointment_id) {
           throw conflict(VISIT_MESSAGES.appointmentCompleted)
         }
         throw error
       }
       deps.outbound.kick()
-      const answer = await answerFor(db, written.visit, written.balance)
-      return {
-        answer,
-        replayed: false,
-        summary: {
-          ...summarize(answer, consent.kind === 'override', written.visit),
-          offer_title: promotion?.title ?? null,
-        },
-      }
+      return { answer: await answerFor(db, written.visit, written.balance), replayed: false }
     },
 
     /** `GET /visits/{id}`. */

@@ -5,10 +5,11 @@
 import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm'
 import { hasValue, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { codelessRedemptions, ledgerEntries, patientPromotions } from '#server/db/schema.ts'
-import { conflict, forbidden } from '#server/http/errors.ts'
+import { conflict, notAllowed } from '#server/lib/domain-error.ts'
 import { createLedger, type LedgerEntryRow } from '#server/modules/ledger/index.ts'
 import { promotionOf } from './pricing.ts'
 import type { createRedemptionCodes } from './redemption-codes.ts'
@@ -19,7 +20,9 @@ import {
   day,
   type LockedLedger,
   lockPatient,
+  type PostingSummary,
   type PromotionRow,
+  postingAuditDetails,
   type RedemptionRequest,
   readRules,
   refuseOtherPatient,
@@ -111,7 +114,7 @@ export function createRedeeming(
         )
       const today = Number(row?.points ?? 0)
       if (today + args.points > args.threshold) {
-        throw forbidden(VISIT_MESSAGES.codelessDailyLimit(args.threshold, today))
+        throw notAllowed(VISIT_MESSAGES.codelessDailyLimit(args.threshold, today))
       }
     }
     if (args.promotion) await redeemClaim(tx, args.patientId, args.promotion.id)
@@ -156,11 +159,14 @@ export function createRedeeming(
     /**
      * `POST /patients/{id}/redemptions`: points for a reward, or a claimed promotion (its points
      * cost, then its bonus), with the same consent rules as a visit, under the patient's lock.
+     * With `audit`, the posting is recorded (`ledger.posted`, from its address) in the same
+     * transaction; a replay records nothing.
      */
     async redeem(
       user: AuthUser,
       patientId: number,
       input: RedemptionRequest & { idempotencyKey: string },
+      audit?: { ip: string | null },
     ) {
       const practiceId = user.practice_id
       const bonusKey = `${input.idempotencyKey}/bonus`
@@ -222,6 +228,16 @@ export function createRedeeming(
         await refuseOtherPatient(db, practiceId, patientId)
         throw error
       })
+      const summaryOf = (posted: {
+        redeemed: LedgerEntryRow | null
+        bonus: LedgerEntryRow | null
+      }): PostingSummary => ({
+        patient_id: patientId,
+        earned: 0,
+        redeemed: posted.redeemed ? -posted.redeemed.points : 0,
+        bonus: posted.bonus?.points ?? 0,
+        override: consent.kind === 'override',
+      })
       let done: { redeemed: LedgerEntryRow | null; bonus: LedgerEntryRow | null; balance: number }
       try {
         done = await db.transaction(async (tx) => {
@@ -245,6 +261,21 @@ export function createRedeeming(
             key: input.idempotencyKey,
             bonusKey: points > 0 ? bonusKey : input.idempotencyKey,
           })
+          if (audit) {
+            const main = posted.redeemed ?? posted.bonus
+            if (!main) throw new Error('The redemption wrote no entry')
+            await recordWithin(
+              tx,
+              {
+                action: 'ledger.posted',
+                userId: user.id,
+                practiceId,
+                ip: audit.ip,
+                details: postingAuditDetails(summaryOf(posted), { entry_id: main.id }),
+              },
+              now(),
+            )
+          }
           return { ...posted, balance: ledger.balance() }
         })
       } catch (error) {
@@ -267,13 +298,7 @@ export function createRedeeming(
         bonus: bonusEntry ?? null,
         balance: done.balance,
         replayed: false,
-        summary: {
-          patient_id: patientId,
-          earned: 0,
-          redeemed: done.redeemed ? -done.redeemed.points : 0,
-          bonus: done.bonus?.points ?? 0,
-          override: consent.kind === 'override',
-        },
+        summary: summaryOf(done),
       }
     },
   }

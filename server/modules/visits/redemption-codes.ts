@@ -4,14 +4,14 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { and, count, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { can, PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { pointsText } from '#domain/points.ts'
 import { codeNeeded, formatDollars, VISIT_MESSAGES } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { promotions, redemptionCodes } from '#server/db/schema.ts'
-import { ApiError, forbidden, notFound } from '#server/http/errors.ts'
+import { DomainError, notAllowed, notFound } from '#server/lib/domain-error.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { newCode, phoneDigits, VERIFICATION_RULES } from '#server/messaging/verification.ts'
 import {
@@ -20,6 +20,7 @@ import {
   type Consent,
   type Executor,
   lockPatient,
+  PermissionRefusal,
   patientOf,
   type RedemptionRequest,
   readRules,
@@ -146,12 +147,12 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
   ): Promise<Consent> {
     if (request.override) {
       if (!can(user.access_rights, 'redeem.override')) {
-        throw forbidden(PERMISSION_REFUSALS['redeem.override'])
+        throw new PermissionRefusal('redeem.override', PERMISSION_REFUSALS['redeem.override'])
       }
       return { kind: 'override', reason: request.override.reason }
     }
     if (!codeNeeded(points, threshold)) return { kind: 'none' }
-    if (!request.verification) throw forbidden(VISIT_MESSAGES.codeNeeded(points))
+    if (!request.verification) throw notAllowed(VISIT_MESSAGES.codeNeeded(points))
     const amount =
       request.promotion_id !== undefined
         ? {
@@ -187,12 +188,14 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
 
     /**
      * `POST /patients/{id}/redemption-code`: texts the patient a 6-digit code (valid 10 minutes,
-     * 5 attempts, once, for this patient only; 30 s between codes and 5 an hour per patient).
+     * 5 attempts, once, for this patient only; 30 s between codes and 5 an hour per patient),
+     * recorded in the audit trail (`redemption.code_sent`, from `ip`) with the code's row.
      */
     async sendCode(
       user: AuthUser,
       patientId: number,
       amount: CodeAmount,
+      ip: string | null,
       generateCode: () => string = newCode,
     ): Promise<{ authyId: string }> {
       const row = {
@@ -232,12 +235,9 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
           const wait = latest.created_at.getTime() + VERIFICATION_RULES.resendGapMs - at.getTime()
           if (wait > 0) {
             const seconds = Math.ceil(wait / 1000)
-            throw new ApiError(
-              429,
-              API_ERROR_NAMES.rateLimit,
-              VISIT_MESSAGES.codeTooSoon(seconds),
-              { retryAfterSeconds: seconds },
-            )
+            throw new DomainError('too-many', VISIT_MESSAGES.codeTooSoon(seconds), {
+              retryAfterSeconds: seconds,
+            })
           }
         }
         const [sent] = await tx
@@ -250,7 +250,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
             ),
           )
         if ((sent?.n ?? 0) >= VERIFICATION_RULES.maxCodesPerHour) {
-          throw new ApiError(429, API_ERROR_NAMES.rateLimit, VISIT_MESSAGES.tooManyCodes, {
+          throw new DomainError('too-many', VISIT_MESSAGES.tooManyCodes, {
             retryAfterSeconds: 3600,
           })
         }
@@ -283,6 +283,17 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
           text: `${patient.practice_name}: your code to redeem ${what} is ${code}. It is valid for 10 minutes, for this redemption only. Give it only to the front desk.`,
           code,
         })
+        await recordWithin(
+          tx,
+          {
+            action: 'redemption.code_sent',
+            userId: user.id,
+            practiceId: user.practice_id,
+            ip,
+            details: { patient_id: patientId, points: row.points, promotion_id: row.promotion_id },
+          },
+          at,
+        )
       })
       deps.outbound.kick()
       return { authyId }

@@ -106,6 +106,33 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
   const recordVisit = (body: Record<string, unknown>, token = t.demo.adminToken) =>
     post('/api/visits', { idempotencyKey: key(), ...body }, token)
 
+  const postRedemption = (
+    patientId: number,
+    body: Record<string, unknown>,
+    token = t.demo.adminToken,
+  ) => post(`/api/patients/${patientId}/redemptions`, body, token)
+
+  const undoVisit = (visitId: number, token = t.demo.adminToken) =>
+    post(`/api/visits/${visitId}/undo`, {}, token)
+
+  /** The patient claims the promotion (as the offer page would). */
+  async function claimPromotion(patientId: number, promotion: number) {
+    await t.db.insert(patientPromotions).values({
+      practice_id: t.demo.practiceId,
+      patient_id: patientId,
+      promotion_id: promotion,
+      claimed_at: new Date(),
+    })
+  }
+
+  async function appointmentStatus(appointmentId: number) {
+    const [row] = await t.db
+      .select({ status: appointments.status })
+      .from(appointments)
+      .where(eq(appointments.id, appointmentId))
+    return row?.status
+  }
+
   /** Sends the patient a code and reads it from the development outbox. */
   async function codeFor(
     patientId: number,
@@ -285,11 +312,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(answer.entries[0]?.created_by?.id).toBe(t.demo.admin.id)
     expect(answer.balance).toBe(222)
     expect(describeEntry(answer.entries[0] as never)).toBe('Earned 40 points for a visit')
-    const [appointment] = await t.db
-      .select({ status: appointments.status })
-      .from(appointments)
-      .where(eq(appointments.id, appointmentId))
-    expect(appointment?.status).toBe('completed')
+    expect(await appointmentStatus(appointmentId)).toBe('completed')
     await balanceMatchesEntries(patientId)
 
     const read = await t.request(`/api/visits/${answer.visit.id}`, { token: staffToken })
@@ -346,6 +369,91 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const rows = await t.db.select().from(visits).where(eq(visits.patient_id, patientId))
     expect(rows).toHaveLength(1)
     expect(await balanceMatchesEntries(patientId)).toBe(40)
+  })
+
+  it("commits a checkout's audit event with its entries: one event a checkout, none for a replay or a refusal", async () => {
+    const patientId = await newPatient(100)
+    const eventsOf = (action: string) =>
+      t.db
+        .select({ details: auditEvents.details })
+        .from(auditEvents)
+        .where(
+          and(
+            eq(auditEvents.action, action),
+            sql`${auditEvents.details}->>'patient_id' = ${String(patientId)}`,
+          ),
+        )
+    const entriesOf = () =>
+      t.db.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))
+    const body = {
+      patient_id: patientId,
+      idempotencyKey: key(),
+      items: [{ procedure_id: peelId, quantity: 1 }],
+      redemption: { points: 120, override: { reason: 'voucher' } },
+    }
+    const first = await post('/api/visits', body)
+    expect(first.status).toBe(201)
+    const visit = v.parse(VisitAnswerSchema, await first.json())
+    expect((await post('/api/visits', body)).status).toBe(201)
+    expect(await eventsOf('visit.recorded')).toEqual([
+      {
+        details: expect.objectContaining({
+          visit_id: visit.visit.id,
+          earned: 40,
+          redeemed: 120,
+          bonus: 0,
+          override: true,
+        }),
+      },
+    ])
+    expect(await entriesOf()).toHaveLength(3)
+
+    // Refused after its earn was posted: neither the earn nor an event is left.
+    const refused = await recordVisit({
+      patient_id: patientId,
+      items: [{ procedure_id: peelId, quantity: 1 }],
+      redemption: { points: 100, override: { reason: 'voucher' } },
+    })
+    expect(refused.status).toBe(409)
+    expect(await eventsOf('visit.recorded')).toHaveLength(1)
+    expect(await entriesOf()).toHaveLength(3)
+
+    // An event that cannot be written fails the checkout it records: nothing is posted.
+    await t.db.execute(
+      sql.raw(`create function refuse_audit_of_patient() returns trigger language plpgsql as $$
+        begin
+          if new.details->>'patient_id' = '${patientId}' then raise exception 'no audit'; end if;
+          return new;
+        end $$`),
+    )
+    await t.db.execute(
+      sql.raw(
+        'create trigger refuse_audit_of_patient before insert on audit_events for each row execute function refuse_audit_of_patient()',
+      ),
+    )
+    try {
+      const unaudited = await recordVisit({
+        patient_id: patientId,
+        items: [{ procedure_id: peelId, quantity: 1 }],
+      })
+      expect(unaudited.status).toBe(500)
+      const undone = await undoVisit(visit.visit.id)
+      expect(undone.status).toBe(500)
+    } finally {
+      await t.db.execute(sql.raw('drop trigger refuse_audit_of_patient on audit_events'))
+      await t.db.execute(sql.raw('drop function refuse_audit_of_patient()'))
+    }
+    expect(await entriesOf()).toHaveLength(3)
+    expect(await t.db.select().from(visits).where(eq(visits.patient_id, patientId))).toHaveLength(1)
+
+    // The undo likewise: one event with its reversals, none for the second undo.
+    expect((await undoVisit(visit.visit.id)).status).toBe(201)
+    expect((await undoVisit(visit.visit.id)).status).toBe(201)
+    expect(await eventsOf('visit.undone')).toEqual([
+      { details: expect.objectContaining({ visit_id: visit.visit.id, points: 80 }) },
+    ])
+    expect(await entriesOf()).toHaveLength(5)
+    expect(await balanceMatchesEntries(patientId)).toBe(100)
   })
 
   it('posts once for two identical requests at once and for a replay after the first finished', async () => {
@@ -442,7 +550,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(both.lines.map((l) => l.points)).toEqual([100, 0])
 
     // Undone, the award no longer counts: the window is counted from the last one not reversed.
-    const undo = await post(`/api/visits/${openedVisit.visit.id}/undo`, {}, token)
+    const undo = await undoVisit(openedVisit.visit.id, token)
     expect(undo.status).toBe(201)
     const after = await post(
       '/api/visits/preview',
@@ -519,14 +627,14 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const { authyId, code } = await codeFor(patientId)
     const wrongCode = code === '999999' ? '888888' : '999999'
     for (let i = 0; i < 5; i++) {
-      const wrong = await post(`/api/patients/${patientId}/redemptions`, {
+      const wrong = await postRedemption(patientId, {
         points: 10,
         idempotencyKey: key(),
         verification: { authyId, code: wrongCode },
       })
       expect(await messageOf(wrong)).toBe('The code is not correct.')
     }
-    const locked = await post(`/api/patients/${patientId}/redemptions`, {
+    const locked = await postRedemption(patientId, {
       points: 10,
       idempotencyKey: key(),
       verification: { authyId, code },
@@ -538,8 +646,8 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const fresh = await codeFor(patientId)
     const later = new Date(Date.now() + 12 * 60_000)
     t.setNow(later)
-    const expired = await post(
-      `/api/patients/${patientId}/redemptions`,
+    const expired = await postRedemption(
+      patientId,
       { points: 10, idempotencyKey: key(), verification: fresh },
       await mintToken(t.demo.admin, { now: later }),
     )
@@ -611,7 +719,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       .insert(promotions)
       .values({ practice_id: t.demo.practiceId, title: 'Free consult', points: 0, points_cost: 0 })
       .returning({ id: promotions.id })
-    const nothing = await post(`/api/patients/${patientId}/redemptions`, {
+    const nothing = await postRedemption(patientId, {
       promotion_id: empty?.id,
       idempotencyKey: key(),
     })
@@ -622,7 +730,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const gone = await recordVisit({ patient_id: patientId, items: [] })
     expect(gone.status).toBe(409)
     expect(await messageOf(gone)).toBe(VISIT_MESSAGES.patientArchived)
-    const goneRedeem = await post(`/api/patients/${patientId}/redemptions`, {
+    const goneRedeem = await postRedemption(patientId, {
       points: 10,
       idempotencyKey: key(),
       override: { reason: 'x' },
@@ -682,24 +790,24 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     )
     expect(staff.status).toBe(403)
     expect(await messageOf(staff)).toBe(PERMISSION_REFUSALS['redeem.override'])
-    const staffDirect = await post(
-      `/api/patients/${patientId}/redemptions`,
+    const staffDirect = await postRedemption(
+      patientId,
       { points: 100, idempotencyKey: key(), override: { reason: 'phone lost' } },
       staffToken,
     )
     expect(staffDirect.status).toBe(403)
     expect(await messageOf(staffDirect)).toBe(PERMISSION_REFUSALS['redeem.override'])
 
-    const blank = await post(
-      `/api/patients/${patientId}/redemptions`,
+    const blank = await postRedemption(
+      patientId,
       { points: 100, idempotencyKey: key(), override: { reason: '  ' } },
       managerToken,
     )
     expect(blank.status).toBe(400)
     expect(await messageOf(blank)).toMatch(/Please give a reason\./)
 
-    const manager = await post(
-      `/api/patients/${patientId}/redemptions`,
+    const manager = await postRedemption(
+      patientId,
       { points: 100, idempotencyKey: key(), override: { reason: 'phone lost' } },
       managerToken,
     )
@@ -722,12 +830,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     if (!free) throw new Error('no promotion')
     const claimed = async () => {
       const patientId = await newPatient(0)
-      await t.db.insert(patientPromotions).values({
-        practice_id: t.demo.practiceId,
-        patient_id: patientId,
-        promotion_id: free.id,
-        claimed_at: new Date(),
-      })
+      await claimPromotion(patientId, free.id)
       return patientId
     }
     const always = await claimed()
@@ -760,19 +863,14 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
 
   it('redeems a claimed promotion exactly once: its cost, then its bonus; undone, the claim comes back', async () => {
     const patientId = await newPatient(150)
-    const notClaimed = await post(`/api/patients/${patientId}/redemptions`, {
+    const notClaimed = await postRedemption(patientId, {
       promotion_id: promotionId,
       idempotencyKey: key(),
       override: { reason: 'at the desk' },
     })
     expect(notClaimed.status).toBe(409)
     expect(await messageOf(notClaimed)).toBe(VISIT_MESSAGES.promotionNotClaimed)
-    await t.db.insert(patientPromotions).values({
-      practice_id: t.demo.practiceId,
-      patient_id: patientId,
-      promotion_id: promotionId,
-      claimed_at: new Date(),
-    })
+    await claimPromotion(patientId, promotionId)
     const { authyId, code } = await codeFor(patientId, { promotion_id: promotionId })
     const response = await recordVisit({
       patient_id: patientId,
@@ -789,7 +887,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(describeEntry(answer.entries[1] as never)).toBe(
       'Bonus of 50 points from a promotion at a visit',
     )
-    const again = await post(`/api/patients/${patientId}/redemptions`, {
+    const again = await postRedemption(patientId, {
       promotion_id: promotionId,
       idempotencyKey: key(),
       override: { reason: 'again' },
@@ -797,14 +895,14 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(again.status).toBe(409)
     expect(await messageOf(again)).toBe(VISIT_MESSAGES.promotionRedeemed)
 
-    const undo = await post(`/api/visits/${answer.visit.id}/undo`, {})
+    const undo = await undoVisit(answer.visit.id)
     expect(undo.status).toBe(201)
     const [claim] = await t.db
       .select({ status: patientPromotions.status })
       .from(patientPromotions)
       .where(eq(patientPromotions.patient_id, patientId))
     expect(claim?.status).toBe('claimed')
-    const direct = await post(`/api/patients/${patientId}/redemptions`, {
+    const direct = await postRedemption(patientId, {
       promotion_id: promotionId,
       idempotencyKey: key(),
       override: { reason: 'redeemed at the desk' },
@@ -833,9 +931,8 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     )
     expect(visit.balance).toBe(20)
     t.setNow(new Date(Date.now() + 9 * 60_000))
-    const first = await post(
-      `/api/visits/${visit.visit.id}/undo`,
-      {},
+    const first = await undoVisit(
+      visit.visit.id,
       await mintToken(t.demo.staff, { now: new Date(Date.now() + 9 * 60_000) }),
     )
     expect(first.status).toBe(201)
@@ -846,13 +943,9 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     ])
     expect(undone.balance).toBe(100)
     expect(describeEntry(undone.entries[0] as never)).toMatch(/^Reversed entry #\d+ \(\+120\)/)
-    const second = await post(`/api/visits/${visit.visit.id}/undo`, {})
+    const second = await undoVisit(visit.visit.id)
     expect(v.parse(VisitUndoAnswerSchema, await second.json())).toEqual(undone)
-    const [appointment] = await t.db
-      .select({ status: appointments.status })
-      .from(appointments)
-      .where(eq(appointments.id, appointmentId))
-    expect(appointment?.status).toBe('scheduled')
+    expect(await appointmentStatus(appointmentId)).toBe('scheduled')
     const read = v.parse(
       VisitAnswerSchema,
       await (await t.request(`/api/visits/${visit.visit.id}`, { token: staffToken })).json(),
@@ -870,11 +963,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
 
     const late = new Date(Date.now() + 11 * 60_000)
     t.setNow(late)
-    const refused = await post(
-      `/api/visits/${redone.visit.id}/undo`,
-      {},
-      await mintToken(t.demo.admin, { now: late }),
-    )
+    const refused = await undoVisit(redone.visit.id, await mintToken(t.demo.admin, { now: late }))
     expect(refused.status).toBe(409)
     expect(await messageOf(refused)).toBe(VISIT_MESSAGES.undoWindowPassed)
     expect(await balanceMatchesEntries(patientId)).toBe(140)
@@ -884,7 +973,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const patientId = await newPatient(1000)
     const responses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        post(`/api/patients/${patientId}/redemptions`, {
+        postRedemption(patientId, {
           points: 150,
           idempotencyKey: key(),
           override: { reason: 'reward' },
@@ -904,15 +993,12 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const patientId = await newPatient(300)
     const body = { points: 100, idempotencyKey: key(), override: { reason: 'reward' } }
     const [a, b] = await Promise.all([
-      post(`/api/patients/${patientId}/redemptions`, body),
-      post(`/api/patients/${patientId}/redemptions`, body),
+      postRedemption(patientId, body),
+      postRedemption(patientId, body),
     ])
     const first = v.parse(LedgerPostingSchema, await a.json())
     const second = v.parse(LedgerPostingSchema, await b.json())
-    const third = v.parse(
-      LedgerPostingSchema,
-      await (await post(`/api/patients/${patientId}/redemptions`, body)).json(),
-    )
+    const third = v.parse(LedgerPostingSchema, await (await postRedemption(patientId, body)).json())
     expect(second.entry.id).toBe(first.entry.id)
     expect(third.entry.id).toBe(first.entry.id)
     expect(await balanceMatchesEntries(patientId)).toBe(200)
@@ -966,7 +1052,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(
       (await t.request(`/api/visits/${theirs.visit.id}`, { token: t.demo.adminToken })).status,
     ).toBe(404)
-    expect((await post(`/api/visits/${theirs.visit.id}/undo`, {})).status).toBe(404)
+    expect((await undoVisit(theirs.visit.id)).status).toBe(404)
   })
 
   it('keeps balance = sum of entries and never below 0 through any mix of visits, redemptions, undos and reversals', async () => {
@@ -998,7 +1084,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
               visitIds.push(v.parse(VisitAnswerSchema, await response.json()).visit.id)
             }
           } else if (s.op === 'redeem') {
-            response = await post(`/api/patients/${patientId}/redemptions`, {
+            response = await postRedemption(patientId, {
               points: s.points,
               idempotencyKey: key(),
               override: { reason: 'mix' },
@@ -1006,7 +1092,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
           } else if (s.op === 'undo') {
             const last = visitIds.at(-1)
             if (last === undefined) continue
-            response = await post(`/api/visits/${last}/undo`, {})
+            response = await undoVisit(last)
           } else {
             const entries = await t.db
               .select({ id: ledgerEntries.id })

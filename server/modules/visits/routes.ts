@@ -1,12 +1,11 @@
 /**
  * The front desk over HTTP: `/visits` (preview, record, read, undo) and a patient's
  * redemption code and redemptions. The rules live in the module's use cases, which service.ts
- * composes; every posting is audited once (who, which patient id, how many points; never a
- * personal value).
+ * composes; every posting is audited once, in its transaction (who, which patient id, how many
+ * points; never a personal value).
  */
-import { and, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
-import { LEDGER_MESSAGES } from '#domain/ledger.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { can, toRole } from '#domain/permissions.ts'
 import {
@@ -26,63 +25,48 @@ import {
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import { createSignInThrottle } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import { patients, users } from '#server/db/schema.ts'
-import { ApiError, forbidden, notFound } from '#server/http/errors.ts'
+import { users } from '#server/db/schema.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
+import { notAllowed, rejected } from '#server/lib/domain-error.ts'
 import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/modules/auth/index.ts'
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { verifyPassword } from '#server/security/passwords.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { createCheckout } from './service.ts'
-import type { PostingSummary } from './shared.ts'
+import { PermissionRefusal } from './shared.ts'
 
 /** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
 export const CODE_CHECKS_PER_MEMBER = { max: 20, windowMs: 60 * 1000 }
 
-/** Audits a refused override like the permission middleware does, then lets it through. */
+/**
+ * Records a refused permission like the permission middleware does (what was refused is not a
+ * change: nothing else is written), then lets the refusal through.
+ */
 async function auditRefusal(
   ctx: ServerContext,
   user: AuthUser,
   ip: string,
   error: unknown,
 ): Promise<never> {
-  if (error instanceof ApiError && error.status === 403 && error.message.startsWith('Only ')) {
-    await ctx.audit.record({
-      action: 'permission.refused',
-      userId: user.id,
-      practiceId: user.practice_id,
-      ip,
-      details: { permission: 'redeem.override' },
-    })
+  if (error instanceof PermissionRefusal) {
+    await recordWithin(
+      ctx.db,
+      {
+        action: 'permission.refused',
+        userId: user.id,
+        practiceId: user.practice_id,
+        ip,
+        details: { permission: error.permission },
+      },
+      ctx.now(),
+    )
   }
   throw error
-}
-
-function auditDetails(summary: PostingSummary, extra: Record<string, number>) {
-  return {
-    patient_id: summary.patient_id,
-    earned: summary.earned,
-    redeemed: summary.redeemed,
-    bonus: summary.bonus,
-    override: summary.override,
-    // The approving manager is the event's colleague (`member`), named in the activity log.
-    ...(summary.approved_by
-      ? { member: summary.approved_by, approval_reason: summary.approval_reason ?? '' }
-      : {}),
-    // The offer redeemed at the visit and what it took off, for the activity log.
-    ...(summary.promotion_id
-      ? {
-          promotion_id: summary.promotion_id,
-          discount_cents: summary.discount_cents ?? 0,
-          ...(summary.offer_title ? { title: summary.offer_title } : {}),
-        }
-      : {}),
-    ...extra,
-  }
 }
 
 /**
@@ -98,7 +82,7 @@ async function approverOf(
 ): Promise<number> {
   if (!manager) {
     if (!can(user.access_rights, 'visits.approve')) {
-      throw forbidden(VISIT_MESSAGES.approverNotManager)
+      throw notAllowed(VISIT_MESSAGES.approverNotManager)
     }
     return user.id
   }
@@ -126,21 +110,25 @@ async function approverOf(
   const matches = await ctx.hashing.run(() => verifyPassword(hash, manager.password), 'trusted')
   if (!row || !matches) {
     await throttle.failed(manager.email, ip, at)
-    await ctx.audit.record({
-      action: 'signin.failure',
-      userId: row?.id ?? null,
-      practiceId: user.practice_id,
-      ip,
-      details: { reason: 'wrong_password', purpose: 'visit_approval' },
-    })
-    throw new ApiError(422, 'ValidationError', VISIT_MESSAGES.approverCredentials)
+    await recordWithin(
+      ctx.db,
+      {
+        action: 'signin.failure',
+        userId: row?.id ?? null,
+        practiceId: user.practice_id,
+        ip,
+        details: { reason: 'wrong_password', purpose: 'visit_approval' },
+      },
+      ctx.now(),
+    )
+    throw rejected(VISIT_MESSAGES.approverCredentials)
   }
   if (
     row.practice_id !== user.practice_id ||
     row.deactivated_at ||
     !can(toRole(row.access_rights), 'visits.approve')
   ) {
-    throw forbidden(VISIT_MESSAGES.approverNotManager)
+    throw notAllowed(VISIT_MESSAGES.approverNotManager)
   }
   return row.id
 }
@@ -180,21 +168,9 @@ export function visitRoutes(ctx: ServerContext) {
         const ip = ctx.clientIp(c)
         const input = c.req.valid('json')
         // Another practice's patient is not found, whoever would approve.
-        const [patient] = await ctx.db
-          .select({ id: patients.id })
-          .from(patients)
-          .where(and(eq(patients.id, input.patient_id), eq(patients.practice_id, user.practice_id)))
-        if (!patient) throw notFound(LEDGER_MESSAGES.patientNotFound)
+        await checkout.refuseOtherPatient(user, input.patient_id)
         const approverId = await approverOf(ctx, user, ip, input.manager)
-        const answer = await checkout.approve(user, approverId, input)
-        await ctx.audit.record({
-          action: 'visit.approved',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip,
-          details: { patient_id: input.patient_id, member: approverId, reason: input.reason },
-        })
-        return c.json(answer, 201)
+        return c.json(await checkout.approve(user, approverId, input, ip), 201)
       },
     )
     .post(
@@ -245,17 +221,8 @@ export function visitRoutes(ctx: ServerContext) {
         const user = c.var.user
         const ip = ctx.clientIp(c)
         const result = await checkout
-          .record(user, c.req.valid('json'))
+          .record(user, c.req.valid('json'), ip)
           .catch((error) => auditRefusal(ctx, user, ip, error))
-        if (!result.replayed) {
-          await ctx.audit.record({
-            action: 'visit.recorded',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip,
-            details: auditDetails(result.summary, { visit_id: result.answer.visit.id }),
-          })
-        }
         return c.json(result.answer, 201)
       },
     )
@@ -296,18 +263,8 @@ export function visitRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'visits.record'),
       idParams('id'),
       async (c) => {
-        const user = c.var.user
         const { id } = c.req.valid('param')
-        const result = await checkout.undo(user, id)
-        if (!result.replayed) {
-          await ctx.audit.record({
-            action: 'visit.undone',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { patient_id: result.patientId, visit_id: id, points: result.points },
-          })
-        }
+        const result = await checkout.undo(c.var.user, id, ctx.clientIp(c))
         return c.json({ entries: result.entries, balance: result.balance }, 201)
       },
     )
@@ -347,22 +304,11 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
       idParams('id'),
       jsonBody(RedemptionCodeInputSchema),
       async (c) => {
-        const user = c.var.user
         const { id } = c.req.valid('param')
-        const amount = c.req.valid('json')
-        const answer = await checkout.sendCode(user, id, amount)
-        await ctx.audit.record({
-          action: 'redemption.code_sent',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: {
-            patient_id: id,
-            points: amount.points ?? null,
-            promotion_id: amount.promotion_id ?? null,
-          },
-        })
-        return c.json(answer, 201)
+        return c.json(
+          await checkout.sendCode(c.var.user, id, c.req.valid('json'), ctx.clientIp(c)),
+          201,
+        )
       },
     )
     .post(
@@ -428,17 +374,8 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
         const ip = ctx.clientIp(c)
         const { id } = c.req.valid('param')
         const result = await checkout
-          .redeem(user, id, c.req.valid('json'))
+          .redeem(user, id, c.req.valid('json'), { ip })
           .catch((error) => auditRefusal(ctx, user, ip, error))
-        if (!result.replayed) {
-          await ctx.audit.record({
-            action: 'ledger.posted',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip,
-            details: auditDetails(result.summary, { entry_id: result.entry.id }),
-          })
-        }
         return c.json({ entry: result.entry, balance: result.balance, bonus: result.bonus }, 201)
       },
     )

@@ -6,11 +6,12 @@
  * and cannot overspend, and a replayed idempotency key answers what was written and writes
  * nothing new.
  */
+import type { AuthUser } from '#server/context.ts'
 import { createPricing } from './pricing.ts'
 import { createRecording } from './recording.ts'
 import { createRedeeming } from './redeeming.ts'
 import { createRedemptionCodes } from './redemption-codes.ts'
-import type { CheckoutDeps } from './shared.ts'
+import { type CheckoutDeps, refuseOtherPatient } from './shared.ts'
 import { createUndo } from './undo.ts'
 
 export type Checkout = ReturnType<typeof createCheckout>
@@ -35,5 +36,8 @@ export function createCheckout(deps: CheckoutDeps) {
     undo,
     redeem: redeeming.redeem,
     sendCode: codes.sendCode,
+    /** Refuses (404) an id that is not a patient of the user's practice. */
+    refuseOtherPatient: (user: AuthUser, patientId: number) =>
+      refuseOtherPatient(deps.db, user.practice_id, patientId),
   }
 }

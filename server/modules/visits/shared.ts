@@ -3,13 +3,13 @@
  * visit look-ups, and the ledger entries as the API answers them.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { LEDGER_MESSAGES, type ProgrammeRules } from '#domain/ledger.ts'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
+import type { Permission } from '#domain/permissions.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { ledgerEntries, patients, practices, users, visits } from '#server/db/schema.ts'
-import { ApiError, conflict, notFound } from '#server/http/errors.ts'
+import { conflict, DomainError, notFound, rejected } from '#server/lib/domain-error.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
 import { type Ledger, type LedgerEntryRow, toAnswer } from '#server/modules/ledger/index.ts'
 
@@ -26,8 +26,22 @@ export type CheckoutDeps = {
   secret: string
 }
 
-export const unprocessable = (message: string) =>
-  new ApiError(422, API_ERROR_NAMES.validation, message)
+/** Refused on its merits (422): a wrong code, an archived item. */
+export const unprocessable = (message: string) => rejected(message)
+
+/**
+ * The caller's role lacks `permission` for what the request asks (a redemption without the
+ * patient's code): answered 403 like any refusal, and recognised by the routes, which record
+ * the refused permission in the audit trail as the permission middleware does.
+ */
+export class PermissionRefusal extends DomainError {
+  readonly permission: Permission
+
+  constructor(permission: Permission, message: string) {
+    super('not-allowed', message)
+    this.permission = permission
+  }
+}
 
 export const day = (date: Date) => date.toISOString().slice(0, 10)
 
@@ -84,6 +98,30 @@ export type PostingSummary = {
   discount_cents?: number
   promotion_id?: number | null
   offer_title?: string | null
+}
+
+/** A posting's audit details: the summary's figures, the approver and the offer, and `extra`. */
+export function postingAuditDetails(summary: PostingSummary, extra: Record<string, number>) {
+  return {
+    patient_id: summary.patient_id,
+    earned: summary.earned,
+    redeemed: summary.redeemed,
+    bonus: summary.bonus,
+    override: summary.override,
+    // The approving manager is the event's colleague (`member`), named in the activity log.
+    ...(summary.approved_by
+      ? { member: summary.approved_by, approval_reason: summary.approval_reason ?? '' }
+      : {}),
+    // The offer redeemed at the visit and what it took off, for the activity log.
+    ...(summary.promotion_id
+      ? {
+          promotion_id: summary.promotion_id,
+          discount_cents: summary.discount_cents ?? 0,
+          ...(summary.offer_title ? { title: summary.offer_title } : {}),
+        }
+      : {}),
+    ...extra,
+  }
 }
 
 export async function readRules(ex: Executor, practiceId: number): Promise<Rules> {
