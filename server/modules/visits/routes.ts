@@ -25,7 +25,6 @@ import {
   VisitPreviewSchema,
   VisitUndoAnswerSchema,
 } from '#domain/visits.ts'
-import { recordWithin } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import { createSignInThrottle } from '#server/auth/sign-in-throttle.ts'
@@ -54,17 +53,13 @@ async function auditRefusal(
   error: unknown,
 ): Promise<never> {
   if (error instanceof PermissionRefusal) {
-    await recordWithin(
-      ctx.db,
-      {
-        action: 'permission.refused',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip,
-        details: { permission: error.permission },
-      },
-      ctx.now(),
-    )
+    await ctx.audit.record({
+      action: 'permission.refused',
+      userId: user.id,
+      practiceId: user.practice_id,
+      ip,
+      details: { permission: error.permission },
+    })
   }
   throw error
 }
@@ -110,17 +105,14 @@ async function approverOf(
   const matches = await ctx.hashing.run(() => verifyPassword(hash, manager.password), 'trusted')
   if (!row || !matches) {
     await throttle.failed(manager.email, ip, at)
-    await recordWithin(
-      ctx.db,
-      {
-        action: 'signin.failure',
-        userId: row?.id ?? null,
-        practiceId: user.practice_id,
-        ip,
-        details: { reason: 'wrong_password', purpose: 'visit_approval' },
-      },
-      ctx.now(),
-    )
+    // A refusal, not a change: recorded on its own, and a failed write does not fail the answer.
+    await ctx.audit.record({
+      action: 'signin.failure',
+      userId: row?.id ?? null,
+      practiceId: user.practice_id,
+      ip,
+      details: { reason: 'wrong_password', purpose: 'visit_approval' },
+    })
     throw rejected(VISIT_MESSAGES.approverCredentials)
   }
   if (
