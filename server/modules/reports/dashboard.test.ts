@@ -13,6 +13,7 @@ import {
   type WorklistPage,
 } from '#domain/reports.ts'
 import { appointments, patientPromotions, patients, promotions } from '#server/db/schema.ts'
+import { DomainError } from '#server/lib/domain-error.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
 import {
   createMember,
@@ -751,7 +752,7 @@ describe.each(testBackends())(
               } catch (error) {
                 // The ledger's own refusals (no overspend, spent lots, reversed twice) are part of
                 // the history; anything else is a failure.
-                if ((error as { status?: number }).status !== 409) throw error
+                if (!(error instanceof DomainError && error.kind === 'conflict')) throw error
               }
             }
             const day = (offset: number) =>
