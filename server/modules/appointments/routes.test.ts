@@ -40,19 +40,25 @@ describe.each(httpBackends())('appointments API on $name', (backend) => {
     t.request(path, { token: t.demo.staffToken, ...init })
   const message = async (response: Response) =>
     ((await response.json()) as { error: { message: string } }).error.message
+  /** Books an appointment at the desk (201) and answers it. */
+  const book = async (json: Record<string, unknown>) => {
+    const response = await send('/api/appointments', { method: 'POST', json })
+    expect(response.status).toBe(201)
+    return v.parse(AppointmentDetailSchema, await response.json())
+  }
+  /** The details of the audit events of `action` about the appointment `id`. */
+  const audited = async (action: string, id: number) =>
+    (await t.db.select().from(auditEvents).where(eq(auditEvents.action, action)))
+      .map((event) => event.details as Record<string, unknown>)
+      .filter((details) => details.appointment_id === id)
 
   it('books an appointment at the desk and answers it with the patient and procedure', async () => {
-    const response = await send('/api/appointments', {
-      method: 'POST',
-      json: {
-        patient_id: patientId,
-        procedure_id: procedureId,
-        starts_at: '2026-12-01T15:30:00.000Z',
-        notes: '  Prefers the left room  ',
-      },
+    const booked = await book({
+      patient_id: patientId,
+      procedure_id: procedureId,
+      starts_at: '2026-12-01T15:30:00.000Z',
+      notes: '  Prefers the left room  ',
     })
-    expect(response.status).toBe(201)
-    const booked = v.parse(AppointmentDetailSchema, await response.json())
     expect(booked).toMatchObject({
       patient_id: patientId,
       procedure_id: procedureId,
@@ -62,11 +68,9 @@ describe.each(httpBackends())('appointments API on $name', (backend) => {
     })
     expect(booked.patient.id).toBe(patientId)
     expect(booked.procedure?.id).toBe(procedureId)
-    const events = await t.db
-      .select()
-      .from(auditEvents)
-      .where(eq(auditEvents.action, 'appointment.created'))
-    expect(events.at(-1)?.details).toEqual({ appointment_id: booked.id, patient_id: patientId })
+    expect(await audited('appointment.created', booked.id)).toEqual([
+      { appointment_id: booked.id, patient_id: patientId },
+    ])
   })
 
   it('lists a range of days with each patient and procedure, earliest first', async () => {
@@ -139,15 +143,7 @@ describe.each(httpBackends())('appointments API on $name', (backend) => {
   })
 
   it('reschedules and cancels; a cancelled or completed appointment cannot be changed', async () => {
-    const booked = v.parse(
-      AppointmentDetailSchema,
-      await (
-        await send('/api/appointments', {
-          method: 'POST',
-          json: { patient_id: patientId, starts_at: '2026-12-10T10:00:00.000Z' },
-        })
-      ).json(),
-    )
+    const booked = await book({ patient_id: patientId, starts_at: '2026-12-10T10:00:00.000Z' })
     const moved = await send(`/api/appointments/${booked.id}`, {
       method: 'PUT',
       json: { starts_at: '2026-12-11T14:00:00.000Z', notes: 'Moved by phone' },
@@ -168,6 +164,11 @@ describe.each(httpBackends())('appointments API on $name', (backend) => {
     // A cancelled appointment can still be deleted; a completed one cannot.
     expect((await send(`/api/appointments/${booked.id}`, { method: 'DELETE' })).status).toBe(200)
     expect((await send(`/api/appointments/${booked.id}`)).status).toBe(404)
+    // Each change is on record once; the refused change is not.
+    const recorded = { appointment_id: booked.id, patient_id: patientId }
+    for (const action of ['updated', 'cancelled', 'deleted']) {
+      expect(await audited(`appointment.${action}`, booked.id)).toEqual([recorded])
+    }
     const [completed] = await t.db
       .select({ id: appointments.id })
       .from(appointments)

@@ -9,15 +9,14 @@ import {
 } from '#domain/appointments.ts'
 import { AppointmentSchema } from '#domain/practice-data.ts'
 import { DAY_MS } from '#domain/time.ts'
-import type { AuditAction } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { badRequest, conflict } from '#server/http/errors.ts'
-import { assertOwnPractice, ownRow } from '#server/http/scope.ts'
+import { badRequest } from '#server/http/errors.ts'
+import { assertOwnPractice } from '#server/http/scope.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
-import { appointmentService } from './service.ts'
+import { appointmentService, type Staff } from './service.ts'
 
 /** `2026-03-01` → that day's first instant in UTC; anything that is not a real date → 400. */
 function parseDay(raw: string, name = 'date'): Date {
@@ -47,21 +46,8 @@ export function appointmentRoutes(ctx: ServerContext) {
   const record = requirePermission(ctx, 'visits.record')
   const appointments = appointmentService(ctx.db, ctx.now)
 
-  const audit = (
-    c: Context<AppEnv>,
-    action: AuditAction,
-    row: { id: number; patient_id: number },
-  ) =>
-    ctx.audit.record({
-      action,
-      userId: c.var.user.id,
-      practiceId: c.var.user.practice_id,
-      ip: ctx.clientIp(c),
-      details: { appointment_id: row.id, patient_id: row.patient_id },
-    })
-
-  const own = async (c: Context<AppEnv>, id: number) =>
-    ownRow(c.var.user, await appointments.find(id), 'Appointment')
+  /** Who asks, for the audit events the service records with each change. */
+  const staff = (c: Context<AppEnv>): Staff => ({ user: c.var.user, ip: ctx.clientIp(c) })
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -107,10 +93,8 @@ export function appointmentRoutes(ctx: ServerContext) {
       jsonBody(AppointmentInputSchema),
       async (c) => {
         const input = c.req.valid('json')
-        const practiceId = c.var.user.practice_id
-        const row = await appointments.book(practiceId, input)
-        await audit(c, 'appointment.created', row)
-        return c.json(await appointments.detail(practiceId, row.id), 201)
+        const row = await appointments.book(staff(c), input)
+        return c.json(await appointments.detail(c.var.user.practice_id, row.id), 201)
       },
     )
     .get(
@@ -128,7 +112,7 @@ export function appointmentRoutes(ctx: ServerContext) {
       idParams('id'),
       async (c) => {
         const { id } = c.req.valid('param')
-        const row = await own(c, id)
+        const row = await appointments.own(c.var.user, id)
         return c.json(await appointments.detail(row.practice_id, row.id))
       },
     )
@@ -149,11 +133,7 @@ export function appointmentRoutes(ctx: ServerContext) {
       jsonBody(AppointmentChangeSchema),
       async (c) => {
         const { id } = c.req.valid('param')
-        const current = await own(c, id)
-        const changes = c.req.valid('json')
-        if (current.status !== 'scheduled') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
-        await appointments.change(current, changes)
-        await audit(c, 'appointment.updated', current)
+        const current = await appointments.change(staff(c), id, c.req.valid('json'))
         return c.json(await appointments.detail(current.practice_id, id))
       },
     )
@@ -174,12 +154,7 @@ export function appointmentRoutes(ctx: ServerContext) {
       idParams('id'),
       async (c) => {
         const { id } = c.req.valid('param')
-        const current = await own(c, id)
-        if (current.status === 'completed') throw conflict(APPOINTMENT_MESSAGES.notScheduled)
-        if (current.status === 'scheduled') {
-          await appointments.cancel(id)
-          await audit(c, 'appointment.cancelled', current)
-        }
+        const current = await appointments.cancel(staff(c), id)
         return c.json(await appointments.detail(current.practice_id, id))
       },
     )
@@ -229,13 +204,7 @@ export function appointmentRoutes(ctx: ServerContext) {
       idParams('id'),
       async (c) => {
         const { id } = c.req.valid('param')
-        const appointment = await own(c, id)
-        if (appointment.status === 'completed') {
-          throw conflict(APPOINTMENT_MESSAGES.completedNoDelete)
-        }
-        await appointments.remove(appointment)
-        await audit(c, 'appointment.deleted', appointment)
-        const { notes: _, ...answer } = appointment
+        const { notes: _, ...answer } = await appointments.remove(staff(c), id)
         return c.json(answer)
       },
     )

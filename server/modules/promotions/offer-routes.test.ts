@@ -210,6 +210,11 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     const { funnel } = (await detail.json()) as { funnel: { sent: number; claimed: number } }
     expect(funnel.claimed).toBe(1)
     expect(funnel.sent).toBeGreaterThanOrEqual(1)
+    // On record once, with no staff member: the patient claimed it.
+    const recorded = (
+      await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'promotion.claimed'))
+    ).filter((event) => (event.details as { promotion_id?: number }).promotion_id === id)
+    expect(recorded.map((event) => event.user_id)).toEqual([null])
 
     // Ended: the page says so and a claim is refused with the reason.
     const other = (await mailsOf('Lumen & Co: Claim me')).find((m) => m.to !== `dee@${domain}`)

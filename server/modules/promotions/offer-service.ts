@@ -9,13 +9,13 @@ import {
   promotionSends,
   promotions,
 } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/lib/domain-error.ts'
 import { claimPromotion, offerValueText } from './service.ts'
 
 // Offer tokens are base64url; anything else cannot match and is not looked up.
 const OFFER_TOKEN = /^[\w-]{16,128}$/
 
-type OfferContext = Pick<ServerContext, 'db' | 'now' | 'audit'>
+type OfferContext = Pick<ServerContext, 'db' | 'now'>
 
 /** The send a patient's personal offer link names, with its offer, practice and patient. */
 async function sendOf(ctx: OfferContext, token: string) {
@@ -97,7 +97,7 @@ async function answerOf(ctx: OfferContext, row: SendRow): Promise<OfferAnswer> {
 
 /**
  * The offer a patient's personal e-mail link names, with the practice's name and logo
- * and where it stands for that patient. Throws 404 for a token that names no send.
+ * and where it stands for that patient. A token that names no send is not found.
  */
 export async function offerByToken(ctx: OfferContext, token: string): Promise<OfferAnswer> {
   return answerOf(ctx, await sendOf(ctx, token))
@@ -117,28 +117,15 @@ export async function claimOfferByToken(
   const row = await sendOf(ctx, token)
   const before = await answerOf(ctx, row)
   if (before.state === 'claimed' || before.state === 'redeemed') return before
-  const result = await claimPromotion(ctx.db, {
+  await claimPromotion(ctx.db, {
     practiceId: row.send.practice_id,
     promotionId: row.send.promotion_id,
     patientId: row.send.patient_id,
+    // On record like a claim at the desk, with no staff member: the patient claimed it.
     actor: null,
+    ip,
     code: row.promotion.code ?? undefined,
     now: ctx.now(),
   })
-  if (result.created) {
-    // On record like a claim at the desk, with no staff member: the patient claimed it.
-    await ctx.audit.record({
-      action: 'promotion.claimed',
-      userId: null,
-      practiceId: row.send.practice_id,
-      ip,
-      details: {
-        promotion_id: row.send.promotion_id,
-        patient_id: row.send.patient_id,
-        claim_id: result.claim.id,
-        title: row.promotion.title,
-      },
-    })
-  }
   return answerOf(ctx, row)
 }

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs'
 import { type Context, Hono } from 'hono'
 import { OFFER_MESSAGES } from '#domain/offers.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError } from '#server/http/errors.ts'
+import { ApiError, apiErrorOf } from '#server/http/errors.ts'
+import { DomainError } from '#server/lib/domain-error.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { offerLimiter } from './offer-routes.ts'
 import { claimOfferByToken, offerByToken } from './offer-service.ts'
@@ -37,6 +38,12 @@ function page(c: Context<AppEnv>, html: string, status: 200 | 404 | 409 | 403 | 
 }
 
 type PageStatus = Parameters<typeof page>[2]
+
+/** A refusal as the API answers it (a use case's, or the rate limit's); undefined for a failure. */
+function refusalOf(error: unknown): ApiError | undefined {
+  if (error instanceof DomainError) return apiErrorOf(error)
+  return error instanceof ApiError ? error : undefined
+}
 
 function statusOf(error: ApiError): PageStatus {
   const status = error.status
@@ -74,8 +81,9 @@ export function patientPageRoutes(ctx: ServerContext) {
       const answer = await offerByToken(ctx, token)
       return page(c, offerPage(token, { answer, error: error?.message }), error && statusOf(error))
     } catch (failure) {
-      if (!(failure instanceof ApiError)) throw failure
-      return page(c, offerPage(token, { failed: failure.message }), statusOf(failure))
+      const refusal = refusalOf(failure)
+      if (!refusal) throw failure
+      return page(c, offerPage(token, { failed: refusal.message }), statusOf(refusal))
     }
   }
 
@@ -120,16 +128,7 @@ export function patientPageRoutes(ctx: ServerContext) {
         return page(c, resubscribedPage(id, { ok: false, message: UNSUBSCRIBE_PAGE.invalid }), 404)
       }
       // A well-formed link that names nobody gets the same page as a real one.
-      const result = await resubscribeByToken(ctx.db, id)
-      if (result?.changed) {
-        await ctx.audit.record({
-          action: 'patient.resubscribed',
-          userId: null,
-          practiceId: result.practiceId,
-          ip: ctx.clientIp(c),
-          details: { patient_id: result.patientId },
-        })
-      }
+      await resubscribeByToken(ctx.db, id, { ip: ctx.clientIp(c), now: ctx.now() })
       return page(c, resubscribedPage(id, { ok: true }))
     })
     .get('/offers/:token', async (c) => {
@@ -148,10 +147,11 @@ export function patientPageRoutes(ctx: ServerContext) {
         await limitOffer(c)
         await claimOfferByToken(ctx, token, ctx.clientIp(c))
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        if (error.status === 429)
+        const refusal = refusalOf(error)
+        if (!refusal) throw error
+        if (refusal.status === 429)
           return page(c, offerPage(token, { failed: OFFER_MESSAGES.tooMany }), 429)
-        return offerView(c, token, error)
+        return offerView(c, token, refusal)
       }
       // Post, redirect, get: a reload shows the claimed offer and sends nothing again.
       return c.redirect(`/offers/${encodeURIComponent(token)}`, 303)

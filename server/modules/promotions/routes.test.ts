@@ -83,6 +83,17 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     ((await response.json()) as { error: { message: string } }).error.message
   const offer = async (response: Response) => v.parse(PromotionDetailSchema, await response.json())
   const patient = (i: number) => patientIds[i] ?? 0
+  /** The details of the audit events of `action` about the offer `id`, oldest first. */
+  const audited = async (action: string, id: number) =>
+    (
+      await t.db
+        .select({ details: auditEvents.details })
+        .from(auditEvents)
+        .where(eq(auditEvents.action, action))
+        .orderBy(auditEvents.id)
+    )
+      .map((event) => event.details as Record<string, unknown>)
+      .filter((details) => details.promotion_id === id)
 
   /** A published offer live from `start` for 30 days. */
   async function liveOffer(fields: Record<string, unknown> = {}) {
@@ -159,11 +170,9 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       await send(`/api/promotions/${draft.id}/archive`, { method: 'POST' }),
     )
     expect(archived.status).toBe('archived')
-    const events = await t.db
-      .select({ action: auditEvents.action, details: auditEvents.details })
-      .from(auditEvents)
-      .where(eq(auditEvents.action, 'promotion.published'))
-    expect(events.at(-1)?.details).toEqual({ promotion_id: draft.id, title: 'Laser Week' })
+    expect(await audited('promotion.published', draft.id)).toEqual([
+      { promotion_id: draft.id, title: 'Laser Week' },
+    ])
   })
 
   it('refuses impossible moves with a clear 409', async () => {
@@ -271,6 +280,25 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       .from(ledgerEntries)
       .where(eq(ledgerEntries.patient_id, patient(0)))
     expect(entries.map((e) => [e.kind, e.points])).toEqual([['bonus', 150]])
+    // Each change is on record once, the refused edit and the repeated redemption not at all.
+    expect(await audited('promotion.claimed', live.id)).toEqual([
+      { promotion_id: live.id, patient_id: patient(0), claim_id: claimed.id, title: 'Peel Week' },
+    ])
+    expect(await audited('promotion.updated', live.id)).toEqual([
+      { promotion_id: live.id, title: 'Peel Fortnight', fields: 'title,ends_at' },
+    ])
+    expect(await audited('promotion.redeemed', live.id)).toEqual([
+      {
+        promotion_id: live.id,
+        patient_id: patient(0),
+        claim_id: claimed.id,
+        title: 'Peel Week',
+        redeemed: 0,
+        bonus: 150,
+        override: true,
+        entry_id: first.entry?.id,
+      },
+    ])
     const deleted = await send(`/api/promotions/${live.id}`, { method: 'DELETE' })
     expect(deleted.status).toBe(409)
     expect(await message(deleted)).toBe(PROMOTION_MESSAGES.deleteClaimed)
@@ -331,6 +359,8 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     expect(wrong.status).toBe(422)
     expect(await message(wrong)).toBe(PROMOTION_MESSAGES.codeWrong)
     expect((await claim(live.id, patient(2), { code: 'glow' })).status).toBe(200)
+    // The refused claims are not on record.
+    expect(await audited('promotion.claimed', live.id)).toHaveLength(1)
     await setNow(new Date(start.getTime() + 31 * DAY))
     const late = await claim(live.id, patient(3), { code: 'GLOW' })
     expect(late.status).toBe(409)

@@ -2,11 +2,10 @@
  * `/promotions`: the practice's offers (paged by status, with
  * their funnels), their life (create, edit, publish, end, duplicate, archive, delete a draft
  * nobody claimed) and the spec's funnel steps `PUT /promotions/claimed/{promo}` and
- * `PUT /promotions/redeemed/{promo}`. The rules live in server/modules/promotions/service.ts; every
- * change is audited.
+ * `PUT /promotions/redeemed/{promo}`. The rules live in server/modules/promotions/service.ts, which
+ * records every change with the transaction that makes it.
  */
 import { type Context, Hono } from 'hono'
-import type { AuditAction } from '#domain/activity-log.ts'
 import { can } from '#domain/permissions.ts'
 import { PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
@@ -22,7 +21,6 @@ import {
   PromotionRedemptionSchema,
   withoutMoney,
 } from '#domain/promotions.ts'
-import type { AuditDetail } from '#server/audit/audit.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
@@ -39,6 +37,7 @@ import {
   promotionAnswer,
   readPromotion,
   redeemPromotion,
+  type Staff,
   transitionPromotion,
   updatePromotion,
 } from './service.ts'
@@ -50,13 +49,6 @@ function samePromo(promo: number, body: { promo?: number | string | undefined })
   }
 }
 
-const ACTION_AUDIT: Record<PromotionAction, AuditAction> = {
-  publish: 'promotion.published',
-  end: 'promotion.ended',
-  duplicate: 'promotion.duplicated',
-  archive: 'promotion.archived',
-}
-
 export function promotionLifeRoutes(ctx: ServerContext) {
   const checkout = createCheckout({
     db: ctx.db,
@@ -65,14 +57,8 @@ export function promotionLifeRoutes(ctx: ServerContext) {
     publicUrl: ctx.config.publicUrl,
     secret: ctx.config.jwtSecret,
   })
-  const audit = (c: Context<AppEnv>, action: AuditAction, details: Record<string, AuditDetail>) =>
-    ctx.audit.record({
-      action,
-      userId: c.var.user.id,
-      practiceId: c.var.user.practice_id,
-      ip: ctx.clientIp(c),
-      details,
-    })
+  /** Who asks, for the audit events the service records with each change. */
+  const staff = (c: Context<AppEnv>): Staff => ({ user: c.var.user, ip: ctx.clientIp(c) })
   const manage = requirePermission(ctx, 'promotions.manage')
 
   const transition = (action: PromotionAction) =>
@@ -82,12 +68,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
       async (c: Context<AppEnv>) => {
         const id = Number(c.req.param('id'))
         const now = ctx.now()
-        const row = await transitionPromotion(ctx.db, c.var.user, id, action, now)
-        await audit(c, ACTION_AUDIT[action], {
-          promotion_id: id,
-          title: row.title,
-          ...(action === 'duplicate' ? { copy_id: row.id } : {}),
-        })
+        const row = await transitionPromotion(ctx.db, staff(c), id, action, now)
         return c.json(
           await readPromotion(ctx.db, c.var.user.practice_id, row.id, now),
           action === 'duplicate' ? 201 : 200,
@@ -126,17 +107,10 @@ export function promotionLifeRoutes(ctx: ServerContext) {
             promotionId: promo,
             patientId: input.patient_id,
             actor: c.var.user,
+            ip: ctx.clientIp(c),
             code: input.code,
             now: ctx.now(),
           })
-          if (result.created) {
-            await audit(c, 'promotion.claimed', {
-              promotion_id: promo,
-              patient_id: input.patient_id,
-              claim_id: result.claim.id,
-              title: result.promotion.title,
-            })
-          }
           return c.json(result.claim)
         },
       )
@@ -166,31 +140,25 @@ export function promotionLifeRoutes(ctx: ServerContext) {
           const { promo } = c.req.valid('param')
           const input = c.req.valid('json')
           samePromo(promo, input)
-          const user = c.var.user
-          const result = await redeemPromotion({ db: ctx.db, now: ctx.now, checkout }, user, {
+          const result = await redeemPromotion({ db: ctx.db, now: ctx.now, checkout }, staff(c), {
             patientId: input.patient_id,
             promotionId: promo,
             idempotencyKey: input.idempotencyKey,
             verification: input.verification,
             override: input.override,
           }).catch(async (error: unknown) => {
+            // The refusal is on record; the refused redemption changed nothing.
             if (error instanceof PermissionRefusal) {
-              await audit(c, 'permission.refused', { permission: error.permission })
+              await ctx.audit.record({
+                action: 'permission.refused',
+                userId: c.var.user.id,
+                practiceId: c.var.user.practice_id,
+                ip: ctx.clientIp(c),
+                details: { permission: error.permission },
+              })
             }
             throw error
           })
-          if (!result.replayed) {
-            await audit(c, 'promotion.redeemed', {
-              promotion_id: promo,
-              patient_id: input.patient_id,
-              claim_id: result.claim.id,
-              title: result.claim.title,
-              redeemed: result.posting?.summary.redeemed ?? 0,
-              bonus: result.posting?.summary.bonus ?? 0,
-              override: result.posting?.summary.override ?? false,
-              ...(result.posting ? { entry_id: result.posting.entry.id } : {}),
-            })
-          }
           return c.json({
             ...result.claim,
             entry: result.posting?.entry ?? null,
@@ -236,8 +204,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
         jsonBody(PromotionInputSchema),
         async (c) => {
           const now = ctx.now()
-          const row = await createPromotion(ctx.db, c.var.user, c.req.valid('json'), now)
-          await audit(c, 'promotion.created', { promotion_id: row.id, title: row.title })
+          const row = await createPromotion(ctx.db, staff(c), c.req.valid('json'), now)
           return c.json(await readPromotion(ctx.db, c.var.user.practice_id, row.id, now), 201)
         },
       )
@@ -279,20 +246,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
         async (c) => {
           const { id } = c.req.valid('param')
           const now = ctx.now()
-          const { row, fields } = await updatePromotion(
-            ctx.db,
-            c.var.user.practice_id,
-            id,
-            c.req.valid('json'),
-            now,
-          )
-          if (fields.length > 0) {
-            await audit(c, 'promotion.updated', {
-              promotion_id: id,
-              title: row.title,
-              fields: fields.join(','),
-            })
-          }
+          await updatePromotion(ctx.db, staff(c), id, c.req.valid('json'), now)
           return c.json(await readPromotion(ctx.db, c.var.user.practice_id, id, now))
         },
       )
@@ -314,8 +268,7 @@ export function promotionLifeRoutes(ctx: ServerContext) {
         async (c) => {
           const { id } = c.req.valid('param')
           const now = ctx.now()
-          const row = await deletePromotion(ctx.db, c.var.user.practice_id, id, now)
-          await audit(c, 'promotion.deleted', { promotion_id: id, title: row.title })
+          const row = await deletePromotion(ctx.db, staff(c), id, now)
           return c.json(promotionAnswer(row, EMPTY_FUNNEL, now))
         },
       )

@@ -5,7 +5,7 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { idParams } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { sendOffer } from './send-service.ts'
+import { sendOfferOnRecord } from './sending.ts'
 import { readPromotion } from './service.ts'
 
 /**
@@ -13,7 +13,7 @@ import { readPromotion } from './service.ts'
  * patients" queues the live offer's e-mail for every patient marketing e-mail may reach who was
  * not sent it before, in one transaction under the offer's lock (two clicks never send twice),
  * and answers at once with the offer, its funnel and how many it queued; the worker sends them
- * after the answer. Audited with the count.
+ * after the answer. On record with the count, in the same transaction.
  */
 export function promotionSendRoutes(ctx: ServerContext) {
   return new Hono<AppEnv>().post(
@@ -39,20 +39,13 @@ export function promotionSendRoutes(ctx: ServerContext) {
       const { id } = c.req.valid('param')
       const user = c.var.user
       const now = ctx.now()
-      const { queued, title } = await sendOffer(ctx.db, {
-        practiceId: user.practice_id,
-        promotionId: id,
-        publicUrl: ctx.config.publicUrl,
-        now,
-      })
+      const { queued } = await sendOfferOnRecord(
+        ctx.db,
+        { user, ip: ctx.clientIp(c) },
+        { promotionId: id, publicUrl: ctx.config.publicUrl, now },
+      )
+      // After the commit: the worker finds the queued rows.
       if (queued > 0) ctx.outbound.kick()
-      await ctx.audit.record({
-        action: 'promotion.sent',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { promotion_id: id, title, sent: queued },
-      })
       return c.json({ ...(await readPromotion(ctx.db, user.practice_id, id, now)), queued })
     },
   )

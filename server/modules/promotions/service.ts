@@ -6,7 +6,6 @@
  * checkout's redemption path and its consent rules).
  */
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, lte, or, sql } from 'drizzle-orm'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { hasValue, OFFER_VALUE_MESSAGES, offerValueWords } from '#domain/offer-value.ts'
 import {
   claimStatus,
@@ -22,6 +21,7 @@ import {
   type PromotionStatus,
   promotionStatus,
 } from '#domain/promotions.ts'
+import { type AuditAction, type AuditDetail, recordWithin } from '#server/audit/audit.ts'
 import type { AuthUser } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import {
@@ -33,7 +33,7 @@ import {
   promotions,
   visits,
 } from '#server/db/schema.ts'
-import { ApiError, badRequest, conflict, notFound } from '#server/http/errors.ts'
+import { conflict, invalid, notAllowed, notFound, rejected } from '#server/lib/domain-error.ts'
 import type { Checkout } from '#server/modules/visits/index.ts'
 
 type Executor = Database | Transaction
@@ -41,6 +41,36 @@ export type PromotionRow = typeof promotions.$inferSelect
 export type ClaimRow = typeof patientPromotions.$inferSelect
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null)
+
+/** Who changes an offer: the staff member, and the address of the request (for the audit event). */
+export type Staff = { user: AuthUser; ip: string }
+
+/** Records a change of the practice's offers with the transaction that made it. */
+function recordChange(
+  tx: Executor,
+  by: { userId: number | null; practiceId: number; ip: string },
+  action: AuditAction,
+  details: Record<string, AuditDetail>,
+  now: Date,
+) {
+  return recordWithin(tx, { action, ...by, details }, now)
+}
+
+/** {@link recordChange} by a staff member of the practice. */
+export const recordStaff = (
+  tx: Executor,
+  staff: Staff,
+  action: AuditAction,
+  details: Record<string, AuditDetail>,
+  now: Date,
+) =>
+  recordChange(
+    tx,
+    { userId: staff.user.id, practiceId: staff.user.practice_id, ip: staff.ip },
+    action,
+    details,
+    now,
+  )
 
 /** The offer as the API answers it (domain `PromotionDetailSchema`). */
 export function promotionAnswer(
@@ -150,26 +180,32 @@ export async function funnelFor(
       ),
     )
     .groupBy(visits.redemption_promotion_id)
-  for (const row of claims) {
-    const funnel = funnels.get(row.promotion_id)
-    if (!funnel) continue
+  /** Hands each row to `apply` with the funnel of its offer. */
+  const tally = <R extends { promotion_id: number | null }>(
+    rows: R[],
+    apply: (funnel: PromotionFunnel, row: R) => void,
+  ) => {
+    for (const row of rows) {
+      const funnel = row.promotion_id === null ? undefined : funnels.get(row.promotion_id)
+      if (funnel) apply(funnel, row)
+    }
+  }
+  tally(claims, (funnel, row) => {
     funnel.claimed = Number(row.claimed)
     funnel.redeemed = Number(row.redeemed)
     funnel.expired = Number(row.expired)
     funnel.redemption_rate = funnel.claimed > 0 ? funnel.redeemed / funnel.claimed : 0
-  }
-  for (const row of sends) {
-    const funnel = funnels.get(row.promotion_id)
-    if (funnel) funnel.sent = Number(row.sent)
-  }
-  for (const row of revenue) {
-    const funnel = row.promotion_id === null ? undefined : funnels.get(row.promotion_id)
-    if (funnel) funnel.revenue_cents = Number(row.cents)
-  }
+  })
+  tally(sends, (funnel, row) => {
+    funnel.sent = Number(row.sent)
+  })
+  tally(revenue, (funnel, row) => {
+    funnel.revenue_cents = Number(row.cents)
+  })
   return funnels
 }
 
-/** One offer of the practice, or a 404. */
+/** One offer of the practice (another practice's is not found either). */
 export async function promotionOf(
   db: Executor,
   practiceId: number,
@@ -256,8 +292,8 @@ export async function offerValueText(
 }
 
 /**
- * Checks that an offer's procedures are the practice's (422 naming `procedure_ids` otherwise):
- * an offer's value applies to its own catalogue only.
+ * Checks that an offer's procedures are the practice's (refused as invalid, naming
+ * `procedure_ids`, otherwise): an offer's value applies to its own catalogue only.
  */
 export async function checkProcedureIds(
   db: Executor,
@@ -272,40 +308,66 @@ export async function checkProcedureIds(
   const known = new Set(found.map((row) => row.id))
   const unknown = ids.find((id) => !known.has(id))
   if (unknown !== undefined) {
-    throw badRequest(OFFER_VALUE_MESSAGES.procedureUnknown(unknown), { field: 'procedure_ids' })
+    throw invalid(OFFER_VALUE_MESSAGES.procedureUnknown(unknown), { field: 'procedure_ids' })
   }
 }
 
-/** A new draft. */
+/** A new draft, on record. */
 export async function createPromotion(
-  db: Executor,
-  user: AuthUser,
+  db: Database,
+  staff: Staff,
   input: PromotionInput,
   now: Date,
 ): Promise<PromotionRow> {
-  await checkProcedureIds(db, user.practice_id, input.procedure_ids)
-  const [row] = await db
-    .insert(promotions)
-    .values({
-      practice_id: user.practice_id,
-      title: input.title,
-      description: input.description,
-      points_cost: input.points_cost,
-      points: input.bonus_points,
-      starts_at: toDate(input.starts_at),
-      ends_at: toDate(input.ends_at),
-      max_redemptions: input.max_redemptions,
-      per_patient_limit: input.per_patient_limit,
-      code: normalizeCode(input.code),
-      discount_cents: input.discount_cents,
-      discount_percent: input.discount_percent,
-      procedure_ids: input.procedure_ids,
-      created_by: user.id,
-      created_at: now,
-    })
+  const { user } = staff
+  return db.transaction(async (tx) => {
+    await checkProcedureIds(tx, user.practice_id, input.procedure_ids)
+    const [row] = await tx
+      .insert(promotions)
+      .values({
+        practice_id: user.practice_id,
+        title: input.title,
+        description: input.description,
+        points_cost: input.points_cost,
+        points: input.bonus_points,
+        starts_at: toDate(input.starts_at),
+        ends_at: toDate(input.ends_at),
+        max_redemptions: input.max_redemptions,
+        per_patient_limit: input.per_patient_limit,
+        code: normalizeCode(input.code),
+        discount_cents: input.discount_cents,
+        discount_percent: input.discount_percent,
+        procedure_ids: input.procedure_ids,
+        created_by: user.id,
+        created_at: now,
+      })
+      .returning()
+    if (!row) throw new Error('The promotion was not stored')
+    await recordStaff(
+      tx,
+      staff,
+      'promotion.created',
+      { promotion_id: row.id, title: row.title },
+      now,
+    )
+    return row
+  })
+}
+
+/** Sets `values` on the offer `id` (and its `updated_at`); answers the row as it is now. */
+async function setPromotion(
+  tx: Executor,
+  id: number,
+  values: Partial<PromotionRow>,
+  now: Date,
+): Promise<PromotionRow> {
+  const [updated] = await tx
+    .update(promotions)
+    .set({ ...values, updated_at: now })
+    .where(eq(promotions.id, id))
     .returning()
-  if (!row) throw new Error('The promotion was not stored')
-  return row
+  if (!updated) throw new Error('The promotion was not updated')
+  return updated
 }
 
 /**
@@ -315,11 +377,12 @@ export async function createPromotion(
  */
 export async function updatePromotion(
   db: Database,
-  practiceId: number,
+  staff: Staff,
   id: number,
   change: PromotionChange,
   now: Date,
 ): Promise<{ row: PromotionRow; fields: string[] }> {
+  const practiceId = staff.user.practice_id
   return db.transaction(async (tx) => {
     const row = await promotionOf(tx, practiceId, id, true)
     const status = promotionStatus(row, now)
@@ -367,15 +430,17 @@ export async function updatePromotion(
       if (fixed.length > 0) throw conflict(PROMOTION_MESSAGES.editLive)
     }
     if (next.starts_at && next.ends_at && next.ends_at <= next.starts_at) {
-      throw badRequest(PROMOTION_MESSAGES.endAfterStart, { field: 'ends_at' })
+      throw invalid(PROMOTION_MESSAGES.endAfterStart, { field: 'ends_at' })
     }
     if (fields.length === 0) return { row, fields }
-    const [updated] = await tx
-      .update(promotions)
-      .set({ ...next, updated_at: now })
-      .where(eq(promotions.id, row.id))
-      .returning()
-    if (!updated) throw new Error('The promotion was not updated')
+    const updated = await setPromotion(tx, row.id, next, now)
+    await recordStaff(
+      tx,
+      staff,
+      'promotion.updated',
+      { promotion_id: id, title: updated.title, fields: fields.join(',') },
+      now,
+    )
     return { row: updated, fields }
   })
 }
@@ -383,84 +448,104 @@ export async function updatePromotion(
 /** The actions of an offer's life and what each allows. */
 export type PromotionAction = 'publish' | 'end' | 'duplicate' | 'archive'
 
+/** The audit event of each action. */
+const ACTION_AUDIT: Record<PromotionAction, AuditAction> = {
+  publish: 'promotion.published',
+  end: 'promotion.ended',
+  duplicate: 'promotion.duplicated',
+  archive: 'promotion.archived',
+}
+
+/** What an action does to the offer `row` (`status` at `now`): the offer it made or changed. */
+async function applyAction(
+  tx: Transaction,
+  user: AuthUser,
+  row: PromotionRow,
+  action: PromotionAction,
+  now: Date,
+): Promise<PromotionRow> {
+  const status = promotionStatus(row, now)
+  switch (action) {
+    case 'publish':
+      if (status !== 'draft') {
+        throw conflict(
+          status === 'archived' ? PROMOTION_MESSAGES.archived : PROMOTION_MESSAGES.publishNotDraft,
+        )
+      }
+      if (row.ends_at && row.ends_at <= now) throw conflict(PROMOTION_MESSAGES.publishEnded)
+      return setPromotion(tx, row.id, { published_at: now }, now)
+    case 'end':
+      if (status !== 'live' && status !== 'scheduled') {
+        throw conflict(PROMOTION_MESSAGES.endNotRunning)
+      }
+      return setPromotion(tx, row.id, { ended_at: now }, now)
+    case 'archive':
+      if (status === 'archived') return row
+      if (status === 'live' || status === 'scheduled') {
+        throw conflict(PROMOTION_MESSAGES.archiveRunning)
+      }
+      return setPromotion(tx, row.id, { archived_at: now }, now)
+    case 'duplicate': {
+      const [copy] = await tx
+        .insert(promotions)
+        .values({
+          practice_id: row.practice_id,
+          title: `${row.title} (copy)`.slice(0, 120),
+          description: row.description,
+          points: row.points,
+          points_cost: row.points_cost,
+          starts_at: row.starts_at && row.starts_at > now ? row.starts_at : null,
+          ends_at: row.ends_at && row.ends_at > now ? row.ends_at : null,
+          max_redemptions: row.max_redemptions,
+          per_patient_limit: row.per_patient_limit,
+          code: row.code,
+          discount_cents: row.discount_cents,
+          discount_percent: row.discount_percent,
+          procedure_ids: row.procedure_ids,
+          created_by: user.id,
+          created_at: now,
+        })
+        .returning()
+      if (!copy) throw new Error('The promotion was not duplicated')
+      return copy
+    }
+  }
+}
+
 /**
  * Publish (a draft whose end has not passed), end (a scheduled or live offer), archive (a draft
- * or an ended offer) or duplicate (any offer, into a new draft). Impossible moves answer 409 with
- * the reason. Answers the offer the action made or changed.
+ * or an ended offer) or duplicate (any offer, into a new draft). Impossible moves are refused as
+ * conflicts with the reason. Answers the offer the action made or changed; on record.
  */
 export async function transitionPromotion(
   db: Database,
-  user: AuthUser,
+  staff: Staff,
   id: number,
   action: PromotionAction,
   now: Date,
 ): Promise<PromotionRow> {
   return db.transaction(async (tx) => {
-    const row = await promotionOf(tx, user.practice_id, id, true)
-    const status = promotionStatus(row, now)
-    const set = async (values: Partial<PromotionRow>) => {
-      const [updated] = await tx
-        .update(promotions)
-        .set({ ...values, updated_at: now })
-        .where(eq(promotions.id, row.id))
-        .returning()
-      if (!updated) throw new Error('The promotion was not updated')
-      return updated
-    }
-    switch (action) {
-      case 'publish':
-        if (status !== 'draft') {
-          throw conflict(
-            status === 'archived'
-              ? PROMOTION_MESSAGES.archived
-              : PROMOTION_MESSAGES.publishNotDraft,
-          )
-        }
-        if (row.ends_at && row.ends_at <= now) throw conflict(PROMOTION_MESSAGES.publishEnded)
-        return set({ published_at: now })
-      case 'end':
-        if (status !== 'live' && status !== 'scheduled') {
-          throw conflict(PROMOTION_MESSAGES.endNotRunning)
-        }
-        return set({ ended_at: now })
-      case 'archive':
-        if (status === 'archived') return row
-        if (status === 'live' || status === 'scheduled') {
-          throw conflict(PROMOTION_MESSAGES.archiveRunning)
-        }
-        return set({ archived_at: now })
-      case 'duplicate': {
-        const [copy] = await tx
-          .insert(promotions)
-          .values({
-            practice_id: row.practice_id,
-            title: `${row.title} (copy)`.slice(0, 120),
-            description: row.description,
-            points: row.points,
-            points_cost: row.points_cost,
-            starts_at: row.starts_at && row.starts_at > now ? row.starts_at : null,
-            ends_at: row.ends_at && row.ends_at > now ? row.ends_at : null,
-            max_redemptions: row.max_redemptions,
-            per_patient_limit: row.per_patient_limit,
-            code: row.code,
-            discount_cents: row.discount_cents,
-            discount_percent: row.discount_percent,
-            procedure_ids: row.procedure_ids,
-            created_by: user.id,
-            created_at: now,
-          })
-          .returning()
-        if (!copy) throw new Error('The promotion was not duplicated')
-        return copy
-      }
-    }
+    const row = await promotionOf(tx, staff.user.practice_id, id, true)
+    const result = await applyAction(tx, staff.user, row, action, now)
+    await recordStaff(
+      tx,
+      staff,
+      ACTION_AUDIT[action],
+      {
+        promotion_id: id,
+        title: result.title,
+        ...(action === 'duplicate' ? { copy_id: result.id } : {}),
+      },
+      now,
+    )
+    return result
   })
 }
 
-/** Deletes a draft nobody claimed; a claimed offer is archived instead, never deleted. */
-export async function deletePromotion(db: Database, practiceId: number, id: number, now: Date) {
+/** Deletes a draft nobody claimed, on record; a claimed offer is archived instead, never deleted. */
+export async function deletePromotion(db: Database, staff: Staff, id: number, now: Date) {
   return db.transaction(async (tx) => {
-    const row = await promotionOf(tx, practiceId, id, true)
+    const row = await promotionOf(tx, staff.user.practice_id, id, true)
     const [claims] = await tx
       .select({ n: count() })
       .from(patientPromotions)
@@ -469,6 +554,7 @@ export async function deletePromotion(db: Database, practiceId: number, id: numb
     if (promotionStatus(row, now) !== 'draft') throw conflict(PROMOTION_MESSAGES.deleteNotDraft)
     await tx.delete(promotionSends).where(eq(promotionSends.promotion_id, id))
     await tx.delete(promotions).where(eq(promotions.id, id))
+    await recordStaff(tx, staff, 'promotion.deleted', { promotion_id: id, title: row.title }, now)
     return row
   })
 }
@@ -503,47 +589,20 @@ const claimColumns = {
   },
 }
 
-type ClaimSelect = {
-  id: number
-  patient_id: number
-  promotion_id: number
-  status: string
-  title: string
-  points_cost: number
-  bonus_points: number
-  ends_at: Date | null
-  claimed_at: Date | null
-  redeemed_at: Date | null
-  expired_at: Date | null
-  promotion: {
-    id: number
-    practice_id: number
-    title: string
-    description: string
-    points: number
-    points_cost: number
-    starts_at: Date | null
-    ends_at: Date | null
-    discount_cents: number | null
-    discount_percent: number | null
-    procedure_ids: number[]
-  }
-}
+/** The claims joined with their offers, as {@link claimColumns} reads them. */
+const selectClaims = (db: Executor) =>
+  db
+    .select(claimColumns)
+    .from(patientPromotions)
+    .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
+
+type ClaimSelect = Awaited<ReturnType<typeof selectClaims>>[number]
 
 /** A claim as the API answers it: its status at `now`, the terms it was claimed with, the offer. */
 export type ClaimAnswer = PromotionClaim & {
-  promotion: {
-    id: number
-    practice_id: number
-    title: string
-    description: string
-    points: number
-    points_cost: number
+  promotion: Omit<ClaimSelect['promotion'], 'starts_at' | 'ends_at'> & {
     starts_at: string | null
     ends_at: string | null
-    discount_cents: number | null
-    discount_percent: number | null
-    procedure_ids: number[]
   }
 }
 
@@ -570,11 +629,7 @@ function claimAnswer(row: ClaimSelect, now: Date): ClaimAnswer {
 
 /** One claim by id. */
 export async function readClaim(db: Executor, claimId: number, now: Date): Promise<ClaimAnswer> {
-  const [row] = await db
-    .select(claimColumns)
-    .from(patientPromotions)
-    .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
-    .where(eq(patientPromotions.id, claimId))
+  const [row] = await selectClaims(db).where(eq(patientPromotions.id, claimId))
   if (!row) throw notFound(PROMOTION_MESSAGES.notClaimed)
   return claimAnswer(row, now)
 }
@@ -585,10 +640,7 @@ export async function claimsOfPatient(
   patientId: number,
   now: Date,
 ): Promise<ClaimAnswer[]> {
-  const rows = await db
-    .select(claimColumns)
-    .from(patientPromotions)
-    .innerJoin(promotions, eq(promotions.id, patientPromotions.promotion_id))
+  const rows = await selectClaims(db)
     .where(eq(patientPromotions.patient_id, patientId))
     .orderBy(desc(patientPromotions.claimed_at), desc(patientPromotions.id))
   return rows.map((r) => claimAnswer(r, now))
@@ -619,15 +671,28 @@ export type ClaimInput = {
   promotionId: number
   patientId: number
   actor: AuthUser | null
+  /** The address of the request, for the claim's audit event. */
+  ip: string
   code?: string | undefined
   now: Date
+}
+
+/** The patient of the practice with this id (a missing one is refused as not found). */
+async function patientOf(ex: Executor, practiceId: number, patientId: number) {
+  const [patient] = await ex
+    .select({ id: patients.id, archived_at: patients.archived_at })
+    .from(patients)
+    .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
+  if (!patient) throw notFound(PROMOTION_MESSAGES.patientNotFound)
+  return patient
 }
 
 /**
  * A patient claims a live offer: one transaction that locks the offer's row, so that concurrent
  * claims run one after the other and the total and per-patient limits hold. A patient who
  * already holds an open claim gets it back (`created` false); a code-only offer needs its code.
- * The claim keeps the offer's terms as they are now.
+ * The claim keeps the offer's terms as they are now; a new claim is on record, by the staff
+ * member or (with no `actor`) by the patient.
  */
 export async function claimPromotion(
   db: Database,
@@ -636,11 +701,7 @@ export async function claimPromotion(
   const { now } = input
   const result = await db.transaction(async (tx) => {
     const promotion = await promotionOf(tx, input.practiceId, input.promotionId, true)
-    const [patient] = await tx
-      .select({ id: patients.id, archived_at: patients.archived_at })
-      .from(patients)
-      .where(and(eq(patients.id, input.patientId), eq(patients.practice_id, input.practiceId)))
-    if (!patient) throw notFound(PROMOTION_MESSAGES.patientNotFound)
+    const patient = await patientOf(tx, input.practiceId, input.patientId)
     const open = await latestClaim(tx, patient.id, promotion.id)
     if (open && open.status === 'claimed' && claimStatus(open, now) === 'claimed') {
       return { claimId: open.id, created: false, promotion }
@@ -650,11 +711,8 @@ export async function claimPromotion(
     if (patient.archived_at) throw conflict(PROMOTION_MESSAGES.patientArchived)
     if (promotion.code !== null) {
       const given = (input.code ?? '').trim().toUpperCase()
-      if (given === '')
-        throw new ApiError(403, API_ERROR_NAMES.forbidden, PROMOTION_MESSAGES.codeNeeded)
-      if (given !== promotion.code) {
-        throw new ApiError(422, API_ERROR_NAMES.validation, PROMOTION_MESSAGES.codeWrong)
-      }
+      if (given === '') throw notAllowed(PROMOTION_MESSAGES.codeNeeded)
+      if (given !== promotion.code) throw rejected(PROMOTION_MESSAGES.codeWrong)
     }
     const [mine] = await tx
       .select({ n: count() })
@@ -707,6 +765,18 @@ export async function claimPromotion(
       points: 0,
       created_at: now,
     })
+    await recordChange(
+      tx,
+      { userId: input.actor?.id ?? null, practiceId: input.practiceId, ip: input.ip },
+      'promotion.claimed',
+      {
+        promotion_id: promotion.id,
+        patient_id: patient.id,
+        claim_id: claim.id,
+        title: promotion.title,
+      },
+      now,
+    )
     return { claimId: claim.id, created: true, promotion }
   })
   return {
@@ -730,70 +800,94 @@ export type RedeemInput = {
  * consent rule (the patient's code above the threshold, or a manager's override), the points cost
  * taken and the bonus given in the ledger, in one transaction under the patient's lock. The
  * idempotency key defaults to one per claim, so a repeat answers the same redemption. An offer
- * with neither cost nor bonus is marked redeemed with no ledger entry.
+ * with neither cost nor bonus is marked redeemed with no ledger entry. A new redemption is on
+ * record.
  */
 export async function redeemPromotion(
   deps: { db: Database; now: () => Date; checkout: Checkout },
-  user: AuthUser,
+  staff: Staff,
   input: RedeemInput,
 ) {
   const { db } = deps
+  const { user } = staff
   const now = deps.now()
   const promotion = await promotionOf(db, user.practice_id, input.promotionId)
   // An offer with value lowers a visit's lines: it is redeemed at the checkout.
   if (hasValue(promotion)) throw conflict(OFFER_VALUE_MESSAGES.valueAtCheckout(promotion.title))
-  const [patient] = await db
-    .select({ id: patients.id })
-    .from(patients)
-    .where(and(eq(patients.id, input.patientId), eq(patients.practice_id, user.practice_id)))
-  if (!patient) throw notFound(PROMOTION_MESSAGES.patientNotFound)
+  const patient = await patientOf(db, user.practice_id, input.patientId)
   const claim = await latestClaim(db, patient.id, promotion.id)
   if (!claim) throw conflict(PROMOTION_MESSAGES.notClaimed)
   const key = input.idempotencyKey ?? `promotion-claim:${claim.id}:redeemed`
-  if (claim.status === 'claimed' && claimStatus(claim, now) === 'expired') {
+  if (
+    claim.status === 'expired' ||
+    (claim.status === 'claimed' && claimStatus(claim, now) === 'expired')
+  ) {
     throw conflict(PROMOTION_MESSAGES.expired)
   }
-  if (claim.status === 'expired') throw conflict(PROMOTION_MESSAGES.expired)
   const cost = claim.points_cost ?? promotion.points_cost
   const bonus = claim.bonus_points ?? promotion.points
-  if (cost === 0 && bonus === 0) {
-    const done = await db
-      .update(patientPromotions)
-      .set({ status: 'redeemed', redeemed_at: now })
-      .where(and(eq(patientPromotions.id, claim.id), eq(patientPromotions.status, 'claimed')))
-      .returning({ id: patientPromotions.id })
-    if (done.length === 0 && !input.idempotencyKey && claim.status === 'redeemed') {
-      return { claim: await readClaim(db, claim.id, now), posting: null, replayed: true }
-    }
-    if (done.length === 0) throw conflict(PROMOTION_MESSAGES.redeemed)
-    await db.insert(activities).values({
+  const title = claim.title ?? promotion.title
+  /** The redemption in the patient's activity and on record, with the transaction `tx`. */
+  const recordRedemption = async (tx: Executor, posting: RedeemPosting | null) => {
+    await tx.insert(activities).values({
       practice_id: user.practice_id,
       patient_id: patient.id,
       kind: 'promotion_redeemed',
-      description: claim.title ?? promotion.title,
-      points: 0,
+      description: title,
+      points: bonus - cost,
       created_at: now,
     })
-    return { claim: await readClaim(db, claim.id, now), posting: null, replayed: false }
+    await recordStaff(
+      tx,
+      staff,
+      'promotion.redeemed',
+      {
+        promotion_id: promotion.id,
+        patient_id: patient.id,
+        claim_id: claim.id,
+        title,
+        redeemed: posting?.summary.redeemed ?? 0,
+        bonus: posting?.summary.bonus ?? 0,
+        override: posting?.summary.override ?? false,
+        ...(posting ? { entry_id: posting.entry.id } : {}),
+      },
+      now,
+    )
   }
+  const answer = async (posting: RedeemPosting | null, replayed: boolean) => ({
+    claim: await readClaim(db, claim.id, now),
+    posting,
+    replayed,
+  })
+  if (cost === 0 && bonus === 0) {
+    const redeemed = await db.transaction(async (tx) => {
+      const done = await tx
+        .update(patientPromotions)
+        .set({ status: 'redeemed', redeemed_at: now })
+        .where(and(eq(patientPromotions.id, claim.id), eq(patientPromotions.status, 'claimed')))
+        .returning({ id: patientPromotions.id })
+      if (done.length === 0) return false
+      await recordRedemption(tx, null)
+      return true
+    })
+    if (redeemed) return answer(null, false)
+    if (!input.idempotencyKey && claim.status === 'redeemed') return answer(null, true)
+    throw conflict(PROMOTION_MESSAGES.redeemed)
+  }
+  // The ledger's postings commit in the checkout's own transaction, under the patient's lock;
+  // the activity and the audit event of a new redemption follow in one transaction of their own.
   const posting = await deps.checkout.redeem(user, patient.id, {
     promotion_id: promotion.id,
     verification: input.verification,
     override: input.override,
     idempotencyKey: key,
   })
-  if (!posting.replayed) {
-    await db.insert(activities).values({
-      practice_id: user.practice_id,
-      patient_id: patient.id,
-      kind: 'promotion_redeemed',
-      description: claim.title ?? promotion.title,
-      points: bonus - cost,
-      created_at: now,
-    })
-  }
-  return { claim: await readClaim(db, claim.id, now), posting, replayed: posting.replayed }
+  if (!posting.replayed) await db.transaction((tx) => recordRedemption(tx, posting))
+  return answer(posting, posting.replayed)
 }
+
+/** What the checkout answers for a redemption. */
+type RedeemPosting = Awaited<ReturnType<Checkout['redeem']>>
 
 /** Claims left open past their offer's end become expired (the expiry job's step); answers how many. */
 export async function expireClaims(db: Database, now: Date): Promise<number> {

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { recordWithin } from '#server/audit/audit.ts'
 import type { Database } from '#server/db/client.ts'
 import { patients } from '#server/db/schema.ts'
 
@@ -48,24 +49,41 @@ export async function unsubscribeByToken(db: Database, token: string): Promise<b
 
 /**
  * "Subscribe again" on the unsubscribe page: the patient whose link it is receives the
- * practice's marketing e-mail again (`email_subscription` true). Idempotent: a patient already
- * subscribed stays so and `changed` is false, so the caller logs the change once. Answers null for
- * a token that names nobody.
+ * practice's marketing e-mail again (`email_subscription` true), and the change is in the
+ * practice's activity log with no staff member (the patient did it), written with the same
+ * transaction. Idempotent: a patient already subscribed stays so, `changed` is false and nothing
+ * new is on record. Answers null for a token that names nobody.
  */
 export async function resubscribeByToken(
   db: Database,
   token: string,
+  request: { ip: string; now: Date },
 ): Promise<{ patientId: number; practiceId: number; changed: boolean } | null> {
   if (!UNSUBSCRIBE_ID.test(token)) return null
-  const [updated] = await db
-    .update(patients)
-    .set({ email_subscription: true })
-    .where(and(eq(patients.unsubscribe_id, token), eq(patients.email_subscription, false)))
-    .returning({ id: patients.id, practice_id: patients.practice_id })
-  if (updated) return { patientId: updated.id, practiceId: updated.practice_id, changed: true }
-  const [found] = await db
-    .select({ id: patients.id, practice_id: patients.practice_id })
-    .from(patients)
-    .where(eq(patients.unsubscribe_id, token))
-  return found ? { patientId: found.id, practiceId: found.practice_id, changed: false } : null
+  return db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(patients)
+      .set({ email_subscription: true })
+      .where(and(eq(patients.unsubscribe_id, token), eq(patients.email_subscription, false)))
+      .returning({ id: patients.id, practice_id: patients.practice_id })
+    if (updated) {
+      await recordWithin(
+        tx,
+        {
+          action: 'patient.resubscribed',
+          userId: null,
+          practiceId: updated.practice_id,
+          ip: request.ip,
+          details: { patient_id: updated.id },
+        },
+        request.now,
+      )
+      return { patientId: updated.id, practiceId: updated.practice_id, changed: true }
+    }
+    const [found] = await tx
+      .select({ id: patients.id, practice_id: patients.practice_id })
+      .from(patients)
+      .where(eq(patients.unsubscribe_id, token))
+    return found ? { patientId: found.id, practiceId: found.practice_id, changed: false } : null
+  })
 }

@@ -8,16 +8,13 @@
  */
 import { Hono } from 'hono'
 import { ActivityPageSchema, ActivityQuerySchema } from '#domain/activity-log.ts'
-import { csvRow } from '#domain/csv.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
+import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export.ts'
 import { activityBatch, activityPage } from './queries.ts'
-
-/** Events read per query of the CSV export. */
-const EXPORT_PAGE_SIZE = 500
 
 /** The columns of the CSV export. */
 export const ACTIVITY_COLUMNS = [
@@ -95,58 +92,30 @@ export function activityLogRoutes(ctx: ServerContext) {
       async (c) => {
         const user = c.var.user
         const query = parseOr400(ActivityQuerySchema, c.req.query())
-        await ctx.audit.record({
-          action: 'report.exported',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { report: 'activity' },
-        })
-        const encoder = new TextEncoder()
         // Newest first by keyset (`id < last`), a page at a time, as the other exports do.
-        let before: number | undefined
-        let started = false
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            if (!started) {
-              started = true
-              controller.enqueue(encoder.encode(csvRow(ACTIVITY_COLUMNS)))
-              return
-            }
-            const events = await activityBatch(ctx.db, user.practice_id, query, {
-              before,
-              limit: EXPORT_PAGE_SIZE,
-            })
-            if (events.length === 0) {
-              controller.close()
-              return
-            }
-            controller.enqueue(
-              encoder.encode(
-                events
-                  .map((e) =>
-                    csvRow([
-                      e.id,
-                      e.created_at,
-                      e.action,
-                      e.summary,
-                      e.actor?.id ?? null,
-                      e.actor ? `${e.actor.first_name} ${e.actor.last_name}`.trim() : null,
-                      e.patient_id,
-                      e.ip,
-                    ]),
-                  )
-                  .join(''),
-              ),
-            )
-            before = events[events.length - 1]?.id
-            if (events.length < EXPORT_PAGE_SIZE) controller.close()
-          },
+        const body = csvStream(ACTIVITY_COLUMNS, async (before) => {
+          const events = await activityBatch(ctx.db, user.practice_id, query, {
+            before,
+            limit: EXPORT_PAGE_SIZE,
+          })
+          return events.map((e) => ({
+            id: e.id,
+            cells: [
+              e.id,
+              e.created_at,
+              e.action,
+              e.summary,
+              e.actor?.id ?? null,
+              e.actor ? `${e.actor.first_name} ${e.actor.last_name}`.trim() : null,
+              e.patient_id,
+              e.ip,
+            ],
+          }))
         })
-        return c.body(body, 200, {
-          'Content-Type': 'text/csv; charset=utf-8',
-          'Content-Disposition': `attachment; filename="activity-${ctx.now().toISOString().slice(0, 10)}.csv"`,
-          'Cache-Control': 'no-store',
+        return answerCsvExport(ctx, c, {
+          report: 'activity',
+          filename: `activity-${ctx.now().toISOString().slice(0, 10)}.csv`,
+          body,
         })
       },
     )

@@ -12,7 +12,8 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
-import { EXPORT_PAGE_SIZE, LEDGER_COLUMNS, PATIENT_COLUMNS } from './routes.ts'
+import { EXPORT_PAGE_SIZE } from './csv-export.ts'
+import { LEDGER_COLUMNS, PATIENT_COLUMNS } from './routes.ts'
 
 const messageOf = async (response: Response) =>
   ((await response.json()) as { error: { message: string } }).error.message

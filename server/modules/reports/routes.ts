@@ -10,7 +10,7 @@
  * entries never sits in memory. Each export is an audit event (which report, never a value).
  */
 import { Hono } from 'hono'
-import { type CsvValue, csvRow } from '#domain/csv.ts'
+import { csvRow } from '#domain/csv.ts'
 import { can } from '#domain/permissions.ts'
 import { formatPhone } from '#domain/phone.ts'
 import {
@@ -36,11 +36,9 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
+import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export.ts'
 import { ledgerExportPage, patientExportPage } from './queries.ts'
 import { liabilityReport, reportSummary, worklistPage } from './service.ts'
-
-/** Rows read per query. */
-export const EXPORT_PAGE_SIZE = 500
 
 export const PATIENT_COLUMNS = [
   'id',
@@ -107,37 +105,10 @@ export function liabilityCsv(report: LiabilityReport): string {
   ].join('')
 }
 
-/** A stream of CSV text: the header, then each page `next(afterId)` gives until one is empty. */
-function csvStream(
-  header: readonly string[],
-  next: (afterId: number) => Promise<{ id: number; cells: CsvValue[] }[]>,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder()
-  let after = 0
-  let started = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true
-        controller.enqueue(encoder.encode(csvRow(header)))
-        return
-      }
-      const rows = await next(after)
-      if (rows.length === 0) {
-        controller.close()
-        return
-      }
-      controller.enqueue(encoder.encode(rows.map((row) => csvRow(row.cells)).join('')))
-      after = rows[rows.length - 1]?.id ?? after
-      if (rows.length < EXPORT_PAGE_SIZE) controller.close()
-    },
-  })
-}
-
 /** `/reports`. */
 export function reportRoutes(ctx: ServerContext) {
-  const attachment = (name: string) =>
-    `attachment; filename="${name}-${ctx.now().toISOString().slice(0, 10)}.csv"`
+  /** `name-YYYY-MM-DD.csv`, the day of the export. */
+  const fileName = (name: string) => `${name}-${ctx.now().toISOString().slice(0, 10)}.csv`
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -238,20 +209,15 @@ export function reportRoutes(ctx: ServerContext) {
       }),
       requirePermission(ctx, 'reports.money'),
       async (c) => {
-        const user = c.var.user
         const period = reportPeriod(c.req.query(), ctx.now())
-        const report = await liabilityReport(ctx.db, { practiceId: user.practice_id, ...period })
-        await ctx.audit.record({
-          action: 'report.exported',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { report: 'liability' },
+        const report = await liabilityReport(ctx.db, {
+          practiceId: c.var.user.practice_id,
+          ...period,
         })
-        return c.body(liabilityCsv(report), 200, {
-          'Content-Type': 'text/csv; charset=utf-8',
-          'Content-Disposition': `attachment; filename="liability-${period.from}-to-${period.to}.csv"`,
-          'Cache-Control': 'no-store',
+        return answerCsvExport(ctx, c, {
+          report: 'liability',
+          filename: `liability-${period.from}-to-${period.to}.csv`,
+          body: liabilityCsv(report),
         })
       },
     )
@@ -266,16 +232,9 @@ export function reportRoutes(ctx: ServerContext) {
       }),
       requirePermission(ctx, 'reports.money'),
       async (c) => {
-        const user = c.var.user
-        await ctx.audit.record({
-          action: 'report.exported',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { report: 'patients' },
-        })
-        const body = csvStream(PATIENT_COLUMNS, async (after) => {
-          const rows = await patientExportPage(ctx.db, user.practice_id, after, EXPORT_PAGE_SIZE)
+        const practiceId = c.var.user.practice_id
+        const body = csvStream(PATIENT_COLUMNS, async (after = 0) => {
+          const rows = await patientExportPage(ctx.db, practiceId, after, EXPORT_PAGE_SIZE)
           return rows.map((p) => ({
             id: p.id,
             cells: [
@@ -296,11 +255,7 @@ export function reportRoutes(ctx: ServerContext) {
             ],
           }))
         })
-        return c.body(body, 200, {
-          'Content-Type': 'text/csv; charset=utf-8',
-          'Content-Disposition': attachment('patients'),
-          'Cache-Control': 'no-store',
-        })
+        return answerCsvExport(ctx, c, { report: 'patients', filename: fileName('patients'), body })
       },
     )
     .get(
@@ -314,16 +269,9 @@ export function reportRoutes(ctx: ServerContext) {
       }),
       requirePermission(ctx, 'reports.money'),
       async (c) => {
-        const user = c.var.user
-        await ctx.audit.record({
-          action: 'report.exported',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { report: 'ledger' },
-        })
-        const body = csvStream(LEDGER_COLUMNS, async (after) => {
-          const rows = await ledgerExportPage(ctx.db, user.practice_id, after, EXPORT_PAGE_SIZE)
+        const practiceId = c.var.user.practice_id
+        const body = csvStream(LEDGER_COLUMNS, async (after = 0) => {
+          const rows = await ledgerExportPage(ctx.db, practiceId, after, EXPORT_PAGE_SIZE)
           return rows.map(({ entry: e, ...r }) => ({
             id: e.id,
             cells: [
@@ -345,11 +293,7 @@ export function reportRoutes(ctx: ServerContext) {
             ],
           }))
         })
-        return c.body(body, 200, {
-          'Content-Type': 'text/csv; charset=utf-8',
-          'Content-Disposition': attachment('ledger'),
-          'Cache-Control': 'no-store',
-        })
+        return answerCsvExport(ctx, c, { report: 'ledger', filename: fileName('ledger'), body })
       },
     )
 }
