@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
@@ -344,6 +344,22 @@ describe.each(testBackends())('patient management on $name', (backend) => {
     expect(response.status).toBe(200)
     return v.parse(PatientPageSchema, await response.json())
   }
+  const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
+  /**
+   * The audit events of `action` on the patient, each with the transaction that wrote it
+   * (PostgreSQL's `xmin`): rows written by one transaction carry the same one.
+   */
+  const eventsOf = async (action: string, patientId: number) =>
+    rowsOf<{ tx: string }>(
+      await t.db.execute(
+        sql`select xmin::text as tx from audit_events where action = ${action} and (details->>'patient_id')::int = ${patientId}`,
+      ),
+    ).map((row) => row.tx)
+  /** The transaction that last wrote the patient's row. */
+  const patientWrittenBy = async (id: number) =>
+    rowsOf<{ tx: string }>(
+      await t.db.execute(sql`select xmin::text as tx from patients where id = ${id}`),
+    )[0]?.tx
 
   it('finds a patient by the starts of words of the name, the e-mail or the phone, in any order', async () => {
     const created = v.parse(
@@ -552,5 +568,55 @@ describe.each(testBackends())('patient management on $name', (backend) => {
       expect.arrayContaining(['patient.created', 'patient.archived', 'patient.restored']),
     )
     expect(JSON.stringify(mine)).not.toContain('Archive')
+  })
+
+  it('writes each change of a patient and its audit event in one transaction, once; a refused or empty change records nothing', async () => {
+    const created = await add({ first_name: 'Tess', last_name: 'Together' })
+    expect(created.status).toBe(201)
+    const patient = v.parse(PatientSchema, await created.json())
+    const createdBy = await eventsOf('patient.created', patient.id)
+    expect(createdBy).toEqual([await patientWrittenBy(patient.id)])
+
+    const change = async (
+      action: 'patient.archived' | 'patient.restored' | 'patient.updated',
+      request: Promise<Response>,
+    ) => {
+      const response = await request
+      expect(response.status, action).toBe(200)
+      const events = await eventsOf(action, patient.id)
+      // Exactly one event, written by the transaction that changed the patient.
+      expect(events, action).toEqual([await patientWrittenBy(patient.id)])
+      expect(events, action).not.toEqual(createdBy)
+    }
+    const post = (path: string) =>
+      t.request(`/api/patients/${patient.id}/${path}`, { method: 'POST', token: t.demo.adminToken })
+    const put = (json: object) =>
+      t.request(`/api/patients/${patient.id}`, { method: 'PUT', token: t.demo.adminToken, json })
+    await change('patient.archived', post('archive'))
+    await change('patient.restored', post('restore'))
+    await change('patient.updated', put({ converted: true }))
+
+    // Another patient's e-mail is refused: nothing changes, nothing more is recorded.
+    const rival = v.parse(
+      PatientSchema,
+      await (
+        await add({
+          first_name: 'Rita',
+          last_name: 'Rival',
+          email: `rita-${Date.now()}@example.com`,
+        })
+      ).json(),
+    )
+    const before = await patientWrittenBy(patient.id)
+    expect((await put({ email: rival.email })).status).toBe(409)
+    // An empty change answers the patient and records nothing either.
+    expect((await put({})).status).toBe(200)
+    expect(await patientWrittenBy(patient.id)).toBe(before)
+    expect(await eventsOf('patient.updated', patient.id)).toHaveLength(1)
+
+    // Reading the record is on record once per reading.
+    const read = await t.request(`/api/patients/${patient.id}`, { token: t.demo.staffToken })
+    expect(read.status).toBe(200)
+    expect(await eventsOf('patient.viewed', patient.id)).toHaveLength(1)
   })
 })
