@@ -17,6 +17,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
+import { rowsOf } from './queries.ts'
 
 let fileCount = 0
 /** A new file id each time: the SHA-256 of some unique content. */
@@ -194,11 +195,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     expect(JSON.stringify(all)).not.toContain('@import.example')
     // The event was written by the transaction that created the rows (PostgreSQL's `xmin`).
     const writers = async (query: SQL) =>
-      new Set(
-        ((await t.db.execute(query)) as unknown as { rows: { tx: string }[] }).rows.map(
-          (r) => r.tx,
-        ),
-      )
+      new Set(rowsOf<{ tx: string }>(await t.db.execute(query)).map((r) => r.tx))
     const event = await writers(
       sql`select xmin::text as tx from audit_events where action = 'patients.imported' order by id desc limit 1`,
     )

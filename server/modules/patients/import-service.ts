@@ -19,11 +19,11 @@ import {
 } from '#domain/patient-import.ts'
 import { DUPLICATE_PATIENT_MESSAGES } from '#domain/practice-data.ts'
 import { recordWithin } from '#server/audit/audit.ts'
-import type { Database, Transaction } from '#server/db/client.ts'
 import { patientImportRows, patients, practices } from '#server/db/schema.ts'
 import { invalid } from '#server/lib/domain-error.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger, type LedgerEntryRow } from '#server/modules/ledger/index.ts'
+import type { Executor } from './queries.ts'
 import type { Actor, PatientDeps } from './service.ts'
 
 type Chunk = {
@@ -46,7 +46,7 @@ type ChunkPlan = {
 }
 
 /** Checks a chunk against the rules, the practice's patients and the rows the file created. */
-async function planChunk(db: Database | Transaction, chunk: Chunk): Promise<ChunkPlan> {
+async function planChunk(db: Executor, chunk: Chunk): Promise<ChunkPlan> {
   const numbers = chunk.rows.map((r) => r.row)
   const imported = await db
     .select({ row: patientImportRows.row_number })

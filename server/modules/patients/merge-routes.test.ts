@@ -31,11 +31,10 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
+import { rowsOf } from './queries.ts'
 
 const messageOf = async (response: Response) =>
   ((await response.json()) as { error: { message: string } }).error.message
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 describe.each(testBackends())('possible duplicates and merging patients on $name', (backend) => {
   let t: TestApp

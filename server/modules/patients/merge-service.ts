@@ -15,14 +15,11 @@ import {
   type MergeFilledField,
 } from '#domain/patient-merge.ts'
 import { recordWithin } from '#server/audit/audit.ts'
-import type { Database, Transaction } from '#server/db/client.ts'
 import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
-import { duplicatePairs, findPatient, rowsOf } from './queries.ts'
+import { duplicatePairs, type Executor, findPatient, rowsOf } from './queries.ts'
 import type { Actor, PatientDeps } from './service.ts'
-
-type Executor = Database | Transaction
 
 /** A refusal of a merge, answered with its status and sentence. */
 export class MergeError extends DomainError {

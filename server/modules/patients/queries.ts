@@ -19,7 +19,8 @@ import type { Database, Transaction } from '#server/db/client.ts'
 import { activities, ledgerEntries, patients } from '#server/db/schema.ts'
 import { notFound } from '#server/lib/domain-error.ts'
 
-type Executor = Database | Transaction
+/** The database, or a transaction on it: the reads run on either. */
+export type Executor = Database | Transaction
 
 /** The refusal of a patient id that is not one of the caller's practice (or none at all). */
 export const PATIENT_NOT_FOUND = 'Patient not found.'

@@ -11,7 +11,7 @@ import {
   type PatientListQuery,
 } from '#domain/practice-data.ts'
 import { type AuditAction, recordWithin } from '#server/audit/audit.ts'
-import type { Database, Transaction } from '#server/db/client.ts'
+import type { Database } from '#server/db/client.ts'
 import { patients } from '#server/db/schema.ts'
 import { conflict, notFound } from '#server/lib/domain-error.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -23,6 +23,7 @@ import {
   unsubscribeByToken,
 } from '#server/modules/promotions/index.ts'
 import {
+  type Executor,
   ownPatient,
   type PatientRow,
   patientActivity,
@@ -31,8 +32,6 @@ import {
   patientPage,
   practicePatients,
 } from './queries.ts'
-
-type Executor = Database | Transaction
 
 /** Who makes a change and from which address: what its audit event names. */
 export type Actor = { userId: number; practiceId: number; ip: string | null }
