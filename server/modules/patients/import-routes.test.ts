@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { and, count, desc, eq, inArray } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   IMPORT_MESSAGES,
@@ -17,6 +17,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
+import { rowsOf } from './queries.ts'
 
 let fileCount = 0
 /** A new file id each time: the SHA-256 of some unique content. */
@@ -192,6 +193,17 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       points_posted: 0,
     })
     expect(JSON.stringify(all)).not.toContain('@import.example')
+    // The event was written by the transaction that created the rows (PostgreSQL's `xmin`).
+    const writers = async (query: SQL) =>
+      new Set(rowsOf<{ tx: string }>(await t.db.execute(query)).map((r) => r.tx))
+    const event = await writers(
+      sql`select xmin::text as tx from audit_events where action = 'patients.imported' order by id desc limit 1`,
+    )
+    expect(event).toEqual(
+      await writers(
+        sql`select xmin::text as tx from patient_import_rows where file_id = ${fileId}`,
+      ),
+    )
   })
 
   it('refuses Staff, more rows than a chunk holds, a bad file id and repeated row numbers', async () => {

@@ -1,4 +1,3 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { IdempotencyKeySchema } from '#domain/ledger.ts'
 import {
@@ -13,33 +12,10 @@ import {
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { patients } from '#server/db/schema.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
 import { createPatientMerge } from './merge-service.ts'
-import { findPatient } from './routes.ts'
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
-
-/**
- * The pairs of active patients of the practice who share a phone or an e-mail (without case), one
- * row per pair and reason, as the opening of a `with` (the caller closes its parenthesis). Two
- * equality joins, each answered by an index or a hash join, not one join on "phone or e-mail",
- * which only a nested loop over every pair of the practice could answer.
- */
-const pairsOf = (practiceId: number) => sql`pairs as (
-          select a.id as first_id, b.id as second_id, 'phone' as reason
-          from patients a
-          join patients b on b.practice_id = a.practice_id and b.phone = a.phone and b.id > a.id
-          where a.practice_id = ${practiceId} and a.archived_at is null and a.phone is not null
-            and b.archived_at is null
-          union all
-          select a.id, b.id, 'email'
-          from patients a
-          join patients b
-            on b.practice_id = a.practice_id and lower(b.email) = lower(a.email) and b.id > a.id
-          where a.practice_id = ${practiceId} and a.archived_at is null and a.email is not null
-            and b.archived_at is null`
+import { actorOf } from './routes.ts'
 
 /**
  * Possible duplicates and merging two patients, Manager and Admin:
@@ -51,7 +27,7 @@ const pairsOf = (practiceId: number) => sql`pairs as (
 export function patientMergeRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
   const merge = requirePermission(ctx, 'patients.merge')
-  const merges = createPatientMerge({ db: ctx.db, now: ctx.now })
+  const merges = createPatientMerge(ctx)
 
   return new Hono<AppEnv>()
     .get(
@@ -79,68 +55,9 @@ export function patientMergeRoutes(ctx: ServerContext) {
       merge,
       async (c) => {
         const { page, pageSize } = parseOr400(DuplicateQuerySchema, c.req.query())
-        const practiceId = c.var.user.practice_id
-        const result = await ctx.db.execute(sql`
-        with ${pairsOf(practiceId)}
-        ), grouped as (
-          select first_id, second_id,
-            bool_or(reason = 'phone') as same_phone, bool_or(reason = 'email') as same_email
-          from pairs group by first_id, second_id
-        )
-        select g.first_id, g.second_id, g.same_phone, g.same_email, count(*) over () as total
-        from grouped g join patients p on p.id = g.first_id
-        order by lower(p.last_name), lower(p.first_name), g.first_id, g.second_id
-        limit ${pageSize} offset ${(page - 1) * pageSize}`)
-        const pairs = rowsOf<{
-          first_id: number
-          second_id: number
-          same_phone: boolean
-          same_email: boolean
-          total: number | string
-        }>(result)
-        const ids = [...new Set(pairs.flatMap((p) => [Number(p.first_id), Number(p.second_id)]))]
-        const people =
-          ids.length === 0
-            ? []
-            : await ctx.db
-                .select({
-                  id: patients.id,
-                  first_name: patients.first_name,
-                  last_name: patients.last_name,
-                  email: patients.email,
-                  phone: patients.phone,
-                  points: patients.points,
-                  created_at: patients.created_at,
-                })
-                .from(patients)
-                .where(and(eq(patients.practice_id, practiceId), inArray(patients.id, ids)))
-        const byId = new Map(
-          people.map((p) => [p.id, { ...p, created_at: p.created_at.toISOString() }]),
-        )
-        let total = pairs[0] ? Number(pairs[0].total) : 0
-        if (!pairs[0] && page > 1) {
-          // Past the last page: the count still says how many pairs there are.
-          const all = await ctx.db.execute(sql`
-          with ${pairsOf(practiceId)}
-          ) select count(distinct (first_id, second_id))::int as n from pairs`)
-          total = Number(rowsOf<{ n: number }>(all)[0]?.n ?? 0)
-        }
+        const { data, total } = await merges.duplicates(c.var.user.practice_id, { page, pageSize })
         c.header('Cache-Control', 'no-store')
-        return c.json({
-          data: pairs.flatMap((p) => {
-            const first = byId.get(Number(p.first_id))
-            const second = byId.get(Number(p.second_id))
-            if (!first || !second) return []
-            const reasons = [
-              ...(p.same_phone ? (['phone'] as const) : []),
-              ...(p.same_email ? (['email'] as const) : []),
-            ]
-            return [{ first, second, reasons }]
-          }),
-          total,
-          page,
-          pageSize,
-        })
+        return c.json({ data, total, page, pageSize })
       },
     )
     .get(
@@ -162,14 +79,9 @@ export function patientMergeRoutes(ctx: ServerContext) {
       idParams('id', 'mergedId'),
       async (c) => {
         const { id, mergedId } = c.req.valid('param')
-        const practiceId = c.var.user.practice_id
-        const preview = await merges.preview(practiceId, id, mergedId)
-        const [kept, merged] = await Promise.all([
-          findPatient(ctx.db, id),
-          findPatient(ctx.db, mergedId),
-        ])
+        const preview = await merges.preview(c.var.user.practice_id, id, mergedId)
         c.header('Cache-Control', 'no-store')
-        return c.json({ kept, merged, ...preview })
+        return c.json(preview)
       },
     )
     .post(
@@ -200,42 +112,8 @@ export function patientMergeRoutes(ctx: ServerContext) {
         const idempotencyKey =
           c.req.valid('json').idempotencyKey ??
           (header === undefined ? undefined : parseOr400(IdempotencyKeySchema, header))
-        const result = await merges.merge({
-          practiceId: c.var.user.practice_id,
-          keptId: id,
-          mergedId,
-          userId: c.var.user.id,
-          idempotencyKey,
-        })
-        if (!result.replayed) {
-          await ctx.audit.record({
-            action: 'patient.merged',
-            userId: c.var.user.id,
-            practiceId: c.var.user.practice_id,
-            ip: ctx.clientIp(c),
-            details: {
-              patient_id: result.keptId,
-              merged_patient_id: result.mergedId,
-              merge_id: result.id,
-              ...result.moved,
-            },
-          })
-        }
-        const [kept, merged] = await Promise.all([
-          findPatient(ctx.db, result.keptId),
-          findPatient(ctx.db, result.mergedId),
-        ])
-        return c.json(
-          {
-            id: result.id,
-            kept,
-            merged,
-            moved: result.moved,
-            created_at: result.createdAt.toISOString(),
-            replayed: result.replayed,
-          },
-          result.replayed ? 200 : 201,
-        )
+        const answer = await merges.merge(actorOf(ctx, c), { keptId: id, mergedId, idempotencyKey })
+        return c.json(answer, answer.replayed ? 200 : 201)
       },
     )
 }

@@ -14,12 +14,12 @@ import {
   type MergeCounts,
   type MergeFilledField,
 } from '#domain/patient-merge.ts'
-import type { Database, Transaction } from '#server/db/client.ts'
+import { recordWithin } from '#server/audit/audit.ts'
 import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
-
-type Executor = Database | Transaction
+import { duplicatePairs, type Executor, findPatient, rowsOf } from './queries.ts'
+import type { Actor, PatientDeps } from './service.ts'
 
 /** A refusal of a merge, answered with its status and sentence. */
 export class MergeError extends DomainError {
@@ -36,8 +36,6 @@ const NAMED_TABLES: Record<string, keyof MergeCounts> = {
   patient_promotions: 'claims',
   promotion_sends: 'offers_sent',
 }
-
-const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows
 
 /**
  * Every table of the database with a `patient_id` column: all of them belong to a patient, so all
@@ -159,8 +157,8 @@ function isUniqueViolation(error: unknown): boolean {
   return false
 }
 
-/** What {@link createPatientMerge}'s `merge` answers. */
-export type MergeResult = {
+/** A merge done or replayed, before its patients are read for the answer. */
+type MergeResult = {
   id: number
   keptId: number
   mergedId: number
@@ -170,7 +168,7 @@ export type MergeResult = {
 }
 
 /** The merge of two patients over one database, with `now` as its clock. */
-export function createPatientMerge({ db, now }: { db: Database; now: () => Date }) {
+export function createPatientMerge({ db, now }: PatientDeps) {
   /** The merge already recorded for this key or this merged patient, as a replay. */
   async function recorded(
     ex: Executor,
@@ -204,7 +202,135 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
     return found
   }
 
+  /** Both patients as the API answers them, read after the merge or for its preview. */
+  async function bothPatients(keptId: number, mergedId: number) {
+    const [kept, merged] = await Promise.all([findPatient(db, keptId), findPatient(db, mergedId)])
+    return { kept, merged }
+  }
+
+  /** The merge itself, or the recorded one it replays. */
+  async function mergeOnce(
+    actor: Actor,
+    input: { keptId: number; mergedId: number; idempotencyKey?: string | undefined },
+  ): Promise<MergeResult> {
+    const { practiceId } = actor
+    const { keptId, mergedId, idempotencyKey } = input
+    if (keptId === mergedId) throw new MergeError('invalid', MERGE_MESSAGES.samePatient)
+    const replay = async (ex: Executor) => {
+      const byKey =
+        idempotencyKey === undefined
+          ? undefined
+          : await recorded(ex, practiceId, { key: idempotencyKey })
+      return byKey ? sameMerge(byKey, keptId, mergedId) : undefined
+    }
+    try {
+      return await db.transaction(async (tx) => {
+        const first = await replay(tx)
+        if (first) return first
+        // Both rows locked in one statement, lower id first (server/db/locks.ts), so two merges
+        // of one pair (either way round) and a checkout or adjustment on either patient run one
+        // after the other, never interleaved.
+        const locked = await lockPatients(tx, patientFields, practiceId, [keptId, mergedId])
+        const kept = lockedPatient(locked, keptId)
+        const merged = lockedPatient(locked, mergedId)
+        // The key's merge may have committed while this one waited for the locks.
+        const again = await replay(tx)
+        if (again) return again
+        if (merged.merged_into_id === kept.id) {
+          const done = await recorded(tx, practiceId, { mergedId })
+          if (done) return done
+        }
+        assertMergeable(kept)
+        assertMergeable(merged)
+
+        const at = now()
+        const tables = await patientTables(tx)
+        const moved = await countRows(tx, tables, mergedId)
+        const { values } = mergedValues(kept, merged)
+        // First the link: the ledger's trigger lets an entry move only to the patient its
+        // patient was merged into.
+        await tx
+          .update(patients)
+          .set({ merged_into_id: kept.id, archived_at: at, points: 0 })
+          .where(eq(patients.id, merged.id))
+        // A patient holds one open claim of an offer: an open claim of the merged patient for an
+        // offer the kept one also holds open is closed as expired, the kept one's stays.
+        await tx.execute(sql`
+          update patient_promotions m set status = 'expired', expired_at = ${at}
+          where m.patient_id = ${merged.id} and m.status = 'claimed'
+            and exists (
+              select 1 from patient_promotions k
+              where k.patient_id = ${kept.id} and k.promotion_id = m.promotion_id
+                and k.status = 'claimed'
+            )`)
+        for (const table of tables) {
+          await tx.execute(
+            sql`update ${sql.identifier(table)} set patient_id = ${kept.id} where patient_id = ${merged.id}`,
+          )
+        }
+        await tx.update(patients).set(values).where(eq(patients.id, kept.id))
+        // The balance is the ledger's sum, or the merge does not happen.
+        const sum = await tx.execute(
+          sql`select coalesce(sum(points), 0)::int as total from ledger_entries where patient_id = ${kept.id}`,
+        )
+        const total = Number(rowsOf<{ total: number }>(sum)[0]?.total ?? 0)
+        if (total !== values.points) {
+          throw new Error('The merged balance is not the sum of the ledger')
+        }
+        const [row] = await tx
+          .insert(patientMerges)
+          .values({
+            practice_id: practiceId,
+            kept_id: kept.id,
+            merged_id: merged.id,
+            idempotency_key: idempotencyKey ?? null,
+            moved,
+            created_by: actor.userId,
+            created_at: at,
+          })
+          .returning()
+        if (!row) throw new Error('The merge was not recorded')
+        // Last, so the audit trail's turn is held only until the commit.
+        await recordWithin(
+          tx,
+          {
+            action: 'patient.merged',
+            userId: actor.userId,
+            practiceId,
+            ip: actor.ip,
+            details: {
+              patient_id: kept.id,
+              merged_patient_id: merged.id,
+              merge_id: row.id,
+              ...moved,
+            },
+          },
+          at,
+        )
+        return {
+          id: row.id,
+          keptId: kept.id,
+          mergedId: merged.id,
+          moved,
+          createdAt: row.created_at,
+          replayed: false,
+        }
+      })
+    } catch (error) {
+      // The same key committed by another request for another pair (the locks differ).
+      if (!(error instanceof DomainError) && isUniqueViolation(error) && idempotencyKey) {
+        const found = await recorded(db, practiceId, { key: idempotencyKey })
+        if (found) return sameMerge(found, keptId, mergedId)
+      }
+      throw error
+    }
+  }
+
   return {
+    /** One page of the practice's possible duplicates: active patients sharing a phone or e-mail. */
+    duplicates: (practiceId: number, page: { page: number; pageSize: number }) =>
+      duplicatePairs(db, practiceId, page),
+
     /** What merging `mergedId` into `keptId` would move and make, without changing anything. */
     async preview(practiceId: number, keptId: number, mergedId: number) {
       if (keptId === mergedId) throw new MergeError('invalid', MERGE_MESSAGES.samePatient)
@@ -215,6 +341,7 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
       const moves = await countRows(db, await patientTables(db), mergedId)
       const { fills, values } = mergedValues(kept, merged)
       return {
+        ...(await bothPatients(keptId, mergedId)),
         moves,
         balance: values.points,
         fills,
@@ -224,108 +351,22 @@ export function createPatientMerge({ db, now }: { db: Database; now: () => Date 
     },
 
     /**
-     * Merges `mergedId` into `keptId`. The same merge again (the same key, or the same pair after
-     * it was done) answers the recorded one with `replayed` and moves nothing.
+     * Merges `mergedId` into `keptId` in the actor's practice, audited (naming both patients and
+     * what moved) in the merge's transaction. The same merge again (the same key, or the same pair
+     * after it was done) answers the recorded one with `replayed`, moves nothing and records
+     * nothing.
      */
-    async merge(input: {
-      practiceId: number
-      keptId: number
-      mergedId: number
-      userId: number
-      idempotencyKey?: string | undefined
-    }): Promise<MergeResult> {
-      const { practiceId, keptId, mergedId, idempotencyKey } = input
-      if (keptId === mergedId) throw new MergeError('invalid', MERGE_MESSAGES.samePatient)
-      const replay = async (ex: Executor) => {
-        const byKey =
-          idempotencyKey === undefined
-            ? undefined
-            : await recorded(ex, practiceId, { key: idempotencyKey })
-        return byKey ? sameMerge(byKey, keptId, mergedId) : undefined
-      }
-      try {
-        return await db.transaction(async (tx) => {
-          const first = await replay(tx)
-          if (first) return first
-          // Both rows locked in one statement, lower id first (server/db/locks.ts), so two merges
-          // of one pair (either way round) and a checkout or adjustment on either patient run one
-          // after the other, never interleaved.
-          const locked = await lockPatients(tx, patientFields, practiceId, [keptId, mergedId])
-          const kept = lockedPatient(locked, keptId)
-          const merged = lockedPatient(locked, mergedId)
-          // The key's merge may have committed while this one waited for the locks.
-          const again = await replay(tx)
-          if (again) return again
-          if (merged.merged_into_id === kept.id) {
-            const done = await recorded(tx, practiceId, { mergedId })
-            if (done) return done
-          }
-          assertMergeable(kept)
-          assertMergeable(merged)
-
-          const at = now()
-          const tables = await patientTables(tx)
-          const moved = await countRows(tx, tables, mergedId)
-          const { values } = mergedValues(kept, merged)
-          // First the link: the ledger's trigger lets an entry move only to the patient its
-          // patient was merged into.
-          await tx
-            .update(patients)
-            .set({ merged_into_id: kept.id, archived_at: at, points: 0 })
-            .where(eq(patients.id, merged.id))
-          // A patient holds one open claim of an offer: an open claim of the merged patient for an
-          // offer the kept one also holds open is closed as expired, the kept one's stays.
-          await tx.execute(sql`
-            update patient_promotions m set status = 'expired', expired_at = ${at}
-            where m.patient_id = ${merged.id} and m.status = 'claimed'
-              and exists (
-                select 1 from patient_promotions k
-                where k.patient_id = ${kept.id} and k.promotion_id = m.promotion_id
-                  and k.status = 'claimed'
-              )`)
-          for (const table of tables) {
-            await tx.execute(
-              sql`update ${sql.identifier(table)} set patient_id = ${kept.id} where patient_id = ${merged.id}`,
-            )
-          }
-          await tx.update(patients).set(values).where(eq(patients.id, kept.id))
-          // The balance is the ledger's sum, or the merge does not happen.
-          const sum = await tx.execute(
-            sql`select coalesce(sum(points), 0)::int as total from ledger_entries where patient_id = ${kept.id}`,
-          )
-          const total = Number(rowsOf<{ total: number }>(sum)[0]?.total ?? 0)
-          if (total !== values.points) {
-            throw new Error('The merged balance is not the sum of the ledger')
-          }
-          const [row] = await tx
-            .insert(patientMerges)
-            .values({
-              practice_id: practiceId,
-              kept_id: kept.id,
-              merged_id: merged.id,
-              idempotency_key: idempotencyKey ?? null,
-              moved,
-              created_by: input.userId,
-              created_at: at,
-            })
-            .returning()
-          if (!row) throw new Error('The merge was not recorded')
-          return {
-            id: row.id,
-            keptId: kept.id,
-            mergedId: merged.id,
-            moved,
-            createdAt: row.created_at,
-            replayed: false,
-          }
-        })
-      } catch (error) {
-        // The same key committed by another request for another pair (the locks differ).
-        if (!(error instanceof DomainError) && isUniqueViolation(error) && idempotencyKey) {
-          const found = await recorded(db, practiceId, { key: idempotencyKey })
-          if (found) return sameMerge(found, keptId, mergedId)
-        }
-        throw error
+    async merge(
+      actor: Actor,
+      input: { keptId: number; mergedId: number; idempotencyKey?: string | undefined },
+    ) {
+      const result = await mergeOnce(actor, input)
+      return {
+        id: result.id,
+        ...(await bothPatients(result.keptId, result.mergedId)),
+        moved: result.moved,
+        created_at: result.createdAt.toISOString(),
+        replayed: result.replayed,
       }
     },
   }

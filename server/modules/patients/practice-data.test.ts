@@ -43,6 +43,7 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
   afterAll(() => t?.close())
 
   const get = (path: string) => t.request(path, { token: t.demo.adminToken })
+  const del = (path: string) => t.request(path, { method: 'DELETE', token: t.demo.adminToken })
 
   describe('procedures and products', () => {
     for (const [resource, schema] of [
@@ -65,6 +66,20 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
   })
 
   describe('appointments', () => {
+    /** An appointment of the practice in `status`. */
+    const appointmentIn = async (status: 'completed' | 'scheduled') => {
+      const [row] = await t.db
+        .select()
+        .from(appointments)
+        .where(
+          and(eq(appointments.practice_id, t.demo.practiceId), eq(appointments.status, status)),
+        )
+        .limit(1)
+      if (!row) throw new Error(`no ${status} appointment`)
+      return row
+    }
+    const stored = (id: number) => t.db.select().from(appointments).where(eq(appointments.id, id))
+
     it("lists a day's appointments of the practice, earliest first", async () => {
       const today = day(new Date())
       const response = await get(`/api/appointments/${t.demo.practiceId}/${today}`)
@@ -91,75 +106,33 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
     })
 
     it('refuses to delete a completed appointment: its visit is reversed instead', async () => {
-      const [row] = await t.db
-        .select()
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.practice_id, t.demo.practiceId),
-            eq(appointments.status, 'completed'),
-          ),
-        )
-        .limit(1)
-      const response = await t.request(`/api/appointments/${row?.id}`, {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
+      const row = await appointmentIn('completed')
+      const response = await del(`/api/appointments/${row.id}`)
       expect(response.status).toBe(409)
       expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
         APPOINTMENT_MESSAGES.completedNoDelete,
       )
-      const left = await t.db
-        .select()
-        .from(appointments)
-        .where(eq(appointments.id, row?.id ?? 0))
-      expect(left).toHaveLength(1)
+      expect(await stored(row.id)).toHaveLength(1)
     })
 
     it('deletes an appointment of the practice and answers it', async () => {
-      const [row] = await t.db
-        .select()
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.practice_id, t.demo.practiceId),
-            eq(appointments.status, 'scheduled'),
-          ),
-        )
-        .limit(1)
-      const response = await t.request(`/api/appointments/${row?.id}`, {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
+      const row = await appointmentIn('scheduled')
+      const response = await del(`/api/appointments/${row.id}`)
       expect(response.status).toBe(200)
-      expect(v.parse(AppointmentSchema, await response.json()).id).toBe(row?.id)
-      const left = await t.db
-        .select()
-        .from(appointments)
-        .where(eq(appointments.id, row?.id ?? 0))
-      expect(left).toEqual([])
-      const again = await t.request(`/api/appointments/${row?.id}`, {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
-      expect(again.status).toBe(404)
+      expect(v.parse(AppointmentSchema, await response.json()).id).toBe(row.id)
+      expect(await stored(row.id)).toEqual([])
+      expect((await del(`/api/appointments/${row.id}`)).status).toBe(404)
     })
 
     it("refuses to delete another practice's appointment", async () => {
-      const response = await t.request(`/api/appointments/${other.appointmentId}`, {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
-      expect(response.status).toBe(404)
-      const kept = await t.db
-        .select()
-        .from(appointments)
-        .where(eq(appointments.id, other.appointmentId))
-      expect(kept).toHaveLength(1)
+      expect((await del(`/api/appointments/${other.appointmentId}`)).status).toBe(404)
+      expect(await stored(other.appointmentId)).toHaveLength(1)
     })
   })
 
   describe('uploads', () => {
+    const stored = (id: number) => t.db.select().from(uploads).where(eq(uploads.id, id))
+
     it('deletes a file row and the stored file', async () => {
       const folder = mkdtempSync(join(tmpdir(), 'glow-uploads-'))
       try {
@@ -187,31 +160,16 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
           size: 3,
         })
         expect(existsSync(join(folder, 'logo-1.png'))).toBe(false)
-        expect(
-          await t.db
-            .select()
-            .from(uploads)
-            .where(eq(uploads.id, row?.id ?? 0)),
-        ).toEqual([])
+        expect(await stored(row?.id ?? 0)).toEqual([])
       } finally {
         rmSync(folder, { recursive: true, force: true })
       }
     })
 
     it("refuses another practice's file and answers 404 for none", async () => {
-      const response = await t.request(`/api/upload/files/${other.uploadId}`, {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
-      expect(response.status).toBe(404)
-      expect(await t.db.select().from(uploads).where(eq(uploads.id, other.uploadId))).toHaveLength(
-        1,
-      )
-      const none = await t.request('/api/upload/files/2147483647', {
-        method: 'DELETE',
-        token: t.demo.adminToken,
-      })
-      expect(none.status).toBe(404)
+      expect((await del(`/api/upload/files/${other.uploadId}`)).status).toBe(404)
+      expect(await stored(other.uploadId)).toHaveLength(1)
+      expect((await del('/api/upload/files/2147483647')).status).toBe(404)
     })
   })
 
@@ -261,19 +219,26 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
       points = patient?.points ?? 0
     })
 
-    // Redeeming needs the patient's code (the seed's threshold is 0) or, here, an admin's override.
-    const put = (action: 'claimed' | 'redeemed', promo: number, body: object) =>
+    /**
+     * Claims or redeems the promotion `promo` of the path (by default this patient's, for this
+     * patient). Redeeming needs the patient's code (the seed's threshold is 0) or, here, an admin's
+     * override.
+     */
+    const put = (
+      action: 'claimed' | 'redeemed',
+      body: object = { promo: promotionId, patient_id: patientId },
+      promo = promotionId,
+    ) =>
       t.request(`/api/promotions/${action}/${promo}`, {
         method: 'PUT',
         token: action === 'claimed' ? t.demo.staffToken : t.demo.adminToken,
         json: action === 'claimed' ? body : { ...body, override: { reason: 'Desk check' } },
       })
+    const pointsNow = async () =>
+      (await t.db.select().from(patients).where(eq(patients.id, patientId)))[0]?.points
 
     it('refuses to redeem before a claim', async () => {
-      const response = await put('redeemed', promotionId, {
-        promo: promotionId,
-        patient_id: patientId,
-      })
+      const response = await put('redeemed')
       expect(response.status).toBe(409)
       const body = (await response.json()) as { error: { message: string } }
       expect(body.error.message).toBe(PROMOTION_MESSAGES.notClaimed)
@@ -281,7 +246,7 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
 
     it('claims a promotion for a patient (and again, harmlessly)', async () => {
       for (let i = 0; i < 2; i++) {
-        const response = await put('claimed', promotionId, {
+        const response = await put('claimed', {
           promo: String(promotionId),
           patient_id: patientId,
         })
@@ -303,29 +268,17 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
     })
 
     it('redeems it once, adding its points and an activity', async () => {
-      const response = await put('redeemed', promotionId, {
-        promo: promotionId,
-        patient_id: patientId,
-      })
+      const response = await put('redeemed')
       expect(response.status).toBe(200)
       const redemption = v.parse(PatientPromotionSchema, await response.json())
       expect(redemption.status).toBe('redeemed')
       expect(redemption.redeemed_at).not.toBeNull()
-      const [patient] = await t.db.select().from(patients).where(eq(patients.id, patientId))
-      expect(patient?.points).toBe(points + 250)
-      const again = await put('redeemed', promotionId, {
-        promo: promotionId,
-        patient_id: patientId,
-      })
+      expect(await pointsNow()).toBe(points + 250)
+      const again = await put('redeemed')
       expect(again.status).toBe(200)
       expect(v.parse(PatientPromotionSchema, await again.json()).status).toBe('redeemed')
-      const reclaim = await put('claimed', promotionId, {
-        promo: promotionId,
-        patient_id: patientId,
-      })
-      expect(reclaim.status).toBe(409)
-      const [after] = await t.db.select().from(patients).where(eq(patients.id, patientId))
-      expect(after?.points).toBe(points + 250)
+      expect((await put('claimed')).status).toBe(409)
+      expect(await pointsNow()).toBe(points + 250)
       const [row] = await t.db
         .select()
         .from(patientPromotions)
@@ -334,29 +287,20 @@ describe.each(testBackends())('practice data API on $name', (backend) => {
     })
 
     it('answers 400 when the body promo differs from the path, or patient_id is missing', async () => {
-      expect(
-        (await put('claimed', promotionId, { promo: promotionId + 1, patient_id: patientId }))
-          .status,
-      ).toBe(400)
-      expect((await put('claimed', promotionId, { promo: promotionId })).status).toBe(400)
-      expect(
-        (await put('claimed', promotionId, { promo: 'abc', patient_id: patientId })).status,
-      ).toBe(400)
+      for (const body of [
+        { promo: promotionId + 1, patient_id: patientId },
+        { promo: promotionId },
+        { promo: 'abc', patient_id: patientId },
+      ]) {
+        expect((await put('claimed', body)).status, JSON.stringify(body)).toBe(400)
+      }
     })
 
     it("answers 404 for another practice's promotion or patient", async () => {
-      expect(
-        (
-          await put('claimed', other.promotionId, {
-            promo: other.promotionId,
-            patient_id: patientId,
-          })
-        ).status,
-      ).toBe(404)
-      expect(
-        (await put('claimed', promotionId, { promo: promotionId, patient_id: other.patientId }))
-          .status,
-      ).toBe(404)
+      const foreignPromotion = { promo: other.promotionId, patient_id: patientId }
+      expect((await put('claimed', foreignPromotion, other.promotionId)).status).toBe(404)
+      const foreignPatient = { promo: promotionId, patient_id: other.patientId }
+      expect((await put('claimed', foreignPatient)).status).toBe(404)
       const untouched = await t.db
         .select()
         .from(patientPromotions)

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
@@ -19,6 +19,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
+import { rowsOf } from './queries.ts'
 
 const PatientListSchema = v.array(PatientSchema)
 
@@ -228,14 +229,14 @@ describe.each(testBackends())('patients API on $name', (backend) => {
   })
 
   describe('unsubscribe by link (no session)', () => {
+    const unsubscribe = (token: string | number, json: object = { email_subscription: false }) =>
+      t.request(`/api/patients/unsubscribe/${token}`, { method: 'PUT', json })
+
     it('turns off e-mail for that patient only', async () => {
       const before = await t.db.select().from(patients).orderBy(patients.id)
       const target = before.find((p) => p.practice_id === t.demo.practiceId && p.email_subscription)
       if (!target) throw new Error('no subscribed patient')
-      const response = await t.request(`/api/patients/unsubscribe/${target.unsubscribe_id}`, {
-        method: 'PUT',
-        json: { email_subscription: false },
-      })
+      const response = await unsubscribe(target.unsubscribe_id)
       expect(response.status).toBe(200)
       expect(await response.json()).toEqual({ email_subscription: false })
       const after = await t.db.select().from(patients).orderBy(patients.id)
@@ -263,24 +264,15 @@ describe.each(testBackends())('patients API on $name', (backend) => {
     it('answers an unknown link exactly as a real one; 404 only for a token of the wrong shape', async () => {
       // The answer must not tell which links exist.
       const patient = await subscribedPatient()
-      const real = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
-        method: 'PUT',
-        json: { email_subscription: false },
-      })
-      const unknown = await t.request(`/api/patients/unsubscribe/${randomToken()}`, {
-        method: 'PUT',
-        json: { email_subscription: false },
-      })
+      const real = await unsubscribe(patient.unsubscribe_id)
+      const unknown = await unsubscribe(randomToken())
       expect([real.status, unknown.status]).toEqual([200, 200])
       const [stored] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(stored?.email_subscription).toBe(false)
       expect(await unknown.text()).toBe(await real.text())
       expect(unknown.headers.get('Content-Type')).toBe(real.headers.get('Content-Type'))
       // A token no link can have (its shape is public) is refused, and tells nothing.
-      const malformed = await t.request('/api/patients/unsubscribe/not-a-link', {
-        method: 'PUT',
-        json: { email_subscription: false },
-      })
+      const malformed = await unsubscribe('not-a-link')
       expect(malformed.status).toBe(404)
       expect(await malformed.json()).toMatchObject({
         error: {
@@ -293,21 +285,14 @@ describe.each(testBackends())('patients API on $name', (backend) => {
 
     it('answers 400 for anything but email_subscription:false', async () => {
       const patient = await subscribedPatient()
-      const resubscribe = await t.request(`/api/patients/unsubscribe/${patient.unsubscribe_id}`, {
-        method: 'PUT',
-        json: { email_subscription: true },
-      })
+      const resubscribe = await unsubscribe(patient.unsubscribe_id, { email_subscription: true })
       expect(resubscribe.status).toBe(400)
       const [row] = await t.db.select().from(patients).where(eq(patients.id, patient.id))
       expect(row?.email_subscription).toBe(true)
     })
 
     it('never accepts a row number instead of the token', async () => {
-      const response = await t.request(`/api/patients/unsubscribe/${other.patientId}`, {
-        method: 'PUT',
-        json: { email_subscription: false },
-      })
-      expect(response.status).toBe(404)
+      expect((await unsubscribe(other.patientId)).status).toBe(404)
     })
   })
 
@@ -339,24 +324,40 @@ describe.each(testBackends())('patient management on $name', (backend) => {
 
   const add = (json: object, token = t.demo.adminToken) =>
     t.request('/api/patients', { method: 'POST', token, json })
+  /** A patient added as `json` says (201), as answered. */
+  const added = async (json: object) => {
+    const response = await add(json)
+    expect(response.status).toBe(201)
+    return v.parse(PatientSchema, await response.json())
+  }
   const page = async (query: string, token = t.demo.staffToken) => {
     const response = await t.request(`/api/patients?${query}`, { token })
     expect(response.status).toBe(200)
     return v.parse(PatientPageSchema, await response.json())
   }
+  /**
+   * The audit events of `action` on the patient, each with the transaction that wrote it
+   * (PostgreSQL's `xmin`): rows written by one transaction carry the same one.
+   */
+  const eventsOf = async (action: string, patientId: number) =>
+    rowsOf<{ tx: string }>(
+      await t.db.execute(
+        sql`select xmin::text as tx from audit_events where action = ${action} and (details->>'patient_id')::int = ${patientId}`,
+      ),
+    ).map((row) => row.tx)
+  /** The transaction that last wrote the patient's row. */
+  const patientWrittenBy = async (id: number) =>
+    rowsOf<{ tx: string }>(
+      await t.db.execute(sql`select xmin::text as tx from patients where id = ${id}`),
+    )[0]?.tx
 
   it('finds a patient by the starts of words of the name, the e-mail or the phone, in any order', async () => {
-    const created = v.parse(
-      PatientSchema,
-      await (
-        await add({
-          first_name: 'Quinn',
-          last_name: 'Zephyr-Ambrose',
-          email: 'quinn.zephyr@example.com',
-          phone: '(555) 987-6543',
-        })
-      ).json(),
-    )
+    const created = await added({
+      first_name: 'Quinn',
+      last_name: 'Zephyr-Ambrose',
+      email: 'quinn.zephyr@example.com',
+      phone: '(555) 987-6543',
+    })
     expect(created.phone).toBe('+15559876543')
     // The phone is stored in E.164; a search written the usual ways still finds it.
     const ids = async (search: string) =>
@@ -389,18 +390,18 @@ describe.each(testBackends())('patient management on $name', (backend) => {
   })
 
   it('finds a phone stored with its country code by its ten digits, and the other way round', async () => {
-    const withCode = v.parse(
-      PatientSchema,
-      await (
-        await add({ first_name: 'Ines', last_name: 'Okafor', email: 'ines.okafor@example.com' })
-      ).json(),
-    )
+    const withCode = await added({
+      first_name: 'Ines',
+      last_name: 'Okafor',
+      email: 'ines.okafor@example.com',
+    })
     // Phones stored in E.164 and ten digits as stored before it, side by side.
     await t.db.update(patients).set({ phone: '+14085556821' }).where(eq(patients.id, withCode.id))
-    const tenDigits = v.parse(
-      PatientSchema,
-      await (await add({ first_name: 'Ivo', last_name: 'Okafor', phone: '(510) 555-0190' })).json(),
-    )
+    const tenDigits = await added({
+      first_name: 'Ivo',
+      last_name: 'Okafor',
+      phone: '(510) 555-0190',
+    })
     const ids = async (search: string) =>
       (await page(`search=${encodeURIComponent(search)}`)).data.map((p) => p.id)
     for (const search of ['408-555', '(408) 555 68', '+1 408 555 6821', '14085556821', '+1408']) {
@@ -426,17 +427,12 @@ describe.each(testBackends())('patient management on $name', (backend) => {
   })
 
   it('refuses a duplicate e-mail or phone with the existing patient', async () => {
-    const original = v.parse(
-      PatientSchema,
-      await (
-        await add({
-          first_name: 'Dee',
-          last_name: 'Dupe',
-          email: 'dee@example.com',
-          phone: '5551112222',
-        })
-      ).json(),
-    )
+    const original = await added({
+      first_name: 'Dee',
+      last_name: 'Dupe',
+      email: 'dee@example.com',
+      phone: '5551112222',
+    })
     const sameEmail = await add({
       first_name: 'Other',
       last_name: 'Person',
@@ -464,13 +460,11 @@ describe.each(testBackends())('patient management on $name', (backend) => {
   })
 
   it('stores a phone in E.164 and refuses the same number written another way, naming the patient', async () => {
-    const first = await add({
+    const original = await added({
       first_name: 'Marilyn',
       last_name: 'Anderson',
       phone: '(408) 555-4743',
     })
-    expect(first.status).toBe(201)
-    const original = v.parse(PatientSchema, await first.json())
     expect(original.phone).toBe('+14085554743')
     const [stored] = await t.db
       .select({ phone: patients.phone })
@@ -490,10 +484,7 @@ describe.each(testBackends())('patient management on $name', (backend) => {
     }
 
     // An edit stores E.164 too, and may not take another patient's number in another writing.
-    const other = v.parse(
-      PatientSchema,
-      await (await add({ first_name: 'Mara', last_name: 'Other', phone: '408 555 0199' })).json(),
-    )
+    const other = await added({ first_name: 'Mara', last_name: 'Other', phone: '408 555 0199' })
     expect(other.phone).toBe('+14085550199')
     const edit = (json: object) =>
       t.request(`/api/patients/${other.id}`, { method: 'PUT', token: t.demo.adminToken, json })
@@ -517,10 +508,7 @@ describe.each(testBackends())('patient management on $name', (backend) => {
   })
 
   it('archives and restores (manager or admin), and the archive lists archived patients', async () => {
-    const patient = v.parse(
-      PatientSchema,
-      await (await add({ first_name: 'Ari', last_name: 'Archive' })).json(),
-    )
+    const patient = await added({ first_name: 'Ari', last_name: 'Archive' })
     const refused = await t.request(`/api/patients/${patient.id}/archive`, {
       method: 'POST',
       token: t.demo.staffToken,
@@ -552,5 +540,48 @@ describe.each(testBackends())('patient management on $name', (backend) => {
       expect.arrayContaining(['patient.created', 'patient.archived', 'patient.restored']),
     )
     expect(JSON.stringify(mine)).not.toContain('Archive')
+  })
+
+  it('writes each change of a patient and its audit event in one transaction, once; a refused or empty change records nothing', async () => {
+    const patient = await added({ first_name: 'Tess', last_name: 'Together' })
+    const createdBy = await eventsOf('patient.created', patient.id)
+    expect(createdBy).toEqual([await patientWrittenBy(patient.id)])
+
+    const change = async (
+      action: 'patient.archived' | 'patient.restored' | 'patient.updated',
+      request: Promise<Response>,
+    ) => {
+      const response = await request
+      expect(response.status, action).toBe(200)
+      const events = await eventsOf(action, patient.id)
+      // Exactly one event, written by the transaction that changed the patient.
+      expect(events, action).toEqual([await patientWrittenBy(patient.id)])
+      expect(events, action).not.toEqual(createdBy)
+    }
+    const post = (path: string) =>
+      t.request(`/api/patients/${patient.id}/${path}`, { method: 'POST', token: t.demo.adminToken })
+    const put = (json: object) =>
+      t.request(`/api/patients/${patient.id}`, { method: 'PUT', token: t.demo.adminToken, json })
+    await change('patient.archived', post('archive'))
+    await change('patient.restored', post('restore'))
+    await change('patient.updated', put({ converted: true }))
+
+    // Another patient's e-mail is refused: nothing changes, nothing more is recorded.
+    const rival = await added({
+      first_name: 'Rita',
+      last_name: 'Rival',
+      email: `rita-${Date.now()}@example.com`,
+    })
+    const before = await patientWrittenBy(patient.id)
+    expect((await put({ email: rival.email })).status).toBe(409)
+    // An empty change answers the patient and records nothing either.
+    expect((await put({})).status).toBe(200)
+    expect(await patientWrittenBy(patient.id)).toBe(before)
+    expect(await eventsOf('patient.updated', patient.id)).toHaveLength(1)
+
+    // Reading the record is on record once per reading.
+    const read = await t.request(`/api/patients/${patient.id}`, { token: t.demo.staffToken })
+    expect(read.status).toBe(200)
+    expect(await eventsOf('patient.viewed', patient.id)).toHaveLength(1)
   })
 })

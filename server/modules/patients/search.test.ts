@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { patients } from '#server/db/schema.ts'
 import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
-import { SEARCH_SORT_ORDER, searchCondition } from './routes.ts'
+import { SEARCH_SORT_ORDER, searchCondition } from './queries.ts'
 
 /**
  * Search by the starts of words keeps the budget of one trigram index: at 10,000
