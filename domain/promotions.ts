@@ -372,6 +372,38 @@ export const PromotionClaimSchema = v.object({
 })
 export type PromotionClaim = v.InferOutput<typeof PromotionClaimSchema>
 
+/** `GET /promotions/{id}/claims?status=&page=&pageSize=`: one status of claim, or all. */
+export const OfferClaimsQuerySchema = v.object({
+  status: v.optional(v.picklist(CLAIM_STATUSES, 'Choose claimed, redeemed or expired.')),
+  page: v.optional(wholeNumber('page', 100_000), '1'),
+  pageSize: v.optional(wholeNumber('pageSize', 100), '25'),
+})
+export type OfferClaimsQuery = v.InferOutput<typeof OfferClaimsQuerySchema>
+
+/** Who claimed an offer: the patient by name, and where their claim stands. */
+export const OfferClaimSchema = v.object({
+  id: v.number(),
+  patient_id: v.number(),
+  patient_name: v.string(),
+  /** The patient's record was archived after the claim (the claim still counts). */
+  patient_archived: v.boolean(),
+  status: v.picklist(CLAIM_STATUSES),
+  claimed_at: v.nullable(v.string()),
+  redeemed_at: v.nullable(v.string()),
+  /** When an open claim lapses (the offer's end); null when the offer runs without end. */
+  ends_at: v.nullable(v.string()),
+})
+export type OfferClaim = v.InferOutput<typeof OfferClaimSchema>
+
+/** A page of an offer's claims, newest first, and how many there are in all. */
+export const OfferClaimsPageSchema = v.object({
+  data: v.array(OfferClaimSchema),
+  total: v.number(),
+  page: v.number(),
+  pageSize: v.number(),
+})
+export type OfferClaimsPage = v.InferOutput<typeof OfferClaimsPageSchema>
+
 /** A claim's status at `now`: an open claim whose end has passed has expired. */
 export function claimStatus(
   claim: { status: string; ends_at: Date | string | null },

@@ -313,6 +313,10 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     },
   }),
   'GET /api/promotions/:id': (o) => ({ path: `/api/promotions/${o.promotionId}`, expect: 404 }),
+  'GET /api/promotions/:id/claims': (o) => ({
+    path: `/api/promotions/${o.promotionId}/claims`,
+    expect: 404,
+  }),
   'PUT /api/promotions/:id': (o) => ({
     path: `/api/promotions/${o.promotionId}`,
     body: { title: 'Stolen' },

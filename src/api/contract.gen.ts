@@ -67,6 +67,7 @@ import type {
   PracticeSettingsPayloadSchema,
 } from '#domain/practice-settings.ts'
 import type {
+  OfferClaimsPageSchema,
   PromotionChangeSchema,
   PromotionClaimInputSchema,
   PromotionDetailSchema,
@@ -174,6 +175,7 @@ export type ApiContract = {
   'GET /api/products': { answer: v.InferOutput<typeof CatalogueItemSchema>[] }
   'GET /api/promotions': { answer: v.InferOutput<typeof PromotionPageSchema> }
   'GET /api/promotions/:id': { answer: v.InferOutput<typeof PromotionDetailSchema> }
+  'GET /api/promotions/:id/claims': { answer: v.InferOutput<typeof OfferClaimsPageSchema> }
   'GET /api/reports/ledger.csv': { media: 'text/csv' }
   'GET /api/reports/liability': { answer: v.InferOutput<typeof LiabilityReportSchema> }
   'GET /api/reports/liability.csv': { media: 'text/csv' }

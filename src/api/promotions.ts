@@ -1,6 +1,9 @@
 import * as v from 'valibot'
 import { type PatientPromotion, PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
+  type ClaimStatus,
+  type OfferClaimsPage,
+  OfferClaimsPageSchema,
   type PromotionDetail,
   PromotionDetailSchema,
   type PromotionPage,
@@ -39,6 +42,26 @@ export async function getPromotion(id: number): Promise<PromotionDetail> {
     'GET /api/promotions/:id',
     PromotionDetailSchema,
     await http.get(`promotions/${id}`).json(),
+  )
+}
+
+/** How many claims one page of an offer's list holds. */
+export const OFFER_CLAIMS_PAGE_SIZE = 10
+
+/** `GET /promotions/{id}/claims?status=&page=`: who claimed the offer, newest first. */
+export async function listOfferClaims(
+  id: number,
+  query: { status?: ClaimStatus | undefined; page?: number | undefined } = {},
+): Promise<OfferClaimsPage> {
+  const searchParams: Record<string, string | number> = {
+    page: query.page ?? 1,
+    pageSize: OFFER_CLAIMS_PAGE_SIZE,
+  }
+  if (query.status) searchParams.status = query.status
+  return parseAnswer(
+    'GET /api/promotions/:id/claims',
+    OfferClaimsPageSchema,
+    await http.get(`promotions/${id}/claims`, { searchParams }).json(),
   )
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
+  OfferClaimsPageSchema,
   PROMOTION_MESSAGES,
   PromotionDetailSchema,
   PromotionPageSchema,
@@ -16,6 +17,7 @@ import {
   patients,
   procedures,
   promotionSends,
+  promotions,
 } from '#server/db/schema.ts'
 import {
   createMember,
@@ -348,6 +350,48 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     const again = await claim(live.id, patient(21))
     expect(again.status).toBe(409)
     expect(await message(again)).toBe(PROMOTION_MESSAGES.perPatient(1))
+  })
+
+  it('lists who claimed an offer, by status, newest first, to anyone who reads patients', async () => {
+    const live = await liveOffer({ title: 'Who Claimed' })
+    for (const i of [3, 4, 5]) expect((await claim(live.id, patient(i))).status).toBe(200)
+    await send(`/api/promotions/redeemed/${live.id}`, {
+      method: 'PUT',
+      json: { patient_id: patient(4), override: { reason: 'Front desk check' } },
+    })
+    const claims = async (query = '', token = staffToken) => {
+      const response = await send(`/api/promotions/${live.id}/claims${query}`, { token })
+      expect(response.status).toBe(200)
+      return v.parse(OfferClaimsPageSchema, await response.json())
+    }
+    const all = await claims()
+    expect(all.total).toBe(3)
+    expect(all.data.map((c) => [c.patient_name, c.status])).toEqual([
+      ['Offer Claimant 6', 'claimed'],
+      ['Offer Claimant 5', 'redeemed'],
+      ['Offer Claimant 4', 'claimed'],
+    ])
+    expect(all.data[1]?.redeemed_at).not.toBeNull()
+    const redeemed = await claims('?status=redeemed')
+    expect(redeemed.data.map((c) => c.patient_id)).toEqual([patient(4)])
+    // After the offer's end, the open claims read as expired before the nightly job marks them.
+    await setNow(new Date(start.getTime() + 31 * DAY))
+    const expired = await claims('?status=expired&pageSize=1')
+    expect(expired).toMatchObject({ total: 2, page: 1, pageSize: 1 })
+    expect(expired.data.map((c) => c.patient_name)).toEqual(['Offer Claimant 6'])
+    expect((await claims('?status=claimed')).total).toBe(0)
+    const bad = await send(`/api/promotions/${live.id}/claims?status=lost`)
+    expect(bad.status).toBe(400)
+    expect(await message(bad)).toBe('status: Choose claimed, redeemed or expired.')
+    // Another practice's offer is not found, and is not told apart from no offer at all.
+    const [theirs] = await t.db
+      .insert(promotions)
+      .values({ practice_id: other.practiceId, title: 'Theirs' })
+      .returning({ id: promotions.id })
+    const foreign = await send(`/api/promotions/${theirs?.id}/claims`)
+    expect(foreign.status).toBe(404)
+    expect(await message(foreign)).toBe(PROMOTION_MESSAGES.notFound)
+    expect((await t.request(`/api/promotions/${live.id}/claims`)).status).toBe(401)
   })
 
   it('claims a code-only offer only with its code, and nothing outside its dates', async () => {

@@ -10,6 +10,8 @@ import { can } from '#domain/permissions.ts'
 import { PatientPromotionSchema } from '#domain/practice-data.ts'
 import {
   EMPTY_FUNNEL,
+  OfferClaimsPageSchema,
+  OfferClaimsQuerySchema,
   PROMOTION_MESSAGES,
   PromotionChangeSchema,
   PromotionClaimInputSchema,
@@ -28,6 +30,7 @@ import { badRequest } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { createCheckout, PermissionRefusal } from '#server/modules/visits/index.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
+import { listOfferClaims } from './queries.ts'
 import {
   claimPromotion,
   createPromotion,
@@ -225,6 +228,28 @@ export function promotionLifeRoutes(ctx: ServerContext) {
           const { id } = c.req.valid('param')
           const offer = await readPromotion(ctx.db, c.var.user.practice_id, id, ctx.now())
           return c.json(withoutMoney(offer, can(c.var.user.access_rights, 'reports.money')))
+        },
+      )
+      .get(
+        '/:id/claims',
+        operation({
+          summary: 'List who claimed an offer',
+          description:
+            "A page of the offer's claims (one `status`, or all), newest first, each with the patient's name and where the claim stands: `claimed` (open, not yet used), `redeemed`, or `expired` (the offer ended first). The desk's list of whom to call about an offer they have not used.",
+          tag: 'Promotions',
+          query: OfferClaimsQuerySchema,
+          responses: {
+            200: { description: 'The page and the total.', json: OfferClaimsPageSchema },
+            400: 'A query parameter is not valid.',
+            404: 'No promotion has this id.',
+          },
+        }),
+        requirePermission(ctx, 'patients.read'),
+        idParams('id'),
+        async (c) => {
+          const { id } = c.req.valid('param')
+          const query = parseOr400(OfferClaimsQuerySchema, c.req.query())
+          return c.json(await listOfferClaims(ctx.db, c.var.user.practice_id, id, query, ctx.now()))
         },
       )
       .put(
