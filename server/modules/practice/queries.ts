@@ -1,10 +1,10 @@
 import { asc, eq, sql } from 'drizzle-orm'
 import type { Plan, PlansAnswer } from '#domain/plans.ts'
 import type { PracticeSettings } from '#domain/practice-settings.ts'
-import type { Database } from '#server/db/client.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
 import { sealJson } from '#server/db/data-key.ts'
 import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/lib/domain-error.ts'
 
 const couponColumns = {
   id: coupons.id,
@@ -48,7 +48,7 @@ export async function readDetails(db: Database, practiceId: number) {
  * as null, the Nextech settings sealed with `dataKey`), answering the row as saved, or 404.
  */
 export async function saveDetails(
-  db: Database,
+  db: Database | Transaction,
   dataKey: Buffer,
   practiceId: number,
   next: PracticeSettings,
