@@ -1,13 +1,11 @@
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { VerificationError } from '#server/messaging/verification.ts'
-import { ApiError, badRequest } from './errors.ts'
+import { type ApiError, badRequest } from './errors.ts'
+import { tooManyRequests } from './rate-limited.ts'
 
 /** A phone verification's failure as the API answers it: 400, or 429 with when to try again. */
 export function verificationFailure(error: VerificationError): ApiError {
   return error.status === 429
-    ? new ApiError(429, API_ERROR_NAMES.rateLimit, error.message, {
-        retryAfterSeconds: error.retryAfterSeconds ?? 60,
-      })
+    ? tooManyRequests(error.message, error.retryAfterSeconds ?? 60)
     : badRequest(error.message)
 }
 

@@ -1,6 +1,5 @@
 import { Hono } from 'hono'
 import { OkAnswerSchema } from '#domain/api-answers.ts'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   AUTH_MESSAGES,
   type ForgotPasswordAnswer,
@@ -27,7 +26,8 @@ import {
 } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { actorOf } from '#server/http/actor.ts'
-import { ApiError, badRequest } from '#server/http/errors.ts'
+import { badRequest } from '#server/http/errors.ts'
+import { refuseWhenLimited as refuse } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
@@ -121,11 +121,9 @@ export function resetLinkOrigins(config: {
   return origins
 }
 
+/** Refuses (429, "Too many attempts") what an auth limit did not allow. */
 export function refuseWhenLimited(decision: RateLimitDecision): void {
-  if (decision.allowed) return
-  throw new ApiError(429, API_ERROR_NAMES.rateLimit, AUTH_MESSAGES.tooManyAttempts, {
-    retryAfterSeconds: decision.retryAfterSeconds,
-  })
+  refuse(decision, AUTH_MESSAGES.tooManyAttempts)
 }
 
 /**

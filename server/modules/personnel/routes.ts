@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { RegisteredUserAnswerSchema } from '#domain/api-answers.ts'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
+import { AUTH_MESSAGES } from '#domain/auth.ts'
 import {
   InvitePersonnelInputSchema,
   PersonnelInvitationSchema,
@@ -11,13 +11,12 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { actorOf } from '#server/http/actor.ts'
-import { ApiError } from '#server/http/errors.ts'
+import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation, TOO_MANY, tokenParam } from '#server/openapi/operation.ts'
 import {
   createMemoryRateLimitStore,
   createRateLimiter,
-  type RateLimitDecision,
   type RateLimitStore,
 } from '#server/security/rate-limit.ts'
 import { invitationService } from './invitation-service.ts'
@@ -31,14 +30,6 @@ export const INVITATION_RESEND_LIMIT = { max: 3, windowMs: 60 * 60 * 1000 } as c
 /** The 429 of a resend beyond {@link INVITATION_RESEND_LIMIT}. */
 export const PERSONNEL_RESEND_TOO_SOON =
   'This invitation was sent several times in the last hour. Please try again later.'
-
-/** Refuses (429, with when to try again) what a rate limit did not allow. */
-function refuseWhenLimited(decision: RateLimitDecision, message: string): void {
-  if (decision.allowed) return
-  throw new ApiError(429, API_ERROR_NAMES.rateLimit, message, {
-    retryAfterSeconds: decision.retryAfterSeconds,
-  })
-}
 
 /**
  * The Personnel area's calls, mounted at `/api/personnel`:
@@ -207,7 +198,7 @@ export function personnelRegisterRoutes(
           PERSONNEL_REGISTER_LIMIT,
           ctx.now().getTime(),
         ),
-        'Too many attempts. Please wait a few minutes and try again.',
+        AUTH_MESSAGES.tooManyAttempts,
       )
       return c.json({ user: await invitations.register(c.req.valid('json'), ip) })
     },

@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
   PracticeAnswerSchema,
@@ -11,7 +10,8 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { actorOf } from '#server/http/actor.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/http/errors.ts'
+import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
@@ -164,11 +164,7 @@ export function practiceRoutes(ctx: ServerContext) {
           couponLimit,
           ctx.now().getTime(),
         )
-        if (!decision.allowed) {
-          throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
-            retryAfterSeconds: decision.retryAfterSeconds,
-          })
-        }
+        refuseWhenLimited(decision, COUPON_LOOKUP_TOO_MANY)
         const code = c.req.param('code')
         const row = COUPON_CODE.test(code) ? await couponByCode(ctx.db, code) : undefined
         if (!row) throw notFound('Invalid promo code')

@@ -1,5 +1,4 @@
 import { type Context, Hono } from 'hono'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { isNanpNumber } from '#domain/fields.ts'
 import {
@@ -17,8 +16,9 @@ import {
 } from '#domain/sign-up/api.ts'
 import { sessionAnswer } from '#server/auth/session-answer.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError, badRequest } from '#server/http/errors.ts'
+import { badRequest } from '#server/http/errors.ts'
 import { answeringPayment } from '#server/http/payment.ts'
+import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { verifying } from '#server/http/verification.ts'
 import { issueCode, phoneDigits, verifyCode } from '#server/messaging/verification.ts'
@@ -57,10 +57,6 @@ export const GET_CODE_MESSAGES = {
 /** Shown with every 429 of the per-IP limits. */
 export const TOO_MANY_REQUESTS_MESSAGE =
   'Too many attempts. Please wait a few minutes and try again.'
-
-function tooMany(retryAfterSeconds: number, message = TOO_MANY_REQUESTS_MESSAGE): ApiError {
-  return new ApiError(429, API_ERROR_NAMES.rateLimit, message, { retryAfterSeconds })
-}
 
 /** Options of {@link signUpRoutes}. */
 export type SignUpRouteOptions = {
@@ -106,7 +102,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
   const limit = async (c: Context, name: keyof typeof SIGN_UP_LIMITS) => {
     const key = `sign-up:${name}:ip:${ctx.clientIp(c)}`
     const decision = await limiter.consume(key, limits[name], ctx.now().getTime())
-    if (!decision.allowed) throw tooMany(decision.retryAfterSeconds)
+    refuseWhenLimited(decision, TOO_MANY_REQUESTS_MESSAGE)
   }
   const captcha =
     options.captcha === undefined
@@ -176,7 +172,7 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
         }
         const at = ctx.now().getTime()
         const budget = await limiter.check('sms:practice-less', smsBudget, at)
-        if (!budget.allowed) throw tooMany(budget.retryAfterSeconds, GET_CODE_MESSAGES.budgetSpent)
+        refuseWhenLimited(budget, GET_CODE_MESSAGES.budgetSpent)
         const answer = await verifying(() =>
           issueCode(
             { db: ctx.db, outbound: ctx.outbound, now: ctx.now },
