@@ -8,7 +8,7 @@ import type { OutboxMessage } from '#domain/practice-data.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { HIDDEN_CODE } from '#server/messaging/sms.ts'
 import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
-import { fileUrl } from '#server/modules/practice/upload-routes.ts'
+import { fileUrl } from '#server/modules/practice/upload-service.ts'
 import { pgliteDump, readDbTemplates } from '#server/testing/db-templates.ts'
 import {
   decodeHeader,

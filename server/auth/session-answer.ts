@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { toRole } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
-import type { Session } from '#domain/session.ts'
+import type { Session, SessionUser } from '#domain/session.ts'
 import { signSession } from '#server/auth/jwt.ts'
 import type { ServerContext } from '#server/context.ts'
 import { practices, users } from '#server/db/schema.ts'
@@ -19,6 +19,36 @@ export const SESSION_USER_COLUMNS = {
   position: users.position,
   access_rights: users.access_rights,
   practice_id: users.practice_id,
+}
+
+/** A user read with {@link SESSION_USER_COLUMNS}. */
+export type SessionUserRow = {
+  id: number
+  email: string
+  username: string | null
+  title: string | null
+  first_name: string
+  last_name: string
+  image_path: string | null
+  position: string | null
+  access_rights: string
+  practice_id: number
+}
+
+/** A user as the API answers it (domain/session.ts), never with the password hash. */
+export function toSessionUser(row: SessionUserRow): SessionUser {
+  return {
+    id: row.id,
+    email: row.email,
+    ...(row.username ? { username: row.username } : {}),
+    title: row.title,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    image_path: row.image_path,
+    position: row.position,
+    access_rights: toRole(row.access_rights),
+    practice_id: row.practice_id,
+  }
 }
 
 const sessionColumns = {
@@ -56,18 +86,7 @@ export async function sessionAnswer(
   )
   return {
     jwt,
-    user: {
-      id: row.id,
-      email: row.email,
-      ...(row.username ? { username: row.username } : {}),
-      title: row.title,
-      first_name: row.first_name,
-      last_name: row.last_name,
-      image_path: row.image_path,
-      position: row.position,
-      access_rights: toRole(row.access_rights),
-      practice_id: row.practice_id,
-    },
+    user: toSessionUser(row),
     practice: {
       id: row.practice_id,
       practice_name: row.practice_name,

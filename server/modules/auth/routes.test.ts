@@ -11,12 +11,8 @@ import { randomToken } from '#server/lib/random.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/security/captcha.ts'
 import { hashPassword } from '#server/security/passwords.ts'
 import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
-import {
-  AUTH_LIMITS,
-  hashResetCode,
-  LOG_FOREIGN_RESET_PAGE_EVERY_MS,
-  RESET_CODE_TTL_MS,
-} from './routes.ts'
+import { AUTH_LIMITS, LOG_FOREIGN_RESET_PAGE_EVERY_MS } from './routes.ts'
+import { hashResetCode, RESET_CODE_TTL_MS } from './service.ts'
 
 const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 

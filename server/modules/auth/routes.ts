@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto'
-import { and, eq, gt, isNull } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { OkAnswerSchema } from '#domain/api-answers.ts'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import {
   AUTH_MESSAGES,
   type ForgotPasswordAnswer,
@@ -28,21 +25,22 @@ import {
   type SignInLimits,
 } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import type { Transaction } from '#server/db/client.ts'
-import { resetCodes, users } from '#server/db/schema.ts'
-import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
+import { actorOf } from '#server/http/actor.ts'
+import { badRequest } from '#server/http/errors.ts'
+import { refuseWhenLimited as refuse } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
-import { maskEmail } from '#server/lib/log.ts'
-import { randomToken } from '#server/lib/random.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
-import { hashPassword, verifyPassword } from '#server/security/passwords.ts'
 import {
   createRateLimiter,
   type RateLimitDecision,
   type RateLimitRule,
   type RateLimitStore,
 } from '#server/security/rate-limit.ts'
+import { practiceHasAdmin } from './queries.ts'
+import { authService } from './service.ts'
+
+export { dummyPasswordHash } from './service.ts'
 
 const MINUTE = 60 * 1000
 
@@ -76,9 +74,6 @@ export const AUTH_LIMITS = {
   resetPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
 } satisfies Record<string, RateLimitRule> & SignInLimits
 
-/** The account's owner is e-mailed (once per window) when its failures reach this count. */
-export const OWNER_ALERT_AFTER_FAILURES = 10
-
 export { MAX_SIGN_IN_DELAY_SECONDS }
 
 /** The wait asked of a suspect address after `failures` failures of an account (doubling). */
@@ -88,9 +83,6 @@ export function signInDelaySeconds(failures: number): number {
 
 /** Reset-code status questions per client address. */
 const RESET_STATUS_PER_IP = { max: 60, windowMs: 15 * MINUTE }
-
-/** A reset link works for one hour. */
-export const RESET_CODE_TTL_MS = 60 * MINUTE
 
 /** What the auth routes take besides the app's context; tests swap them. */
 export type AuthRouteOptions = {
@@ -129,37 +121,9 @@ export function resetLinkOrigins(config: {
   return origins
 }
 
-/** The SHA-256 of a reset code, hex: only this is stored, so a database leak reveals no live link. */
-export function hashResetCode(code: string): string {
-  return createHash('sha256').update(code, 'utf8').digest('hex')
-}
-
-// A real argon2id hash of a random password, verified when the e-mail is unknown so that the
-// answer takes as long as for a known e-mail with a wrong password. Made once, on first use.
-let dummyHash: Promise<string> | undefined
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(randomToken())
-  return dummyHash
-}
-
-/** The e-mail of a reset link (forgot-password, and the alert after repeated failures). */
-function resetMail(firstName: string, link: string, reason: 'asked' | 'failures') {
-  const opening =
-    reason === 'asked'
-      ? 'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:'
-      : 'Someone tried to sign in to your Glow Rewards account with a wrong password several times. If it was not you, your password is still safe; to choose a new one anyway, open this link within one hour:'
-  const closing =
-    reason === 'asked'
-      ? 'If it was not you, ignore this e-mail: your password stays as it is.'
-      : 'If it was you, you can ignore this e-mail; you can always sign in from your usual device with your password.'
-  return [`Hello ${firstName},`, '', opening, '', link, '', closing].join('\n')
-}
-
+/** Refuses (429, "Too many attempts") what an auth limit did not allow. */
 export function refuseWhenLimited(decision: RateLimitDecision): void {
-  if (decision.allowed) return
-  throw new ApiError(429, API_ERROR_NAMES.rateLimit, AUTH_MESSAGES.tooManyAttempts, {
-    retryAfterSeconds: decision.retryAfterSeconds,
-  })
+  refuse(decision, AUTH_MESSAGES.tooManyAttempts)
 }
 
 /**
@@ -177,60 +141,12 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
   const limiter = createRateLimiter(store)
   const limits = { ...AUTH_LIMITS, ...options.limits }
   const throttle = createSignInThrottle(store, limits)
-  const hashing = ctx.hashing
+  const auth = authService(ctx, throttle, limits.signInFailuresPerAccount.windowMs)
   const clientIp = ctx.clientIp
   const nowMs = () => ctx.now().getTime()
   const allowedOrigins = resetLinkOrigins(ctx.config)
   /** Until when a reset page on another site is refused without a log line (see below). */
   let foreignPageLoggedUntil = 0
-
-  /** A fresh single-use reset code for `user`, stored as its hash in `tx`; answers the link. */
-  async function newResetLink(
-    tx: Transaction,
-    user: { id: number; practice_id: number },
-    resetPage: URL,
-  ): Promise<string> {
-    const code = randomToken(32)
-    await tx.insert(resetCodes).values({
-      practice_id: user.practice_id,
-      code_hash: hashResetCode(code),
-      user_id: user.id,
-      expires_at: new Date(nowMs() + RESET_CODE_TTL_MS),
-    })
-    const page = new URL(resetPage)
-    page.search = ''
-    page.hash = ''
-    page.searchParams.set('code', code)
-    return page.toString()
-  }
-
-  /**
-   * Counts a failed sign-in against the account, the address, their pair and the server, and
-   * e-mails the owner a reset link the moment the account's failures reach
-   * {@link OWNER_ALERT_AFTER_FAILURES}.
-   */
-  async function countFailure(
-    identifier: string,
-    ip: string,
-    user: { id: number; first_name: string; practice_id: number } | undefined,
-  ) {
-    const failures = await throttle.failed(identifier, ip, nowMs())
-    if (!user || failures !== OWNER_ALERT_AFTER_FAILURES) return
-    await ctx.db.transaction(async (tx) => {
-      const link = await newResetLink(tx, user, new URL('/reset', ctx.config.publicUrl))
-      await ctx.outbound.enqueue(tx, {
-        channel: 'email',
-        to: identifier,
-        subject: 'Failed sign-ins to your Glow Rewards account',
-        text: resetMail(user.first_name, link, 'failures'),
-        link,
-      })
-    })
-    ctx.outbound.kick()
-    ctx.log.warn(
-      `${failures} failed sign-ins to user ${user.id} within ${limits.signInFailuresPerAccount.windowMs / MINUTE} minutes: the owner was e-mailed a reset link`,
-    )
-  }
 
   /** The answer of a successful sign-in or reset: the token and who is signed in, never the hash. */
   const sessionFor = (userId: number, remember: boolean) => sessionAnswer(ctx, userId, remember)
@@ -267,48 +183,9 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         }
         const priority = admission.priority
         // Turned away before any database work when the hashing is full.
-        hashing.admit(priority)
-
-        const [user] = await ctx.db
-          .select({
-            id: users.id,
-            password_hash: users.password_hash,
-            first_name: users.first_name,
-            practice_id: users.practice_id,
-            deactivated_at: users.deactivated_at,
-          })
-          .from(users)
-          .where(eq(users.email, identifier))
-          .limit(1)
-        // Verify against a dummy hash for unknown e-mails: the same work, the same answer.
-        const passwordHash = user?.password_hash ?? (await dummyPasswordHash())
-        const matches = await hashing.run(() => verifyPassword(passwordHash, password), priority)
-        if (!user || !matches) {
-          await countFailure(identifier, ip, user)
-          await ctx.audit.record({
-            action: 'signin.failure',
-            userId: user?.id ?? null,
-            ip,
-            // A known account is named by its id; an unknown address only in masked form.
-            details: user
-              ? { reason: 'wrong_password' }
-              : { reason: 'unknown_email', email: maskEmail(identifier) },
-          })
-          throw badRequest(AUTH_MESSAGES.invalidCredentials)
-        }
-        // Only the right password learns that the account is deactivated.
-        if (user.deactivated_at) throw forbidden(SELF_SERVICE_MESSAGES.deactivated)
-        await ctx.db.update(users).set({ last_sign_in_at: ctx.now() }).where(eq(users.id, user.id))
-        await throttle.succeeded(identifier, ip, nowMs())
-        const session = await sessionFor(user.id, remember)
-        await ctx.audit.record({
-          action: 'signin.success',
-          userId: user.id,
-          practiceId: session.practice.id,
-          ip,
-          details: { remember },
-        })
-        return c.json(session)
+        ctx.hashing.admit(priority)
+        const userId = await auth.signIn({ identifier, password, remember, ip, priority })
+        return c.json(await sessionFor(userId, remember))
       },
     )
     .post(
@@ -354,34 +231,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         // Everything that depends on whether the address has an account happens after the answer:
         // the answer takes as long for a known address as for an unknown one, and never waits for
         // a mail server. The code and its e-mail are written in one transaction, then sent.
-        ctx.outbound.later(async () => {
-          const [user] = await ctx.db
-            .select({ id: users.id, first_name: users.first_name, practice_id: users.practice_id })
-            .from(users)
-            .where(eq(users.email, email))
-            .limit(1)
-          if (user) {
-            await ctx.db.transaction(async (tx) => {
-              const link = await newResetLink(tx, user, resetPage)
-              await ctx.outbound.enqueue(tx, {
-                channel: 'email',
-                to: email,
-                subject: 'Reset your Glow Rewards password',
-                text: resetMail(user.first_name, link, 'asked'),
-                link,
-              })
-            })
-          }
-          await ctx.audit.record({
-            action: 'password_reset.requested',
-            userId: user?.id ?? null,
-            practiceId: user?.practice_id ?? null,
-            ip,
-            details: user
-              ? { link_origin: resetPage.origin }
-              : { email: maskEmail(email), known: false },
-          })
-        })
+        ctx.outbound.later(() => auth.sendResetLink(email, resetPage, ip))
         // The same answer whether or not the address has an account (no enumeration).
         return c.json({ ok: true } satisfies ForgotPasswordAnswer)
       },
@@ -408,23 +258,8 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         refuseWhenLimited(
           await limiter.consume(`reset-status:ip:${clientIp(c)}`, RESET_STATUS_PER_IP, nowMs()),
         )
-        const now = ctx.now()
-        const [row] =
-          code === ''
-            ? []
-            : await ctx.db
-                .select({ user_id: resetCodes.user_id })
-                .from(resetCodes)
-                .where(
-                  and(
-                    eq(resetCodes.code_hash, hashResetCode(code)),
-                    isNull(resetCodes.used_at),
-                    gt(resetCodes.expires_at, now),
-                  ),
-                )
-                .limit(1)
         // Valid or not, nothing else: whose link it is or why it died stays on the server.
-        return c.json({ valid: row !== undefined } satisfies ResetCodeStatusAnswer)
+        return c.json({ valid: await auth.resetCodeIsLive(code) } satisfies ResetCodeStatusAnswer)
       },
     )
     .post(
@@ -448,48 +283,10 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
         refuseWhenLimited(
           await limiter.consume(`reset:ip:${clientIp(c)}`, limits.resetPasswordPerIp, nowMs()),
         )
-        // Hash first: the slow part stays outside the transaction.
-        const passwordHash = await hashing.run(() => hashPassword(password))
-        const now = ctx.now()
-        const userId = await ctx.db.transaction(async (tx) => {
-          // Claiming the code and checking it in one statement makes it single-use under races.
-          const [claimed] = await tx
-            .update(resetCodes)
-            .set({ used_at: now })
-            .where(
-              and(
-                eq(resetCodes.code_hash, hashResetCode(code)),
-                isNull(resetCodes.used_at),
-                gt(resetCodes.expires_at, now),
-              ),
-            )
-            .returning({ user_id: resetCodes.user_id })
-          if (!claimed) return null
-          // Every earlier session of this user ends; so do the user's other open reset links.
-          await tx
-            .update(users)
-            .set({ password_hash: passwordHash, tokens_valid_after: now })
-            .where(eq(users.id, claimed.user_id))
-          await tx
-            .update(resetCodes)
-            .set({ used_at: now })
-            .where(and(eq(resetCodes.user_id, claimed.user_id), isNull(resetCodes.used_at)))
-          return claimed.user_id
-        })
-        if (userId === null) throw badRequest(AUTH_MESSAGES.resetLinkOutdated)
-        const [user] = await ctx.db
-          .select({ email: users.email, practice_id: users.practice_id })
-          .from(users)
-          .where(eq(users.id, userId))
+        const user = await auth.resetPassword(code, password, clientIp(c))
         // A new password lifts a lock that failed guesses put on the account.
-        if (user) await limiter.reset(`signin:account:${user.email}`)
-        await ctx.audit.record({
-          action: 'password_reset.used',
-          userId,
-          practiceId: user?.practice_id ?? null,
-          ip: clientIp(c),
-        })
-        return c.json(await sessionFor(userId, false))
+        if (user.email) await limiter.reset(`signin:account:${user.email}`)
+        return c.json(await sessionFor(user.id, false))
       },
     )
     .post(
@@ -511,20 +308,11 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       jsonBody(ChangePasswordPayloadSchema),
       async (c) => {
         const { current_password, password, remember = false } = c.req.valid('json')
-        const { id, practice_id } = c.var.user
+        const { id } = c.var.user
         // Guessing the current password from a stolen session is as limited as a sign-in.
         const key = `change-password:user:${id}`
         refuseWhenLimited(await limiter.check(key, limits.signInFailuresPerAccount, nowMs()))
-        hashing.admit('trusted')
-        const [row] = await ctx.db
-          .select({ password_hash: users.password_hash })
-          .from(users)
-          .where(eq(users.id, id))
-          .limit(1)
-        const matches =
-          row !== undefined &&
-          (await hashing.run(() => verifyPassword(row.password_hash, current_password), 'trusted'))
-        if (!matches) {
+        if (!(await auth.currentPasswordMatches(id, current_password))) {
           await limiter.fail(key, limits.signInFailuresPerAccount, nowMs())
           throw badRequest(SELF_SERVICE_MESSAGES.currentPasswordWrong, {
             issues: [
@@ -533,18 +321,8 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           })
         }
         await limiter.reset(key)
-        const passwordHash = await hashing.run(() => hashPassword(password))
         // Every other session ends; this one continues with the fresh token answered below.
-        await ctx.db
-          .update(users)
-          .set({ password_hash: passwordHash, tokens_valid_after: ctx.now() })
-          .where(eq(users.id, id))
-        await ctx.audit.record({
-          action: 'password.changed',
-          userId: id,
-          practiceId: practice_id,
-          ip: clientIp(c),
-        })
+        await auth.changePassword(actorOf(ctx, c), password)
         return c.json(await sessionFor(id, remember))
       },
     )
@@ -559,16 +337,8 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       requireAuth(ctx),
       anyStaffMember(),
       async (c) => {
-        const { id, practice_id } = c.var.user
-        // Every token of this user made before now stops working (all devices): the server-side half
-        // of signing out, since a JWT cannot be recalled otherwise.
-        await ctx.db.update(users).set({ tokens_valid_after: ctx.now() }).where(eq(users.id, id))
-        await ctx.audit.record({
-          action: 'session.logout',
-          userId: id,
-          practiceId: practice_id,
-          ip: clientIp(c),
-        })
+        // Every token of this user made before now stops working (all devices).
+        await auth.signOut(actorOf(ctx, c))
         return c.json({ ok: true as const })
       },
     )
@@ -586,12 +356,8 @@ export function usersPermissionsRoutes(ctx: ServerContext) {
     }),
     anyStaffMember(),
     async (c) => {
-      const [admin] = await ctx.db
-        .select({ id: users.id })
-        .from(users)
-        .where(and(eq(users.practice_id, c.var.user.practice_id), eq(users.access_rights, 'Admin')))
-        .limit(1)
-      return c.json({ hasAdmin: admin !== undefined } satisfies InitPermissionsAnswer)
+      const hasAdmin = await practiceHasAdmin(ctx.db, c.var.user.practice_id)
+      return c.json({ hasAdmin } satisfies InitPermissionsAnswer)
     },
   )
 }

@@ -1,5 +1,4 @@
 import { Hono } from 'hono'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { StaffMemberSchema } from '#domain/practice-data.ts'
 import {
   PhoneChangePayloadSchema,
@@ -15,35 +14,12 @@ import {
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError, badRequest } from '#server/http/errors.ts'
+import { actorOf } from '#server/http/actor.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
-import {
-  issueCode,
-  phoneDigits,
-  VerificationError,
-  verifyCode,
-} from '#server/messaging/verification.ts'
+import { verifying } from '#server/http/verification.ts'
+import { issueCode, verifyCode } from '#server/messaging/verification.ts'
 import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
 import { staffService } from './service.ts'
-
-/** A verification failure as the API answers it: 400, or 429 with when to try again. */
-function verificationFailure(error: VerificationError): ApiError {
-  return error.status === 429
-    ? new ApiError(429, API_ERROR_NAMES.rateLimit, error.message, {
-        retryAfterSeconds: error.retryAfterSeconds ?? 60,
-      })
-    : badRequest(error.message)
-}
-
-/** Runs a verification step, answering its failure as the API does. */
-async function verifying<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step()
-  } catch (error) {
-    if (error instanceof VerificationError) throw verificationFailure(error)
-    throw error
-  }
-}
 
 /**
  * `GET /users` (the user's practice's staff, by name) and `GET /users/{id}` (spec section 7);
@@ -169,19 +145,10 @@ export function userRoutes(ctx: ServerContext) {
         idParams('id'),
         jsonBody(PhoneChangePayloadSchema),
         async (c) => {
-          const user = c.var.user
-          const member = await ownProfile(user, c.req.valid('param').id)
-          const input = c.req.valid('json')
-          const phone = phoneDigits(input.cell_phone)
-          const updated = await staff.changePhone(member.id, input, phone)
-          await ctx.audit.record({
-            action: 'user.phone_changed',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { member: member.id },
-          })
-          return c.json(updated)
+          const actor = actorOf(ctx, c)
+          return c.json(
+            await staff.changePhone(actor, c.req.valid('param').id, c.req.valid('json')),
+          )
         },
       )
       .put(
@@ -200,20 +167,9 @@ export function userRoutes(ctx: ServerContext) {
         idParams('id'),
         jsonBody(ProfileUpdatePayloadSchema),
         async (c) => {
+          const actor = actorOf(ctx, c)
           const { id } = c.req.valid('param')
-          const input = c.req.valid('json')
-          const user = c.var.user
-          const { row: updated, changed } = await staff.updateProfile(user, id, input)
-          if (changed.length === 0) return c.json(updated)
-          // The fields' names only, never their values.
-          await ctx.audit.record({
-            action: 'user.profile_updated',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { fields: changed.join(',') },
-          })
-          return c.json(updated)
+          return c.json(await staff.updateProfile(actor, id, c.req.valid('json')))
         },
       )
       .put(
@@ -233,20 +189,9 @@ export function userRoutes(ctx: ServerContext) {
         idParams('id'),
         jsonBody(RoleChangePayloadSchema),
         async (c) => {
+          const actor = actorOf(ctx, c)
           const { id } = c.req.valid('param')
-          const { access_rights } = c.req.valid('json')
-          const user = c.var.user
-          const { row, from } = await staff.changeRole(user, id, access_rights)
-          if (from !== access_rights) {
-            await ctx.audit.record({
-              action: 'user.role_changed',
-              userId: user.id,
-              practiceId: user.practice_id,
-              ip: ctx.clientIp(c),
-              details: { member: id, from, to: access_rights },
-            })
-          }
-          return c.json(row)
+          return c.json(await staff.changeRole(actor, id, c.req.valid('json').access_rights))
         },
       )
       .post(
@@ -265,19 +210,8 @@ export function userRoutes(ctx: ServerContext) {
         manage,
         idParams('id'),
         async (c) => {
-          const { id } = c.req.valid('param')
-          const user = c.var.user
-          const { row, changed } = await staff.deactivate(user, id)
-          if (changed) {
-            await ctx.audit.record({
-              action: 'user.deactivated',
-              userId: user.id,
-              practiceId: user.practice_id,
-              ip: ctx.clientIp(c),
-              details: { member: id },
-            })
-          }
-          return c.json(row)
+          const actor = actorOf(ctx, c)
+          return c.json(await staff.deactivate(actor, c.req.valid('param').id))
         },
       )
       .post(
@@ -295,19 +229,8 @@ export function userRoutes(ctx: ServerContext) {
         manage,
         idParams('id'),
         async (c) => {
-          const { id } = c.req.valid('param')
-          const user = c.var.user
-          const { row, changed } = await staff.reactivate(user, id)
-          if (changed) {
-            await ctx.audit.record({
-              action: 'user.reactivated',
-              userId: user.id,
-              practiceId: user.practice_id,
-              ip: ctx.clientIp(c),
-              details: { member: id },
-            })
-          }
-          return c.json(row)
+          const actor = actorOf(ctx, c)
+          return c.json(await staff.reactivate(actor, c.req.valid('param').id))
         },
       )
   )

@@ -1,2 +1,3 @@
 export { practiceApi } from './api.ts'
-export { UPLOAD_PATH } from './upload-routes.ts'
+export { activePlans, couponByCode } from './queries.ts'
+export { UPLOAD_PATH } from './upload-service.ts'

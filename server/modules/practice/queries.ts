@@ -1,10 +1,10 @@
 import { asc, eq, sql } from 'drizzle-orm'
-import type { PlansAnswer } from '#domain/plans.ts'
+import type { Plan, PlansAnswer } from '#domain/plans.ts'
 import type { PracticeSettings } from '#domain/practice-settings.ts'
-import type { Database } from '#server/db/client.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
 import { sealJson } from '#server/db/data-key.ts'
 import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
-import { notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/lib/domain-error.ts'
 
 const couponColumns = {
   id: coupons.id,
@@ -48,7 +48,7 @@ export async function readDetails(db: Database, practiceId: number) {
  * as null, the Nextech settings sealed with `dataKey`), answering the row as saved, or 404.
  */
 export async function saveDetails(
-  db: Database,
+  db: Database | Transaction,
   dataKey: Buffer,
   practiceId: number,
   next: PracticeSettings,
@@ -80,25 +80,29 @@ export async function saveDetails(
   return saved
 }
 
-/** The active plans and the coupons marked public, in Stripe list shape. */
-export async function readPlansAnswer(db: Database): Promise<PlansAnswer> {
-  const [planRows, couponRows] = await Promise.all([
-    db
+/** Plan rows in the domain's terms: a yearly or a monthly interval. */
+function asPlans(rows: (Omit<Plan, 'interval'> & { interval: string })[]): Plan[] {
+  return rows.map((plan) => ({ ...plan, interval: plan.interval === 'year' ? 'year' : 'month' }))
+}
+
+/** The plans one can subscribe to, in the order the wizard lists them. */
+export async function activePlans(db: Database): Promise<Plan[]> {
+  return asPlans(
+    await db
       .select(planColumns)
       .from(plans)
       .where(eq(plans.active, true))
       .orderBy(asc(plans.sort_order), asc(plans.id)),
+  )
+}
+
+/** The active plans and the coupons marked public, in Stripe list shape. */
+export async function readPlansAnswer(db: Database): Promise<PlansAnswer> {
+  const [data, couponRows] = await Promise.all([
+    activePlans(db),
     db.select(couponColumns).from(coupons).where(eq(coupons.public, true)).orderBy(asc(coupons.id)),
   ])
-  return {
-    plans: {
-      data: planRows.map((plan) => ({
-        ...plan,
-        interval: plan.interval === 'year' ? 'year' : 'month',
-      })),
-    },
-    coupons: { data: couponRows },
-  }
+  return { plans: { data }, coupons: { data: couponRows } }
 }
 
 /** The coupon, public or private, whose code is `code` in any case. */
@@ -149,6 +153,6 @@ export async function markSubscriptionCancelled(db: Database, practiceId: number
 }
 
 /** Every plan, active or not: a practice keeps the plans it chose. */
-export function readAllPlans(db: Database) {
-  return db.select(planColumns).from(plans)
+export async function readAllPlans(db: Database): Promise<Plan[]> {
+  return asPlans(await db.select(planColumns).from(plans))
 }

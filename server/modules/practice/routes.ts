@@ -1,30 +1,23 @@
 import { Hono } from 'hono'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { CouponSchema, PlansAnswerSchema } from '#domain/plans.ts'
 import {
-  type PracticeAnswer,
   PracticeAnswerSchema,
   PracticeSettingsPayloadSchema,
   PracticeSettingsSchema,
   withStoredCredentials,
 } from '#domain/practice-settings.ts'
-import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { openJson } from '#server/db/data-key.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
+import { actorOf } from '#server/http/actor.ts'
+import { notFound } from '#server/http/errors.ts'
+import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
-import {
-  couponByCode,
-  type DetailRow,
-  readDetails,
-  readPlansAnswer,
-  saveDetails,
-} from './queries.ts'
+import { couponByCode, readPlansAnswer } from './queries.ts'
+import { practiceDetailsService } from './service.ts'
 
 const COUPON_CODE = /^[\w-]{1,64}$/
 
@@ -38,78 +31,6 @@ export const COUPON_LOOKUP_TOO_MANY =
 /** How long `GET /practice/plans` answers from memory before reading the tables again. */
 export const PLANS_MAX_AGE_MS = 30_000
 
-/** The stored Nextech settings, opened; null without any. */
-function storedNextech(row: DetailRow, dataKey: Buffer): NextechSettings | null {
-  return row.nextech ? openJson<NextechSettings>(row.nextech, dataKey) : null
-}
-
-/** The practice as `GET /practice` answers it: the Nextech username and password only as set or not. */
-function toAnswer(row: DetailRow, nextech: NextechSettings | null): PracticeAnswer {
-  return {
-    id: row.id,
-    practice_name: row.practice_name,
-    office_name: row.office_name ?? '',
-    url: row.url ?? '',
-    practice_phone: row.practice_phone ?? '',
-    practice_email: row.practice_email ?? '',
-    practice_address: row.practice_address ?? '',
-    practice_address_2: row.practice_address_2 ?? '',
-    city: row.city ?? '',
-    practice_zip: row.practice_zip ?? '',
-    state: row.state ?? '',
-    country: row.country === 'CA' ? 'CA' : 'US',
-    e_record: row.e_record === 'nextech' ? 'nextech' : 'no_integration',
-    nextech:
-      row.e_record === 'nextech' && nextech
-        ? {
-            client_id: nextech.client_id,
-            nx_practice_id: nextech.nx_practice_id,
-            username_set: nextech.username !== '',
-            password_set: nextech.password !== '',
-          }
-        : null,
-    footer_links: {
-      about: row.footer_about_url ?? '',
-      privacy: row.footer_privacy_url ?? '',
-      support: row.footer_support ?? '',
-    },
-    image_path: row.image_path,
-  }
-}
-
-/** The audit's name of each field a save can change (never a value). */
-function changedFields(
-  before: PracticeAnswer,
-  after: PracticeAnswer,
-  credentialsChanged: boolean,
-): string[] {
-  const plain = [
-    'practice_name',
-    'office_name',
-    'url',
-    'practice_phone',
-    'practice_email',
-    'practice_address',
-    'practice_address_2',
-    'city',
-    'practice_zip',
-    'state',
-    'country',
-    'e_record',
-  ] as const
-  return [
-    ...plain.filter((key) => before[key] !== after[key]),
-    ...(before.nextech?.client_id !== after.nextech?.client_id ? ['nextech_client_id'] : []),
-    ...(before.nextech?.nx_practice_id !== after.nextech?.nx_practice_id
-      ? ['nextech_practice_id']
-      : []),
-    ...(credentialsChanged ? ['nextech_credentials'] : []),
-    ...(['about', 'privacy', 'support'] as const)
-      .filter((key) => before.footer_links[key] !== after.footer_links[key])
-      .map((key) => `footer_${key}_link`),
-  ]
-}
-
 /**
  * `GET /practice` (any member of the practice) and `PUT /practice` (Admin: `practice.settings`):
  * the practice's details in Settings, with the sign-up wizard's rules
@@ -119,6 +40,7 @@ function changedFields(
  */
 export function practiceDetailRoutes(ctx: ServerContext) {
   const auth = requireAuth(ctx)
+  const details = practiceDetailsService(ctx)
   return new Hono<AppEnv>()
     .get(
       '/',
@@ -133,8 +55,7 @@ export function practiceDetailRoutes(ctx: ServerContext) {
       anyStaffMember(),
       async (c) => {
         c.header('Cache-Control', 'no-store')
-        const row = await readDetails(ctx.db, c.var.user.practice_id)
-        return c.json(toAnswer(row, storedNextech(row, ctx.config.dataKey)))
+        return c.json(await details.read(c.var.user.practice_id))
       },
     )
     .put(
@@ -150,32 +71,14 @@ export function practiceDetailRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'practice.settings'),
       jsonBody(PracticeSettingsPayloadSchema),
       async (c) => {
-        const user = c.var.user
-        const row = await readDetails(ctx.db, user.practice_id)
-        const stored = storedNextech(row, ctx.config.dataKey)
+        const before = await details.stored(c.var.user.practice_id)
         // The body with each empty credential filled from the stored settings, then the wizard's
         // cross-field rules: "Please fill Password field" speaks only when nothing is stored.
         const next = parseOr400(
           PracticeSettingsSchema,
-          withStoredCredentials(c.req.valid('json'), stored ?? {}),
+          withStoredCredentials(c.req.valid('json'), before.nextech ?? {}),
         )
-        const saved = await saveDetails(ctx.db, ctx.config.dataKey, user.practice_id, next)
-        const before = toAnswer(row, stored)
-        const after = toAnswer(saved, next.nextech)
-        const credentialsChanged =
-          (stored?.username ?? '') !== (next.nextech?.username ?? '') ||
-          (stored?.password ?? '') !== (next.nextech?.password ?? '')
-        const fields = changedFields(before, after, credentialsChanged)
-        if (fields.length > 0) {
-          await ctx.audit.record({
-            action: 'practice.details_changed',
-            userId: user.id,
-            practiceId: user.practice_id,
-            ip: ctx.clientIp(c),
-            details: { fields: fields.join(',') },
-          })
-        }
-        return c.json(after)
+        return c.json(await details.save(actorOf(ctx, c), before, next))
       },
     )
 }
@@ -261,11 +164,7 @@ export function practiceRoutes(ctx: ServerContext) {
           couponLimit,
           ctx.now().getTime(),
         )
-        if (!decision.allowed) {
-          throw new ApiError(429, API_ERROR_NAMES.rateLimit, COUPON_LOOKUP_TOO_MANY, {
-            retryAfterSeconds: decision.retryAfterSeconds,
-          })
-        }
+        refuseWhenLimited(decision, COUPON_LOOKUP_TOO_MANY)
         const code = c.req.param('code')
         const row = COUPON_CODE.test(code) ? await couponByCode(ctx.db, code) : undefined
         if (!row) throw notFound('Invalid promo code')

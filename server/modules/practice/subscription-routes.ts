@@ -1,75 +1,13 @@
-import { type Context, Hono } from 'hono'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
-import type { Plan } from '#domain/plans.ts'
-import { planAmountCents, selectedPlanIds } from '#domain/pricing.ts'
-import {
-  ChangeCardBodySchema,
-  cardBrandName,
-  SUBSCRIPTION_MESSAGES,
-  type SubscriptionAnswer,
-  SubscriptionAnswerSchema,
-} from '#domain/subscription.ts'
+import { Hono } from 'hono'
+import { ChangeCardBodySchema, SubscriptionAnswerSchema } from '#domain/subscription.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError, conflict } from '#server/http/errors.ts'
+import { actorOf } from '#server/http/actor.ts'
+import { answeringPayment } from '#server/http/payment.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { PaymentError, type SubscriptionState } from '#server/payments/index.ts'
-import { type BillingRow, billingOf, markSubscriptionCancelled, readAllPlans } from './queries.ts'
-
-function paymentFailure(error: PaymentError): ApiError {
-  return new ApiError(error.status, API_ERROR_NAMES.payment, error.message, { code: error.code })
-}
-
-/** Runs a provider call; a {@link PaymentError} becomes the API's answer with its message. */
-async function provider<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof PaymentError) throw paymentFailure(error)
-    throw error
-  }
-}
-
-/** The provider's subscription in the API's words (domain/subscription.ts). */
-function toAnswer(state: SubscriptionState): SubscriptionAnswer {
-  const ended = state.status === 'canceled'
-  const periodEnd = state.currentPeriodEnd.toISOString()
-  return {
-    plans: state.items.map((item) => ({ id: item.priceId, name: item.name, amount: item.amount })),
-    term: state.items[0]?.interval ?? 'month',
-    status: ended
-      ? 'canceled'
-      : state.status === 'past_due' || state.status === 'unpaid'
-        ? 'past_due'
-        : 'active',
-    card: state.card
-      ? {
-          brand: cardBrandName(state.card.brand),
-          last4: state.card.last4,
-          exp_month: state.card.expMonth,
-          exp_year: state.card.expYear,
-        }
-      : null,
-    current_period_end: periodEnd,
-    renews_at: ended || state.cancelAtPeriodEnd ? null : periodEnd,
-    next_amount: ended || state.cancelAtPeriodEnd ? null : state.nextAmount,
-    coupon: state.discount
-      ? {
-          id: state.discount.coupon,
-          percent_off: state.discount.percentOff,
-          amount_off: state.discount.amountOff,
-          duration: state.discount.duration,
-        }
-      : null,
-    cancel_at_period_end: state.cancelAtPeriodEnd && !ended,
-    cancels_at: ended || state.cancelAtPeriodEnd ? periodEnd : null,
-  }
-}
-
-/** A day in the audit trail, `2027-11-12`; the log writes it in words. */
-const day = (at: Date) => at.toISOString().slice(0, 10)
+import { subscriptionService } from './subscription-service.ts'
 
 /**
  * The practice's subscription in Settings, mounted under
@@ -86,92 +24,7 @@ const day = (at: Date) => at.toISOString().slice(0, 10)
  */
 export function subscriptionRoutes(ctx: ServerContext) {
   const manage = requirePermission(ctx, 'subscription.manage')
-  // Changes of one practice run one after another in this process, so a double click acts once.
-  const running = new Map<number, Promise<unknown>>()
-  function oneAtATime<T>(practiceId: number, work: () => Promise<T>): Promise<T> {
-    const before = running.get(practiceId) ?? Promise.resolve()
-    const next = before.catch(() => undefined).then(work)
-    const tail = next.catch(() => undefined)
-    running.set(practiceId, tail)
-    void tail.then(() => {
-      if (running.get(practiceId) === tail) running.delete(practiceId)
-    })
-    return next
-  }
-
-  // Card tokens already turned into a change here: a repeat (a double click) is not a new change.
-  const changedWith = new Set<string>()
-
-  /** The provider's ids of the practice, or 409 when it has no subscription there. */
-  function refs(row: BillingRow) {
-    if (!row.stripe_customer_id || !row.stripe_subscription_id) {
-      throw conflict(SUBSCRIPTION_MESSAGES.none)
-    }
-    return { customerId: row.stripe_customer_id, subscriptionId: row.stripe_subscription_id }
-  }
-
-  /** Reads the subscription from the provider and mirrors an ended one on the practice row. */
-  async function read(practiceId: number, row: BillingRow): Promise<SubscriptionState> {
-    const state = await provider(() => ctx.payments.getSubscription(refs(row)))
-    if (state.status === 'canceled' && row.subscription_status !== 'cancelled') {
-      await markSubscriptionCancelled(ctx.db, practiceId)
-    }
-    return state
-  }
-
-  /** Without a subscription at the provider: the sign-up's choice, nothing to change. */
-  async function noneAnswer(row: BillingRow): Promise<SubscriptionAnswer> {
-    const term = row.subscription_months === 12 ? 'year' : 'month'
-    const rows = await readAllPlans(ctx.db)
-    const available: Plan[] = rows.map((plan) => ({
-      ...plan,
-      interval: plan.interval === 'year' ? 'year' : 'month',
-    }))
-    const ids = selectedPlanIds(available, term, row.subscription_ehr)
-    return {
-      plans: available
-        .filter((plan) => ids.includes(plan.id))
-        .map((plan) => ({ id: plan.id, name: plan.nickname, amount: planAmountCents(plan) })),
-      term,
-      status: 'none',
-      card: null,
-      current_period_end: null,
-      renews_at: null,
-      next_amount: null,
-      coupon: null,
-      cancel_at_period_end: false,
-      cancels_at: null,
-    }
-  }
-
-  /** Sets or clears the end at the term's end; audited only when it changed something. */
-  async function setCancel(c: Context<AppEnv>, cancel: boolean) {
-    const user = c.var.user
-    return oneAtATime(user.practice_id, async () => {
-      const row = await billingOf(ctx.db, user.practice_id)
-      const ref = refs(row)
-      const state = await read(user.practice_id, row)
-      if (state.status === 'canceled') throw conflict(SUBSCRIPTION_MESSAGES.ended)
-      if (state.cancelAtPeriodEnd === cancel) return toAnswer(state)
-      await provider(() =>
-        ctx.payments.setCancelAtPeriodEnd({
-          subscriptionId: ref.subscriptionId,
-          cancel,
-          idempotencyKey: `${cancel ? 'cancel' : 'resume'}:${ref.subscriptionId}:${randomKey()}`,
-        }),
-      )
-      await ctx.audit.record({
-        action: cancel ? 'subscription.cancel_scheduled' : 'subscription.resumed',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: cancel
-          ? { ends_on: day(state.currentPeriodEnd) }
-          : { renews_on: day(state.currentPeriodEnd) },
-      })
-      return toAnswer(await read(user.practice_id, row))
-    })
-  }
+  const subscription = subscriptionService(ctx)
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -188,13 +41,7 @@ export function subscriptionRoutes(ctx: ServerContext) {
         },
       }),
       manage,
-      async (c) => {
-        const row = await billingOf(ctx.db, c.var.user.practice_id)
-        if (!row.stripe_customer_id || !row.stripe_subscription_id) {
-          return c.json(await noneAnswer(row))
-        }
-        return c.json(toAnswer(await read(c.var.user.practice_id, row)))
-      },
+      async (c) => c.json(await answeringPayment(() => subscription.read(c.var.user.practice_id))),
     )
     .post(
       '/cancel',
@@ -213,7 +60,8 @@ export function subscriptionRoutes(ctx: ServerContext) {
         },
       }),
       manage,
-      async (c) => c.json(await setCancel(c, true)),
+      async (c) =>
+        c.json(await answeringPayment(() => subscription.setCancel(actorOf(ctx, c), true))),
     )
     .post(
       '/resume',
@@ -232,7 +80,8 @@ export function subscriptionRoutes(ctx: ServerContext) {
         },
       }),
       manage,
-      async (c) => c.json(await setCancel(c, false)),
+      async (c) =>
+        c.json(await answeringPayment(() => subscription.setCancel(actorOf(ctx, c), false))),
     )
     .put(
       '/card',
@@ -255,39 +104,8 @@ export function subscriptionRoutes(ctx: ServerContext) {
       manage,
       jsonBody(ChangeCardBodySchema),
       async (c) => {
-        const user = c.var.user
         const { token } = c.req.valid('json')
-        return c.json(
-          await oneAtATime(user.practice_id, async () => {
-            const row = await billingOf(ctx.db, user.practice_id)
-            const ref = refs(row)
-            // The token is single-use: its key makes a retry answer the first result, never a
-            // second card change.
-            const card = await provider(() =>
-              ctx.payments.updateCard({
-                customerId: ref.customerId,
-                token,
-                idempotencyKey: `card:${token}`,
-              }),
-            )
-            if (changedWith.has(token)) return toAnswer(await read(user.practice_id, row))
-            if (changedWith.size >= 1000) changedWith.clear()
-            changedWith.add(token)
-            await ctx.audit.record({
-              action: 'subscription.card_changed',
-              userId: user.id,
-              practiceId: user.practice_id,
-              ip: ctx.clientIp(c),
-              details: { brand: cardBrandName(card.brand), last4: card.last4 },
-            })
-            return toAnswer(await read(user.practice_id, row))
-          }),
-        )
+        return c.json(await answeringPayment(() => subscription.changeCard(actorOf(ctx, c), token)))
       },
     )
-}
-
-/** A fresh idempotency key part: each real change is a new request to the provider. */
-function randomKey(): string {
-  return crypto.randomUUID()
 }

@@ -1,5 +1,3 @@
-import { timingSafeEqual } from 'node:crypto'
-import { and, eq, type SQL } from 'drizzle-orm'
 import { type Context, Hono } from 'hono'
 import { DeletedFileSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
@@ -14,52 +12,32 @@ import {
   UPLOAD_MEDIA_TYPES,
   UPLOAD_MESSAGES,
   UPLOAD_PURPOSES,
-  type UploadedFile,
   UploadedFileSchema,
+  type UploadMediaType,
   type UploadPurpose,
 } from '#domain/uploads.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
-import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import type { Transaction } from '#server/db/client.ts'
-import { lockUsers } from '#server/db/locks.ts'
-import { practices, uploads, users } from '#server/db/schema.ts'
-import { newStorageKey } from '#server/files/file-store.ts'
+import type { AppEnv, ServerContext } from '#server/context.ts'
 import { cleanImage, decodesToItsSize } from '#server/files/images.ts'
+import { actorOf } from '#server/http/actor.ts'
 import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
-import { ownRow } from '#server/http/scope.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
-import { staffColumns } from '#server/modules/personnel/index.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { securedResponse, withSecurityHeaders } from '#server/security/headers.ts'
-
-/** The path of `POST /upload/files`: the one API call whose body may be 2 MB (server/app.ts). */
-export const UPLOAD_PATH = '/api/upload/files'
+import {
+  type SecuredHeaders,
+  securedResponse,
+  withSecurityHeaders,
+} from '#server/security/headers.ts'
+import { uploadService } from './upload-service.ts'
 
 /** The most a whole multipart request may carry: the image and room for its form framing. */
 const MAX_REQUEST_BYTES = UPLOAD_MAX_BYTES + 64 * 1024
 
-/** Where a stored file is served: an address with its random key, so it cannot be guessed. */
-export function fileUrl(upload: { id: number; storage_key: string }): string {
-  return `${UPLOAD_PATH}/${upload.id}/${upload.storage_key}`
-}
-
-const FILE_URL = /^\/api\/upload\/files\/(\d{1,10})\/([A-Za-z0-9_-]{1,200})$/
-
-/** The upload an image path points at (`/api/upload/files/{id}/{key}`), or null. */
-function linkedUpload(path: string | null): { id: number; key: string } | null {
-  const match = path ? FILE_URL.exec(path) : null
-  if (!match) return null
-  return { id: Number(match[1]), key: match[2] as string }
-}
-
-function sameKey(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
-}
-
-/** A refusal inside a handler, audited as the route middleware audits its own (permissions.ts). */
+/**
+ * A refusal inside a handler, audited as the route middleware audits its own (permissions.ts): a
+ * refusal changes nothing, so its event is written on its own, outside any transaction.
+ */
 async function refuse(ctx: ServerContext, c: Context<AppEnv>, permission: Permission) {
   const user = c.var.user
   await ctx.audit.record({
@@ -141,85 +119,6 @@ async function readUpload(
   }
 }
 
-/** A file name fit to show back: no path, no control characters, at most 200 characters. */
-function displayName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? ''
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what goes.
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim()
-  return clean.slice(0, 200) || 'image'
-}
-
-const uploadColumns = {
-  id: uploads.id,
-  practice_id: uploads.practice_id,
-  uploaded_by: uploads.uploaded_by,
-  name: uploads.name,
-  mime: uploads.mime,
-  size: uploads.size,
-  storage_key: uploads.storage_key,
-  purpose: uploads.purpose,
-}
-type UploadRow = { [K in keyof typeof uploadColumns]: (typeof uploads.$inferSelect)[K] }
-
-function answer(row: UploadRow, purpose: UploadPurpose): UploadedFile {
-  return {
-    id: row.id,
-    name: row.name,
-    mime: row.mime as UploadedFile['mime'],
-    size: row.size,
-    purpose,
-    url: fileUrl(row),
-  }
-}
-
-/**
- * The upload `id` of the user's practice for `purpose`, locked for `tx`: 404 for an unknown id
- * and another practice's alike, 400 for a file uploaded for the other purpose.
- */
-async function uploadFor(tx: Transaction, user: AuthUser, id: number, purpose: UploadPurpose) {
-  const [row] = await tx.select(uploadColumns).from(uploads).where(eq(uploads.id, id)).for('update')
-  const upload = ownRow(user, row, 'File')
-  if (upload.purpose !== purpose) {
-    throw badRequest(UPLOAD_MESSAGES.wrongPurpose(purpose), { field: 'upload_id' })
-  }
-  return upload
-}
-
-/**
- * Removes the upload an image path pointed at (a logo or an avatar being replaced or removed),
- * when it is one of the practice's: its row now, inside `tx`; its bytes by the returned key.
- */
-async function dropLinked(
-  tx: Transaction,
-  practiceId: number,
-  path: string | null,
-  keep?: number,
-): Promise<string | null> {
-  const linked = linkedUpload(path)
-  if (!linked || linked.id === keep) return null
-  const [gone] = await tx
-    .delete(uploads)
-    .where(
-      and(
-        eq(uploads.id, linked.id),
-        eq(uploads.practice_id, practiceId),
-        eq(uploads.storage_key, linked.key),
-      ),
-    )
-    .returning({ storage_key: uploads.storage_key })
-  return gone?.storage_key ?? null
-}
-
-/** Deletes stored bytes after their row is gone; a failure leaves only unreachable bytes. */
-async function deleteBytes(ctx: ServerContext, practiceId: number, key: string | null) {
-  if (!key) return
-  try {
-    await ctx.files.delete(key, practiceId)
-  } catch (error) {
-    ctx.log.error('An uploaded file could not be deleted', error)
-  }
-}
-
 // Served images never run anything: no script, no style, no frame, opened directly or embedded.
 const FILE_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox"
 
@@ -230,6 +129,7 @@ const FILE_CSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline';
  * and may be cached: a key's bytes never change.
  */
 export function uploadFileRoutes(ctx: ServerContext) {
+  const files = uploadService(ctx)
   const headers = Object.fromEntries(
     UPLOAD_MEDIA_TYPES.map((mime) => [
       mime,
@@ -240,9 +140,7 @@ export function uploadFileRoutes(ctx: ServerContext) {
         'Cache-Control': 'private, max-age=31536000, immutable',
       }),
     ]),
-  )
-  const missing = () =>
-    new ApiError(404, API_ERROR_NAMES.notFound, 'File not found.', { field: 'id' })
+  ) as Record<UploadMediaType, SecuredHeaders>
   return new Hono<AppEnv>().get(
     '/files/:id/:key',
     operation({
@@ -264,22 +162,8 @@ export function uploadFileRoutes(ctx: ServerContext) {
     }),
     idParams('id'),
     async (c) => {
-      const { id } = c.req.valid('param')
-      const key = c.req.param('key')
-      const [row] = await ctx.db
-        .select({
-          storage_key: uploads.storage_key,
-          mime: uploads.mime,
-          practice_id: uploads.practice_id,
-        })
-        .from(uploads)
-        .where(eq(uploads.id, id))
-        .limit(1)
-      const fileHeaders = row ? headers[row.mime] : undefined
-      if (!row || !fileHeaders || !sameKey(row.storage_key, key)) throw missing()
-      const bytes = await ctx.files.get(row.storage_key, row.practice_id)
-      if (!bytes) throw missing()
-      return securedResponse(new Uint8Array(bytes), 200, fileHeaders)
+      const { mime, bytes } = await files.file(c.req.valid('param').id, c.req.param('key'))
+      return securedResponse(new Uint8Array(bytes), 200, headers[mime])
     },
   )
 }
@@ -296,6 +180,7 @@ export function uploadFileRoutes(ctx: ServerContext) {
  * as the logo also needs the practice settings permission, and stops being shown.
  */
 export function uploadRoutes(ctx: ServerContext) {
+  const files = uploadService(ctx)
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
     .post(
@@ -345,39 +230,8 @@ export function uploadRoutes(ctx: ServerContext) {
         if (!(await decodesToItsSize(image))) {
           throw badRequest(UPLOAD_MESSAGES.damaged, { field: 'file' })
         }
-        const key = newStorageKey()
-        await ctx.files.put(key, image.bytes, {
-          practiceId: user.practice_id,
-          mime: image.mime,
-          width: image.width,
-          height: image.height,
-        })
-        let row: UploadRow | undefined
-        try {
-          ;[row] = await ctx.db
-            .insert(uploads)
-            .values({
-              practice_id: user.practice_id,
-              uploaded_by: user.id,
-              name: displayName(file.name),
-              mime: image.mime,
-              size: image.bytes.length,
-              storage_key: key,
-              purpose,
-            })
-            .returning(uploadColumns)
-        } finally {
-          if (!row) await deleteBytes(ctx, user.practice_id, key)
-        }
-        if (!row) throw new Error('upload row missing')
-        await ctx.audit.record({
-          action: 'file.uploaded',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { upload: row.id, purpose, mime: image.mime, size: image.bytes.length },
-        })
-        return c.json(answer(row, purpose), 201)
+        const stored = await files.store(actorOf(ctx, c), { name: file.name, image, purpose })
+        return c.json(stored, 201)
       },
     )
     .delete(
@@ -396,63 +250,10 @@ export function uploadRoutes(ctx: ServerContext) {
       anyStaffMember(),
       idParams('id'),
       async (c) => {
-        const { id } = c.req.valid('param')
-        const user = c.var.user
         // A refusal is audited after the transaction: PGlite has one connection, which it holds.
-        type Outcome = { refused: Permission } | { upload: UploadRow }
-        const outcome = await ctx.db.transaction(async (tx): Promise<Outcome> => {
-          const [row] = await tx.select(uploadColumns).from(uploads).where(eq(uploads.id, id))
-          const seen = ownRow(user, row, 'File')
-          if (seen.uploaded_by !== user.id && !can(user.access_rights, 'personnel.manage')) {
-            return { refused: 'personnel.manage' }
-          }
-          const url = fileUrl(seen)
-          // The order of the logo and avatar changes (server/db/locks.ts): the practice, the users
-          // showing the image, then the upload; locking the upload first could deadlock with them.
-          const [practice] = await tx
-            .select({ image_path: practices.image_path })
-            .from(practices)
-            .where(eq(practices.id, user.practice_id))
-            .for('update')
-          await lockUsers(
-            tx,
-            { id: users.id },
-            and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)) as SQL,
-          )
-          const [locked] = await tx
-            .select(uploadColumns)
-            .from(uploads)
-            .where(eq(uploads.id, id))
-            .for('update')
-          // Deleted by another request while this one waited: gone alike.
-          const found = ownRow(user, locked, 'File')
-          if (practice?.image_path === url) {
-            if (!can(user.access_rights, 'practice.settings')) {
-              return { refused: 'practice.settings' }
-            }
-            await tx
-              .update(practices)
-              .set({ image_path: null })
-              .where(eq(practices.id, user.practice_id))
-          }
-          await tx
-            .update(users)
-            .set({ image_path: null })
-            .where(and(eq(users.practice_id, user.practice_id), eq(users.image_path, url)))
-          await tx.delete(uploads).where(eq(uploads.id, found.id))
-          return { upload: found }
-        })
+        const outcome = await files.remove(actorOf(ctx, c), c.req.valid('param').id)
         if ('refused' in outcome) throw await refuse(ctx, c, outcome.refused)
-        const upload = outcome.upload
-        await deleteBytes(ctx, user.practice_id, upload.storage_key)
-        await ctx.audit.record({
-          action: 'file.deleted',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip: ctx.clientIp(c),
-          details: { upload: upload.id },
-        })
-        return c.json({ id: upload.id, name: upload.name, mime: upload.mime, size: upload.size })
+        return c.json(outcome.removed)
       },
     )
 }
@@ -464,34 +265,9 @@ export function uploadRoutes(ctx: ServerContext) {
  */
 export function practiceLogoRoutes(ctx: ServerContext) {
   const settings = requirePermission(ctx, 'practice.settings')
-  const change = async (c: Context<AppEnv>, uploadId: number | null) => {
-    const user = c.var.user
-    const { imagePath, dropped, changed } = await ctx.db.transaction(async (tx) => {
-      const [practice] = await tx
-        .select({ image_path: practices.image_path })
-        .from(practices)
-        .where(eq(practices.id, user.practice_id))
-        .for('update')
-      const before = practice?.image_path ?? null
-      const upload = uploadId === null ? null : await uploadFor(tx, user, uploadId, 'logo')
-      const next = upload ? fileUrl(upload) : null
-      if (next === before) return { imagePath: before, dropped: null, changed: false }
-      await tx.update(practices).set({ image_path: next }).where(eq(practices.id, user.practice_id))
-      const dropped = await dropLinked(tx, user.practice_id, before, upload?.id)
-      return { imagePath: next, dropped, changed: true }
-    })
-    await deleteBytes(ctx, user.practice_id, dropped)
-    if (changed) {
-      await ctx.audit.record({
-        action: imagePath ? 'practice.logo_changed' : 'practice.logo_removed',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: uploadId ? { upload: uploadId } : {},
-      })
-    }
-    return c.json({ image_path: imagePath })
-  }
+  const files = uploadService(ctx)
+  const change = async (c: Context<AppEnv>, uploadId: number | null) =>
+    c.json({ image_path: await files.setLogo(actorOf(ctx, c), uploadId) })
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
     .put(
@@ -533,39 +309,9 @@ export function practiceLogoRoutes(ctx: ServerContext) {
  * replaced or removed is deleted. Both answer the member (`StaffMemberSchema`).
  */
 export function avatarRoutes(ctx: ServerContext) {
-  const change = async (c: Context<AppEnv>, id: number, uploadId: number | null) => {
-    const user = c.var.user
-    const { member, dropped, changed } = await ctx.db.transaction(async (tx) => {
-      const [row] = await tx.select(staffColumns).from(users).where(eq(users.id, id)).for('update')
-      const found = ownRow(user, row, 'User')
-      if (found.id !== user.id) throw forbidden(SELF_SERVICE_MESSAGES.ownProfileOnly)
-      const upload = uploadId === null ? null : await uploadFor(tx, user, uploadId, 'avatar')
-      if (upload && upload.uploaded_by !== user.id) {
-        throw badRequest(UPLOAD_MESSAGES.wrongPurpose('avatar'), { field: 'upload_id' })
-      }
-      const next = upload ? fileUrl(upload) : null
-      if (next === found.image_path) return { member: found, dropped: null, changed: false }
-      const [updated] = await tx
-        .update(users)
-        .set({ image_path: next })
-        .where(eq(users.id, id))
-        .returning(staffColumns)
-      if (!updated) throw new Error('member disappeared')
-      const dropped = await dropLinked(tx, user.practice_id, found.image_path, upload?.id)
-      return { member: updated, dropped, changed: true }
-    })
-    await deleteBytes(ctx, user.practice_id, dropped)
-    if (changed) {
-      await ctx.audit.record({
-        action: member.image_path ? 'user.avatar_changed' : 'user.avatar_removed',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: uploadId ? { upload: uploadId } : {},
-      })
-    }
-    return c.json(member)
-  }
+  const files = uploadService(ctx)
+  const change = async (c: Context<AppEnv>, id: number, uploadId: number | null) =>
+    c.json(await files.setAvatar(actorOf(ctx, c), id, uploadId))
   return new Hono<AppEnv>()
     .put(
       '/:id/avatar',

@@ -30,7 +30,7 @@ import {
   type TestGateway,
 } from '#server/payments/index.ts'
 import { TEST_JWT_SECRET, testBackends } from '#server/testing/test-app.ts'
-import { REGISTER_MESSAGES } from './routes.ts'
+import { REGISTER_MESSAGES } from './service.ts'
 
 const T0 = new Date('2026-06-01T09:00:00Z')
 

@@ -1,13 +1,12 @@
 import { Hono } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { TestTokenAnswerSchema } from '#domain/api-answers.ts'
-import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { TestCardBodySchema } from '#domain/sign-up/api.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { ApiError, notFound } from '#server/http/errors.ts'
+import { notFound } from '#server/http/errors.ts'
+import { answeringPayment } from '#server/http/payment.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { PaymentError } from '#server/payments/index.ts'
 
 /**
  * `POST /api/payments/test-tokens`: the test payment gateway's tokeniser.
@@ -43,19 +42,11 @@ export function testTokenRoutes(ctx: ServerContext) {
     testModeOnly,
     jsonBody(TestCardBodySchema),
     async (c) => {
+      const tokeniser = ctx.payments.tokeniser
+      // Checked by testModeOnly; repeated for the type checker.
+      if (!tokeniser) throw notFound()
       const card = c.req.valid('json')
-      try {
-        // Checked by testModeOnly; repeated for the type checker.
-        if (!ctx.payments.tokeniser) throw notFound()
-        return c.json(ctx.payments.tokeniser.createToken(card))
-      } catch (error) {
-        if (error instanceof PaymentError) {
-          throw new ApiError(error.status, API_ERROR_NAMES.payment, error.message, {
-            code: error.code,
-          })
-        }
-        throw error
-      }
+      return c.json(await answeringPayment(() => tokeniser.createToken(card)))
     },
   )
 }
