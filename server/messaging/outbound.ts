@@ -81,6 +81,15 @@ export async function enqueueMessage(
   })
 }
 
+/** The e-mail `template` makes of `props`, to `to`, rendered now: for a message queued on its own. */
+export function templateMail<Props>(
+  template: MailTemplate<Props>,
+  to: string,
+  props: Props,
+): OutboundMessage {
+  return { channel: 'email', to, ...template.render(props) }
+}
+
 /**
  * Writes an e-mail into the queue as `template` and its `props`, rendered by the worker when it
  * first claims the row (docs/decisions/018-email-templates.md); the worker's registry must hold

@@ -34,6 +34,7 @@ import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
 import { hashPassword, verifyPassword } from '#server/security/passwords.ts'
@@ -43,6 +44,7 @@ import {
   type RateLimitRule,
   type RateLimitStore,
 } from '#server/security/rate-limit.ts'
+import { passwordResetEmail } from './reset-email.ts'
 
 const MINUTE = 60 * 1000
 
@@ -142,19 +144,6 @@ export function dummyPasswordHash(): Promise<string> {
   return dummyHash
 }
 
-/** The e-mail of a reset link (forgot-password, and the alert after repeated failures). */
-function resetMail(firstName: string, link: string, reason: 'asked' | 'failures') {
-  const opening =
-    reason === 'asked'
-      ? 'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:'
-      : 'Someone tried to sign in to your Glow Rewards account with a wrong password several times. If it was not you, your password is still safe; to choose a new one anyway, open this link within one hour:'
-  const closing =
-    reason === 'asked'
-      ? 'If it was not you, ignore this e-mail: your password stays as it is.'
-      : 'If it was you, you can ignore this e-mail; you can always sign in from your usual device with your password.'
-  return [`Hello ${firstName},`, '', opening, '', link, '', closing].join('\n')
-}
-
 export function refuseWhenLimited(decision: RateLimitDecision): void {
   if (decision.allowed) return
   throw new ApiError(429, API_ERROR_NAMES.rateLimit, AUTH_MESSAGES.tooManyAttempts, {
@@ -218,13 +207,14 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
     if (!user || failures !== OWNER_ALERT_AFTER_FAILURES) return
     await ctx.db.transaction(async (tx) => {
       const link = await newResetLink(tx, user, new URL('/reset', ctx.config.publicUrl))
-      await ctx.outbound.enqueue(tx, {
-        channel: 'email',
-        to: identifier,
-        subject: 'Failed sign-ins to your Glow Rewards account',
-        text: resetMail(user.first_name, link, 'failures'),
-        link,
-      })
+      await ctx.outbound.enqueue(
+        tx,
+        templateMail(passwordResetEmail, identifier, {
+          firstName: user.first_name,
+          link,
+          reason: 'failures',
+        }),
+      )
     })
     ctx.outbound.kick()
     ctx.log.warn(
@@ -363,13 +353,14 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
           if (user) {
             await ctx.db.transaction(async (tx) => {
               const link = await newResetLink(tx, user, resetPage)
-              await ctx.outbound.enqueue(tx, {
-                channel: 'email',
-                to: email,
-                subject: 'Reset your Glow Rewards password',
-                text: resetMail(user.first_name, link, 'asked'),
-                link,
-              })
+              await ctx.outbound.enqueue(
+                tx,
+                templateMail(passwordResetEmail, email, {
+                  firstName: user.first_name,
+                  link,
+                  reason: 'asked',
+                }),
+              )
             })
           }
           await ctx.audit.record({

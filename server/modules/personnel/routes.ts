@@ -29,6 +29,7 @@ import { ApiError, badRequest, conflict, notFound } from '#server/http/errors.ts
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import {
   consumeVerification,
   phoneDigits,
@@ -41,6 +42,7 @@ import {
   createRateLimiter,
   type RateLimitStore,
 } from '#server/security/rate-limit.ts'
+import { invitationEmail } from './invitation-email.ts'
 
 /** Per-IP limit of the public registration call. */
 export const PERSONNEL_REGISTER_LIMIT = { max: 30, windowMs: 60 * 60 * 1000 } as const
@@ -124,20 +126,16 @@ export function personnelRoutes(ctx: ServerContext) {
     const practiceName = practice?.name ?? 'your practice'
     const who = inviter ? `${inviter.first_name} ${inviter.last_name}` : 'Your practice'
     const link = invitationLink(ctx.config.publicUrl, row.id)
-    await ctx.outbound.enqueue(tx, {
-      channel: 'email',
-      to: row.email,
-      subject: `You are invited to join ${practiceName} on Glow Rewards`,
-      text: [
-        `Hello ${row.first_name},`,
-        '',
-        `${who} invited you to join ${practiceName} on Glow Rewards. Register here:`,
+    await ctx.outbound.enqueue(
+      tx,
+      templateMail(invitationEmail, row.email, {
+        firstName: row.first_name,
+        practiceName,
+        inviter: who,
         link,
-        '',
-        `The link works for ${INVITATION_TTL_DAYS} days.`,
-      ].join('\n'),
-      link,
-    })
+        days: INVITATION_TTL_DAYS,
+      }),
+    )
   }
 
   /** The invitation `id` of the Admin's own practice: 404 when unknown or another practice's. */

@@ -31,6 +31,7 @@ import { coupons, payments, planColumns, plans, practices, users } from '#server
 import { ApiError, badRequest, conflict } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { maskEmail } from '#server/lib/log.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import {
   consumeVerification,
   issueCode,
@@ -44,6 +45,7 @@ import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/c
 import { hashPassword, verifyPassword } from '#server/security/passwords.ts'
 import { createRateLimiter, type RateLimitStore } from '#server/security/rate-limit.ts'
 import { createTakenContacts } from './taken-contacts.ts'
+import { welcomeEmail } from './welcome-email.ts'
 
 /** The answers of `POST /auth/local/register` beyond the field rules. */
 export const REGISTER_MESSAGES = {
@@ -343,20 +345,10 @@ export function signUpRoutes(ctx: ServerContext, options: SignUpRouteOptions = {
     practiceName: string,
   ) {
     const link = new URL('/signin', ctx.config.publicUrl).toString()
-    await ctx.outbound.enqueue(tx, {
-      channel: 'email',
-      to,
-      subject: 'Welcome to Glow Rewards',
-      text: [
-        `Hello ${firstName},`,
-        '',
-        `${practiceName} is set up on Glow Rewards and you are its admin.`,
-        `Sign in with this e-mail address and the password you chose: ${link}`,
-        '',
-        'Welcome aboard!',
-      ].join('\n'),
-      link,
-    })
+    await ctx.outbound.enqueue(
+      tx,
+      templateMail(welcomeEmail, to, { firstName, practiceName, link }),
+    )
   }
 
   /** The earlier answer to the same payload, or 409 when the e-mail belongs to someone else. */
