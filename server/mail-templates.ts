@@ -5,7 +5,7 @@
  * in the queue stays listed under its name.
  */
 import { mailTemplates } from '#server/messaging/templates.ts'
-import { patientMailTemplate } from '#server/modules/patient-mail/index.ts'
+import { pointsReminderEmail, pointsStatementEmail } from '#server/modules/patient-mail/index.ts'
 import { offerEmail } from '#server/modules/promotions/index.ts'
 
-export const MAIL_TEMPLATES = mailTemplates(offerEmail, patientMailTemplate)
+export const MAIL_TEMPLATES = mailTemplates(offerEmail, pointsStatementEmail, pointsReminderEmail)

@@ -4,9 +4,12 @@ export {
   type MailPractice,
   mailPracticeOf,
   offerContent,
-  patientMail,
-  patientMailTemplate,
+  patientTemplateMail,
   readMailPractice,
-  reminderContent,
-  statementContent,
 } from './service.ts'
+export {
+  type PointsReminderProps,
+  type PointsStatementProps,
+  pointsReminderEmail,
+  pointsStatementEmail,
+} from './templates.ts'

@@ -14,14 +14,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
-import {
-  type MailPatient,
-  offerContent,
-  patientMail,
-  reminderContent,
-  statementContent,
-  unsubscribeLinks,
-} from './service.ts'
+import { type MailPatient, offerContent, patientMail, unsubscribeLinks } from './service.ts'
 
 const PUBLIC_URL = 'https://glow.example'
 
@@ -76,63 +69,6 @@ describe('a patient e-mail', () => {
     expect(
       patientMail(PUBLIC_URL, practice, { ...subscribed, archived_at: new Date() }, content),
     ).toBeNull()
-  })
-
-  it('renders the points statement: the name escaped in the HTML, verbatim in the text', () => {
-    const patient = { ...subscribed, first_name: '<b>Ann & "Jo"</b>' }
-    const practice = { practice_name: 'Glow & Co', postal_address: '1 Main St, Springfield' }
-    const message = patientMail(
-      PUBLIC_URL,
-      practice,
-      patient,
-      statementContent(practice, patient, {
-        earned: 30,
-        balance: 1,
-        visitedAt: new Date('2027-03-04T15:00:00Z'),
-      }),
-    )
-    if (message?.channel !== 'email') throw new Error('no e-mail')
-    expect(message.subject).toBe('Your points statement from Glow & Co')
-    expect(message.text).toBe(
-      [
-        'Hello <b>Ann & "Jo"</b>,',
-        'Thank you for your visit on March 4, 2027. You earned 30 points.',
-        'Your balance is now 1 point.',
-        "Glow & Co\n1 Main St, Springfield\nYou receive this e-mail from Glow & Co's rewards programme. Unsubscribe: https://glow.example/unsubscribe/abcdefghijklmnopqrstuv",
-      ].join('\n\n'),
-    )
-    expect(message.link).toBeUndefined()
-    expect(message.html).toContain('<title>Your points statement from Glow &amp; Co</title>')
-    expect(message.html).toContain(
-      '<p style="margin:0 0 16px">Hello &lt;b&gt;Ann &amp; &quot;Jo&quot;&lt;/b&gt;,</p>',
-    )
-    expect(message.html).toContain('Glow &amp; Co<br/>1 Main St, Springfield')
-    expect(message.html).toContain(
-      '<a href="https://glow.example/unsubscribe/abcdefghijklmnopqrstuv" style="color:#555555">Unsubscribe</a>',
-    )
-    expect(message.html).not.toContain('<b>')
-  })
-
-  it('renders the points reminder with its subject and text', () => {
-    const practice = { practice_name: 'Glow' }
-    const message = patientMail(
-      PUBLIC_URL,
-      practice,
-      subscribed,
-      reminderContent(practice, subscribed, {
-        points: 120,
-        expiresAt: new Date('2027-03-01T10:00:00Z'),
-        balance: 150,
-      }),
-    )
-    if (message?.channel !== 'email') throw new Error('no e-mail')
-    expect(message.subject).toBe('120 points expire on March 1, 2027')
-    expect(message.text.split('\n\n').slice(0, 3)).toEqual([
-      'Hello Zoë <b>,',
-      '120 points of your Glow rewards expire on March 1, 2027. Your balance is 150 points.',
-      'Use them at your next visit before they lapse.',
-    ])
-    expect(message.html).toContain('Hello Zoë &lt;b&gt;,')
   })
 
   it('keeps a subject on one line', () => {

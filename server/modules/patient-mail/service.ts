@@ -12,8 +12,8 @@ import { eq } from 'drizzle-orm'
 import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
-import type { OutboundMessage } from '#server/messaging/outbound.ts'
-import { mailTemplate } from '#server/messaging/templates.ts'
+import { type OutboundMessage, templateMail } from '#server/messaging/outbound.ts'
+import { type MailTemplate, mailTemplate } from '#server/messaging/templates.ts'
 import {
   type MailPractice,
   type PatientMailContent,
@@ -118,6 +118,22 @@ export function patientMail(
       content,
     }),
   }
+}
+
+/**
+ * The e-mail `template` makes of `props` for the patient, rendered now, with the patient's
+ * unsubscribe token; `null` when marketing e-mail may not reach them ({@link mayEmail}).
+ */
+export function patientTemplateMail<Props extends PatientMailProps>(
+  template: MailTemplate<Props>,
+  patient: MailPatient,
+  props: Omit<Props, 'unsubscribeId'>,
+): OutboundMessage | null {
+  if (!mayEmail(patient)) return null
+  return templateMail(template, patient.email, {
+    ...props,
+    unsubscribeId: patient.unsubscribe_id,
+  } as Props)
 }
 
 /**
