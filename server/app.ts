@@ -16,6 +16,7 @@ import { CachedRouter } from '#server/http/router.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
 import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { MAIL_TEMPLATES } from '#server/mail-templates.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
 import { appointmentRoutes } from '#server/modules/appointments/index.ts'
 import { authRoutes, usersPermissionsRoutes } from '#server/modules/auth/index.ts'
@@ -232,6 +233,7 @@ export function createApp(deps: AppDeps) {
         log,
         now,
         publicUrl: deps.config.publicUrl,
+        templates: MAIL_TEMPLATES,
       }),
     clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
     audit: createAuditLog(deps.db, { now, log }),

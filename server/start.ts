@@ -14,6 +14,7 @@ import { createS3FileStore, layeredFileStore } from '#server/files/s3-file-store
 import { importUploadFiles } from '#server/files/upload-import.ts'
 import { createExpiryJob, scheduleExpiryJob } from '#server/jobs/expiry-job.ts'
 import { consoleLogger, type Logger } from '#server/lib/log.ts'
+import { MAIL_TEMPLATES } from '#server/mail-templates.ts'
 import { createOutboxMail, type MailService } from '#server/messaging/mail.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
 import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#server/messaging/sms.ts'
@@ -213,6 +214,7 @@ export async function startServer(
       ...delivery,
       log,
       publicUrl: config.publicUrl,
+      templates: MAIL_TEMPLATES,
     })
     const app = createApp({
       db: database.db,

@@ -59,7 +59,7 @@ async function runOne(database: ScaleDatabase, size: number): Promise<OfferSendR
     const [queued] = await t.db
       .select({ n: count() })
       .from(outboundMessages)
-      .where(eq(outboundMessages.subject, 'Send Bench Clinic: Spring peel'))
+      .where(eq(outboundMessages.template, 'offer'))
     const drainStarted = performance.now()
     await t.deliver()
     const drainMs = performance.now() - drainStarted

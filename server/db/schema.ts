@@ -631,10 +631,19 @@ export const outboundMessages = pgTable(
     id: serial().primaryKey(),
     channel: text().notNull(),
     to: text().notNull(),
+    /** Null on an e-mail queued as a template until the worker renders it (`template`). */
     subject: text(),
-    text: text().notNull(),
+    /** Null on an e-mail queued as a template until the worker renders it (`template`). */
+    text: text(),
     /** The HTML part of an e-mail that has its own (patient e-mail); else one is made from the link. */
     html: text(),
+    /**
+     * An e-mail queued in bulk names its template and keeps the template's props in `data`
+     * (docs/decisions/018-email-templates.md): the worker renders it once, writes subject, text,
+     * HTML, link and headers into the row, and delivers what it wrote.
+     */
+    template: text(),
+    data: jsonb(),
     /** Extra mail headers (for example `List-Unsubscribe`), name to value. */
     headers: jsonb().$type<Record<string, string>>().notNull().default({}),
     /**
@@ -667,6 +676,10 @@ export const outboundMessages = pgTable(
   (t) => [
     index('outbound_messages_due_idx').on(t.next_attempt_at),
     check('outbound_messages_channel_check', sql`${t.channel} in ('sms', 'email')`),
+    check(
+      'outbound_messages_body_check',
+      sql`${t.text} is not null or (${t.template} is not null and ${t.data} is not null)`,
+    ),
   ],
 )
 

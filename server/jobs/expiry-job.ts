@@ -22,8 +22,8 @@ import { createLedger } from '#server/modules/ledger/index.ts'
 import {
   MAIL_PRACTICE_COLUMNS,
   mailPracticeOf,
-  patientMail,
-  reminderContent,
+  patientTemplateMail,
+  pointsReminderEmail,
 } from '#server/modules/patient-mail/index.ts'
 import { expireClaims } from '#server/modules/promotions/index.ts'
 
@@ -142,17 +142,14 @@ export function createExpiryJob({
           .innerJoin(practices, eq(practices.id, patients.practice_id))
           .where(eq(patients.id, first.patient_id))
         if (!row) return false
-        const practice = mailPracticeOf(row, publicUrl)
-        const message = patientMail(
+        const message = patientTemplateMail(pointsReminderEmail, row, {
           publicUrl,
-          practice,
-          row,
-          reminderContent(practice, row, {
-            points: mine.reduce((sum, lot) => sum + lot.remaining, 0),
-            expiresAt: first.expires_at,
-            balance: row.points,
-          }),
-        )
+          practice: mailPracticeOf(row, publicUrl),
+          firstName: row.first_name,
+          points: mine.reduce((sum, lot) => sum + lot.remaining, 0),
+          expiresAt: first.expires_at.toISOString(),
+          balance: row.points,
+        })
         if (!message) return false
         await outbound.enqueue(tx, message)
         return true

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { createElement } from 'react'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import { outboundMessages } from '#server/db/schema.ts'
@@ -10,10 +11,12 @@ import { deferred } from '#tests/support/deferred.ts'
 import {
   backoffMs,
   createOutboundQueue,
+  enqueueTemplated,
   LAPSED_CLAIM,
   OUTBOUND_RULES,
   outboundMessageId,
 } from './outbound.ts'
+import { htmlDocument, mailTemplate, mailTemplates } from './templates.ts'
 
 describe.each(testBackends())('the outbound queue on $name', (backend) => {
   let handle: DatabaseHandle
@@ -479,5 +482,138 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     answer.resolve()
     await Promise.all([stopping, stuckDraining])
     expect(await rows()).toEqual([])
+  })
+
+  describe('an e-mail queued as a template', () => {
+    /** A template that counts its renders: a greeting with the name in both parts. */
+    function greeting() {
+      let renders = 0
+      const template = mailTemplate<{ name: string; link: string }>(
+        'test-greeting',
+        ({ name, link }) => {
+          renders++
+          return {
+            subject: `Hello ${name}`,
+            text: `Hello ${name},\nyour link: ${link}`,
+            html: htmlDocument(
+              createElement(
+                'p',
+                null,
+                `Hello ${name}, `,
+                createElement('a', { href: link }, 'open'),
+              ),
+            ),
+            link,
+            headers: { 'X-Greeting': name },
+          }
+        },
+      )
+      return { template, renders: () => renders }
+    }
+
+    it('is rendered once, when its first attempt sends it, and every attempt delivers what was rendered', async () => {
+      let clock = new Date()
+      const { template, renders } = greeting()
+      let failing = true
+      const { mails } = recorder()
+      const mail: MailService = {
+        send: async (message) => {
+          if (failing) throw new Error('provider down')
+          mails.push(message)
+        },
+      }
+      const queue = createOutboundQueue({
+        db: handle.db,
+        mail,
+        sms: recorder().sms,
+        log: memoryLogger(),
+        now: () => clock,
+        templates: mailTemplates(template),
+      })
+      const to = nextAddress()
+      const name = '<b>Ann & "Jo"</b>'
+      const link = 'https://glow.example/offers/a?b=1&c=2'
+      await enqueueTemplated(handle.db, template, to, { name, link }, clock)
+      const row = async () =>
+        (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+      expect(await row()).toMatchObject({
+        template: 'test-greeting',
+        data: { name, link },
+        subject: null,
+        text: null,
+        html: null,
+      })
+
+      await queue.drain()
+      expect(renders()).toBe(1)
+      const rendered = await row()
+      expect(rendered).toMatchObject({
+        attempts: 1,
+        last_error: 'provider down',
+        subject: 'Hello <b>Ann & "Jo"</b>',
+        text: 'Hello <b>Ann & "Jo"</b>,\nyour link: https://glow.example/offers/a?b=1&c=2',
+        link,
+        headers: { 'X-Greeting': name },
+      })
+      expect(rendered?.html).toBe(
+        '<!doctype html>\n<p>Hello &lt;b&gt;Ann &amp; &quot;Jo&quot;&lt;/b&gt;, <a href="https://glow.example/offers/a?b=1&amp;c=2">open</a></p>\n',
+      )
+
+      failing = false
+      clock = new Date(clock.getTime() + backoffMs(1))
+      await queue.drain()
+      expect(renders()).toBe(1)
+      expect(mails).toEqual([
+        {
+          to,
+          subject: rendered?.subject,
+          text: rendered?.text,
+          html: rendered?.html,
+          link,
+          headers: { 'X-Greeting': name },
+          messageId: expect.stringMatching(/^<[0-9a-f-]{36}@localhost>$/),
+        },
+      ])
+      expect(await row()).toBeUndefined()
+    })
+
+    it('counts a row whose template the worker does not know as a failed attempt, and sends it once it does', async () => {
+      let clock = new Date()
+      const { template } = greeting()
+      const log = memoryLogger()
+      const { mails, mail, sms } = recorder()
+      const unaware = createOutboundQueue({ db: handle.db, mail, sms, log, now: () => clock })
+      const to = nextAddress()
+      await enqueueTemplated(
+        handle.db,
+        template,
+        to,
+        { name: 'Ann', link: 'https://x.example' },
+        clock,
+      )
+      await unaware.drain()
+      const [row] = await handle.db
+        .select()
+        .from(outboundMessages)
+        .where(eq(outboundMessages.to, to))
+      expect(row).toMatchObject({
+        attempts: 1,
+        last_error: 'No e-mail template is named "test-greeting"',
+        text: null,
+      })
+      expect(log.lines.join('\n')).toContain('E-mail "test-greeting" to ')
+
+      clock = new Date(clock.getTime() + backoffMs(1))
+      const aware = createOutboundQueue({
+        db: handle.db,
+        mail,
+        sms,
+        log,
+        now: () => clock,
+        templates: mailTemplates(template),
+      })
+      await aware.drain()
+      expect(mails.filter((m) => m.to === to).map((m) => m.subject)).toEqual(['Hello Ann'])
+    })
   })
 })

@@ -5,6 +5,12 @@ import { outboundMessages } from '#server/db/schema.ts'
 import { type Logger, maskEmail, maskPhone } from '#server/lib/log.ts'
 import type { MailMessage, MailService } from '#server/messaging/mail.ts'
 import type { SmsMessage, SmsService } from '#server/messaging/sms.ts'
+import {
+  type MailTemplate,
+  type MailTemplates,
+  mailTemplates,
+  renderQueued,
+} from '#server/messaging/templates.ts'
 
 /** A message to send later: an e-mail or an SMS, as the transports take them. */
 export type OutboundMessage =
@@ -75,6 +81,39 @@ export async function enqueueMessage(
   })
 }
 
+/** The e-mail `template` makes of `props`, to `to`, rendered now: for a message queued on its own. */
+export function templateMail<Props>(
+  template: MailTemplate<Props>,
+  to: string,
+  props: Props,
+): OutboundMessage {
+  return { channel: 'email', to, ...template.render(props) }
+}
+
+/**
+ * Writes an e-mail into the queue as `template` and its `props`, rendered by the worker when it
+ * first claims the row (docs/decisions/018-email-templates.md); the worker's registry must hold
+ * the template. Bulk sends write such rows with one `INSERT … SELECT` of their own.
+ */
+export async function enqueueTemplated<Props>(
+  executor: Database | Transaction,
+  template: MailTemplate<Props>,
+  to: string,
+  props: Props,
+  now: Date,
+  options: EnqueueOptions = {},
+): Promise<void> {
+  await executor.insert(outboundMessages).values({
+    channel: 'email',
+    to,
+    template: template.name,
+    data: props,
+    next_attempt_at: options.sendAt ?? now,
+    visit_id: options.visitId ?? null,
+    created_at: now,
+  })
+}
+
 /**
  * When a queued message leaves: `sendAt` holds it until then (the worker claims only what is
  * due); `visitId` names the visit it is about, whose undo deletes it before it leaves.
@@ -111,9 +150,9 @@ export type OutboundQueue = {
 
 type Row = typeof outboundMessages.$inferSelect
 
-function describe(row: Pick<Row, 'channel' | 'to' | 'subject'>): string {
+function describe(row: Pick<Row, 'channel' | 'to' | 'subject' | 'template'>): string {
   return row.channel === 'email'
-    ? `E-mail "${row.subject ?? ''}" to ${maskEmail(row.to)}`
+    ? `E-mail "${row.subject ?? row.template ?? ''}" to ${maskEmail(row.to)}`
     : `SMS to ${maskPhone(row.to)}`
 }
 
@@ -142,7 +181,10 @@ export function outboundMessageId(messageKey: string, publicUrl: string): string
  *   row to another one, and a worker that dies holds only the one row in flight, for one lease;
  * - every later write of the row (the renewal, the delete after delivery, the failed attempt) is
  *   `where id = ? and claim_token = ?`: a worker whose claim was taken over writes nothing;
- * - each e-mail carries a stable `Message-ID` ({@link outboundMessageId}).
+ * - each e-mail carries a stable `Message-ID` ({@link outboundMessageId});
+ * - an e-mail queued as a template (`template`, `data`) is rendered with `templates` once, when its
+ *   first claim sends it: the rendered subject, text, HTML, link and headers are written into the
+ *   row (by that claim only) before the send, and every attempt delivers what was written.
  */
 export function createOutboundQueue({
   db,
@@ -152,11 +194,14 @@ export function createOutboundQueue({
   now = () => new Date(),
   publicUrl = 'http://localhost',
   timings = OUTBOUND_RULES,
+  templates = mailTemplates(),
 }: {
   db: Database
   mail: MailService
   sms: SmsService
   log: Logger
+  /** The e-mail templates of the modules, for rows queued as a template. */
+  templates?: MailTemplates
   now?: () => Date
   /** PUBLIC_URL: its host names the Message-IDs. */
   publicUrl?: string
@@ -261,19 +306,49 @@ export function createOutboundQueue({
     }
   }
 
-  async function deliver(row: Row): Promise<void> {
-    const release = holdLease(row)
+  /**
+   * The row with its e-mail rendered: a row queued as a template and not yet rendered is rendered
+   * now and the result written into it under our claim; undefined when the claim was lost.
+   */
+  async function rendered(row: Row): Promise<Row | undefined> {
+    if (row.text !== null || row.template === null) return row
+    const mail = renderQueued(templates, row.template, row.data)
+    const [stored] = await db
+      .update(outboundMessages)
+      .set({
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        link: mail.link ?? null,
+        headers: mail.headers ?? {},
+      })
+      .where(ours(row))
+      .returning()
+    return stored
+  }
+
+  async function deliver(claimed: Row): Promise<void> {
+    const release = holdLease(claimed)
+    let row = claimed
     let failure: unknown
     let sent = false
     try {
+      const ready = await rendered(claimed)
+      if (!ready) {
+        log.warn(
+          `${describe(claimed)} lost its claim before it was sent; another worker holds it now`,
+        )
+        return
+      }
+      row = ready
       if (row.channel === 'sms') {
         // Twilio documents no idempotency key for sending a message (decision record 006).
-        await sms.send({ to: row.to, text: row.text, code: row.code ?? '' })
+        await sms.send({ to: row.to, text: row.text ?? '', code: row.code ?? '' })
       } else {
         await mail.send({
           to: row.to,
           subject: row.subject ?? '',
-          text: row.text,
+          text: row.text ?? '',
           link: row.link ?? undefined,
           html: row.html ?? undefined,
           headers: row.headers,

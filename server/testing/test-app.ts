@@ -33,6 +33,7 @@ import {
 import { DEMO_ADMIN, DEMO_STAFF, seedIfEmpty } from '#server/demo/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { MAIL_TEMPLATES } from '#server/mail-templates.ts'
 import { createOutboxMail } from '#server/messaging/mail.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
 import { createOutboxSms } from '#server/messaging/sms.ts'
@@ -222,6 +223,7 @@ export async function createTestApp(
     log,
     now,
     publicUrl: baseConfig.publicUrl,
+    templates: MAIL_TEMPLATES,
   })
 
   const [admin] = await db

@@ -11,6 +11,7 @@ import { resetCodes, users } from '#server/db/schema.ts'
 import { invalid, notAllowed } from '#server/lib/domain-error.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import { type HashingPriority, hashPassword, verifyPassword } from '#server/security/passwords.ts'
 import {
   liveResetCode,
@@ -19,6 +20,7 @@ import {
   resetCodeIsLive,
   signInAccount,
 } from './queries.ts'
+import { passwordResetEmail } from './reset-email.ts'
 
 const MINUTE = 60 * 1000
 
@@ -39,19 +41,6 @@ let dummyHash: Promise<string> | undefined
 export function dummyPasswordHash(): Promise<string> {
   dummyHash ??= hashPassword(randomToken())
   return dummyHash
-}
-
-/** The e-mail of a reset link (forgot-password, and the alert after repeated failures). */
-function resetMail(firstName: string, link: string, reason: 'asked' | 'failures') {
-  const opening =
-    reason === 'asked'
-      ? 'Someone asked to reset the password of your Glow Rewards account. To choose a new password, open this link within one hour:'
-      : 'Someone tried to sign in to your Glow Rewards account with a wrong password several times. If it was not you, your password is still safe; to choose a new one anyway, open this link within one hour:'
-  const closing =
-    reason === 'asked'
-      ? 'If it was not you, ignore this e-mail: your password stays as it is.'
-      : 'If it was you, you can ignore this e-mail; you can always sign in from your usual device with your password.'
-  return [`Hello ${firstName},`, '', opening, '', link, '', closing].join('\n')
 }
 
 type AuthContext = Pick<
@@ -106,16 +95,10 @@ export function authService(ctx: AuthContext, throttle: SignInThrottle, failureW
     reason: 'asked' | 'failures',
   ) {
     const link = await newResetLink(tx, user, resetPage)
-    await ctx.outbound.enqueue(tx, {
-      channel: 'email',
-      to,
-      subject:
-        reason === 'asked'
-          ? 'Reset your Glow Rewards password'
-          : 'Failed sign-ins to your Glow Rewards account',
-      text: resetMail(user.first_name, link, reason),
-      link,
-    })
+    await ctx.outbound.enqueue(
+      tx,
+      templateMail(passwordResetEmail, to, { firstName: user.first_name, link, reason }),
+    )
   }
 
   /**

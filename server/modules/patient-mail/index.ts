@@ -1,10 +1,15 @@
+export { type PatientMailProps, renderPatientMail } from './layout.tsx'
 export {
   MAIL_PRACTICE_COLUMNS,
   type MailPractice,
   mailPracticeOf,
   offerContent,
-  patientMail,
+  patientTemplateMail,
   readMailPractice,
-  reminderContent,
-  statementContent,
 } from './service.ts'
+export {
+  type PointsReminderProps,
+  type PointsStatementProps,
+  pointsReminderEmail,
+  pointsStatementEmail,
+} from './templates.ts'

@@ -12,8 +12,16 @@ import { eq } from 'drizzle-orm'
 import { pointsText } from '#domain/points.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { practices } from '#server/db/schema.ts'
-import { escapeHtml } from '#server/lib/html.ts'
-import type { OutboundMessage } from '#server/messaging/outbound.ts'
+import { type OutboundMessage, templateMail } from '#server/messaging/outbound.ts'
+import { type MailTemplate, mailTemplate } from '#server/messaging/templates.ts'
+import {
+  type MailPractice,
+  type PatientMailContent,
+  type PatientMailProps,
+  renderPatientMail,
+} from './layout.tsx'
+
+export { type MailPractice, type PatientMailContent, unsubscribeLinks } from './layout.tsx'
 
 /** What a patient e-mail needs of the patient. */
 export type MailPatient = {
@@ -22,16 +30,6 @@ export type MailPatient = {
   email_subscription: boolean
   archived_at: Date | null
   unsubscribe_id: string
-}
-
-/**
- * What a patient e-mail needs of the practice: its name, and for the footer its postal address
- * (one line) and the absolute address of its logo.
- */
-export type MailPractice = {
-  practice_name: string
-  postal_address?: string | null
-  logo_url?: string | null
 }
 
 /** The practice's columns a patient e-mail reads. */
@@ -93,70 +91,9 @@ export async function readMailPractice(
   return mailPracticeOf(row, publicUrl)
 }
 
-/** The content of one patient e-mail: paragraphs of plain text and, optionally, one button. */
-export type PatientMailContent = {
-  subject: string
-  paragraphs: string[]
-  action?: { label: string; href: string } | undefined
-}
-
 /** Whether marketing e-mail may reach the patient: an e-mail, subscribed, not archived. */
 export function mayEmail(patient: MailPatient): patient is MailPatient & { email: string } {
   return Boolean(patient.email) && patient.email_subscription && patient.archived_at === null
-}
-
-/** The two unsubscribe addresses of a patient: the spec's page and the RFC 8058 one-click URL. */
-export function unsubscribeLinks(publicUrl: string, unsubscribeId: string) {
-  const base = publicUrl.replace(/\/+$/, '')
-  const id = encodeURIComponent(unsubscribeId)
-  return { page: `${base}/unsubscribe/${id}`, oneClick: `${base}/api/unsubscribe/${id}` }
-}
-
-/** The headers every marketing e-mail carries (RFC 2369 and RFC 8058). */
-export function unsubscribeHeaders(publicUrl: string, unsubscribeId: string) {
-  const { page, oneClick } = unsubscribeLinks(publicUrl, unsubscribeId)
-  return {
-    'List-Unsubscribe': `<${oneClick}>, <${page}>`,
-    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-  }
-}
-
-function html(
-  practice: MailPractice,
-  content: PatientMailContent,
-  unsubscribePage: string,
-): string {
-  const name = practice.practice_name
-  const paragraphs = content.paragraphs
-    .map(
-      (paragraph) =>
-        `<p style="margin:0 0 16px">${escapeHtml(paragraph).split('\n').join('<br>\n')}</p>`,
-    )
-    .join('\n')
-  const action = content.action
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(content.action.href)}" style="background:#7b2d59;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">${escapeHtml(content.action.label)}</a></p>\n`
-    : ''
-  return [
-    '<!doctype html>',
-    `<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(content.subject)}</title></head>`,
-    '<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#222222;line-height:1.5">',
-    ...(practice.logo_url
-      ? [
-          `<p style="margin:0 0 16px"><img src="${escapeHtml(practice.logo_url)}" alt="${escapeHtml(name)} logo" style="max-height:64px;max-width:240px"></p>`,
-        ]
-      : []),
-    `<h1 style="font-size:20px;margin:0 0 24px">${escapeHtml(name)}</h1>`,
-    paragraphs,
-    action,
-    ...(practice.postal_address
-      ? [
-          `<p style="margin:32px 0 0;font-size:13px;color:#555555">${escapeHtml(name)}<br>\n${escapeHtml(practice.postal_address)}</p>`,
-        ]
-      : []),
-    `<p style="margin:${practice.postal_address ? '8px' : '32px'} 0 0;font-size:13px;color:#555555">You receive this e-mail from ${escapeHtml(name)}'s rewards programme. <a href="${escapeHtml(unsubscribePage)}" style="color:#555555">Unsubscribe</a></p>`,
-    '</body></html>',
-    '',
-  ].join('\n')
 }
 
 /**
@@ -171,28 +108,42 @@ export function patientMail(
   content: PatientMailContent,
 ): OutboundMessage | null {
   if (!mayEmail(patient)) return null
-  const links = unsubscribeLinks(publicUrl, patient.unsubscribe_id)
-  const text = [
-    ...content.paragraphs,
-    ...(content.action ? [`${content.action.label}: ${content.action.href}`] : []),
-    [
-      practice.practice_name,
-      ...(practice.postal_address ? [practice.postal_address] : []),
-      ...(practice.logo_url ? [`Logo: ${practice.logo_url}`] : []),
-      `You receive this e-mail from ${practice.practice_name}'s rewards programme. Unsubscribe: ${links.page}`,
-    ].join('\n'),
-  ].join('\n\n')
   return {
     channel: 'email',
     to: patient.email,
-    // A subject is one line, whatever a title typed by staff holds.
-    subject: content.subject.replace(/\s*[\r\n]+\s*/g, ' '),
-    text,
-    html: html(practice, content, links.page),
-    link: content.action?.href,
-    headers: unsubscribeHeaders(publicUrl, patient.unsubscribe_id),
+    ...patientMailTemplate.render({
+      publicUrl,
+      practice,
+      unsubscribeId: patient.unsubscribe_id,
+      content,
+    }),
   }
 }
+
+/**
+ * The e-mail `template` makes of `props` for the patient, rendered now, with the patient's
+ * unsubscribe token; `null` when marketing e-mail may not reach them ({@link mayEmail}).
+ */
+export function patientTemplateMail<Props extends PatientMailProps>(
+  template: MailTemplate<Props>,
+  patient: MailPatient,
+  props: Omit<Props, 'unsubscribeId'>,
+): OutboundMessage | null {
+  if (!mayEmail(patient)) return null
+  return templateMail(template, patient.email, {
+    ...props,
+    unsubscribeId: patient.unsubscribe_id,
+  } as Props)
+}
+
+/**
+ * The generic patient e-mail: `content` in the shared layout. The points e-mails and the offer
+ * are templates of their own whose props are the facts, not the finished paragraphs.
+ */
+export const patientMailTemplate = mailTemplate<PatientMailProps & { content: PatientMailContent }>(
+  'patient-mail',
+  ({ content, ...props }) => renderPatientMail(props, content),
+)
 
 const dateFormat = new Intl.DateTimeFormat('en-US', {
   dateStyle: 'long',

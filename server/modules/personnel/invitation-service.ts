@@ -22,12 +22,14 @@ import { personnelInvitations, practices, users } from '#server/db/schema.ts'
 import { conflict, gone, invalid, notFound } from '#server/lib/domain-error.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import {
   consumeVerification,
   phoneDigits,
   VerificationError,
 } from '#server/messaging/verification.ts'
 import { hashPassword } from '#server/security/passwords.ts'
+import { invitationEmail } from './invitation-email.ts'
 import {
   emailHasAccount,
   hasPendingInvitation,
@@ -96,20 +98,16 @@ export function invitationService(ctx: InvitationContext) {
     const practiceName = practice?.name ?? 'your practice'
     const who = inviter ? `${inviter.first_name} ${inviter.last_name}` : 'Your practice'
     const link = invitationLink(ctx.config.publicUrl, row.id)
-    await ctx.outbound.enqueue(tx, {
-      channel: 'email',
-      to: row.email,
-      subject: `You are invited to join ${practiceName} on Glow Rewards`,
-      text: [
-        `Hello ${row.first_name},`,
-        '',
-        `${who} invited you to join ${practiceName} on Glow Rewards. Register here:`,
+    await ctx.outbound.enqueue(
+      tx,
+      templateMail(invitationEmail, row.email, {
+        firstName: row.first_name,
+        practiceName,
+        inviter: who,
         link,
-        '',
-        `The link works for ${INVITATION_TTL_DAYS} days.`,
-      ].join('\n'),
-      link,
-    })
+        days: INVITATION_TTL_DAYS,
+      }),
+    )
   }
 
   /** The invitation `id` of the caller's own practice: not found when unknown or another's. */

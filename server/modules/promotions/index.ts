@@ -3,6 +3,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { promotionLifeRoutes } from './routes.ts'
 import { promotionSendRoutes } from './send-routes.ts'
 
+export { type OfferEmailProps, offerEmail } from './offer-email.ts'
 export { offerRoutes } from './offer-routes.ts'
 export { patientPageRoutes } from './page-routes.ts'
 export { claimsOfPatient, expireClaims, funnelFor } from './service.ts'

@@ -1,55 +1,24 @@
 /**
- * "Send to patients": one request queues the offer's e-mail for
- * every patient marketing e-mail may reach, set-based. One `INSERT … SELECT` writes a
- * `promotion_sends` row (the personal link's random token) per patient not yet sent the offer,
- * and, from what it returns, one `outbound_messages` row per send, with the text, the HTML part
- * and the headers the builder (patient-mail.ts) makes: the builder renders the message once with
- * markers where the patient's name, link and unsubscribe token go, and the database fills them in
- * per row (the name HTML-escaped in the HTML part). The request never waits for the sending: the
- * worker delivers the rows after the commit (docs/decisions/012-patient-email.md).
+ * "Send to patients": one request queues the offer's e-mail for every patient marketing e-mail
+ * may reach, set-based. One `INSERT … SELECT` writes a `promotion_sends` row (the personal link's
+ * random token) per patient not yet sent the offer, and, from what it returns, one
+ * `outbound_messages` row per send naming the {@link offerEmail} template, with its props as
+ * `jsonb`: what the send shares (the practice, the offer, the public URL) as one parameter, and
+ * the patient's first name, link token and unsubscribe token from the columns. Nothing is written
+ * or escaped in SQL: the worker renders each message once when it delivers it, after the commit
+ * (docs/decisions/012-patient-email.md, 018-email-templates.md). The request never waits for it.
  */
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { SEND_MESSAGES } from '#domain/offers.ts'
 import { promotionStatus } from '#domain/promotions.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { conflict } from '#server/http/errors.ts'
-import {
-  type MailPractice,
-  offerContent,
-  patientMail,
-  readMailPractice,
-} from '#server/modules/patient-mail/index.ts'
+import { type MailPractice, readMailPractice } from '#server/modules/patient-mail/index.ts'
+import { type OfferEmailProps, offerEmail } from './offer-email.ts'
 import { offerValueText, promotionOf } from './service.ts'
-
-/** Marks in the rendered message where a patient's own values go (private-use characters). */
-const MARK = {
-  name: '\uE000NAME\uE000',
-  token: '\uE000TOKEN\uE000',
-  unsubscribe: '\uE000UNSUB\uE000',
-} as const
 
 /** A 256-bit random token per row (two v4 UUIDs: 244 random bits), base64url. */
 const RANDOM_TOKEN = sql`rtrim(translate(encode(decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'), 'base64'), '+/', '-_'), '=')`
-
-/** `value` HTML-escaped in SQL, as escapeHtml does in JavaScript. */
-const htmlEscaped = (value: SQL) =>
-  sql`replace(replace(replace(replace(replace(${value}, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')`
-
-/**
- * `template` as a SQL expression: its text as parameters, each mark replaced by its column.
- */
-function filled(template: string, columns: { name: SQL; token: SQL; unsubscribe: SQL }): SQL {
-  const parts = template.split(/(\uE000(?:NAME|TOKEN|UNSUB)\uE000)/)
-  const pieces = parts
-    .filter((part) => part !== '')
-    .map((part) => {
-      if (part === MARK.name) return columns.name
-      if (part === MARK.token) return columns.token
-      if (part === MARK.unsubscribe) return columns.unsubscribe
-      return sql`${part}::text`
-    })
-  return pieces.length === 0 ? sql`''` : sql.join(pieces, sql` || `)
-}
 
 /**
  * Queues the offer for every patient of the practice with an e-mail, subscribed and not
@@ -69,46 +38,16 @@ export async function queueOfferSends(
     now: Date
   },
 ): Promise<number> {
-  const base = input.publicUrl.replace(/\/+$/, '')
-  const message = patientMail(
-    base,
-    input.practice,
-    {
-      first_name: MARK.name,
-      email: 'marker@example.invalid',
-      email_subscription: true,
-      archived_at: null,
-      unsubscribe_id: MARK.unsubscribe,
+  // The props every row shares; each row adds the patient's own (the rest of OfferEmailProps).
+  const shared: Omit<OfferEmailProps, 'firstName' | 'token' | 'unsubscribeId'> = {
+    publicUrl: input.publicUrl,
+    practice: input.practice,
+    offer: {
+      title: input.offer.title,
+      description: input.offer.description,
+      value: input.offer.value ?? null,
     },
-    offerContent(
-      input.practice,
-      { first_name: MARK.name },
-      {
-        ...input.offer,
-        link: `${base}/offers/${MARK.token}`,
-      },
-    ),
-  )
-  if (message?.channel !== 'email') return 0
-  // unsubscribeLinks URI-encodes the token: the marks come back encoded in the URLs.
-  const encoded = (text: string) =>
-    text
-      .split(encodeURIComponent(MARK.unsubscribe))
-      .join(MARK.unsubscribe)
-      .split(encodeURIComponent(MARK.token))
-      .join(MARK.token)
-  const text = encoded(message.text)
-  const html = encoded(message.html ?? '')
-  const headers = Object.entries(message.headers ?? {}).map(([name, value]) => [
-    name,
-    encoded(value),
-  ])
-  const raw = { name: sql`p.first_name`, token: sql`s.token`, unsubscribe: sql`p.unsubscribe_id` }
-  const escaped = { ...raw, name: htmlEscaped(sql`p.first_name`) }
-  const headersSql = sql`jsonb_build_object(${sql.join(
-    headers.map(([name, value]) => sql`${name}::text, ${filled(value ?? '', raw)}`),
-    sql`, `,
-  )})`
+  }
   const result = (await tx.execute(sql`
     with sent as (
       insert into promotion_sends (practice_id, promotion_id, patient_id, token, created_at, sent_at)
@@ -127,9 +66,11 @@ export async function queueOfferSends(
       returning patient_id, token
     ),
     queued as (
-      insert into outbound_messages (channel, "to", subject, text, html, headers, link, next_attempt_at, created_at)
-      select 'email', p.email, ${message.subject}, ${filled(text, raw)}, ${filled(html, escaped)},
-        ${headersSql}, ${filled(encoded(message.link ?? ''), raw)}, ${input.now}, ${input.now}
+      insert into outbound_messages (channel, "to", template, data, next_attempt_at, created_at)
+      select 'email', p.email, ${offerEmail.name},
+        ${JSON.stringify(shared)}::jsonb || jsonb_build_object(
+          'firstName', p.first_name, 'token', s.token, 'unsubscribeId', p.unsubscribe_id),
+        ${input.now}, ${input.now}
       from sent s join patients p on p.id = s.patient_id
       returning 1
     )

@@ -10,6 +10,7 @@ import { sealJson } from '#server/db/data-key.ts'
 import { payments, practices, users } from '#server/db/schema.ts'
 import { conflict, DomainError, invalid } from '#server/lib/domain-error.ts'
 import { maskEmail } from '#server/lib/log.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import {
   consumeVerification,
   phoneDigits,
@@ -27,6 +28,7 @@ import {
   paymentOfToken,
 } from './queries.ts'
 import { createTakenContacts } from './taken-contacts.ts'
+import { welcomeEmail } from './welcome-email.ts'
 
 /** The answers of `POST /auth/local/register` beyond the field rules. */
 export const REGISTER_MESSAGES = {
@@ -193,20 +195,10 @@ export function signUpService(ctx: SignUpContext) {
     practiceName: string,
   ) {
     const link = new URL('/signin', ctx.config.publicUrl).toString()
-    await ctx.outbound.enqueue(tx, {
-      channel: 'email',
-      to,
-      subject: 'Welcome to Glow Rewards',
-      text: [
-        `Hello ${firstName},`,
-        '',
-        `${practiceName} is set up on Glow Rewards and you are its admin.`,
-        `Sign in with this e-mail address and the password you chose: ${link}`,
-        '',
-        'Welcome aboard!',
-      ].join('\n'),
-      link,
-    })
+    await ctx.outbound.enqueue(
+      tx,
+      templateMail(welcomeEmail, to, { firstName, practiceName, link }),
+    )
   }
 
   /** The user of an earlier sign-up with the same payload; a conflict when the e-mail is someone else's. */
