@@ -186,6 +186,8 @@ export function CatalogueSection({
 }) {
   const [editing, setEditing] = useState<CatalogueItem | 'new' | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
+  /** The item whose archive (or restore) is being saved. */
+  const [archiving, setArchiving] = useState<number | null>(null)
   const headingId = `catalogue-${noun}`
   const actions = (item: CatalogueItem) =>
     canManage && (
@@ -204,9 +206,12 @@ export function CatalogueSection({
           size="xs"
           variant="default"
           aria-label={`${archived ? 'Restore' : 'Archive'} ${item.name}`}
+          loading={archiving === item.id}
           onClick={async () => {
             setFailure(null)
+            setArchiving(item.id)
             const refused = await onArchive(item, !archived)
+            setArchiving(null)
             if (refused) setFailure(refused)
           }}
         >
