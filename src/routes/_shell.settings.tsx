@@ -17,7 +17,9 @@ import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
+import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { SectionCard } from '#src/ui/section-card.tsx'
 
 export const Route = createFileRoute('/_shell/settings')({
   loader: () =>
@@ -27,19 +29,6 @@ export const Route = createFileRoute('/_shell/settings')({
     }),
   component: SettingsPage,
 })
-
-function Row({ label, value }: { label: string; value: string }) {
-  return (
-    <Stack gap={2} miw={0}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
-        {value}
-      </Text>
-    </Stack>
-  )
-}
 
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
@@ -83,21 +72,16 @@ function SettingsPage() {
           </Stack>
         </Paper>
       )}
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="settings-account">
-        <Stack gap="md" align="flex-start">
-          <Title order={2} size="h4" id="settings-account">
-            Your account
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" w="100%">
-            <Row label="Name" value={`${user.first_name} ${user.last_name}`} />
-            <Row label="Email" value={user.email} />
-            <Row label="Access rights" value={user.access_rights} />
-          </SimpleGrid>
-          <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
-            Open My Profile
-          </AnchorLink>
-        </Stack>
-      </Paper>
+      <SectionCard id="settings-account" title="Your account" align="flex-start">
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" w="100%">
+          <LabelledValue label="Name" value={`${user.first_name} ${user.last_name}`} />
+          <LabelledValue label="Email" value={user.email} />
+          <LabelledValue label="Access rights" value={user.access_rights} />
+        </SimpleGrid>
+        <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
+          Open My Profile
+        </AnchorLink>
+      </SectionCard>
     </AreaPage>
   )
 }

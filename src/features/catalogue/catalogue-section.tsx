@@ -21,7 +21,7 @@ import {
   type CatalogueItemInput,
 } from '#domain/practice-data.ts'
 import { formatCents } from '#src/lib/format.ts'
-import { AppModal } from '#src/ui/app-modal.tsx'
+import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 
@@ -293,26 +293,21 @@ export function CatalogueSection({
           </Stack>
         </>
       )}
-      <AppModal
-        opened={editing !== null}
+      <TaskModal
+        subject={editing}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? `Add ${noun}` : `Edit ${noun}`}
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
-        {editing !== null && (
+        {(item, finish) => (
           <ItemForm
             noun={noun}
-            initial={editing === 'new' ? null : editing}
+            initial={item === 'new' ? null : item}
             pointsPerDollar={pointsPerDollar}
             onCancel={() => setEditing(null)}
-            onSave={async (input) => {
-              const refused = await onSave(input, editing === 'new' ? undefined : editing.id)
-              if (!refused) setEditing(null)
-              return refused
-            }}
+            onSave={(input) => finish(onSave(input, item === 'new' ? undefined : item.id))}
           />
         )}
-      </AppModal>
+      </TaskModal>
     </Stack>
   )
 }
