@@ -1,5 +1,4 @@
 import {
-  Alert,
   Button,
   Card,
   Group,
@@ -24,6 +23,7 @@ import { formatCents } from '#src/lib/format.ts'
 import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
 /**
  * Why a save was refused: the server's sentence, and the field it is about when there is one
@@ -235,11 +235,7 @@ export function CatalogueSection({
           </Button>
         )}
       </Group>
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
+      <FailureAlert>{failure}</FailureAlert>
       {items.length === 0 ? (
         <EmptyNote>{archived ? `No archived ${noun}s.` : `No ${noun}s yet.`}</EmptyNote>
       ) : (

@@ -18,6 +18,7 @@ import {
 } from '#machines/phone-verification/phone-verification.machine.ts'
 import { selectPhoneLocked } from '#machines/phone-verification/phone-verification.selectors.ts'
 import { maskPhone } from '#src/lib/masks.ts'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
 import { SectionCard } from '#src/ui/section-card.tsx'
 
@@ -165,11 +166,7 @@ function ChangeFlow({
           Saving the new number…
         </Text>
       )}
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
+      <FailureAlert>{failure}</FailureAlert>
       <Group justify="flex-end">
         <Button variant="default" onClick={onCancel} disabled={saving}>
           {failure ? 'Start over' : 'Cancel'}
