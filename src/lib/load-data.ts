@@ -8,6 +8,20 @@ import { UserFacingError } from './user-facing-error.ts'
 
 export { UserFacingError }
 
+/** Whether a failed call was the server no longer accepting the stored session (401). */
+export function isSessionRefused(error: unknown): boolean {
+  return error instanceof HTTPError && error.response.status === 401
+}
+
+/**
+ * Forgets a session the server no longer accepts. Nobody is signed out without a word: the alert
+ * persists to the sign-in page the caller goes to next, and says why.
+ */
+export function forgetRefusedSession(): void {
+  clearSession()
+  showAlert({ type: 'danger', message: SESSION_ENDED_MESSAGE, persist: true })
+}
+
 /**
  * Runs a route loader's API reads. A 401 means the stored session is no longer accepted: it is
  * cleared and the user goes to sign in. Any other failure becomes a {@link UserFacingError}
@@ -17,10 +31,8 @@ export async function loadData<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read()
   } catch (error) {
-    if (error instanceof HTTPError && error.response.status === 401) {
-      clearSession()
-      // Nobody is signed out without a word: the sign-in page says why.
-      showAlert({ type: 'danger', message: SESSION_ENDED_MESSAGE, persist: true })
+    if (isSessionRefused(error)) {
+      forgetRefusedSession()
       throw redirect({ to: '/signin' })
     }
     const status = error instanceof HTTPError ? error.response.status : undefined

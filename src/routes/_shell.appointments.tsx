@@ -1,4 +1,4 @@
-import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import * as v from 'valibot'
 import {
   cancelAppointment,
@@ -15,8 +15,8 @@ import {
   addDays,
   daysShown,
 } from '#src/features/appointments/appointments-view.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { type PatientChoice, patientChoice } from '#src/ui/patient-picker.tsx'
 
@@ -59,17 +59,8 @@ function AppointmentsPage() {
   const { today, day, appointments, procedures } = Route.useLoaderData()
   const view = Route.useSearch({ select: (s) => s.view ?? 'day' })
   const navigate = Route.useNavigate()
-  const router = useRouter()
-  /** Runs a change, then reloads the days shown; a refusal becomes the dialog's sentence. */
-  const act = async (work: () => Promise<unknown>) => {
-    try {
-      await work()
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  // Each change reloads the days shown; a refusal becomes the dialog's sentence.
+  const action = useAction()
   return (
     <AreaPage title="Appointments" description="Book, move and cancel the practice's visits.">
       <AppointmentsView
@@ -89,7 +80,7 @@ function AppointmentsPage() {
           })
         }
         onCreate={(input) =>
-          act(async () => {
+          action.run(async () => {
             const booked = await createAppointment({ ...input, notes: input.notes || undefined })
             const bookedDay = booked.starts_at.slice(0, 10)
             // Show the day it was booked on, so the desk sees it land.
@@ -99,10 +90,10 @@ function AppointmentsPage() {
           })
         }
         onReschedule={(appointment, changes) =>
-          act(() => updateAppointment(appointment.id, changes))
+          action.run(() => updateAppointment(appointment.id, changes))
         }
-        onCancel={(appointment) => act(() => cancelAppointment(appointment.id))}
-        onDelete={(appointment) => act(() => deleteAppointment(appointment.id))}
+        onCancel={(appointment) => action.run(() => cancelAppointment(appointment.id))}
+        onDelete={(appointment) => action.run(() => deleteAppointment(appointment.id))}
       />
     </AreaPage>
   )

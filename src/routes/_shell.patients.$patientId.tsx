@@ -16,8 +16,8 @@ import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
 import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
 import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
 import { PatientOffers } from '#src/features/promotions/patient-offers.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { mergeCalls, searchMergePatients } from './-patient-merge-calls.ts'
 
@@ -68,15 +68,7 @@ function PatientPage() {
   const [calls, setCalls] = useState(mergeCalls)
   // One key per opened dialog: a second click of the same save is the same change.
   const [adjustKey, setAdjustKey] = useState(newKey)
-  const act = async (work: () => Promise<unknown>) => {
-    try {
-      await work()
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  const action = useAction()
   return (
     <AreaPage title={`${patient.first_name} ${patient.last_name}`} description="Patient profile">
       <PatientProfile
@@ -93,20 +85,19 @@ function PatientPage() {
           setMerging(true)
         }}
         onEdit={() => setEditing(true)}
-        onAdjust={async (points, reason) => {
-          const failure = await act(() =>
-            adjustPoints(patient.id, { points, reason, idempotencyKey: adjustKey }),
+        onAdjust={(points, reason) =>
+          action.run(
+            () => adjustPoints(patient.id, { points, reason, idempotencyKey: adjustKey }),
+            { onSuccess: () => setAdjustKey(newKey()) },
           )
-          if (!failure) setAdjustKey(newKey())
-          return failure
-        }}
+        }
         onReverse={(entry, reason) =>
-          act(() =>
+          action.run(() =>
             reverseEntry(entry.id, { reason, idempotencyKey: `reverse-${entry.id}-${adjustKey}` }),
           )
         }
         onArchive={(archived) =>
-          act(() => (archived ? archivePatient(patient.id) : restorePatient(patient.id)))
+          action.run(() => (archived ? archivePatient(patient.id) : restorePatient(patient.id)))
         }
         onLedgerPage={(history) => void navigate({ search: { history } })}
       />
@@ -116,7 +107,7 @@ function PatientPage() {
           claims={claims}
           liveOffers={liveOffers}
           onClaim={(promotionId, code) =>
-            act(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
+            action.run(() => claimPromotion({ promo: promotionId, patient_id: patient.id, code }))
           }
         />
       )}
@@ -146,16 +137,15 @@ function PatientPage() {
         submitLabel="Save changes"
         initial={valuesOf(patient)}
         onClose={() => setEditing(false)}
-        onSave={async (values) => {
-          try {
-            await updatePatient(patient.id, toPatientInput(values))
-            setEditing(false)
-            await router.invalidate()
-            return undefined
-          } catch (error) {
-            return patientSaveFailure(error)
-          }
-        }}
+        onSave={(values) =>
+          action.run(
+            async () => {
+              await updatePatient(patient.id, toPatientInput(values))
+              setEditing(false)
+            },
+            { failure: patientSaveFailure },
+          )
+        }
       />
     </AreaPage>
   )

@@ -1,5 +1,5 @@
 import { IconCopy, IconUpload } from '@tabler/icons-react'
-import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
@@ -8,6 +8,7 @@ import { fetchReport } from '#src/api/reports.ts'
 import { PatientFormModal, toPatientInput } from '#src/features/patients/patient-form.tsx'
 import { PatientList } from '#src/features/patients/patient-list.tsx'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
@@ -40,7 +41,7 @@ function PatientsPage() {
   const page = Route.useLoaderData()
   const search = Route.useSearch({ select: (s) => s.search ?? '' })
   const navigate = Route.useNavigate()
-  const router = useRouter()
+  const action = useAction()
   const [adding, setAdding] = useState(false)
   const canExport = Route.useRouteContext({
     select: (c) => can(toRole(c.session.user.access_rights), 'reports.money'),
@@ -94,20 +95,23 @@ function PatientsPage() {
         title="Add patient"
         submitLabel="Add patient"
         onClose={() => setAdding(false)}
-        onSave={async (values) => {
-          try {
-            const patient = await createPatient(toPatientInput(values))
-            setAdding(false)
-            await router.invalidate()
-            await navigate({
-              to: '/patients/$patientId',
-              params: { patientId: String(patient.id) },
-            })
-            return undefined
-          } catch (error) {
-            return patientSaveFailure(error)
-          }
-        }}
+        onSave={(values) =>
+          action.run(
+            async () => {
+              const patient = await createPatient(toPatientInput(values))
+              setAdding(false)
+              return patient
+            },
+            {
+              failure: patientSaveFailure,
+              onSuccess: (patient) =>
+                navigate({
+                  to: '/patients/$patientId',
+                  params: { patientId: String(patient.id) },
+                }),
+            },
+          )
+        }
       />
     </AreaPage>
   )

@@ -1,5 +1,6 @@
 import { Avatar, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
-import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
+import { createFileRoute, notFound } from '@tanstack/react-router'
+import { useMemo } from 'react'
 import type { StaffMember } from '#domain/practice-data.ts'
 import {
   changeOwnPhone,
@@ -14,9 +15,10 @@ import { AvatarUpload } from '#src/features/self-service/avatar-upload.tsx'
 import { ChangePasswordForm } from '#src/features/self-service/change-password-form.tsx'
 import { PhoneChange, type PhoneChangeCalls } from '#src/features/self-service/phone-change.tsx'
 import { ProfileForm } from '#src/features/self-service/profile-form.tsx'
-import { apiErrorMessage, withUserMessage } from '#src/lib/http.ts'
+import { withUserMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
+import { type Action, useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 
 export const Route = createFileRoute('/_shell/personnel/$userId')({
@@ -72,7 +74,7 @@ function ProfilePage() {
         </Paper>
         {own && <OwnAvatar member={member} />}
         {own && <OwnDetails member={member} />}
-        {own && <PhoneChange member={member} calls={phoneCalls(member.id)} />}
+        {own && <OwnPhone member={member} />}
         {own && <OwnPassword />}
       </Stack>
     </AreaPage>
@@ -80,7 +82,14 @@ function ProfilePage() {
 }
 
 /** My Profile's phone change: the code to the new number, its check, then the verified save. */
-function phoneCalls(id: number): PhoneChangeCalls {
+function OwnPhone({ member }: { member: StaffMember }) {
+  const { run } = useAction()
+  // The same calls while the member is the same: the form saves once per verified code.
+  const calls = useMemo(() => phoneCalls(member.id, run), [member.id, run])
+  return <PhoneChange member={member} calls={calls} />
+}
+
+function phoneCalls(id: number, run: Action['run']): PhoneChangeCalls {
   return {
     sendCode: (input) =>
       withUserMessage(() =>
@@ -88,45 +97,49 @@ function phoneCalls(id: number): PhoneChangeCalls {
       ),
     verifyCode: (input) => withUserMessage(() => verifyPhoneCode(id, input)),
     savePhone: async (verified) => {
-      try {
-        return await changeOwnPhone(id, {
-          cell_phone: verified.phone,
-          country_code: '+1',
-          authyId: verified.authyId,
-        })
-      } catch (error) {
-        return apiErrorMessage(error)
-      }
+      let saved: StaffMember | undefined
+      const refused = await run(
+        async () => {
+          saved = await changeOwnPhone(id, {
+            cell_phone: verified.phone,
+            country_code: '+1',
+            authyId: verified.authyId,
+          })
+        },
+        { invalidate: false },
+      )
+      return refused ?? (saved as StaffMember)
     },
   }
 }
 
 /** The signed-in member's password form; the fresh session it answers replaces the stored one. */
 function OwnPassword() {
+  const action = useAction()
   return (
     <ChangePasswordForm
-      onSave={async (values) => {
-        // Every other session ends; this browser keeps going with the fresh one, as remembered.
-        const remember = isSessionRemembered()
-        try {
-          writeSession(await changePassword({ ...values, remember }), remember)
-          return undefined
-        } catch (error) {
-          return apiErrorMessage(error)
-        }
-      }}
+      onSave={(values) =>
+        action.run(
+          async () => {
+            // Every other session ends; this browser keeps going with the fresh one, as remembered.
+            const remember = isSessionRemembered()
+            writeSession(await changePassword({ ...values, remember }), remember)
+          },
+          { invalidate: false },
+        )
+      }
     />
   )
 }
 
 /** The signed-in member's details; the header's greeting follows the saved names. */
 function OwnDetails({ member }: { member: StaffMember }) {
-  const router = useRouter()
+  const action = useAction()
   return (
     <ProfileForm
       member={member}
-      onSave={async (values) => {
-        try {
+      onSave={(values) =>
+        action.run(async () => {
           const saved = await updateOwnProfile(member.id, values)
           const session = readSession()
           if (session) {
@@ -143,33 +156,20 @@ function OwnDetails({ member }: { member: StaffMember }) {
               isSessionRemembered(),
             )
           }
-          await router.invalidate()
-          return undefined
-        } catch (error) {
-          return apiErrorMessage(error)
-        }
-      }}
+        })
+      }
     />
   )
 }
 
 /** The signed-in member's avatar; the header's follows from the stored session. */
 function OwnAvatar({ member }: { member: StaffMember }) {
-  const router = useRouter()
-  const act = async (action: () => Promise<unknown>) => {
-    try {
-      await action()
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  const action = useAction()
   return (
     <AvatarUpload
       member={member}
-      onUpload={(file) => act(() => saveOwnAvatar(member.id, file))}
-      onRemove={() => act(() => removeOwnAvatar(member.id))}
+      onUpload={(file) => action.run(() => saveOwnAvatar(member.id, file))}
+      onRemove={() => action.run(() => removeOwnAvatar(member.id))}
     />
   )
 }

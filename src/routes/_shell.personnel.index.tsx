@@ -7,8 +7,8 @@ import { setMemberActive, setMemberRole } from '#src/api/self-service.ts'
 import { listUsers } from '#src/api/users.ts'
 import { personnelInvitationsActors } from '#src/features/personnel/personnel.actors.ts'
 import { PersonnelArea, type SaveMemberChange } from '#src/features/personnel/personnel-area.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData, UserFacingError } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 
 /**
@@ -53,16 +53,13 @@ function PersonnelPage() {
       },
     }),
   )
-  const onMemberChange: SaveMemberChange = async (change) => {
-    try {
-      if (change.kind === 'role') await setMemberRole(change.member.id, change.role)
-      else await setMemberActive(change.member.id, change.kind === 'reactivate')
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  const action = useAction()
+  const onMemberChange: SaveMemberChange = (change) =>
+    action.run(() =>
+      change.kind === 'role'
+        ? setMemberRole(change.member.id, change.role)
+        : setMemberActive(change.member.id, change.kind === 'reactivate'),
+    )
   return (
     <AreaPage
       title="Personnel"

@@ -1,5 +1,5 @@
 import { Group, SegmentedControl } from '@mantine/core'
-import { createFileRoute, stripSearchParams, useRouter } from '@tanstack/react-router'
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router'
 import { can, toRole } from '#domain/permissions.ts'
 import type { CatalogueItem, CatalogueItemInput } from '#domain/practice-data.ts'
 import {
@@ -12,6 +12,7 @@ import { getProgrammeRules } from '#src/api/ledger.ts'
 import { CatalogueSection, type SaveRefusal } from '#src/features/catalogue/catalogue-section.tsx'
 import { apiErrorMessage, apiRefusedField } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 
 /** Which items show: the catalogue (the default, kept out of the address) or the archived ones. */
@@ -35,37 +36,25 @@ export const Route = createFileRoute('/_shell/procedures')({
   component: ProceduresPage,
 })
 
+/** A refused save: the sentence, under the name field when the name is what was refused. */
+async function catalogueSaveFailure(error: unknown): Promise<SaveRefusal> {
+  const [message, field] = await Promise.all([apiErrorMessage(error), apiRefusedField(error)])
+  return field === 'name' ? { message, field } : { message }
+}
+
 function ProceduresPage() {
   const { procedures, products, pointsPerDollar } = Route.useLoaderData()
   const archived = Route.useSearch({ select: (s) => s.show === 'archived' })
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const canManage = can(role, 'catalogue.manage')
   const navigate = Route.useNavigate()
-  const router = useRouter()
-
-  /** Runs a change, then reloads the lists; the failure's sentence when it is refused. */
-  const act = async (change: () => Promise<unknown>) => {
-    try {
-      await change()
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  // Each change reloads the lists; a refused name shows under its field.
+  const action = useAction()
   const handlers = (kind: CatalogueKind) => ({
-    onSave: async (input: CatalogueItemInput, id?: number): Promise<SaveRefusal | undefined> => {
-      try {
-        await saveCatalogueItem(kind, input, id)
-        await router.invalidate()
-        return undefined
-      } catch (error) {
-        const [message, field] = await Promise.all([apiErrorMessage(error), apiRefusedField(error)])
-        return field === 'name' ? { message, field } : { message }
-      }
-    },
+    onSave: (input: CatalogueItemInput, id?: number) =>
+      action.run(() => saveCatalogueItem(kind, input, id), { failure: catalogueSaveFailure }),
     onArchive: (item: CatalogueItem, archive: boolean) =>
-      act(() => setCatalogueItemArchived(kind, item.id, archive)),
+      action.run(() => setCatalogueItemArchived(kind, item.id, archive)),
   })
 
   return (

@@ -1,4 +1,4 @@
-import { createFileRoute, notFound, useRouter } from '@tanstack/react-router'
+import { createFileRoute, notFound } from '@tanstack/react-router'
 import { useState } from 'react'
 import { can, toRole } from '#domain/permissions.ts'
 import type { PromotionChange } from '#domain/promotions.ts'
@@ -12,8 +12,8 @@ import {
   toPromotionInput,
 } from '#src/features/promotions/promotion-form.tsx'
 import { showAlert } from '#src/lib/alerts.ts'
-import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
@@ -35,7 +35,7 @@ export const Route = createFileRoute('/_shell/promotions/$promotionId')({
 function PromotionPage() {
   const { offer, procedures } = Route.useLoaderData()
   const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
-  const router = useRouter()
+  const { run } = useAction()
   const navigate = Route.useNavigate()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const [editing, setEditing] = useState(false)
@@ -50,27 +50,25 @@ function PromotionPage() {
         canManage={can(role, 'promotions.manage')}
         procedureNames={procedureNames}
         onEdit={() => setEditing(true)}
-        onAction={async (action) => {
-          try {
-            if (action === 'send') {
-              const { queued } = await sendPromotion(offer.id)
-              await router.invalidate()
-              showAlert({ type: 'success', message: sentMessage(queued) })
-              return undefined
-            }
-            const answer = await promotionAction(offer.id, action)
-            if (action === 'duplicate') {
-              await navigate({
-                to: '/promotions/$promotionId',
-                params: { promotionId: String(answer.id) },
-              })
-            } else {
-              await router.invalidate()
-            }
-            return undefined
-          } catch (error) {
-            return apiErrorMessage(error)
+        onAction={(action) => {
+          if (action === 'send') {
+            return run(() => sendPromotion(offer.id), {
+              onSuccess: ({ queued }) =>
+                showAlert({ type: 'success', message: sentMessage(queued) }),
+            })
           }
+          if (action === 'duplicate') {
+            // The copy opens at once: its own page reads it.
+            return run(() => promotionAction(offer.id, action), {
+              invalidate: false,
+              onSuccess: (answer) =>
+                navigate({
+                  to: '/promotions/$promotionId',
+                  params: { promotionId: String(answer.id) },
+                }),
+            })
+          }
+          return run(() => promotionAction(offer.id, action))
         }}
       />
       {editing && (
@@ -82,7 +80,7 @@ function PromotionPage() {
           live={live}
           procedures={procedures}
           onClose={() => setEditing(false)}
-          onSave={async (values) => {
+          onSave={(values) => {
             const input = toPromotionInput(values)
             // A live offer sends only what it may still change.
             const change: PromotionChange = live
@@ -94,14 +92,10 @@ function PromotionPage() {
                   per_patient_limit: input.per_patient_limit,
                 }
               : input
-            try {
+            return run(async () => {
               await updatePromotion(offer.id, change)
               setEditing(false)
-              await router.invalidate()
-              return undefined
-            } catch (error) {
-              return apiErrorMessage(error)
-            }
+            })
           }}
         />
       )}

@@ -1,5 +1,5 @@
 import { Button, Group } from '@mantine/core'
-import { createFileRoute, useRouter } from '@tanstack/react-router'
+import { createFileRoute } from '@tanstack/react-router'
 import { useState } from 'react'
 import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
@@ -12,8 +12,8 @@ import {
   toPromotionInput,
 } from '#src/features/promotions/promotion-form.tsx'
 import { PromotionList } from '#src/features/promotions/promotion-list.tsx'
-import { apiErrorMessage } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 
 type PromotionsSearch = { status?: PromotionStatus; page?: number }
@@ -49,7 +49,7 @@ function PromotionsPage() {
   const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
   const search = Route.useSearch()
   const navigate = Route.useNavigate()
-  const router = useRouter()
+  const action = useAction()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const [creating, setCreating] = useState(false)
   return (
@@ -77,20 +77,22 @@ function PromotionsPage() {
           initial={promotionValues()}
           procedures={procedures}
           onClose={() => setCreating(false)}
-          onSave={async (values) => {
-            try {
-              const draft = await createPromotion(toPromotionInput(values))
-              setCreating(false)
-              await router.invalidate()
-              await navigate({
-                to: '/promotions/$promotionId',
-                params: { promotionId: String(draft.id) },
-              })
-              return undefined
-            } catch (error) {
-              return apiErrorMessage(error)
-            }
-          }}
+          onSave={(values) =>
+            action.run(
+              async () => {
+                const draft = await createPromotion(toPromotionInput(values))
+                setCreating(false)
+                return draft
+              },
+              {
+                onSuccess: (draft) =>
+                  navigate({
+                    to: '/promotions/$promotionId',
+                    params: { promotionId: String(draft.id) },
+                  }),
+              },
+            )
+          }
         />
       )}
     </AreaPage>

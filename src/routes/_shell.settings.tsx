@@ -1,19 +1,25 @@
 import { Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
-import { createFileRoute, useRouter } from '@tanstack/react-router'
+import { createFileRoute } from '@tanstack/react-router'
 import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
-import type { PracticeSettingsInput } from '#domain/practice-settings.ts'
+import type { PracticeAnswer, PracticeSettingsInput } from '#domain/practice-settings.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
 import { getPractice, savePractice } from '#src/api/practice-settings.ts'
 import { removePracticeLogo, savePracticeLogo } from '#src/api/uploads.ts'
-import { PracticeDetailsSection } from '#src/features/settings/practice-details.tsx'
+import {
+  PracticeDetailsSection,
+  type PracticeSaveFailure,
+} from '#src/features/settings/practice-details.tsx'
 import { PracticeLogoSection } from '#src/features/settings/practice-logo.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { SubscriptionSection } from '#src/features/settings/subscription.tsx'
 import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
 import { loadData } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
+import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
+import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { SectionCard } from '#src/ui/section-card.tsx'
 
 export const Route = createFileRoute('/_shell/settings')({
   loader: () =>
@@ -24,48 +30,32 @@ export const Route = createFileRoute('/_shell/settings')({
   component: SettingsPage,
 })
 
-function Row({ label, value }: { label: string; value: string }) {
-  return (
-    <Stack gap={2} miw={0}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
-        {value}
-      </Text>
-    </Stack>
-  )
-}
-
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
   const { rules, details } = Route.useLoaderData()
-  const router = useRouter()
+  const action = useAction()
   return (
     <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
       <PracticeDetailsSection
         practice={details}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
         onSave={async (values) => {
-          const answer = await savePracticeDetails(values)
+          let saved: PracticeAnswer | undefined
           // The session's practice name and footer links changed: the shell reads them again.
-          if (!('message' in answer)) await router.invalidate()
-          return answer
+          const refused = await action.run(
+            async () => {
+              saved = await savePracticeDetails(values)
+            },
+            { failure: practiceSaveFailure },
+          )
+          return refused ?? (saved as PracticeAnswer)
         }}
       />
       <PracticeLogoSetting imagePath={practice.image_path} role={user.access_rights} />
       <ProgrammeRulesSection
         rules={rules}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
-        onSave={async (next) => {
-          try {
-            await saveProgrammeRules(next)
-            await router.invalidate()
-            return undefined
-          } catch (error) {
-            return apiErrorMessage(error)
-          }
-        }}
+        onSave={(next) => action.run(() => saveProgrammeRules(next))}
       />
       {can(toRole(user.access_rights), 'subscription.manage') && <SubscriptionSection />}
       {can(toRole(user.access_rights), 'activity.read') && (
@@ -82,21 +72,16 @@ function SettingsPage() {
           </Stack>
         </Paper>
       )}
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="settings-account">
-        <Stack gap="md" align="flex-start">
-          <Title order={2} size="h4" id="settings-account">
-            Your account
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" w="100%">
-            <Row label="Name" value={`${user.first_name} ${user.last_name}`} />
-            <Row label="Email" value={user.email} />
-            <Row label="Access rights" value={user.access_rights} />
-          </SimpleGrid>
-          <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
-            Open My Profile
-          </AnchorLink>
-        </Stack>
-      </Paper>
+      <SectionCard id="settings-account" title="Your account" align="flex-start">
+        <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md" w="100%">
+          <LabelledValue label="Name" value={`${user.first_name} ${user.last_name}`} />
+          <LabelledValue label="Email" value={user.email} />
+          <LabelledValue label="Access rights" value={user.access_rights} />
+        </SimpleGrid>
+        <AnchorLink to="/personnel/$userId" params={{ userId: String(user.id) }}>
+          Open My Profile
+        </AnchorLink>
+      </SectionCard>
     </AreaPage>
   )
 }
@@ -106,41 +91,34 @@ function SettingsPage() {
  * header and the footer follow at once, without signing in again.
  */
 async function savePracticeDetails(values: PracticeSettingsInput) {
-  try {
-    const saved = await savePractice(values)
-    const session = readSession()
-    if (session) {
-      writeSession(
-        {
-          ...session,
-          practice: {
-            ...session.practice,
-            practice_name: saved.practice_name,
-            email: saved.practice_email,
-            footer_links: saved.footer_links,
-          },
+  const saved = await savePractice(values)
+  const session = readSession()
+  if (session) {
+    writeSession(
+      {
+        ...session,
+        practice: {
+          ...session.practice,
+          practice_name: saved.practice_name,
+          email: saved.practice_email,
+          footer_links: saved.footer_links,
         },
-        isSessionRemembered(),
-      )
-    }
-    return saved
-  } catch (error) {
-    return { message: await apiErrorMessage(error), fields: await apiFieldErrors(error) }
+      },
+      isSessionRemembered(),
+    )
   }
+  return saved
+}
+
+/** A refused practice save: the sentence, and each field's own message. */
+async function practiceSaveFailure(error: unknown): Promise<PracticeSaveFailure> {
+  const [message, fields] = await Promise.all([apiErrorMessage(error), apiFieldErrors(error)])
+  return { message, fields }
 }
 
 /** The practice logo: saved, then the header follows from the stored session. */
 function PracticeLogoSetting({ imagePath, role }: { imagePath: string | null; role: string }) {
-  const router = useRouter()
-  const act = async (action: () => Promise<unknown>) => {
-    try {
-      await action()
-      await router.invalidate()
-      return undefined
-    } catch (error) {
-      return apiErrorMessage(error)
-    }
-  }
+  const action = useAction()
   return (
     <PracticeLogoSection
       imagePath={imagePath}
@@ -149,8 +127,8 @@ function PracticeLogoSetting({ imagePath, role }: { imagePath: string | null; ro
           ? undefined
           : PERMISSION_REFUSALS['practice.settings']
       }
-      onUpload={(file) => act(() => savePracticeLogo(file))}
-      onRemove={() => act(removePracticeLogo)}
+      onUpload={(file) => action.run(() => savePracticeLogo(file))}
+      onRemove={() => action.run(removePracticeLogo)}
     />
   )
 }

@@ -1,4 +1,5 @@
 import { Modal, type ModalProps } from '@mantine/core'
+import type { ReactNode } from 'react'
 
 /** What counts as a field: something a person types in, picks or ticks. */
 const FIELD =
@@ -30,5 +31,31 @@ export function AppModal({ children, closeButtonProps, ...props }: ModalProps) {
         {children}
       </div>
     </Modal>
+  )
+}
+
+/** Props of {@link TaskModal}. */
+export type TaskModalProps<S> = Omit<ModalProps, 'opened' | 'children'> & {
+  /** What the dialog is about; it is open while there is one (`true` for a dialog about nothing). */
+  subject: S | null | undefined | false
+  /**
+   * The dialog's content for its subject. `finish` hands on what the task answered and closes the
+   * dialog when that is no failure: a refusal keeps it open, with what was typed.
+   */
+  children: (subject: S, finish: <F>(answer: Promise<F>) => Promise<F>) => ReactNode
+}
+
+/** A dialog for one task of a screen, about one subject: the entry to reverse, the visit to move. */
+export function TaskModal<S>({ subject, onClose, children, ...props }: TaskModalProps<S>) {
+  const open = subject !== undefined && subject !== null && subject !== false
+  const finish = async <F,>(answer: Promise<F>) => {
+    const failure = await answer
+    if (!failure) onClose()
+    return failure
+  }
+  return (
+    <AppModal opened={open} onClose={onClose} {...props}>
+      {open && children(subject as S, finish)}
+    </AppModal>
   )
 }

@@ -1,5 +1,6 @@
-import { Alert, Button, Group } from '@mantine/core'
+import { Button, Group } from '@mantine/core'
 import type { ReactNode } from 'react'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
 /**
  * The foot of a dialog's form: why the last try was refused (when it was), then Cancel (or its
@@ -29,11 +30,7 @@ export function DialogActions({
 }) {
   return (
     <>
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
+      <FailureAlert>{failure}</FailureAlert>
       <Group justify="flex-end">
         <Button variant="default" onClick={onCancel} disabled={cancelLockedWhileBusy && busy}>
           {cancelLabel}

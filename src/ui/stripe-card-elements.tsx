@@ -1,6 +1,7 @@
-import { Alert, Input, SimpleGrid, Stack } from '@mantine/core'
+import { Input, SimpleGrid, Stack } from '@mantine/core'
 import type { Stripe, StripeCardNumberElement, StripeElementChangeEvent } from '@stripe/stripe-js'
 import { useEffect, useRef, useState } from 'react'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
 /** Stripe.js and the card-number Element it mounted: what a token is made from. */
 export type MountedStripeCard = { stripe: Stripe; cardNumber: StripeCardNumberElement }
@@ -81,11 +82,7 @@ export default function StripeCardElements({ load, onReady }: StripeCardElements
   const frame = { padding: '8px 12px', minHeight: 36 }
   return (
     <Stack gap="md">
-      {loadError && (
-        <Alert color="red" role="alert">
-          {loadError}
-        </Alert>
-      )}
+      <FailureAlert>{loadError}</FailureAlert>
       <Input.Wrapper label="Card number" withAsterisk error={errors.number}>
         <Input component="div" ref={numberRef} style={frame} />
       </Input.Wrapper>

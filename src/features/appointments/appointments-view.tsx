@@ -23,7 +23,7 @@ import {
   type AppointmentDetail,
 } from '#domain/appointments.ts'
 import { formatTime } from '#src/lib/format.ts'
-import { AppModal } from '#src/ui/app-modal.tsx'
+import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
@@ -234,73 +234,50 @@ export function AppointmentsView({
         )
       })}
 
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={creating}
-        onClose={() => setCreating(false)}
-        title="New appointment"
-      >
-        {creating && (
+      <TaskModal subject={creating} onClose={() => setCreating(false)} title="New appointment">
+        {(_, finish) => (
           <NewAppointmentForm
             day={day}
             procedures={procedures}
             searchPatients={searchPatients}
             onCancel={() => setCreating(false)}
-            onSubmit={async (input) => {
-              const failure = await onCreate(input)
-              if (!failure) setCreating(false)
-              return failure
-            }}
+            onSubmit={(input) => finish(onCreate(input))}
           />
         )}
-      </AppModal>
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={rescheduling !== undefined}
+      </TaskModal>
+      <TaskModal
+        subject={rescheduling}
         onClose={() => setRescheduling(undefined)}
         title="Reschedule appointment"
       >
-        {rescheduling && (
+        {(appointment, finish) => (
           <RescheduleForm
-            appointment={rescheduling}
+            appointment={appointment}
             onCancel={() => setRescheduling(undefined)}
-            onSubmit={async (changes) => {
-              const failure = await onReschedule(rescheduling, changes)
-              if (!failure) setRescheduling(undefined)
-              return failure
-            }}
+            onSubmit={(changes) => finish(onReschedule(appointment, changes))}
           />
         )}
-      </AppModal>
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={confirming !== undefined}
+      </TaskModal>
+      <TaskModal
+        subject={confirming}
         onClose={() => setConfirming(undefined)}
         title={confirming?.action === 'delete' ? 'Delete appointment' : 'Cancel appointment'}
       >
-        {confirming && (
+        {({ appointment, action }, finish) => (
           <ConfirmAction
             text={
-              confirming.action === 'delete'
-                ? `The appointment of ${patientName(confirming.appointment)} at ${formatTime(confirming.appointment.starts_at)} will be removed for good.`
-                : `The appointment of ${patientName(confirming.appointment)} at ${formatTime(confirming.appointment.starts_at)} will be marked cancelled. It stays on the day so the desk can see it.`
+              action === 'delete'
+                ? `The appointment of ${patientName(appointment)} at ${formatTime(appointment.starts_at)} will be removed for good.`
+                : `The appointment of ${patientName(appointment)} at ${formatTime(appointment.starts_at)} will be marked cancelled. It stays on the day so the desk can see it.`
             }
-            actionLabel={
-              confirming.action === 'delete' ? 'Delete appointment' : 'Cancel appointment'
-            }
+            actionLabel={action === 'delete' ? 'Delete appointment' : 'Cancel appointment'}
             // "Cancel" beside "Cancel appointment" would read as the same action.
             cancelLabel="Keep appointment"
             onCancel={() => setConfirming(undefined)}
-            onConfirm={async () => {
-              const failure = await (confirming.action === 'delete' ? onDelete : onCancel)(
-                confirming.appointment,
-              )
-              if (!failure) setConfirming(undefined)
-              return failure
-            }}
+            onConfirm={() => finish((action === 'delete' ? onDelete : onCancel)(appointment))}
           />
         )}
-      </AppModal>
+      </TaskModal>
     </Stack>
   )
 }

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Button,
   Card,
   Group,
@@ -21,9 +20,10 @@ import {
   type CatalogueItemInput,
 } from '#domain/practice-data.ts'
 import { formatCents } from '#src/lib/format.ts'
-import { AppModal } from '#src/ui/app-modal.tsx'
+import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
 /**
  * Why a save was refused: the server's sentence, and the field it is about when there is one
@@ -186,6 +186,8 @@ export function CatalogueSection({
 }) {
   const [editing, setEditing] = useState<CatalogueItem | 'new' | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
+  /** The item whose archive (or restore) is being saved. */
+  const [archiving, setArchiving] = useState<number | null>(null)
   const headingId = `catalogue-${noun}`
   const actions = (item: CatalogueItem) =>
     canManage && (
@@ -204,9 +206,12 @@ export function CatalogueSection({
           size="xs"
           variant="default"
           aria-label={`${archived ? 'Restore' : 'Archive'} ${item.name}`}
+          loading={archiving === item.id}
           onClick={async () => {
             setFailure(null)
+            setArchiving(item.id)
             const refused = await onArchive(item, !archived)
+            setArchiving(null)
             if (refused) setFailure(refused)
           }}
         >
@@ -230,11 +235,7 @@ export function CatalogueSection({
           </Button>
         )}
       </Group>
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
+      <FailureAlert>{failure}</FailureAlert>
       {items.length === 0 ? (
         <EmptyNote>{archived ? `No archived ${noun}s.` : `No ${noun}s yet.`}</EmptyNote>
       ) : (
@@ -288,26 +289,21 @@ export function CatalogueSection({
           </Stack>
         </>
       )}
-      <AppModal
-        opened={editing !== null}
+      <TaskModal
+        subject={editing}
         onClose={() => setEditing(null)}
         title={editing === 'new' ? `Add ${noun}` : `Edit ${noun}`}
-        closeButtonProps={{ 'aria-label': 'Close' }}
       >
-        {editing !== null && (
+        {(item, finish) => (
           <ItemForm
             noun={noun}
-            initial={editing === 'new' ? null : editing}
+            initial={item === 'new' ? null : item}
             pointsPerDollar={pointsPerDollar}
             onCancel={() => setEditing(null)}
-            onSave={async (input) => {
-              const refused = await onSave(input, editing === 'new' ? undefined : editing.id)
-              if (!refused) setEditing(null)
-              return refused
-            }}
+            onSave={(input) => finish(onSave(input, item === 'new' ? undefined : item.id))}
           />
         )}
-      </AppModal>
+      </TaskModal>
     </Stack>
   )
 }

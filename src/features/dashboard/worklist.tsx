@@ -1,5 +1,5 @@
 import '@mantine/core/styles/Tabs.css'
-import { Alert, Group, Loader, Paper, Stack, Tabs, Text, Title } from '@mantine/core'
+import { Group, Loader, Paper, Stack, Tabs, Text, Title } from '@mantine/core'
 import { useEffect, useState } from 'react'
 import {
   WORKLIST_LISTS,
@@ -9,6 +9,7 @@ import {
   type WorklistRow,
 } from '#domain/reports.ts'
 import { formatDate, formatTime } from '#src/lib/format.ts'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 import { formatCount } from './dashboard-tiles.tsx'
@@ -141,11 +142,7 @@ export function Worklist({
           {WORKLIST_LISTS.map((key) => (
             <Tabs.Panel key={key} value={key} pt="sm">
               <Stack gap="xs" mih={120}>
-                {error && (
-                  <Alert color="red" role="alert">
-                    {error}
-                  </Alert>
-                )}
+                <FailureAlert>{error}</FailureAlert>
                 {loading ? (
                   <Group justify="center" py="md">
                     <Loader size="sm" aria-label="Loading the list" />

@@ -2,6 +2,7 @@ import { Alert, Button, Group, List, Modal, Radio, Stack, Text } from '@mantine/
 import { useForm } from '@mantine/form'
 import { useState } from 'react'
 import type { MergeAnswer, MergePreview } from '#domain/patient-merge.ts'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 
 /** A patient as the merge dialog names them: the id, the name, and the phone or e-mail. */
@@ -189,11 +190,7 @@ function MergeSteps({
               </Stack>
             </Radio.Group>
           )}
-          {failure && (
-            <Alert color="red" role="alert">
-              {failure}
-            </Alert>
-          )}
+          <FailureAlert>{failure}</FailureAlert>
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
@@ -268,11 +265,7 @@ function MergeSteps({
           Merge {merged.name} into {kept.name}? {merged.name}&apos;s record will be archived with a
           link to {kept.name}. This cannot be undone.
         </Text>
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure}
-          </Alert>
-        )}
+        <FailureAlert>{failure}</FailureAlert>
         <Group justify="flex-end">
           <Button variant="default" onClick={() => setStep({ ...step, name: 'preview' })}>
             Back

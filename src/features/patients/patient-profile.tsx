@@ -27,8 +27,9 @@ import { formatPhone } from '#domain/phone.ts'
 import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/lib/format.ts'
-import { AppModal } from '#src/ui/app-modal.tsx'
+import { TaskModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 
@@ -39,19 +40,6 @@ export type ProfileAbilities = { adjust: boolean; archive: boolean; merge?: bool
 export type ActionResult = string | undefined
 
 const signed = (n: number) => signedPoints(n)
-
-function Detail({ label, value }: { label: string; value: string }) {
-  return (
-    <Stack gap={2} miw={0}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
-        {value}
-      </Text>
-    </Stack>
-  )
-}
 
 /**
  * A patient's profile: contact details, the balance and its worth, the points lapsing soon, and
@@ -129,13 +117,13 @@ export function PatientProfile({
               )}
             </Group>
             <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-              <Detail label="Phone" value={formatPhone(patient.phone) || '—'} />
-              <Detail label="E-mail" value={patient.email ?? '—'} />
-              <Detail
+              <LabelledValue label="Phone" value={formatPhone(patient.phone) || '—'} />
+              <LabelledValue label="E-mail" value={patient.email ?? '—'} />
+              <LabelledValue
                 label="Birth date"
                 value={patient.birth_date ? formatDate(`${patient.birth_date}T12:00:00Z`) : '—'}
               />
-              <Detail
+              <LabelledValue
                 label="Consent"
                 value={
                   [
@@ -146,8 +134,8 @@ export function PatientProfile({
                     .join(', ') || 'None'
                 }
               />
-              <Detail label="Patient since" value={formatDate(patient.created_at)} />
-              <Detail
+              <LabelledValue label="Patient since" value={formatDate(patient.created_at)} />
+              <LabelledValue
                 label="Last visit"
                 value={patient.last_visit_at ? formatDate(patient.last_visit_at) : '—'}
               />
@@ -312,62 +300,39 @@ export function PatientProfile({
         />
       </Stack>
 
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={adjusting}
-        onClose={() => setAdjusting(false)}
-        title="Adjust points"
-      >
-        {adjusting && (
+      <TaskModal subject={adjusting} onClose={() => setAdjusting(false)} title="Adjust points">
+        {(_, finish) => (
           <AdjustForm
             balance={ledger.balance}
             onCancel={() => setAdjusting(false)}
-            onSubmit={async (points, reason) => {
-              const failure = await onAdjust(points, reason)
-              if (!failure) setAdjusting(false)
-              return failure
-            }}
+            onSubmit={(points, reason) => finish(onAdjust(points, reason))}
           />
         )}
-      </AppModal>
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={reversing !== undefined}
-        onClose={() => setReversing(undefined)}
-        title="Reverse entry"
-      >
-        {reversing && (
+      </TaskModal>
+      <TaskModal subject={reversing} onClose={() => setReversing(undefined)} title="Reverse entry">
+        {(entry, finish) => (
           <ReasonForm
-            intro={`“${describeEntry(reversing)}” (${signed(reversing.points)} points) will be cancelled by a new entry of ${signed(-reversing.points)} points.`}
+            intro={`“${describeEntry(entry)}” (${signed(entry.points)} points) will be cancelled by a new entry of ${signed(-entry.points)} points.`}
             submitLabel="Reverse entry"
             onCancel={() => setReversing(undefined)}
-            onSubmit={async (reason) => {
-              const failure = await onReverse(reversing, reason)
-              if (!failure) setReversing(undefined)
-              return failure
-            }}
+            onSubmit={(reason) => finish(onReverse(entry, reason))}
           />
         )}
-      </AppModal>
-      <AppModal
-        closeButtonProps={{ 'aria-label': 'Close' }}
-        opened={archiving}
+      </TaskModal>
+      <TaskModal
+        subject={archiving}
         onClose={() => setArchiving(false)}
         title={patient.archived ? 'Restore patient' : 'Archive patient'}
       >
-        {archiving && (
+        {(_, finish) => (
           <ConfirmArchive
             archived={patient.archived}
             name={`${patient.first_name} ${patient.last_name}`}
             onCancel={() => setArchiving(false)}
-            onConfirm={async () => {
-              const failure = await onArchive(!patient.archived)
-              if (!failure) setArchiving(false)
-              return failure
-            }}
+            onConfirm={() => finish(onArchive(!patient.archived))}
           />
         )}
-      </AppModal>
+      </TaskModal>
     </Stack>
   )
 }

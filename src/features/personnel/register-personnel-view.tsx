@@ -1,5 +1,4 @@
 import {
-  Alert,
   Box,
   Button,
   Center,
@@ -41,6 +40,7 @@ import {
 import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { setGetCodeCaptchaToken } from '#src/lib/get-code-captcha.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
@@ -336,11 +336,7 @@ function RegistrationForm({
             )}
           </Stack>
 
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          <FailureAlert>{error}</FailureAlert>
           <Button
             type="submit"
             fullWidth

@@ -1,11 +1,11 @@
-import { Alert, Button, Group, Paper, PasswordInput, Stack, Title } from '@mantine/core'
+import { Paper, PasswordInput, Stack, Title } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useState } from 'react'
 import {
   type ChangePasswordPayload,
   ChangePasswordPayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
+import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
 
 type Values = Omit<ChangePasswordPayload, 'remember'>
 
@@ -21,8 +21,7 @@ export function ChangePasswordForm({
   /** Changes the password; answers the refusal to show, or nothing when it changed. */
   onSave: (values: Values) => Promise<string | undefined>
 }) {
-  const [saving, setSaving] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
+  const { saving, outcome, save } = useSaveOutcome()
   const form = useForm<Values>({
     mode: 'uncontrolled',
     initialValues: { current_password: '', password: '', passwordConfirmation: '' },
@@ -33,27 +32,15 @@ export function ChangePasswordForm({
       <form
         noValidate
         aria-labelledby="change-password-title"
-        onSubmit={form.onSubmit(async (values) => {
-          setSaving(true)
-          setOutcome(null)
-          const failure = await onSave(values)
-          setSaving(false)
-          if (failure) setOutcome({ ok: false, message: failure })
-          else {
-            form.reset()
-            setOutcome({ ok: true, message: SELF_SERVICE_MESSAGES.passwordChanged })
-          }
-        })}
+        onSubmit={form.onSubmit((values) =>
+          save(() => onSave(values), SELF_SERVICE_MESSAGES.passwordChanged, form.reset),
+        )}
       >
         <Stack gap="md">
           <Title order={2} size="h4" id="change-password-title">
             Change password
           </Title>
-          {outcome && (
-            <Alert color={outcome.ok ? 'green' : 'red'} role={outcome.ok ? 'status' : 'alert'}>
-              {outcome.message}
-            </Alert>
-          )}
+          <SaveOutcomeAlert outcome={outcome} />
           <PasswordInput
             label="Current password"
             autoComplete="current-password"
@@ -76,11 +63,7 @@ export function ChangePasswordForm({
             key={form.key('passwordConfirmation')}
             {...form.getInputProps('passwordConfirmation')}
           />
-          <Group justify="flex-end">
-            <Button type="submit" loading={saving}>
-              Change password
-            </Button>
-          </Group>
+          <SaveButton saving={saving}>Change password</SaveButton>
         </Stack>
       </form>
     </Paper>

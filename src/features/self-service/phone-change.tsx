@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core'
 import { useActorRef, useSelector } from '@xstate/react'
 import { useEffect, useRef, useState } from 'react'
 import * as v from 'valibot'
@@ -18,7 +18,9 @@ import {
 } from '#machines/phone-verification/phone-verification.machine.ts'
 import { selectPhoneLocked } from '#machines/phone-verification/phone-verification.selectors.ts'
 import { maskPhone } from '#src/lib/masks.ts'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
+import { SectionCard } from '#src/ui/section-card.tsx'
 
 /** The calls the phone change makes; each rejects with an Error carrying the sentence to show. */
 export type PhoneChangeCalls = {
@@ -47,48 +49,43 @@ export function PhoneChange({ member, calls }: { member: StaffMember; calls: Pho
   const [changing, setChanging] = useState(false)
   const [saved, setSaved] = useState(false)
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="phone-title">
-      <Stack gap="md">
-        <Title order={2} size="h4" id="phone-title">
-          Phone
-        </Title>
-        {saved && !changing && (
-          <Alert color="green" role="status">
-            {SELF_SERVICE_MESSAGES.phoneSaved}
-          </Alert>
-        )}
-        {changing ? (
-          <ChangeFlow
-            email={member.email}
-            calls={calls}
-            onCancel={() => setChanging(false)}
-            onSaved={(next) => {
-              setPhone(next.cell_phone ?? null)
-              setSaved(true)
-              setChanging(false)
+    <SectionCard id="phone-title" title="Phone">
+      {saved && !changing && (
+        <Alert color="green" role="status">
+          {SELF_SERVICE_MESSAGES.phoneSaved}
+        </Alert>
+      )}
+      {changing ? (
+        <ChangeFlow
+          email={member.email}
+          calls={calls}
+          onCancel={() => setChanging(false)}
+          onSaved={(next) => {
+            setPhone(next.cell_phone ?? null)
+            setSaved(true)
+            setChanging(false)
+          }}
+        />
+      ) : (
+        <Group justify="space-between" wrap="wrap" gap="sm">
+          <Stack gap={2}>
+            <Text size="sm" c="dimmed">
+              Phone number
+            </Text>
+            <Text fw={500}>{formatPhone(phone)}</Text>
+          </Stack>
+          <Button
+            variant="light"
+            onClick={() => {
+              setSaved(false)
+              setChanging(true)
             }}
-          />
-        ) : (
-          <Group justify="space-between" wrap="wrap" gap="sm">
-            <Stack gap={2}>
-              <Text size="sm" c="dimmed">
-                Phone number
-              </Text>
-              <Text fw={500}>{formatPhone(phone)}</Text>
-            </Stack>
-            <Button
-              variant="light"
-              onClick={() => {
-                setSaved(false)
-                setChanging(true)
-              }}
-            >
-              Change phone
-            </Button>
-          </Group>
-        )}
-      </Stack>
-    </Paper>
+          >
+            Change phone
+          </Button>
+        </Group>
+      )}
+    </SectionCard>
   )
 }
 
@@ -169,11 +166,7 @@ function ChangeFlow({
           Saving the new number…
         </Text>
       )}
-      {failure && (
-        <Alert color="red" role="alert">
-          {failure}
-        </Alert>
-      )}
+      <FailureAlert>{failure}</FailureAlert>
       <Group justify="flex-end">
         <Button variant="default" onClick={onCancel} disabled={saving}>
           {failure ? 'Start over' : 'Cancel'}

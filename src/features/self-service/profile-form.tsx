@@ -1,16 +1,5 @@
-import {
-  Alert,
-  Button,
-  Group,
-  Paper,
-  Select,
-  SimpleGrid,
-  Stack,
-  TextInput,
-  Title,
-} from '@mantine/core'
+import { Paper, Select, SimpleGrid, Stack, TextInput, Title } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useState } from 'react'
 import { TITLES } from '#domain/fields.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
 import {
@@ -18,6 +7,7 @@ import {
   ProfileUpdatePayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
+import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
 
 /**
  * My Profile's own details: title, first and last name with the sign-up's rules. A
@@ -31,8 +21,7 @@ export function ProfileForm({
   /** Saves the details; answers the refusal to show, or nothing when saved. */
   onSave: (values: ProfileUpdatePayload) => Promise<string | undefined>
 }) {
-  const [saving, setSaving] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
+  const { saving, outcome, save } = useSaveOutcome()
   const form = useForm<ProfileUpdatePayload>({
     mode: 'uncontrolled',
     initialValues: {
@@ -48,27 +37,15 @@ export function ProfileForm({
       <form
         noValidate
         aria-labelledby="profile-form-title"
-        onSubmit={form.onSubmit(async (values) => {
-          setSaving(true)
-          setOutcome(null)
-          const failure = await onSave(values)
-          setSaving(false)
-          setOutcome(
-            failure
-              ? { ok: false, message: failure }
-              : { ok: true, message: SELF_SERVICE_MESSAGES.profileSaved },
-          )
-        })}
+        onSubmit={form.onSubmit((values) =>
+          save(() => onSave(values), SELF_SERVICE_MESSAGES.profileSaved),
+        )}
       >
         <Stack gap="md">
           <Title order={2} size="h4" id="profile-form-title">
             Your details
           </Title>
-          {outcome && (
-            <Alert color={outcome.ok ? 'green' : 'red'} role={outcome.ok ? 'status' : 'alert'}>
-              {outcome.message}
-            </Alert>
-          )}
+          <SaveOutcomeAlert outcome={outcome} />
           <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
             <Select
               label="Title"
@@ -94,11 +71,7 @@ export function ProfileForm({
               {...form.getInputProps('last_name')}
             />
           </SimpleGrid>
-          <Group justify="flex-end">
-            <Button type="submit" loading={saving}>
-              Save details
-            </Button>
-          </Group>
+          <SaveButton saving={saving}>Save details</SaveButton>
         </Stack>
       </form>
     </Paper>

@@ -1,14 +1,4 @@
-import {
-  Alert,
-  Button,
-  Group,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core'
+import { SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useMemo, useState } from 'react'
 import { formatPhone } from '#domain/phone.ts'
@@ -21,22 +11,17 @@ import {
 } from '#domain/practice-settings.ts'
 import { COUNTRIES, type CountryCode, regionsFor } from '#domain/regions.ts'
 import { env } from '#src/lib/env.ts'
+import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { PracticeDetailsFields } from '#src/ui/practice-details-fields.tsx'
+import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
+import { SectionCard } from '#src/ui/section-card.tsx'
 
 /** What a refused save says: the sentence, and each field's own message. */
 export type PracticeSaveFailure = { message: string; fields: Record<string, string> }
 
+/** A detail as read by those who may not change it; an empty one shows a dash. */
 function Row({ label, value }: { label: string; value: string }) {
-  return (
-    <Stack gap={2} miw={0}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
-        {value || '—'}
-      </Text>
-    </Stack>
-  )
+  return <LabelledValue label={label} value={value || '—'} />
 }
 
 /**
@@ -56,18 +41,13 @@ export function PracticeDetailsSection({
   onSave: (values: PracticeSettingsInput) => Promise<PracticeAnswer | PracticeSaveFailure>
 }) {
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="practice-details">
-      <Stack gap="md">
-        <Title order={2} size="h4" id="practice-details">
-          Practice details
-        </Title>
-        {canChange ? (
-          <PracticeForm practice={practice} onSave={onSave} />
-        ) : (
-          <PracticeView practice={practice} />
-        )}
-      </Stack>
-    </Paper>
+    <SectionCard id="practice-details" title="Practice details">
+      {canChange ? (
+        <PracticeForm practice={practice} onSave={onSave} />
+      ) : (
+        <PracticeView practice={practice} />
+      )}
+    </SectionCard>
   )
 }
 
@@ -115,34 +95,31 @@ function PracticeForm({
     validate: schemaResolver(schema, { sync: true }),
     validateInputOnBlur: true,
   })
-  const [saving, setSaving] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
+  const { saving, outcome, save } = useSaveOutcome()
   const supportDefault = env.VITE_SUPPORT_EMAIL
 
   return (
     <form
       noValidate
       aria-label="Practice details"
-      onSubmit={form.onSubmit(async (values) => {
-        setSaving(true)
-        setOutcome(null)
-        const answer = await onSave(values)
-        setSaving(false)
-        if ('message' in answer) {
-          // Everything typed stays; each refusal shows on its field.
-          form.setErrors(answer.fields)
-          setOutcome({ ok: false, message: answer.message })
-          return
-        }
-        setStored({
-          username: answer.nextech?.username_set ?? false,
-          password: answer.nextech?.password_set ?? false,
-        })
-        const next = practiceFormValues(answer)
-        form.setValues(next)
-        form.resetDirty(next)
-        setOutcome({ ok: true, message: PRACTICE_SETTINGS_MESSAGES.saved })
-      })}
+      onSubmit={form.onSubmit((values) =>
+        save(async () => {
+          const answer = await onSave(values)
+          if ('message' in answer) {
+            // Everything typed stays; each refusal shows on its field.
+            form.setErrors(answer.fields)
+            return answer.message
+          }
+          setStored({
+            username: answer.nextech?.username_set ?? false,
+            password: answer.nextech?.password_set ?? false,
+          })
+          const next = practiceFormValues(answer)
+          form.setValues(next)
+          form.resetDirty(next)
+          return undefined
+        }, PRACTICE_SETTINGS_MESSAGES.saved),
+      )}
     >
       <Stack gap="md">
         <PracticeDetailsFields
@@ -184,16 +161,8 @@ function PracticeForm({
             {...form.getInputProps('footer_links.support')}
           />
         </SimpleGrid>
-        {outcome && (
-          <Alert color={outcome.ok ? 'green' : 'red'} role={outcome.ok ? 'status' : 'alert'}>
-            {outcome.message}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button type="submit" loading={saving}>
-            Save practice details
-          </Button>
-        </Group>
+        <SaveOutcomeAlert outcome={outcome} />
+        <SaveButton saving={saving}>Save practice details</SaveButton>
       </Stack>
     </form>
   )

@@ -1,19 +1,10 @@
-import {
-  Alert,
-  Button,
-  Group,
-  NumberInput,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core'
+import { NumberInput, SimpleGrid, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useState } from 'react'
 import { type ProgrammeRules, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { pointsText } from '#domain/points.ts'
 import { formatCents } from '#src/lib/format.ts'
+import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
+import { SectionCard } from '#src/ui/section-card.tsx'
 
 /** Each rule: its label, the hint under it, and how a read-only view says its value. */
 const FIELDS: {
@@ -75,32 +66,27 @@ export function ProgrammeRulesSection({
   onSave: (rules: ProgrammeRules) => Promise<string | undefined>
 }) {
   return (
-    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="programme-rules">
-      <Stack gap="md">
-        <Title order={2} size="h4" id="programme-rules">
-          Programme rules
-        </Title>
-        {canChange ? (
-          <RulesForm rules={rules} onSave={onSave} />
-        ) : (
-          <>
-            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-              {FIELDS.map((field) => (
-                <Stack gap={2} key={field.key}>
-                  <Text size="sm" c="dimmed">
-                    {field.label}
-                  </Text>
-                  <Text fw={500}>{field.show(rules[field.key])}</Text>
-                </Stack>
-              ))}
-            </SimpleGrid>
-            <Text size="sm" c="dimmed">
-              Only an admin can change the programme rules.
-            </Text>
-          </>
-        )}
-      </Stack>
-    </Paper>
+    <SectionCard id="programme-rules" title="Programme rules">
+      {canChange ? (
+        <RulesForm rules={rules} onSave={onSave} />
+      ) : (
+        <>
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+            {FIELDS.map((field) => (
+              <Stack gap={2} key={field.key}>
+                <Text size="sm" c="dimmed">
+                  {field.label}
+                </Text>
+                <Text fw={500}>{field.show(rules[field.key])}</Text>
+              </Stack>
+            ))}
+          </SimpleGrid>
+          <Text size="sm" c="dimmed">
+            Only an admin can change the programme rules.
+          </Text>
+        </>
+      )}
+    </SectionCard>
   )
 }
 
@@ -118,24 +104,19 @@ function RulesForm({
     validate: schemaResolver(ProgrammeRulesSchema),
     validateInputOnBlur: true,
   })
-  const [saving, setSaving] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null)
+  const { saving, outcome, save } = useSaveOutcome()
   return (
     <form
       noValidate
       aria-label="Programme rules"
-      onSubmit={form.onSubmit(async (values) => {
-        setSaving(true)
-        setOutcome(null)
-        // The resolver let them through: every value is a number.
-        const failure = await onSave(values as ProgrammeRules)
-        setSaving(false)
-        if (failure) setOutcome({ ok: false, message: failure })
-        else {
-          form.resetDirty(values)
-          setOutcome({ ok: true, message: 'Programme rules saved. They apply from now on.' })
-        }
-      })}
+      onSubmit={form.onSubmit((values) =>
+        save(
+          // The resolver let them through: every value is a number.
+          () => onSave(values as ProgrammeRules),
+          'Programme rules saved. They apply from now on.',
+          () => form.resetDirty(values),
+        ),
+      )}
     >
       <Stack gap="md">
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
@@ -153,16 +134,10 @@ function RulesForm({
             />
           ))}
         </SimpleGrid>
-        {outcome && (
-          <Alert color={outcome.ok ? 'green' : 'red'} role={outcome.ok ? 'status' : 'alert'}>
-            {outcome.message}
-          </Alert>
-        )}
-        <Group justify="flex-end">
-          <Button type="submit" loading={saving} disabled={!form.isDirty()}>
-            Save rules
-          </Button>
-        </Group>
+        <SaveOutcomeAlert outcome={outcome} />
+        <SaveButton saving={saving} disabled={!form.isDirty()}>
+          Save rules
+        </SaveButton>
       </Stack>
     </form>
   )

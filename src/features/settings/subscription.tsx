@@ -24,6 +24,7 @@ import {
 import { formatCents } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { type CardFieldValues, TestCardFields } from '#src/ui/card-fields.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import {
   loadStripeJs,
   type StripeCardFields,
@@ -365,11 +366,7 @@ function ChangeCardForm({
           autoComplete="cc-name"
           {...inputProps('name')}
         />
-        {failure && (
-          <Alert color="red" role="alert">
-            {failure}
-          </Alert>
-        )}
+        <FailureAlert>{failure}</FailureAlert>
         <Group justify="flex-end" gap="sm">
           <Button variant="default" onClick={onCancel}>
             Go back

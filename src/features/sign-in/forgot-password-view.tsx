@@ -3,6 +3,7 @@ import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { AUTH_MESSAGES, type ForgotPasswordForm, ForgotPasswordFormSchema } from '#domain/auth.ts'
 import { webmailFor } from '#domain/webmail.ts'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
@@ -52,11 +53,7 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
       <Text size="sm" ta="center">
         Enter the e-mail of your account and we will send you a link to choose a new password.
       </Text>
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <FailureAlert>{error}</FailureAlert>
       <form
         noValidate
         onSubmit={form.onSubmit((input) => actorRef.send({ type: 'forgotForm.submit', input }))}

@@ -6,6 +6,7 @@ import type { ActorRefFrom } from 'xstate'
 import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
 import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
@@ -55,11 +56,7 @@ export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInVie
           {notice}
         </Alert>
       )}
-      {error && (
-        <Alert color="red" role="alert">
-          {error}
-        </Alert>
-      )}
+      <FailureAlert>{error}</FailureAlert>
       <form
         noValidate
         onSubmit={form.onSubmit((input) => actorRef.send({ type: 'signInForm.submit', input }))}

@@ -376,34 +376,18 @@ export function BillingStep({
         <Stack gap="xs">
           <Checkbox
             label={
-              <>
-                I agree to the{' '}
-                <Anchor
-                  component="button"
-                  type="button"
-                  inherit
-                  onClick={() => actorRef.send({ type: 'terms.open' })}
-                >
-                  Terms and Conditions
-                </Anchor>
-              </>
+              <AgreeTo onOpen={() => actorRef.send({ type: 'terms.open' })}>
+                Terms and Conditions
+              </AgreeTo>
             }
             {...form.getInputProps('terms', { type: 'checkbox' })}
             error={announced(form.errors.terms)}
           />
           <Checkbox
             label={
-              <>
-                I agree to the{' '}
-                <Anchor
-                  component="button"
-                  type="button"
-                  inherit
-                  onClick={() => actorRef.send({ type: 'agreement.open' })}
-                >
-                  Business Associates Agreement
-                </Anchor>
-              </>
+              <AgreeTo onOpen={() => actorRef.send({ type: 'agreement.open' })}>
+                Business Associates Agreement
+              </AgreeTo>
             }
             description={signature ? undefined : 'Sign the agreement to accept it.'}
             {...form.getInputProps('business_agreement', { type: 'checkbox' })}
@@ -426,5 +410,17 @@ export function BillingStep({
         </Stack>
       </Stack>
     </form>
+  )
+}
+
+/** A consent's label: "I agree to the" and the document's name, which opens it to read. */
+function AgreeTo({ onOpen, children }: { onOpen: () => void; children: string }) {
+  return (
+    <>
+      I agree to the{' '}
+      <Anchor component="button" type="button" inherit onClick={onOpen}>
+        {children}
+      </Anchor>
+    </>
   )
 }
