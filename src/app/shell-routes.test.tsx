@@ -782,6 +782,47 @@ describe('shell areas with data', () => {
     ).toBe(true)
   })
 
+  it("an offer's page lists who claimed it, filtered by status in the address, each linking to the patient", async () => {
+    const claim = {
+      id: 40,
+      patient_id: 2,
+      patient_name: 'Ada Lovelace',
+      patient_archived: false,
+      status: 'claimed',
+      claimed_at: '2027-03-02T10:00:00.000Z',
+      redeemed_at: null,
+      ends_at: '2027-03-31T09:00:00.000Z',
+    }
+    const calls = stubApi({
+      ...practiceApi(),
+      'GET /promotions/7': SPRING_OFFER,
+      'GET /promotions/7/claims': (call: FakeCall) =>
+        new URLSearchParams(call.search).get('status') === 'redeemed'
+          ? { data: [], total: 0, page: 1, pageSize: 10 }
+          : { data: [claim], total: 1, page: 1, pageSize: 10 },
+    })
+    const { user, router } = renderRoute('/promotions/7', { session: demoSession })
+    const section = await screen.findByRole('region', { name: 'Who claimed it' })
+    expect(within(section).getByRole('link', { name: 'Ada Lovelace' })).toHaveAttribute(
+      'href',
+      '/patients/2',
+    )
+    expect(within(section).getByRole('cell', { name: 'Claimed' })).toBeInTheDocument()
+    expect(within(section).getByText('1 claim')).toBeInTheDocument()
+    await user.click(within(section).getByRole('radio', { name: 'Redeemed' }))
+    await vi.waitFor(() => expect(router.state.location.search).toEqual({ claims: 'redeemed' }))
+    expect(
+      await within(section).findByText('Nobody has redeemed this offer yet.'),
+    ).toBeInTheDocument()
+    expect(
+      calls.some(
+        (c) =>
+          c.path === '/promotions/7/claims' &&
+          new URLSearchParams(c.search).get('status') === 'redeemed',
+      ),
+    ).toBe(true)
+  })
+
   it('personnel lists the staff from GET /users', async () => {
     stubApi(practiceApi())
     renderRoute('/personnel', { session: demoSession })

@@ -1,10 +1,18 @@
 import { createFileRoute, notFound } from '@tanstack/react-router'
 import { useState } from 'react'
+import * as v from 'valibot'
 import { can, toRole } from '#domain/permissions.ts'
-import type { PromotionChange } from '#domain/promotions.ts'
+import { CLAIM_STATUSES, type ClaimStatus, type PromotionChange } from '#domain/promotions.ts'
 import { sendPromotion, sentMessage } from '#src/api/offers.ts'
 import { listProcedures } from '#src/api/procedures.ts'
-import { getPromotion, promotionAction, updatePromotion } from '#src/api/promotions.ts'
+import {
+  getPromotion,
+  listOfferClaims,
+  OFFER_CLAIMS_PAGE_SIZE,
+  promotionAction,
+  updatePromotion,
+} from '#src/api/promotions.ts'
+import { OfferClaims } from '#src/features/promotions/offer-claims.tsx'
 import { PromotionDetailView } from '#src/features/promotions/promotion-detail.tsx'
 import {
   PromotionFormModal,
@@ -17,23 +25,37 @@ import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
+/** `?claims=redeemed&claimsPage=2`: which claims the page lists; anything else lists them all. */
+const ClaimsSearchSchema = v.object({
+  claims: v.optional(v.picklist(CLAIM_STATUSES)),
+  claimsPage: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(100_000))),
+})
+type ClaimsSearch = { claims?: ClaimStatus; claimsPage?: number }
+
 export const Route = createFileRoute('/_shell/promotions/$promotionId')({
-  loader: ({ params, context }) => {
+  validateSearch: (search): ClaimsSearch => {
+    const parsed = v.safeParse(ClaimsSearchSchema, search)
+    return parsed.success ? parsed.output : {}
+  },
+  loaderDeps: ({ search }) => ({ status: search.claims, page: search.claimsPage ?? 1 }),
+  loader: ({ params, context, deps }) => {
     if (!/^[1-9]\d{0,9}$/.test(params.promotionId)) throw notFound()
     const id = Number(params.promotionId)
     return loadData(async () => {
-      const [offer, procedures] = await Promise.all([
+      const [offer, procedures, claims] = await Promise.all([
         getPromotion(id),
         listProcedures(context.session.practice.id),
+        listOfferClaims(id, deps),
       ])
-      return { offer, procedures }
+      return { offer, procedures, claims }
     })
   },
   component: PromotionPage,
 })
 
 function PromotionPage() {
-  const { offer, procedures } = Route.useLoaderData()
+  const { offer, procedures, claims } = Route.useLoaderData()
+  const { claims: claimStatus } = Route.useSearch()
   const procedureNames = new Map(procedures.map((p) => [p.id, p.name]))
   const { run } = useAction()
   const navigate = Route.useNavigate()
@@ -70,6 +92,18 @@ function PromotionPage() {
           }
           return run(() => promotionAction(offer.id, action))
         }}
+      />
+      <OfferClaims
+        claims={claims}
+        status={claimStatus}
+        pageSize={OFFER_CLAIMS_PAGE_SIZE}
+        onStatus={(status) => void navigate({ search: { claims: status }, resetScroll: false })}
+        onPage={(page) =>
+          void navigate({
+            search: (prev) => ({ ...prev, claimsPage: page > 1 ? page : undefined }),
+            resetScroll: false,
+          })
+        }
       />
       {editing && (
         <PromotionFormModal

@@ -20,7 +20,8 @@ import { EmptyNote } from '#src/ui/area-page.tsx'
 import { ButtonLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
-const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: string }> = {
+/** How each status of a claim reads, and its colour. */
+export const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: string }> = {
   claimed: { label: 'Claimed', color: 'glow' },
   redeemed: { label: 'Redeemed', color: 'green' },
   expired: { label: 'Expired', color: 'gray' },
