@@ -26,10 +26,11 @@ import {
   storeSession,
   test,
 } from '#tests/e2e/support/fixtures.ts'
-import { answerActor, leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index.ts'
+import { leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index.ts'
 import { phoneFor, smsCode } from '#tests/paths/support/api.ts'
 import {
   apiError,
+  letAnswerThrough,
   type ReplayContext,
   type Replayer,
   replayFlow,
@@ -471,11 +472,8 @@ const replayer: Replayer<Context> = {
       case 'xstate.after.undoWindow.checkout.done.undoable':
         await page.clock.fastForward(10 * 60 * 1000)
         return
-      default: {
-        const actor = answerActor(event)
-        if (!actor) throw new Error(`no action for ${event.type}`)
-        await gate.release(actor)
-      }
+      default:
+        await letAnswerThrough(gate, event)
     }
   },
 
