@@ -30,6 +30,7 @@ import { leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index
 import { phoneFor, smsCode } from '#tests/paths/support/api.ts'
 import {
   apiError,
+  atStep,
   letAnswerThrough,
   type ReplayContext,
   type Replayer,
@@ -478,8 +479,7 @@ const replayer: Replayer<Context> = {
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, gate, state } = atStep(context, i)
     const c = state.context as {
       items: { name: string }[]
       appointmentId: number | null

@@ -8,6 +8,7 @@ import type { QaStep } from '#tests/mbt/index.ts'
 import { invite, phoneFor } from '#tests/paths/support/api.ts'
 import {
   apiError,
+  atStep,
   letAnswerThrough,
   type ReplayContext,
   type Replayer,
@@ -110,8 +111,7 @@ const replayer: Replayer<Context> = {
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, path, gate, state } = atStep(context, i)
     const { notice } = state.context
     if (notice) {
       const role = notice.type === 'success' ? 'status' : 'alert'

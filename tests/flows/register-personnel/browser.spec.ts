@@ -20,7 +20,7 @@ import {
   smsCode,
 } from '#tests/paths/support/api.ts'
 import { LOCAL_ORIGIN } from '#tests/paths/support/hosts.ts'
-import { letAnswerThrough, type Replayer, replayFlow } from '#tests/paths/support/replay.ts'
+import { atStep, letAnswerThrough, type Replayer, replayFlow } from '#tests/paths/support/replay.ts'
 import { fixtures, registerPersonnelFlow, registerPersonnelModel } from './model.ts'
 
 const SIGNED_UP =
@@ -109,8 +109,7 @@ const registration: Replayer<Context> = {
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, gate, state } = atStep(context, i)
     const leaf = leafNode(registerPersonnelModel.machine, state).id
     switch (leaf) {
       case 'registerPersonnel.loading':

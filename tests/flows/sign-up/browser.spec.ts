@@ -39,6 +39,7 @@ import {
 import { REMOTE_ORIGIN } from '#tests/paths/support/hosts.ts'
 import {
   apiError,
+  atStep,
   letAnswerThrough,
   type Replayer,
   replayFlow,
@@ -366,8 +367,7 @@ const wizard: Replayer<Context> = {
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, path, gate, state } = atStep(context, i)
     if (path.plans[i]?.seen) {
       // Back to Sign In leaves the wizard.
       await expect(page).toHaveURL(/\/signin$/)

@@ -191,6 +191,14 @@ export type ReplayContext = {
   testInfo: TestInfo
 }
 
+/** The replay's context with the modelled state after step `i`: what a screen check reads. */
+export function atStep<C extends ReplayContext>(
+  context: C,
+  i: number,
+): C & { state: QaStep['state'] } {
+  return { ...context, state: (context.path.steps[i] as QaStep).state }
+}
+
 /** The annotations the reporter reads. */
 export const ANNOTATIONS = {
   path: 'qa-path',
