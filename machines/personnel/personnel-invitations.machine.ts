@@ -26,14 +26,7 @@ export type PersonnelInvitationsEvent =
   | { type: 'invitation.revoke'; invitation: InvitationRef }
   | { type: 'notice.dismiss' }
 
-/**
- * The Admin's actions in the Personnel area: invite a person by e-mail
- * (`invitePersonnel`), send a pending invitation again (`resendInvitation`) or revoke it
- * (`revokeInvitation`). One action runs at a time; each ends with a success or failure message
- * ('Invitation sent to …' or the server's message). After a success the `onChanged` slot lets the
- * route reload the lists. Reading the lists is the route loader's job, not this machine's.
- */
-export const personnelInvitationsMachine = setup({
+const invitationsSetup = setup({
   types: {
     context: {} as PersonnelInvitationsContext,
     events: {} as PersonnelInvitationsEvent,
@@ -60,7 +53,50 @@ export const personnelInvitationsMachine = setup({
       working: null,
     })),
   },
-}).createMachine({
+})
+
+/**
+ * A row's action on a pending invitation (`resendInvitation` or `revokeInvitation`): the call
+ * with the row it works on, then the success message `done` words from the invitation's e-mail,
+ * or the server's refusal.
+ */
+const rowAction = (
+  description: string,
+  call: 'resendInvitation' | 'revokeInvitation',
+  done: (email: string) => string,
+) =>
+  invitationsSetup.createStateConfig({
+    description,
+    entry: assign({ notice: null }),
+    invoke: {
+      id: call,
+      src: call,
+      input: ({ context }) => context.working as InvitationRef,
+      onDone: {
+        target: 'idle',
+        actions: [
+          assign(({ context }) => ({
+            notice: { type: 'success', message: done(context.working?.email ?? '') },
+            working: null,
+          })),
+          'onChanged',
+        ],
+      },
+      onError: {
+        target: 'idle',
+        actions: { type: 'assignFailure', params: ({ event }) => ({ error: event.error }) },
+      },
+    },
+  })
+
+/**
+ * The Admin's actions in the Personnel area: invite a person by e-mail
+ * (`invitePersonnel`), send a pending invitation again (`resendInvitation`) or revoke it
+ * (`revokeInvitation`). One action runs at a time; each ends with a success or failure message
+ * ('Invitation sent to …' or the server's message). After a success the `onChanged` slot lets the
+ * route reload the lists. Reading the lists is the route loader's job, not this machine's.
+ */
+export const personnelInvitationsMachine = invitationsSetup.createMachine({
   id: 'personnelInvitations',
   context: { notice: null, working: null, sentCount: 0 },
   initial: 'idle',
@@ -106,57 +142,15 @@ export const personnelInvitationsMachine = setup({
         },
       },
     },
-    resending: {
-      description: 'E-mailing a pending invitation again.',
-      entry: assign({ notice: null }),
-      invoke: {
-        id: 'resendInvitation',
-        src: 'resendInvitation',
-        input: ({ context }) => context.working as InvitationRef,
-        onDone: {
-          target: 'idle',
-          actions: [
-            assign(({ context }) => ({
-              notice: {
-                type: 'success',
-                message: PERSONNEL_MESSAGES.resent(context.working?.email ?? ''),
-              },
-              working: null,
-            })),
-            'onChanged',
-          ],
-        },
-        onError: {
-          target: 'idle',
-          actions: { type: 'assignFailure', params: ({ event }) => ({ error: event.error }) },
-        },
-      },
-    },
-    revoking: {
-      description: 'Revoking a pending invitation; its link stops working.',
-      entry: assign({ notice: null }),
-      invoke: {
-        id: 'revokeInvitation',
-        src: 'revokeInvitation',
-        input: ({ context }) => context.working as InvitationRef,
-        onDone: {
-          target: 'idle',
-          actions: [
-            assign(({ context }) => ({
-              notice: {
-                type: 'success',
-                message: PERSONNEL_MESSAGES.revoked(context.working?.email ?? ''),
-              },
-              working: null,
-            })),
-            'onChanged',
-          ],
-        },
-        onError: {
-          target: 'idle',
-          actions: { type: 'assignFailure', params: ({ event }) => ({ error: event.error }) },
-        },
-      },
-    },
+    resending: rowAction(
+      'E-mailing a pending invitation again.',
+      'resendInvitation',
+      PERSONNEL_MESSAGES.resent,
+    ),
+    revoking: rowAction(
+      'Revoking a pending invitation; its link stops working.',
+      'revokeInvitation',
+      PERSONNEL_MESSAGES.revoked,
+    ),
   },
 })

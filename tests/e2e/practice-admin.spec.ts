@@ -1,10 +1,11 @@
-import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import type { APIRequestContext, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
-import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, storeSession, test } from './support/fixtures.ts'
 import { type Colleague, registerColleague, signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
+import { decoded, pick } from './support/uploads.ts'
 
 // Issue 19's done-when as one story of a NEW practice, end to end in Chromium against the real
 // server: logo, practice name, own password, roles, deactivation, subscription, footer, Staff
@@ -37,19 +38,6 @@ async function drawnLogo(page: Page) {
   }
 }
 
-/** Picks `file` with an upload button, through the browser's file chooser. */
-async function pick(page: Page, button: Locator, file: Parameters<Locator['setInputFiles']>[0]) {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), button.click()])
-  await chooser.setFiles(file)
-}
-
-/** Whether an <img> finished loading and has pixels. */
-const decoded = (image: Locator) =>
-  image.evaluate((element) => {
-    const img = element as HTMLImageElement
-    return img.complete && img.naturalWidth > 0
-  })
-
 const bearer = (jwt: string) => ({ Authorization: `Bearer ${jwt}` })
 
 /** The refusal a call got: its status and its sentence. */
@@ -79,8 +67,7 @@ test.describe('a new practice administers itself', () => {
     const samSession = await sessionOf(sam)
 
     await test.step('a Staff member gets none of the Admin controls and 403 from the API', async () => {
-      await storeSession(page, samSession)
-      await page.goto('/settings')
+      await openAs(page, samSession, '/settings')
       await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
       await expect(page.getByText('Harbr Light Aesthetics').first()).toBeVisible()
       await expect(page.getByRole('form', { name: 'Practice details' })).toHaveCount(0)
@@ -120,8 +107,7 @@ test.describe('a new practice administers itself', () => {
       }
     })
 
-    await storeSession(page, admin)
-    await page.goto('/settings')
+    await openAs(page, admin, '/settings')
     const banner = page.getByRole('banner')
     const headerLogo = banner.getByRole('img', { name: 'Practice logo' })
 

@@ -3,7 +3,7 @@ import {
   type ApiSession,
   apiSignIn,
   expect,
-  storeSession,
+  openAs,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
@@ -51,8 +51,7 @@ test.describe('the practice details', () => {
   }) => {
     const admin = await apiSignIn(request)
     try {
-      await storeSession(page, admin)
-      await page.goto('/settings')
+      await openAs(page, admin, '/settings')
       const form = page.getByRole('form', { name: 'Practice details' })
       const name = form.getByRole('textbox', { name: 'Practice name' })
       await expect(name).toHaveValue('Glow Demo Med Spa')
@@ -102,8 +101,7 @@ test.describe('the practice details', () => {
   }) => {
     const admin = await apiSignIn(request)
     try {
-      await storeSession(page, admin)
-      await page.goto('/settings')
+      await openAs(page, admin, '/settings')
       const footer = page.getByRole('navigation', { name: 'Footer' })
       const links = footer.getByRole('link')
       await expect(links).toHaveCount(5)
@@ -163,8 +161,7 @@ test.describe('the practice details', () => {
     request,
   }) => {
     const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto('/settings')
+    await openAs(page, staff, '/settings')
     const section = page.getByRole('region', { name: 'Practice details' })
     await expect(section.getByText('Only an admin can change the practice details.')).toBeVisible()
     await expect(section.getByText('Glow Demo Med Spa')).toBeVisible()
@@ -189,8 +186,7 @@ test.describe("My Profile's phone", () => {
   }) => {
     const staff = await apiSignIn(request, STAFF.email, STAFF.password)
     const phone = `312555${Date.now().toString().slice(-4)}`
-    await storeSession(page, staff)
-    await page.goto(`/personnel/${staff.user.id}`)
+    await openAs(page, staff, `/personnel/${staff.user.id}`)
     const section = page.getByRole('region', { name: 'Phone' })
     await section.getByRole('button', { name: 'Change phone' }).click()
     const number = section.getByRole('textbox', { name: 'New phone number' })

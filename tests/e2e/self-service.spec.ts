@@ -1,69 +1,12 @@
-import type { APIRequestContext, Page } from '@playwright/test'
-import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
-import {
-  apiSignIn,
-  axeViolations,
-  expect,
-  storeSession,
-  test,
-  waitForMessage,
-} from './support/fixtures.ts'
+import type { Page } from '@playwright/test'
+import { apiSignIn, axeViolations, expect, openAs, storeSession, test } from './support/fixtures.ts'
+import { type Colleague, registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
 // Roles, deactivation and the own password, through the real server.
 const stamp = `${Date.now()}`.slice(-7)
-const uniquePhone = (n: number) => nanpTestPhone(`56${n}${stamp}`.slice(0, 10).padEnd(10, '0'))
-
-type Colleague = { id: number; email: string; password: string; first: string; last: string }
 
 const shoot = screens('issue-19')
-
-/** The demo Admin invites a colleague, who registers through the API with a verified phone. */
-async function registerColleague(
-  request: APIRequestContext,
-  jwt: string,
-  n: number,
-  first: string,
-  last: string,
-): Promise<Colleague> {
-  const email = `${first.toLowerCase()}.${stamp}${n}@example.com`
-  const password = 'Harbor-Lantern-42'
-  const sentAt = new Date(Date.now() - 1000)
-  const invited = await request.post('/api/personnel', {
-    headers: { Authorization: `Bearer ${jwt}` },
-    data: { email, first_name: first, last_name: last, position: 'Staff', title: null },
-  })
-  expect(invited.status(), await invited.text()).toBe(201)
-  const mail = await waitForMessage(request, 'email', email, { after: sentAt })
-  const id = (mail.link ?? '').split('/').at(-1) ?? ''
-  const phone = uniquePhone(n)
-  const codeAt = new Date(Date.now() - 1000)
-  const code = await request.post('/api/auth/get-code', {
-    data: { email, phone, countryCode: '+1' },
-  })
-  expect(code.status(), await code.text()).toBe(200)
-  const { authyId } = (await code.json()) as { authyId: string }
-  const sms = await waitForMessage(request, 'sms', `+1${phone}`, { after: codeAt })
-  const verified = await request.post('/api/auth/verify-code', {
-    data: { authyId, phone, code: sms.code },
-  })
-  expect(verified.status(), await verified.text()).toBe(200)
-  const registered = await request.post('/api/auth/personnel/register', {
-    data: {
-      id,
-      title: '',
-      first_name: first,
-      last_name: last,
-      cell_phone: phone,
-      password,
-      password_confirm: password,
-      authyId,
-    },
-  })
-  expect(registered.status(), await registered.text()).toBe(200)
-  const { user } = (await registered.json()) as { user: { id: number } }
-  return { id: user.id, email, password, first, last }
-}
 
 const rowOf = (page: Page, email: string) => page.getByRole('row').filter({ hasText: email })
 
@@ -77,16 +20,16 @@ test.describe('self-service', () => {
     // loaded 2-core machine it ran past the default minute at its very last step.
     test.setTimeout(180_000)
     const admin = await apiSignIn(request)
-    const jamie = await registerColleague(request, admin.jwt, 1, 'Jamie', 'Lopez')
-    const riley = await registerColleague(request, admin.jwt, 2, 'Riley', 'Chen')
-    const alex = await registerColleague(request, admin.jwt, 3, 'Alex', "O'Hara")
+    // Numbers 4 to 6: the practice admin journey registers its colleagues as 1 to 3.
+    const jamie = await registerColleague(request, admin.jwt, 4, 'Jamie', 'Lopez')
+    const riley = await registerColleague(request, admin.jwt, 5, 'Riley', 'Chen')
+    const alex = await registerColleague(request, admin.jwt, 6, 'Alex', "O'Hara")
     const sessionOf = (c: Colleague) => apiSignIn(request, c.email, c.password, { fresh: true })
     const jamieSession = await sessionOf(jamie)
     const rileySession = await sessionOf(riley)
 
     // A Staff member gets none of the Admin controls, and the API refuses them.
-    await storeSession(page, jamieSession)
-    await page.goto('/personnel')
+    await openAs(page, jamieSession, '/personnel')
     await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
     await expect(page.getByRole('combobox', { name: /^Role of/ })).toHaveCount(0)
     await expect(page.getByRole('button', { name: /^Deactivate/ })).toHaveCount(0)
@@ -97,8 +40,7 @@ test.describe('self-service', () => {
     expect(refused.status()).toBe(403)
 
     // The Admin promotes Jamie to Manager, who can then adjust points.
-    await storeSession(page, admin)
-    await page.goto('/personnel')
+    await openAs(page, admin, '/personnel')
     const role = rowOf(page, jamie.email).getByRole('combobox', { name: 'Role of Jamie Lopez' })
     await role.click()
     await page.getByRole('option', { name: 'Manager', exact: true }).click()
@@ -158,8 +100,7 @@ test.describe('self-service', () => {
     // Alex, signed in on two browsers, changes the password on one: the other session ends.
     const alexElsewhere = await sessionOf(alex)
     const alexSession = await sessionOf(alex)
-    await storeSession(page, alexSession)
-    await page.goto(`/personnel/${alex.id}`)
+    await openAs(page, alexSession, `/personnel/${alex.id}`)
     await expect(page.getByRole('heading', { level: 1, name: 'My Profile' })).toBeVisible()
     // A typo made at registration is not permanent: the header follows the fixed name.
     const details = page.getByRole('form', { name: 'Your details' })

@@ -1,4 +1,4 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, axeViolations, expect, openAs, test } from './support/fixtures.ts'
 
 const DEFAULT_RULES = {
   point_value_cents: 10,
@@ -16,8 +16,7 @@ test.describe('the programme rules', () => {
   }) => {
     const admin = await apiSignIn(request)
     try {
-      await storeSession(page, admin)
-      await page.goto('/settings')
+      await openAs(page, admin, '/settings')
       const form = page.getByRole('form', { name: 'Programme rules' })
       const bonus = form.getByRole('textbox', { name: /Joining bonus/ })
       await bonus.fill('')
@@ -67,8 +66,7 @@ test.describe('the programme rules', () => {
     request,
   }) => {
     const staff = await apiSignIn(request, 'staff@example.com', 'StaffPass123')
-    await storeSession(page, staff)
-    await page.goto('/settings')
+    await openAs(page, staff, '/settings')
     const section = page.getByRole('region', { name: 'Programme rules' })
     await expect(section.getByText('Only an admin can change the programme rules.')).toBeVisible()
     await expect(section.getByRole('form')).toHaveCount(0)

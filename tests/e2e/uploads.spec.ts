@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
 import {
   jpegWithMetadata,
@@ -6,8 +6,9 @@ import {
   pngWithMetadata,
   webpWithMetadata,
 } from '#tests/support/image-fixtures.ts'
-import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
+import { decoded, pick } from './support/uploads.ts'
 
 // The practice logo and the own avatar, uploaded through the real server.
 
@@ -66,19 +67,6 @@ async function drawnImage(
   }
 }
 
-/** Picks `file` with the section's upload button, through the browser's file chooser. */
-async function pick(page: Page, button: Locator, file: Parameters<Locator['setInputFiles']>[0]) {
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), button.click()])
-  await chooser.setFiles(file)
-}
-
-/** Whether an <img> finished loading and has pixels: the served bytes decode. */
-const decoded = (image: Locator) =>
-  image.evaluate((element) => {
-    const img = element as HTMLImageElement
-    return img.complete && img.naturalWidth > 0
-  })
-
 test.describe('uploads', () => {
   test('an Admin uploads a logo in Settings and sees it in the header; an HTML file renamed .png is refused', async ({
     page,
@@ -88,8 +76,7 @@ test.describe('uploads', () => {
     test.slow()
     const admin = await apiSignIn(request)
     try {
-      await storeSession(page, admin)
-      await page.goto('/settings')
+      await openAs(page, admin, '/settings')
       const section = page.getByRole('region', { name: 'Practice logo' })
       const headerLogo = page.getByRole('banner').getByRole('img', { name: 'Practice logo' })
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
@@ -185,8 +172,7 @@ test.describe('uploads', () => {
         fresh: true,
       })
       expect(manager.practice.image_path).toBe(first)
-      await storeSession(page, manager)
-      await page.goto('/dashboard')
+      await openAs(page, manager, '/dashboard')
       const headerLogo = page.getByRole('banner').getByRole('img', { name: 'Practice logo' })
       await expect(headerLogo).toHaveAttribute('src', first)
       await expect.poll(() => decoded(headerLogo)).toBe(true)
@@ -226,8 +212,7 @@ test.describe('uploads', () => {
     test.slow()
     const admin = await apiSignIn(request)
     try {
-      await storeSession(page, admin)
-      await page.goto(`/personnel/${admin.user.id}`)
+      await openAs(page, admin, `/personnel/${admin.user.id}`)
       const section = page.getByRole('region', { name: 'Your avatar' })
       const account = page.getByRole('button', { name: 'Account menu' })
       await expect(account.getByRole('img')).toHaveCount(0)

@@ -70,7 +70,7 @@ export {
   transitionKey,
   transitions,
 } from './graph.ts'
-export type { Model, ModelPath, Scenario } from './plan.ts'
+export type { CallAnswers, Model, ModelPath, Scenario } from './plan.ts'
 export { describePath, selectPaths } from './plan.ts'
 export type {
   FlowSpec,

@@ -52,6 +52,14 @@ export type Model = {
   describeEvent: (event: EventObject) => string
 }
 
+/**
+ * The two answers of the call `Id` as events of a model: its output (`xstate.done.actor.<Id>`)
+ * or its failure (`xstate.error.actor.<Id>`).
+ */
+export type CallAnswers<Id extends string, Output> =
+  | { type: `xstate.done.actor.${Id}`; output: Output }
+  | { type: `xstate.error.actor.${Id}`; error: Error }
+
 /** One generated path and the scenario it starts from. */
 export type ModelPath = { scenario: string; path: Path; description: string }
 

@@ -99,6 +99,12 @@ export async function storeSession(page: Page, session: unknown, remember = fals
   )
 }
 
+/** Stores `session` as the signed-in user ({@link storeSession}), then opens `url`. */
+export async function openAs(page: Page, session: unknown, url: string) {
+  await storeSession(page, session)
+  await page.goto(url)
+}
+
 /**
  * Waits until a prerendered page is React's (src/main.tsx drops `data-prerendered` from the root
  * once the hydrated page is mounted). Typing and sending a form before that are kept by the page;

@@ -26,10 +26,12 @@ import {
   storeSession,
   test,
 } from '#tests/e2e/support/fixtures.ts'
-import { answerActor, leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index.ts'
+import { leafNode, nextAnswer, type QaPath, type QaStep } from '#tests/mbt/index.ts'
 import { phoneFor, smsCode } from '#tests/paths/support/api.ts'
 import {
   apiError,
+  atStep,
+  letAnswerThrough,
   type ReplayContext,
   type Replayer,
   replayFlow,
@@ -471,17 +473,13 @@ const replayer: Replayer<Context> = {
       case 'xstate.after.undoWindow.checkout.done.undoable':
         await page.clock.fastForward(10 * 60 * 1000)
         return
-      default: {
-        const actor = answerActor(event)
-        if (!actor) throw new Error(`no action for ${event.type}`)
-        await gate.release(actor)
-      }
+      default:
+        await letAnswerThrough(gate, event)
     }
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, gate, state } = atStep(context, i)
     const c = state.context as {
       items: { name: string }[]
       appointmentId: number | null

@@ -25,6 +25,7 @@ import {
   redemptionProblem,
 } from '#machines/checkout/checkout.machine.ts'
 import {
+  type CallAnswers,
   type FlowSpec,
   type Model,
   nextAnswer,
@@ -243,18 +244,12 @@ export const checkoutFixtures = {
 /** Events of the graph: the desk's, the four calls' answers and the two delays. */
 export type CheckoutModelEvent =
   | CheckoutEvent
-  | { type: 'xstate.done.actor.previewVisit'; output: CheckoutPreview }
-  | { type: 'xstate.error.actor.previewVisit'; error: Error }
-  | { type: 'xstate.done.actor.sendCode'; output: { authyId: string } }
-  | { type: 'xstate.error.actor.sendCode'; error: Error }
-  | { type: 'xstate.done.actor.checkCode'; output: { valid: true } }
-  | { type: 'xstate.error.actor.checkCode'; error: Error }
-  | { type: 'xstate.done.actor.approveVisit'; output: ApprovalAnswer }
-  | { type: 'xstate.error.actor.approveVisit'; error: Error }
-  | { type: 'xstate.done.actor.recordVisit'; output: VisitAnswer }
-  | { type: 'xstate.error.actor.recordVisit'; error: Error }
-  | { type: 'xstate.done.actor.undoVisit'; output: { balance: number } }
-  | { type: 'xstate.error.actor.undoVisit'; error: Error }
+  | CallAnswers<'previewVisit', CheckoutPreview>
+  | CallAnswers<'sendCode', { authyId: string }>
+  | CallAnswers<'checkCode', { valid: true }>
+  | CallAnswers<'approveVisit', ApprovalAnswer>
+  | CallAnswers<'recordVisit', VisitAnswer>
+  | CallAnswers<'undoVisit', { balance: number }>
   | { type: 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown' }
   | { type: 'xstate.after.undoWindow.checkout.done.undoable' }
 

@@ -7,7 +7,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type Actor, type AnyMachineSnapshot, createActor } from 'xstate'
+import { type Actor, createActor } from 'xstate'
 import type { CatalogueItem } from '#domain/practice-data.ts'
 import type {
   ApprovalAnswer,
@@ -28,14 +28,11 @@ import {
 } from '#machines/checkout/checkout.machine.ts'
 import { CheckoutView } from '#src/features/checkout/checkout-view.tsx'
 import {
-  flowPaths,
-  leafNode,
-  pathTitle,
-  type QaPath,
-  qaFlow,
-  replayPath,
-  stateNodes,
-} from '#tests/mbt/index.ts'
+  expectEveryStateAndEvent,
+  type PerformEach,
+  replayThroughView,
+} from '#tests/flows/shared/view-replay.ts'
+import { flowPaths, pathTitle, type QaPath, qaFlow } from '#tests/mbt/index.ts'
 import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
 import {
@@ -144,15 +141,8 @@ async function choose(user: UserEvent, label: string, option: string | RegExp) {
   await user.click(await screen.findByRole('option', { name: option }))
 }
 
-type Perform = {
-  [K in CheckoutModelEvent['type']]: (
-    h: Harness,
-    event: Extract<CheckoutModelEvent, { type: K }>,
-  ) => Promise<void>
-}
-
 /** What the desk does for each event, and what the fake calls answer. */
-const perform: Perform = {
+const perform: PerformEach<Harness, CheckoutModelEvent> = {
   'patient.choose': async ({ user }) => {
     await user.type(screen.getByRole('combobox', { name: 'Patient' }), 'Av')
     await act(async () => vi.advanceTimersByTime(300))
@@ -449,22 +439,7 @@ describe('checkout: paths from the machine, replayed through the checkout screen
   it.each(paths.map((p) => [pathTitle(p), p] as const))(
     '%s',
     async (_, path: QaPath) => {
-      const h = await replayPath(path, {
-        open,
-        perform: (h, i) => {
-          const event = path.steps[i]?.event as CheckoutModelEvent
-          return (perform[event.type] as (h: Harness, e: typeof event) => Promise<void>)(h, event)
-        },
-        expect: async (h, i) => {
-          const state = path.steps[i]?.state as AnyMachineSnapshot
-          await waitFor(() =>
-            expect(model.signature(h.actor.getSnapshot())).toBe(model.signature(state)),
-          )
-          const check = expectScreen[leafNode(model.machine, state).id]
-          if (!check) throw new Error(`no screen expectation for ${JSON.stringify(state.value)}`)
-          await waitFor(() => check(h.actor.getSnapshot()))
-        },
-      })
+      const h = await replayThroughView(path, { open, model, perform, checks: expectScreen })
       expect(h.recordVisit.calls.every((call) => call.input.idempotencyKey === f.key)).toBe(true)
       h.actor.stop()
     },
@@ -472,14 +447,13 @@ describe('checkout: paths from the machine, replayed through the checkout screen
   )
 
   it('has a screen check for every state and an action for every event', () => {
-    for (const node of stateNodes(model.machine)) {
-      if (node.type === 'atomic' || node.type === 'final') {
-        expect(expectScreen[node.id], node.id).toBeTypeOf('function')
-      }
-    }
-    for (const event of checkoutEvents) {
-      expect(perform[event.type], event.type).toBeTypeOf('function')
-    }
+    expectEveryStateAndEvent(
+      model.machine,
+      expectScreen,
+      perform,
+      checkoutEvents,
+      (node) => node.type === 'atomic' || node.type === 'final',
+    )
   })
 })
 

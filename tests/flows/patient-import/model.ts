@@ -20,6 +20,7 @@ import {
   patientImportMachine,
 } from '#machines/patient-import/patient-import.machine.ts'
 import {
+  type CallAnswers,
   type FlowSpec,
   type Model,
   nextAnswerFails,
@@ -71,12 +72,9 @@ export const REPLAY_FILE_ROWS = IMPORT_CHUNK_ROWS + 1
 /** Events of the graph: the person's, and the three calls' answers. */
 export type PatientImportModelEvent =
   | PatientImportEvent
-  | { type: 'xstate.done.actor.readCsv'; output: ParsedCsv }
-  | { type: 'xstate.error.actor.readCsv'; error: Error }
-  | { type: 'xstate.done.actor.previewChunk'; output: PatientImportPreview }
-  | { type: 'xstate.error.actor.previewChunk'; error: Error }
-  | { type: 'xstate.done.actor.importChunk'; output: PatientImportAnswer }
-  | { type: 'xstate.error.actor.importChunk'; error: Error }
+  | CallAnswers<'readCsv', ParsedCsv>
+  | CallAnswers<'previewChunk', PatientImportPreview>
+  | CallAnswers<'importChunk', PatientImportAnswer>
 
 /** Every event with fixture payloads. */
 export const patientImportEvents: PatientImportModelEvent[] = [

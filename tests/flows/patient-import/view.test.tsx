@@ -7,7 +7,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
-import { type Actor, type AnyMachineSnapshot, createActor } from 'xstate'
+import { type Actor, createActor } from 'xstate'
 import type {
   PatientImportAnswer,
   PatientImportChunk,
@@ -22,14 +22,11 @@ import { selectProgress } from '#machines/patient-import/patient-import.selector
 import { PatientImportView } from '#src/features/patient-import/patient-import-view.tsx'
 import { UserFacingError } from '#src/lib/user-facing-error.ts'
 import {
-  flowPaths,
-  leafNode,
-  pathTitle,
-  type QaPath,
-  qaFlow,
-  replayPath,
-  stateNodes,
-} from '#tests/mbt/index.ts'
+  expectEveryStateAndEvent,
+  type PerformEach,
+  replayThroughView,
+} from '#tests/flows/shared/view-replay.ts'
+import { flowPaths, pathTitle, type QaPath, qaFlow } from '#tests/mbt/index.ts'
 import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
 import {
@@ -94,12 +91,7 @@ const button = (name: string | RegExp) => screen.getByRole('button', { name })
 const lastName = () => screen.getByRole('combobox', { name: /^Last name/ })
 
 /** What the person does for each event, and what the fake calls answer. */
-const perform: {
-  [K in PatientImportModelEvent['type']]: (
-    h: Harness,
-    event: Extract<PatientImportModelEvent, { type: K }>,
-  ) => Promise<void>
-} = {
+const perform: PerformEach<Harness, PatientImportModelEvent> = {
   'file.choose': async ({ user }) => {
     const file = new File([fixtures.text], fixtures.fileName, { type: 'text/csv' })
     await user.upload(screen.getByLabelText('CSV file'), file)
@@ -305,32 +297,12 @@ const paths = flowPaths(qaFlow(patientImportFlow))
 
 describe('patient import: paths from the machine, replayed through the import page', () => {
   it.each(paths.map((p) => [pathTitle(p), p] as const))('%s', async (_, path: QaPath) => {
-    const replayed = await replayPath(path, {
-      open,
-      perform: (h, i) => {
-        const event = path.steps[i]?.event as PatientImportModelEvent
-        return (perform[event.type] as (h: Harness, e: typeof event) => Promise<void>)(h, event)
-      },
-      expect: async (h, i) => {
-        const state = path.steps[i]?.state as AnyMachineSnapshot
-        await waitFor(() =>
-          expect(model.signature(h.actor.getSnapshot())).toBe(model.signature(state)),
-        )
-        const check = expectScreen[leafNode(model.machine, state).id]
-        if (!check) throw new Error(`no screen expectation for ${JSON.stringify(state.value)}`)
-        await waitFor(() => check(h.actor.getSnapshot(), h))
-      },
-    })
+    const replayed = await replayThroughView(path, { open, model, perform, checks: expectScreen })
     replayed.actor.stop()
   })
 
   it('has a screen check for every state and an action for every event', () => {
-    for (const node of stateNodes(model.machine)) {
-      expect(expectScreen[node.id], node.id).toBeTypeOf('function')
-    }
-    for (const event of patientImportEvents) {
-      expect(perform[event.type], event.type).toBeTypeOf('function')
-    }
+    expectEveryStateAndEvent(model.machine, expectScreen, perform, patientImportEvents)
   })
 })
 

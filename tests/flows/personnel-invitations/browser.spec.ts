@@ -4,10 +4,12 @@
  * its own (through the API) for Resend and Revoke to act on, and invites with e-mails of its own.
  */
 import { apiSignIn, expect, storeSession } from '#tests/e2e/support/fixtures.ts'
-import { answerActor, type QaStep } from '#tests/mbt/index.ts'
+import type { QaStep } from '#tests/mbt/index.ts'
 import { invite, phoneFor } from '#tests/paths/support/api.ts'
 import {
   apiError,
+  atStep,
+  letAnswerThrough,
   type ReplayContext,
   type Replayer,
   replayFlow,
@@ -103,17 +105,13 @@ const replayer: Replayer<Context> = {
       case 'xstate.error.actor.revokeInvitation':
         await gate.release('revokeInvitation', apiError(409, 'ConflictError', fixtures.used))
         return
-      default: {
-        const actor = answerActor(event)
-        if (!actor) throw new Error(`no action for ${event.type}`)
-        await gate.release(actor)
-      }
+      default:
+        await letAnswerThrough(gate, event)
     }
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, path, gate, state } = atStep(context, i)
     const { notice } = state.context
     if (notice) {
       const role = notice.type === 'success' ? 'status' : 'alert'

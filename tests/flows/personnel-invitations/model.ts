@@ -11,6 +11,7 @@ import {
   personnelInvitationsMachine,
 } from '#machines/personnel/personnel-invitations.machine.ts'
 import {
+  type CallAnswers,
   type FlowSpec,
   type Model,
   nextAnswerFails,
@@ -51,12 +52,9 @@ export const invitationFixtures = {
 /** Events of the graph: the Admin's, and the three calls' answers. */
 export type PersonnelInvitationsModelEvent =
   | PersonnelInvitationsEvent
-  | { type: 'xstate.done.actor.invitePersonnel'; output: PersonnelInvitation }
-  | { type: 'xstate.error.actor.invitePersonnel'; error: Error }
-  | { type: 'xstate.done.actor.resendInvitation'; output: unknown }
-  | { type: 'xstate.error.actor.resendInvitation'; error: Error }
-  | { type: 'xstate.done.actor.revokeInvitation'; output: unknown }
-  | { type: 'xstate.error.actor.revokeInvitation'; error: Error }
+  | CallAnswers<'invitePersonnel', PersonnelInvitation>
+  | CallAnswers<'resendInvitation', unknown>
+  | CallAnswers<'revokeInvitation', unknown>
 
 /** Every event with fixture payloads. */
 export const personnelInvitationsEvents: PersonnelInvitationsModelEvent[] = [

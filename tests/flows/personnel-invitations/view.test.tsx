@@ -3,11 +3,11 @@
  * area with user-event, the three calls answered by the test, checking after every step that the
  * actor reached the modelled state and that the screen shows it.
  */
-import { act, screen, waitFor } from '@testing-library/react'
+import { act, screen } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
-import { type Actor, type AnyMachineSnapshot, createActor } from 'xstate'
+import { type Actor, createActor } from 'xstate'
 import type { InvitePersonnelInput, PersonnelInvitation } from '#domain/personnel.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
 import {
@@ -17,14 +17,11 @@ import {
 } from '#machines/personnel/personnel-invitations.machine.ts'
 import { PersonnelArea } from '#src/features/personnel/personnel-area.tsx'
 import {
-  flowPaths,
-  leafNode,
-  pathTitle,
-  type QaPath,
-  qaFlow,
-  replayPath,
-  stateNodes,
-} from '#tests/mbt/index.ts'
+  expectEveryStateAndEvent,
+  type PerformEach,
+  replayThroughView,
+} from '#tests/flows/shared/view-replay.ts'
+import { flowPaths, pathTitle, type QaPath, qaFlow } from '#tests/mbt/index.ts'
 import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
 import {
@@ -114,12 +111,7 @@ async function type(user: UserEvent, label: RegExp, text: string) {
 }
 
 /** What the Admin does for each event, and what the fake calls answer. */
-const perform: {
-  [K in PersonnelInvitationsModelEvent['type']]: (
-    h: Harness,
-    event: Extract<PersonnelInvitationsModelEvent, { type: K }>,
-  ) => Promise<void>
-} = {
+const perform: PerformEach<Harness, PersonnelInvitationsModelEvent> = {
   'invite.submit': async ({ user }, { input }) => {
     await type(user, /^Email/, input.email)
     await type(user, /^First name/, input.first_name)
@@ -210,31 +202,11 @@ const paths = flowPaths(qaFlow(personnelInvitationsFlow))
 
 describe('personnel invitations: paths from the machine, replayed through the Personnel area', () => {
   it.each(paths.map((p) => [pathTitle(p), p] as const))('%s', async (_, path: QaPath) => {
-    const h = await replayPath(path, {
-      open,
-      perform: (h, i) => {
-        const event = path.steps[i]?.event as PersonnelInvitationsModelEvent
-        return (perform[event.type] as (h: Harness, e: typeof event) => Promise<void>)(h, event)
-      },
-      expect: async (h, i) => {
-        const state = path.steps[i]?.state as AnyMachineSnapshot
-        await waitFor(() =>
-          expect(model.signature(h.actor.getSnapshot())).toBe(model.signature(state)),
-        )
-        const check = expectScreen[leafNode(model.machine, state).id]
-        if (!check) throw new Error(`no screen expectation for ${JSON.stringify(state.value)}`)
-        await waitFor(() => check(h.actor.getSnapshot(), h))
-      },
-    })
+    const h = await replayThroughView(path, { open, model, perform, checks: expectScreen })
     h.actor.stop()
   })
 
   it('has a screen check for every state and an action for every event', () => {
-    for (const node of stateNodes(model.machine)) {
-      expect(expectScreen[node.id], node.id).toBeTypeOf('function')
-    }
-    for (const event of personnelInvitationsEvents) {
-      expect(perform[event.type], event.type).toBeTypeOf('function')
-    }
+    expectEveryStateAndEvent(model.machine, expectScreen, perform, personnelInvitationsEvents)
   })
 })

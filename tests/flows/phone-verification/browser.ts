@@ -5,9 +5,9 @@
  */
 import { expect, type Locator, type Page } from '@playwright/test'
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
-import { answerActor, nextAnswerFails, type QaPath, type QaStep } from '#tests/mbt/index.ts'
+import { nextAnswerFails, type QaPath, type QaStep } from '#tests/mbt/index.ts'
 import { askCode, smsCode } from '#tests/paths/support/api.ts'
-import type { ReplayContext } from '#tests/paths/support/replay.ts'
+import { letAnswerThrough, type ReplayContext } from '#tests/paths/support/replay.ts'
 import { type PhoneModelEvent, RESEND_EVENT, resendWaitIsOver } from './model.ts'
 
 /** A message as a pattern: numbers in it may differ (`Please wait 28 seconds…`). */
@@ -92,11 +92,8 @@ export async function performPhone(context: PhoneContext, i: number): Promise<vo
       await expect(page.getByText(/You can ask for a new code/)).toBeVisible()
       await page.clock.fastForward(30_000)
       return
-    default: {
-      const actor = answerActor(event as EventObject)
-      if (!actor) throw new Error(`no action for ${event.type}`)
-      await gate.release(actor)
-    }
+    default:
+      await letAnswerThrough(gate, event as EventObject)
   }
 }
 

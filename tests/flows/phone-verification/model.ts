@@ -16,6 +16,7 @@ import {
   type VerifiedPhone,
 } from '#machines/phone-verification/phone-verification.machine.ts'
 import {
+  type CallAnswers,
   type Model,
   nextAnswerFails,
   type QaPath,
@@ -54,10 +55,8 @@ export const RESEND_EVENT = 'xstate.after.resendCooldown.phoneVerification.codeS
 /** Events of the graph: the form's and the person's, the code calls' answers and the wait's end. */
 export type PhoneModelEvent =
   | PhoneVerificationEvent
-  | { type: 'xstate.done.actor.sendCode'; output: { authyId: string } }
-  | { type: 'xstate.error.actor.sendCode'; error: Error }
-  | { type: 'xstate.done.actor.verifyCode'; output: { verified: boolean } }
-  | { type: 'xstate.error.actor.verifyCode'; error: Error }
+  | CallAnswers<'sendCode', { authyId: string }>
+  | CallAnswers<'verifyCode', { verified: boolean }>
   | { type: typeof RESEND_EVENT }
 
 /** Every event with fixture payloads. */

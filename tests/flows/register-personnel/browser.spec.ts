@@ -11,7 +11,7 @@ import {
   performPhone,
 } from '#tests/flows/phone-verification/browser.ts'
 import { phoneFixtures, RESEND_EVENT } from '#tests/flows/phone-verification/model.ts'
-import { answerActor, leafNode, type QaPath, type QaStep } from '#tests/mbt/index.ts'
+import { leafNode, type QaPath, type QaStep } from '#tests/mbt/index.ts'
 import {
   type Invitee,
   invite,
@@ -20,7 +20,7 @@ import {
   smsCode,
 } from '#tests/paths/support/api.ts'
 import { LOCAL_ORIGIN } from '#tests/paths/support/hosts.ts'
-import { type Replayer, replayFlow } from '#tests/paths/support/replay.ts'
+import { atStep, letAnswerThrough, type Replayer, replayFlow } from '#tests/paths/support/replay.ts'
 import { fixtures, registerPersonnelFlow, registerPersonnelModel } from './model.ts'
 
 const SIGNED_UP =
@@ -103,17 +103,13 @@ const registration: Replayer<Context> = {
         await signUpPractice(request, context.invitee.email, 50 + path.number)
         await gate.release('registerPersonnel')
         return
-      default: {
-        const actor = answerActor(event)
-        if (!actor) throw new Error(`no action for ${event.type}`)
-        await gate.release(actor)
-      }
+      default:
+        await letAnswerThrough(gate, event)
     }
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, gate, state } = atStep(context, i)
     const leaf = leafNode(registerPersonnelModel.machine, state).id
     switch (leaf) {
       case 'registerPersonnel.loading':

@@ -20,7 +20,7 @@ import {
   phoneStep,
   phoneVerificationModel,
 } from '#tests/flows/phone-verification/model.ts'
-import type { FlowSpec, Model, QaPath, QaStep, StepPlan } from '#tests/mbt/index.ts'
+import type { CallAnswers, FlowSpec, Model, QaPath, QaStep, StepPlan } from '#tests/mbt/index.ts'
 
 /** What the invitation link carries and what the fake server answers. */
 export const fixtures = {
@@ -62,11 +62,9 @@ export const fixtureVerifiedPhone: VerifiedPhone = {
 /** Events the graph may take, besides the person's: the actors' answers and the child's end. */
 export type RegisterPersonnelModelEvent =
   | RegisterPersonnelEvent
-  | { type: 'xstate.done.actor.loadInvitation'; output: InvitationPreview }
-  | { type: 'xstate.error.actor.loadInvitation'; error: Error }
+  | CallAnswers<'loadInvitation', InvitationPreview>
   | { type: 'xstate.done.actor.phoneVerification'; output: VerifiedPhone }
-  | { type: 'xstate.done.actor.registerPersonnel'; output: RegisteredPersonnel }
-  | { type: 'xstate.error.actor.registerPersonnel'; error: Error }
+  | CallAnswers<'registerPersonnel', RegisteredPersonnel>
 
 /**
  * Every event of the machine with fixture payloads. An explicit list replaces xstate/graph's own

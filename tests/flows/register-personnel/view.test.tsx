@@ -28,13 +28,11 @@ import {
   RESEND_EVENT,
 } from '#tests/flows/phone-verification/model.ts'
 import {
-  leafNode,
-  pathTitle,
-  type QaPath,
-  qaFlow,
-  replayPath,
-  stateNodes,
-} from '#tests/mbt/index.ts'
+  expectEveryStateAndEvent,
+  replayThroughView,
+  type ScreenChecks,
+} from '#tests/flows/shared/view-replay.ts'
+import { pathTitle, type QaPath, qaFlow, replayPath } from '#tests/mbt/index.ts'
 import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
 import {
@@ -218,10 +216,8 @@ const performPhone: Record<
   },
 }
 
-type Snapshot = ReturnType<Harness['actor']['getSnapshot']>
-
 /** What the screen must show in each registration state (keyed by the leaf state's id). */
-const expectRegistration: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
+const expectRegistration: ScreenChecks<Harness> = {
   'registerPersonnel.loading': () => {
     expect(screen.getByRole('status')).toHaveTextContent('Opening your invitation…')
     expect(screen.queryByRole('button', { name: 'Submit' })).toBeNull()
@@ -320,20 +316,11 @@ describe('personnel registration: paths from the machine, replayed through the v
   it.each((registration?.paths ?? []).map((p) => [pathTitle(p), p] as const))(
     '%s',
     async (_, path: QaPath) => {
-      const { signature } = registerPersonnelModel
-      const h = await replayPath(path, {
+      const h = await replayThroughView(path, {
         open,
-        perform: (h, i) => {
-          const event = path.steps[i]?.event as RegisterPersonnelModelEvent
-          return performRegistration[event.type](h, event)
-        },
-        expect: async (h, i) => {
-          const state = path.steps[i]?.state as AnyMachineSnapshot
-          await waitFor(() => expect(signature(h.actor.getSnapshot())).toBe(signature(state)))
-          const check = expectRegistration[leafNode(registerPersonnelModel.machine, state).id]
-          if (!check) throw new Error(`no screen expectation for ${JSON.stringify(state.value)}`)
-          await waitFor(() => check(h.actor.getSnapshot(), h))
-        },
+        model: registerPersonnelModel,
+        perform: performRegistration,
+        checks: expectRegistration,
       })
       h.actor.stop()
     },
@@ -383,14 +370,13 @@ describe('phone verification on the registration screen: paths from the child ma
 
 describe('personnel registration through the view', () => {
   it('has every registration screen state checked and every event performed', () => {
-    for (const node of stateNodes(registerPersonnelModel.machine)) {
-      if (node.type !== 'compound') {
-        expect(expectRegistration[node.id], node.id).toBeTypeOf('function')
-      }
-    }
-    for (const event of registerPersonnelEvents) {
-      expect(performRegistration[event.type], event.type).toBeTypeOf('function')
-    }
+    expectEveryStateAndEvent(
+      registerPersonnelModel.machine,
+      expectRegistration,
+      performRegistration,
+      registerPersonnelEvents,
+      (node) => node.type !== 'compound',
+    )
     for (const event of phoneEvents) {
       expect(performPhone[event.type], event.type).toBeTypeOf('function')
     }

@@ -13,6 +13,7 @@ import {
   signInScreenMachine,
 } from '#machines/auth/sign-in-screen.machine.ts'
 import {
+  type CallAnswers,
   type FlowSpec,
   type Model,
   nextAnswerFails,
@@ -57,12 +58,9 @@ export const OUTDATED_NOTICE_EVENT =
 /** Events the graph may take, besides the user's: the actors' answers and the notice's timer. */
 export type SignInScreenModelEvent =
   | SignInScreenEvent
-  | { type: 'xstate.done.actor.signIn'; output: Session }
-  | { type: 'xstate.error.actor.signIn'; error: Error }
-  | { type: 'xstate.done.actor.requestPasswordReset'; output: undefined }
-  | { type: 'xstate.error.actor.requestPasswordReset'; error: Error }
-  | { type: 'xstate.done.actor.resetPassword'; output: Session }
-  | { type: 'xstate.error.actor.resetPassword'; error: Error }
+  | CallAnswers<'signIn', Session>
+  | CallAnswers<'requestPasswordReset', undefined>
+  | CallAnswers<'resetPassword', Session>
   | { type: typeof OUTDATED_NOTICE_EVENT }
 
 /**

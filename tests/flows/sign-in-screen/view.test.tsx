@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react'
+import { act, screen, within } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
 import { describe, expect, it, vi } from 'vitest'
@@ -13,14 +13,11 @@ import {
 } from '#machines/auth/sign-in-screen.machine.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
 import {
-  flowPaths,
-  leafNode,
-  pathTitle,
-  type QaPath,
-  qaFlow,
-  replayPath,
-  stateNodes,
-} from '#tests/mbt/index.ts'
+  expectEveryStateAndEvent,
+  expectReached,
+  type ScreenChecks,
+} from '#tests/flows/shared/view-replay.ts'
+import { flowPaths, pathTitle, type QaPath, qaFlow, replayPath } from '#tests/mbt/index.ts'
 import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
 import {
@@ -204,7 +201,7 @@ function expectSignInForm(snapshot: Snapshot) {
 }
 
 /** What the screen must show in each state (keyed by the leaf state's id). */
-const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
+const expectScreen: ScreenChecks<Harness> = {
   'signInScreen.signIn.editing.ready': (snapshot) => {
     expectSignInForm(snapshot)
     expect(screen.getByRole('button', { name: 'Sign In' })).toBeEnabled()
@@ -263,15 +260,13 @@ const expectScreen: Record<string, (snapshot: Snapshot, h: Harness) => void> = {
 }
 
 /** The actor reached the modelled state, and the screen shows it. */
-async function expectStep(h: Harness, expected: Snapshot) {
-  await waitFor(() =>
-    expect(screenSignature(h.actor.getSnapshot())).toBe(screenSignature(expected)),
+const expectStep = (h: Harness, expected: Snapshot) =>
+  expectReached(
+    h,
+    expected,
+    { machine: signInScreenMachine, signature: screenSignature },
+    expectScreen,
   )
-  const id = leafNode(signInScreenMachine, expected).id
-  const check = expectScreen[id]
-  if (!check) throw new Error(`no screen expectation for ${id}`)
-  await waitFor(() => check(h.actor.getSnapshot(), h))
-}
 
 const paths = flowPaths(qaFlow(signInScreenFlow))
 
@@ -298,9 +293,12 @@ describe('sign-in screen: paths generated from the machine, replayed through the
   })
 
   it('has a screen check for every state and an action for every event', () => {
-    for (const node of stateNodes(signInScreenMachine).filter((n) => n.type !== 'compound')) {
-      expect(expectScreen[node.id], node.id).toBeTypeOf('function')
-    }
-    for (const event of signInScreenEvents) expect(perform[event.type]).toBeTypeOf('function')
+    expectEveryStateAndEvent(
+      signInScreenMachine,
+      expectScreen,
+      perform,
+      signInScreenEvents,
+      (node) => node.type !== 'compound',
+    )
   })
 })

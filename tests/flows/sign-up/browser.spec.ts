@@ -19,7 +19,6 @@ import {
 } from '#tests/flows/phone-verification/browser.ts'
 import { phoneTargets, RESEND_EVENT } from '#tests/flows/phone-verification/model.ts'
 import {
-  answerActor,
   happened,
   leafNode,
   nextAnswer,
@@ -38,7 +37,13 @@ import {
   verifyPhone,
 } from '#tests/paths/support/api.ts'
 import { REMOTE_ORIGIN } from '#tests/paths/support/hosts.ts'
-import { apiError, type Replayer, replayFlow } from '#tests/paths/support/replay.ts'
+import {
+  apiError,
+  atStep,
+  letAnswerThrough,
+  type Replayer,
+  replayFlow,
+} from '#tests/paths/support/replay.ts'
 import { REPLAY_INPUTS, signUpFlow, signUpModel, takenMeanwhile, takenOnStepOne } from './model.ts'
 
 type Context = PhoneContext & { values: SignUpSampleValues }
@@ -356,17 +361,13 @@ const wizard: Replayer<Context> = {
       case 'alert.dismiss':
         await button(context, 'Dismiss').click()
         return
-      default: {
-        const actor = answerActor(event)
-        if (!actor) throw new Error(`no action for ${event.type}`)
-        await gate.release(actor)
-      }
+      default:
+        await letAnswerThrough(gate, event)
     }
   },
 
   async expectStep(context, i) {
-    const { page, path, gate } = context
-    const { state } = path.steps[i] as QaStep
+    const { page, path, gate, state } = atStep(context, i)
     if (path.plans[i]?.seen) {
       // Back to Sign In leaves the wizard.
       await expect(page).toHaveURL(/\/signin$/)

@@ -29,6 +29,7 @@ import {
   verifiedPhone,
 } from '#tests/flows/phone-verification/model.ts'
 import {
+  type CallAnswers,
   type FlowSpec,
   type Model,
   nextAnswer,
@@ -150,16 +151,11 @@ export function tokenisationError(): Error {
 export type SignUpModelEvent =
   | SignUpEvent
   | { type: 'xstate.done.actor.phoneVerification'; output: VerifiedPhone }
-  | { type: 'xstate.done.actor.checkAvailability'; output: string }
-  | { type: 'xstate.error.actor.checkAvailability'; error: Error }
-  | { type: 'xstate.done.actor.loadPlans'; output: PlansAnswer }
-  | { type: 'xstate.error.actor.loadPlans'; error: Error }
-  | { type: 'xstate.done.actor.lookupCoupon'; output: Coupon }
-  | { type: 'xstate.error.actor.lookupCoupon'; error: Error }
-  | { type: 'xstate.done.actor.lockPayment'; output: { id: string } }
-  | { type: 'xstate.error.actor.lockPayment'; error: Error }
-  | { type: 'xstate.done.actor.submitSignUp'; output: SignUpAnswer }
-  | { type: 'xstate.error.actor.submitSignUp'; error: Error }
+  | CallAnswers<'checkAvailability', string>
+  | CallAnswers<'loadPlans', PlansAnswer>
+  | CallAnswers<'lookupCoupon', Coupon>
+  | CallAnswers<'lockPayment', { id: string }>
+  | CallAnswers<'submitSignUp', SignUpAnswer>
 
 /** Every event of the wizard with fixture payloads. */
 export const signUpEvents: SignUpModelEvent[] = [

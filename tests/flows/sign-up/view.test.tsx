@@ -48,6 +48,7 @@ import {
   phoneVerificationModel,
   RESEND_EVENT,
 } from '#tests/flows/phone-verification/model.ts'
+import { expectEveryStateAndEvent, type PerformEach } from '#tests/flows/shared/view-replay.ts'
 import {
   flowPaths,
   leafNode,
@@ -56,7 +57,6 @@ import {
   type QaPath,
   qaFlow,
   replayPath,
-  stateNodes,
 } from '#tests/mbt/index.ts'
 import { controlled, type Deferred } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
@@ -268,12 +268,7 @@ async function verifyPhone(h: Harness) {
 }
 
 /** What the person does for each event of the wizard, and the answers the fake actors give. */
-const performWizard: {
-  [K in SignUpModelEvent['type']]: (
-    h: Harness,
-    event: Extract<SignUpModelEvent, { type: K }>,
-  ) => Promise<void>
-} = {
+const performWizard: PerformEach<Harness, SignUpModelEvent> = {
   'xstate.done.actor.phoneVerification': (h) => verifyPhone(h),
   'clientDetails.continue': async (h, event) => {
     if (h.actor.getSnapshot().context.verifiedPhone === null) {
@@ -347,12 +342,7 @@ const performWizard: {
 }
 
 /** What the person does for each event of the phone verification (on step 1 of the wizard). */
-const performPhone: {
-  [K in PhoneModelEvent['type']]: (
-    h: Harness,
-    event: Extract<PhoneModelEvent, { type: K }>,
-  ) => Promise<void>
-} = {
+const performPhone: PerformEach<Harness, PhoneModelEvent> = {
   'fields.change': async (h, event) => {
     if (!event.valid) {
       await setText(h.user, /^Last name/, '')
@@ -731,18 +721,21 @@ describe('sign-up flow through the views', () => {
   })
 
   it('has a screen expectation for every state and an action for every event', () => {
-    for (const [model, checks] of [
-      [wizardModel, expectWizardScreen],
-      [phoneModel, expectPhoneScreen],
-    ] as const) {
-      for (const node of stateNodes(model.machine)) {
-        if (node.type === 'atomic' || node.type === 'final') {
-          expect(checks[node.id], node.id).toBeTruthy()
-        }
-      }
-    }
-    for (const event of signUpEvents) expect(performWizard[event.type], event.type).toBeTruthy()
-    for (const event of phoneEvents) expect(performPhone[event.type], event.type).toBeTruthy()
+    const leaves = (node: { type: string }) => node.type === 'atomic' || node.type === 'final'
+    expectEveryStateAndEvent(
+      wizardModel.machine,
+      expectWizardScreen,
+      performWizard,
+      signUpEvents,
+      leaves,
+    )
+    expectEveryStateAndEvent(
+      phoneModel.machine,
+      expectPhoneScreen,
+      performPhone,
+      phoneEvents,
+      leaves,
+    )
   })
 
   it('types on step 1 the phone the phone verification model verifies', () => {

@@ -8,6 +8,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import type { APIRequestContext, Page, Request, Route, TestInfo } from '@playwright/test'
+import type { EventObject } from 'xstate'
 import { test } from '#tests/e2e/support/fixtures.ts'
 import {
   answerActor,
@@ -161,6 +162,16 @@ export class Gate {
   }
 }
 
+/**
+ * Lets the call whose answer `event` is (`xstate.done.actor.<id>` or `xstate.error.actor.<id>`)
+ * through to the real server: how a replay performs an answer it has no words of its own for.
+ */
+export async function letAnswerThrough(gate: Gate, event: EventObject): Promise<void> {
+  const actor = answerActor(event)
+  if (!actor) throw new Error(`no action for ${event.type}`)
+  await gate.release(actor)
+}
+
 /** What a flow's spec supplies to replay its paths. */
 export type Replayer<C> = {
   /** Opens the path's start situation (setup through the API, the first page). */
@@ -178,6 +189,14 @@ export type ReplayContext = {
   path: QaPath
   gate: Gate
   testInfo: TestInfo
+}
+
+/** The replay's context with the modelled state after step `i`: what a screen check reads. */
+export function atStep<C extends ReplayContext>(
+  context: C,
+  i: number,
+): C & { state: QaStep['state'] } {
+  return { ...context, state: (context.path.steps[i] as QaStep).state }
 }
 
 /** The annotations the reporter reads. */
