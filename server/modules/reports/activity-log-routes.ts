@@ -13,7 +13,7 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export.ts'
+import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export-routes.ts'
 import { activityBatch, activityPage } from './queries.ts'
 
 /** The columns of the CSV export. */

@@ -12,7 +12,7 @@ import {
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
-import { EXPORT_PAGE_SIZE } from './csv-export.ts'
+import { EXPORT_PAGE_SIZE } from './csv-export-routes.ts'
 import { LEDGER_COLUMNS, PATIENT_COLUMNS } from './routes.ts'
 
 const messageOf = async (response: Response) =>

@@ -36,7 +36,7 @@ import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { parseOr400 } from '#server/http/validate.ts'
 import { operation } from '#server/openapi/operation.ts'
-import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export.ts'
+import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export-routes.ts'
 import { ledgerExportPage, patientExportPage } from './queries.ts'
 import { liabilityReport, reportSummary, worklistPage } from './service.ts'
 
