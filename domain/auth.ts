@@ -37,7 +37,7 @@ export const AUTH_MESSAGES = {
 export const EMAIL_MAX_LENGTH = 254
 /** Passwords longer than this are refused before hashing, so nobody can make the server hash megabytes. */
 export const PASSWORD_MAX_LENGTH = 256
-/** Minimum length of a new password on the reset form (spec sections 5 and 9). */
+/** Minimum length of a new password on the reset form. */
 export const RESET_PASSWORD_MIN_LENGTH = 8
 
 const EmailSchema = v.pipe(
@@ -54,7 +54,7 @@ const RequiredPasswordSchema = v.pipe(
   v.maxLength(PASSWORD_MAX_LENGTH, AUTH_MESSAGES.invalidCredentials),
 )
 
-/** The Sign In form (spec sections 3 and 5): e-mail required and well-formed, password required. */
+/** The Sign In form: e-mail required and well-formed, password required. */
 export const SignInFormSchema = v.object({
   email: EmailSchema,
   password: RequiredPasswordSchema,

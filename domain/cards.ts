@@ -2,7 +2,7 @@ import cardValidator from 'card-validator'
 import creditCardType from 'credit-card-type'
 
 /**
- * Payment card rules (spec sections 3 and 5): which of the fifteen known card types a number is,
+ * Payment card rules: which of the fifteen known card types a number is,
  * its valid lengths, the CVV length, and the Luhn check that every type but UnionPay must pass.
  * Detection, lengths and Luhn come from `card-validator` and its `credit-card-type` table, which we
  * align with the spec below (`card-validator` reads the same shared table).
@@ -168,7 +168,7 @@ export function isValidCardNumber(number: string): boolean {
 
 /**
  * How many digits the card-number mask allows for what has been typed so far: 19 while the number
- * may be a visa, else 16 (spec section 5).
+ * may be a visa, else 16.
  */
 export function cardNumberMaskLength(number: string): number {
   return possibleCardTypes(number).includes('visa') ? 19 : 16

@@ -3,7 +3,7 @@ import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
 
 /**
- * Field rules shared by the sign-up wizard and personnel registration (spec section 5), as
+ * Field rules shared by the sign-up wizard and personnel registration, as
  * valibot schemas with the spec's exact messages. Each schema reports one problem at a time in
  * the order a person fixes them: an empty field says "Please fill …" and nothing else.
  */
@@ -108,7 +108,7 @@ export function bounded<TSchema extends v.GenericSchema<unknown, string>>(
   )
 }
 
-/** Letters of any script, hyphen, backtick and apostrophe (spec section 5, names). */
+/** Letters of any script, hyphen, backtick and apostrophe (names). */
 const NAME_PATTERN = /^[\p{L}\-`']+$/u
 
 /** Minimum length of first and last names. */
@@ -129,7 +129,7 @@ export const FirstNameSchema = personNameSchema(FIELD_MESSAGES.firstName)
 /** Last name: required, at least 2 characters, only letters, -, ` and '. */
 export const LastNameSchema = personNameSchema(FIELD_MESSAGES.lastName)
 
-/** The phone input mask keeps at most this many digits (spec section 9). */
+/** The phone input mask keeps at most this many digits. */
 export const PHONE_MASK_MAX_DIGITS = 15
 
 /** A phone has exactly 7 or 10 digits, whatever else it contains. */
@@ -188,13 +188,13 @@ export const EmailSchema = v.pipe(
   whenFilled((text) => v.is(v.pipe(v.string(), v.email()), text), FIELD_MESSAGES.email.pattern),
 )
 
-/** Minimum password length (spec section 9). */
+/** Minimum password length. */
 export const PASSWORD_MIN_LENGTH = 8
 
 /** At least 8 characters, a digit, an uppercase and a lowercase letter, no whitespace. */
 const STRONG_PASSWORD = /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])(?!.*\s).{8,}$/
 
-/** Whether a password passes the strength rule of spec section 5. */
+/** Whether a password passes the strength rule above. */
 export function isStrongPassword(password: string): boolean {
   return STRONG_PASSWORD.test(password)
 }
@@ -233,7 +233,7 @@ export const PasswordConfirmSchema = v.pipe(
   v.nonEmpty(FIELD_MESSAGES.passwordConfirm.required),
 )
 
-/** The positions offered at sign-up (spec section 6). */
+/** The positions offered at sign-up. */
 export const POSITIONS = ['Staff', 'Provider'] as const
 export type Position = (typeof POSITIONS)[number]
 /** Position: Staff or Provider, required. */

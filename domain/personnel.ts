@@ -16,7 +16,7 @@ import {
 
 /**
  * Personnel: invitations an Admin sends from the Personnel area, and the registration form an
- * invited person fills in (spec sections 2, 3, 5 and 7). The field rules are
+ * invited person fills in. The field rules are
  * the shared ones of domain/fields.ts; the server re-validates every body with these schemas.
  */
 

@@ -9,7 +9,7 @@ export const PlanTierSchema = v.object({
 
 /**
  * A subscription plan as the server lists it (Stripe's shape, amounts in cents). The nickname
- * tells the kind: it contains `Lite` or `EHR`, and `Monthly` or `Yearly` (spec sections 3 and 9).
+ * tells the kind: it contains `Lite` or `EHR`, and `Monthly` or `Yearly`.
  */
 export const PlanSchema = v.object({
   id: v.string(),

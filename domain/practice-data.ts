@@ -3,7 +3,7 @@ import { bounded, NAME_MAX_LENGTH } from '#domain/fields.ts'
 import { toE164 } from '#domain/phone.ts'
 
 /**
- * Answers of the practice-scoped data calls (spec section 7). The spec does
+ * Answers of the practice-scoped data calls. The spec does
  * not show these screens' contents, so the fields are ours: enough for every shell area to show
  * something real. Timestamps travel as ISO 8601 strings; money in cents.
  */
@@ -171,7 +171,7 @@ export const PatientUpdateSchema = v.partial(PatientInputSchema)
 export const UnsubscribeInputSchema = v.object({ email_subscription: v.literal(false) })
 
 /**
- * A procedure or a product of the catalogue as the API answers it (spec section 7: `id`,
+ * A procedure or a product of the catalogue as the API answers it (`id`,
  * `practice_id`, `name`, `price` in cents, `points`). `points` is what one unit earns now: its own
  * points, or the price times the programme's points per dollar when `own_points` is null.
  */

@@ -1,7 +1,7 @@
 import type { Coupon, Plan } from '#domain/plans.ts'
 
 /**
- * Prices of the sign-up wizard (spec section 9): plan amounts come in cents; the basic (Lite)
+ * Prices of the sign-up wizard: plan amounts come in cents; the basic (Lite)
  * plan follows the chosen term; the EHR add-on costs $499 a month or $450 a month on a yearly
  * plan; a promo takes a rounded percentage or a fixed amount off; the sub-total is the
  * subscription minus the deduction. Amounts returned here are US dollars.
@@ -14,7 +14,7 @@ export type Term = (typeof TERMS)[number]
 /** The two plan kinds: the basic Lite plan and the EHR integration add-on. */
 export type PlanKind = 'lite' | 'ehr'
 
-/** What a plan's nickname contains for each kind and term (spec section 9). */
+/** What a plan's nickname contains for each kind and term. */
 export const PLAN_NICKNAMES: Readonly<Record<PlanKind, Readonly<Record<Term, string>>>> = {
   lite: { month: 'Monthly Lite', year: 'Yearly Lite' },
   ehr: { month: 'EHR Monthly', year: 'EHR Yearly' },

@@ -1,5 +1,5 @@
 /**
- * Places and calendar choices the forms offer (spec section 9): the two countries, the 50 states
+ * Places and calendar choices the forms offer: the two countries, the 50 states
  * plus the District of Columbia, Canada's 13 provinces and territories, and the card expiry
  * months and years.
  */
@@ -102,9 +102,9 @@ export function isRegionOf(country: CountryCode, code: string): boolean {
   return regionsFor(country).some((region) => region.code === code)
 }
 
-/** The first card expiry year the forms offer (spec section 9). */
+/** The first card expiry year the forms offer. */
 export const EXPIRY_YEAR_MIN = 2020
-/** The last card expiry year the forms offer (spec section 9). */
+/** The last card expiry year the forms offer. */
 export const EXPIRY_YEAR_MAX = 2032
 
 /** Card expiry years offered: 2020 to 2032. */

@@ -17,7 +17,7 @@ export const NewPasswordSchema = v.pipe(
   v.check((text) => !isCommonPassword(text), COMMON_PASSWORD_MESSAGE),
 )
 
-/** The Reset Password form (spec section 5: minimum 8 and matching). */
+/** The Reset Password form (minimum 8 and matching). */
 export const ResetPasswordFormSchema = v.pipe(
   v.object({
     password: NewPasswordSchema,

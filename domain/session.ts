@@ -40,7 +40,7 @@ export type SessionPractice = v.InferOutput<typeof SessionPracticeSchema>
 
 /**
  * The current user: what `POST /auth/local` and `POST /auth/reset-password` answer and what the
- * SPA stores under the key `currentUser` (spec section 3).
+ * SPA stores under the key `currentUser`.
  */
 export const SessionSchema = v.object({
   jwt: v.string(),

@@ -108,7 +108,7 @@ export const SubscriptionChoiceSchema = v.object({
 export type SubscriptionChoice = v.InferOutput<typeof SubscriptionChoiceSchema>
 
 /**
- * `POST /auth/local/register`: the whole sign-up (spec section 7). The server parses the body
+ * `POST /auth/local/register`: the whole sign-up. The server parses the body
  * with this schema, so every field rule of the wizard holds again there; with Nextech the EHR
  * plan must be part of the subscription.
  */
@@ -158,7 +158,7 @@ export type SignUpPayloadInput = v.InferInput<typeof SignUpPayloadSchema>
 export const SignUpAnswerSchema = SessionSchema
 export type SignUpAnswer = v.InferOutput<typeof SignUpAnswerSchema>
 
-/** The availability answers of `POST /auth/check-email` (spec section 8 matches on these texts). */
+/** The availability answers of `POST /auth/check-email` (the wizard matches on these texts). */
 export const AVAILABILITY_MESSAGES = {
   ok: 'OK',
   emailTaken: 'Email is already taken.',
@@ -190,7 +190,7 @@ export const CheckEmailBodySchema = v.pipe(
 /**
  * Body of `POST /auth/local/register`: the domain's {@link SignUpPayloadSchema}, every field
  * re-validated. `access_rights` is set to Admin before validation: the first user of a new
- * practice is its Admin whatever the client sent (spec section 6).
+ * practice is its Admin whatever the client sent.
  */
 export const RegisterBodySchema = v.pipe(
   v.looseObject({}),

@@ -15,7 +15,7 @@ import {
 } from '#domain/fields.ts'
 import { EXPIRY_YEAR_MAX, EXPIRY_YEAR_MIN } from '#domain/regions.ts'
 
-/** Step 3's messages (spec section 5 gives the rules; it gives no texts for them). */
+/** Step 3's messages: the rules come from the product, the words are ours. */
 export const BILLING_MESSAGES = {
   cardholder: {
     required: 'Please fill cardholder name field',
@@ -78,7 +78,7 @@ export function cvvLengthMessage(lengths: readonly number[]): string {
   return `CVV should contain ${listLengths(lengths)} digits`
 }
 
-/** Minimum length of a promo code (spec section 9). */
+/** Minimum length of a promo code. */
 export const PROMO_CODE_MIN_LENGTH = 6
 
 /** Promo code: optional; when given, at least 6 characters. */
@@ -224,7 +224,7 @@ export const CardSchema = createCardSchema()
 export type Card = v.InferOutput<typeof CardSchema>
 export type CardInput = v.InferInput<typeof CardSchema>
 
-/** The billing address fields of step 3 (spec section 3). */
+/** The billing address fields of step 3. */
 export const billingAddressEntries = {
   billing_address_1: bounded(
     v.pipe(
@@ -274,7 +274,7 @@ export type BillingInformation = v.InferOutput<typeof BillingInformationSchema>
 export type BillingInformationInput = v.InferInput<typeof BillingInformationSchema>
 
 /**
- * The Business Associates Agreement's signature (spec section 2): the signature, the signer's
+ * The Business Associates Agreement's signature: the signature, the signer's
  * name and the date signed (`YYYY-MM-DD`).
  */
 export const AgreementSignatureSchema = v.object({

@@ -1,5 +1,5 @@
 /**
- * What the sign-up wizard tells people outside the field rules (spec section 8): availability,
+ * What the sign-up wizard tells people outside the field rules: availability,
  * phone verification, promo and the messages the machine shows on its own.
  */
 export const SIGN_UP_MESSAGES = {

@@ -25,7 +25,7 @@ export type SignUpParts = {
 }
 
 /**
- * The body of `POST /auth/local/register` (spec section 7) from the wizard's steps: the person
+ * The body of `POST /auth/local/register` from the wizard's steps: the person
  * becomes the practice's Admin, the username is the e-mail, and the subscription names the plan
  * ids of the chosen term (EHR included when chosen or forced by Nextech).
  */

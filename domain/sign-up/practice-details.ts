@@ -49,7 +49,7 @@ export const PRACTICE_MESSAGES = {
   ehrRequired: 'The Nextech integration needs the EHR plan',
 } as const
 
-/** The health record integrations a practice can choose (spec section 1). */
+/** The health record integrations a practice can choose. */
 export const E_RECORDS = ['no_integration', 'nextech'] as const
 export type ERecord = (typeof E_RECORDS)[number]
 
@@ -203,7 +203,7 @@ export type PracticeDetails = v.InferOutput<typeof PracticeDetailsSchema>
 /** Step 2 as the form holds it. */
 export type PracticeDetailsInput = v.InferInput<typeof PracticeDetailsSchema>
 
-/** Whether the practice's health record choice forces the EHR plan (spec section 4). */
+/** Whether the practice's health record choice forces the EHR plan. */
 export function forcesEhr(practice: { e_record?: string | null } | null | undefined): boolean {
   return practice?.e_record === 'nextech'
 }

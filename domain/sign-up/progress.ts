@@ -9,7 +9,7 @@ import {
 } from '#domain/sign-up/billing-information.ts'
 import { type PracticeDetails, PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
 
-/** The wizard's four steps in order, with the names the stepper shows (spec section 2). */
+/** The wizard's four steps in order, with the names the stepper shows. */
 export const SIGN_UP_STEPS = ['clientDetails', 'accountSetup', 'billing', 'confirmation'] as const
 export type SignUpStep = (typeof SIGN_UP_STEPS)[number]
 

@@ -1,5 +1,5 @@
 /**
- * Sample values of the sign-up wizard: what test mode pre-fills (spec section 2). Part of the
+ * Sample values of the sign-up wizard: what test mode pre-fills. Part of the
  * product; tests reuse them as valid input.
  */
 import type {
@@ -9,7 +9,7 @@ import type {
 import type { ClientDetailsInput } from '#domain/sign-up/client-details.ts'
 import type { PracticeDetailsInput } from '#domain/sign-up/practice-details.ts'
 
-/** Values that fill the wizard's steps with valid data in test mode (spec section 2). */
+/** Values that fill the wizard's steps with valid data in test mode. */
 export type SignUpSampleValues = {
   clientDetails: ClientDetailsInput
   practiceDetails: PracticeDetailsInput

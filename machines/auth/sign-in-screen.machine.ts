@@ -8,7 +8,7 @@ import {
 import type { ResetPasswordForm } from '#domain/reset-password.ts'
 import type { Session } from '#domain/session.ts'
 
-/** How long the sign-in view shows 'Password Reset link is outdated!' (spec section 9). */
+/** How long the sign-in view shows 'Password Reset link is outdated!'. */
 export const OUTDATED_NOTICE_MS = 3000
 
 /** What the route knows when it opens the screen. */
@@ -68,7 +68,7 @@ function failureText(error: unknown, fallback: string): string {
 }
 
 /**
- * The sign-in screen at `/signin` and `/reset` (spec section 2): the sign-in, forgot-password and
+ * The sign-in screen at `/signin` and `/reset`: the sign-in, forgot-password and
  * reset-password views as one statechart.
  *
  * - It opens in the reset view when the route carries a reset code, and in the sign-in view with

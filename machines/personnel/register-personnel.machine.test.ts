@@ -125,7 +125,7 @@ describe('personnel registration', () => {
     expect(setup.onRegistered).not.toHaveBeenCalled()
   })
 
-  it('starts with every button of spec section 4 disabled', async () => {
+  it('starts with Get Code, Verify Code, the code input and Submit disabled', async () => {
     const setup = start()
     await loaded(setup)
     expect(flags(setup)).toEqual({

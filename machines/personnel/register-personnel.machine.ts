@@ -32,7 +32,7 @@ export type RegisterPersonnelContext = {
 export type RegisterPersonnelEvent = { type: 'form.submit'; details: RegistrationDetails }
 
 /**
- * Personnel registration by invitation (spec sections 2 and 4). It loads the invitation
+ * Personnel registration by invitation. It loads the invitation
  * (`loadInvitation`); a missing one (unknown, used, revoked or expired) ends in `notFound` through
  * the `onInvitationMissing` slot: the route shows /404, or for a used or expired invitation
  * (`InvitationClosedError`) a page that says so. While editing, the phone is

@@ -13,7 +13,7 @@ import {
 export type RegisterPersonnelSnapshot = SnapshotFrom<typeof registerPersonnelMachine>
 
 /**
- * The disabled states spec section 4 names for the registration screen, plus the phone lock and
+ * The disabled states of the registration screen, plus the phone lock and
  * the busy buttons. They come from the machines: the child's `can` for Get Code and Verify Code,
  * the parent's state for Submit.
  */

@@ -77,7 +77,7 @@ export type SignUpAlert = { kind: 'danger' | 'warning'; message: string }
 
 /** The wizard's input: test mode pre-fills steps 2 onward; stored progress resumes the wizard. */
 export type SignUpInput = {
-  /** Test mode on localhost: steps 2 onward start with valid values (spec section 2). */
+  /** Test mode on localhost: steps 2 onward start with valid values. */
   testMode?: boolean
   /** Progress kept across a reload (`selectPersistable`, read back with `parseStoredSignUp`). */
   restore?: StoredSignUp | null
@@ -142,7 +142,7 @@ export type SignUpEvent =
 
 /**
  * The `name` a `lockPayment` implementation gives its Error when the card could not be tokenised:
- * that failure shows as an alert, a declined payment as a warning box (spec section 8).
+ * that failure shows as an alert, a declined payment as a warning box.
  */
 export const TOKENISATION_ERROR_NAME = 'TokenisationError'
 
@@ -220,7 +220,7 @@ function initialContext(input: SignUpInput | undefined): SignUpContext {
 }
 
 /**
- * The sign-up wizard (spec sections 2 and 4): four steps, Client Information, Account Setup,
+ * The sign-up wizard: four steps, Client Information, Account Setup,
  * Billing Information and Confirmation, with Continue and Back (Back on step 1 leaves to Sign In
  * through `onBackToSignIn`). Each Continue carries the step's validated values.
  *
@@ -485,7 +485,7 @@ export const signUpMachine = setup({
           on: {
             'plan.termChange': {
               guard: 'isPaymentOpen',
-              // A new term resets the deduction to 0 (spec section 4).
+              // A new term resets the deduction to 0.
               actions: assign(({ event }) => ({
                 term: event.term,
                 coupon: null,

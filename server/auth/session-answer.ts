@@ -64,7 +64,7 @@ const sessionColumns = {
 /**
  * The answer that signs someone in: a fresh token and who is signed in, never the hash. Sign-in,
  * a password reset, a password change and a finished sign-up all answer it, and the
- * app stores it the same way (`currentUser`, spec section 3).
+ * app stores it the same way (`currentUser`).
  */
 export async function sessionAnswer(
   ctx: Pick<ServerContext, 'db' | 'config' | 'now'>,

@@ -6,7 +6,7 @@ import { randomToken } from '#server/lib/random.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
 
 /**
- * Phone verification by SMS code (spec sections 4 and 8): a 6-digit code,
+ * Phone verification by SMS code: a 6-digit code,
  * valid 10 minutes, 5 attempts, 30 seconds between codes to one phone and at most 5 codes an hour.
  * The code is stored only as a SHA-256 hash; the verification id (`authyId`) is random (256 bits).
  * A verified phone registers one account: registration consumes it.

@@ -11,7 +11,7 @@ import {
 import { apiErrorMessage, http } from '#src/lib/http.ts'
 
 /**
- * Card tokenisation in the browser (spec section 7). The card never reaches
+ * Card tokenisation in the browser. The card never reaches
  * our API's sign-up calls: it becomes a one-time token (`tok_…`) that `POST /auth/pay` charges.
  * - Test mode (no `VITE_STRIPE_PUBLISHABLE_KEY`): the card goes to the server's test tokeniser,
  *   `POST /payments/test-tokens`, which follows Stripe's test cards.

@@ -16,7 +16,7 @@ import { http } from '#src/lib/http.ts'
 /** The registered person as `POST /auth/personnel/register` answers it. */
 export type Registered = RegisteredUserAnswer
 
-/** Body of `POST /auth/personnel/register` (spec section 3, personnel registration). */
+/** Body of `POST /auth/personnel/register` (personnel registration). */
 export type RegisterPersonnelInput = PersonnelRegisterPayloadInput
 
 export type { InvitePersonnelInput, PersonnelInvitation }

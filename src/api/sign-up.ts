@@ -51,7 +51,7 @@ export async function pay(input: Body<'POST /api/auth/pay'>): Promise<PayAnswer>
 
 /**
  * `POST /auth/local/register`: creates the practice and its Admin from the wizard's payload
- * (spec section 7); the server re-validates every field with the same schema.
+ *; the server re-validates every field with the same schema.
  */
 export async function registerPractice(
   payload: Body<'POST /api/auth/local/register'>,

@@ -17,7 +17,7 @@ export type AppRouterOptions = {
 /**
  * The application router: the generated route tree, scroll to top after each navigation (and
  * restored on back/forward), a pending view for slow loaders, and the alert store told about each
- * finished navigation so banners clear (spec section 3).
+ * finished navigation so banners clear.
  */
 export function createAppRouter({
   history,

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react'
 
 /**
- * A page-level banner (spec section 3: type success or danger). With `persist` it survives the
+ * A page-level banner (type success or danger). With `persist` it survives the
  * next navigation (for a message meant for the page being opened, such as "signed up, now sign
  * in") and is cleared by the one after; without it the next navigation clears it.
  */

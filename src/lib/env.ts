@@ -36,11 +36,11 @@ export const EnvSchema = v.object({
   VITE_HCAPTCHA_SITEKEY: OptionalText,
   /** Stripe publishable key; without it the server's test payment gateway is used. */
   VITE_STRIPE_PUBLISHABLE_KEY: OptionalText,
-  /** Tester mode hides the captcha (spec section 6). */
+  /** Tester mode hides the captcha. */
   VITE_TESTER_MODE: Flag,
   VITE_PRODUCTION: Flag,
   VITE_LOCAL: Flag,
-  /** Keys of the mobile analytics and push services (spec section 3); optional. */
+  /** Keys of the mobile analytics and push services; optional. */
   VITE_ANALYTICS_KEY: OptionalText,
   VITE_PUSH_KEY: OptionalText,
   /** Where the footer's Support Centre writes when the practice set no support link of its own. */
@@ -100,7 +100,7 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1'])
 
 /**
  * Whether the sign-in captcha is off: no site key configured, running on localhost, or tester mode
- * (spec sections 5 and 6).
+ *.
  */
 export function isCaptchaOff(
   hostname: string = globalThis.location?.hostname ?? '',

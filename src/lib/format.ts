@@ -3,7 +3,7 @@ const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeSty
 const time = new Intl.DateTimeFormat('en-US', { timeStyle: 'short' })
 const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' })
 
-/** An amount in cents as US dollars (spec section 9: cents divided by 100). */
+/** An amount in cents as US dollars (cents divided by 100). */
 export function formatCents(cents: number): string {
   return usd.format(cents / 100)
 }

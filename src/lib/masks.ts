@@ -1,7 +1,7 @@
 import { CVV_MASK_LENGTH, cardNumberGaps, cardNumberMaskLength } from '#domain/cards.ts'
 import { PHONE_MASK_MAX_DIGITS } from '#domain/fields.ts'
 
-// Input masks of the wizard (spec sections 5 and 9). Each keeps only what the field can hold, so
+// Input masks of the wizard. Each keeps only what the field can hold, so
 // a pasted "4242-4242 4242 4242" or "(555) 123-4567" still becomes a valid entry.
 
 /** Phone: an optional leading plus, then at most 15 digits. */

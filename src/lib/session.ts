@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react'
 import * as v from 'valibot'
 import { type Session, SessionSchema } from '#domain/session.ts'
 
-/** The storage key of the current user (spec section 3). */
+/** The storage key of the current user. */
 export const SESSION_KEY = 'currentUser'
 
 type StorageName = 'localStorage' | 'sessionStorage'
@@ -73,7 +73,7 @@ function notify(): void {
 
 /**
  * Stores the signed-in user: in localStorage with Remember me, else in sessionStorage; the other
- * storage is emptied so only one copy exists (spec section 4).
+ * storage is emptied so only one copy exists.
  */
 export function writeSession(session: Session, remember: boolean): void {
   // Validate first: storing a shape readSession would reject would sign the user out on reload.

@@ -12,7 +12,7 @@ function decode(value: string): string {
 }
 
 /**
- * Every path no other route matches (spec section 2): reset links written as `/reset=CODE` go to
+ * Every path no other route matches: reset links written as `/reset=CODE` go to
  * `/reset?code=CODE`; a sign-in path inside a personnel invitation goes back to that invitation;
  * anything else goes to the not-found page.
  */

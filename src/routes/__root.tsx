@@ -20,7 +20,7 @@ export type RouterContext = {
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: RootLayout,
-  // Every unknown path ends on the not-found page (spec section 2).
+  // Every unknown path ends on the not-found page.
   notFoundComponent: () => <Navigate to="/404" replace />,
 })
 

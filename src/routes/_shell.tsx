@@ -8,7 +8,7 @@ import { idleSignOutMessage } from '#src/lib/messages.ts'
 import { useSession } from '#src/lib/session.ts'
 
 /**
- * The signed-in areas. The guard checks that a current user is stored (spec section 4) and, as a
+ * The signed-in areas. The guard checks that a current user is stored and, as a
  * deliberate fix of the spec's guard that let navigation continue, redirects to /signin when not.
  */
 export const Route = createFileRoute('/_shell')({

@@ -1,7 +1,7 @@
 import { createFileRoute, redirect } from '@tanstack/react-router'
 import { clearSession, readSession } from '#src/lib/session.ts'
 
-// Signing out forgets the current user in both storages, then shows sign-in (spec section 4). The
+// Signing out forgets the current user in both storages, then shows sign-in. The
 // server is told too, so the token stops working there; that call is best effort and
 // never holds the person on this page.
 export const Route = createFileRoute('/logout')({

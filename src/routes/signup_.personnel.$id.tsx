@@ -11,7 +11,7 @@ import {
 } from '#src/features/personnel/register-personnel-view.tsx'
 
 /**
- * `signup/personnel/{id}`: registration by invitation (spec section 2). A used or expired
+ * `signup/personnel/{id}`: registration by invitation. A used or expired
  * invitation says so; one that cannot be loaded otherwise goes to /404; a finished
  * registration goes to /signin, which shows the success banner.
  */

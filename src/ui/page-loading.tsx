@@ -2,7 +2,7 @@ import { Group, Loader, Paper, SimpleGrid, Skeleton, Stack, Text } from '@mantin
 import classes from './page-loading.module.css'
 
 /**
- * The page-loading indicator (spec section 2): 'Please wait...' while a navigation is in
+ * The page-loading indicator: 'Please wait...' while a navigation is in
  * progress. The status region stays in the page so screen readers announce the text when it
  * appears.
  */

@@ -34,7 +34,7 @@ export type PhoneVerificationFieldsProps = {
 const CODE_MAX_LENGTH = 10
 
 /**
- * Get Code, the confirmation code input and Verify Code (spec section 2, step 1), with 'Confirmation
+ * Get Code, the confirmation code input and Verify Code (step 1), with 'Confirmation
  * Code is sent', 'Incorrect Confirmation Code entered' and the 30 s wait before a new code. Every
  * enabled or disabled state comes from the phone verification machine; once the phone is verified
  * both buttons and the code input stay locked.

@@ -58,7 +58,7 @@ export type PracticeDetailsFieldsProps = {
   onCountryChange?: (country: CountryCode) => void
 }
 
-// Practice phones are digits only; the mask keeps at most 15 of them (spec section 9).
+// Practice phones are digits only; the mask keeps at most 15 of them.
 const PRACTICE_PHONE_MAX_DIGITS = 15
 
 const NOTHING_STORED = { username: false, password: false }

@@ -36,7 +36,7 @@ function parseDay(raw: string, name = 'date'): Date {
 }
 
 /**
- * Appointments (spec section 7). The spec's `GET /appointments/{a}/{b}` is
+ * Appointments. The spec's `GET /appointments/{a}/{b}` is
  * one practice's day (`a` the practice id, `b` a UTC calendar day `YYYY-MM-DD`) and stays as it
  * was; `GET /appointments?from=&to=` answers a range of days with each appointment's patient and
  * procedure for the day and week views. Booking, rescheduling, cancelling and deleting are

@@ -127,8 +127,7 @@ export function refuseWhenLimited(decision: RateLimitDecision): void {
 }
 
 /**
- * `/auth/local`, `/auth/forgot-password` and `/auth/reset-password` (spec section 7, DESIGN.md
- * sections 4 and 8): argon2id sign-in with a JWT of 8 hours (30 days with Remember me), the
+ * `/auth/local`, `/auth/forgot-password` and `/auth/reset-password`: argon2id sign-in with a JWT of 8 hours (30 days with Remember me), the
  * captcha when `HCAPTCHA_SECRET` is set, reset links by e-mail without account enumeration,
  * single-use one-hour reset codes stored as hashes, and rate limits answered with 429.
  */
@@ -206,7 +205,7 @@ export function authRoutes(ctx: ServerContext, options: AuthRouteOptions = {}) {
       async (c) => {
         const { email, url } = c.req.valid('json')
         const resetPage = new URL(url)
-        // DESIGN.md section 4 (Fix): reset links only ever point at this product's own pages. A
+        // Reset links only ever point at this product's own pages. A
         // page elsewhere is refused before any limit is counted or anything is stored. It means
         // PUBLIC_URL or ALLOWED_ORIGINS does not name where the app is served, or someone probing:
         // the operator reads why in a warning at most once per LOG_FOREIGN_RESET_PAGE_EVERY_MS,

@@ -73,7 +73,7 @@ function catalogueOperations(kind: string, plural: string, schema: v.GenericSche
 }
 
 /**
- * The practice's catalogue (spec section 7 and PORTAL.md section 4), one set of routes for
+ * The practice's catalogue , one set of routes for
  * procedures and one for products:
  * - `GET /procedures?practice={id}` (every role): the items that are not archived, by name;
  *   `archived=true` lists the archived ones. `practice` is required and must be the user's own.

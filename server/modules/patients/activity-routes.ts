@@ -8,7 +8,7 @@ import { operation } from '#server/openapi/operation.ts'
 import { createPatients } from './service.ts'
 
 /**
- * `GET /activities/patient/{id}`: a patient's activity, newest first (spec section 7): the
+ * `GET /activities/patient/{id}`: a patient's activity, newest first: the
  * recorded activities and every ledger entry in words ("Points adjusted by +500: birthday"), each
  * ledger line with `kind` `ledger.<kind>` and the entry's signed points.
  */

@@ -406,7 +406,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
     it('opts nobody in for a file without a consent column, and a consent column decides row by row', async () => {
       const file = plain('noconsent', 2)
       expect((await importChunk(newFileId(), file)).created).toBe(2)
-      // Before issue 28 these patients were subscribed by the column's default (true).
+      // Before migration 0022 these patients were subscribed by the column's default (true).
       expect(await stored(file.map((r) => r.email ?? ''))).toEqual(
         file.map((r) => ({
           email: r.email,

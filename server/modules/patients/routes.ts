@@ -29,7 +29,7 @@ export const actorOf = (ctx: ServerContext, c: Context<AppEnv>): Actor => ({
 })
 
 /**
- * Patients of the signed-in user's practice (spec section 7). Our readings of the three lists:
+ * Patients of the signed-in user's practice. Our readings of the three lists:
  * `by-practice/{id}` is one page (`?limit=` 1..200, default 50, `?offset=`), ordered by name;
  * `all/by-practice/{id}` is every patient; `all/by-practice/converted/{id}` every converted one.
  * `PUT /unsubscribe/{token}` needs no session: the random token of the e-mailed link is the key.

@@ -22,7 +22,7 @@ import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
 import { staffService } from './service.ts'
 
 /**
- * `GET /users` (the user's practice's staff, by name) and `GET /users/{id}` (spec section 7);
+ * `GET /users` (the user's practice's staff, by name) and `GET /users/{id}`;
  * for an Admin, `PUT /users/{id}/role`, `POST /users/{id}/deactivate` and `/reactivate`:
  * a practice always keeps one active Admin, and a deactivated member's sessions end
  * at once (server/auth/jwt.ts refuses them).

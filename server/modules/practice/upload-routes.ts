@@ -169,7 +169,7 @@ export function uploadFileRoutes(ctx: ServerContext) {
 }
 
 /**
- * Uploaded files, mounted at `/upload` (spec section 7).
+ * Uploaded files, mounted at `/upload`.
  *
  * `POST /upload/files` (multipart: `file`, `purpose` `logo` or `avatar`) takes one PNG, JPEG or
  * WebP image of at most 2 MB and 4,000 × 4,000 pixels (its headers read first, then a PNG's pixel

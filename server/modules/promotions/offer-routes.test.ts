@@ -284,7 +284,7 @@ describe.each(testBackends())('sending offers and the public offer page on $name
       const [mail] = (await mailsOf('Lumen & Co: Address')).filter((m) => m.to === `cora@${domain}`)
       const address = '12 Main Street, Suite 4, Springfield, IL 62704'
       const logo = 'http://localhost:3000/api/upload/files/7/logo-key'
-      // Before issue 28 the e-mail named the practice only: no address, no logo.
+      // Once, the e-mail named the practice only: no address, no logo.
       expect(mail?.text).toContain(`Lumen & Co\n${address}\nLogo: ${logo}`)
       expect(mail?.html).toContain(`Lumen &amp; Co<br/>${address}`)
       expect(mail?.html).toContain(`<img src="${logo}" alt="Lumen &amp; Co logo"`)

@@ -7,7 +7,7 @@
  * CPU before these pages answered, and the offer could only show after it and a call: Lighthouse
  * mobile 73-78. Here the first response is the page, styled by a few hundred bytes of inline CSS,
  * with no framework: it paints with its first bytes. The offer's claim is a plain form; the
- * unsubscribe page runs one small script, because opening it is the action (spec section 2) and a
+ * unsubscribe page runs one small script, because opening it is the action and a
  * link scanner that fetches it without running scripts must not unsubscribe anybody.
  * (docs/decisions/012-patient-email.md, "The patient's pages".)
  */
@@ -15,7 +15,7 @@ import { OFFER_MESSAGES, type OfferAnswer, offerTerms } from '#domain/offers.ts'
 import { PRODUCT_NAME, pageTitle } from '#domain/page-titles.ts'
 import { escapeHtml } from '#server/lib/html.ts'
 
-/** The unsubscribe page's sentences (spec section 2 for the first). */
+/** The unsubscribe page's sentences (the first is the product's own wording). */
 export const UNSUBSCRIBE_PAGE = {
   intro:
     'This link stops the marketing e-mails of the practice that sent it: its offers, points reminders and points statements.',

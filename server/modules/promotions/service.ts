@@ -559,7 +559,7 @@ export async function deletePromotion(db: Database, staff: Staff, id: number, no
   })
 }
 
-/** The columns of a claim answer, its terms read from the offer for claims older than issue 18. */
+/** The columns of a claim answer, its terms read from the offer for claims older than migration 0024. */
 const claimColumns = {
   id: patientPromotions.id,
   patient_id: patientPromotions.patient_id,

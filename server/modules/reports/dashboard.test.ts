@@ -581,7 +581,7 @@ describe.each(testBackends())('numbers that reconcile on $name', (backend) => {
     })
     expect(undo.status).toBe(201)
     const after = await summary()
-    // Before issue 28 the undone visit stayed in earned (30) while outstanding went back to 0.
+    // Once, the undone visit stayed in earned (30) while outstanding went back to 0.
     expect(after.points_earned.current).toBe(before.points_earned.current)
     expect(after.points_outstanding.current).toBe(before.points_outstanding.current)
     expect(
@@ -632,7 +632,7 @@ describe.each(testBackends())('numbers that reconcile on $name', (backend) => {
     await send('1'.repeat(64), [row(0, null), row(1, null), row(2, null)])
     await send('2'.repeat(64), [row(3, '2019-06-01'), row(4, today)])
     const after = await summary()
-    // Before issue 28 all five read as "5 new this period".
+    // Once, all five read as "5 new this period".
     expect(after.new_patients.current).toBe(before.new_patients.current + 1)
     expect(after.imported_patients.current).toBe(before.imported_patients.current + 3)
     expect(after.patients.current).toBe(before.patients.current + 5)

@@ -1,6 +1,5 @@
 /**
- * The dashboard's numbers, its worklist and the points liability report (PORTAL.md
- * sections 3, 4 and 7), each computed by the database in a few aggregate queries: counts with
+ * The dashboard's numbers, its worklist and the points liability report, each computed by the database in a few aggregate queries: counts with
  * FILTER, sums of the ledger's daily totals (`ledger_daily`, kept by a trigger), GROUP BY month.
  * No patient or entry row is ever loaded into the app to be counted here.
  *

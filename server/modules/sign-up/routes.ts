@@ -69,7 +69,7 @@ export type SignUpRouteOptions = {
 }
 
 /**
- * The public calls of the sign-up wizard (spec section 7), mounted under
+ * The public calls of the sign-up wizard, mounted under
  * `/api/auth`. Bodies are the domain's shapes (domain/sign-up/api.ts), re-validated here.
  * - `POST /check-email {email, phone}`: text/plain `OK`, or 409 `Email is already taken.` /
  *   `Phone number is already taken.` (e-mail compared case-insensitively, phone by its digits,

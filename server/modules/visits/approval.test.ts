@@ -56,7 +56,7 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
     return row.id
   }
 
-  /** The typo of issue 28: 10 units at $100,000 each of a $300 procedure. */
+  /** The typo that started the approvals: 10 units at $100,000 each of a $300 procedure. */
   const typo = () => [{ procedure_id: botoxId, quantity: 10, price_cents: 10_000_000 }]
 
   /** Records a visit of `typo()` for the patient (any field of the body replaced by `body`). */

@@ -62,7 +62,7 @@ export const REGISTRATION_TEXTS = {
 } as const
 
 /**
- * The personnel registration screen (spec section 2): title 'Registration', section 'Registration
+ * The personnel registration screen: title 'Registration', section 'Registration
  * Details', the invitation's names (editable), e-mail and position (fixed), phone with Get Code,
  * the confirmation code with Verify Code, passwords, Back to Sign In and Submit. Every disabled
  * state comes from the machines (`selectRegistrationFlags`).

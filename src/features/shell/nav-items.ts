@@ -9,7 +9,7 @@ import {
   IconUsers,
 } from '@tabler/icons-react'
 
-/** The eight areas of the signed-in shell (spec section 2), in menu order. */
+/** The eight areas of the signed-in shell, in menu order. */
 export const NAV_ITEMS = [
   { to: '/dashboard', label: 'Dashboard', icon: IconLayoutDashboard },
   { to: '/appointments', label: 'Appointments', icon: IconCalendarEvent },

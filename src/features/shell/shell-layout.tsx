@@ -10,7 +10,7 @@ import { NAV_ITEMS } from './nav-items.ts'
 import classes from './shell-layout.module.css'
 import { UserMenu } from './user-menu.tsx'
 
-/** Width of the side menu; on phones the closed menu waits at -287px (spec section 2). */
+/** Width of the side menu; on phones the closed menu waits at -287px. */
 const NAVBAR_WIDTH = 287
 
 /**

@@ -4,7 +4,7 @@ import type { Session } from '#domain/session.ts'
 import { MenuItemLink } from '#src/ui/shell-links.tsx'
 
 /**
- * The header's greeting and avatar menu (spec section 2): 'Hello, ' with the first and last name,
+ * The header's greeting and avatar menu: 'Hello, ' with the first and last name,
  * the avatar image or the first initial of the first name, and a menu with My Profile and Logout.
  */
 export function UserMenu({ user }: { user: Session['user'] }) {

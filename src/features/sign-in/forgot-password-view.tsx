@@ -8,7 +8,7 @@ import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
 /**
- * The Forgot Password view (spec section 2): Email, Reset and Cancel; once the link is on its way,
+ * The Forgot Password view: Email, Reset and Cancel; once the link is on its way,
  * 'We have sent the link to your email' with Check email (the inbox of a known webmail; no
  * button for other domains) and a way back to Sign In.
  */

@@ -7,7 +7,7 @@ import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
 /**
- * The Reset Password view (spec section 2): 'Please enter a new password!', New password and
+ * The Reset Password view: 'Please enter a new password!', New password and
  * Confirm password each with a show/hide toggle, and 'Reset and Sign In'.
  */
 export function ResetPasswordView({ actorRef }: { actorRef: SignInScreenActorRef }) {

@@ -24,7 +24,7 @@ export type SignInViewProps = {
 }
 
 /**
- * The Sign In view (spec section 2): Email, Password with an eye toggle, Remember me, Forgot
+ * The Sign In view: Email, Password with an eye toggle, Remember me, Forgot
  * Password, the captcha when it is on, Sign In and the way to Sign Up; banners for the
  * personnel sign-up success, an outdated reset link and a failed sign-in.
  */

@@ -70,7 +70,7 @@ export function PlanChoice({
           value={choice.term}
           disabled={choice.termLocked}
           onChange={(term) => {
-            // A new term resets the deduction (spec section 4): the box says why the code went.
+            // A new term resets the deduction: the box says why the code went.
             if (promo.coupon) setDropped(promo.coupon.id)
             actorRef.send({ type: 'plan.termChange', term: term as Term })
           }}

@@ -96,7 +96,7 @@ export type SignUpViewProps = {
 }
 
 /**
- * The sign-up wizard at `/signup` (spec section 2): a stepper with Client Information, Account
+ * The sign-up wizard at `/signup`: a stepper with Client Information, Account
  * Setup, Billing Information and Confirmation, the current step, the wizard's alert, and a
  * sticky footer with Back ('Back to Sign In' on step 1) and Continue (Submit on step 4). Terms
  * and Conditions and the Business Associates Agreement replace the step while open.

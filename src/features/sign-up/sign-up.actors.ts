@@ -92,7 +92,7 @@ export async function lockPayment(
   return token.card ? { ...answer, card: paidCardFromToken(token.card, card.name) } : answer
 }
 
-// Stripe's brand names, in the card type names of spec section 3.
+// Stripe's brand names, in the card type names the product uses.
 const STRIPE_BRANDS: Readonly<Record<string, CardType>> = {
   'American Express': 'amex',
   'Diners Club': 'dinersclub',

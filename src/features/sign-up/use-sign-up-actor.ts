@@ -15,7 +15,7 @@ import { readSignUpProgress, writeSignUpProgress } from './sign-up-storage.ts'
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /**
- * Whether the wizard runs in test mode, which pre-fills steps 2 onward (spec section 2): tester
+ * Whether the wizard runs in test mode, which pre-fills steps 2 onward: tester
  * mode, or a non-production build opened on this machine (localhost).
  */
 export function isSignUpTestMode(

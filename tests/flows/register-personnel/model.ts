@@ -163,7 +163,7 @@ export const registerPersonnelFlow: FlowSpec = {
   id: 'register-personnel',
   title: 'Personnel registration',
   intro:
-    'Registration by invitation at /signup/personnel/{id} (spec sections 2 and 4): the form pre-filled from the invitation, the phone verified by an SMS code, Submit.',
+    'Registration by invitation at /signup/personnel/{id}: the form pre-filled from the invitation, the phone verified by an SMS code, Submit.',
   viewTest: 'tests/flows/register-personnel/view.test.tsx',
   browser: true,
   sections: [

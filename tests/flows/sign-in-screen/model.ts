@@ -267,7 +267,7 @@ export const signInScreenFlow: FlowSpec = {
   id: 'sign-in-screen',
   title: 'Sign-in screen',
   intro:
-    'The screen at /signin and /reset: Sign In, Forgot Password and Reset Password (spec sections 2, 5 and 8). The demo Admin is demo@example.com / DemoPass123.',
+    'The screen at /signin and /reset: Sign In, Forgot Password and Reset Password. The demo Admin is demo@example.com / DemoPass123.',
   viewTest: 'tests/flows/sign-in-screen/view.test.tsx',
   browser: true,
   sections: [

@@ -587,7 +587,7 @@ export const signUpFlow: FlowSpec = {
   id: 'sign-up',
   title: 'Sign-up wizard',
   intro:
-    'The four-step wizard at /signup (spec sections 2 and 4) and the phone verification on its step 1. Each run of a path needs an e-mail and phone numbers that have no account yet; the replay makes new ones for every path (the words below show the model’s examples). Cards: 4242 4242 4242 4242 is paid, 4000 0000 0000 0002 is declined (the test payment gateway).',
+    'The four-step wizard at /signup and the phone verification on its step 1. Each run of a path needs an e-mail and phone numbers that have no account yet; the replay makes new ones for every path (the words below show the model’s examples). Cards: 4242 4242 4242 4242 is paid, 4000 0000 0000 0002 is declined (the test payment gateway).',
   viewTest: 'tests/flows/sign-up/view.test.tsx',
   browser: true,
   sections: [

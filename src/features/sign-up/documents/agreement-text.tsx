@@ -1,8 +1,8 @@
 import { List, Stack, Text, Title } from '@mantine/core'
 
-/** Business days the breaching party has to cure a material breach (spec section 9). */
+/** Business days the breaching party has to cure a material breach. */
 export const BAA_CURE_PERIOD_BUSINESS_DAYS = 5
-/** Years of disclosures an accounting covers (spec section 9). */
+/** Years of disclosures an accounting covers. */
 export const BAA_ACCOUNTING_WINDOW_YEARS = 6
 
 /**

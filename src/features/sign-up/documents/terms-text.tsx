@@ -1,6 +1,6 @@
 import { List, Stack, Text, Title } from '@mantine/core'
 
-/** The date the Terms and Conditions took effect (spec section 9). */
+/** The date the Terms and Conditions took effect. */
 export const TERMS_EFFECTIVE_DATE = 'January 1, 2019'
 
 /**
