@@ -214,12 +214,32 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   // The funnel on the offer's page: sent 3, claimed 1, redeemed 1, and the visit's revenue.
   await page.goto(offerUrl)
   const figure = (label: string) =>
-    page.getByText(label, { exact: true }).locator('xpath=following-sibling::*[1]')
+    page
+      .getByRole('region', { name: 'Funnel' })
+      .getByText(label, { exact: true })
+      .locator('xpath=following-sibling::*[1]')
   await expect(figure('Sent')).toHaveText('3')
   await expect(figure('Claimed')).toHaveText('1')
   await expect(figure('Redeemed')).toHaveText('1')
   await expect(figure('Revenue')).toHaveText('$150.00')
   await shoot(page, 'offer-funnel')
+
+  // Who claimed it: Ada, redeemed, a link to her profile; nobody else has an open claim.
+  const claims = page.getByRole('region', { name: 'Who claimed it' })
+  const adaRow = claims.getByRole('row', { name: new RegExp(`${ada.first_name} Sender0`) })
+  await expect(adaRow.getByRole('cell', { name: 'Redeemed' })).toBeVisible()
+  await expect(adaRow.getByRole('link', { name: `${ada.first_name} Sender0` })).toHaveAttribute(
+    'href',
+    `/patients/${ada.id}`,
+  )
+  await claims.locator('label', { hasText: 'Not yet used' }).click()
+  await expect(
+    claims.getByText('No open claims: every claim was redeemed or has expired.'),
+  ).toBeVisible()
+  await expect(page).toHaveURL(/claims=claimed/)
+  await claims.locator('label', { hasText: /^All$/ }).click()
+  await expect(adaRow).toBeVisible()
+  await shoot(page, 'offer-claims', claims)
 
   // Bea's mail client unsubscribes in one click (RFC 8058), from her e-mail's header.
   const bea = patients[1]

@@ -92,9 +92,10 @@ test.describe('promotions', () => {
     // The funnel counts the claim.
     await page.goto('/promotions')
     await page.getByRole('link', { name: title }).click()
-    const claimed = page.getByText('Claimed', { exact: true }).locator('..')
+    const funnel = page.getByRole('region', { name: 'Funnel' })
+    const claimed = funnel.getByText('Claimed', { exact: true }).locator('..')
     await expect(claimed).toContainText('1')
-    await expect(page.getByText('Redemption rate', { exact: true }).locator('..')).toContainText(
+    await expect(funnel.getByText('Redemption rate', { exact: true }).locator('..')).toContainText(
       '0%',
     )
     await shoot(page, 'promotion-offer')

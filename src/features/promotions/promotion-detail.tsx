@@ -149,8 +149,8 @@ export function PromotionDetailView({
         )}
       </Group>
       {offer.description && <Text style={{ whiteSpace: 'pre-wrap' }}>{offer.description}</Text>}
-      <Stack gap="sm">
-        <Title order={2} size="h4">
+      <Stack gap="sm" component="section" aria-labelledby="offer-funnel-title">
+        <Title order={2} size="h4" id="offer-funnel-title">
           Funnel
         </Title>
         <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
