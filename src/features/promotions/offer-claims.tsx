@@ -1,7 +1,6 @@
-import { Badge, Card, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
+import { Card, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
 import type { ClaimStatus, OfferClaimsPage } from '#domain/promotions.ts'
-import { CLAIM_LABELS } from '#src/features/promotions/patient-offers.tsx'
-import { formatDate, formatDateTime } from '#src/lib/format.ts'
+import { ClaimCells } from '#src/features/promotions/patient-offers.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -87,21 +86,7 @@ export function OfferClaims({
                           </Text>
                         )}
                       </Table.Td>
-                      <Table.Td data-label="Status">
-                        <Badge color={CLAIM_LABELS[claim.status].color} variant="light">
-                          {CLAIM_LABELS[claim.status].label}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td data-label="Claimed">
-                        {claim.claimed_at ? formatDateTime(claim.claimed_at) : '—'}
-                      </Table.Td>
-                      <Table.Td data-label="Redeemed or ends">
-                        {claim.redeemed_at
-                          ? formatDateTime(claim.redeemed_at)
-                          : claim.ends_at
-                            ? `${claim.status === 'expired' ? 'Ended' : 'Ends'} ${formatDate(claim.ends_at)}`
-                            : '—'}
-                      </Table.Td>
+                      <ClaimCells claim={claim} />
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

@@ -21,10 +21,45 @@ import { ButtonLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 /** How each status of a claim reads, and its colour. */
-export const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: string }> = {
+const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: string }> = {
   claimed: { label: 'Claimed', color: 'glow' },
   redeemed: { label: 'Redeemed', color: 'green' },
   expired: { label: 'Expired', color: 'gray' },
+}
+
+/**
+ * A claim's status, when it was claimed, and when it was redeemed or ends (ended, once expired):
+ * the cells the patient's offers and an offer's claims share.
+ */
+export function ClaimCells({
+  claim,
+}: {
+  claim: {
+    status: PatientPromotion['status']
+    claimed_at?: string | null | undefined
+    redeemed_at?: string | null | undefined
+    ends_at?: string | null | undefined
+  }
+}) {
+  return (
+    <>
+      <Table.Td data-label="Status">
+        <Badge color={CLAIM_LABELS[claim.status].color} variant="light">
+          {CLAIM_LABELS[claim.status].label}
+        </Badge>
+      </Table.Td>
+      <Table.Td data-label="Claimed">
+        {claim.claimed_at ? formatDateTime(claim.claimed_at) : '—'}
+      </Table.Td>
+      <Table.Td data-label="Redeemed or ends">
+        {claim.redeemed_at
+          ? formatDateTime(claim.redeemed_at)
+          : claim.ends_at
+            ? `${claim.status === 'expired' ? 'Ended' : 'Ends'} ${formatDate(claim.ends_at)}`
+            : '—'}
+      </Table.Td>
+    </>
+  )
 }
 
 /**
@@ -148,21 +183,7 @@ export function PatientOffers({
                     <Table.Td data-label="Offer">
                       {claim.title ?? claim.promotion?.title ?? `Offer #${claim.promotion_id}`}
                     </Table.Td>
-                    <Table.Td data-label="Status">
-                      <Badge color={CLAIM_LABELS[claim.status].color} variant="light">
-                        {CLAIM_LABELS[claim.status].label}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td data-label="Claimed">
-                      {claim.claimed_at ? formatDateTime(claim.claimed_at) : '—'}
-                    </Table.Td>
-                    <Table.Td data-label="Redeemed or ends">
-                      {claim.redeemed_at
-                        ? formatDateTime(claim.redeemed_at)
-                        : claim.ends_at
-                          ? `Ends ${formatDate(claim.ends_at)}`
-                          : '—'}
-                    </Table.Td>
+                    <ClaimCells claim={claim} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>
