@@ -59,3 +59,7 @@ export const rejected = (message: string, details?: Record<string, unknown>) =>
 /** No longer there. */
 export const gone = (message: string, details?: Record<string, unknown>) =>
   new DomainError('gone', message, details)
+
+/** Too many attempts: try again in `retryAfterSeconds` (the answer's `Retry-After`). */
+export const tooMany = (message: string, retryAfterSeconds: number) =>
+  new DomainError('too-many', message, { retryAfterSeconds })

@@ -1,7 +1,8 @@
+export { AUTH_LIMITS } from './limits.ts'
 export {
-  AUTH_LIMITS,
   authRoutes,
   dummyPasswordHash,
   refuseWhenLimited,
   usersPermissionsRoutes,
 } from './routes.ts'
+export { type Colleague, colleagueAtTheDesk } from './service.ts'

@@ -10,6 +10,7 @@ export async function signInAccount(db: Database, email: string) {
       password_hash: users.password_hash,
       first_name: users.first_name,
       practice_id: users.practice_id,
+      access_rights: users.access_rights,
       deactivated_at: users.deactivated_at,
     })
     .from(users)

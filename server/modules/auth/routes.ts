@@ -22,59 +22,23 @@ import {
   createSignInThrottle,
   signInDelaySeconds as delayAfter,
   MAX_SIGN_IN_DELAY_SECONDS,
-  type SignInLimits,
 } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { actorOf } from '#server/http/actor.ts'
 import { badRequest } from '#server/http/errors.ts'
-import { refuseWhenLimited as refuse } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { type CaptchaVerifier, captchaVerifierFromEnv } from '#server/security/captcha.ts'
-import {
-  createRateLimiter,
-  type RateLimitDecision,
-  type RateLimitRule,
-  type RateLimitStore,
-} from '#server/security/rate-limit.ts'
+import { createRateLimiter, type RateLimitStore } from '#server/security/rate-limit.ts'
+import { AUTH_LIMITS } from './limits.ts'
 import { practiceHasAdmin } from './queries.ts'
-import { authService } from './service.ts'
+import { authService, refuseWhenLimited } from './service.ts'
 
-export { dummyPasswordHash } from './service.ts'
+export { dummyPasswordHash, refuseWhenLimited } from './service.ts'
 
 const MINUTE = 60 * 1000
 
-/**
- * The limits of the auth calls. Sign-in counts failures
- * only, per account, per address and per pair of the two, so that nobody can lock someone else
- * out: a correct password is never held back by someone else's failures (see
- * {@link createSignInThrottle} for the whole design).
- */
-export const AUTH_LIMITS = {
-  /**
-   * Failed sign-ins per account (the e-mail typed, known or not). Beyond `max`, addresses that
-   * failed on this account may try it only once per delay that doubles with every failure.
-   */
-  signInFailuresPerAccount: { max: 5, windowMs: 15 * MINUTE },
-  /**
-   * Accounts with failed sign-ins from one client address, each counted once however often it
-   * failed; beyond it the address gets 429 but for accounts that signed in from it before.
-   */
-  signInAccountsPerIp: { max: 30, windowMs: 15 * MINUTE },
-  /**
-   * Failed sign-ins of the whole server: beyond it, addresses with recent failures are refused
-   * before any hashing, so a flood from many addresses cannot take the CPU from real sign-ins.
-   */
-  signInFailuresGlobal: { max: 120, windowMs: MINUTE },
-  /** Reset e-mails asked for per address typed. */
-  forgotPasswordPerEmail: { max: 5, windowMs: 60 * MINUTE },
-  /** Forgot-password calls per client address. */
-  forgotPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
-  /** Reset attempts per client address. */
-  resetPasswordPerIp: { max: 30, windowMs: 15 * MINUTE },
-} satisfies Record<string, RateLimitRule> & SignInLimits
-
-export { MAX_SIGN_IN_DELAY_SECONDS }
+export { AUTH_LIMITS, MAX_SIGN_IN_DELAY_SECONDS }
 
 /** The wait asked of a suspect address after `failures` failures of an account (doubling). */
 export function signInDelaySeconds(failures: number): number {
@@ -119,11 +83,6 @@ export function resetLinkOrigins(config: {
     }
   }
   return origins
-}
-
-/** Refuses (429, "Too many attempts") what an auth limit did not allow. */
-export function refuseWhenLimited(decision: RateLimitDecision): void {
-  refuse(decision, AUTH_MESSAGES.tooManyAttempts)
 }
 
 /**

@@ -4,15 +4,17 @@ import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { recordWithin } from '#server/audit/audit.ts'
 import { type Actor, actorEvent } from '#server/auth/caller.ts'
-import type { SignInThrottle } from '#server/auth/sign-in-throttle.ts'
+import { createSignInThrottle, type SignInThrottle } from '#server/auth/sign-in-throttle.ts'
 import type { ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { resetCodes, users } from '#server/db/schema.ts'
-import { invalid, notAllowed } from '#server/lib/domain-error.ts'
+import { invalid, notAllowed, rejected, tooMany } from '#server/lib/domain-error.ts'
 import { maskEmail } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { templateMail } from '#server/messaging/outbound.ts'
 import { type HashingPriority, hashPassword, verifyPassword } from '#server/security/passwords.ts'
+import { createRateLimiter, type RateLimitDecision } from '#server/security/rate-limit.ts'
+import { AUTH_LIMITS } from './limits.ts'
 import {
   liveResetCode,
   passwordHashOf,
@@ -273,4 +275,61 @@ export function authService(ctx: AuthContext, throttle: SignInThrottle, failureW
       })
     },
   }
+}
+
+/** What {@link colleagueAtTheDesk} needs of the server. */
+type DeskContext = Pick<ServerContext, 'db' | 'now' | 'hashing' | 'audit' | 'rateLimitStore'>
+
+/** Who vouched at the desk: their id, practice, role and whether they are deactivated. */
+export type Colleague = {
+  id: number
+  practice_id: number
+  access_rights: string
+  deactivated_at: Date | null
+}
+
+/**
+ * A colleague typing their e-mail and password at someone else's desk to vouch for a step (a
+ * manager approving a visit), counted like a sign-in: the failures per account and per address
+ * pair (a colleague's failures at the same desk never refuse this one; the account is locked after
+ * 5), the same hashing gate, a dummy hash for unknown e-mails. A wrong pair is counted, audited
+ * with `purpose` in the desk's practice and refused with `refusal`; what the colleague may do is
+ * the caller's to judge.
+ */
+export async function colleagueAtTheDesk(
+  ctx: DeskContext,
+  credentials: { email: string; password: string },
+  desk: { practiceId: number; ip: string; purpose: string; refusal: string },
+): Promise<Colleague> {
+  const { email, password } = credentials
+  const { ip } = desk
+  const limiter = createRateLimiter(ctx.rateLimitStore)
+  const throttle = createSignInThrottle(ctx.rateLimitStore, AUTH_LIMITS)
+  const at = ctx.now().getTime()
+  refuseWhenLimited((await throttle.admit(email, ip, at)).decision)
+  refuseWhenLimited(
+    await limiter.check(`signin:account:${email}`, AUTH_LIMITS.signInFailuresPerAccount, at),
+  )
+  ctx.hashing.admit('trusted')
+  const row = await signInAccount(ctx.db, email)
+  const hash = row?.password_hash ?? (await dummyPasswordHash())
+  const matches = await ctx.hashing.run(() => verifyPassword(hash, password), 'trusted')
+  if (!row || !matches) {
+    await throttle.failed(email, ip, at)
+    // A refusal, not a change: recorded on its own, and a failed write does not fail the answer.
+    await ctx.audit.record({
+      action: 'signin.failure',
+      userId: row?.id ?? null,
+      practiceId: desk.practiceId,
+      ip,
+      details: { reason: 'wrong_password', purpose: desk.purpose },
+    })
+    throw rejected(desk.refusal)
+  }
+  return row
+}
+
+/** Refuses (429, "Too many attempts") what an auth limit did not allow. */
+export function refuseWhenLimited(decision: RateLimitDecision): void {
+  if (!decision.allowed) throw tooMany(AUTH_MESSAGES.tooManyAttempts, decision.retryAfterSeconds)
 }

@@ -11,6 +11,7 @@ import {
   PromotionRedemptionSchema,
 } from '#domain/promotions.ts'
 import {
+  activities,
   auditEvents,
   ledgerEntries,
   patientPromotions,
@@ -49,7 +50,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     const rows = await t.db
       .insert(patients)
       .values(
-        Array.from({ length: 22 }, (_, i) => ({
+        Array.from({ length: 23 }, (_, i) => ({
           practice_id: t.demo.practiceId,
           first_name: 'Offer',
           last_name: `Claimant ${i + 1}`,
@@ -304,6 +305,35 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     const deleted = await send(`/api/promotions/${live.id}`, { method: 'DELETE' })
     expect(deleted.status).toBe(409)
     expect(await message(deleted)).toBe(PROMOTION_MESSAGES.deleteClaimed)
+  })
+
+  it('redeems a claim once under 5 concurrent redemptions: one entry, one activity, one event', async () => {
+    const live = await liveOffer({ title: 'Once Only', points_cost: 0, bonus_points: 120 })
+    expect((await claim(live.id, patient(22))).status).toBe(200)
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        send(`/api/promotions/redeemed/${live.id}`, {
+          method: 'PUT',
+          json: { patient_id: patient(22), override: { reason: 'Front desk check' } },
+        }),
+      ),
+    )
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+    const redemptions = await Promise.all(
+      answers.map(async (r) => v.parse(PromotionRedemptionSchema, await r.json())),
+    )
+    expect(new Set(redemptions.map((r) => r.entry?.id)).size).toBe(1)
+    const entries = await t.db
+      .select({ kind: ledgerEntries.kind, points: ledgerEntries.points })
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.patient_id, patient(22)))
+    expect(entries).toEqual([{ kind: 'bonus', points: 120 }])
+    const history = await t.db
+      .select({ description: activities.description, points: activities.points })
+      .from(activities)
+      .where(and(eq(activities.patient_id, patient(22)), eq(activities.kind, 'promotion_redeemed')))
+    expect(history).toEqual([{ description: 'Once Only', points: 120 }])
+    expect(await audited('promotion.redeemed', live.id)).toHaveLength(1)
   })
 
   it('holds the total limit under 20 concurrent claims', async () => {

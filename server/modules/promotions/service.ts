@@ -34,7 +34,7 @@ import {
   visits,
 } from '#server/db/schema.ts'
 import { conflict, invalid, notAllowed, notFound, rejected } from '#server/lib/domain-error.ts'
-import type { Checkout } from '#server/modules/visits/index.ts'
+import type { Checkout, RedemptionPosted } from '#server/modules/visits/index.ts'
 
 type Executor = Database | Transaction
 export type PromotionRow = typeof promotions.$inferSelect
@@ -828,7 +828,7 @@ export async function redeemPromotion(
   const bonus = claim.bonus_points ?? promotion.points
   const title = claim.title ?? promotion.title
   /** The redemption in the patient's activity and on record, with the transaction `tx`. */
-  const recordRedemption = async (tx: Executor, posting: RedeemPosting | null) => {
+  const recordRedemption = async (tx: Executor, posting: RedemptionPosted | null) => {
     await tx.insert(activities).values({
       practice_id: user.practice_id,
       patient_id: patient.id,
@@ -849,7 +849,7 @@ export async function redeemPromotion(
         redeemed: posting?.summary.redeemed ?? 0,
         bonus: posting?.summary.bonus ?? 0,
         override: posting?.summary.override ?? false,
-        ...(posting ? { entry_id: posting.entry.id } : {}),
+        ...(posting ? { entry_id: posting.entryId } : {}),
       },
       now,
     )
@@ -874,15 +874,20 @@ export async function redeemPromotion(
     if (!input.idempotencyKey && claim.status === 'redeemed') return answer(null, true)
     throw conflict(PROMOTION_MESSAGES.redeemed)
   }
-  // The ledger's postings commit in the checkout's own transaction, under the patient's lock;
-  // the activity and the audit event of a new redemption follow in one transaction of their own.
-  const posting = await deps.checkout.redeem(user, patient.id, {
-    promotion_id: promotion.id,
-    verification: input.verification,
-    override: input.override,
-    idempotencyKey: key,
-  })
-  if (!posting.replayed) await db.transaction((tx) => recordRedemption(tx, posting))
+  // The ledger's postings, the activity and the audit event of a new redemption commit in the
+  // checkout's one transaction, under the patient's lock; a replay writes none of them again.
+  const posting = await deps.checkout.redeem(
+    user,
+    patient.id,
+    {
+      promotion_id: promotion.id,
+      verification: input.verification,
+      override: input.override,
+      idempotencyKey: key,
+    },
+    undefined,
+    recordRedemption,
+  )
   return answer(posting, posting.replayed)
 }
 

@@ -1,3 +1,4 @@
+export type { RedemptionPosted } from './redeeming.ts'
 export { patientRedemptionRoutes, visitRoutes } from './routes.ts'
 export { type Checkout, createCheckout } from './service.ts'
 export { PermissionRefusal } from './shared.ts'

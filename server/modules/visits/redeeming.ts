@@ -30,6 +30,9 @@ import {
   withAuthors,
 } from './shared.ts'
 
+/** A new redemption as its caller records it: what it posted, and its main entry's id. */
+export type RedemptionPosted = { summary: PostingSummary; entryId: number }
+
 export function createRedeeming(
   deps: CheckoutDeps,
   codes: Pick<ReturnType<typeof createRedemptionCodes>, 'consentFor' | 'consumeCode'>,
@@ -160,13 +163,15 @@ export function createRedeeming(
      * `POST /patients/{id}/redemptions`: points for a reward, or a claimed promotion (its points
      * cost, then its bonus), with the same consent rules as a visit, under the patient's lock.
      * With `audit`, the posting is recorded (`ledger.posted`, from its address) in the same
-     * transaction; a replay records nothing.
+     * transaction; `within` writes what the caller records of a new redemption (a claim's
+     * activity and event) in that transaction too. A replay records nothing.
      */
     async redeem(
       user: AuthUser,
       patientId: number,
       input: RedemptionRequest & { idempotencyKey: string },
       audit?: { ip: string | null },
+      within?: (tx: Transaction, posted: RedemptionPosted) => Promise<void>,
     ) {
       const practiceId = user.practice_id
       const bonusKey = `${input.idempotencyKey}/bonus`
@@ -261,9 +266,9 @@ export function createRedeeming(
             key: input.idempotencyKey,
             bonusKey: points > 0 ? bonusKey : input.idempotencyKey,
           })
+          const main = posted.redeemed ?? posted.bonus
+          if (!main) throw new Error('The redemption wrote no entry')
           if (audit) {
-            const main = posted.redeemed ?? posted.bonus
-            if (!main) throw new Error('The redemption wrote no entry')
             await recordWithin(
               tx,
               {
@@ -276,6 +281,7 @@ export function createRedeeming(
               now(),
             )
           }
+          if (within) await within(tx, { summary: summaryOf(posted), entryId: main.id })
           return { ...posted, balance: ledger.balance() }
         })
       } catch (error) {

@@ -4,13 +4,10 @@
  * composes; every posting is audited once, in its transaction (who, which patient id, how many
  * points; never a personal value).
  */
-import { eq } from 'drizzle-orm'
 import { Hono } from 'hono'
 import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
-import { can, toRole } from '#domain/permissions.ts'
 import {
   ApprovalAnswerSchema,
-  type ApprovalRequest,
   ApprovalRequestSchema,
   RedemptionAnswerSchema,
   RedemptionCodeAnswerSchema,
@@ -18,7 +15,6 @@ import {
   RedemptionCodeCheckSchema,
   RedemptionCodeInputSchema,
   RedemptionInputSchema,
-  VISIT_MESSAGES,
   VisitAnswerSchema,
   VisitInputSchema,
   VisitPreviewInputSchema,
@@ -27,15 +23,12 @@ import {
 } from '#domain/visits.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
-import { createSignInThrottle } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
-import { users } from '#server/db/schema.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
-import { notAllowed, rejected } from '#server/lib/domain-error.ts'
-import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/modules/auth/index.ts'
+import { refuseWhenLimited } from '#server/modules/auth/index.ts'
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
-import { verifyPassword } from '#server/security/passwords.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
+import { approverOf } from './approver.ts'
 import { createCheckout } from './service.ts'
 import { PermissionRefusal } from './shared.ts'
 
@@ -62,67 +55,6 @@ async function auditRefusal(
     })
   }
   throw error
-}
-
-/**
- * Who approves a visit's prices and points: a Manager or Admin signing in at the desk
- * (e-mail and password, counted like a sign-in: failures per account and per address, the same
- * hashing gate), else the session's member, who must be a Manager or Admin themselves.
- */
-async function approverOf(
-  ctx: ServerContext,
-  user: AuthUser,
-  ip: string,
-  manager: ApprovalRequest['manager'],
-): Promise<number> {
-  if (!manager) {
-    if (!can(user.access_rights, 'visits.approve')) {
-      throw notAllowed(VISIT_MESSAGES.approverNotManager)
-    }
-    return user.id
-  }
-  const limiter = createRateLimiter(ctx.rateLimitStore)
-  const throttle = createSignInThrottle(ctx.rateLimitStore, AUTH_LIMITS)
-  const at = ctx.now().getTime()
-  const accountKey = `signin:account:${manager.email}`
-  // The sign-in's limits per account and address pair: a colleague's failures at the
-  // same desk never refuse this manager; at the desk the account is locked after 5 failures.
-  refuseWhenLimited((await throttle.admit(manager.email, ip, at)).decision)
-  refuseWhenLimited(await limiter.check(accountKey, AUTH_LIMITS.signInFailuresPerAccount, at))
-  ctx.hashing.admit('trusted')
-  const [row] = await ctx.db
-    .select({
-      id: users.id,
-      password_hash: users.password_hash,
-      practice_id: users.practice_id,
-      access_rights: users.access_rights,
-      deactivated_at: users.deactivated_at,
-    })
-    .from(users)
-    .where(eq(users.email, manager.email))
-    .limit(1)
-  const hash = row?.password_hash ?? (await dummyPasswordHash())
-  const matches = await ctx.hashing.run(() => verifyPassword(hash, manager.password), 'trusted')
-  if (!row || !matches) {
-    await throttle.failed(manager.email, ip, at)
-    // A refusal, not a change: recorded on its own, and a failed write does not fail the answer.
-    await ctx.audit.record({
-      action: 'signin.failure',
-      userId: row?.id ?? null,
-      practiceId: user.practice_id,
-      ip,
-      details: { reason: 'wrong_password', purpose: 'visit_approval' },
-    })
-    throw rejected(VISIT_MESSAGES.approverCredentials)
-  }
-  if (
-    row.practice_id !== user.practice_id ||
-    row.deactivated_at ||
-    !can(toRole(row.access_rights), 'visits.approve')
-  ) {
-    throw notAllowed(VISIT_MESSAGES.approverNotManager)
-  }
-  return row.id
 }
 
 /** `/visits`. */
