@@ -1,3 +1,3 @@
 export { patientRedemptionRoutes, visitRoutes } from './routes.ts'
-export { type Checkout, createCheckout } from './service.ts'
+export { type Checkout, createCheckout, serverCheckout } from './service.ts'
 export { PermissionRefusal } from './shared.ts'

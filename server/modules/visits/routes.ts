@@ -36,7 +36,7 @@ import { AUTH_LIMITS, dummyPasswordHash, refuseWhenLimited } from '#server/modul
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { verifyPassword } from '#server/security/passwords.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
-import { createCheckout } from './service.ts'
+import { serverCheckout } from './service.ts'
 import { PermissionRefusal } from './shared.ts'
 
 /** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
@@ -127,13 +127,7 @@ async function approverOf(
 
 /** `/visits`. */
 export function visitRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({
-    db: ctx.db,
-    now: ctx.now,
-    outbound: ctx.outbound,
-    publicUrl: ctx.config.publicUrl,
-    secret: ctx.config.jwtSecret,
-  })
+  const checkout = serverCheckout(ctx)
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -264,13 +258,7 @@ export function visitRoutes(ctx: ServerContext) {
 
 /** `/patients/{id}/redemption-code` and `/patients/{id}/redemptions`. */
 export function patientRedemptionRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({
-    db: ctx.db,
-    now: ctx.now,
-    outbound: ctx.outbound,
-    publicUrl: ctx.config.publicUrl,
-    secret: ctx.config.jwtSecret,
-  })
+  const checkout = serverCheckout(ctx)
 
   return new Hono<AppEnv>()
     .post(
