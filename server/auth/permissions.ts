@@ -12,6 +12,7 @@
 import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { can, PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { userEvent } from '#server/audit/audit.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { forbidden } from '#server/http/errors.ts'
 
@@ -48,14 +49,10 @@ export async function auditRefusal(
   c: Context<AppEnv>,
   permission: Permission,
 ): Promise<void> {
-  const user = c.var.user
-  await ctx.audit.record({
-    action: 'permission.refused',
-    userId: user.id,
-    practiceId: user.practice_id,
-    ip: ctx.clientIp(c),
-    details: { permission, route: `${c.req.method} ${c.req.routePath}` },
-  })
+  const route = `${c.req.method} ${c.req.routePath}`
+  await ctx.audit.record(
+    userEvent('permission.refused', c.var.user, ctx.clientIp(c), { permission, route }),
+  )
 }
 
 /** Refuses (403) a signed-in user whose role lacks `permission`. Put it after `requireAuth`. */
