@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { AUDIT_ACTIONS, type AuditAction } from '#domain/audit-actions.ts'
+import { pageSchema } from '#domain/paging.ts'
 import { PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
 import { pointsText, signedPoints } from '#domain/points.ts'
 import { cardLabel, subscriptionDate } from '#domain/subscription.ts'
@@ -423,12 +424,7 @@ export const ActivityEventSchema = v.object({
 export type ActivityEvent = v.InferOutput<typeof ActivityEventSchema>
 
 /** A page of the log, newest first. */
-export const ActivityPageSchema = v.object({
-  data: v.array(ActivityEventSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
-})
+export const ActivityPageSchema = pageSchema(ActivityEventSchema)
 export type ActivityPage = v.InferOutput<typeof ActivityPageSchema>
 
 /** The activity log's filter as the app's address holds it (empty values left out). */

@@ -4,6 +4,7 @@
  * them in the same words.
  */
 import * as v from 'valibot'
+import { pageEntries } from '#domain/paging.ts'
 import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 
 /** What a ledger entry records. Credits (`earn`, `bonus`, positive `adjust`) are lots that expire. */
@@ -178,10 +179,7 @@ export type LedgerEntry = v.InferOutput<typeof LedgerEntrySchema>
 
 /** `GET /patients/{id}/ledger`: a page of entries, newest first, and the balance. */
 export const LedgerPageSchema = v.object({
-  data: v.array(LedgerEntrySchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
+  ...pageEntries(LedgerEntrySchema),
   balance: v.number(),
   /** The balance's worth at the programme's point value. */
   balance_value_cents: v.number(),

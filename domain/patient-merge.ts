@@ -7,6 +7,7 @@
  */
 import * as v from 'valibot'
 import { IdempotencyKeySchema } from '#domain/ledger.ts'
+import { pageSchema } from '#domain/paging.ts'
 import { PatientSchema } from '#domain/practice-data.ts'
 
 /** The sentences of the merge's refusals. */
@@ -96,12 +97,7 @@ export const DuplicatePairSchema = v.object({
 export type DuplicatePair = v.InferOutput<typeof DuplicatePairSchema>
 
 /** `GET /patients/duplicates`: a page of pairs, computed when asked (always current). */
-export const DuplicatePageSchema = v.object({
-  data: v.array(DuplicatePairSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
-})
+export const DuplicatePageSchema = pageSchema(DuplicatePairSchema)
 export type DuplicatePage = v.InferOutput<typeof DuplicatePageSchema>
 
 /** The query of `GET /patients/duplicates`. */

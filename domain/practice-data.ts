@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { bounded, NAME_MAX_LENGTH } from '#domain/fields.ts'
+import { pageSchema } from '#domain/paging.ts'
 import { toE164 } from '#domain/phone.ts'
 
 /**
@@ -39,12 +40,7 @@ export const PatientSchema = v.object({
 export type Patient = v.InferOutput<typeof PatientSchema>
 
 /** `GET /patients`: one page of the practice's patients. */
-export const PatientPageSchema = v.object({
-  data: v.array(PatientSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
-})
+export const PatientPageSchema = pageSchema(PatientSchema)
 export type PatientPage = v.InferOutput<typeof PatientPageSchema>
 
 /** `GET /patients/summary`: the practice's patients counted in the database (archived left out). */

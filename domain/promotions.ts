@@ -7,6 +7,7 @@
 import * as v from 'valibot'
 import { IdempotencyKeySchema, LedgerEntrySchema } from '#domain/ledger.ts'
 import { MAX_DISCOUNT_CENTS, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
+import { pageSchema } from '#domain/paging.ts'
 import { formatPoints } from '#domain/points.ts'
 import { MAX_STORED_INTEGER, PatientPromotionSchema } from '#domain/practice-data.ts'
 import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
@@ -325,12 +326,7 @@ export const PromotionDetailSchema = v.object({
 export type PromotionDetail = v.InferOutput<typeof PromotionDetailSchema>
 
 /** A page of offers. */
-export const PromotionPageSchema = v.object({
-  data: v.array(PromotionDetailSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
-})
+export const PromotionPageSchema = pageSchema(PromotionDetailSchema)
 export type PromotionPage = v.InferOutput<typeof PromotionPageSchema>
 
 const wholeNumber = (label: string, max: number) =>
@@ -396,12 +392,7 @@ export const OfferClaimSchema = v.object({
 export type OfferClaim = v.InferOutput<typeof OfferClaimSchema>
 
 /** A page of an offer's claims, newest first, and how many there are in all. */
-export const OfferClaimsPageSchema = v.object({
-  data: v.array(OfferClaimSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
-})
+export const OfferClaimsPageSchema = pageSchema(OfferClaimSchema)
 export type OfferClaimsPage = v.InferOutput<typeof OfferClaimsPageSchema>
 
 /** A claim's status at `now`: an open claim whose end has passed has expired. */

@@ -9,6 +9,7 @@
  * get the counts with the money fields absent.
  */
 import * as v from 'valibot'
+import { pageEntries } from '#domain/paging.ts'
 import { WORKLIST_LISTS } from './report-period.ts'
 
 /** The longest period the summary and the liability report cover at once. */
@@ -176,10 +177,7 @@ export type WorklistRow = v.InferOutput<typeof WorklistRowSchema>
 /** `GET /reports/worklist`: one page of one list. */
 export const WorklistPageSchema = v.object({
   list: v.picklist(WORKLIST_LISTS),
-  data: v.array(WorklistRowSchema),
-  total: v.number(),
-  page: v.number(),
-  pageSize: v.number(),
+  ...pageEntries(WorklistRowSchema),
 })
 export type WorklistPage = v.InferOutput<typeof WorklistPageSchema>
 

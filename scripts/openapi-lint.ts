@@ -9,11 +9,7 @@ import spectralCore from '@stoplight/spectral-core'
 import owasp from '@stoplight/spectral-owasp-ruleset'
 import parsers from '@stoplight/spectral-parsers'
 import rulesets from '@stoplight/spectral-rulesets'
-import { createApp } from '#server/app.ts'
-import { openDatabase } from '#server/db/client.ts'
-import { memoryLogger } from '#server/lib/log.ts'
-import { createOutboxMail } from '#server/messaging/mail.ts'
-import { createOutboxSms } from '#server/messaging/sms.ts'
+import { openOfflineApp } from './lib/offline-app.ts'
 
 /**
  * OWASP rules whose demand this API does not meet on purpose, lowered from error to warning; each
@@ -53,20 +49,7 @@ const NOT_THE_RULES_SUBJECT = [
 
 const SEVERITY = ['error', 'warning', 'info', 'hint'] as const
 
-const handle = await openDatabase({ dataDir: 'memory' })
-const log = memoryLogger()
-const app = createApp({
-  db: handle.db,
-  mail: createOutboxMail(handle.db, { log }),
-  sms: createOutboxSms(handle.db, { log }),
-  config: {
-    jwtSecret: 'openapi-lint-secret-that-is-long-enough-0123456789',
-    publicUrl: 'http://localhost:3000',
-    allowedOrigins: [],
-    production: false,
-  },
-  log,
-})
+const { app, handle } = await openOfflineApp('openapi-lint-secret-that-is-long-enough-0123456789')
 const response = await app.request('/api/openapi.json')
 const text = await response.text()
 await handle.close()

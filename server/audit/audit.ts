@@ -18,6 +18,16 @@ export type AuditEvent = {
   details?: Record<string, AuditDetail> | undefined
 }
 
+/** The event of `action` done by a signed-in `user` of their practice, from `ip`. */
+export function userEvent(
+  action: AuditAction,
+  user: { id: number; practice_id: number },
+  ip: string | null,
+  details: Record<string, AuditDetail>,
+): AuditEvent {
+  return { action, userId: user.id, practiceId: user.practice_id, ip, details }
+}
+
 /** Writes audit events. There is no update or delete: the trail is append-only. */
 export interface AuditLog {
   record(event: AuditEvent): Promise<void>

@@ -9,8 +9,10 @@
  * readable on the middleware, so a test walks the route list and a route that declares nothing
  * fails it (server/security/route-permissions.security.test.ts).
  */
+import type { Context } from 'hono'
 import { createMiddleware } from 'hono/factory'
 import { can, PERMISSION_REFUSALS, type Permission } from '#domain/permissions.ts'
+import { userEvent } from '#server/audit/audit.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { forbidden } from '#server/http/errors.ts'
 
@@ -38,21 +40,29 @@ export function declaredAccess(handler: unknown): RouteAccess | undefined {
   return (handler as { [ACCESS]?: RouteAccess })[ACCESS]
 }
 
+/**
+ * Writes the refusal of `permission` to the signed-in user to the audit trail: who, which
+ * permission, which route. For the route middleware and for a handler that refuses on its own.
+ */
+export async function auditRefusal(
+  ctx: Pick<ServerContext, 'audit' | 'clientIp'>,
+  c: Context<AppEnv>,
+  permission: Permission,
+): Promise<void> {
+  const route = `${c.req.method} ${c.req.routePath}`
+  await ctx.audit.record(
+    userEvent('permission.refused', c.var.user, ctx.clientIp(c), { permission, route }),
+  )
+}
+
 /** Refuses (403) a signed-in user whose role lacks `permission`. Put it after `requireAuth`. */
 export function requirePermission(
   ctx: Pick<ServerContext, 'audit' | 'clientIp'>,
   permission: Permission,
 ): AccessMiddleware {
   const middleware = createMiddleware<AppEnv>(async (c, next) => {
-    const user = c.var.user
-    if (!can(user.access_rights, permission)) {
-      await ctx.audit.record({
-        action: 'permission.refused',
-        userId: user.id,
-        practiceId: user.practice_id,
-        ip: ctx.clientIp(c),
-        details: { permission, route: `${c.req.method} ${c.req.routePath}` },
-      })
+    if (!can(c.var.user.access_rights, permission)) {
+      await auditRefusal(ctx, c, permission)
       throw forbidden(PERMISSION_REFUSALS[permission])
     }
     await next()

@@ -104,7 +104,7 @@ function randomSequence(seed: number) {
 }
 
 /** `now`'s UTC date at `hours:minutes`, moved by `days`. */
-function at(now: Date, days: number, hours: number, minutes = 0): Date {
+export function at(now: Date, days: number, hours: number, minutes = 0): Date {
   const date = new Date(now.getTime() + days * DAY_MS)
   date.setUTCHours(hours, minutes, 0, 0)
   return date

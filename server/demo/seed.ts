@@ -19,7 +19,7 @@ import {
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/index.ts'
 import { hashPassword } from '#server/security/passwords.ts'
-import { seedDemoHistory } from './demo-history.ts'
+import { at, seedDemoHistory } from './demo-history.ts'
 import { seedDemoSubscription } from './demo-subscription.ts'
 
 /** The demo practice's Admin: the sign-in the start banner prints. */
@@ -86,13 +86,6 @@ export const DEMO_COUPONS = [
 
 // Any constant works; it only has to be the same for every server instance seeding the database.
 const SEED_LOCK_KEY = 7_340_221
-
-/** `now`'s UTC date at `hours:minutes`, moved by `days`. */
-function at(now: Date, days: number, hours: number, minutes = 0): Date {
-  const date = new Date(now.getTime() + days * DAY_MS)
-  date.setUTCHours(hours, minutes, 0, 0)
-  return date
-}
 
 export type SeedOptions = {
   /** Base of the link in the seeded invitation e-mail, e.g. `http://localhost:3000`. */

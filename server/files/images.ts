@@ -1,5 +1,6 @@
 import { crc32, createInflate } from 'node:zlib'
 import type { UploadMediaType } from '#domain/uploads.ts'
+import { concatBytes } from '#server/lib/bytes.ts'
 
 /**
  * Image uploads without a native dependency: the type is read from the first bytes,
@@ -39,17 +40,6 @@ export function sniffImageType(bytes: Uint8Array): UploadMediaType | null {
 
 function ascii(bytes: Uint8Array, at: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(at, at + length))
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const total = parts.reduce((sum, part) => sum + part.length, 0)
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
 }
 
 class Damaged extends Error {}
@@ -154,7 +144,7 @@ function cleanPng(bytes: Uint8Array): Cleaned {
   need(sawData && header !== undefined)
   // Whatever follows IEND (a polyglot's second life) is left behind.
   if (!framed) framePixels += header.width * header.height
-  return { bytes: concat(parts), width: header.width, height: header.height, framePixels }
+  return { bytes: concatBytes(parts), width: header.width, height: header.height, framePixels }
 }
 
 // JPEG: APP0 (JFIF), APP2 when it is an ICC profile and APP14 (Adobe, which says how CMYK and
@@ -225,7 +215,7 @@ function cleanJpeg(bytes: Uint8Array): Cleaned {
     }
   }
   need(sawFrame && sawScan)
-  return { bytes: concat(parts), width, height, framePixels: width * height }
+  return { bytes: concatBytes(parts), width, height, framePixels: width * height }
 }
 
 // WebP: the picture (VP8, VP8L, ALPH, animation) and its ICC profile stay; EXIF, XMP and unknown
@@ -325,12 +315,12 @@ function cleanWebp(bytes: Uint8Array): Cleaned {
   need(sawPicture)
   const size = canvas ?? picture
   need(size !== undefined)
-  const body = concat(parts)
+  const body = concatBytes(parts)
   const header = new Uint8Array(12)
   header.set(bytes.subarray(0, 12))
   new DataView(header.buffer).setUint32(4, body.length + 4, true)
   const framePixels = animated || size.width * size.height
-  return { bytes: concat([header, body]), ...size, framePixels }
+  return { bytes: concatBytes([header, body]), ...size, framePixels }
 }
 
 const CLEANERS: Record<UploadMediaType, (bytes: Uint8Array) => Cleaned> = {

@@ -358,6 +358,24 @@ export function createTestGateway(
     }
   }
 
+  /**
+   * Uses up a one-time card token, as Stripe does when a customer or a card is made from it:
+   * refuses an unknown, stale or already used token, and declines Stripe's declining test cards.
+   */
+  function spendToken(id: string): StoredToken {
+    const token = tokens.get(id)
+    if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
+      throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
+    }
+    if (token.used) {
+      throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
+    }
+    token.used = true
+    const failure = TEST_CARD_FAILURES[token.number]
+    if (failure) throw new PaymentError(402, failure.code, failure.message)
+    return token
+  }
+
   const tokeniser: CardTokeniser = {
     createToken(card) {
       const number = String(card.number ?? '').replace(/[\s-]/g, '')
@@ -410,16 +428,7 @@ export function createTestGateway(
 
     createCustomer: (input: CreateCustomerInput) =>
       idempotent('customer', input.idempotencyKey, async () => {
-        const token = tokens.get(input.token)
-        if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
-          throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
-        }
-        if (token.used) {
-          throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
-        }
-        token.used = true
-        const failure = TEST_CARD_FAILURES[token.number]
-        if (failure) throw new PaymentError(402, failure.code, failure.message)
+        const token = spendToken(input.token)
         const customerId = randomId(CUSTOMER_PREFIX)
         await store.addCustomer({
           id: customerId,
@@ -498,17 +507,8 @@ export function createTestGateway(
         if (!customer) {
           throw new PaymentError(400, 'invalid_request', TEST_TOKEN_MESSAGES.unknownCustomer)
         }
-        const token = tokens.get(input.token)
-        if (!token || now().getTime() - token.createdAt > TOKEN_TTL_MS) {
-          throw new PaymentError(400, 'invalid_token', TEST_TOKEN_MESSAGES.unknownToken)
-        }
-        if (token.used) {
-          throw new PaymentError(400, 'token_already_used', TEST_TOKEN_MESSAGES.tokenUsed)
-        }
-        token.used = true
         // The new card is checked as at sign-up: Stripe's declining test cards decline here too.
-        const failure = TEST_CARD_FAILURES[token.number]
-        if (failure) throw new PaymentError(402, failure.code, failure.message)
+        const token = spendToken(input.token)
         await store.setCard(customer.id, token.card)
         return { ...token.card }
       }),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
-import { recordWithin } from '#server/audit/audit.ts'
+import { recordWithin, userEvent } from '#server/audit/audit.ts'
 import { type Actor, actorEvent } from '#server/auth/caller.ts'
 import { createSignInThrottle, type SignInThrottle } from '#server/auth/sign-in-throttle.ts'
 import type { ServerContext } from '#server/context.ts'
@@ -153,13 +153,7 @@ export function authService(ctx: AuthContext, throttle: SignInThrottle, failureW
       await db.transaction(async (tx) => {
         const at = ctx.now()
         await tx.update(users).set({ last_sign_in_at: at }).where(eq(users.id, user.id))
-        const event = {
-          action: 'signin.success',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip,
-          details: { remember: attempt.remember },
-        } as const
+        const event = userEvent('signin.success', user, ip, { remember: attempt.remember })
         await recordWithin(tx, event, at)
       })
       await throttle.succeeded(identifier, ip, nowMs())
@@ -185,13 +179,9 @@ export function authService(ctx: AuthContext, throttle: SignInThrottle, failureW
       }
       await db.transaction(async (tx) => {
         await queueResetMail(tx, user, email, resetPage, 'asked')
-        const event = {
-          action: 'password_reset.requested',
-          userId: user.id,
-          practiceId: user.practice_id,
-          ip,
-          details: { link_origin: resetPage.origin },
-        } as const
+        const event = userEvent('password_reset.requested', user, ip, {
+          link_origin: resetPage.origin,
+        })
         await recordWithin(tx, event, ctx.now())
       })
     },

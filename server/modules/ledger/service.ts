@@ -47,6 +47,15 @@ export type LedgerResult = {
   expired: LedgerEntryRow[]
 }
 
+/** What a posting that adds or takes a lot of points writes on its entry. */
+type LotPosting = {
+  kind: LedgerKind
+  points: number
+  sourceType: LedgerSource
+  sourceId?: number | null | undefined
+  reason?: string | null | undefined
+}
+
 /** Who does the change, for whom; every posting names them. */
 type Actor = {
   practiceId: number
@@ -315,18 +324,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
   }
 
   /** Adds a lot of `points` (> 0): a credit that expires by the programme's rule. */
-  async function addLot(
-    tx: Transaction,
-    actor: Actor,
-    balance: number,
-    values: {
-      kind: LedgerKind
-      points: number
-      sourceType: LedgerSource
-      sourceId?: number | null | undefined
-      reason?: string | null | undefined
-    },
-  ) {
+  async function addLot(tx: Transaction, actor: Actor, balance: number, values: LotPosting) {
     const after = balance + values.points
     const entry = await insertEntry(tx, {
       practice_id: actor.practiceId,
@@ -346,18 +344,7 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
   }
 
   /** Takes `points` (> 0) from the open lots, oldest first; refuses more than the balance. */
-  async function takeFromLots(
-    tx: Transaction,
-    actor: Actor,
-    balance: number,
-    values: {
-      kind: LedgerKind
-      points: number
-      sourceType: LedgerSource
-      sourceId?: number | null | undefined
-      reason?: string | null | undefined
-    },
-  ) {
+  async function takeFromLots(tx: Transaction, actor: Actor, balance: number, values: LotPosting) {
     if (values.points > balance)
       throw new LedgerError('conflict', LEDGER_MESSAGES.notEnoughPoints(balance))
     const after = balance - values.points

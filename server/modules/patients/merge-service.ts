@@ -18,7 +18,13 @@ import { recordWithin } from '#server/audit/audit.ts'
 import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
-import { duplicatePairs, type Executor, findPatient, rowsOf } from './queries.ts'
+import {
+  duplicatePairs,
+  type Executor,
+  findPatient,
+  patientDetailColumns,
+  rowsOf,
+} from './queries.ts'
 import type { Actor, PatientDeps } from './service.ts'
 
 /** A refusal of a merge, answered with its status and sentence. */
@@ -75,17 +81,7 @@ async function countRows(ex: Executor, tables: string[], patientId: number): Pro
 }
 
 const patientFields = {
-  id: patients.id,
-  practice_id: patients.practice_id,
-  first_name: patients.first_name,
-  last_name: patients.last_name,
-  email: patients.email,
-  phone: patients.phone,
-  birth_date: patients.birth_date,
-  email_subscription: patients.email_subscription,
-  sms_subscription: patients.sms_subscription,
-  converted: patients.converted,
-  points: patients.points,
+  ...patientDetailColumns,
   archived_at: patients.archived_at,
   merged_into_id: patients.merged_into_id,
   last_visit_at: patients.last_visit_at,

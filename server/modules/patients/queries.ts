@@ -25,11 +25,8 @@ export type Executor = Database | Transaction
 /** The refusal of a patient id that is not one of the caller's practice (or none at all). */
 export const PATIENT_NOT_FOUND = 'Patient not found.'
 
-/**
- * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id`:
- * whoever holds it can unsubscribe the patient, so it travels only in the patient's own e-mails.
- */
-export const patientColumns = {
+/** The patient's own details and balance, as a patient answer and a merge both read them. */
+export const patientDetailColumns = {
   id: patients.id,
   practice_id: patients.practice_id,
   first_name: patients.first_name,
@@ -41,6 +38,14 @@ export const patientColumns = {
   birth_date: patients.birth_date,
   converted: patients.converted,
   points: patients.points,
+}
+
+/**
+ * The columns of a patient answer (domain `PatientSchema`). Never `unsubscribe_id`:
+ * whoever holds it can unsubscribe the patient, so it travels only in the patient's own e-mails.
+ */
+export const patientColumns = {
+  ...patientDetailColumns,
   archived: sql<boolean>`${patients.archived_at} is not null`.as('archived'),
   last_visit_at: patients.last_visit_at,
   created_at: patients.created_at,

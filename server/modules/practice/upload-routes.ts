@@ -17,12 +17,13 @@ import {
   type UploadPurpose,
 } from '#domain/uploads.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
-import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
+import { anyStaffMember, auditRefusal, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { cleanImage, decodesToItsSize } from '#server/files/images.ts'
 import { actorOf } from '#server/http/actor.ts'
 import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
+import { concatBytes } from '#server/lib/bytes.ts'
 import { operation } from '#server/openapi/operation.ts'
 import {
   type SecuredHeaders,
@@ -39,14 +40,7 @@ const MAX_REQUEST_BYTES = UPLOAD_MAX_BYTES + 64 * 1024
  * refusal changes nothing, so its event is written on its own, outside any transaction.
  */
 async function refuse(ctx: ServerContext, c: Context<AppEnv>, permission: Permission) {
-  const user = c.var.user
-  await ctx.audit.record({
-    action: 'permission.refused',
-    userId: user.id,
-    practiceId: user.practice_id,
-    ip: ctx.clientIp(c),
-    details: { permission, route: `${c.req.method} ${c.req.routePath}` },
-  })
+  await auditRefusal(ctx, c, permission)
   return forbidden(PERMISSION_REFUSALS[permission])
 }
 
@@ -79,13 +73,7 @@ async function readBody(request: Request): Promise<Uint8Array<ArrayBuffer>> {
     }
     parts.push(value)
   }
-  const body = new Uint8Array(total)
-  let at = 0
-  for (const part of parts) {
-    body.set(part, at)
-    at += part.length
-  }
-  return body
+  return concatBytes(parts)
 }
 
 /** The `file` and `purpose` of a multipart body, or a 4xx that says what is wrong. */

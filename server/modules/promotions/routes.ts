@@ -28,7 +28,7 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
-import { createCheckout, PermissionRefusal } from '#server/modules/visits/index.ts'
+import { PermissionRefusal, serverCheckout } from '#server/modules/visits/index.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { listOfferClaims } from './queries.ts'
 import {
@@ -53,13 +53,7 @@ function samePromo(promo: number, body: { promo?: number | string | undefined })
 }
 
 export function promotionLifeRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({
-    db: ctx.db,
-    now: ctx.now,
-    outbound: ctx.outbound,
-    publicUrl: ctx.config.publicUrl,
-    secret: ctx.config.jwtSecret,
-  })
+  const checkout = serverCheckout(ctx)
   /** Who asks, for the audit events the service records with each change. */
   const staff = (c: Context<AppEnv>): Staff => ({ user: c.var.user, ip: ctx.clientIp(c) })
   const manage = requirePermission(ctx, 'promotions.manage')

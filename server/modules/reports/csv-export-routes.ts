@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono'
 import { type CsvValue, csvRow } from '#domain/csv.ts'
+import { userEvent } from '#server/audit/audit.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 
 /** Rows read per query. */
@@ -54,14 +55,9 @@ export async function answerCsvExport(
   c: Context<AppEnv>,
   file: { report: string; filename: string; body: string | ReadableStream<Uint8Array> },
 ) {
-  const user = c.var.user
-  await ctx.audit.record({
-    action: 'report.exported',
-    userId: user.id,
-    practiceId: user.practice_id,
-    ip: ctx.clientIp(c),
-    details: { report: file.report },
-  })
+  await ctx.audit.record(
+    userEvent('report.exported', c.var.user, ctx.clientIp(c), { report: file.report }),
+  )
   return c.body(file.body, 200, {
     'Content-Type': 'text/csv; charset=utf-8',
     'Content-Disposition': `attachment; filename="${file.filename}"`,

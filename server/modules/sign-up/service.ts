@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import { selectedPlanIds } from '#domain/pricing.ts'
 import type { PayPayload, SignUpPayload } from '#domain/sign-up/api.ts'
 import { SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
-import { recordWithin } from '#server/audit/audit.ts'
+import { recordWithin, userEvent } from '#server/audit/audit.ts'
 import { SESSION_USER_COLUMNS } from '#server/auth/session-answer.ts'
 import type { ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
@@ -286,13 +286,7 @@ export function signUpService(ctx: SignUpContext) {
       .returning(SESSION_USER_COLUMNS)
     if (!user) throw new Error('user row was not created')
     await queueWelcome(tx, input.email, user.first_name, p.practice_name.trim())
-    const event = {
-      action: 'signup.registered',
-      userId: user.id,
-      practiceId: user.practice_id,
-      ip,
-      details: { customer_id: body.stripe_id },
-    } as const
+    const event = userEvent('signup.registered', user, ip, { customer_id: body.stripe_id })
     await recordWithin(tx, event, at)
     return user
   }

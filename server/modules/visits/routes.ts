@@ -29,7 +29,7 @@ import { refuseWhenLimited } from '#server/modules/auth/index.ts'
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { approverOf } from './approver.ts'
-import { createCheckout } from './service.ts'
+import { serverCheckout } from './service.ts'
 import { PermissionRefusal } from './shared.ts'
 
 /** How many codes one member may check a minute (`POST /patients/{id}/redemption-code/check`). */
@@ -59,13 +59,7 @@ async function auditRefusal(
 
 /** `/visits`. */
 export function visitRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({
-    db: ctx.db,
-    now: ctx.now,
-    outbound: ctx.outbound,
-    publicUrl: ctx.config.publicUrl,
-    secret: ctx.config.jwtSecret,
-  })
+  const checkout = serverCheckout(ctx)
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -196,13 +190,7 @@ export function visitRoutes(ctx: ServerContext) {
 
 /** `/patients/{id}/redemption-code` and `/patients/{id}/redemptions`. */
 export function patientRedemptionRoutes(ctx: ServerContext) {
-  const checkout = createCheckout({
-    db: ctx.db,
-    now: ctx.now,
-    outbound: ctx.outbound,
-    publicUrl: ctx.config.publicUrl,
-    secret: ctx.config.jwtSecret,
-  })
+  const checkout = serverCheckout(ctx)
 
   return new Hono<AppEnv>()
     .post(

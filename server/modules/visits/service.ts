@@ -6,7 +6,7 @@
  * and cannot overspend, and a replayed idempotency key answers what was written and writes
  * nothing new.
  */
-import type { AuthUser } from '#server/context.ts'
+import type { AuthUser, ServerContext } from '#server/context.ts'
 import { createPricing } from './pricing.ts'
 import { createRecording } from './recording.ts'
 import { createRedeeming } from './redeeming.ts'
@@ -40,4 +40,15 @@ export function createCheckout(deps: CheckoutDeps) {
     refuseOtherPatient: (user: AuthUser, patientId: number) =>
       refuseOtherPatient(deps.db, user.practice_id, patientId),
   }
+}
+
+/** The checkout over the server's database, clock, outbound queue and link settings. */
+export function serverCheckout(ctx: Pick<ServerContext, 'db' | 'now' | 'outbound' | 'config'>) {
+  return createCheckout({
+    db: ctx.db,
+    now: ctx.now,
+    outbound: ctx.outbound,
+    publicUrl: ctx.config.publicUrl,
+    secret: ctx.config.jwtSecret,
+  })
 }

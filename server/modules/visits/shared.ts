@@ -138,16 +138,19 @@ export async function readRules(ex: Executor, practiceId: number): Promise<Rules
   return row
 }
 
+/** What a posting reads of its patient: the balance, the phone for codes, and whether it is live. */
+const postingPatientColumns = {
+  id: patients.id,
+  points: patients.points,
+  phone: patients.phone,
+  archived_at: patients.archived_at,
+  merged_into_id: patients.merged_into_id,
+}
+
 /** The patient of the practice (404 otherwise), optionally locked for the transaction. */
 export async function patientOf(ex: Executor, practiceId: number, patientId: number, lock = false) {
   const query = ex
-    .select({
-      id: patients.id,
-      points: patients.points,
-      phone: patients.phone,
-      archived_at: patients.archived_at,
-      merged_into_id: patients.merged_into_id,
-    })
+    .select(postingPatientColumns)
     .from(patients)
     .where(and(eq(patients.id, patientId), eq(patients.practice_id, practiceId)))
   const [row] = lock ? await query.for('update') : await query
@@ -186,11 +189,7 @@ export async function refuseOtherPatient(ex: Executor, practiceId: number, patie
 export async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
   const [row] = await tx
     .select({
-      id: patients.id,
-      points: patients.points,
-      phone: patients.phone,
-      archived_at: patients.archived_at,
-      merged_into_id: patients.merged_into_id,
+      ...postingPatientColumns,
       first_name: patients.first_name,
       email: patients.email,
       email_subscription: patients.email_subscription,
