@@ -1,6 +1,7 @@
 /**
- * An offer's statuses, and nothing else: the promotions page's address (its `?status=`
- * tab) is checked by the router before the page is loaded, so they are kept apart from
+ * An offer's statuses and a claim's, and nothing else: the promotions page's address (its
+ * `?status=` tab) and the offer page's (its claims' `?claims=` filter) are checked by the router
+ * before the page is loaded, so they are kept apart from
  * domain/promotions.ts, whose schemas (and the patient, visit and ledger schemas they build on)
  * load with the promotions pages, not with every page.
  */
@@ -17,3 +18,7 @@ export const PROMOTION_STATUS_LABELS: Record<PromotionStatus, string> = {
   ended: 'Ended',
   archived: 'Archived',
 }
+
+/** The statuses of a claim. */
+export const CLAIM_STATUSES = ['claimed', 'redeemed', 'expired'] as const
+export type ClaimStatus = (typeof CLAIM_STATUSES)[number]

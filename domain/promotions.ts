@@ -10,10 +10,17 @@ import { MAX_DISCOUNT_CENTS, OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts
 import { pageSchema } from '#domain/paging.ts'
 import { formatPoints } from '#domain/points.ts'
 import { MAX_STORED_INTEGER, PatientPromotionSchema } from '#domain/practice-data.ts'
-import { PROMOTION_STATUSES, type PromotionStatus } from '#domain/promotion-statuses.ts'
+import {
+  CLAIM_STATUSES,
+  type ClaimStatus,
+  PROMOTION_STATUSES,
+  type PromotionStatus,
+} from '#domain/promotion-statuses.ts'
 import { OverrideInputSchema, VerificationInputSchema } from '#domain/visits.ts'
 
 export {
+  CLAIM_STATUSES,
+  type ClaimStatus,
   PROMOTION_STATUS_LABELS,
   PROMOTION_STATUSES,
   type PromotionStatus,
@@ -347,10 +354,6 @@ export const PromotionListQuerySchema = v.object({
   pageSize: v.optional(wholeNumber('pageSize', 100), '25'),
 })
 export type PromotionListQuery = v.InferOutput<typeof PromotionListQuerySchema>
-
-/** The statuses of a claim. */
-export const CLAIM_STATUSES = ['claimed', 'redeemed', 'expired'] as const
-export type ClaimStatus = (typeof CLAIM_STATUSES)[number]
 
 /** A patient's claim of an offer, with the offer's terms as they were when it was claimed. */
 export const PromotionClaimSchema = v.object({
