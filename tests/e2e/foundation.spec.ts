@@ -1,4 +1,11 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  openSignedIn,
+  storeSession,
+  test,
+} from './support/fixtures.ts'
 
 const AREAS = [
   'dashboard',
@@ -65,9 +72,7 @@ test.describe('routing', () => {
   })
 
   test('the avatar menu leads to My Profile and to Logout', async ({ page, request }) => {
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
-    await page.goto('/dashboard')
+    const session = await openSignedIn(page, request, '/dashboard')
     await page
       .getByRole('button', { name: /account menu|hello/i })
       .first()

@@ -2,7 +2,7 @@ import type { APIRequestContext, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
-import { apiSignIn, expect, openAs, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
 import { type Colleague, registerColleague, signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 import { decoded, pick } from './support/uploads.ts'
@@ -234,8 +234,7 @@ test.describe('a new practice administers itself', () => {
       const elsewhere = await apiSignIn(request, admin.user.email, admin.password, { fresh: true })
       const other = await browser.newContext()
       const otherPage = await other.newPage()
-      await storeSession(otherPage, elsewhere)
-      await otherPage.goto('/dashboard')
+      await openAs(otherPage, elsewhere, '/dashboard')
       await expect(otherPage.getByText(`Hello, ${adminName}`)).toBeVisible()
 
       await page.goto(`/personnel/${admin.user.id}`)

@@ -4,6 +4,7 @@ import {
   apiSignIn,
   expect,
   openAs,
+  STAFF,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
@@ -11,7 +12,6 @@ import { screens } from './support/screens.ts'
 
 // The practice details in Settings, the footer links and My Profile's phone change,
 // through the real server.
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 // Each journey checks axe and takes pictures at two widths on several screens: more than a minute.
 test.describe.configure({ timeout: 240_000 })

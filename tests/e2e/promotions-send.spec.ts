@@ -1,13 +1,6 @@
 import type { APIRequestContext } from '@playwright/test'
 import { signUpPractice, valuesFor } from '#tests/paths/support/api.ts'
-import {
-  apiSignIn,
-  expect,
-  readOutbox,
-  storeSession,
-  test,
-  waitForMessage,
-} from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, readOutbox, test, waitForMessage } from './support/fixtures.ts'
 import { registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
@@ -85,8 +78,7 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   expect(((await who.json()) as { access_rights?: string }).access_rights).toBe('Manager')
 
   // The Manager creates the offer, publishes it and sends it, on the offer's page.
-  await storeSession(page, manager)
-  await page.goto('/promotions')
+  await openAs(page, manager, '/promotions')
   await page.getByRole('button', { name: 'New offer' }).click()
   const form = page.getByRole('dialog', { name: 'New offer' })
   await form.getByLabel('Title').fill('Spring peel')
