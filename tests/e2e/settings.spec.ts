@@ -1,4 +1,4 @@
-import { apiSignIn, axeViolations, expect, openAs, test } from './support/fixtures.ts'
+import { apiSignIn, axeViolations, expect, openAs, openSignedIn, test } from './support/fixtures.ts'
 
 const DEFAULT_RULES = {
   point_value_cents: 10,
@@ -14,9 +14,8 @@ test.describe('the programme rules', () => {
     page,
     request,
   }) => {
-    const admin = await apiSignIn(request)
+    const admin = await openSignedIn(page, request, '/settings')
     try {
-      await openAs(page, admin, '/settings')
       const form = page.getByRole('form', { name: 'Programme rules' })
       const bonus = form.getByRole('textbox', { name: /Joining bonus/ })
       await bonus.fill('')
