@@ -1,13 +1,5 @@
+import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { apiSignIn, axeViolations, expect, openAs, openSignedIn, test } from './support/fixtures.ts'
-
-const DEFAULT_RULES = {
-  point_value_cents: 10,
-  points_per_dollar: 1,
-  joining_bonus: 0,
-  expiry_months: 12,
-  redemption_code_threshold: 0,
-  max_points_per_line: 5000,
-}
 
 test.describe('the programme rules', () => {
   test('an admin sets a joining bonus, and the next patient added gets it', async ({
@@ -54,7 +46,7 @@ test.describe('the programme rules', () => {
       // The other journeys expect the demo practice's default rules.
       const reset = await request.put('/api/practice/rules', {
         headers: { Authorization: `Bearer ${admin.jwt}` },
-        data: DEFAULT_RULES,
+        data: DEFAULT_PROGRAMME_RULES,
       })
       expect(reset.status()).toBe(200)
     }
@@ -71,7 +63,7 @@ test.describe('the programme rules', () => {
     await expect(section.getByRole('form')).toHaveCount(0)
     const refused = await request.put('/api/practice/rules', {
       headers: { Authorization: `Bearer ${staff.jwt}` },
-      data: { ...DEFAULT_RULES, joining_bonus: 999 },
+      data: { ...DEFAULT_PROGRAMME_RULES, joining_bonus: 999 },
     })
     expect(refused.status()).toBe(403)
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
