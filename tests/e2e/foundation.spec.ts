@@ -1,4 +1,5 @@
 import {
+  AREAS,
   apiSignIn,
   axeViolations,
   expect,
@@ -6,17 +7,6 @@ import {
   storeSession,
   test,
 } from './support/fixtures.ts'
-
-const AREAS = [
-  'dashboard',
-  'appointments',
-  'patients',
-  'promotions',
-  'procedures',
-  'personnel',
-  'archive',
-  'settings',
-] as const
 
 test.describe('routing', () => {
   test('an unknown path goes to the not-found page', async ({ page }) => {

@@ -4,6 +4,18 @@ import { startWorkerServer } from './servers.ts'
 
 export { expect }
 
+/** The areas of the signed-in shell, as paths below the site's root. */
+export const AREAS = [
+  'dashboard',
+  'appointments',
+  'patients',
+  'promotions',
+  'procedures',
+  'personnel',
+  'archive',
+  'settings',
+] as const
+
 /** A seeded account the journeys sign in with. */
 export type Account = { readonly email: string; readonly password: string }
 
