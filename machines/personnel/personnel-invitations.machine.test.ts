@@ -1,37 +1,14 @@
-import { describe, expect, it, vi } from 'vitest'
-import { createActor, waitFor } from 'xstate'
-import type { InvitePersonnelInput, PersonnelInvitation } from '#domain/personnel.ts'
-import {
-  type InvitationRef,
-  personnelInvitationsMachine,
-} from '#machines/personnel/personnel-invitations.machine.ts'
+import { describe, expect, it } from 'vitest'
+import { waitFor } from 'xstate'
+import { startPersonnelInvitations } from '#tests/flows/personnel-invitations/fakes.ts'
 import { invitationFixtures } from '#tests/flows/personnel-invitations/model.ts'
-import { controlled } from '#tests/support/deferred.ts'
 
 // The fixtures of the flow model (tests/flows/personnel-invitations/model.ts).
 const { input, created, row } = invitationFixtures
 
-function start() {
-  const invitePersonnel = controlled<PersonnelInvitation, InvitePersonnelInput>()
-  const resendInvitation = controlled<unknown, InvitationRef>()
-  const revokeInvitation = controlled<unknown, InvitationRef>()
-  const onChanged = vi.fn()
-  const actor = createActor(
-    personnelInvitationsMachine.provide({
-      actors: {
-        invitePersonnel: invitePersonnel.logic,
-        resendInvitation: resendInvitation.logic,
-        revokeInvitation: revokeInvitation.logic,
-      },
-      actions: { onChanged },
-    }),
-  ).start()
-  return { actor, invitePersonnel, resendInvitation, revokeInvitation, onChanged }
-}
-
 describe('personnel invitations', () => {
   it('invites, says so, starts a fresh form and lets the route reload', async () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invite.submit', input })
     expect(s.actor.getSnapshot().value).toBe('inviting')
     expect(s.invitePersonnel.latest().input).toEqual(input)
@@ -45,7 +22,7 @@ describe('personnel invitations', () => {
   })
 
   it("shows the server's message when inviting fails, and keeps the form", async () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invite.submit', input })
     s.invitePersonnel
       .latest()
@@ -59,7 +36,7 @@ describe('personnel invitations', () => {
   })
 
   it('resends a pending invitation, showing which row is busy', async () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invitation.resend', invitation: row })
     expect(s.actor.getSnapshot().value).toBe('resending')
     expect(s.actor.getSnapshot().context.working).toEqual(row)
@@ -74,7 +51,7 @@ describe('personnel invitations', () => {
   })
 
   it('revokes a pending invitation', async () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invitation.revoke', invitation: row })
     expect(s.actor.getSnapshot().value).toBe('revoking')
     s.revokeInvitation.latest().answer.resolve(undefined)
@@ -90,7 +67,7 @@ describe('personnel invitations', () => {
     ['resend', 'invitation.resend', 'resendInvitation'],
     ['revoke', 'invitation.revoke', 'revokeInvitation'],
   ] as const)('a failed %s says why and frees the row', async (_, type, actorName) => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type, invitation: row })
     s[actorName].latest().answer.reject({ status: 502 })
     await waitFor(s.actor, (snap) => snap.matches('idle'))
@@ -101,7 +78,7 @@ describe('personnel invitations', () => {
   })
 
   it('runs one action at a time', () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invite.submit', input })
     s.actor.send({ type: 'invitation.revoke', invitation: row })
     s.actor.send({ type: 'invite.submit', input })
@@ -111,7 +88,7 @@ describe('personnel invitations', () => {
   })
 
   it('dismisses the message', async () => {
-    const s = start()
+    const s = startPersonnelInvitations()
     s.actor.send({ type: 'invite.submit', input })
     s.invitePersonnel.latest().answer.reject(new Error('No.'))
     await waitFor(s.actor, (snap) => snap.matches('idle'))

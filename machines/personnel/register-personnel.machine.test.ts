@@ -1,26 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createActor, waitFor } from 'xstate'
-import type { PersonnelRegisterPayloadInput, RegistrationDetails } from '#domain/personnel.ts'
+import type { RegistrationDetails } from '#domain/personnel.ts'
 import type { InvitationPreview } from '#domain/practice-data.ts'
-import type {
-  GetCodeAnswer,
-  GetCodeInput,
-  VerifyCodeAnswer,
-  VerifyCodeInput,
-} from '#domain/sign-up/api.ts'
-import {
-  type RegisteredPersonnel,
-  registerPersonnelMachine,
-} from '#machines/personnel/register-personnel.machine.ts'
+import { registerPersonnelMachine } from '#machines/personnel/register-personnel.machine.ts'
 import {
   selectIsLoading,
   selectIsPhoneVerified,
   selectPhoneVerificationRef,
   selectRegistrationFlags,
 } from '#machines/personnel/register-personnel.selectors.ts'
-import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
+import {
+  type RegisterPersonnelFakes,
+  startRegisterPersonnel,
+} from '#tests/flows/register-personnel/fakes.ts'
 import { fixtureDetails, fixtures } from '#tests/flows/register-personnel/model.ts'
-import { controlled } from '#tests/support/deferred.ts'
 
 // The fixtures of the flow model (tests/flows/register-personnel/model.ts).
 const invitation: InvitationPreview = fixtures.invitation
@@ -31,41 +24,7 @@ const details: RegistrationDetails = { ...fixtureDetails, lastName: 'Lee-Smith' 
 
 const target = { email: invitation.email, phone: fixtures.phone, countryCode: '+1' as const }
 
-function start() {
-  const loadInvitation = controlled<InvitationPreview, { invitationId: string }>()
-  const registerPersonnel = controlled<RegisteredPersonnel, PersonnelRegisterPayloadInput>()
-  const sendCode = controlled<GetCodeAnswer, GetCodeInput>()
-  const verifyCode = controlled<VerifyCodeAnswer, VerifyCodeInput>()
-  const onInvitationMissing = vi.fn()
-  const onRegistered = vi.fn()
-  const actor = createActor(
-    registerPersonnelMachine.provide({
-      actors: {
-        loadInvitation: loadInvitation.logic,
-        registerPersonnel: registerPersonnel.logic,
-        phoneVerification: phoneVerificationMachine.provide({
-          actors: { sendCode: sendCode.logic, verifyCode: verifyCode.logic },
-        }),
-      },
-      actions: {
-        onInvitationMissing: (_, params) => onInvitationMissing(params),
-        onRegistered: (_, params) => onRegistered(params),
-      },
-    }),
-    { input: { invitationId } },
-  ).start()
-  return {
-    actor,
-    loadInvitation,
-    registerPersonnel,
-    sendCode,
-    verifyCode,
-    onInvitationMissing,
-    onRegistered,
-  }
-}
-
-type Setup = ReturnType<typeof start>
+type Setup = RegisterPersonnelFakes
 
 function flags({ actor }: Setup) {
   const snapshot = actor.getSnapshot()
@@ -104,7 +63,7 @@ afterEach(() => {
 
 describe('personnel registration', () => {
   it('loads the invitation named by the link', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     expect(setup.actor.getSnapshot().value).toBe('loading')
     expect(selectIsLoading(setup.actor.getSnapshot())).toBe(true)
     expect(setup.loadInvitation.calls.map((c) => c.input)).toEqual([{ invitationId }])
@@ -116,7 +75,7 @@ describe('personnel registration', () => {
   })
 
   it('goes to notFound through onInvitationMissing when the invitation cannot be loaded', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     const error = new Error('This invitation link is not valid any more.')
     setup.loadInvitation.latest().answer.reject(error)
     await waitFor(setup.actor, (s) => s.status === 'done')
@@ -126,7 +85,7 @@ describe('personnel registration', () => {
   })
 
   it('starts with Get Code, Verify Code, the code input and Submit disabled', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await loaded(setup)
     expect(flags(setup)).toEqual({
       disableGetCodeButton: true,
@@ -139,7 +98,7 @@ describe('personnel registration', () => {
   })
 
   it('enables Get Code for valid fields, then the code input, then Verify Code', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await loaded(setup)
     phone(setup).send({ type: 'fields.change', valid: true, target })
     expect(flags(setup).disableGetCodeButton).toBe(false)
@@ -161,7 +120,7 @@ describe('personnel registration', () => {
   })
 
   it('ignores Submit until the phone is verified', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await loaded(setup)
     setup.actor.send({ type: 'form.submit', details })
     expect(setup.actor.getSnapshot().value).toEqual({ editing: 'verifyingPhone' })
@@ -169,7 +128,7 @@ describe('personnel registration', () => {
   })
 
   it('after verification locks the phone and its buttons and enables Submit', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await verified(setup)
     const snapshot = setup.actor.getSnapshot()
     expect(snapshot.context.verifiedPhone).toEqual({ authyId: 'authy-1', phone: '5551234567' })
@@ -186,7 +145,7 @@ describe('personnel registration', () => {
   })
 
   it("submits the personnel model with the invitation's e-mail and position, then registers", async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await verified(setup)
     setup.actor.send({ type: 'form.submit', details: { ...details, phoneNumber: '5550000000' } })
     expect(setup.actor.getSnapshot().value).toBe('submitting')
@@ -214,7 +173,7 @@ describe('personnel registration', () => {
   })
 
   it("returns to the form with the server's message when Submit fails, and may try again", async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await verified(setup)
     setup.actor.send({ type: 'form.submit', details })
     setup.registerPersonnel
@@ -231,7 +190,7 @@ describe('personnel registration', () => {
   })
 
   it('says the spec\'s "Ooops" text for a failure without a message', async () => {
-    const setup = start()
+    const setup = startRegisterPersonnel()
     await verified(setup)
     setup.actor.send({ type: 'form.submit', details })
     setup.registerPersonnel.latest().answer.reject({ status: 500 })

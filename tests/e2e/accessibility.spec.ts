@@ -7,6 +7,7 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import {
+  AREAS,
   apiSignIn,
   axeViolations,
   DEMO,
@@ -16,17 +17,6 @@ import {
   test,
   waitForMessage,
 } from './support/fixtures.ts'
-
-const AREAS = [
-  'dashboard',
-  'appointments',
-  'patients',
-  'promotions',
-  'procedures',
-  'personnel',
-  'archive',
-  'settings',
-] as const
 
 // Every run signs up and invites new people: phones and e-mails are unique per run.
 const stamp = `${Date.now()}`.slice(-6)

@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, MANAGER, openSignedIn, STAFF, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
 // The activity log in Settings, through the real server.
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 const shoot = screens('issue-19')
 
@@ -29,9 +27,7 @@ test.describe('the activity log', () => {
     expect(adjusted.status()).toBe(201)
     const sentence = `Morgan Reyes adjusted Logan Logged${stamp}'s points by +500: birthday ${stamp}.`
 
-    const admin = await apiSignIn(request)
-    await storeSession(page, admin)
-    await page.goto('/settings')
+    await openSignedIn(page, request, '/settings')
     await page.getByRole('link', { name: 'Open the activity log' }).click()
     await expect(page).toHaveURL(/\/settings\/activity$/)
     await expect(page.getByRole('heading', { level: 1, name: 'Activity log' })).toBeVisible()
@@ -93,9 +89,7 @@ test.describe('the activity log', () => {
   })
 
   test('a staff member has no activity log and is told who has one', async ({ page, request }) => {
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto('/settings')
+    const staff = await openSignedIn(page, request, '/settings', STAFF)
     await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
     await expect(page.getByRole('link', { name: 'Open the activity log' })).toHaveCount(0)
     await page.goto('/settings/activity')

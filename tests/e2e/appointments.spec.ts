@@ -1,7 +1,5 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { axeViolations, expect, openSignedIn, STAFF, test } from './support/fixtures.ts'
 import { scrollsSideways } from './support/screens.ts'
-
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 /** A day `days` from today, as the address and the date input write it (UTC, as the server). */
 function dayFromToday(days: number): string {
@@ -15,10 +13,9 @@ test.describe('appointments at the front desk', () => {
     page,
     request,
   }) => {
-    await storeSession(page, await apiSignIn(request, STAFF.email, STAFF.password))
     // A day far enough ahead to be empty, with the time in the page's own zone (UTC here).
     const day = dayFromToday(60)
-    await page.goto(`/appointments?day=${day}`)
+    await openSignedIn(page, request, `/appointments?day=${day}`, STAFF)
     await expect(page.getByText('No appointments on this day.', { exact: false })).toBeVisible()
 
     await page.getByRole('button', { name: 'New appointment' }).click()
@@ -95,8 +92,7 @@ test.describe('appointments at the front desk', () => {
     request,
   }) => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await storeSession(page, await apiSignIn(request, STAFF.email, STAFF.password))
-    await page.goto('/appointments')
+    await openSignedIn(page, request, '/appointments', STAFF)
     // The demo practice has appointments today.
     await expect(page.getByRole('article').first()).toBeVisible()
     expect(await scrollsSideways(page), 'the day view scrolls sideways').toBe(false)

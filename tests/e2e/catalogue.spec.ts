@@ -1,7 +1,4 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
-
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+import { axeViolations, expect, MANAGER, openSignedIn, STAFF, test } from './support/fixtures.ts'
 
 test.describe('the catalogue', () => {
   test('a manager adds a treatment with points from its price, changes it, archives and restores it', async ({
@@ -9,8 +6,7 @@ test.describe('the catalogue', () => {
     request,
   }) => {
     const name = `Glow Peel ${Date.now().toString().slice(-6)}`
-    await storeSession(page, await apiSignIn(request, MANAGER.email, MANAGER.password))
-    await page.goto('/procedures')
+    await openSignedIn(page, request, '/procedures', MANAGER)
     await page.getByRole('button', { name: 'Add treatment' }).click()
     const dialog = page.getByRole('dialog', { name: 'Add treatment' })
     await dialog.getByRole('textbox', { name: 'Name' }).fill(name)
@@ -56,9 +52,7 @@ test.describe('the catalogue', () => {
     request,
   }) => {
     await page.setViewportSize({ width: 390, height: 844 })
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto('/procedures')
+    const staff = await openSignedIn(page, request, '/procedures', STAFF)
     await expect(page.getByText(/Only a manager or an admin can change them/)).toBeVisible()
     await expect(page.getByRole('listitem').first()).toBeVisible()
     await expect(page.getByRole('button', { name: /^(Add|Edit|Archive) / })).toHaveCount(0)

@@ -3,14 +3,15 @@ import {
   type ApiSession,
   apiSignIn,
   expect,
-  storeSession,
+  openAs,
+  openSignedIn,
+  STAFF,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
 import { screens, scrollsSideways, VIEWPORTS } from './support/screens.ts'
 
 // The front desk's checkout through the real server.
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 const shoot = screens('issue-17')
 
@@ -112,8 +113,7 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const blake = await server.patient('Blake Martinez')
     const before = await server.balance(blake.id)
-    await storeSession(page, session)
-    await page.goto('/appointments')
+    await openAs(page, session, '/appointments')
     const card = page.getByRole('article', { name: /Blake Martinez/ })
     await expect(card).toContainText('HydraFacial')
     await card.getByRole('link', { name: 'Complete Blake Martinez' }).click()
@@ -184,8 +184,7 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const dana = await server.patient("Dana O'Connor")
     const before = await server.balance(dana.id)
-    await storeSession(page, session)
-    await page.goto(`/patients/${dana.id}`)
+    await openAs(page, session, `/patients/${dana.id}`)
     await page.getByRole('link', { name: 'Record visit' }).click()
     await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
     await addItem(page, 'Add a product', 'Hydrating B5 Gel')
@@ -255,8 +254,7 @@ test.describe('checkout at the front desk', () => {
     await server.claimFor(await server.promotionId('Birthday Glow', dana.id), blake.id)
     expect(await server.claim('Birthday Glow', blake.id)).toBe('claimed')
     const before = await server.balance(blake.id)
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${blake.id}`)
+    await openAs(page, session, `/checkout?patientId=${blake.id}`)
     await addItem(page, 'Add a procedure', 'Chemical Peel')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('radio', { name: /^Birthday Glow/ }).check()
@@ -319,8 +317,7 @@ test.describe('checkout at the front desk', () => {
     await server.claimFor(offer.id, harper.id)
     const before = await server.balance(harper.id)
 
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${harper.id}`)
+    await openAs(page, session, `/checkout?patientId=${harper.id}`)
     await addItem(page, 'Add a procedure', 'HydraFacial')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('radio', { name: new RegExp(`^\\$50 off HydraFacial ${stamp}`) }).check()
@@ -362,8 +359,7 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const finley = await server.patient('Finley Brooks')
     const visitsBefore = await server.visitIds(finley.id)
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${finley.id}`)
+    await openAs(page, session, `/checkout?patientId=${finley.id}`)
     await addItem(page, 'Add a product', 'Vitamin C Serum')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('button', { name: 'Continue' }).click()
@@ -401,8 +397,7 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const emery = await server.patient('Emery Patel')
     const visitsBefore = await server.visitIds(emery.id)
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${emery.id}`)
+    await openAs(page, session, `/checkout?patientId=${emery.id}`)
     await addItem(page, 'Add a product', 'Mineral Sunscreen SPF 46')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('button', { name: 'Continue' }).click()
@@ -430,9 +425,8 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const avery = await server.patient('Avery Johnson')
     const before = await server.balance(avery.id)
-    await storeSession(page, session)
     await page.setViewportSize(VIEWPORTS[1])
-    await page.goto('/checkout')
+    await openAs(page, session, '/checkout')
 
     /** Presses Tab until `target` has the focus. */
     const tabTo = async (target: Locator) => {
@@ -500,8 +494,7 @@ test.describe('checkout at the front desk', () => {
     const server = await api(request, session)
     const casey = await server.patient('Casey Nguyen')
     const before = await server.balance(casey.id)
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${casey.id}`)
+    await openAs(page, session, `/checkout?patientId=${casey.id}`)
     await addItem(page, 'Add a product', 'Vitamin C Serum')
     // $182.00 in the catalogue; typed ten times over, it is warned of at once.
     await page.getByLabel('Unit price of Vitamin C Serum').fill('1820')
@@ -569,8 +562,7 @@ test.describe('checkout at the front desk', () => {
     expect(await server.balance(casey.id)).toBe(before + 80)
 
     // The activity log says who approved it and why.
-    await storeSession(page, await apiSignIn(request))
-    await page.goto('/settings/activity')
+    await openSignedIn(page, request, '/settings/activity')
     await expect(
       page
         .getByText(
@@ -584,8 +576,7 @@ test.describe('checkout at the front desk', () => {
     const session = await apiSignIn(request, STAFF.email, STAFF.password)
     const server = await api(request, session)
     const casey = await server.patient('Casey Nguyen')
-    await storeSession(page, session)
-    await page.goto(`/checkout?patientId=${casey.id}`)
+    await openAs(page, session, `/checkout?patientId=${casey.id}`)
     await addItem(page, 'Add a procedure', 'Laser Hair Removal')
     await page.getByRole('button', { name: 'See points' }).click()
     await page.getByRole('radio', { name: 'Points', exact: true }).check()

@@ -1,9 +1,7 @@
 import type { APIRequestContext, Page } from '@playwright/test'
 import Papa from 'papaparse'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import { axeViolations, expect, openSignedIn, STAFF, test } from './support/fixtures.ts'
 import { shot } from './support/screens.ts'
-
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 /** A figure of a tile as a number ("12,340" → 12340). */
 async function figure(page: Page, key: string): Promise<number> {
@@ -40,10 +38,8 @@ test.describe('the dashboard', () => {
     request,
   }) => {
     test.setTimeout(120_000)
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
     await page.setViewportSize({ width: 1440, height: 1000 })
-    await page.goto('/dashboard')
+    const session = await openSignedIn(page, request, '/dashboard')
     await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible()
 
     // Tiles: the demo's patients, its points and their dollars, this month's movements.
@@ -184,10 +180,8 @@ test.describe('the dashboard', () => {
     page,
     request,
   }) => {
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
     await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto('/dashboard')
+    await openSignedIn(page, request, '/dashboard')
     await expect(page.getByRole('region', { name: 'Points per month' })).toBeVisible()
     const tiles = page.getByRole('region', { name: /^(Patients|Points outstanding)$/ })
     const [first, second] = [await tiles.nth(0).boundingBox(), await tiles.nth(1).boundingBox()]
@@ -200,10 +194,8 @@ test.describe('the dashboard', () => {
     await noSidewaysScroll(page)
     await shot(page, 'issue-20', 'liability-390.png')
 
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
     await page.setViewportSize({ width: 1440, height: 1000 })
-    await page.goto('/dashboard')
+    await openSignedIn(page, request, '/dashboard', STAFF)
     await expect(page.locator('[data-figure="points-outstanding"]')).toBeVisible()
     await expect(page.locator('[data-figure="liability"]')).toHaveCount(0)
     await expect(page.getByRole('link', { name: 'Liability report' })).toHaveCount(0)

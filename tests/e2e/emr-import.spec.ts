@@ -2,13 +2,19 @@ import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { APIRequestContext } from '@playwright/test'
 import Papa from 'papaparse'
-import { type ApiSession, apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import {
+  type ApiSession,
+  apiSignIn,
+  expect,
+  MANAGER,
+  storeSession,
+  test,
+} from './support/fixtures.ts'
 import { chooseFile, countMatching } from './support/import-files.ts'
 import { screens } from './support/screens.ts'
 
 // An import that meets real files. The fixture is an EMR-style export of 301 patients:
 // MM/DD/YYYY birth dates, phones written five ways, a "Points Balance" column and 9 bad rows.
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const EMR = readFileSync(new URL('./fixtures/emr-export.csv', import.meta.url), 'utf8')
 
 const shoot = screens('issue-29')

@@ -1,9 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import Papa from 'papaparse'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
-
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
+import { axeViolations, expect, MANAGER, openSignedIn, STAFF, test } from './support/fixtures.ts'
 
 const rowsOf = async (path: string) =>
   Papa.parse<Record<string, string>>((await readFile(path, 'utf8')).trimEnd(), { header: true })
@@ -13,9 +10,7 @@ test.describe('the CSV exports', () => {
     page,
     request,
   }) => {
-    const session = await apiSignIn(request, MANAGER.email, MANAGER.password)
-    await storeSession(page, session)
-    await page.goto('/patients')
+    await openSignedIn(page, request, '/patients', MANAGER)
     const count = page.getByRole('status').filter({ hasText: /\d+ patients?/ })
     await expect(count).toBeVisible()
     const total = Number(((await count.textContent()) ?? '').replace(/\D/g, ''))
@@ -61,9 +56,7 @@ test.describe('the CSV exports', () => {
   })
 
   test('staff see no export, and the server refuses them too', async ({ page, request }) => {
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto('/patients')
+    const staff = await openSignedIn(page, request, '/patients', STAFF)
     await expect(page.getByRole('button', { name: 'Add patient' })).toBeVisible()
     await expect(page.getByRole('button', { name: 'Export CSV' })).toHaveCount(0)
     await page.goto('/dashboard')

@@ -1,15 +1,12 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
-
-const AREAS = [
-  'dashboard',
-  'appointments',
-  'patients',
-  'promotions',
-  'procedures',
-  'personnel',
-  'archive',
-  'settings',
-] as const
+import {
+  AREAS,
+  apiSignIn,
+  axeViolations,
+  expect,
+  openSignedIn,
+  storeSession,
+  test,
+} from './support/fixtures.ts'
 
 test.describe('routing', () => {
   test('an unknown path goes to the not-found page', async ({ page }) => {
@@ -65,9 +62,7 @@ test.describe('routing', () => {
   })
 
   test('the avatar menu leads to My Profile and to Logout', async ({ page, request }) => {
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
-    await page.goto('/dashboard')
+    const session = await openSignedIn(page, request, '/dashboard')
     await page
       .getByRole('button', { name: /account menu|hello/i })
       .first()

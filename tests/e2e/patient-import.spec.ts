@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises'
 import type { Locator } from '@playwright/test'
 import Papa from 'papaparse'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  MANAGER,
+  openSignedIn,
+  STAFF,
+  storeSession,
+  test,
+} from './support/fixtures.ts'
 import {
   chooseFile,
   countMatching,
@@ -12,8 +21,6 @@ import {
 import { screens, scrollsSideways } from './support/screens.ts'
 
 // The patient import through the real server, in Chromium.
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 const shoot = screens('issue-17')
 
@@ -154,8 +161,7 @@ test.describe('the patient import', () => {
     request,
   }) => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await storeSession(page, await apiSignIn(request, MANAGER.email, MANAGER.password))
-    await page.goto('/patients/import')
+    await openSignedIn(page, request, '/patients/import', MANAGER)
     await expect(page.getByRole('heading', { name: 'Choose a CSV file' })).toBeVisible()
 
     /** Presses Tab until `target` has the focus (at most 40 times). */
@@ -230,9 +236,7 @@ test.describe('the patient import', () => {
     page,
     request,
   }) => {
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto('/patients')
+    const staff = await openSignedIn(page, request, '/patients', STAFF)
     await expect(page.getByRole('button', { name: 'Add patient' })).toBeVisible()
     await expect(page.getByRole('link', { name: 'Import CSV' })).toHaveCount(0)
     await page.goto('/patients/import')

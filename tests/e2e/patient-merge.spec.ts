@@ -1,8 +1,7 @@
 import type { APIRequestContext } from '@playwright/test'
-import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, MANAGER, openAs, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 const shoot = screens('issue-29')
 
 /** Two patients of the demo practice, each with one adjustment, made through the API. */
@@ -41,8 +40,7 @@ test.describe('merging two patients', () => {
   }) => {
     const stamp = Date.now().toString().slice(-7)
     const { manager, last, kept, merged } = await twoPatients(request, stamp)
-    await storeSession(page, manager)
-    await page.goto(`/patients/${merged}`)
+    await openAs(page, manager, `/patients/${merged}`)
     await expect(page.getByRole('heading', { level: 1, name: `Mari ${last}` })).toBeVisible()
     await page.getByRole('button', { name: 'Merge…' }).click()
 
@@ -106,8 +104,7 @@ test.describe('merging two patients', () => {
     const { manager, last, kept, merged } = await twoPatients(request, stamp)
     await server.query('update patients set phone = $1 where id = $2', [`+1555${stamp}`, merged])
 
-    await storeSession(page, manager)
-    await page.goto('/patients')
+    await openAs(page, manager, '/patients')
     await page.getByRole('link', { name: 'Possible duplicates' }).click()
     await expect(page.getByRole('heading', { level: 1, name: 'Possible duplicates' })).toBeVisible()
     const merge = page

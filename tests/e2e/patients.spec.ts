@@ -1,10 +1,16 @@
 import type { Page } from '@playwright/test'
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  openAs,
+  openSignedIn,
+  STAFF,
+  test,
+} from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
 const shoot = screens('issue-29')
-
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 /** Nothing on the page is wider than the window (no sideways scrolling). */
 async function expectNoSidewaysScroll(page: Page) {
@@ -24,9 +30,7 @@ test.describe('patients and their points', () => {
     page,
     request,
   }) => {
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
-    await page.goto('/patients')
+    const session = await openSignedIn(page, request, '/patients')
     await expect(page.getByRole('heading', { level: 1, name: 'Patients' })).toBeVisible()
 
     await page.getByRole('button', { name: 'Add patient' }).click()
@@ -120,9 +124,7 @@ test.describe('patients and their points', () => {
     expect(created.status()).toBe(201)
     const patient = (await created.json()) as { id: number }
 
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await storeSession(page, staff)
-    await page.goto(`/patients/${patient.id}`)
+    const staff = await openSignedIn(page, request, `/patients/${patient.id}`, STAFF)
     await expect(
       page.getByRole('heading', { level: 1, name: `Sky Staffview${unique}` }),
     ).toBeVisible()
@@ -151,8 +153,7 @@ test.describe('patients and their points', () => {
     expect(created.status()).toBe(201)
     const patient = (await created.json()) as { id: number }
     const name = `Ari Archived${unique}`
-    await storeSession(page, admin)
-    await page.goto(`/patients/${patient.id}`)
+    await openAs(page, admin, `/patients/${patient.id}`)
     await page.getByRole('button', { name: 'Archive' }).click()
     await page
       .getByRole('dialog', { name: 'Archive patient' })
@@ -181,8 +182,7 @@ test.describe('patients and their points', () => {
 
   test('the list and the profile fit a 390 px phone', async ({ page, request }) => {
     await page.setViewportSize({ width: 390, height: 844 })
-    await storeSession(page, await apiSignIn(request))
-    await page.goto('/patients')
+    await openSignedIn(page, request, '/patients')
     await expect(page.getByRole('heading', { level: 1, name: 'Patients' })).toBeVisible()
     // Cards, not a table, on a phone.
     await expect(page.getByRole('table')).toBeHidden()

@@ -4,13 +4,13 @@ import {
   apiSignIn,
   axeViolations,
   expect,
-  storeSession,
+  openAs,
+  openSignedIn,
+  STAFF,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
-
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 // Every run invites new people with new phones: the server keeps per-phone code limits.
 const stamp = `${Date.now()}`.slice(-7)
@@ -53,9 +53,7 @@ test.describe('personnel', () => {
     const password = 'Welcome2026'
 
     // The demo Admin invites from the Personnel area.
-    const session = await apiSignIn(request)
-    await storeSession(page, session)
-    await page.goto('/personnel')
+    await openSignedIn(page, request, '/personnel')
     await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
     expect(await axeViolations(page)).toEqual([])
     const sentAt = new Date()
@@ -163,8 +161,7 @@ test.describe('personnel', () => {
       last: 'Morgan',
       position: 'Provider',
     }
-    await storeSession(page, await apiSignIn(request))
-    await page.goto('/personnel')
+    await openSignedIn(page, request, '/personnel')
     await invite(page, person)
     const mail = await waitForMessage(request, 'email', person.email)
     await page.getByRole('button', { name: `Resend invitation to ${person.email}` }).click()
@@ -202,8 +199,7 @@ test.describe('personnel', () => {
       error: { status: 403, message: 'Only an admin can manage personnel.' },
     })
 
-    await storeSession(page, session)
-    await page.goto('/personnel')
+    await openAs(page, session, '/personnel')
     await expect(page.getByRole('heading', { level: 1, name: 'Personnel' })).toBeVisible()
     await expect(page.getByText('demo@example.com')).toBeVisible()
     await expect(page.getByRole('form', { name: 'Invite' })).toHaveCount(0)

@@ -2,10 +2,10 @@ import type { APIRequestContext, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
-import { apiSignIn, expect, openAs, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
 import { type Colleague, registerColleague, signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
-import { decoded, pick } from './support/uploads.ts'
+import { decoded, drawnLogo, pick } from './support/uploads.ts'
 
 // Issue 19's done-when as one story of a NEW practice, end to end in Chromium against the real
 // server: logo, practice name, own password, roles, deactivation, subscription, footer, Staff
@@ -13,29 +13,16 @@ import { decoded, pick } from './support/uploads.ts'
 
 const check = screens('issue-19')
 
-/** A wide logo drawn in the page's own canvas, as the file a person would pick. */
-async function drawnLogo(page: Page) {
-  const dataUrl = await page.evaluate(() => {
-    const canvas = document.createElement('canvas')
-    canvas.width = 360
-    canvas.height = 96
-    const g = canvas.getContext('2d') as CanvasRenderingContext2D
-    g.fillStyle = '#ffffff'
-    g.fillRect(0, 0, 360, 96)
-    g.fillStyle = '#7c3aed'
-    g.beginPath()
-    g.arc(48, 48, 34, 0, Math.PI * 2)
-    g.fill()
-    g.fillStyle = '#3b0764'
-    g.font = 'bold 38px sans-serif'
-    g.fillText('Harbor Light', 96, 62)
-    return canvas.toDataURL('image/png')
+/** A wide logo, as the file a person would pick. */
+async function harborLightLogo(page: Page) {
+  const buffer = await drawnLogo(page, {
+    width: 360,
+    height: 96,
+    background: '#ffffff',
+    mark: { colour: '#7c3aed' },
+    name: { text: 'Harbor Light', colour: '#3b0764', font: 'bold 38px sans-serif', x: 96, y: 62 },
   })
-  return {
-    name: 'harbor-light.png',
-    mimeType: 'image/png',
-    buffer: Buffer.from(dataUrl.split(',')[1] as string, 'base64'),
-  }
+  return { name: 'harbor-light.png', mimeType: 'image/png', buffer }
 }
 
 const bearer = (jwt: string) => ({ Authorization: `Bearer ${jwt}` })
@@ -124,7 +111,11 @@ test.describe('a new practice administers itself', () => {
 
     await test.step('the Admin uploads a logo and sees it in the header', async () => {
       const section = page.getByRole('region', { name: 'Practice logo' })
-      await pick(page, section.getByRole('button', { name: 'Upload logo' }), await drawnLogo(page))
+      await pick(
+        page,
+        section.getByRole('button', { name: 'Upload logo' }),
+        await harborLightLogo(page),
+      )
       await expect(section.getByRole('status')).toHaveText(UPLOAD_MESSAGES.logoSaved)
       await expect(headerLogo).toHaveAttribute('src', /^\/api\/upload\/files\/\d+\/[\w-]{43}$/)
       await expect.poll(() => decoded(headerLogo)).toBe(true)
@@ -234,8 +225,7 @@ test.describe('a new practice administers itself', () => {
       const elsewhere = await apiSignIn(request, admin.user.email, admin.password, { fresh: true })
       const other = await browser.newContext()
       const otherPage = await other.newPage()
-      await storeSession(otherPage, elsewhere)
-      await otherPage.goto('/dashboard')
+      await openAs(otherPage, elsewhere, '/dashboard')
       await expect(otherPage.getByText(`Hello, ${adminName}`)).toBeVisible()
 
       await page.goto(`/personnel/${admin.user.id}`)

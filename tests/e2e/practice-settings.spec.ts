@@ -4,6 +4,8 @@ import {
   apiSignIn,
   expect,
   openAs,
+  openSignedIn,
+  STAFF,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
@@ -11,7 +13,6 @@ import { screens } from './support/screens.ts'
 
 // The practice details in Settings, the footer links and My Profile's phone change,
 // through the real server.
-const STAFF = { email: 'staff@example.com', password: 'StaffPass123' }
 
 // Each journey checks axe and takes pictures at two widths on several screens: more than a minute.
 test.describe.configure({ timeout: 240_000 })
@@ -49,9 +50,8 @@ test.describe('the practice details', () => {
     page,
     request,
   }) => {
-    const admin = await apiSignIn(request)
+    const admin = await openSignedIn(page, request, '/settings')
     try {
-      await openAs(page, admin, '/settings')
       const form = page.getByRole('form', { name: 'Practice details' })
       const name = form.getByRole('textbox', { name: 'Practice name' })
       await expect(name).toHaveValue('Glow Demo Med Spa')
@@ -99,9 +99,8 @@ test.describe('the practice details', () => {
     request,
     context,
   }) => {
-    const admin = await apiSignIn(request)
+    const admin = await openSignedIn(page, request, '/settings')
     try {
-      await openAs(page, admin, '/settings')
       const footer = page.getByRole('navigation', { name: 'Footer' })
       const links = footer.getByRole('link')
       await expect(links).toHaveCount(5)
@@ -160,8 +159,7 @@ test.describe('the practice details', () => {
     page,
     request,
   }) => {
-    const staff = await apiSignIn(request, STAFF.email, STAFF.password)
-    await openAs(page, staff, '/settings')
+    const staff = await openSignedIn(page, request, '/settings', STAFF)
     const section = page.getByRole('region', { name: 'Practice details' })
     await expect(section.getByText('Only an admin can change the practice details.')).toBeVisible()
     await expect(section.getByText('Glow Demo Med Spa')).toBeVisible()

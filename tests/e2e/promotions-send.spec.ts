@@ -1,15 +1,9 @@
 import type { APIRequestContext } from '@playwright/test'
 import { signUpPractice, valuesFor } from '#tests/paths/support/api.ts'
-import {
-  apiSignIn,
-  expect,
-  readOutbox,
-  storeSession,
-  test,
-  waitForMessage,
-} from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, readOutbox, test, waitForMessage } from './support/fixtures.ts'
 import { registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
+import { drawnLogo } from './support/uploads.ts'
 
 // Part 2: "Send to patients" end to end in Chromium against the real server.
 
@@ -85,8 +79,7 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   expect(((await who.json()) as { access_rights?: string }).access_rights).toBe('Manager')
 
   // The Manager creates the offer, publishes it and sends it, on the offer's page.
-  await storeSession(page, manager)
-  await page.goto('/promotions')
+  await openAs(page, manager, '/promotions')
   await page.getByRole('button', { name: 'New offer' }).click()
   const form = page.getByRole('dialog', { name: 'New offer' })
   await form.getByLabel('Title').fill('Spring peel')
@@ -119,22 +112,16 @@ test('a Manager sends a live offer; a patient claims it from the e-mail, the des
   expect(mail?.text).toContain('Hello Ada,')
 
   // The practice's logo is a wide one, as many are: 360 × 90 px.
-  const wideLogo = await page.evaluate(() => {
-    const canvas = document.createElement('canvas')
-    canvas.width = 360
-    canvas.height = 90
-    const g = canvas.getContext('2d') as CanvasRenderingContext2D
-    g.fillStyle = '#0e7490'
-    g.fillRect(0, 0, 360, 90)
-    g.fillStyle = '#ffffff'
-    g.font = 'bold 40px sans-serif'
-    g.fillText('Wide Logo', 40, 60)
-    return canvas.toDataURL('image/png').split(',')[1] as string
+  const wideLogo = await drawnLogo(page, {
+    width: 360,
+    height: 90,
+    background: '#0e7490',
+    name: { text: 'Wide Logo', colour: '#ffffff', font: 'bold 40px sans-serif', x: 40, y: 60 },
   })
   const uploadedLogo = await request.post('/api/upload/files', {
     headers,
     multipart: {
-      file: { name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(wideLogo, 'base64') },
+      file: { name: 'wide.png', mimeType: 'image/png', buffer: wideLogo },
       purpose: 'logo',
     },
   })

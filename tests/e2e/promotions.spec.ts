@@ -1,8 +1,14 @@
-import { apiSignIn, axeViolations, expect, storeSession, test } from './support/fixtures.ts'
+import {
+  apiSignIn,
+  axeViolations,
+  expect,
+  MANAGER,
+  storeSession,
+  test,
+} from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
 // The offer's life and its funnel, through the real server.
-const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 
 const shoot = screens('issue-18')
 

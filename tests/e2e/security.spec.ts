@@ -5,7 +5,8 @@ import {
   type ApiSession,
   apiSignIn,
   expect,
-  storeSession,
+  openAs,
+  openSignedIn,
   test,
   waitForMessage,
 } from './support/fixtures.ts'
@@ -108,8 +109,7 @@ test.describe('security in the browser', () => {
 
     await page.goto('/signup')
     await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible()
-    await storeSession(page, await apiSignIn(request))
-    await page.goto('/dashboard')
+    await openSignedIn(page, request, '/dashboard')
     await expect(page.getByRole('heading', { level: 1, name: 'Dashboard' })).toBeVisible()
     expect(await violations()).toEqual([])
   })
@@ -154,8 +154,7 @@ test.describe('security in the browser', () => {
   }) => {
     const session = await newStaffMember(request)
     await page.clock.install()
-    await storeSession(page, session)
-    await page.goto('/settings')
+    await openAs(page, session, '/settings')
     await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
 
     await page.clock.fastForward('13:00')

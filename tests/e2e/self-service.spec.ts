@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test'
-import { apiSignIn, axeViolations, expect, openAs, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, axeViolations, expect, openAs, test } from './support/fixtures.ts'
 import { type Colleague, registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
@@ -128,8 +128,7 @@ test.describe('self-service', () => {
     // Another browser's session has ended.
     const other = await browser.newContext()
     const otherPage = await other.newPage()
-    await storeSession(otherPage, alexElsewhere)
-    await otherPage.goto('/personnel')
+    await openAs(otherPage, alexElsewhere, '/personnel')
     await expect(otherPage).toHaveURL(/\/signin/)
     await other.close()
     const oldPassword = await request.post('/api/auth/local', {

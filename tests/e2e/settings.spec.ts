@@ -1,22 +1,13 @@
-import { apiSignIn, axeViolations, expect, openAs, test } from './support/fixtures.ts'
-
-const DEFAULT_RULES = {
-  point_value_cents: 10,
-  points_per_dollar: 1,
-  joining_bonus: 0,
-  expiry_months: 12,
-  redemption_code_threshold: 0,
-  max_points_per_line: 5000,
-}
+import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
+import { apiSignIn, axeViolations, expect, openAs, openSignedIn, test } from './support/fixtures.ts'
 
 test.describe('the programme rules', () => {
   test('an admin sets a joining bonus, and the next patient added gets it', async ({
     page,
     request,
   }) => {
-    const admin = await apiSignIn(request)
+    const admin = await openSignedIn(page, request, '/settings')
     try {
-      await openAs(page, admin, '/settings')
       const form = page.getByRole('form', { name: 'Programme rules' })
       const bonus = form.getByRole('textbox', { name: /Joining bonus/ })
       await bonus.fill('')
@@ -55,7 +46,7 @@ test.describe('the programme rules', () => {
       // The other journeys expect the demo practice's default rules.
       const reset = await request.put('/api/practice/rules', {
         headers: { Authorization: `Bearer ${admin.jwt}` },
-        data: DEFAULT_RULES,
+        data: DEFAULT_PROGRAMME_RULES,
       })
       expect(reset.status()).toBe(200)
     }
@@ -72,7 +63,7 @@ test.describe('the programme rules', () => {
     await expect(section.getByRole('form')).toHaveCount(0)
     const refused = await request.put('/api/practice/rules', {
       headers: { Authorization: `Bearer ${staff.jwt}` },
-      data: { ...DEFAULT_RULES, joining_bonus: 999 },
+      data: { ...DEFAULT_PROGRAMME_RULES, joining_bonus: 999 },
     })
     expect(refused.status()).toBe(403)
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
-import { apiSignIn, expect, storeSession, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
 import { signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 import { choose, field } from './support/wizard.ts'
@@ -26,8 +26,7 @@ test.describe('the subscription in Settings', () => {
     const answer = (await api.json()) as SubscriptionAnswer
     const termEnd = subscriptionDate(answer.current_period_end ?? '')
 
-    await storeSession(page, admin)
-    await page.goto('/settings')
+    await openAs(page, admin, '/settings')
     const subscription = section(page)
     await expect(subscription.getByText('Glow Monthly Lite: $99.00 a month')).toBeVisible()
     await expect(subscription.getByText('Monthly', { exact: true })).toBeVisible()
@@ -105,8 +104,7 @@ test.describe('the subscription in Settings', () => {
     expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
       PERMISSION_REFUSALS['subscription.manage'],
     )
-    await storeSession(page, staff)
-    await page.goto('/settings')
+    await openAs(page, staff, '/settings')
     await expect(page.getByRole('heading', { name: 'Programme rules' })).toBeVisible()
     await expect(page.getByRole('heading', { name: 'Subscription' })).toHaveCount(0)
     await expect(page.getByRole('button', { name: 'Change card' })).toHaveCount(0)

@@ -6,9 +6,9 @@ import {
   pngWithMetadata,
   webpWithMetadata,
 } from '#tests/support/image-fixtures.ts'
-import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
+import { apiSignIn, expect, openAs, openSignedIn, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
-import { decoded, pick } from './support/uploads.ts'
+import { decoded, drawnLogo, pick } from './support/uploads.ts'
 
 // The practice logo and the own avatar, uploaded through the real server.
 
@@ -19,26 +19,19 @@ async function drawnImage(
   page: Page,
   kind: 'logo' | 'avatar',
 ): Promise<{ name: string; mimeType: string; buffer: Buffer }> {
-  const dataUrl = await page.evaluate((what) => {
+  if (kind === 'logo') {
+    const buffer = await drawnLogo(page, {
+      width: 360,
+      height: 96,
+      background: '#ffffff',
+      mark: { colour: '#0e7490', initial: 'S' },
+      name: { text: 'Bright Smile', colour: '#164e63', font: 'bold 40px sans-serif', x: 96, y: 62 },
+    })
+    return { name: 'bright-smile-logo.png', mimeType: 'image/png', buffer }
+  }
+  const dataUrl = await page.evaluate(() => {
     const canvas = document.createElement('canvas')
     const g = canvas.getContext('2d') as CanvasRenderingContext2D
-    if (what === 'logo') {
-      canvas.width = 360
-      canvas.height = 96
-      g.fillStyle = '#ffffff'
-      g.fillRect(0, 0, 360, 96)
-      g.fillStyle = '#0e7490'
-      g.beginPath()
-      g.arc(48, 48, 34, 0, Math.PI * 2)
-      g.fill()
-      g.fillStyle = '#ffffff'
-      g.font = 'bold 36px sans-serif'
-      g.fillText('S', 36, 61)
-      g.fillStyle = '#164e63'
-      g.font = 'bold 40px sans-serif'
-      g.fillText('Bright Smile', 96, 62)
-      return canvas.toDataURL('image/png')
-    }
     canvas.width = 160
     canvas.height = 160
     g.fillStyle = '#fde68a'
@@ -51,9 +44,8 @@ async function drawnImage(
     g.ellipse(80, 150, 56, 44, 0, 0, Math.PI * 2)
     g.fill()
     return canvas.toDataURL('image/jpeg', 0.9)
-  }, kind)
+  })
   const buffer = Buffer.from(dataUrl.split(',')[1] as string, 'base64')
-  if (kind === 'logo') return { name: 'bright-smile-logo.png', mimeType: 'image/png', buffer }
   // A camera's EXIF block (with a place in it) rides along; the server must drop it.
   const exif = Buffer.from('Exif\0\0MM\0*GPS 51.5074N 0.1278W', 'latin1')
   const segment = Buffer.concat([
@@ -74,9 +66,8 @@ test.describe('uploads', () => {
   }) => {
     // Two widths of axe and pictures, twice: more than the default minute on a busy machine.
     test.slow()
-    const admin = await apiSignIn(request)
+    const admin = await openSignedIn(page, request, '/settings')
     try {
-      await openAs(page, admin, '/settings')
       const section = page.getByRole('region', { name: 'Practice logo' })
       const headerLogo = page.getByRole('banner').getByRole('img', { name: 'Practice logo' })
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')

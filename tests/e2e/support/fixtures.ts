@@ -4,8 +4,27 @@ import { startWorkerServer } from './servers.ts'
 
 export { expect }
 
+/** The areas of the signed-in shell, as paths below the site's root. */
+export const AREAS = [
+  'dashboard',
+  'appointments',
+  'patients',
+  'promotions',
+  'procedures',
+  'personnel',
+  'archive',
+  'settings',
+] as const
+
+/** A seeded account the journeys sign in with. */
+export type Account = { readonly email: string; readonly password: string }
+
 /** The seeded demo Admin. */
 export const DEMO = { email: 'demo@example.com', password: 'DemoPass123' } as const
+/** The seeded Manager of the demo practice. */
+export const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' } as const
+/** The seeded staff member of the demo practice. */
+export const STAFF = { email: 'staff@example.com', password: 'StaffPass123' } as const
 
 export type OutboxMessage = {
   channel: 'sms' | 'email'
@@ -103,6 +122,21 @@ export async function storeSession(page: Page, session: unknown, remember = fals
 export async function openAs(page: Page, session: unknown, url: string) {
   await storeSession(page, session)
   await page.goto(url)
+}
+
+/**
+ * Signs `account` in through the API ({@link apiSignIn}; the demo Admin unless told), stores its
+ * session in the page and opens `url` ({@link openAs}). Returns the session.
+ */
+export async function openSignedIn(
+  page: Page,
+  request: APIRequestContext,
+  url: string,
+  account: Account = DEMO,
+): Promise<ApiSession> {
+  const session = await apiSignIn(request, account.email, account.password)
+  await openAs(page, session, url)
+  return session
 }
 
 /**

@@ -53,29 +53,22 @@ const product: CheckoutItem = {
   price_cents: 6_500,
   catalogue_price_cents: 6_500,
 }
+/** An item's line as the server previews it, at its own price: `points` earned, or `refused` and why. */
+function previewLine(
+  item: CheckoutItem,
+  points: number,
+  refused: VisitPreview['lines'][number]['refused'] = null,
+): VisitPreview['lines'][number] {
+  const { kind, item_id, name, quantity, price_cents } = item
+  return { kind, item_id, name, quantity, unit_price_cents: price_cents, points, refused }
+}
 const preview: VisitPreview = {
   lines: [
-    {
-      kind: 'procedure',
-      item_id: 2,
-      name: 'HydraFacial',
-      quantity: 1,
-      unit_price_cents: 19_900,
-      points: 0,
-      refused: {
-        reason: VISIT_MESSAGES.earnsAgainOn('HydraFacial', '2027-01-10'),
-        opens_on: '2027-01-10',
-      },
-    },
-    {
-      kind: 'product',
-      item_id: 5,
-      name: 'Vitamin C Serum',
-      quantity: 1,
-      unit_price_cents: 6_500,
-      points: 65,
-      refused: null,
-    },
+    previewLine(procedure, 0, {
+      reason: VISIT_MESSAGES.earnsAgainOn('HydraFacial', '2027-01-10'),
+      opens_on: '2027-01-10',
+    }),
+    previewLine(product, 65),
   ],
   points: 65,
   total_cents: 26_400,
@@ -116,17 +109,7 @@ const offerWords = '$50.00 off HydraFacial'
  */
 const previewOffer: VisitPreview = {
   ...preview,
-  lines: [
-    {
-      kind: 'procedure',
-      item_id: 2,
-      name: 'HydraFacial',
-      quantity: 1,
-      unit_price_cents: 19_900,
-      points: 200,
-      refused: null,
-    },
-  ],
+  lines: [previewLine(procedure, 200)],
   points: 200,
   total_cents: 19_900,
   offer_values: [
@@ -203,6 +186,7 @@ export const checkoutFixtures = {
   patient,
   procedure,
   product,
+  previewLine,
   appointmentId: 12,
   /** The preview of HydraFacial (not earning yet) and Vitamin C Serum; no offer claimed. */
   preview: { preview, offers: [] } satisfies CheckoutPreview,

@@ -460,17 +460,7 @@ describe('checkout: paths from the machine, replayed through the checkout screen
 describe("checkout: an offer with value, beside the machine's paths", () => {
   const hydraPreview = (problem: string | null): CheckoutPreview => ({
     preview: {
-      lines: [
-        {
-          kind: 'procedure',
-          item_id: 2,
-          name: 'HydraFacial',
-          quantity: 1,
-          unit_price_cents: 19_900,
-          points: 199,
-          refused: null,
-        },
-      ],
+      lines: [f.previewLine(f.procedure, 199)],
       points: 199,
       total_cents: 19_900,
       balance: 400,

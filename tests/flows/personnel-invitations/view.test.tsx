@@ -6,15 +6,10 @@
 import { act, screen } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
-import { describe, expect, it, vi } from 'vitest'
-import { type Actor, createActor } from 'xstate'
-import type { InvitePersonnelInput, PersonnelInvitation } from '#domain/personnel.ts'
+import { describe, expect, it } from 'vitest'
+import type { PersonnelInvitation } from '#domain/personnel.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
-import {
-  type InvitationRef,
-  type InvitationsNotice,
-  personnelInvitationsMachine,
-} from '#machines/personnel/personnel-invitations.machine.ts'
+import type { InvitationsNotice } from '#machines/personnel/personnel-invitations.machine.ts'
 import { PersonnelArea } from '#src/features/personnel/personnel-area.tsx'
 import {
   expectEveryStateAndEvent,
@@ -22,8 +17,8 @@ import {
   replayThroughView,
 } from '#tests/flows/shared/view-replay.ts'
 import { flowPaths, pathTitle, type QaPath, qaFlow } from '#tests/mbt/index.ts'
-import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
+import { type PersonnelInvitationsFakes, startPersonnelInvitations } from './fakes.ts'
 import {
   invitationFixtures as fixtures,
   personnelInvitationsModel as model,
@@ -32,14 +27,7 @@ import {
   personnelInvitationsFlow,
 } from './model.ts'
 
-type Harness = {
-  actor: Actor<typeof personnelInvitationsMachine>
-  user: UserEvent
-  invitePersonnel: ReturnType<typeof controlled<PersonnelInvitation, InvitePersonnelInput>>
-  resendInvitation: ReturnType<typeof controlled<unknown, InvitationRef>>
-  revokeInvitation: ReturnType<typeof controlled<unknown, InvitationRef>>
-  onChanged: ReturnType<typeof vi.fn>
-}
+type Harness = PersonnelInvitationsFakes & { user: UserEvent }
 
 const admin: StaffMember = {
   id: 5,
@@ -68,35 +56,15 @@ const pending: PersonnelInvitation = {
 
 /** Starts the real machine with calls the test answers and renders the Admin's area around it. */
 async function open(): Promise<Harness> {
-  const invitePersonnel = controlled<PersonnelInvitation, InvitePersonnelInput>()
-  const resendInvitation = controlled<unknown, InvitationRef>()
-  const revokeInvitation = controlled<unknown, InvitationRef>()
-  const onChanged = vi.fn()
-  const actor = createActor(
-    personnelInvitationsMachine.provide({
-      actors: {
-        invitePersonnel: invitePersonnel.logic,
-        resendInvitation: resendInvitation.logic,
-        revokeInvitation: revokeInvitation.logic,
-      },
-      actions: { onChanged: () => onChanged() },
-    }),
-  ).start()
+  const fakes = startPersonnelInvitations()
   renderInRouter(
     (): ReactNode => (
-      <PersonnelArea staff={[admin]} invitations={[pending]} isAdmin actorRef={actor} />
+      <PersonnelArea staff={[admin]} invitations={[pending]} isAdmin actorRef={fakes.actor} />
     ),
     '/personnel',
   )
   await screen.findByRole('heading', { level: 2, name: 'Invite' })
-  return {
-    actor,
-    user: userEvent.setup(),
-    invitePersonnel,
-    resendInvitation,
-    revokeInvitation,
-    onChanged,
-  }
+  return { ...fakes, user: userEvent.setup() }
 }
 
 const button = (name: string | RegExp) => screen.getByRole('button', { name })

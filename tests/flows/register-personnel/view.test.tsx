@@ -1,25 +1,10 @@
 import { act, screen, waitFor } from '@testing-library/react'
 import userEvent, { type UserEvent } from '@testing-library/user-event'
 import type { ReactNode } from 'react'
-import { describe, expect, it, vi } from 'vitest'
-import { type Actor, type AnyMachineSnapshot, createActor, SimulatedClock } from 'xstate'
-import type { PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
-import type { InvitationPreview } from '#domain/practice-data.ts'
-import type {
-  GetCodeAnswer,
-  GetCodeInput,
-  VerifyCodeAnswer,
-  VerifyCodeInput,
-} from '#domain/sign-up/api.ts'
-import {
-  type RegisteredPersonnel,
-  registerPersonnelMachine,
-} from '#machines/personnel/register-personnel.machine.ts'
+import { describe, expect, it } from 'vitest'
+import { type AnyMachineSnapshot, SimulatedClock } from 'xstate'
 import { selectPhoneVerificationRef } from '#machines/personnel/register-personnel.selectors.ts'
-import {
-  phoneVerificationMachine,
-  RESEND_COOLDOWN_MS,
-} from '#machines/phone-verification/phone-verification.machine.ts'
+import { RESEND_COOLDOWN_MS } from '#machines/phone-verification/phone-verification.machine.ts'
 import { RegisterPersonnelView } from '#src/features/personnel/register-personnel-view.tsx'
 import {
   type PhoneModelEvent,
@@ -33,8 +18,8 @@ import {
   type ScreenChecks,
 } from '#tests/flows/shared/view-replay.ts'
 import { pathTitle, type QaPath, qaFlow, replayPath } from '#tests/mbt/index.ts'
-import { controlled } from '#tests/support/deferred.ts'
 import { renderInRouter } from '#tests/support/render.tsx'
+import { type RegisterPersonnelFakes, startRegisterPersonnel } from './fakes.ts'
 import {
   fixtures,
   type RegisterPersonnelModelEvent,
@@ -43,61 +28,18 @@ import {
   registerPersonnelModel,
 } from './model.ts'
 
-type Harness = {
-  actor: Actor<typeof registerPersonnelMachine>
-  user: UserEvent
-  clock: SimulatedClock
-  loadInvitation: ReturnType<typeof controlled<InvitationPreview, { invitationId: string }>>
-  registerPersonnel: ReturnType<
-    typeof controlled<RegisteredPersonnel, PersonnelRegisterPayloadInput>
-  >
-  sendCode: ReturnType<typeof controlled<GetCodeAnswer, GetCodeInput>>
-  verifyCode: ReturnType<typeof controlled<VerifyCodeAnswer, VerifyCodeInput>>
-  onInvitationMissing: ReturnType<typeof vi.fn>
-  onRegistered: ReturnType<typeof vi.fn>
-}
+type Harness = RegisterPersonnelFakes & { user: UserEvent; clock: SimulatedClock }
 
 /** Starts the real machine with deferred fake calls and renders the real view around it. */
 async function open(): Promise<Harness> {
-  const loadInvitation = controlled<InvitationPreview, { invitationId: string }>()
-  const registerPersonnel = controlled<RegisteredPersonnel, PersonnelRegisterPayloadInput>()
-  const sendCode = controlled<GetCodeAnswer, GetCodeInput>()
-  const verifyCode = controlled<VerifyCodeAnswer, VerifyCodeInput>()
-  const onInvitationMissing = vi.fn()
-  const onRegistered = vi.fn()
   const clock = new SimulatedClock()
-  const actor = createActor(
-    registerPersonnelMachine.provide({
-      actors: {
-        loadInvitation: loadInvitation.logic,
-        registerPersonnel: registerPersonnel.logic,
-        phoneVerification: phoneVerificationMachine.provide({
-          actors: { sendCode: sendCode.logic, verifyCode: verifyCode.logic },
-        }),
-      },
-      actions: {
-        onInvitationMissing: (_, params) => onInvitationMissing(params),
-        onRegistered: (_, params) => onRegistered(params),
-      },
-    }),
-    { input: fixtures.input, clock },
-  ).start()
+  const fakes = startRegisterPersonnel({ clock })
   renderInRouter(
-    (): ReactNode => <RegisterPersonnelView actorRef={actor} />,
+    (): ReactNode => <RegisterPersonnelView actorRef={fakes.actor} />,
     '/signup/personnel/inv-fixture',
   )
   await screen.findByRole('heading', { level: 1, name: 'Registration' })
-  return {
-    actor,
-    user: userEvent.setup(),
-    clock,
-    loadInvitation,
-    registerPersonnel,
-    sendCode,
-    verifyCode,
-    onInvitationMissing,
-    onRegistered,
-  }
+  return { ...fakes, user: userEvent.setup(), clock }
 }
 
 function input(label: RegExp): HTMLInputElement {
