@@ -1,4 +1,14 @@
-import { Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
+import {
+  Button,
+  Group,
+  type PasswordInputProps,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  type TextInputProps,
+} from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { useEffect, useRef, useState } from 'react'
@@ -15,6 +25,7 @@ import {
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { maskPhone } from '#src/lib/masks.ts'
+import { EmailField, type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
@@ -30,6 +41,16 @@ const TAKEN_MESSAGES = {
   email: 'Email is already taken.',
   phone: 'Phone number is already taken.',
 } as const
+
+const NAME_FIELDS: FieldSpec<keyof ClientDetailsInput, TextInputProps>[] = [
+  { path: 'name', label: 'First name', autoComplete: 'given-name' },
+  { path: 'last_name', label: 'Last name', autoComplete: 'family-name' },
+]
+
+const PASSWORD_FIELDS: FieldSpec<keyof ClientDetailsInput, PasswordInputProps>[] = [
+  { path: 'password', label: 'Password' },
+  { path: 'password_confirm', label: 'Confirm password' },
+]
 
 /** Props of a step view. */
 export type StepProps = {
@@ -140,20 +161,7 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             value={form.values.title || null}
             onChange={(value) => form.setFieldValue('title', value ?? '')}
           />
-          <TextInput
-            label="First name"
-            withAsterisk
-            autoComplete="given-name"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('name')}
-          />
-          <TextInput
-            label="Last name"
-            withAsterisk
-            autoComplete="family-name"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('last_name')}
-          />
+          <FormFields form={form} common={{ withAsterisk: true }} fields={NAME_FIELDS} />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
           <Select
@@ -177,27 +185,14 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             {...lockedProps(locked)}
             onChange={(event) => form.setFieldValue('phone', maskPhone(event.currentTarget.value))}
           />
-          <TextInput
-            label="Email"
-            withAsterisk
-            type="email"
-            autoComplete="email"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('email')}
-          />
+          <EmailField autoComplete="email" {...form.getInputProps('email')} />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <PasswordField
-            label="Password"
-            withAsterisk
-            autoComplete="new-password"
-            {...form.getInputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            withAsterisk
-            autoComplete="new-password"
-            {...form.getInputProps('password_confirm')}
+          <FormFields
+            form={form}
+            component={PasswordField}
+            common={{ withAsterisk: true, autoComplete: 'new-password' }}
+            fields={PASSWORD_FIELDS}
           />
           <Select
             label="Position"
