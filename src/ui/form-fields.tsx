@@ -1,4 +1,4 @@
-import { TextInput, type TextInputProps } from '@mantine/core'
+import { type PasswordInputProps, TextInput, type TextInputProps } from '@mantine/core'
 import type { GetInputPropsReturnType } from '@mantine/form'
 import type { ComponentType } from 'react'
 
@@ -25,6 +25,12 @@ export interface FieldsForm<Path extends string> {
 /** One field of {@link FormFields}: its path in the form's values and the props it shows. */
 export type FieldSpec<Path extends string, Props> = Partial<Props> & { path: Path }
 
+/** A text field of a list, by its path. */
+export type TextFieldSpec<Path extends string> = FieldSpec<Path, TextInputProps>
+
+/** A password field of a list, by its path. */
+export type PasswordFieldSpec<Path extends string> = FieldSpec<Path, PasswordInputProps>
+
 /**
  * Inputs of one kind side by side, one per spec and each bound to its path of the form: the
  * forms' runs of alike fields (names, passwords, address lines) are written as a list of
@@ -37,8 +43,8 @@ export function FormFields<Path extends string, Props extends object = TextInput
   component,
 }: {
   form: FieldsForm<Path>
-  fields: readonly FieldSpec<Path, Props>[]
-  common?: Partial<Props>
+  fields: readonly FieldSpec<Path, NoInfer<Props>>[]
+  common?: Partial<NoInfer<Props>>
   /** The input each field is; a {@link TextField} unless told. */
   component?: ComponentType<Props>
 }) {

@@ -9,7 +9,6 @@ import {
   Stack,
   Table,
   Text,
-  type TextInputProps,
   Title,
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
@@ -32,7 +31,7 @@ import type {
 } from '#machines/personnel/personnel-invitations.machine.ts'
 import { formatDateTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
-import { type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
+import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
@@ -585,7 +584,7 @@ type InviteFormValues = Omit<InvitePersonnelFormInput, 'position' | 'title'> & {
   title: string | null
 }
 
-const INVITEE_FIELDS: FieldSpec<keyof InviteFormValues, TextInputProps>[] = [
+const INVITEE_FIELDS: TextFieldSpec<keyof InviteFormValues>[] = [
   { path: 'email', label: 'Email', style: { gridColumn: '1 / -1' }, type: 'email' },
   { path: 'first_name', label: 'First name' },
   { path: 'last_name', label: 'Last name' },

@@ -4,13 +4,11 @@ import {
   Center,
   Group,
   Loader,
-  type PasswordInputProps,
   Select,
   SimpleGrid,
   Stack,
   Text,
   TextInput,
-  type TextInputProps,
   Title,
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
@@ -43,7 +41,7 @@ import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { setGetCodeCaptchaToken } from '#src/lib/get-code-captcha.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
-import { type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
+import { FormFields, type PasswordFieldSpec, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
@@ -55,12 +53,12 @@ export type RegisterPersonnelActorRef = ActorRefFrom<typeof registerPersonnelMac
 /** The form's fields: the details without the code (the phone verification holds the code). */
 type DetailsForm = Omit<ReturnType<typeof registrationFormValues>, 'confirmCode'>
 
-const NAME_FIELDS: FieldSpec<keyof DetailsForm, TextInputProps>[] = [
+const NAME_FIELDS: TextFieldSpec<keyof DetailsForm>[] = [
   { path: 'firstName', label: 'First name', autoComplete: 'given-name', name: 'firstName' },
   { path: 'lastName', label: 'Last name', autoComplete: 'family-name', name: 'lastName' },
 ]
 
-const PASSWORD_FIELDS: FieldSpec<keyof DetailsForm, PasswordInputProps>[] = [
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof DetailsForm>[] = [
   { path: 'password', label: 'Password', name: 'password' },
   {
     path: 'password_confirm',

@@ -1,16 +1,16 @@
-import { Paper, PasswordInput, type PasswordInputProps, Stack, Title } from '@mantine/core'
+import { Paper, PasswordInput, Stack, Title } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import {
   type ChangePasswordPayload,
   ChangePasswordPayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
-import { type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
+import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
 
 type Values = Omit<ChangePasswordPayload, 'remember'>
 
-const PASSWORD_FIELDS: FieldSpec<keyof Values, PasswordInputProps>[] = [
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof Values>[] = [
   { path: 'current_password', label: 'Current password', autoComplete: 'current-password' },
   {
     path: 'password',

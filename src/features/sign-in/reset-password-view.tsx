@@ -1,13 +1,13 @@
-import { Button, type PasswordInputProps, Stack } from '@mantine/core'
+import { Button, Stack } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/reset-password.ts'
-import { type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
+import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
-const PASSWORD_FIELDS: FieldSpec<keyof ResetPasswordForm, PasswordInputProps>[] = [
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof ResetPasswordForm>[] = [
   { path: 'password', label: 'New password', description: 'At least 8 characters.' },
   { path: 'confirm_password', label: 'Confirm password' },
 ]
