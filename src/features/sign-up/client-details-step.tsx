@@ -1,14 +1,4 @@
-import {
-  Button,
-  Group,
-  type PasswordInputProps,
-  Select,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-  type TextInputProps,
-} from '@mantine/core'
+import { Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { useEffect, useRef, useState } from 'react'
@@ -25,16 +15,16 @@ import {
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { maskPhone } from '#src/lib/masks.ts'
-import { EmailField, type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
+import {
+  EmailField,
+  FormFields,
+  type PasswordFieldSpec,
+  type TextFieldSpec,
+} from '#src/ui/form-fields.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
-import {
-  focusFirstInvalid,
-  type SignUpActorRef,
-  STEP_FORM_ID,
-  StepHeading,
-} from './form-helpers.tsx'
+import { type SignUpActorRef, StepForm, StepHeading } from './form-helpers.tsx'
 
 /** What the field the server found taken says (the server's own words). */
 const TAKEN_MESSAGES = {
@@ -42,12 +32,12 @@ const TAKEN_MESSAGES = {
   phone: 'Phone number is already taken.',
 } as const
 
-const NAME_FIELDS: FieldSpec<keyof ClientDetailsInput, TextInputProps>[] = [
+const NAME_FIELDS: TextFieldSpec<keyof ClientDetailsInput>[] = [
   { path: 'name', label: 'First name', autoComplete: 'given-name' },
   { path: 'last_name', label: 'Last name', autoComplete: 'family-name' },
 ]
 
-const PASSWORD_FIELDS: FieldSpec<keyof ClientDetailsInput, PasswordInputProps>[] = [
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof ClientDetailsInput>[] = [
   { path: 'password', label: 'Password' },
   { path: 'password_confirm', label: 'Confirm password' },
 ]
@@ -87,7 +77,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
     verificationRef,
     (s) => s === undefined || !(s.matches('idle') || s.matches('codeSent')),
   )
-  const formRef = useRef<HTMLFormElement>(null)
   const [initial] = useState(() => initialValues(actorRef))
 
   const form = useForm<ClientDetailsInput>({
@@ -133,18 +122,14 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
   }, [verificationRef])
 
   return (
-    <form
-      id={STEP_FORM_ID}
-      ref={formRef}
-      noValidate
-      onSubmit={form.onSubmit(
-        (values) =>
-          actorRef.send({
-            type: 'clientDetails.continue',
-            values: v.parse(ClientDetailsSchema, values),
-          }),
-        (errors) => focusFirstInvalid(formRef.current, errors),
-      )}
+    <StepForm
+      form={form}
+      onContinue={(values) =>
+        actorRef.send({
+          type: 'clientDetails.continue',
+          values: v.parse(ClientDetailsSchema, values),
+        })
+      }
     >
       <Stack gap="md">
         <StepHeading focusOnMount={focusHeading}>Client Information</StepHeading>
@@ -226,6 +211,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
         )}
         <PhoneVerificationFields actorRef={verificationRef} verified={verifiedPhone !== null} />
       </Stack>
-    </form>
+    </StepForm>
   )
 }
