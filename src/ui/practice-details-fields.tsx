@@ -1,4 +1,4 @@
-import { Group, Radio, Select, SimpleGrid, Stack, TextInput } from '@mantine/core'
+import { Group, Radio, Select, SimpleGrid, Stack } from '@mantine/core'
 import type { GetInputPropsReturnType } from '@mantine/form'
 import type { ReactNode } from 'react'
 import { PRACTICE_SETTINGS_MESSAGES } from '#domain/practice-settings.ts'
@@ -10,6 +10,7 @@ import {
   type Region,
 } from '#domain/regions.ts'
 import { maskDigits } from '#src/lib/masks.ts'
+import { FormFields, TextField, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 
 /** The fields this component shows, by their path in the form's values. */
@@ -63,6 +64,30 @@ const PRACTICE_PHONE_MAX_DIGITS = 15
 
 const NOTHING_STORED = { username: false, password: false }
 
+const PRACTICE_FIELDS: TextFieldSpec<PracticeFieldPath>[] = [
+  {
+    path: 'practice_name',
+    label: 'Practice name',
+    withAsterisk: true,
+    autoComplete: 'organization',
+  },
+  { path: 'office_name', label: 'Office name' },
+  {
+    path: 'url',
+    label: 'Website',
+    withAsterisk: true,
+    placeholder: 'www.your-practice.com',
+    inputMode: 'url',
+    autoComplete: 'url',
+  },
+]
+
+const ADDRESS_FIELDS: TextFieldSpec<PracticeFieldPath>[] = [
+  { path: 'practice_address', label: 'Address', withAsterisk: true, autoComplete: 'address-line1' },
+  { path: 'practice_address_2', label: 'Address line 2', autoComplete: 'address-line2' },
+  { path: 'city', label: 'City', withAsterisk: true, autoComplete: 'address-level2' },
+]
+
 /**
  * The practice's details as the sign-up wizard's Account Setup step and Settings both ask for
  * them: name, office, web address, phone, e-mail, the address with the state list of its country
@@ -82,33 +107,12 @@ export function PracticeDetailsFields({
   return (
     <>
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-        <TextInput
-          label="Practice name"
-          withAsterisk
-          autoComplete="organization"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('practice_name')}
-        />
-        <TextInput
-          label="Office name"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('office_name')}
-        />
-        <TextInput
-          label="Website"
-          withAsterisk
-          placeholder="www.your-practice.com"
-          inputMode="url"
-          autoComplete="url"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('url')}
-        />
-        <TextInput
+        <FormFields form={form} fields={PRACTICE_FIELDS} />
+        <TextField
           label="Practice phone"
           withAsterisk
           type="tel"
           inputMode="tel"
-          errorProps={{ role: 'alert' }}
           {...form.getInputProps('practice_phone')}
           onChange={(event) =>
             form.setFieldValue(
@@ -117,11 +121,10 @@ export function PracticeDetailsFields({
             )
           }
         />
-        <TextInput
+        <TextField
           label="Practice email"
           withAsterisk
           type="email"
-          errorProps={{ role: 'alert' }}
           {...form.getInputProps('practice_email')}
         />
         <Select
@@ -138,26 +141,7 @@ export function PracticeDetailsFields({
             onCountryChange?.(country)
           }}
         />
-        <TextInput
-          label="Address"
-          withAsterisk
-          autoComplete="address-line1"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('practice_address')}
-        />
-        <TextInput
-          label="Address line 2"
-          autoComplete="address-line2"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('practice_address_2')}
-        />
-        <TextInput
-          label="City"
-          withAsterisk
-          autoComplete="address-level2"
-          errorProps={{ role: 'alert' }}
-          {...form.getInputProps('city')}
-        />
+        <FormFields form={form} fields={ADDRESS_FIELDS} />
         <SimpleGrid cols={2} spacing="md">
           <Select
             label={canada ? 'Province or territory' : 'State'}
@@ -171,11 +155,10 @@ export function PracticeDetailsFields({
             value={form.values.state || null}
             onChange={(value) => form.setFieldValue('state', value ?? '')}
           />
-          <TextInput
+          <TextField
             label={canada ? 'Postal code' : 'Zip code'}
             withAsterisk
             autoComplete="postal-code"
-            errorProps={{ role: 'alert' }}
             {...form.getInputProps('practice_zip')}
           />
         </SimpleGrid>
@@ -195,18 +178,16 @@ export function PracticeDetailsFields({
         <Stack gap="md">
           {nextechNote}
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <TextInput
+            <TextField
               label="Client ID"
               withAsterisk
-              errorProps={{ role: 'alert' }}
               {...form.getInputProps('nextech.client_id')}
             />
-            <TextInput
+            <TextField
               label="Username"
               withAsterisk={!storedCredentials.username}
               autoComplete="off"
               description={hint(storedCredentials.username)}
-              errorProps={{ role: 'alert' }}
               {...form.getInputProps('nextech.username')}
             />
             <PasswordField
@@ -218,10 +199,9 @@ export function PracticeDetailsFields({
               description={hint(storedCredentials.password)}
               {...form.getInputProps('nextech.password')}
             />
-            <TextInput
+            <TextField
               label="NX Practice ID"
               withAsterisk
-              errorProps={{ role: 'alert' }}
               {...form.getInputProps('nextech.nx_practice_id')}
             />
           </SimpleGrid>

@@ -9,7 +9,6 @@ import {
   Stack,
   Table,
   Text,
-  TextInput,
   Title,
 } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
@@ -32,6 +31,7 @@ import type {
 } from '#machines/personnel/personnel-invitations.machine.ts'
 import { formatDateTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
+import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
@@ -584,6 +584,12 @@ type InviteFormValues = Omit<InvitePersonnelFormInput, 'position' | 'title'> & {
   title: string | null
 }
 
+const INVITEE_FIELDS: TextFieldSpec<keyof InviteFormValues>[] = [
+  { path: 'email', label: 'Email', style: { gridColumn: '1 / -1' }, type: 'email' },
+  { path: 'first_name', label: 'First name' },
+  { path: 'last_name', label: 'Last name' },
+]
+
 function InviteForm({ actorRef }: { actorRef: PersonnelInvitationsActorRef }) {
   const inviting = useSelector(actorRef, (s) => s.matches('inviting'))
   const busy = useSelector(actorRef, (s) => !s.matches('idle'))
@@ -615,31 +621,10 @@ function InviteForm({ actorRef }: { actorRef: PersonnelInvitationsActorRef }) {
             </Text>
           </Stack>
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <TextInput
-              label="Email"
-              style={{ gridColumn: '1 / -1' }}
-              type="email"
-              autoComplete="off"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('email')}
-              {...form.getInputProps('email')}
-            />
-            <TextInput
-              label="First name"
-              autoComplete="off"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('first_name')}
-              {...form.getInputProps('first_name')}
-            />
-            <TextInput
-              label="Last name"
-              autoComplete="off"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('last_name')}
-              {...form.getInputProps('last_name')}
+            <FormFields
+              form={form}
+              common={{ autoComplete: 'off', withAsterisk: true }}
+              fields={INVITEE_FIELDS}
             />
             <Select
               label="Title"

@@ -41,6 +41,7 @@ import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { setGetCodeCaptchaToken } from '#src/lib/get-code-captcha.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
+import { FormFields, type PasswordFieldSpec, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
@@ -51,6 +52,21 @@ export type RegisterPersonnelActorRef = ActorRefFrom<typeof registerPersonnelMac
 
 /** The form's fields: the details without the code (the phone verification holds the code). */
 type DetailsForm = Omit<ReturnType<typeof registrationFormValues>, 'confirmCode'>
+
+const NAME_FIELDS: TextFieldSpec<keyof DetailsForm>[] = [
+  { path: 'firstName', label: 'First name', autoComplete: 'given-name', name: 'firstName' },
+  { path: 'lastName', label: 'Last name', autoComplete: 'family-name', name: 'lastName' },
+]
+
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof DetailsForm>[] = [
+  { path: 'password', label: 'Password', name: 'password' },
+  {
+    path: 'password_confirm',
+    label: 'Confirm password',
+    description: 'Please retype your password',
+    name: 'password_confirm',
+  },
+]
 
 /** Texts of this screen that are ours (the spec gives the labels only). */
 export const REGISTRATION_TEXTS = {
@@ -185,24 +201,7 @@ function RegistrationForm({
             {...form.getInputProps('title')}
           />
           <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
-            <TextInput
-              label="First name"
-              autoComplete="given-name"
-              name="firstName"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('firstName')}
-              {...form.getInputProps('firstName')}
-            />
-            <TextInput
-              label="Last name"
-              autoComplete="family-name"
-              name="lastName"
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('lastName')}
-              {...form.getInputProps('lastName')}
-            />
+            <FormFields form={form} common={{ withAsterisk: true }} fields={NAME_FIELDS} />
           </SimpleGrid>
           <Group gap="sm" align="flex-start" wrap="nowrap">
             <Select
@@ -229,22 +228,11 @@ function RegistrationForm({
             />
           </Group>
           <TextInput label="Email" value={invitation.email} {...lockedProps(true)} />
-          <PasswordField
-            label="Password"
-            autoComplete="new-password"
-            name="password"
-            withAsterisk
-            key={form.key('password')}
-            {...form.getInputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            description="Please retype your password"
-            autoComplete="new-password"
-            name="password_confirm"
-            withAsterisk
-            key={form.key('password_confirm')}
-            {...form.getInputProps('password_confirm')}
+          <FormFields
+            form={form}
+            component={PasswordField}
+            common={{ autoComplete: 'new-password', withAsterisk: true }}
+            fields={PASSWORD_FIELDS}
           />
           <TextInput label="Position" value={invitation.position} {...lockedProps(true)} />
 

@@ -5,9 +5,22 @@ import {
   ChangePasswordPayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
+import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
 
 type Values = Omit<ChangePasswordPayload, 'remember'>
+
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof Values>[] = [
+  { path: 'current_password', label: 'Current password', autoComplete: 'current-password' },
+  {
+    path: 'password',
+    label: 'New password',
+    description:
+      'At least 8 characters, with lowercase and uppercase letters and numbers; not a common password.',
+    autoComplete: 'new-password',
+  },
+  { path: 'passwordConfirmation', label: 'Confirm new password', autoComplete: 'new-password' },
+]
 
 /**
  * My Profile's "Change password": the current password, then the new one twice with
@@ -41,27 +54,11 @@ export function ChangePasswordForm({
             Change password
           </Title>
           <SaveOutcomeAlert outcome={outcome} />
-          <PasswordInput
-            label="Current password"
-            autoComplete="current-password"
-            required
-            key={form.key('current_password')}
-            {...form.getInputProps('current_password')}
-          />
-          <PasswordInput
-            label="New password"
-            description="At least 8 characters, with lowercase and uppercase letters and numbers; not a common password."
-            autoComplete="new-password"
-            required
-            key={form.key('password')}
-            {...form.getInputProps('password')}
-          />
-          <PasswordInput
-            label="Confirm new password"
-            autoComplete="new-password"
-            required
-            key={form.key('passwordConfirmation')}
-            {...form.getInputProps('passwordConfirmation')}
+          <FormFields
+            form={form}
+            component={PasswordInput}
+            common={{ required: true }}
+            fields={PASSWORD_FIELDS}
           />
           <SaveButton saving={saving}>Change password</SaveButton>
         </Stack>

@@ -1,4 +1,4 @@
-import { SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core'
+import { SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useMemo, useState } from 'react'
 import { formatPhone } from '#domain/phone.ts'
@@ -11,6 +11,7 @@ import {
 } from '#domain/practice-settings.ts'
 import { COUNTRIES, type CountryCode, regionsFor } from '#domain/regions.ts'
 import { env } from '#src/lib/env.ts'
+import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { PracticeDetailsFields } from '#src/ui/practice-details-fields.tsx'
 import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
@@ -18,6 +19,24 @@ import { SectionCard } from '#src/ui/section-card.tsx'
 
 /** What a refused save says: the sentence, and each field's own message. */
 export type PracticeSaveFailure = { message: string; fields: Record<string, string> }
+
+/** The footer links whose hint is fixed (Support's names the configured address). */
+const FOOTER_LINK_FIELDS: TextFieldSpec<'footer_links.about' | 'footer_links.privacy'>[] = [
+  {
+    path: 'footer_links.about',
+    label: 'About link',
+    placeholder: 'https://www.your-practice.com/about',
+    inputMode: 'url',
+    description: 'Empty: the Glow Rewards About page',
+  },
+  {
+    path: 'footer_links.privacy',
+    label: 'Privacy link',
+    placeholder: 'https://www.your-practice.com/privacy',
+    inputMode: 'url',
+    description: 'Empty: the privacy section of the Terms',
+  },
+]
 
 /** A detail as read by those who may not change it; an empty one shows a dash. */
 function Row({ label, value }: { label: string; value: string }) {
@@ -137,28 +156,17 @@ function PracticeForm({
           </Text>
         </Stack>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <TextInput
-            label="About link"
-            placeholder="https://www.your-practice.com/about"
-            inputMode="url"
-            description="Empty: the Glow Rewards About page"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('footer_links.about')}
-          />
-          <TextInput
-            label="Privacy link"
-            placeholder="https://www.your-practice.com/privacy"
-            inputMode="url"
-            description="Empty: the privacy section of the Terms"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('footer_links.privacy')}
-          />
-          <TextInput
-            label="Support link or e-mail"
-            placeholder="help@your-practice.com"
-            description={`Empty: ${supportDefault}`}
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('footer_links.support')}
+          <FormFields
+            form={form}
+            fields={[
+              ...FOOTER_LINK_FIELDS,
+              {
+                path: 'footer_links.support',
+                label: 'Support link or e-mail',
+                placeholder: 'help@your-practice.com',
+                description: `Empty: ${supportDefault}`,
+              },
+            ]}
           />
         </SimpleGrid>
         <SaveOutcomeAlert outcome={outcome} />

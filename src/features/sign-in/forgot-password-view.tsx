@@ -1,9 +1,10 @@
-import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core'
+import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { AUTH_MESSAGES, type ForgotPasswordForm, ForgotPasswordFormSchema } from '#domain/auth.ts'
 import { webmailFor } from '#domain/webmail.ts'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
+import { EmailField } from '#src/ui/form-fields.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
 
@@ -59,12 +60,8 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
         onSubmit={form.onSubmit((input) => actorRef.send({ type: 'forgotForm.submit', input }))}
       >
         <Stack gap="md">
-          <TextInput
-            label="Email"
-            type="email"
+          <EmailField
             autoComplete="email"
-            withAsterisk
-            errorProps={{ role: 'alert' }}
             key={form.key('email')}
             {...form.getInputProps('email')}
           />

@@ -2,9 +2,15 @@ import { Button, Stack } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/reset-password.ts'
+import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
 import type { SignInScreenActorRef } from './sign-in-view.tsx'
+
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof ResetPasswordForm>[] = [
+  { path: 'password', label: 'New password', description: 'At least 8 characters.' },
+  { path: 'confirm_password', label: 'Confirm password' },
+]
 
 /**
  * The Reset Password view: 'Please enter a new password!', New password and
@@ -27,20 +33,11 @@ export function ResetPasswordView({ actorRef }: { actorRef: SignInScreenActorRef
         onSubmit={form.onSubmit((input) => actorRef.send({ type: 'resetForm.submit', input }))}
       >
         <Stack gap="md">
-          <PasswordField
-            label="New password"
-            description="At least 8 characters."
-            autoComplete="new-password"
-            withAsterisk
-            key={form.key('password')}
-            {...form.getInputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            autoComplete="new-password"
-            withAsterisk
-            key={form.key('confirm_password')}
-            {...form.getInputProps('confirm_password')}
+          <FormFields
+            form={form}
+            component={PasswordField}
+            common={{ autoComplete: 'new-password', withAsterisk: true }}
+            fields={PASSWORD_FIELDS}
           />
           <Button type="submit" fullWidth loading={submitting}>
             Reset and Sign In

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core'
+import { Alert, Anchor, Button, Checkbox, Group, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { useEffect, useRef } from 'react'
@@ -7,6 +7,7 @@ import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
 import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
+import { EmailField } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
@@ -62,12 +63,8 @@ export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInVie
         onSubmit={form.onSubmit((input) => actorRef.send({ type: 'signInForm.submit', input }))}
       >
         <Stack gap="md">
-          <TextInput
-            label="Email"
-            type="email"
+          <EmailField
             autoComplete="username"
-            withAsterisk
-            errorProps={{ role: 'alert' }}
             key={form.key('email')}
             {...form.getInputProps('email')}
           />

@@ -1,7 +1,7 @@
 import { Alert, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
-import { useRef, useState } from 'react'
+import { useState } from 'react'
 import * as v from 'valibot'
 import { type CountryCode, DEFAULT_COUNTRY } from '#domain/regions.ts'
 import {
@@ -12,12 +12,7 @@ import {
 import { selectStateOptions } from '#machines/sign-up/sign-up.selectors.ts'
 import { PracticeDetailsFields } from '#src/ui/practice-details-fields.tsx'
 import type { StepProps } from './client-details-step.tsx'
-import {
-  focusFirstInvalid,
-  type SignUpActorRef,
-  STEP_FORM_ID,
-  StepHeading,
-} from './form-helpers.tsx'
+import { type SignUpActorRef, StepForm, StepHeading } from './form-helpers.tsx'
 
 type PracticeForm = Omit<PracticeDetailsInput, 'country' | 'e_record' | 'nextech'> & {
   country: CountryCode
@@ -52,7 +47,6 @@ function initialValues(actorRef: SignUpActorRef): PracticeForm {
  */
 export function AccountSetupStep({ actorRef, focusHeading }: StepProps) {
   const regions = useSelector(actorRef, selectStateOptions)
-  const formRef = useRef<HTMLFormElement>(null)
   const [initial] = useState(() => initialValues(actorRef))
 
   const form = useForm<PracticeForm>({
@@ -70,18 +64,14 @@ export function AccountSetupStep({ actorRef, focusHeading }: StepProps) {
   })
 
   return (
-    <form
-      id={STEP_FORM_ID}
-      ref={formRef}
-      noValidate
-      onSubmit={form.onSubmit(
-        (values) =>
-          actorRef.send({
-            type: 'accountSetup.continue',
-            values: v.parse(PracticeDetailsSchema, values),
-          }),
-        (errors) => focusFirstInvalid(formRef.current, errors),
-      )}
+    <StepForm
+      form={form}
+      onContinue={(values) =>
+        actorRef.send({
+          type: 'accountSetup.continue',
+          values: v.parse(PracticeDetailsSchema, values),
+        })
+      }
     >
       <Stack gap="md">
         <StepHeading focusOnMount={focusHeading}>Account Setup</StepHeading>
@@ -100,6 +90,6 @@ export function AccountSetupStep({ actorRef, focusHeading }: StepProps) {
           onCountryChange={(country) => actorRef.send({ type: 'practice.countryChange', country })}
         />
       </Stack>
-    </form>
+    </StepForm>
   )
 }

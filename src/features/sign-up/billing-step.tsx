@@ -13,7 +13,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core'
-import { type FormErrors, schemaResolver, useForm } from '@mantine/form'
+import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react'
 import * as v from 'valibot'
@@ -35,12 +35,7 @@ import { maskCardNumber } from '#src/lib/masks.ts'
 import { TestCardFields } from '#src/ui/card-fields.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import type { StepProps } from './client-details-step.tsx'
-import {
-  focusFirstInvalid,
-  type SignUpActorRef,
-  STEP_FORM_ID,
-  StepHeading,
-} from './form-helpers.tsx'
+import { type SignUpActorRef, StepForm, StepHeading } from './form-helpers.tsx'
 import { PlanChoice } from './plan-choice.tsx'
 import { PriceSummary } from './price-summary.tsx'
 import {
@@ -185,7 +180,6 @@ export function BillingStep({
   const paidCard = useSelector(actorRef, (s) => s.context.paidCard)
   const regions = useSelector(actorRef, selectStateOptions)
   const signature = useSelector(actorRef, selectSignature)
-  const formRef = useRef<HTMLFormElement>(null)
   const [initial] = useState(() => initialValues(actorRef))
   const stripe = paymentsMode === 'stripe'
   const resolve = locked ? resolvers.paid : stripe ? resolvers.stripe : resolvers.full
@@ -241,15 +235,7 @@ export function BillingStep({
   })
 
   return (
-    <form
-      id={STEP_FORM_ID}
-      ref={formRef}
-      noValidate
-      hidden={hidden}
-      onSubmit={form.onSubmit(submit, (errors: FormErrors) =>
-        focusFirstInvalid(formRef.current, errors),
-      )}
-    >
+    <StepForm form={form} onContinue={submit} hidden={hidden}>
       <Stack gap="lg">
         <StepHeading focusOnMount={focusHeading}>Billing Information</StepHeading>
         {loading && (
@@ -409,7 +395,7 @@ export function BillingStep({
           )}
         </Stack>
       </Stack>
-    </form>
+    </StepForm>
   )
 }
 

@@ -15,21 +15,32 @@ import {
   selectVerifiedPhone,
 } from '#machines/sign-up/sign-up.selectors.ts'
 import { maskPhone } from '#src/lib/masks.ts'
+import {
+  EmailField,
+  FormFields,
+  type PasswordFieldSpec,
+  type TextFieldSpec,
+} from '#src/ui/form-fields.tsx'
 import { lockedProps } from '#src/ui/locked.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PhoneVerificationFields } from '#src/ui/phone-verification-fields.tsx'
-import {
-  focusFirstInvalid,
-  type SignUpActorRef,
-  STEP_FORM_ID,
-  StepHeading,
-} from './form-helpers.tsx'
+import { type SignUpActorRef, StepForm, StepHeading } from './form-helpers.tsx'
 
 /** What the field the server found taken says (the server's own words). */
 const TAKEN_MESSAGES = {
   email: 'Email is already taken.',
   phone: 'Phone number is already taken.',
 } as const
+
+const NAME_FIELDS: TextFieldSpec<keyof ClientDetailsInput>[] = [
+  { path: 'name', label: 'First name', autoComplete: 'given-name' },
+  { path: 'last_name', label: 'Last name', autoComplete: 'family-name' },
+]
+
+const PASSWORD_FIELDS: PasswordFieldSpec<keyof ClientDetailsInput>[] = [
+  { path: 'password', label: 'Password' },
+  { path: 'password_confirm', label: 'Confirm password' },
+]
 
 /** Props of a step view. */
 export type StepProps = {
@@ -66,7 +77,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
     verificationRef,
     (s) => s === undefined || !(s.matches('idle') || s.matches('codeSent')),
   )
-  const formRef = useRef<HTMLFormElement>(null)
   const [initial] = useState(() => initialValues(actorRef))
 
   const form = useForm<ClientDetailsInput>({
@@ -112,18 +122,14 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
   }, [verificationRef])
 
   return (
-    <form
-      id={STEP_FORM_ID}
-      ref={formRef}
-      noValidate
-      onSubmit={form.onSubmit(
-        (values) =>
-          actorRef.send({
-            type: 'clientDetails.continue',
-            values: v.parse(ClientDetailsSchema, values),
-          }),
-        (errors) => focusFirstInvalid(formRef.current, errors),
-      )}
+    <StepForm
+      form={form}
+      onContinue={(values) =>
+        actorRef.send({
+          type: 'clientDetails.continue',
+          values: v.parse(ClientDetailsSchema, values),
+        })
+      }
     >
       <Stack gap="md">
         <StepHeading focusOnMount={focusHeading}>Client Information</StepHeading>
@@ -140,20 +146,7 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             value={form.values.title || null}
             onChange={(value) => form.setFieldValue('title', value ?? '')}
           />
-          <TextInput
-            label="First name"
-            withAsterisk
-            autoComplete="given-name"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('name')}
-          />
-          <TextInput
-            label="Last name"
-            withAsterisk
-            autoComplete="family-name"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('last_name')}
-          />
+          <FormFields form={form} common={{ withAsterisk: true }} fields={NAME_FIELDS} />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
           <Select
@@ -177,27 +170,14 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
             {...lockedProps(locked)}
             onChange={(event) => form.setFieldValue('phone', maskPhone(event.currentTarget.value))}
           />
-          <TextInput
-            label="Email"
-            withAsterisk
-            type="email"
-            autoComplete="email"
-            errorProps={{ role: 'alert' }}
-            {...form.getInputProps('email')}
-          />
+          <EmailField autoComplete="email" {...form.getInputProps('email')} />
         </SimpleGrid>
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-          <PasswordField
-            label="Password"
-            withAsterisk
-            autoComplete="new-password"
-            {...form.getInputProps('password')}
-          />
-          <PasswordField
-            label="Confirm password"
-            withAsterisk
-            autoComplete="new-password"
-            {...form.getInputProps('password_confirm')}
+          <FormFields
+            form={form}
+            component={PasswordField}
+            common={{ withAsterisk: true, autoComplete: 'new-password' }}
+            fields={PASSWORD_FIELDS}
           />
           <Select
             label="Position"
@@ -231,6 +211,6 @@ export function ClientDetailsStep({ actorRef, focusHeading }: StepProps) {
         )}
         <PhoneVerificationFields actorRef={verificationRef} verified={verifiedPhone !== null} />
       </Stack>
-    </form>
+    </StepForm>
   )
 }

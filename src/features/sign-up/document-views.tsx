@@ -19,6 +19,7 @@ import * as v from 'valibot'
 import { requiredString } from '#domain/fields.ts'
 import { BILLING_MESSAGES } from '#domain/sign-up/billing-information.ts'
 import { selectSignature } from '#machines/sign-up/sign-up.selectors.ts'
+import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { type SignUpActorRef, useFocusOnMount } from './form-helpers.tsx'
 
 // The documents' text is long and rarely read: it loads when a document opens.
@@ -99,6 +100,16 @@ const SignatureFormSchema = v.object({
 })
 
 /** Today as the agreement shows it (`YYYY-MM-DD`, the person's own calendar day). */
+const SIGNATURE_FIELDS: TextFieldSpec<'signature' | 'signer_name'>[] = [
+  {
+    path: 'signature',
+    label: 'Signature',
+    placeholder: 'Type your name to sign',
+    styles: { input: { fontFamily: 'cursive', fontSize: '1.1rem' } },
+  },
+  { path: 'signer_name', label: "Signer's name", autoComplete: 'name' },
+]
+
 function todayText(): string {
   const now = new Date()
   const month = String(now.getMonth() + 1).padStart(2, '0')
@@ -138,21 +149,7 @@ export function AgreementView({ actorRef }: { actorRef: SignUpActorRef }) {
               Signature
             </Title>
             <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-              <TextInput
-                label="Signature"
-                withAsterisk
-                placeholder="Type your name to sign"
-                errorProps={{ role: 'alert' }}
-                styles={{ input: { fontFamily: 'cursive', fontSize: '1.1rem' } }}
-                {...form.getInputProps('signature')}
-              />
-              <TextInput
-                label="Signer's name"
-                withAsterisk
-                autoComplete="name"
-                errorProps={{ role: 'alert' }}
-                {...form.getInputProps('signer_name')}
-              />
+              <FormFields form={form} common={{ withAsterisk: true }} fields={SIGNATURE_FIELDS} />
               <TextInput label="Date" readOnly value={signature?.date ?? todayText()} />
             </SimpleGrid>
             <Group>

@@ -1,5 +1,5 @@
 import { Title } from '@mantine/core'
-import type { FormErrors } from '@mantine/form'
+import type { FormErrors, UseFormReturnType } from '@mantine/form'
 import { type ReactNode, useEffect, useRef } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import type { signUpMachine } from '#machines/sign-up/sign-up.machine.ts'
@@ -24,6 +24,34 @@ export function focusFirstInvalid(form: HTMLFormElement | null, errors: FormErro
       return
     }
   }
+}
+
+/** Props of {@link StepForm}. */
+export type StepFormProps<V> = {
+  form: UseFormReturnType<V>
+  /** Takes the step's valid values (the wizard moves on with them). */
+  onContinue: (values: V) => void
+  hidden?: boolean
+  children: ReactNode
+}
+
+/**
+ * A step's form, the one the footer's Continue submits: valid values go to `onContinue`; refused
+ * ones move the focus to the first invalid field.
+ */
+export function StepForm<V>({ form, onContinue, hidden, children }: StepFormProps<V>) {
+  const ref = useRef<HTMLFormElement>(null)
+  return (
+    <form
+      id={STEP_FORM_ID}
+      ref={ref}
+      noValidate
+      hidden={hidden}
+      onSubmit={form.onSubmit(onContinue, (errors) => focusFirstInvalid(ref.current, errors))}
+    >
+      {children}
+    </form>
+  )
 }
 
 /**
