@@ -1,6 +1,7 @@
 import { tanstackRouter } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
+import { entryBudget } from './scripts/vite/entry-budget.ts'
 import { checkMantineStyles } from './scripts/vite/mantine-styles.ts'
 import { routePreloads } from './scripts/vite/route-preloads.ts'
 
@@ -25,6 +26,7 @@ export default defineConfig({
     react(),
     routePreloads(),
     checkMantineStyles(),
+    entryBudget(),
   ],
   server: {
     proxy: {

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { ENTRY_BUDGET, entryBreaches } from './entry-budget.ts'
+
+const root = process.cwd()
+const chunk = (moduleIds: string[], code = 'export {}') => ({
+  fileName: 'assets/index-abc.js',
+  code,
+  moduleIds,
+})
+
+describe('the entry chunk budget', () => {
+  it('passes an entry of React, the router and the address checks', () => {
+    const ids = [
+      `${root}/node_modules/react-dom/cjs/react-dom-client.production.js`,
+      `${root}/node_modules/@tanstack/router-core/dist/esm/router.js`,
+      `${root}/domain/promotion-statuses.ts`,
+      `${root}/src/routes/_shell.promotions.$promotionId.tsx`,
+    ]
+    expect(entryBreaches(chunk(ids), () => undefined)).toEqual([])
+  })
+
+  it('names each package or schema module that only later pages need, with who brought it in', () => {
+    const ids = [
+      `${root}/node_modules/libphonenumber-js/es6/metadata.js`,
+      `${root}/node_modules/libphonenumber-js/es6/AsYouType.js`,
+      `${root}/domain/practice-data.ts`,
+    ]
+    const importers: Record<string, string> = {
+      [`${root}/node_modules/libphonenumber-js/es6/metadata.js`]: `${root}/domain/phone.ts`,
+      [`${root}/domain/practice-data.ts`]: `${root}/domain/promotions.ts`,
+    }
+    const breaches = entryBreaches(chunk(ids), (id) => importers[id])
+    expect(breaches).toHaveLength(2)
+    expect(breaches[0]).toMatch(
+      /^The entry chunk holds libphonenumber-js \(imported by domain\/phone\.ts\), which only later pages need/,
+    )
+    expect(breaches[1]).toMatch(
+      /^The entry chunk holds domain\/practice-data\.ts \(imported by domain\/promotions\.ts\)/,
+    )
+  })
+
+  it('refuses an entry over its gzip budget, saying by how much', () => {
+    // Random bytes do not compress: the gzip size is about the size.
+    const code = randomBytes(ENTRY_BUDGET.maxGzipBytes + 2048).toString('latin1')
+    const [breach] = entryBreaches(chunk([], code), () => undefined)
+    expect(breach).toMatch(
+      /^The entry chunk assets\/index-abc\.js is 1\d\d\.\d KB gzip, over its budget of 135 KB\.$/,
+    )
+  })
+})
