@@ -23,6 +23,8 @@ import {
   createMember,
   createPracticeFixture,
   createTestApp,
+  insertPatient,
+  type PatientValues,
   type PracticeFixture,
   type TestApp,
   type TestBackend,
@@ -109,6 +111,34 @@ export async function grantPoints(
     json: { points, reason: 'opening balance', idempotencyKey: `opening-${randomToken()}` },
   })
   expect(adjusted.status).toBe(201)
+}
+
+let phones = 0
+
+/** A phone number no other test patient has, in the range kept for fiction: +1 555 04x-xxxx. */
+export function testPhone(): string {
+  return `+1 555 04${String(phones++).padStart(5, '0')}`
+}
+
+/**
+ * A fresh patient of the demo practice (columns from `values` over the defaults, a phone of its
+ * own from {@link testPhone} unless `values` has one), with an opening balance of `points` when
+ * above 0 (see {@link grantPoints}). Answers its id and phone ('' when `values.phone` is null).
+ */
+export async function patientWithPoints(
+  t: TestApp,
+  points: number,
+  values: Partial<PatientValues> = {},
+): Promise<{ id: number; phone: string }> {
+  const { id, phone } = await insertPatient(t.db, {
+    practice_id: t.demo.practiceId,
+    first_name: 'Robin',
+    last_name: 'Desk',
+    phone: testPhone(),
+    ...values,
+  })
+  if (points > 0) await grantPoints(t, id, points)
+  return { id, phone: phone ?? '' }
 }
 
 /** The `error.message` of an API error answer. */

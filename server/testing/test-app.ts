@@ -334,16 +334,16 @@ export type PatientValues = Omit<typeof patients.$inferInsert, 'unsubscribe_id'>
 
 /**
  * Inserts a patient straight into the database, with a fresh unsubscribe id unless `values`
- * has one; answers its id and unsubscribe id.
+ * has one; answers its id, unsubscribe id and phone.
  */
 export async function insertPatient(
   db: Database,
   values: PatientValues,
-): Promise<{ id: number; unsubscribe_id: string }> {
+): Promise<{ id: number; unsubscribe_id: string; phone: string | null }> {
   const [row] = await db
     .insert(patients)
     .values({ unsubscribe_id: randomToken(), ...values })
-    .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
+    .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id, phone: patients.phone })
   if (!row) throw new Error('no patient')
   return row
 }
