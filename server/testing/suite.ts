@@ -58,12 +58,18 @@ function madeLater<T extends object>(what: string): { view: T; fill(value: T): v
   }
 }
 
-/** A test app on `backend` (see {@link createTestApp}), built before the tests and closed after. */
-export function useTestApp(backend: TestBackend, config: Partial<AppConfig> = {}): TestApp {
+/**
+ * A test app on `backend` (see {@link createTestApp}), built before the tests and closed after.
+ * `config` may be a function, called when the hook runs (for a value an earlier hook makes).
+ */
+export function useTestApp(
+  backend: TestBackend,
+  config: Partial<AppConfig> | (() => Partial<AppConfig>) = {},
+): TestApp {
   const app = madeLater<TestApp>('The test app')
   let made: TestApp | undefined
   beforeAll(async () => {
-    made = await createTestApp(backend, config)
+    made = await createTestApp(backend, typeof config === 'function' ? config() : config)
     app.fill(made)
   })
   afterAll(() => made?.close())
