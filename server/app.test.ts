@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { PlansAnswerSchema } from '#domain/plans.ts'
 import { OutboxAnswerSchema } from '#domain/practice-data.ts'
@@ -8,7 +8,8 @@ import type { Database } from '#server/db/client.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/messaging/mail.ts'
 import { createOutboxSms } from '#server/messaging/sms.ts'
-import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, mintToken } from '#server/testing/test-app.ts'
 
 /** Asserts the one JSON error shape and returns its `error`. */
 async function expectError(response: Response, status: number) {
@@ -21,11 +22,7 @@ async function expectError(response: Response, status: number) {
 }
 
 describe.each(httpBackends())('the API app on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
 
   describe('basics', () => {
     it('answers GET /api/health with {ok:true}', async () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 import { serveSpa } from './static.ts'
 
 const INDEX = `<!doctype html><html><head><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="root"></div>${' '.repeat(2048)}</body></html>`
@@ -258,11 +259,7 @@ describe('serveSpa', () => {
 })
 
 describe.each(httpBackends())('the SPA inside the app on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend, { distDir: dist })
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend, () => ({ distDir: dist }))
 
   it('serves the SPA with the security headers and keeps /api answering JSON', async () => {
     const page = await t.request('/patients', { headers: { 'Accept-Encoding': 'gzip' } })

@@ -2,15 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { users } from '#server/db/schema.ts'
-import {
-  createTestApp,
-  httpBackends,
-  mintToken,
-  TEST_JWT_SECRET,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, mintToken, TEST_JWT_SECRET } from '#server/testing/test-app.ts'
 import {
   REMEMBER_TTL_SECONDS,
   resolveJwtSecret,
@@ -85,11 +80,7 @@ describe('the signing secret', () => {
 })
 
 describe.each(httpBackends())('requireAuth on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
 
   async function expect401(response: Response) {
     expect(response.status).toBe(401)

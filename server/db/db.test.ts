@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { count, eq, sql } from 'drizzle-orm'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEMO_ADMIN,
   DEMO_MANAGER,
@@ -12,7 +12,8 @@ import {
   seedIfEmpty,
 } from '#server/demo/seed.ts'
 import { verifyPassword } from '#server/security/passwords.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { MIGRATIONS_FOLDER, openDatabase } from './client.ts'
 import {
   activities,
@@ -62,11 +63,7 @@ const EVERY_TABLE = [
 ]
 
 describe.each(testBackends())('migrations and seed on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
 
   it('creates every table of the schema', async () => {
     // Both drivers answer `{ rows }`; the driver-neutral Database type leaves the result open.

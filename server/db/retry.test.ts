@@ -3,13 +3,14 @@ import { eq, sql } from 'drizzle-orm'
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import pg from 'pg'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { CONFLICT_RETRY_AFTER_SECONDS, CONFLICTING_CHANGE_MESSAGE } from '#server/app.ts'
 import type { Transaction } from '#server/db/client.ts'
 import { auditEvents, ledgerEntries, patientImportRows, users } from '#server/db/schema.ts'
 import { postgresCode } from '#server/lib/log.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { retryTransactions } from './retry.ts'
 
 /**
@@ -41,7 +42,7 @@ const PROBE = [
 ]
 
 describe.each(testBackends())('transactions that retry on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
 
   /** The next `failFirst` updates of a user (or probe attempts) fail with `state`. */
   async function plan(failFirst: number, state: '40P01' | '40001' = '40P01') {
@@ -81,10 +82,8 @@ describe.each(testBackends())('transactions that retry on $name', (backend) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     for (const statement of PROBE) await t.db.execute(sql.raw(statement))
   })
-  afterAll(() => t.close())
   beforeEach(async () => {
     await plan(0)
     await t.db.execute(sql`delete from retry_probe_rows`)

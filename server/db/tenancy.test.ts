@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { createExpiryJob } from '#server/jobs/expiry-job.ts'
 import { enqueueMessage } from '#server/messaging/outbound.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
 import {
   createPracticeFixture,
   createTestApp,
@@ -160,13 +161,8 @@ describe('the schema: every tenant row names its practice', () => {
 })
 
 describe.each(testBackends())('the same-practice triggers on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-  })
-  afterAll(() => t.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
 
   it('are on every listed table, with exactly the listed references', async () => {
     const result = await t.db.execute<{ table: string; definition: string }>(sql`

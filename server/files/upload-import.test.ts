@@ -7,23 +7,20 @@ import { uploadContents, uploads } from '#server/db/schema.ts'
 import { cleanImage } from '#server/files/images.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { fileUrl } from '#server/modules/practice/upload-service.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { fixture, pngWithMetadata } from '#tests/support/image-fixtures.ts'
 import { importUploadFiles } from './upload-import.ts'
 
 // The images of a server from before it, files under DATA_DIR/uploads, move into the
 // database at the next start, so that any process serves them and a database backup holds them.
 describe.each(testBackends())('moving DATA_DIR/uploads into the database on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let folder: string
   beforeAll(async () => {
-    t = await createTestApp(backend)
     folder = mkdtempSync(join(tmpdir(), 'glow-upload-import-'))
   })
-  afterAll(async () => {
-    rmSync(folder, { recursive: true, force: true })
-    await t?.close()
-  })
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
   const row = async (key: string, mime = 'image/png') => {
     const [upload] = await t.db

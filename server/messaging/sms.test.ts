@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import { outbox } from '#server/db/schema.ts'
@@ -13,7 +13,8 @@ import {
   sweepExpiredOutboxSms,
 } from '#server/messaging/sms.ts'
 import { VERIFICATION_RULES } from '#server/messaging/verification.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-10-01T09:00:00Z')
 const TTL = VERIFICATION_RULES.codeTtlMs
@@ -27,14 +28,9 @@ const wide = { timeout: 60_000, interval: 20 }
  * development outbox keeps them readable: developers and the browser journeys read them.
  */
 describe.each(testBackends())('the SMS outbox on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let clock = T0
   const now = () => clock
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t.close())
   beforeEach(async () => {
     // Each test on its own day, far from the others' rows.
     clock = new Date(T0.getTime() + Math.floor(Math.random() * 10_000) * 24 * 3600_000)

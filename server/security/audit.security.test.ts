@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { asc, eq, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { AUDIT_ACTIONS, safeDetails } from '#server/audit/audit.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
@@ -15,7 +15,8 @@ import {
   readySignUp,
   verifiedPhone,
 } from '#server/testing/api-journeys.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 type AuditRow = typeof auditEvents.$inferSelect
 
@@ -29,16 +30,14 @@ function serverSources(dir = 'server'): string[] {
 }
 
 describe.each(testBackends())('the audit trail on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let call: ApiCall
   const secrets: string[] = []
   const smsCodes: string[] = []
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     call = (path, init) => Promise.resolve(t.app.request(path, init))
   })
-  afterAll(() => t.close())
 
   async function eventsSince(id: number): Promise<AuditRow[]> {
     const rows = await t.db.select().from(auditEvents).orderBy(asc(auditEvents.id))

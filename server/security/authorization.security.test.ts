@@ -1,6 +1,6 @@
 import { and, count, eq, isNull } from 'drizzle-orm'
 import { SignJWT } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
@@ -9,14 +9,13 @@ import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
 import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
+import { useTestApp } from '#server/testing/suite.ts'
 import {
   createMember,
   createPracticeFixture,
-  createTestApp,
   httpBackends,
   mintToken,
   type PracticeFixture,
-  type TestApp,
 } from '#server/testing/test-app.ts'
 
 /** A request at another practice's rows, and what must come back. */
@@ -663,11 +662,10 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
 }
 
 describe.each(httpBackends())('authorisation of every route on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let other: Foreign
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     const fixture = await createPracticeFixture(t.db, {
       startsAt: new Date(`${DAY}T10:00:00Z`),
     })
@@ -722,7 +720,6 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       return Number(now?.n ?? -1)
     }
   })
-  afterAll(() => t.close())
 
   it('classifies every route of the app as public or protected', () => {
     const routes = apiRoutes(t.app).map((route) => route.key)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import {
   COMMON_PASSWORD_MESSAGE,
   commonPasswords,
@@ -9,7 +9,8 @@ import {
 import { PasswordSchema, WizardPasswordSchema } from '#domain/fields.ts'
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { type ApiCall, postJson, readySignUp } from '#server/testing/api-journeys.ts'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 const LIST_FILE = 'server/data/common-passwords.txt'
 
@@ -56,13 +57,11 @@ describe('the common-password list', () => {
 })
 
 describe.each(httpBackends())('the API refuses common passwords on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let call: ApiCall
   beforeAll(async () => {
-    t = await createTestApp(backend)
     call = (path, init) => Promise.resolve(t.app.request(path, init))
   })
-  afterAll(() => t.close())
 
   async function expectCommon(response: Response) {
     expect(response.status).toBe(400)

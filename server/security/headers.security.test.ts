@@ -5,14 +5,11 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientIp } from '#server/security/client-ip.ts'
 import { XSRF_MESSAGE } from '#server/security/xsrf.ts'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 describe.each(httpBackends())('headers and the XSRF pair on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t.close())
+  const t = useTestApp(backend)
 
   it('sends CSP without inline script, nosniff, referrer policy and frame-ancestors none', async () => {
     for (const path of ['/api/health', '/api/nothing-here', '/signin']) {

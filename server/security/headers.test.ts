@@ -11,7 +11,8 @@ import {
   withSecurityHeaders,
 } from '#server/security/headers.ts'
 import { serveSpa } from '#server/static.ts'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 const HCAPTCHA = ['https://hcaptcha.com', 'https://*.hcaptcha.com']
 const STRIPE_SCRIPTS = ['https://js.stripe.com', 'https://*.js.stripe.com']
@@ -95,11 +96,7 @@ describe('the security header middleware', () => {
 })
 
 describe.each(httpBackends())('security headers of the whole app on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend, { distDir: dist })
-  })
-  afterAll(() => t.close())
+  const t = useTestApp(backend, () => ({ distDir: dist }))
 
   for (const production of [false, true]) {
     describe(`production: ${production}`, () => {

@@ -6,8 +6,9 @@
  * "Failed query: ... params: ..." message around it, which is what used to reach the log.
  */
 import { sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 const PATIENT = {
   first_name: 'Zelda',
@@ -17,10 +18,9 @@ const PATIENT = {
 }
 
 describe.each(httpBackends())('database failures in the log on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     await t.db.execute(
       sql.raw(`create or replace function disk_full() returns trigger language plpgsql as $$
         begin
@@ -35,7 +35,6 @@ describe.each(httpBackends())('database failures in the log on $name', (backend)
       ),
     )
   })
-  afterAll(() => t.close())
 
   it('logs the failure by SQLSTATE, constraint and route, and no value of the request', async () => {
     const response = await t.request('/api/patients', {

@@ -2,16 +2,13 @@
  * Answers that carry personal data or tokens are never kept by a browser or
  * proxy cache (`Cache-Control: no-store`).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 describe.each(httpBackends())('Cache-Control of API answers on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t.close())
+  const t = useTestApp(backend)
 
   it('is no-store on a session, personal data, an error and the outbox', async () => {
     const answers = {

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import { users } from '#server/db/schema.ts'
@@ -15,7 +15,8 @@ import { SIGN_UP_LIMITS } from '#server/modules/sign-up/routes.ts'
 import { type HashingGate, hashPassword, passwordHashing } from '#server/security/passwords.ts'
 import { createPostgresRateLimitStore } from '#server/security/rate-limit.ts'
 import { type ApiCall, lastSmsCode, postJson, readySignUp } from '#server/testing/api-journeys.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-07-01T09:00:00Z')
 const MINUTE = 60_000
@@ -24,17 +25,12 @@ const MINUTE = 60_000
 const measured: string[] = []
 
 describe.each(testBackends())('rate limits on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let call: ApiCall
   let clock = T0
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
   afterAll(async () => {
     if (measured.length) console.info(`rate limits (${backend.name}):\n  ${measured.join('\n  ')}`)
     measured.length = 0
-    await t.close()
   })
   beforeEach(() => {
     clock = T0
@@ -349,11 +345,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
 describe.each(testBackends())(
   'sign-in does not tell whether an e-mail exists on $name',
   (backend) => {
-    let t: TestApp
-    beforeAll(async () => {
-      t = await createTestApp(backend)
-    })
-    afterAll(() => t.close())
+    const t = useTestApp(backend)
 
     /**
      * One sign-in on a fresh app (so the per-address and per-account limits stay out of it), with

@@ -1,31 +1,21 @@
 import { eq } from 'drizzle-orm'
 import { decodeJwt } from 'jose'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { REMEMBER_TTL_SECONDS, SESSION_TTL_SECONDS, verifySession } from '#server/auth/jwt.ts'
 import { users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { hashPassword } from '#server/security/passwords.ts'
 import { type ApiCall, postJson } from '#server/testing/api-journeys.ts'
-import {
-  createTestApp,
-  httpBackends,
-  mintToken,
-  TEST_JWT_SECRET,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, mintToken, TEST_JWT_SECRET } from '#server/testing/test-app.ts'
 
 const HOUR = 60 * 60 * 1000
 
 describe.each(httpBackends())('sessions on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let call: ApiCall
   let user: { id: number; practice_id: number; email: string }
   const password = 'Session-Pass-42'
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t.close())
   beforeEach(async () => {
     t.setNow(undefined)
     // A fresh app per test: rate-limit counters never leak between tests.

@@ -1,5 +1,5 @@
 import { desc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { type AppType, createApp, SERVER_BUSY_MESSAGE } from '#server/app.ts'
 import { outbox, users } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
@@ -7,7 +7,8 @@ import { randomToken } from '#server/lib/random.ts'
 import { AUTH_LIMITS } from '#server/modules/auth/routes.ts'
 import { OWNER_ALERT_AFTER_FAILURES } from '#server/modules/auth/service.ts'
 import { createHashingGate, hashPassword } from '#server/security/passwords.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-08-01T09:00:00Z')
 const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
@@ -19,14 +20,10 @@ const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 describe.each(testBackends())(
   'sign-in without a lock an attacker can hand out on $name',
   (backend) => {
-    let t: TestApp
+    const t = useTestApp(backend)
     let app: AppType
     let clock = T0
 
-    beforeAll(async () => {
-      t = await createTestApp(backend)
-    })
-    afterAll(() => t.close())
     beforeEach(() => {
       clock = new Date(T0.getTime() + Math.floor(Math.random() * 1000) * 24 * 3600_000)
       t.setNow(clock)

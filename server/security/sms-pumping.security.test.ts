@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isNanpNumber } from '#domain/fields.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import type { AppType } from '#server/app.ts'
 import { GET_CODE_MESSAGES, SIGN_UP_LIMITS } from '#server/modules/sign-up/routes.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/security/captcha.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-10-01T09:00:00Z')
 
@@ -44,18 +45,13 @@ describe('North American numbers (NANP)', () => {
 
 /** SMS pumping through `POST /auth/get-code`. */
 describe.each(testBackends())('get-code against SMS pumping on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let app: AppType
   let counter = 0
   const savedCaptcha = process.env.HCAPTCHA_SECRET
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
   afterAll(async () => {
     if (measured.length) console.info(`SMS pumping (${backend.name}):\n  ${measured.join('\n  ')}`)
     measured.length = 0
-    await t.close()
   })
   beforeEach(() => {
     t.setNow(new Date(T0.getTime() + Math.floor(Math.random() * 10_000) * 3600_000))

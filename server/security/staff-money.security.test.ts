@@ -7,7 +7,7 @@
  * this walk cannot fill in fails the suite until it is taught here.
  */
 import { and, desc, eq, isNotNull } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { WORKLIST_LISTS } from '#domain/reports.ts'
 import {
@@ -18,7 +18,8 @@ import {
   promotions,
 } from '#server/db/schema.ts'
 import { apiRoutes, fillPath, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
-import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 /** Keys that hold money: revenue, cents, amounts, prices, dollars, liability. */
 const MONEY_KEY = /revenue|_cents$|^cents$|amount|price|dollars?$|liabilit/i
@@ -79,12 +80,11 @@ function moneyKeys(value: unknown, path = ''): string[] {
 }
 
 describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   /** The requests of each GET route: its path filled in, with the queries it needs. */
   let requests: { key: string; paths: string[] }[] = []
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     const practiceId = t.demo.practiceId
     const [patient] = await t.db
       .select({ id: patients.id })
@@ -149,7 +149,6 @@ describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
         return { key: route.key, paths: (queries[route.path] ?? ['']).map((q) => `${path}${q}`) }
       })
   }, 60_000)
-  afterAll(() => t?.close())
 
   it('walks every GET a Staff member may call and finds no money but the allowed', async () => {
     const found: Record<string, string[]> = {}

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { patients } from '#server/db/schema.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { randomToken } from '#server/lib/random.ts'
 import { apiRoutes, fillPath, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { insertPatient, testBackends } from '#server/testing/test-app.ts'
 
 /** Walks a JSON value and answers the paths of every `unsubscribe_id` key in it. */
 function unsubscribeKeys(value: unknown, path = '$'): string[] {
@@ -29,29 +23,20 @@ function unsubscribeKeys(value: unknown, path = '$'): string[] {
  * exports, nor any other route a signed-in member can call.
  */
 describe.each(testBackends())('staff answers without unsubscribe tokens on $name', (backend) => {
-  let t: TestApp
-  let own: PracticeFixture
+  const t = useTestApp(backend)
+  const own = usePracticeFixture(t)
   /** A second patient of the practice, with a token of its own, for the merge. */
   let twin: { id: number; token: string }
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    own = await createPracticeFixture(t.db)
-    const token = randomToken()
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: own.practiceId,
-        first_name: 'Peter',
-        last_name: 'Private',
-        email: `twin-${randomToken(6).toLowerCase()}@other.example`,
-        unsubscribe_id: token,
-      })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('patient not created')
-    twin = { id: row.id, token }
+    const row = await insertPatient(t.db, {
+      practice_id: own.practiceId,
+      first_name: 'Peter',
+      last_name: 'Private',
+      email: `twin-${randomToken(6).toLowerCase()}@other.example`,
+    })
+    twin = { id: row.id, token: row.unsubscribe_id }
   })
-  afterAll(() => t.close())
 
   /** Checks one answer: no `unsubscribe_id` key, and neither patient's token anywhere in it. */
   async function expectNoToken(label: string, response: Response) {

@@ -327,6 +327,27 @@ export async function createMember(
   return { user, token: await mintToken(user) }
 }
 
+/** Patient columns for {@link insertPatient}: the unsubscribe id may be left out. */
+export type PatientValues = Omit<typeof patients.$inferInsert, 'unsubscribe_id'> & {
+  unsubscribe_id?: string
+}
+
+/**
+ * Inserts a patient straight into the database, with a fresh unsubscribe id unless `values`
+ * has one; answers its id, unsubscribe id and phone.
+ */
+export async function insertPatient(
+  db: Database,
+  values: PatientValues,
+): Promise<{ id: number; unsubscribe_id: string; phone: string | null }> {
+  const [row] = await db
+    .insert(patients)
+    .values({ unsubscribe_id: randomToken(), ...values })
+    .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id, phone: patients.phone })
+  if (!row) throw new Error('no patient')
+  return row
+}
+
 /** What {@link createPracticeFixture} made. */
 export type PracticeFixture = {
   practiceId: number

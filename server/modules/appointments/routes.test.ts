@@ -1,26 +1,19 @@
 import { and, eq } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { APPOINTMENT_MESSAGES, AppointmentDetailSchema } from '#domain/appointments.ts'
 import { appointments, auditEvents, patients, procedures } from '#server/db/schema.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  type PracticeFixture,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 const Details = v.array(AppointmentDetailSchema)
 
 describe.each(httpBackends())('appointments API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
   let patientId: number
   let procedureId: number
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
     const [patient] = await t.db
       .select({ id: patients.id })
       .from(patients)
@@ -34,7 +27,6 @@ describe.each(httpBackends())('appointments API on $name', (backend) => {
     patientId = patient?.id ?? 0
     procedureId = procedure?.id ?? 0
   })
-  afterAll(() => t?.close())
 
   const send = (path: string, init: { method?: string; json?: unknown; token?: string } = {}) =>
     t.request(path, { token: t.demo.staffToken, ...init })

@@ -1,7 +1,7 @@
 import { desc, eq } from 'drizzle-orm'
 import { decodeJwt } from 'jose'
 import * as v from 'valibot'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { SessionSchema } from '#domain/session.ts'
 import { type AppType, createApp } from '#server/app.ts'
@@ -10,7 +10,8 @@ import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/security/captcha.ts'
 import { hashPassword } from '#server/security/passwords.ts'
-import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, mintToken } from '#server/testing/test-app.ts'
 import { AUTH_LIMITS, LOG_FOREIGN_RESET_PAGE_EVERY_MS } from './routes.ts'
 import { hashResetCode, RESET_CODE_TTL_MS } from './service.ts'
 
@@ -19,14 +20,9 @@ const TOO_MANY = 'Too many attempts. Please wait a few minutes and try again.'
 type ErrorAnswer = { error: { status: number; name: string; message: string } }
 
 describe.each(httpBackends())('auth routes on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   // A fresh app per test: the rate-limit counters live in the app, so tests never share them.
   let app: AppType
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t.close())
   beforeEach(() => {
     t.setNow(undefined)
     app = t.makeApp()

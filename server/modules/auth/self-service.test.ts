@@ -1,32 +1,20 @@
 import { and, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { FIELD_MESSAGES } from '#domain/fields.ts'
 import { PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { hashPassword } from '#server/security/passwords.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  type PracticeFixture,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { createMember, httpBackends } from '#server/testing/test-app.ts'
 
 type Answer = { status: number; body: Record<string, unknown> }
 type ErrorAnswer = { error: { message: string; details?: { issues?: { message: string }[] } } }
 
 describe.each(httpBackends())('self-service of members and passwords on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
 
   const call = async (
     path: string,

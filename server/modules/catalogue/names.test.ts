@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { and, eq, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CATALOGUE_MESSAGES } from '#domain/practice-data.ts'
 import { MIGRATIONS_FOLDER } from '#server/db/client.ts'
 import { procedures, products } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 /**
  * Catalogue names are unique per practice among active items, case and spaces aside:
@@ -20,23 +14,16 @@ import {
  * partial unique index (migration 0028) holds the rule for anything that gets past the check.
  */
 describe.each(testBackends())('catalogue names on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
 
   const call = async (
     path: string,
     init: { method?: string; json?: unknown; token?: string } = {},
   ) => {
     const response = await t.request(`/api${path}`, {
-      token: managerToken,
+      token: manager.token,
       method: 'POST',
       ...init,
     })

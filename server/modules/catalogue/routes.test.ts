@@ -1,32 +1,19 @@
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { CATALOGUE_MESSAGES, CatalogueItemSchema } from '#domain/practice-data.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  type PracticeFixture,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 describe.each(httpBackends())('the catalogue on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
 
   const call = async (path: string, init: { method?: string; json?: unknown; token?: string }) => {
     const response = await t.request(`/api${path}`, {
-      token: managerToken,
+      token: manager.token,
       ...init,
     })
     return { status: response.status, body: (await response.json()) as Record<string, unknown> }

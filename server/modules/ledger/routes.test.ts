@@ -1,47 +1,30 @@
 import { and, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { LEDGER_MESSAGES, LedgerPageSchema, LedgerPostingSchema } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
-import { auditEvents, ledgerEntries, patients } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
+import { auditEvents, ledgerEntries } from '#server/db/schema.ts'
+import { messageOf, useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { insertPatient, testBackends } from '#server/testing/test-app.ts'
 
 describe.each(testBackends())('the points ledger API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
   let patientId: number
-  let managerToken: string
   let keyCount = 0
   const key = () => `test-key-${Date.now()}-${keyCount++}`
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    const [patient] = await t.db
-      .insert(patients)
-      .values({
+    patientId = (
+      await insertPatient(t.db, {
         practice_id: t.demo.practiceId,
         first_name: 'Jamie',
         last_name: 'Lopez',
         email: 'jamie.lopez@example.com',
-        unsubscribe_id: `ledger-api-${Date.now()}-abcdefgh`,
       })
-      .returning({ id: patients.id })
-    if (!patient) throw new Error('no patient')
-    patientId = patient.id
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
+    ).id
   })
-  afterAll(() => t?.close())
 
   const adjust = (points: number, token = t.demo.adminToken, body: object = {}) =>
     t.request(`/api/patients/${patientId}/adjustments`, {
@@ -114,7 +97,7 @@ describe.each(testBackends())('the points ledger API on $name', (backend) => {
   })
 
   it('lets a manager adjust, and refuses staff with a sentence naming what is missing', async () => {
-    expect((await adjust(20, managerToken)).status).toBe(201)
+    expect((await adjust(20, manager.token)).status).toBe(201)
     const refused = await adjust(20, t.demo.staffToken)
     expect(refused.status).toBe(403)
     expect(await messageOf(refused)).toBe(PERMISSION_REFUSALS['points.adjust'])

@@ -1,30 +1,17 @@
 import { and, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES, type ProgrammeRules } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { auditEvents, ledgerEntries } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  type PracticeFixture,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 type Answer = { status: number; body: unknown }
 
 describe.each(httpBackends())('the programme rules on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
 
   const read = async (token = t.demo.staffToken): Promise<Answer> => {
     const response = await t.request('/api/practice/rules', { token })
@@ -51,7 +38,7 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
   it('shows every member the rules, and lets only an Admin change them, saying why', async () => {
     expect(await read()).toEqual({ status: 200, body: DEFAULT_PROGRAMME_RULES })
     const next: ProgrammeRules = { ...DEFAULT_PROGRAMME_RULES, point_value_cents: 5 }
-    for (const token of [t.demo.staffToken, managerToken]) {
+    for (const token of [t.demo.staffToken, manager.token]) {
       expect(await save(next, token)).toMatchObject({
         status: 403,
         body: { error: { message: PERMISSION_REFUSALS['practice.settings'] } },

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { UNDO_WINDOW_MS } from '#domain/visits.ts'
 import { ledgerEntries, outbox, patients, practices } from '#server/db/schema.ts'
 import { createExpiryJob, nextDailyRun } from '#server/jobs/expiry-job.ts'
@@ -7,13 +7,8 @@ import { memoryLogger } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createOutboundQueue, enqueueMessage } from '#server/messaging/outbound.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { type MailPatient, offerContent, patientMail, unsubscribeLinks } from './service.ts'
 
 const PUBLIC_URL = 'https://glow.example'
@@ -87,8 +82,8 @@ describe('a patient e-mail', () => {
 })
 
 describe.each(testBackends())('patient e-mail on $name', (backend) => {
-  let t: TestApp
-  let practice: PracticeFixture
+  const t = useTestApp(backend)
+  const practice = usePracticeFixture(t, { name: 'Lumen Skin' })
 
   async function addPatient(values: Partial<typeof patients.$inferInsert> = {}) {
     const unsubscribeId = randomToken()
@@ -120,12 +115,6 @@ describe.each(testBackends())('patient e-mail on $name', (backend) => {
       .where(eq(patients.id, id))
     return row?.email_subscription
   }
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    practice = await createPracticeFixture(t.db, { name: 'Lumen Skin' })
-  })
-  afterAll(() => t.close())
 
   describe('one-click unsubscribe (RFC 8058)', () => {
     const oneClick = (token: string, init: RequestInit = {}) =>

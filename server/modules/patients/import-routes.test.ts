@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { and, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   IMPORT_MESSAGES,
   type ImportRow,
@@ -11,12 +11,8 @@ import {
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { DUPLICATE_PATIENT_MESSAGES, FORMULA_NAME_MESSAGE } from '#domain/practice-data.ts'
 import { auditEvents, ledgerEntries, patientImportRows, patients } from '#server/db/schema.ts'
-import {
-  createMember,
-  createTestApp,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { useMember, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { rowsOf } from './queries.ts'
 
 let fileCount = 0
@@ -39,10 +35,10 @@ function rows(tag: string, n: number, from = 2): ImportRow[] {
 }
 
 describe.each(testBackends())('the patient import on $name', (backend) => {
-  let t: TestApp
-  let managerToken: string
+  const t = useTestApp(backend)
+  const manager = useMember(t, 'Manager')
 
-  const post = (path: string, json: unknown, token = managerToken) =>
+  const post = (path: string, json: unknown, token = manager.token) =>
     t.request(path, { method: 'POST', token, json })
 
   const importChunk = async (fileId: string, chunk: ImportRow[]) => {
@@ -58,12 +54,6 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       .where(and(eq(patients.practice_id, t.demo.practiceId), inArray(patients.email, emails)))
     return Number(row?.n ?? 0)
   }
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
-  })
-  afterAll(() => t.close())
 
   it('previews without writing, then creates the good rows and reports the bad ones and the duplicates with their reasons', async () => {
     const existing = await post('/api/patients', {
@@ -366,7 +356,7 @@ describe.each(testBackends())('the patient import on $name', (backend) => {
       const { id } = (await ok.json()) as { id: number }
       const renamed = await t.request(`/api/patients/${id}`, {
         method: 'PUT',
-        token: managerToken,
+        token: manager.token,
         json: { last_name: '=1+1' },
       })
       expect(renamed.status).toBe(400)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ActivityPageSchema } from '#domain/activity-log.ts'
 import { LedgerPageSchema } from '#domain/ledger.ts'
 import {
@@ -23,23 +23,14 @@ import {
 } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { messageOf, useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { insertPatient, type PatientValues, testBackends } from '#server/testing/test-app.ts'
 import { rowsOf } from './queries.ts'
 
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
-
 describe.each(testBackends())('possible duplicates and merging patients on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
   let promotionId: number
   let serial = 0
   const unique = () => `${Date.now()}${serial++}${randomBytes(2).toString('hex')}`
@@ -48,20 +39,15 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
   /** A distinct E.164 phone for each call, so pairs never meet the seed's patients. */
   const phone = () => `+1415${String(5_000_000 + Math.floor(Math.random() * 4_999_999))}`
 
-  const addPatient = async (values: Partial<typeof patients.$inferInsert> = {}) => {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
+  const addPatient = async (values: Partial<PatientValues> = {}) =>
+    (
+      await insertPatient(t.db, {
         practice_id: t.demo.practiceId,
         first_name: 'Marilyn',
         last_name: 'Anderson',
-        unsubscribe_id: randomToken(),
         ...values,
       })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    return row.id
-  }
+    ).id
 
   const ledgerOf = () => createLedger({ db: t.db, now: () => new Date() })
 
@@ -147,9 +133,9 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     return left
   }
 
-  const preview = (keptId: number, mergedId: number, token = managerToken) =>
+  const preview = (keptId: number, mergedId: number, token = manager.token) =>
     t.request(`/api/patients/${keptId}/merge/${mergedId}`, { token })
-  const merge = (keptId: number, mergedId: number, token = managerToken, idempotencyKey = key()) =>
+  const merge = (keptId: number, mergedId: number, token = manager.token, idempotencyKey = key()) =>
     t.request(`/api/patients/${keptId}/merge/${mergedId}`, {
       method: 'POST',
       token,
@@ -157,9 +143,6 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     })
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
     const [promotion] = await t.db
       .insert(promotions)
       .values({ practice_id: t.demo.practiceId, title: 'Merge test offer', points: 0 })
@@ -167,7 +150,6 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     if (!promotion) throw new Error('no promotion')
     promotionId = promotion.id
   })
-  afterAll(() => t?.close())
 
   it('lists active patients sharing a phone or an e-mail (any case) as pairs, archived ones not', async () => {
     const sharedPhone = phone()
@@ -181,7 +163,7 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
       archived_at: new Date(),
     })
     const response = await t.request('/api/patients/duplicates?pageSize=100', {
-      token: managerToken,
+      token: manager.token,
     })
     expect(response.status).toBe(200)
     const page = v.parse(DuplicatePageSchema, await response.json())
@@ -195,7 +177,7 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     const past = v.parse(
       DuplicatePageSchema,
       await (
-        await t.request('/api/patients/duplicates?page=999&pageSize=100', { token: managerToken })
+        await t.request('/api/patients/duplicates?page=999&pageSize=100', { token: manager.token })
       ).json(),
     )
     expect(past).toMatchObject({ data: [], total: page.total, page: 999 })
@@ -303,7 +285,7 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     const history = v.parse(
       LedgerPageSchema,
       await (
-        await t.request(`/api/patients/${kept}/ledger?pageSize=100`, { token: managerToken })
+        await t.request(`/api/patients/${kept}/ledger?pageSize=100`, { token: manager.token })
       ).json(),
     )
     expect(history.total).toBe(6)
@@ -313,19 +295,19 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     // The merged record reads as merged, and is in no list or search any more.
     const read = v.parse(
       PatientSchema,
-      await (await t.request(`/api/patients/${merged}`, { token: managerToken })).json(),
+      await (await t.request(`/api/patients/${merged}`, { token: manager.token })).json(),
     )
     expect(read).toMatchObject({ archived: true, merged_into_id: kept })
     for (const query of ['search=Merger', 'search=Merger&archived=true']) {
       const list = v.parse(
         PatientPageSchema,
-        await (await t.request(`/api/patients?${query}`, { token: managerToken })).json(),
+        await (await t.request(`/api/patients?${query}`, { token: manager.token })).json(),
       )
       expect(list.data.map((p) => p.id)).not.toContain(merged)
     }
     const keeper = v.parse(
       PatientPageSchema,
-      await (await t.request('/api/patients?search=Keeper', { token: managerToken })).json(),
+      await (await t.request('/api/patients?search=Keeper', { token: manager.token })).json(),
     )
     expect(keeper.data.map((p) => p.id)).toContain(kept)
 
@@ -343,14 +325,14 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     // The kept patient's details can be saved as they are: the merged record's phone is no rival.
     const saved = await t.request(`/api/patients/${kept}`, {
       method: 'PUT',
-      token: managerToken,
+      token: manager.token,
       json: { phone: keptPhone },
     })
     expect(saved.status).toBe(200)
     // And the merged record cannot come back.
     const restore = await t.request(`/api/patients/${merged}/restore`, {
       method: 'POST',
-      token: managerToken,
+      token: manager.token,
     })
     expect(restore.status).toBe(409)
     expect(await messageOf(restore)).toBe(MERGE_MESSAGES.restoreMerged)
@@ -361,11 +343,11 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     const merged = await addPatient()
     await withHistory(merged, 250)
     const idempotencyKey = key()
-    const first = await merge(kept, merged, managerToken, idempotencyKey)
+    const first = await merge(kept, merged, manager.token, idempotencyKey)
     expect(first.status).toBe(201)
     const done = v.parse(MergeAnswerSchema, await first.json())
     for (const again of [
-      await merge(kept, merged, managerToken, idempotencyKey),
+      await merge(kept, merged, manager.token, idempotencyKey),
       await merge(kept, merged),
     ]) {
       expect(again.status).toBe(200)
@@ -388,7 +370,7 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     expect(events).toHaveLength(1)
     // The key of that merge for another pair is refused.
     const third = await addPatient()
-    const reused = await merge(kept, third, managerToken, idempotencyKey)
+    const reused = await merge(kept, third, manager.token, idempotencyKey)
     expect(reused.status).toBe(409)
     expect(await messageOf(reused)).toBe(MERGE_MESSAGES.keyReused)
   })
@@ -508,7 +490,7 @@ describe.each(testBackends())('possible duplicates and merging patients on $name
     const adjustments = Array.from({ length: 4 }, () =>
       t.request(`/api/patients/${merged}/adjustments`, {
         method: 'POST',
-        token: managerToken,
+        token: manager.token,
         json: { points: 25, reason: 'at the desk', idempotencyKey: key() },
       }),
     )

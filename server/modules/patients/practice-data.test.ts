@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { APPOINTMENT_MESSAGES } from '#domain/appointments.ts'
 import {
   ActivitySchema,
@@ -23,24 +23,14 @@ import {
   uploads,
 } from '#server/db/schema.ts'
 import { DEMO_ADMIN, DEMO_MANAGER, DEMO_STAFF } from '#server/demo/seed.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
 describe.each(testBackends())('practice data API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
 
   const get = (path: string) => t.request(path, { token: t.demo.adminToken })
   const del = (path: string) => t.request(path, { method: 'DELETE', token: t.demo.adminToken })

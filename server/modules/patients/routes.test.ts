@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
   DUPLICATE_PATIENT_MESSAGES,
@@ -12,25 +12,15 @@ import {
 } from '#domain/practice-data.ts'
 import { auditEvents, patients } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { rowsOf } from './queries.ts'
 
 const PatientListSchema = v.array(PatientSchema)
 
 describe.each(testBackends())('patients API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
 
   const get = (path: string, token = t.demo.adminToken) => t.request(path, { token })
 
@@ -316,11 +306,7 @@ describe.each(testBackends())('patients API on $name', (backend) => {
 })
 
 describe.each(testBackends())('patient management on $name', (backend) => {
-  let t: TestApp
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
 
   const add = (json: object, token = t.demo.adminToken) =>
     t.request('/api/patients', { method: 'POST', token, json })

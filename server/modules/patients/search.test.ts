@@ -1,7 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { patients } from '#server/db/schema.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { SEARCH_SORT_ORDER, searchCondition } from './queries.ts'
 
 /**
@@ -10,9 +11,8 @@ import { SEARCH_SORT_ORDER, searchCondition } from './queries.ts'
  * search, never the whole practice.
  */
 describe.each(testBackends())('patient search at 10,000 patients on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   beforeAll(async () => {
-    t = await createTestApp(backend)
     await t.db.execute(sql`
       insert into patients (practice_id, first_name, last_name, email, phone, unsubscribe_id)
       select ${t.demo.practiceId}::int,
@@ -24,7 +24,6 @@ describe.each(testBackends())('patient search at 10,000 patients on $name', (bac
       from generate_series(1, 10000) as n`)
     await t.db.execute(sql`analyze patients`)
   }, 120_000)
-  afterAll(() => t?.close())
 
   const plan = async (term: string) => {
     const query = t.db

@@ -1,13 +1,9 @@
 import { and, eq, inArray, isNull, ne } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { users } from '#server/db/schema.ts'
-import {
-  createMember,
-  createTestApp,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { createMember, testBackends } from '#server/testing/test-app.ts'
 
 const ROUNDS = 24
 
@@ -15,12 +11,11 @@ const ROUNDS = 24
 // PostgreSQL the two requests run on two connections at once (the pool), on PGlite one after the
 // other. Either way exactly one removal happens, the other is refused, and nothing answers 5xx.
 describe.each(testBackends())('two Admins removing each other at once on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let first: { id: number; token: string }
   let second: { id: number; token: string }
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     // Exactly two Admins, so that the "last Admin" rule decides every round.
     await t.db
       .update(users)
@@ -36,7 +31,6 @@ describe.each(testBackends())('two Admins removing each other at once on $name',
     first = { id: t.demo.admin.id, token: t.demo.adminToken }
     second = { id: other.user.id, token: other.token }
   })
-  afterAll(() => t.close())
 
   const remove = (actor: { token: string }, member: { id: number }, demote: boolean) =>
     t.request(demote ? `/api/users/${member.id}/role` : `/api/users/${member.id}/deactivate`, {

@@ -1,36 +1,24 @@
 import { and, desc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { PersonnelInvitation, PersonnelRegisterPayloadInput } from '#domain/personnel.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { DAY_MS } from '#domain/time.ts'
 import { outbox, personnelInvitations, users, verificationCodes } from '#server/db/schema.ts'
 import { DEMO_INVITEE, DEMO_PRACTICE_NAME } from '#server/demo/seed.ts'
 import { VERIFICATION_MESSAGES } from '#server/messaging/verification.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  mintToken,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useTestApp } from '#server/testing/suite.ts'
+import { createPracticeFixture, httpBackends, mintToken } from '#server/testing/test-app.ts'
 import { INVITATION_RESEND_LIMIT, PERSONNEL_RESEND_TOO_SOON } from './routes.ts'
 
 const LINK = /^http:\/\/localhost:3000\/signup\/personnel\/([\w-]{43})$/
 
 describe.each(httpBackends())('personnel on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let counter = 0
   // Every test uses its own e-mail and phone, so per-phone limits and taken e-mails never leak.
   const next = () => ++counter + Math.floor(Math.random() * 10_000) * 100
   const nextEmail = () => `person${next()}@example.com`
   const nextPhone = () => nanpTestPhone(`555${String(next()).padStart(7, '0')}`)
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(async () => {
-    await t.close()
-  })
 
   async function invite(email = nextEmail(), position = 'Provider'): Promise<PersonnelInvitation> {
     const response = await t.request('/api/personnel', {

@@ -1,17 +1,13 @@
 import { and, desc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { footerLinks } from '#domain/footer-links.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import type { PracticeAnswer } from '#domain/practice-settings.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { PRACTICE_MESSAGES } from '#domain/sign-up/practice-details.ts'
 import { outbox, practices, users } from '#server/db/schema.ts'
-import {
-  createMember,
-  createTestApp,
-  httpBackends,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useMember, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends } from '#server/testing/test-app.ts'
 
 type Issues = {
   error: { message: string; details: { issues: { path: string; message: string }[] } }
@@ -36,14 +32,8 @@ const TEXAS = {
 }
 
 describe.each(httpBackends())('the practice details and the phone change on $name', (backend) => {
-  let t: TestApp
-  let managerToken: string
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const manager = useMember(t, 'Manager')
 
   const read = async (token = t.demo.adminToken) => {
     const response = await t.request('/api/practice', { token })
@@ -90,7 +80,7 @@ describe.each(httpBackends())('the practice details and the phone change on $nam
 
   it('refuses a Manager and a Staff member with the sentence naming what is missing', async () => {
     const before = await read()
-    for (const token of [managerToken, t.demo.staffToken]) {
+    for (const token of [manager.token, t.demo.staffToken]) {
       expect(await save({ ...TEXAS, practice_name: 'Not Mine' }, token)).toEqual({
         status: 403,
         body: expect.objectContaining({

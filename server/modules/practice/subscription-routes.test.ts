@@ -6,12 +6,10 @@ import { SUBSCRIPTION_MESSAGES, type SubscriptionAnswer } from '#domain/subscrip
 import { practices } from '#server/db/schema.ts'
 import { TEST_CARD_FAILURES } from '#server/payments/test-gateway.ts'
 import { type ApiCall, postJson, readySignUp } from '#server/testing/api-journeys.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
 import {
-  createMember,
   createPracticeFixture,
-  createTestApp,
   mintToken,
-  type PracticeFixture,
   type TestApp,
   testBackends,
 } from '#server/testing/test-app.ts'
@@ -19,20 +17,16 @@ import {
 const T0 = new Date('2026-11-12T15:00:00Z')
 
 describe.each(testBackends())('the subscription in Settings on $name', (backend) => {
-  let t: TestApp
-  let practice: PracticeFixture
-  let managerToken: string
-  let staffToken: string
+  const t = useTestApp(backend)
+  const practice = usePracticeFixture(t, { name: 'Glow Subscribed Spa' })
+  const manager = useMember(t, 'Manager', practice)
+  const staff = useMember(t, 'Staff', practice)
 
   const card = (number: string, exp_month = 12, exp_year = 2028) =>
     t.payments.tokeniser.createToken({ number, exp_month, exp_year, cvc: '123' }).id
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     t.setNow(T0)
-    practice = await createPracticeFixture(t.db, { name: 'Glow Subscribed Spa' })
-    managerToken = (await createMember(t.db, practice.practiceId, 'Manager')).token
-    staffToken = (await createMember(t.db, practice.practiceId, 'Staff')).token
     // The practice paid and subscribed at sign-up: the monthly Lite plan with WELCOME10 (10% off).
     const { customerId } = await t.payments.createCustomer({
       token: card('4242424242424242'),
@@ -57,10 +51,7 @@ describe.each(testBackends())('the subscription in Settings on $name', (backend)
       })
       .where(eq(practices.id, practice.practiceId))
   })
-  afterAll(async () => {
-    t?.setNow(undefined)
-    await t?.close()
-  })
+  afterAll(() => t.setNow(undefined))
 
   const call = async (path: string, init: { method?: string; json?: unknown; token?: string }) => {
     const response = await t.request(`/api/practice/subscription${path}`, {
@@ -96,7 +87,7 @@ describe.each(testBackends())('the subscription in Settings on $name', (backend)
   })
 
   it('refuses a Manager and a Staff member every call, saying what is missing', async () => {
-    for (const token of [managerToken, staffToken]) {
+    for (const token of [manager.token, staff.token]) {
       for (const [path, method, json] of [
         ['', 'GET', undefined],
         ['/cancel', 'POST', {}],
@@ -270,12 +261,7 @@ describe.each(testBackends())('the subscription in Settings on $name', (backend)
 })
 
 describe.each(testBackends())('the subscription across a restart on $name', (backend) => {
-  let t: TestApp
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
 
   const read = async (app: TestApp, token: string, path = '', method = 'GET', json?: unknown) => {
     const response = await app.request(`/api/practice/subscription${path}`, {

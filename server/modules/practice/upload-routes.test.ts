@@ -1,17 +1,12 @@
 import { and, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { UPLOAD_MAX_BYTES, UPLOAD_MESSAGES, type UploadedFile } from '#domain/uploads.ts'
 import { auditEvents, practices, uploadContents, uploads, users } from '#server/db/schema.ts'
 import { cleanImage } from '#server/files/images.ts'
-import {
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import {
   apngOfFrames,
   fixture,
@@ -30,14 +25,8 @@ const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts))
 type Answer = { status: number; body: Record<string, unknown>; response: Response }
 
 describe.each(testBackends())('uploads, the practice logo and avatars on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-  })
-  afterAll(() => t?.close())
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
 
   const upload = async (
     bytes: Uint8Array,

@@ -1,48 +1,32 @@
 import { and, eq, like } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { OfferAnswerSchema, PromotionSendAnswerSchema } from '#domain/offers.ts'
 import { auditEvents, outbox, patients, practices, promotionSends } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
+import { messageOf, useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { insertPatient, type PatientValues, testBackends } from '#server/testing/test-app.ts'
 
 describe.each(testBackends())('sending offers and the public offer page on $name', (backend) => {
-  let t: TestApp
-  let practice: PracticeFixture
-  let managerToken: string
-  let staffToken: string
+  const t = useTestApp(backend)
+  const practice = usePracticeFixture(t, { name: 'Lumen & Co' })
+  const manager = useMember(t, 'Manager', practice)
+  const staff = useMember(t, 'Staff', practice)
   const domain = `send-${randomToken(4).toLowerCase()}.example`
 
-  async function addPatient(first: string, values: Partial<typeof patients.$inferInsert> = {}) {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: practice.practiceId,
-        first_name: first,
-        last_name: 'Sender',
-        email: `${first.toLowerCase()}@${domain}`,
-        unsubscribe_id: randomToken(),
-        ...values,
-      })
-      .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
-    if (!row) throw new Error('no patient')
-    return row
-  }
+  const addPatient = (first: string, values: Partial<PatientValues> = {}) =>
+    insertPatient(t.db, {
+      practice_id: practice.practiceId,
+      first_name: first,
+      last_name: 'Sender',
+      email: `${first.toLowerCase()}@${domain}`,
+      ...values,
+    })
 
   async function liveOffer(fields: Record<string, unknown> = {}): Promise<number> {
     const created = await t.request('/api/promotions', {
       method: 'POST',
-      token: managerToken,
+      token: manager.token,
       json: {
         title: 'Spring <Glow>',
         description: 'Half off a peel & a mask.',
@@ -55,13 +39,13 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     const { id } = (await created.json()) as { id: number }
     const published = await t.request(`/api/promotions/${id}/publish`, {
       method: 'POST',
-      token: managerToken,
+      token: manager.token,
     })
     expect(published.status).toBe(200)
     return id
   }
 
-  const send = (id: number, token = managerToken) =>
+  const send = (id: number, token = manager.token) =>
     t.request(`/api/promotions/${id}/send`, { method: 'POST', token })
 
   const mailsOf = (subject: string) =>
@@ -73,17 +57,12 @@ describe.each(testBackends())('sending offers and the public offer page on $name
   const tokenFrom = (link: string | null) => new URL(link ?? '').pathname.split('/').pop() ?? ''
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    practice = await createPracticeFixture(t.db, { name: 'Lumen & Co' })
-    managerToken = (await createMember(t.db, practice.practiceId, 'Manager')).token
-    staffToken = (await createMember(t.db, practice.practiceId, 'Staff')).token
     // The fixture's own patient takes part too: give it this test's domain.
     await t.db
       .update(patients)
       .set({ email: `fixture@${domain}` })
       .where(eq(patients.id, practice.patientId))
   })
-  afterAll(() => t.close())
 
   it('queues one e-mail per subscribed, non-archived patient with an e-mail, with a personal link and the unsubscribe headers', async () => {
     const ada = await addPatient('Ada')
@@ -143,16 +122,16 @@ describe.each(testBackends())('sending offers and the public offer page on $name
   it('refuses an offer that is not live, and a Staff member, saying why', async () => {
     const draft = await t.request('/api/promotions', {
       method: 'POST',
-      token: managerToken,
+      token: manager.token,
       json: { title: 'Not yet' },
     })
     const { id } = (await draft.json()) as { id: number }
     const refused = await send(id)
     expect(refused.status).toBe(409)
     expect(await messageOf(refused)).toBe('Only a live offer can be sent to patients.')
-    const staff = await send(id, staffToken)
-    expect(staff.status).toBe(403)
-    expect(await messageOf(staff)).toBe(
+    const byStaff = await send(id, staff.token)
+    expect(byStaff.status).toBe(403)
+    expect(await messageOf(byStaff)).toBe(
       'Only a manager or an admin can create, change or send promotions.',
     )
     expect((await send(999_999)).status).toBe(404)
@@ -206,7 +185,7 @@ describe.each(testBackends())('sending offers and the public offer page on $name
     expect(claimed.state).toBe('claimed')
     // Again (a second click, another tab): the same answer, no second claim.
     expect(v.parse(OfferAnswerSchema, await (await claim()).json()).state).toBe('claimed')
-    const detail = await t.request(`/api/promotions/${id}`, { token: managerToken })
+    const detail = await t.request(`/api/promotions/${id}`, { token: manager.token })
     const { funnel } = (await detail.json()) as { funnel: { sent: number; claimed: number } }
     expect(funnel.claimed).toBe(1)
     expect(funnel.sent).toBeGreaterThanOrEqual(1)
@@ -218,7 +197,7 @@ describe.each(testBackends())('sending offers and the public offer page on $name
 
     // Ended: the page says so and a claim is refused with the reason.
     const other = (await mailsOf('Lumen & Co: Claim me')).find((m) => m.to !== `dee@${domain}`)
-    await t.request(`/api/promotions/${id}/end`, { method: 'POST', token: managerToken })
+    await t.request(`/api/promotions/${id}/end`, { method: 'POST', token: manager.token })
     const late = tokenFrom(other?.link ?? null)
     const endedView = v.parse(
       OfferAnswerSchema,

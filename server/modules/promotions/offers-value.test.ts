@@ -6,25 +6,16 @@
  * visit at $199 and earned on $199. Both databases.
  */
 import { and, desc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { OFFER_VALUE_MESSAGES } from '#domain/offer-value.ts'
 import type { PromotionDetail } from '#domain/promotions.ts'
 import type { VisitAnswer, VisitPreview } from '#domain/visits.ts'
-import {
-  auditEvents,
-  outbox,
-  patientPromotions,
-  patients,
-  practices,
-  procedures,
-} from '#server/db/schema.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
+import { auditEvents, outbox, patientPromotions, practices, procedures } from '#server/db/schema.ts'
+import { messageOf, patientWithPoints, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 describe.each(testBackends())('offers with value on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let count = 0
   let hydra = 0
   let botox = 0
@@ -36,30 +27,8 @@ describe.each(testBackends())('offers with value on $name', (backend) => {
     token: string = t.demo.staffToken,
   ) => t.request(path, { method, token, json })
 
-  async function newPatient(points = 0): Promise<{ id: number; phone: string }> {
-    const phone = `+1 555 03${String(count++).padStart(5, '0')}`
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: t.demo.practiceId,
-        first_name: 'Harper',
-        last_name: 'Offer',
-        phone,
-        unsubscribe_id: `offer-value-${Date.now()}-${count++}-abcdefgh`,
-      })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    if (points > 0) {
-      const adjusted = await send(
-        `/api/patients/${row.id}/adjustments`,
-        'POST',
-        { points, reason: 'opening balance', idempotencyKey: key() },
-        t.demo.adminToken,
-      )
-      expect(adjusted.status).toBe(201)
-    }
-    return { id: row.id, phone }
-  }
+  const newPatient = (points = 0) =>
+    patientWithPoints(t, points, { first_name: 'Harper', last_name: 'Offer' })
 
   /** A live offer the Admin created and published. */
   async function liveOffer(fields: Record<string, unknown>): Promise<PromotionDetail> {
@@ -98,7 +67,6 @@ describe.each(testBackends())('offers with value on $name', (backend) => {
     })
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     const rows = await t.db
       .select({ id: procedures.id, name: procedures.name, price: procedures.price })
       .from(procedures)
@@ -115,7 +83,6 @@ describe.each(testBackends())('offers with value on $name', (backend) => {
       .set({ redemption_code_threshold: 1_000, points_per_dollar: 1, point_value_cents: 10 })
       .where(eq(practices.id, t.demo.practiceId))
   })
-  afterAll(() => t?.close())
 
   it('refuses an offer without a valid value, naming the field', async () => {
     const both = await send(

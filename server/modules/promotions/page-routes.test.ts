@@ -1,16 +1,10 @@
 import { and, eq, like } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { outbox, patientPromotions, patients } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { CONTENT_SECURITY_POLICY } from '#server/security/headers.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  httpBackends,
-  type PracticeFixture,
-  type TestApp,
-} from '#server/testing/test-app.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, insertPatient } from '#server/testing/test-app.ts'
 import { UNSUBSCRIBE_SCRIPT_PATH } from './page-routes.ts'
 
 /** The visible text of a page: tags dropped, entities of our escaping read back, spaces folded. */
@@ -40,39 +34,32 @@ async function expectAlike(real: Response, realId: string, other: Response, othe
 }
 
 describe.each(httpBackends())('the patient pages, rendered by the server, on $name', (backend) => {
-  let t: TestApp
-  let practice: PracticeFixture
-  let managerToken: string
+  const t = useTestApp(backend)
+  const practice = usePracticeFixture(t, { name: 'Lumen & <Co>' })
+  const manager = useMember(t, 'Manager', practice)
   const domain = `pages-${randomToken(4).toLowerCase()}.example`
 
-  async function addPatient(first: string) {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: practice.practiceId,
-        first_name: first,
-        last_name: 'Reader',
-        email: `${first.toLowerCase()}@${domain}`,
-        unsubscribe_id: randomToken(),
-      })
-      .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
-    if (!row) throw new Error('no patient')
-    return row
-  }
+  const addPatient = (first: string) =>
+    insertPatient(t.db, {
+      practice_id: practice.practiceId,
+      first_name: first,
+      last_name: 'Reader',
+      email: `${first.toLowerCase()}@${domain}`,
+    })
 
   /** Publishes an offer, sends it, delivers the queue: the personal link's token of `first`. */
   async function sentOffer(first: string, fields: Record<string, unknown>) {
     const patient = await addPatient(first)
     const created = await t.request('/api/promotions', {
       method: 'POST',
-      token: managerToken,
+      token: manager.token,
       json: { ends_at: '2099-03-01T12:00:00.000Z', ...fields },
     })
     expect(created.status).toBe(201)
     const { id } = (await created.json()) as { id: number }
-    await t.request(`/api/promotions/${id}/publish`, { method: 'POST', token: managerToken })
+    await t.request(`/api/promotions/${id}/publish`, { method: 'POST', token: manager.token })
     expect(
-      (await t.request(`/api/promotions/${id}/send`, { method: 'POST', token: managerToken }))
+      (await t.request(`/api/promotions/${id}/send`, { method: 'POST', token: manager.token }))
         .status,
     ).toBe(200)
     await t.deliver()
@@ -83,16 +70,6 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
     const token = new URL(mail?.link ?? '').pathname.split('/').pop() ?? ''
     return { id, token, patient }
   }
-
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-    practice = await createPracticeFixture(t.db, { name: 'Lumen & <Co>' })
-    managerToken = (await createMember(t.db, practice.practiceId, 'Manager')).token
-  })
-
-  afterAll(async () => {
-    await t.close()
-  })
 
   it('answers the offer page as a whole document: the offer, its practice and its terms, escaped, with no script', async () => {
     const { token } = await sentOffer('Ada', {
@@ -139,7 +116,7 @@ describe.each(httpBackends())('the patient pages, rendered by the server, on $na
 
   it('shows why an ended offer cannot be claimed, on the page and when its form is sent', async () => {
     const { id, token } = await sentOffer('Cy', { title: 'Too late' })
-    await t.request(`/api/promotions/${id}/end`, { method: 'POST', token: managerToken })
+    await t.request(`/api/promotions/${id}/end`, { method: 'POST', token: manager.token })
     const shown = textOf(await (await t.request(`/offers/${token}`)).text())
     expect(shown).toContain('Too late')
     expect(shown).toContain('This offer has ended.')

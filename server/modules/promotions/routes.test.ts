@@ -20,21 +20,14 @@ import {
   promotionSends,
   promotions,
 } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  mintToken,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { messageOf, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { createMember, mintToken, testBackends } from '#server/testing/test-app.ts'
 
 const DAY = 86_400_000
 
 describe.each(testBackends())('promotions API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
   let managerToken: string
   let staffToken: string
   let manager: { id: number; practice_id: number }
@@ -43,8 +36,6 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
   const patientIds: number[] = []
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
     manager = (await createMember(t.db, t.demo.practiceId, 'Manager')).user
     await setNow(new Date(start.getTime() - 30 * DAY))
     const rows = await t.db
@@ -66,10 +57,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       .limit(1)
     procedureId = procedure?.id ?? 0
   })
-  afterAll(() => {
-    t?.setNow(undefined)
-    return t?.close()
-  })
+  afterAll(() => t.setNow(undefined))
 
   /** Moves the app's clock, and signs the two sessions in at that time. */
   async function setNow(date: Date) {
@@ -82,8 +70,6 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     path: string,
     init: { method?: string; json?: unknown; token?: string } = {},
   ): Promise<Response> => t.request(path, { token: managerToken, ...init })
-  const message = async (response: Response) =>
-    ((await response.json()) as { error: { message: string } }).error.message
   const offer = async (response: Response) => v.parse(PromotionDetailSchema, await response.json())
   const patient = (i: number) => patientIds[i] ?? 0
   /** The details of the audit events of `action` about the offer `id`, oldest first. */
@@ -185,14 +171,14 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     )
     const end = await send(`/api/promotions/${draft.id}/end`, { method: 'POST' })
     expect(end.status).toBe(409)
-    expect(await message(end)).toBe(PROMOTION_MESSAGES.endNotRunning)
+    expect(await messageOf(end)).toBe(PROMOTION_MESSAGES.endNotRunning)
     await send(`/api/promotions/${draft.id}/publish`, { method: 'POST' })
     const again = await send(`/api/promotions/${draft.id}/publish`, { method: 'POST' })
     expect(again.status).toBe(409)
-    expect(await message(again)).toBe(PROMOTION_MESSAGES.publishNotDraft)
+    expect(await messageOf(again)).toBe(PROMOTION_MESSAGES.publishNotDraft)
     const archive = await send(`/api/promotions/${draft.id}/archive`, { method: 'POST' })
     expect(archive.status).toBe(409)
-    expect(await message(archive)).toBe(PROMOTION_MESSAGES.archiveRunning)
+    expect(await messageOf(archive)).toBe(PROMOTION_MESSAGES.archiveRunning)
     const ended = await offer(await send(`/api/promotions/${draft.id}/end`, { method: 'POST' }))
     expect(ended.status).toBe('ended')
     const edit = await send(`/api/promotions/${draft.id}`, {
@@ -200,7 +186,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       json: { title: 'Too late' },
     })
     expect(edit.status).toBe(409)
-    expect(await message(edit)).toBe(PROMOTION_MESSAGES.editEnded)
+    expect(await messageOf(edit)).toBe(PROMOTION_MESSAGES.editEnded)
     const copy = await send(`/api/promotions/${draft.id}/duplicate`, { method: 'POST' })
     expect(copy.status).toBe(201)
     expect(await offer(copy)).toMatchObject({ title: 'Moves (copy)', status: 'draft' })
@@ -225,7 +211,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     for (const [json, expected] of cases) {
       const response = await send('/api/promotions', { method: 'POST', json })
       expect(response.status).toBe(400)
-      expect(await message(response)).toContain(expected)
+      expect(await messageOf(response)).toContain(expected)
     }
   })
 
@@ -236,7 +222,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       json: { title: 'Staff offer' },
     })
     expect(response.status).toBe(403)
-    expect(await message(response)).toBe(PERMISSION_REFUSALS['promotions.manage'])
+    expect(await messageOf(response)).toBe(PERMISSION_REFUSALS['promotions.manage'])
     const list = await send('/api/promotions', { token: staffToken })
     expect(list.status).toBe(200)
     const foreign = await send(`/api/promotions/${other.promotionId}`)
@@ -252,7 +238,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       json: { bonus_points: 999 },
     })
     expect(cost.status).toBe(409)
-    expect(await message(cost)).toBe(PROMOTION_MESSAGES.editLive)
+    expect(await messageOf(cost)).toBe(PROMOTION_MESSAGES.editLive)
     const later = new Date(start.getTime() + 60 * DAY).toISOString()
     const edited = await offer(
       await send(`/api/promotions/${live.id}`, {
@@ -304,7 +290,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     ])
     const deleted = await send(`/api/promotions/${live.id}`, { method: 'DELETE' })
     expect(deleted.status).toBe(409)
-    expect(await message(deleted)).toBe(PROMOTION_MESSAGES.deleteClaimed)
+    expect(await messageOf(deleted)).toBe(PROMOTION_MESSAGES.deleteClaimed)
   })
 
   it('redeems a claim once under 5 concurrent redemptions: one entry, one activity, one event', async () => {
@@ -345,7 +331,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(5)
     expect(statuses.filter((s) => s === 409)).toHaveLength(15)
     const refused = answers.find((r) => r.status === 409)
-    expect(refused && (await message(refused))).toBe(PROMOTION_MESSAGES.soldOut)
+    expect(refused && (await messageOf(refused))).toBe(PROMOTION_MESSAGES.soldOut)
     const rows = await t.db
       .select()
       .from(patientPromotions)
@@ -379,7 +365,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     })
     const again = await claim(live.id, patient(21))
     expect(again.status).toBe(409)
-    expect(await message(again)).toBe(PROMOTION_MESSAGES.perPatient(1))
+    expect(await messageOf(again)).toBe(PROMOTION_MESSAGES.perPatient(1))
   })
 
   it('lists who claimed an offer, by status, newest first, to anyone who reads patients', async () => {
@@ -412,7 +398,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     expect((await claims('?status=claimed')).total).toBe(0)
     const bad = await send(`/api/promotions/${live.id}/claims?status=lost`)
     expect(bad.status).toBe(400)
-    expect(await message(bad)).toBe('status: Choose claimed, redeemed or expired.')
+    expect(await messageOf(bad)).toBe('status: Choose claimed, redeemed or expired.')
     // Another practice's offer is not found, and is not told apart from no offer at all.
     const [theirs] = await t.db
       .insert(promotions)
@@ -420,7 +406,7 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
       .returning({ id: promotions.id })
     const foreign = await send(`/api/promotions/${theirs?.id}/claims`)
     expect(foreign.status).toBe(404)
-    expect(await message(foreign)).toBe(PROMOTION_MESSAGES.notFound)
+    expect(await messageOf(foreign)).toBe(PROMOTION_MESSAGES.notFound)
     expect((await t.request(`/api/promotions/${live.id}/claims`)).status).toBe(401)
   })
 
@@ -428,24 +414,24 @@ describe.each(testBackends())('promotions API on $name', (backend) => {
     const live = await liveOffer({ title: 'Secret', code: 'GLOW' })
     const without = await claim(live.id, patient(2))
     expect(without.status).toBe(403)
-    expect(await message(without)).toBe(PROMOTION_MESSAGES.codeNeeded)
+    expect(await messageOf(without)).toBe(PROMOTION_MESSAGES.codeNeeded)
     const wrong = await claim(live.id, patient(2), { code: 'DULL' })
     expect(wrong.status).toBe(422)
-    expect(await message(wrong)).toBe(PROMOTION_MESSAGES.codeWrong)
+    expect(await messageOf(wrong)).toBe(PROMOTION_MESSAGES.codeWrong)
     expect((await claim(live.id, patient(2), { code: 'glow' })).status).toBe(200)
     // The refused claims are not on record.
     expect(await audited('promotion.claimed', live.id)).toHaveLength(1)
     await setNow(new Date(start.getTime() + 31 * DAY))
     const late = await claim(live.id, patient(3), { code: 'GLOW' })
     expect(late.status).toBe(409)
-    expect(await message(late)).toBe(PROMOTION_MESSAGES.notLive.ended)
+    expect(await messageOf(late)).toBe(PROMOTION_MESSAGES.notLive.ended)
     // The claim left open is counted expired, and cannot be redeemed any more.
     const expired = await send(`/api/promotions/redeemed/${live.id}`, {
       method: 'PUT',
       json: { patient_id: patient(2) },
     })
     expect(expired.status).toBe(409)
-    expect(await message(expired)).toBe(PROMOTION_MESSAGES.expired)
+    expect(await messageOf(expired)).toBe(PROMOTION_MESSAGES.expired)
     expect((await offer(await send(`/api/promotions/${live.id}`))).funnel).toMatchObject({
       claimed: 1,
       redeemed: 0,

@@ -1,33 +1,23 @@
 import { eq } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ActivityPageSchema } from '#domain/activity-log.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { auditEvents } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 let keys = 0
 const key = () => `activity-${Date.now()}-${keys++}`
 
 describe.each(testBackends())('the activity log on $name', (backend) => {
-  let t: TestApp
-  let practice: PracticeFixture
-  let manager: { user: { id: number }; token: string }
-  let staff: { user: { id: number }; token: string }
+  const t = useTestApp(backend)
+  // A practice of its own, so the log holds exactly what this suite did.
+  const practice = usePracticeFixture(t, { name: 'Activity Practice' })
+  const manager = useMember(t, 'Manager', practice)
+  const staff = useMember(t, 'Staff', practice)
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    // A practice of its own, so the log holds exactly what this suite did.
-    practice = await createPracticeFixture(t.db, { name: 'Activity Practice' })
-    manager = await createMember(t.db, practice.practiceId, 'Manager')
-    staff = await createMember(t.db, practice.practiceId, 'Staff')
     const adjusted = await t.request(`/api/patients/${practice.patientId}/adjustments`, {
       method: 'POST',
       token: manager.token,
@@ -44,7 +34,6 @@ describe.each(testBackends())('the activity log on $name', (backend) => {
       (await t.request(`/api/patients/${practice.patientId}`, { token: staff.token })).status,
     ).toBe(200)
   })
-  afterAll(() => t?.close())
 
   const log = async (query = '', token = practice.token) => {
     const response = await t.request(`/api/audit${query}`, { token })

@@ -1,36 +1,24 @@
 import { eq, sql } from 'drizzle-orm'
 import Papa from 'papaparse'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { toE164 } from '#domain/phone.ts'
 import { auditEvents, ledgerEntries, patients } from '#server/db/schema.ts'
-import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { messageOf, useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 import { EXPORT_PAGE_SIZE } from './csv-export-routes.ts'
 import { LEDGER_COLUMNS, PATIENT_COLUMNS } from './routes.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
 
 const parse = (text: string) =>
   Papa.parse<Record<string, string>>(text.trimEnd(), { header: true, skipEmptyLines: false })
 
 describe.each(testBackends())('the CSV exports on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
   let trickyId: number
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
     // More patients than one page, so the keyset paging is walked.
     await t.db.insert(patients).values(
       Array.from({ length: EXPORT_PAGE_SIZE + 20 }, (_, i) => ({
@@ -60,10 +48,9 @@ describe.each(testBackends())('the CSV exports on $name', (backend) => {
     })
     expect(adjust.status).toBe(201)
   })
-  afterAll(() => t?.close())
 
   it('streams every patient of the practice, quoted and guarded against formulas, and audits the export', async () => {
-    const response = await t.request('/api/reports/patients.csv', { token: managerToken })
+    const response = await t.request('/api/reports/patients.csv', { token: manager.token })
     expect(response.status).toBe(200)
     expect(response.headers.get('Content-Type')).toBe('text/csv; charset=utf-8')
     expect(response.headers.get('Content-Disposition')).toMatch(

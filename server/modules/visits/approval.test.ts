@@ -4,7 +4,7 @@
  * visit's lines; otherwise the API refuses it with a sentence. Both databases.
  */
 import { and, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import {
   type ApprovalAnswer,
   VISIT_MESSAGES,
@@ -14,26 +14,18 @@ import {
 import {
   auditEvents,
   ledgerEntries,
-  patients,
   practices,
   procedures,
   users,
   visits,
 } from '#server/db/schema.ts'
-import {
-  createMember,
-  createTestApp,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+import { messageOf, useTestApp } from '#server/testing/suite.ts'
+import { createMember, insertPatient, testBackends } from '#server/testing/test-app.ts'
 
 const MANAGER = { email: 'manager@example.com', password: 'ManagerPass123' }
 
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
-
 describe.each(testBackends())('approval of prices and points at the desk on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let botoxId: number
   let managerId: number
   let count = 0
@@ -42,19 +34,14 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
   const post = (path: string, json: unknown, token: string) =>
     t.request(path, { method: 'POST', token, json })
 
-  async function newPatient(): Promise<number> {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
+  const newPatient = async () =>
+    (
+      await insertPatient(t.db, {
         practice_id: t.demo.practiceId,
         first_name: 'Quinn',
         last_name: 'Approval',
-        unsubscribe_id: `approval-${Date.now()}-${count++}-abcdefgh`,
       })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    return row.id
-  }
+    ).id
 
   /** The typo that started the approvals: 10 units at $100,000 each of a $300 procedure. */
   const typo = () => [{ procedure_id: botoxId, quantity: 10, price_cents: 10_000_000 }]
@@ -80,7 +67,6 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
   }
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     const [botox] = await t.db
       .insert(procedures)
       .values({ practice_id: t.demo.practiceId, name: 'Botox', price: 30_000, points: null })
@@ -101,7 +87,6 @@ describe.each(testBackends())('approval of prices and points at the desk on $nam
       .set({ max_points_per_line: 5000, points_per_dollar: 1 })
       .where(eq(practices.id, t.demo.practiceId))
   })
-  afterAll(() => t?.close())
 
   it('refuses a Staff member 10 × $100,000 with a sentence, writing nothing', async () => {
     const patientId = await newPatient()

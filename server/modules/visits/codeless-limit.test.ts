@@ -4,40 +4,21 @@
  * needed. Both databases, with requests in parallel.
  */
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import { patients, practices } from '#server/db/schema.ts'
-import { createTestApp, mintToken, type TestApp, testBackends } from '#server/testing/test-app.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
+import { messageOf, patientWithPoints, useTestApp } from '#server/testing/suite.ts'
+import { mintToken, testBackends } from '#server/testing/test-app.ts'
 
 describe.each(testBackends())('code-less redemptions a day on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let count = 0
   const key = () => `codeless-${Date.now()}-${count++}`
   const post = (path: string, json: unknown, token = t.demo.staffToken) =>
     t.request(path, { method: 'POST', token, json })
 
-  async function newPatient(points: number): Promise<number> {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: t.demo.practiceId,
-        first_name: 'Dana',
-        last_name: 'Limit',
-        unsubscribe_id: `codeless-${Date.now()}-${count++}-abcdefgh`,
-      })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    const adjusted = await post(
-      `/api/patients/${row.id}/adjustments`,
-      { points, reason: 'opening balance', idempotencyKey: key() },
-      t.demo.adminToken,
-    )
-    expect(adjusted.status).toBe(201)
-    return row.id
-  }
+  const newPatient = async (points: number) =>
+    (await patientWithPoints(t, points, { first_name: 'Dana', last_name: 'Limit', phone: null })).id
 
   const balance = async (patientId: number) =>
     (
@@ -47,9 +28,6 @@ describe.each(testBackends())('code-less redemptions a day on $name', (backend) 
         .where(eq(patients.id, patientId))
     )[0]?.points
 
-  beforeAll(async () => {
-    t = await createTestApp(backend)
-  })
   beforeEach(async () => {
     t.setNow(undefined)
     await t.db
@@ -57,7 +35,6 @@ describe.each(testBackends())('code-less redemptions a day on $name', (backend) 
       .set({ redemption_code_threshold: 500 })
       .where(eq(practices.id, t.demo.practiceId))
   })
-  afterAll(() => t?.close())
 
   it('lets one of 6 parallel 500-point redemptions through on a 2,500 balance', async () => {
     const patientId = await newPatient(2_500)

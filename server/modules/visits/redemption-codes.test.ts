@@ -4,43 +4,22 @@
  * that patient, once; and the checkout can check it as soon as it is typed. Both databases.
  */
 import { and, desc, eq } from 'drizzle-orm'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
-import { outbox, patientPromotions, patients, practices, promotions } from '#server/db/schema.ts'
-import { createTestApp, type TestApp, testBackends } from '#server/testing/test-app.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
+import { outbox, patientPromotions, practices, promotions } from '#server/db/schema.ts'
+import { messageOf, patientWithPoints, useTestApp } from '#server/testing/suite.ts'
+import { testBackends } from '#server/testing/test-app.ts'
 
 describe.each(testBackends())('a code for one amount on $name', (backend) => {
-  let t: TestApp
+  const t = useTestApp(backend)
   let count = 0
   let practiceName = ''
   const key = () => `code-key-${Date.now()}-${count++}`
   const post = (path: string, json: unknown, token = t.demo.staffToken) =>
     t.request(path, { method: 'POST', token, json })
 
-  async function newPatient(points: number): Promise<{ id: number; phone: string }> {
-    const phone = `+1 555 02${String(count++).padStart(5, '0')}`
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: t.demo.practiceId,
-        first_name: 'Casey',
-        last_name: 'Code',
-        phone,
-        unsubscribe_id: `codes-${Date.now()}-${count++}-abcdefgh`,
-      })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    const adjusted = await post(
-      `/api/patients/${row.id}/adjustments`,
-      { points, reason: 'opening balance', idempotencyKey: key() },
-      t.demo.adminToken,
-    )
-    expect(adjusted.status).toBe(201)
-    return { id: row.id, phone }
-  }
+  const newPatient = (points: number) =>
+    patientWithPoints(t, points, { first_name: 'Casey', last_name: 'Code' })
 
   /** Asks for a code and reads the SMS from the development outbox. */
   async function sendCode(patient: { id: number; phone: string }, amount: object) {
@@ -59,7 +38,6 @@ describe.each(testBackends())('a code for one amount on $name', (backend) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
     const [practice] = await t.db
       .select({ name: practices.practice_name })
       .from(practices)
@@ -72,7 +50,6 @@ describe.each(testBackends())('a code for one amount on $name', (backend) => {
       .set({ redemption_code_threshold: 0, point_value_cents: 10 })
       .where(eq(practices.id, t.demo.practiceId))
   })
-  afterAll(() => t?.close())
 
   it('names the practice, the points and their worth and the validity, and redeems at most that, once', async () => {
     const patient = await newPatient(2_500)

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import * as v from 'valibot'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { describeEntry, LedgerPostingSchema } from '#domain/ledger.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import {
@@ -25,18 +25,14 @@ import {
   visits,
 } from '#server/db/schema.ts'
 import {
-  createMember,
-  createPracticeFixture,
-  createTestApp,
-  mintToken,
-  type PracticeFixture,
-  type TestApp,
-  testBackends,
-} from '#server/testing/test-app.ts'
+  messageOf,
+  patientWithPoints,
+  useMember,
+  usePracticeFixture,
+  useTestApp,
+} from '#server/testing/suite.ts'
+import { mintToken, testBackends } from '#server/testing/test-app.ts'
 import { smsAddress } from './redemption-codes.ts'
-
-const messageOf = async (response: Response) =>
-  ((await response.json()) as { error: { message: string } }).error.message
 
 const DAY = 86_400_000
 
@@ -49,9 +45,9 @@ describe('the SMS address of a patient phone', () => {
 })
 
 describe.each(testBackends())('the front desk API on $name', (backend) => {
-  let t: TestApp
-  let other: PracticeFixture
-  let managerToken: string
+  const t = useTestApp(backend)
+  const other = usePracticeFixture(t)
+  const manager = useMember(t, 'Manager')
   let staffToken: string
   let botoxId: number
   let serumId: number
@@ -59,31 +55,10 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
   let promotionId: number
   let keyCount = 0
   const key = () => `visit-key-${Date.now()}-${keyCount++}`
-  let phoneCount = 0
 
   /** A fresh patient of the demo practice, with a phone, and `points` given by an adjustment. */
-  async function newPatient(points = 0, phone: string | null = null): Promise<number> {
-    const [row] = await t.db
-      .insert(patients)
-      .values({
-        practice_id: t.demo.practiceId,
-        first_name: 'Robin',
-        last_name: 'Desk',
-        phone: phone ?? `+1 555 01${String(phoneCount++).padStart(5, '0')}`,
-        unsubscribe_id: `visits-${Date.now()}-${keyCount++}-abcdefgh`,
-      })
-      .returning({ id: patients.id })
-    if (!row) throw new Error('no patient')
-    if (points > 0) {
-      const response = await t.request(`/api/patients/${row.id}/adjustments`, {
-        method: 'POST',
-        token: t.demo.adminToken,
-        json: { points, reason: 'opening balance', idempotencyKey: key() },
-      })
-      expect(response.status).toBe(201)
-    }
-    return row.id
-  }
+  const newPatient = async (points = 0, phone: string | null = null) =>
+    (await patientWithPoints(t, points, phone ? { phone } : {})).id
 
   async function newAppointment(patientId: number, status = 'scheduled') {
     const [row] = await t.db
@@ -182,9 +157,6 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       .where(eq(practices.id, t.demo.practiceId))
 
   beforeAll(async () => {
-    t = await createTestApp(backend)
-    other = await createPracticeFixture(t.db)
-    managerToken = (await createMember(t.db, t.demo.practiceId, 'Manager')).token
     staffToken = t.demo.staffToken
     const [botox] = await t.db
       .insert(procedures)
@@ -227,7 +199,6 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     t.setNow(undefined)
     await setThreshold(0)
   })
-  afterAll(() => t?.close())
 
   it('previews the lines, their points and the programme figures, and writes nothing', async () => {
     const patientId = await newPatient(70)
@@ -801,18 +772,18 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     const blank = await postRedemption(
       patientId,
       { points: 100, idempotencyKey: key(), override: { reason: '  ' } },
-      managerToken,
+      manager.token,
     )
     expect(blank.status).toBe(400)
     expect(await messageOf(blank)).toMatch(/Please give a reason\./)
 
-    const manager = await postRedemption(
+    const overridden = await postRedemption(
       patientId,
       { points: 100, idempotencyKey: key(), override: { reason: 'phone lost' } },
-      managerToken,
+      manager.token,
     )
-    expect(manager.status).toBe(201)
-    const { entry, balance } = v.parse(RedemptionAnswerSchema, await manager.json())
+    expect(overridden.status).toBe(201)
+    const { entry, balance } = v.parse(RedemptionAnswerSchema, await overridden.json())
     expect(entry).toMatchObject({ kind: 'redeem', points: -100, reason: 'phone lost' })
     expect(balance).toBe(200)
   })
