@@ -233,6 +233,36 @@ export const PasswordConfirmSchema = v.pipe(
   v.nonEmpty(FIELD_MESSAGES.passwordConfirm.required),
 )
 
+/** An object holding `password` and a confirmation of it under `TKey`. */
+type PasswordPair<TKey extends string> = { password: string } & { [K in TKey]: string }
+
+/**
+ * The match rule of a form with a password typed twice, for the form's object pipe: the field
+ * `confirmKey` must equal `password`, else `message` is reported on `confirmKey`. It runs even
+ * while other fields are invalid (a forwarded partial check).
+ */
+export function confirmationMatches<TKey extends string, TInput extends PasswordPair<TKey>>(
+  confirmKey: TKey,
+  message: string,
+) {
+  type Fields = Record<string, string>
+  const rule = v.forward<Fields, v.PartialCheckIssue<Fields>, [string]>(
+    v.partialCheck<Fields, [['password'], [string]], Fields, string>(
+      [['password'], [confirmKey]],
+      (input) => input.password === input[confirmKey],
+      message,
+    ),
+    [confirmKey],
+  )
+  // The rule reads only the two fields, so it serves any object that holds them; valibot's path
+  // types cannot be checked against a generic object, hence the widening.
+  return rule as unknown as v.BaseValidation<
+    TInput,
+    TInput,
+    v.PartialCheckIssue<PasswordPair<TKey>>
+  >
+}
+
 /** The positions offered at sign-up. */
 export const POSITIONS = ['Staff', 'Provider'] as const
 export type Position = (typeof POSITIONS)[number]

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import {
   ConfirmCodeSchema,
+  confirmationMatches,
   DEFAULT_PHONE_COUNTRY_CODE,
   EmailSchema,
   FIELD_MESSAGES,
@@ -84,28 +85,14 @@ const registrationDetailsEntries = {
  */
 export const RegistrationDetailsSchema = v.pipe(
   v.object(registrationDetailsEntries),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['password_confirm']],
-      (input) => input.password === input.password_confirm,
-      FIELD_MESSAGES.passwordConfirm.mismatch,
-    ),
-    ['password_confirm'],
-  ),
+  confirmationMatches('password_confirm', FIELD_MESSAGES.passwordConfirm.mismatch),
 )
 export type RegistrationDetails = v.InferOutput<typeof RegistrationDetailsSchema>
 
 /** The whole registration form: the details plus the confirmation code (required, minimum 6). */
 export const RegistrationFormSchema = v.pipe(
   v.object({ ...registrationDetailsEntries, confirmCode: ConfirmCodeSchema }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['password_confirm']],
-      (input) => input.password === input.password_confirm,
-      FIELD_MESSAGES.passwordConfirm.mismatch,
-    ),
-    ['password_confirm'],
-  ),
+  confirmationMatches('password_confirm', FIELD_MESSAGES.passwordConfirm.mismatch),
 )
 export type RegistrationForm = v.InferOutput<typeof RegistrationFormSchema>
 /** The form's values as typed. */
@@ -154,14 +141,7 @@ export const PersonnelRegisterPayloadSchema = v.pipe(
     confirm_code: v.optional(v.pipe(v.string(), v.maxLength(50))),
     username: v.optional(v.pipe(v.string(), v.maxLength(254))),
   }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['password_confirm']],
-      (input) => input.password === input.password_confirm,
-      FIELD_MESSAGES.passwordConfirm.mismatch,
-    ),
-    ['password_confirm'],
-  ),
+  confirmationMatches('password_confirm', FIELD_MESSAGES.passwordConfirm.mismatch),
 )
 export type PersonnelRegisterPayload = v.InferOutput<typeof PersonnelRegisterPayloadSchema>
 export type PersonnelRegisterPayloadInput = v.InferInput<typeof PersonnelRegisterPayloadSchema>

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH, RESET_PASSWORD_MIN_LENGTH } from '#domain/auth.ts'
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from '#domain/common-passwords.ts'
+import { confirmationMatches } from '#domain/fields.ts'
 
 // The new password of a reset: apart from domain/auth.ts because its check carries the list of
 // common passwords (15 KB gzip), which the sign-in view must not download.
@@ -23,14 +24,7 @@ export const ResetPasswordFormSchema = v.pipe(
     password: NewPasswordSchema,
     confirm_password: v.pipe(v.string(), v.nonEmpty(AUTH_MESSAGES.confirmPasswordRequired)),
   }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['confirm_password']],
-      (input) => input.password === input.confirm_password,
-      AUTH_MESSAGES.passwordsDoNotMatch,
-    ),
-    ['confirm_password'],
-  ),
+  confirmationMatches('confirm_password', AUTH_MESSAGES.passwordsDoNotMatch),
 )
 export type ResetPasswordForm = v.InferOutput<typeof ResetPasswordFormSchema>
 
@@ -45,13 +39,6 @@ export const ResetPasswordPayloadSchema = v.pipe(
       v.maxLength(512, AUTH_MESSAGES.resetLinkOutdated),
     ),
   }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['passwordConfirmation']],
-      (input) => input.password === input.passwordConfirmation,
-      AUTH_MESSAGES.passwordsDoNotMatch,
-    ),
-    ['passwordConfirmation'],
-  ),
+  confirmationMatches('passwordConfirmation', AUTH_MESSAGES.passwordsDoNotMatch),
 )
 export type ResetPasswordPayload = v.InferOutput<typeof ResetPasswordPayloadSchema>

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { AUTH_MESSAGES, PASSWORD_MAX_LENGTH } from '#domain/auth.ts'
 import {
+  confirmationMatches,
   FirstNameSchema,
   LastNameSchema,
   PasswordSchema,
@@ -90,14 +91,7 @@ export const ChangePasswordPayloadSchema = v.pipe(
     /** Whether this browser's session was made with Remember me: the fresh one lasts as long. */
     remember: v.optional(v.boolean()),
   }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['passwordConfirmation']],
-      (input) => input.password === input.passwordConfirmation,
-      AUTH_MESSAGES.passwordsDoNotMatch,
-    ),
-    ['passwordConfirmation'],
-  ),
+  confirmationMatches('passwordConfirmation', AUTH_MESSAGES.passwordsDoNotMatch),
   v.forward(
     v.partialCheck(
       [['current_password'], ['password']],

@@ -13,7 +13,11 @@ import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { availabilityFailureMessage, SIGN_UP_MESSAGES } from '#domain/sign-up/messages.ts'
 import { buildPayBillingInformation, buildSignUpPayload } from '#domain/sign-up/payload.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import { createSignUpSampleValues, sampleSignature } from '#domain/sign-up/sample-values.ts'
+import {
+  createSignUpSampleValues,
+  SAMPLE_PAY_BILLING_INFORMATION,
+  sampleSignature,
+} from '#domain/sign-up/sample-values.ts'
 
 const fixtures = createSignUpSampleValues(4)
 const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
@@ -112,15 +116,7 @@ describe('call bodies', () => {
       billingInformation: buildPayBillingInformation('Jane Doe', billing, 'US'),
     }
     const parsed = v.parse(PayPayloadSchema, body)
-    expect(parsed.billingInformation).toEqual({
-      name: 'Jane Doe',
-      billing_address_1: '100 Main Street',
-      billing_address_2: '',
-      billing_city: 'Springfield',
-      billing_state: 'IL',
-      billing_zip: '62701',
-      country: 'US',
-    })
+    expect(parsed.billingInformation).toEqual(SAMPLE_PAY_BILLING_INFORMATION)
     expect(JSON.stringify(parsed)).not.toContain('4242')
   })
 })

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import {
+  confirmationMatches,
   EmailSchema,
   FIELD_MESSAGES,
   FirstNameSchema,
@@ -37,14 +38,7 @@ const clientDetailsEntries = {
  */
 export const ClientDetailsSchema = v.pipe(
   v.object(clientDetailsEntries),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['password_confirm']],
-      (input) => input.password === input.password_confirm,
-      FIELD_MESSAGES.passwordConfirm.mismatch,
-    ),
-    ['password_confirm'],
-  ),
+  confirmationMatches('password_confirm', FIELD_MESSAGES.passwordConfirm.mismatch),
 )
 export type ClientDetails = v.InferOutput<typeof ClientDetailsSchema>
 /** Step 1 as the form holds it. */

@@ -2,8 +2,10 @@
  * Sample values of the sign-up wizard: what test mode pre-fills. Part of the
  * product; tests reuse them as valid input.
  */
+import type { PayBillingInformation } from '#domain/sign-up/api.ts'
 import type {
   AgreementSignature,
+  BillingAddress,
   BillingInformationInput,
 } from '#domain/sign-up/billing-information.ts'
 import type { ClientDetailsInput } from '#domain/sign-up/client-details.ts'
@@ -19,6 +21,22 @@ export type SignUpSampleValues = {
 /** The Business Associates Agreement signed by `name` today: what accepting it sends. */
 export function sampleSignature(name = 'Jane Doe'): AgreementSignature {
   return { signature: name, signer_name: name, date: new Date().toISOString().slice(0, 10) }
+}
+
+/** The sample billing address: the sample practice's street. */
+export const SAMPLE_BILLING_ADDRESS: BillingAddress = {
+  billing_address_1: '100 Main Street',
+  billing_address_2: '',
+  billing_city: 'Springfield',
+  billing_state: 'IL',
+  billing_zip: '62701',
+}
+
+/** The billing details `POST /auth/pay` carries for the sample values (cardholder Jane Doe, US). */
+export const SAMPLE_PAY_BILLING_INFORMATION: PayBillingInformation = {
+  name: 'Jane Doe',
+  ...SAMPLE_BILLING_ADDRESS,
+  country: 'US',
 }
 
 /** Stripe's always-succeeding test card, which the test gateway also accepts. */
@@ -83,11 +101,7 @@ export function createSignUpSampleValues(seed: number): SignUpSampleValues {
         cvv: '123',
         name: 'Jane Doe',
       },
-      billing_address_1: '100 Main Street',
-      billing_address_2: '',
-      billing_city: 'Springfield',
-      billing_state: 'IL',
-      billing_zip: '62701',
+      ...SAMPLE_BILLING_ADDRESS,
       promo_code: '',
       terms: true,
       business_agreement: true,

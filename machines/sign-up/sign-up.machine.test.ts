@@ -14,6 +14,7 @@ import {
 } from '#domain/sign-up/api.ts'
 import { BillingInformationSchema } from '#domain/sign-up/billing-information.ts'
 import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
+import { SAMPLE_PAY_BILLING_INFORMATION } from '#domain/sign-up/sample-values.ts'
 import { phoneVerificationMachine } from '#machines/phone-verification/phone-verification.machine.ts'
 import {
   type LockPaymentInput,
@@ -409,15 +410,7 @@ describe('step 3: billing information', () => {
     expect(h.calls.lockPayment.calls[0]?.input).toEqual({
       card: billing.card,
       email: practice.practice_email,
-      billingInformation: {
-        name: 'Jane Doe',
-        billing_address_1: '100 Main Street',
-        billing_address_2: '',
-        billing_city: 'Springfield',
-        billing_state: 'IL',
-        billing_zip: '62701',
-        country: 'US',
-      },
+      billingInformation: SAMPLE_PAY_BILLING_INFORMATION,
     })
     h.calls.lockPayment.calls[0]?.answer.resolve({ id: 'cus_42' })
     await waitFor(h.actor, (s) => s.matches({ confirmation: 'reviewing' }))

@@ -1,5 +1,14 @@
 import { readFile } from 'node:fs/promises'
-import { apiSignIn, expect, MANAGER, openSignedIn, STAFF, test } from './support/fixtures.ts'
+import {
+  adjustPoints,
+  apiSignIn,
+  createPatient,
+  expect,
+  MANAGER,
+  openSignedIn,
+  STAFF,
+  test,
+} from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
 // The activity log in Settings, through the real server.
@@ -13,18 +22,15 @@ test.describe('the activity log', () => {
   }) => {
     const stamp = Date.now().toString().slice(-7)
     const manager = await apiSignIn(request, MANAGER.email, MANAGER.password)
-    const asManager = { Authorization: `Bearer ${manager.jwt}` }
-    const created = await request.post('/api/patients', {
-      headers: asManager,
-      data: { first_name: 'Logan', last_name: `Logged${stamp}` },
+    const patient = await createPatient(request, manager, {
+      first_name: 'Logan',
+      last_name: `Logged${stamp}`,
     })
-    expect(created.status()).toBe(201)
-    const patient = (await created.json()) as { id: number }
-    const adjusted = await request.post(`/api/patients/${patient.id}/adjustments`, {
-      headers: asManager,
-      data: { points: 500, reason: `birthday ${stamp}`, idempotencyKey: `log-${stamp}` },
+    await adjustPoints(request, manager, patient.id, {
+      points: 500,
+      reason: `birthday ${stamp}`,
+      idempotencyKey: `log-${stamp}`,
     })
-    expect(adjusted.status()).toBe(201)
     const sentence = `Morgan Reyes adjusted Logan Logged${stamp}'s points by +500: birthday ${stamp}.`
 
     await openSignedIn(page, request, '/settings')

@@ -2,6 +2,7 @@ import type { APIRequestContext, Locator, Page } from '@playwright/test'
 import {
   type ApiSession,
   apiSignIn,
+  createPatient,
   expect,
   openAs,
   openSignedIn,
@@ -308,12 +309,11 @@ test.describe('checkout at the front desk', () => {
     const published = await request.post(`/api/promotions/${offer.id}/publish`, { headers })
     expect(published.status(), await published.text()).toBe(200)
     const phone = `+1555019${String(stamp % 10_000).padStart(4, '0')}`
-    const patientCreated = await request.post('/api/patients', {
-      headers,
-      data: { first_name: 'Harper', last_name: `Offer${stamp}`, phone },
+    const harper = await createPatient(request, session, {
+      first_name: 'Harper',
+      last_name: `Offer${stamp}`,
+      phone,
     })
-    expect(patientCreated.status(), await patientCreated.text()).toBe(201)
-    const harper = (await patientCreated.json()) as { id: number }
     await server.claimFor(offer.id, harper.id)
     const before = await server.balance(harper.id)
 

@@ -1,5 +1,13 @@
 import type { APIRequestContext } from '@playwright/test'
-import { apiSignIn, expect, MANAGER, openAs, test } from './support/fixtures.ts'
+import {
+  adjustPoints,
+  apiSignIn,
+  createPatient,
+  expect,
+  MANAGER,
+  openAs,
+  test,
+} from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
 
 const shoot = screens('issue-29')
@@ -7,20 +15,18 @@ const shoot = screens('issue-29')
 /** Two patients of the demo practice, each with one adjustment, made through the API. */
 async function twoPatients(request: APIRequestContext, stamp: string) {
   const manager = await apiSignIn(request, MANAGER.email, MANAGER.password)
-  const headers = { Authorization: `Bearer ${manager.jwt}` }
   const last = `Anderson${stamp}`
   const add = async (first: string, data: object, points: number, reason: string) => {
-    const created = await request.post('/api/patients', {
-      headers,
-      data: { first_name: first, last_name: last, ...data },
+    const { id } = await createPatient(request, manager, {
+      first_name: first,
+      last_name: last,
+      ...data,
     })
-    expect(created.status(), await created.text()).toBe(201)
-    const id = ((await created.json()) as { id: number }).id
-    const adjusted = await request.post(`/api/patients/${id}/adjustments`, {
-      headers,
-      data: { points, reason, idempotencyKey: `merge-${stamp}-${id}` },
+    await adjustPoints(request, manager, id, {
+      points,
+      reason,
+      idempotencyKey: `merge-${stamp}-${id}`,
     })
-    expect(adjusted.status()).toBe(201)
     return id
   }
   const kept = await add(

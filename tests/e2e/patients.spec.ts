@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test'
 import {
   apiSignIn,
   axeViolations,
+  createPatient,
   expect,
   openAs,
   openSignedIn,
@@ -117,12 +118,10 @@ test.describe('patients and their points', () => {
     request,
   }) => {
     const admin = await apiSignIn(request)
-    const created = await request.post('/api/patients', {
-      headers: { Authorization: `Bearer ${admin.jwt}` },
-      data: { first_name: 'Sky', last_name: `Staffview${unique}` },
+    const patient = await createPatient(request, admin, {
+      first_name: 'Sky',
+      last_name: `Staffview${unique}`,
     })
-    expect(created.status()).toBe(201)
-    const patient = (await created.json()) as { id: number }
 
     const staff = await openSignedIn(page, request, `/patients/${patient.id}`, STAFF)
     await expect(
@@ -146,12 +145,10 @@ test.describe('patients and their points', () => {
     request,
   }) => {
     const admin = await apiSignIn(request)
-    const created = await request.post('/api/patients', {
-      headers: { Authorization: `Bearer ${admin.jwt}` },
-      data: { first_name: 'Ari', last_name: `Archived${unique}` },
+    const patient = await createPatient(request, admin, {
+      first_name: 'Ari',
+      last_name: `Archived${unique}`,
     })
-    expect(created.status()).toBe(201)
-    const patient = (await created.json()) as { id: number }
     const name = `Ari Archived${unique}`
     await openAs(page, admin, `/patients/${patient.id}`)
     await page.getByRole('button', { name: 'Archive' }).click()

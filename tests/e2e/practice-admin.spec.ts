@@ -2,10 +2,18 @@ import type { APIRequestContext, Page } from '@playwright/test'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { type SubscriptionAnswer, subscriptionDate } from '#domain/subscription.ts'
 import { UPLOAD_MESSAGES } from '#domain/uploads.ts'
-import { apiSignIn, expect, openAs, test } from './support/fixtures.ts'
+import {
+  adjustPoints,
+  apiSignIn,
+  createPatient,
+  expect,
+  FOOTER_PAGE_HEADINGS,
+  openAs,
+  test,
+} from './support/fixtures.ts'
 import { type Colleague, registerColleague, signUpPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
-import { decoded, drawnLogo, pick } from './support/uploads.ts'
+import { decoded, drawnLogo, HTML_AS_PNG, pick } from './support/uploads.ts'
 
 // Issue 19's done-when as one story of a NEW practice, end to end in Chromium against the real
 // server: logo, practice name, own password, roles, deactivation, subscription, footer, Staff
@@ -100,11 +108,7 @@ test.describe('a new practice administers itself', () => {
 
     await test.step('an HTML file renamed .png is refused', async () => {
       const section = page.getByRole('region', { name: 'Practice logo' })
-      await pick(page, section.getByRole('button', { name: 'Upload logo' }), {
-        name: 'logo.png',
-        mimeType: 'image/png',
-        buffer: Buffer.from('<!doctype html><html><script>alert(document.cookie)</script></html>'),
-      })
+      await pick(page, section.getByRole('button', { name: 'Upload logo' }), HTML_AS_PNG)
       await expect(section.getByRole('alert')).toHaveText(UPLOAD_MESSAGES.wrongType)
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
     })
@@ -164,13 +168,7 @@ test.describe('a new practice administers itself', () => {
     await test.step('every footer link opens something real', async () => {
       const footer = page.getByRole('navigation', { name: 'Footer' })
       await expect(footer.getByRole('link')).toHaveCount(5)
-      const headings: Record<string, string> = {
-        About: 'About Glow Rewards',
-        Privacy: 'Terms and Conditions',
-        Terms: 'Terms and Conditions',
-        Agreements: 'Business Associates Agreement',
-      }
-      for (const [label, heading] of Object.entries(headings)) {
+      for (const [label, heading] of Object.entries(FOOTER_PAGE_HEADINGS)) {
         const [opened] = await Promise.all([
           page.context().waitForEvent('page'),
           footer.getByRole('link', { name: label }).click(),
@@ -196,17 +194,15 @@ test.describe('a new practice administers itself', () => {
       await expect(
         page.getByRole('status').filter({ hasText: 'Jamie Lopez is now Manager.' }),
       ).toBeVisible()
-      const patient = await request.post('/api/patients', {
-        headers: bearer(admin.jwt),
-        data: { first_name: 'Pat', last_name: 'Harbor' },
+      const patient = await createPatient(request, admin, {
+        first_name: 'Pat',
+        last_name: 'Harbor',
       })
-      expect(patient.status(), await patient.text()).toBe(201)
-      const { id } = (await patient.json()) as { id: number }
-      const adjusted = await request.post(`/api/patients/${id}/adjustments`, {
-        headers: bearer(jamieSession.jwt),
-        data: { points: 250, reason: 'welcome gift', idempotencyKey: `journey-${Date.now()}` },
+      await adjustPoints(request, jamieSession, patient.id, {
+        points: 250,
+        reason: 'welcome gift',
+        idempotencyKey: `journey-${Date.now()}`,
       })
-      expect(adjusted.status(), await adjusted.text()).toBe(201)
     })
 
     await test.step('the Admin deactivates another, whose open session is refused at once', async () => {

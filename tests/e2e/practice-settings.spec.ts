@@ -3,6 +3,7 @@ import {
   type ApiSession,
   apiSignIn,
   expect,
+  FOOTER_PAGE_HEADINGS,
   openAs,
   openSignedIn,
   STAFF,
@@ -104,13 +105,7 @@ test.describe('the practice details', () => {
       const footer = page.getByRole('navigation', { name: 'Footer' })
       const links = footer.getByRole('link')
       await expect(links).toHaveCount(5)
-      const headings: Record<string, string> = {
-        About: 'About Glow Rewards',
-        Privacy: 'Terms and Conditions',
-        Terms: 'Terms and Conditions',
-        Agreements: 'Business Associates Agreement',
-      }
-      for (const [label, heading] of Object.entries(headings)) {
+      for (const [label, heading] of Object.entries(FOOTER_PAGE_HEADINGS)) {
         const link = footer.getByRole('link', { name: label })
         const href = (await link.getAttribute('href')) ?? ''
         // Fetched apart from the API's request context: the answer's cookies stay out of it.

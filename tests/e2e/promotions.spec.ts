@@ -1,6 +1,7 @@
 import {
   apiSignIn,
   axeViolations,
+  createPatient,
   expect,
   MANAGER,
   storeSession,
@@ -21,12 +22,10 @@ test.describe('promotions', () => {
     const stamp = Date.now().toString().slice(-6)
     const title = `Glow Week ${stamp}`
     const manager = await apiSignIn(request, MANAGER.email, MANAGER.password)
-    const created = await request.post('/api/patients', {
-      headers: { Authorization: `Bearer ${manager.jwt}` },
-      data: { first_name: 'Paige', last_name: `Promo${stamp}` },
+    const patient = await createPatient(request, manager, {
+      first_name: 'Paige',
+      last_name: `Promo${stamp}`,
     })
-    expect(created.status()).toBe(201)
-    const patient = (await created.json()) as { id: number }
     await storeSession(page, manager)
 
     await page.goto('/promotions')

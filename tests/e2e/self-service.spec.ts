@@ -1,5 +1,13 @@
 import type { Page } from '@playwright/test'
-import { apiSignIn, axeViolations, expect, openAs, test } from './support/fixtures.ts'
+import {
+  adjustPoints,
+  apiSignIn,
+  axeViolations,
+  createPatient,
+  expect,
+  openAs,
+  test,
+} from './support/fixtures.ts'
 import { type Colleague, registerColleague } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
@@ -56,16 +64,15 @@ test.describe('self-service', () => {
       page.getByRole('status').filter({ hasText: 'Jamie Lopez is now Manager.' }),
     ).toBeVisible()
     await expect(role).toHaveValue('Manager')
-    const patient = await request.post('/api/patients', {
-      headers: { Authorization: `Bearer ${admin.jwt}` },
-      data: { first_name: 'Pat', last_name: `Points${stamp}` },
+    const patient = await createPatient(request, admin, {
+      first_name: 'Pat',
+      last_name: `Points${stamp}`,
     })
-    const { id: patientId } = (await patient.json()) as { id: number }
-    const adjusted = await request.post(`/api/patients/${patientId}/adjustments`, {
-      headers: { Authorization: `Bearer ${jamieSession.jwt}` },
-      data: { points: 500, reason: 'birthday', idempotencyKey: `e2e-${stamp}` },
+    await adjustPoints(request, jamieSession, patient.id, {
+      points: 500,
+      reason: 'birthday',
+      idempotencyKey: `e2e-${stamp}`,
     })
-    expect(adjusted.status(), await adjusted.text()).toBe(201)
 
     // Deactivating asks first; Riley's open session is refused at once.
     await rowOf(page, riley.email).getByRole('button', { name: 'Deactivate Riley Chen' }).click()

@@ -8,7 +8,7 @@ import {
 } from '#tests/support/image-fixtures.ts'
 import { apiSignIn, expect, openAs, openSignedIn, test } from './support/fixtures.ts'
 import { screens } from './support/screens.ts'
-import { decoded, drawnLogo, pick } from './support/uploads.ts'
+import { decoded, drawnLogo, HTML_AS_PNG, pick } from './support/uploads.ts'
 
 // The practice logo and the own avatar, uploaded through the real server.
 
@@ -73,11 +73,7 @@ test.describe('uploads', () => {
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
 
       // Named .png, declared image/png, but HTML inside: the server reads the content.
-      await pick(page, section.getByRole('button', { name: 'Upload logo' }), {
-        name: 'logo.png',
-        mimeType: 'image/png',
-        buffer: Buffer.from('<!doctype html><html><script>alert(document.cookie)</script></html>'),
-      })
+      await pick(page, section.getByRole('button', { name: 'Upload logo' }), HTML_AS_PNG)
       await expect(section.getByRole('alert')).toHaveText(UPLOAD_MESSAGES.wrongType)
       await expect(headerLogo).toHaveAttribute('src', '/logo.svg')
       await shoot(page, 'settings-logo-refused', section)

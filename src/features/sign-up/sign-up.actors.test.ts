@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { SAMPLE_PAY_BILLING_INFORMATION } from '#domain/sign-up/sample-values.ts'
 import {
   type LockPaymentInput,
   TOKENISATION_ERROR_NAME,
@@ -10,15 +11,7 @@ const input: LockPaymentInput = {
   // With Stripe Elements the page never sees the number or the CVV.
   card: { number: '', cvv: '', exp_month: 0, exp_year: 0, name: 'Jane Doe' },
   email: 'practice@example.com',
-  billingInformation: {
-    name: 'Jane Doe',
-    billing_address_1: '100 Main Street',
-    billing_address_2: '',
-    billing_city: 'Springfield',
-    billing_state: 'IL',
-    billing_zip: '62701',
-    country: 'US',
-  },
+  billingInformation: SAMPLE_PAY_BILLING_INFORMATION,
 }
 
 function stripeFields(answer: Awaited<ReturnType<StripeCardFields['createToken']>>) {

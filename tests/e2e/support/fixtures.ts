@@ -16,6 +16,14 @@ export const AREAS = [
   'settings',
 ] as const
 
+/** The footer links that open a page of the portal, with the heading each page shows. */
+export const FOOTER_PAGE_HEADINGS: Record<string, string> = {
+  About: 'About Glow Rewards',
+  Privacy: 'Terms and Conditions',
+  Terms: 'Terms and Conditions',
+  Agreements: 'Business Associates Agreement',
+}
+
 /** A seeded account the journeys sign in with. */
 export type Account = { readonly email: string; readonly password: string }
 
@@ -116,6 +124,34 @@ export async function storeSession(page: Page, session: unknown, remember = fals
     },
     [session, remember] as const,
   )
+}
+
+/** Adds a patient through the API as `session` and returns the created patient (answer 201). */
+export async function createPatient<T extends { id: number } = { id: number }>(
+  request: APIRequestContext,
+  session: { jwt: string },
+  data: Record<string, unknown>,
+): Promise<T> {
+  const created = await request.post('/api/patients', {
+    headers: { Authorization: `Bearer ${session.jwt}` },
+    data,
+  })
+  expect(created.status(), await created.text()).toBe(201)
+  return (await created.json()) as T
+}
+
+/** Adjusts a patient's points through the API as `session` (answer 201). */
+export async function adjustPoints(
+  request: APIRequestContext,
+  session: { jwt: string },
+  patientId: number,
+  adjustment: { points: number; reason: string; idempotencyKey: string },
+) {
+  const adjusted = await request.post(`/api/patients/${patientId}/adjustments`, {
+    headers: { Authorization: `Bearer ${session.jwt}` },
+    data: adjustment,
+  })
+  expect(adjusted.status(), await adjusted.text()).toBe(201)
 }
 
 /** Stores `session` as the signed-in user ({@link storeSession}), then opens `url`. */

@@ -7,6 +7,7 @@ import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
 import {
   createSignUpSampleValues,
   nanpTestPhone,
+  SAMPLE_BILLING_ADDRESS,
   sampleSignature,
 } from '#domain/sign-up/sample-values.ts'
 import { type ApiSession, apiSignIn, expect, waitForMessage } from './fixtures.ts'
@@ -43,18 +44,11 @@ export async function signUpPractice(
     data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
   })
   expect(token.status(), await token.text()).toBe(200)
-  const billingAddress = {
-    billing_address_1: '100 Main Street',
-    billing_address_2: '',
-    billing_city: 'Springfield',
-    billing_state: 'IL',
-    billing_zip: '62701',
-  }
   const paid = await request.post('/api/auth/pay', {
     data: {
       token: ((await token.json()) as { id: string }).id,
       email: practice.practice_email,
-      billingInformation: buildPayBillingInformation('Jane Doe', billingAddress, 'US'),
+      billingInformation: buildPayBillingInformation('Jane Doe', SAMPLE_BILLING_ADDRESS, 'US'),
     },
   })
   expect(paid.status(), await paid.text()).toBe(200)
@@ -64,7 +58,7 @@ export async function signUpPractice(
       clientDetails: client,
       authyId,
       practice,
-      billingAddress,
+      billingAddress: SAMPLE_BILLING_ADDRESS,
       plans: plans.plans.data,
       term: 'month',
       ehr: false,

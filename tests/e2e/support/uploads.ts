@@ -10,6 +10,13 @@ export async function pick(
   await chooser.setFiles(file)
 }
 
+/** A file named and declared as a PNG with an HTML page inside: the server must read the content. */
+export const HTML_AS_PNG = {
+  name: 'logo.png',
+  mimeType: 'image/png',
+  buffer: Buffer.from('<!doctype html><html><script>alert(document.cookie)</script></html>'),
+}
+
 /** Whether an <img> finished loading and has pixels: the served bytes decode. */
 export const decoded = (image: Locator): Promise<boolean> =>
   image.evaluate((element) => {

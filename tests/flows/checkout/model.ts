@@ -470,26 +470,23 @@ function describeEvent(event: EventObject): string {
       return `The server previews ${preview.points} points; HydraFacial earns none: "${preview.lines[0]?.refused?.reason}"`
     case 'xstate.done.actor.approveVisit':
       return 'The server approves the lines (the reason is kept with the visit and in the activity log)'
-    case 'xstate.error.actor.approveVisit':
-      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.checkCode':
       return 'The server finds the code right (nothing is used yet)'
-    case 'xstate.error.actor.checkCode':
-      return `The server refuses: you see "${e.error.message}"`
-    case 'xstate.error.actor.previewVisit':
-      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.sendCode':
       return "The server texts a code to the patient's phone"
-    case 'xstate.error.actor.sendCode':
-      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.recordVisit':
       return e.output.visit.discount_cents
         ? `The server records the visit: ${formatDollars(e.output.visit.total_cents)} to pay, ${e.output.entries.find((entry) => entry.kind === 'earn')?.points ?? 0} points earned and ${f.manyPoints} redeemed`
         : 'The server records the visit'
-    case 'xstate.error.actor.recordVisit':
-      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.done.actor.undoVisit':
       return 'The server posts the reversals'
+    // Every call but the undo is refused in the same words, with the server's message.
+    case 'xstate.error.actor.approveVisit':
+    case 'xstate.error.actor.checkCode':
+    case 'xstate.error.actor.previewVisit':
+    case 'xstate.error.actor.sendCode':
+    case 'xstate.error.actor.recordVisit':
+      return `The server refuses: you see "${e.error.message}"`
     case 'xstate.error.actor.undoVisit':
       return `The undo fails: you see "${e.error.message}"`
     case 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown':
