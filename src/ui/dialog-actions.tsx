@@ -1,5 +1,6 @@
-import { Button, Group } from '@mantine/core'
-import type { ReactNode } from 'react'
+import { Button, Group, Stack, Text } from '@mantine/core'
+import type { UseFormReturnType } from '@mantine/form'
+import { type ReactNode, useState } from 'react'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
 /**
@@ -45,5 +46,91 @@ export function DialogActions({
         </Button>
       </Group>
     </>
+  )
+}
+
+/**
+ * The state of a dialog's action while it runs: `busy` until its promise settles, then the
+ * refusal it returned (if any) as `failure`. `run` does nothing when given nothing (a form that
+ * refused its values before sending them).
+ */
+export function useDialogAction() {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string>()
+  const run = async (action: Promise<string | undefined> | undefined) => {
+    if (!action) return
+    setBusy(true)
+    setFailure(await action)
+    setBusy(false)
+  }
+  return { busy, failure, run }
+}
+
+/**
+ * A dialog's form: its fields, then {@link DialogActions}. Valid values go to `onSubmit`, whose
+ * refusal (if any) shows above the buttons; `onSubmit` returns nothing when it sends nothing.
+ */
+export function DialogForm<V>({
+  form,
+  actionLabel,
+  color,
+  onCancel,
+  onSubmit,
+  children,
+}: {
+  form: UseFormReturnType<V>
+  actionLabel: string
+  color?: string
+  onCancel: () => void
+  onSubmit: (values: V) => Promise<string | undefined> | undefined
+  children: ReactNode
+}) {
+  const { busy, failure, run } = useDialogAction()
+  return (
+    <form noValidate onSubmit={form.onSubmit((values) => run(onSubmit(values)))}>
+      <Stack gap="md">
+        {children}
+        <DialogActions
+          failure={failure}
+          busy={busy}
+          actionLabel={actionLabel}
+          color={color}
+          onCancel={onCancel}
+        />
+      </Stack>
+    </form>
+  )
+}
+
+/** A dialog that asks before an action: what will happen, then Cancel (or `cancelLabel`) and the action. */
+export function ConfirmDialog({
+  text,
+  actionLabel,
+  cancelLabel,
+  color,
+  onCancel,
+  onConfirm,
+}: {
+  text: string
+  actionLabel: string
+  cancelLabel?: string
+  color?: string
+  onCancel: () => void
+  onConfirm: () => Promise<string | undefined>
+}) {
+  const { busy, failure, run } = useDialogAction()
+  return (
+    <Stack gap="md">
+      <Text size="sm">{text}</Text>
+      <DialogActions
+        failure={failure}
+        busy={busy}
+        actionLabel={actionLabel}
+        cancelLabel={cancelLabel}
+        color={color}
+        onCancel={onCancel}
+        onAction={() => run(onConfirm())}
+      />
+    </Stack>
   )
 }

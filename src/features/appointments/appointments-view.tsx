@@ -25,7 +25,7 @@ import {
 import { formatTime } from '#src/lib/format.ts'
 import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
-import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { ConfirmDialog, DialogForm } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 import classes from './appointments-view.module.css'
@@ -448,8 +448,6 @@ function NewAppointmentForm({
   onCancel: () => void
   onSubmit: (input: NewAppointment) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const [patient, setPatient] = useState<PatientChoice | null>(null)
   const [patientError, setPatientError] = useState<string>()
   const form = useForm({
@@ -458,53 +456,43 @@ function NewAppointmentForm({
     validate: schemaResolver(v.object({ procedure: v.string(), ...WhenSchema }), { sync: true }),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
+    <DialogForm
+      form={form}
+      actionLabel="Book appointment"
+      onCancel={onCancel}
+      onSubmit={(values) => {
         if (!patient) {
           setPatientError(APPOINTMENT_MESSAGES.patientNotFound)
-          return
+          return undefined
         }
-        setBusy(true)
-        setFailure(
-          await onSubmit({
-            patient_id: patient.id,
-            procedure_id: values.procedure ? Number(values.procedure) : null,
-            starts_at: toInstant(values.date, values.time),
-            notes: values.notes.trim(),
-          }),
-        )
-        setBusy(false)
-      })}
+        return onSubmit({
+          patient_id: patient.id,
+          procedure_id: values.procedure ? Number(values.procedure) : null,
+          starts_at: toInstant(values.date, values.time),
+          notes: values.notes.trim(),
+        })
+      }}
     >
-      <Stack gap="md">
-        <PatientPicker
-          value={patient}
-          maw={undefined}
-          search={searchPatients}
-          error={patientError}
-          onChange={(next) => {
-            setPatient(next)
-            setPatientError(undefined)
-          }}
-        />
-        <Select
-          label="Procedure"
-          placeholder="No procedure chosen"
-          clearable
-          data={procedures.map((p) => ({ value: String(p.id), label: p.name }))}
-          key={form.key('procedure')}
-          {...form.getInputProps('procedure')}
-        />
-        <WhenFields form={form} />
-        <DialogActions
-          failure={failure}
-          busy={busy}
-          actionLabel="Book appointment"
-          onCancel={onCancel}
-        />
-      </Stack>
-    </form>
+      <PatientPicker
+        value={patient}
+        maw={undefined}
+        search={searchPatients}
+        error={patientError}
+        onChange={(next) => {
+          setPatient(next)
+          setPatientError(undefined)
+        }}
+      />
+      <Select
+        label="Procedure"
+        placeholder="No procedure chosen"
+        clearable
+        data={procedures.map((p) => ({ value: String(p.id), label: p.name }))}
+        key={form.key('procedure')}
+        {...form.getInputProps('procedure')}
+      />
+      <WhenFields form={form} />
+    </DialogForm>
   )
 }
 
@@ -517,35 +505,25 @@ function RescheduleForm({
   onCancel: () => void
   onSubmit: (changes: { starts_at: string; notes: string }) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const form = useForm({
     mode: 'uncontrolled',
     initialValues: { ...toInputs(appointment.starts_at), notes: appointment.notes },
     validate: schemaResolver(v.object(WhenSchema), { sync: true }),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
-        setBusy(true)
-        setFailure(
-          await onSubmit({
-            starts_at: toInstant(values.date, values.time),
-            notes: values.notes.trim(),
-          }),
-        )
-        setBusy(false)
-      })}
+    <DialogForm
+      form={form}
+      actionLabel="Reschedule"
+      onCancel={onCancel}
+      onSubmit={(values) =>
+        onSubmit({ starts_at: toInstant(values.date, values.time), notes: values.notes.trim() })
+      }
     >
-      <Stack gap="md">
-        <Text size="sm">
-          {patientName(appointment)}, {appointment.procedure?.name ?? 'no procedure chosen'}
-        </Text>
-        <WhenFields form={form} autofocus />
-        <DialogActions failure={failure} busy={busy} actionLabel="Reschedule" onCancel={onCancel} />
-      </Stack>
-    </form>
+      <Text size="sm">
+        {patientName(appointment)}, {appointment.procedure?.name ?? 'no procedure chosen'}
+      </Text>
+      <WhenFields form={form} autofocus />
+    </DialogForm>
   )
 }
 
@@ -562,24 +540,14 @@ function ConfirmAction({
   onCancel: () => void
   onConfirm: () => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   return (
-    <Stack gap="md">
-      <Text size="sm">{text}</Text>
-      <DialogActions
-        failure={failure}
-        busy={busy}
-        actionLabel={actionLabel}
-        cancelLabel={cancelLabel}
-        color="red"
-        onCancel={onCancel}
-        onAction={async () => {
-          setBusy(true)
-          setFailure(await onConfirm())
-          setBusy(false)
-        }}
-      />
-    </Stack>
+    <ConfirmDialog
+      text={text}
+      actionLabel={actionLabel}
+      cancelLabel={cancelLabel}
+      color="red"
+      onCancel={onCancel}
+      onConfirm={onConfirm}
+    />
   )
 }
