@@ -3,6 +3,20 @@ import type { UseFormReturnType } from '@mantine/form'
 import { type ReactNode, useState } from 'react'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
+/** Props of {@link DialogActions}. */
+export type DialogActionsProps = {
+  failure?: ReactNode
+  busy: boolean
+  actionLabel: string
+  /** The label of the way out ("Keep appointment" where "Cancel" would read as the action). */
+  cancelLabel?: string
+  color?: string
+  /** Cancel waits for the action to finish instead of closing over it. */
+  cancelLockedWhileBusy?: boolean
+  onCancel: () => void
+  onAction?: () => void
+}
+
 /**
  * The foot of a dialog's form: why the last try was refused (when it was), then Cancel (or its
  * `cancelLabel`) and the
@@ -17,18 +31,7 @@ export function DialogActions({
   cancelLockedWhileBusy = false,
   onCancel,
   onAction,
-}: {
-  failure?: ReactNode
-  busy: boolean
-  actionLabel: string
-  /** The label of the way out ("Keep appointment" where "Cancel" would read as the action). */
-  cancelLabel?: string
-  color?: string
-  /** Cancel waits for the action to finish instead of closing over it. */
-  cancelLockedWhileBusy?: boolean
-  onCancel: () => void
-  onAction?: () => void
-}) {
+}: DialogActionsProps) {
   return (
     <>
       <FailureAlert>{failure}</FailureAlert>
@@ -54,7 +57,7 @@ export function DialogActions({
  * refusal it returned (if any) as `failure`. `run` does nothing when given nothing (a form that
  * refused its values before sending them).
  */
-export function useDialogAction() {
+function useDialogAction() {
   const [busy, setBusy] = useState(false)
   const [failure, setFailure] = useState<string>()
   const run = async (action: Promise<string | undefined> | undefined) => {
@@ -66,22 +69,20 @@ export function useDialogAction() {
   return { busy, failure, run }
 }
 
+/** What {@link DialogForm} and {@link ConfirmDialog} pass on to their {@link DialogActions}. */
+type ActionsOf = Omit<DialogActionsProps, 'failure' | 'busy' | 'onAction'>
+
 /**
  * A dialog's form: its fields, then {@link DialogActions}. Valid values go to `onSubmit`, whose
  * refusal (if any) shows above the buttons; `onSubmit` returns nothing when it sends nothing.
  */
 export function DialogForm<V>({
   form,
-  actionLabel,
-  color,
-  onCancel,
   onSubmit,
   children,
-}: {
+  ...actions
+}: ActionsOf & {
   form: UseFormReturnType<V>
-  actionLabel: string
-  color?: string
-  onCancel: () => void
   onSubmit: (values: V) => Promise<string | undefined> | undefined
   children: ReactNode
 }) {
@@ -90,13 +91,7 @@ export function DialogForm<V>({
     <form noValidate onSubmit={form.onSubmit((values) => run(onSubmit(values)))}>
       <Stack gap="md">
         {children}
-        <DialogActions
-          failure={failure}
-          busy={busy}
-          actionLabel={actionLabel}
-          color={color}
-          onCancel={onCancel}
-        />
+        <DialogActions {...actions} failure={failure} busy={busy} />
       </Stack>
     </form>
   )
@@ -105,32 +100,17 @@ export function DialogForm<V>({
 /** A dialog that asks before an action: what will happen, then Cancel (or `cancelLabel`) and the action. */
 export function ConfirmDialog({
   text,
-  actionLabel,
-  cancelLabel,
-  color,
-  onCancel,
   onConfirm,
-}: {
+  ...actions
+}: ActionsOf & {
   text: string
-  actionLabel: string
-  cancelLabel?: string
-  color?: string
-  onCancel: () => void
   onConfirm: () => Promise<string | undefined>
 }) {
   const { busy, failure, run } = useDialogAction()
   return (
     <Stack gap="md">
       <Text size="sm">{text}</Text>
-      <DialogActions
-        failure={failure}
-        busy={busy}
-        actionLabel={actionLabel}
-        cancelLabel={cancelLabel}
-        color={color}
-        onCancel={onCancel}
-        onAction={() => run(onConfirm())}
-      />
+      <DialogActions {...actions} failure={failure} busy={busy} onAction={() => run(onConfirm())} />
     </Stack>
   )
 }
