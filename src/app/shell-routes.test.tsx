@@ -476,14 +476,20 @@ describe("Settings' sections", () => {
   })
 })
 
+/** Opens Settings as the admin, who saves the programme rules as sent; answers the rules' form. */
+async function openRulesForm() {
+  const calls = stubApi({
+    ...practiceApi(),
+    'PUT /practice/rules': (call: FakeCall) => call.body,
+  })
+  const { user } = renderRoute('/settings', { session: demoSession })
+  const form = await screen.findByRole('form', { name: 'Programme rules' })
+  return { calls, user, form }
+}
+
 describe('the programme rules in Settings', () => {
   it('lets an admin change them: a refused value says why and keeps what was typed', async () => {
-    const calls = stubApi({
-      ...practiceApi(),
-      'PUT /practice/rules': (call: FakeCall) => call.body,
-    })
-    const { user } = renderRoute('/settings', { session: demoSession })
-    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const { calls, user, form } = await openRulesForm()
     const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
     const value = within(form).getByRole('textbox', { name: /Point value/ })
     await user.clear(value)
@@ -506,12 +512,7 @@ describe('the programme rules in Settings', () => {
   })
 
   it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed', async () => {
-    const calls = stubApi({
-      ...practiceApi(),
-      'PUT /practice/rules': (call: FakeCall) => call.body,
-    })
-    const { user } = renderRoute('/settings', { session: demoSession })
-    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const { calls, user, form } = await openRulesForm()
     const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
     const expiry = within(form).getByRole('textbox', { name: /Points expire after/ })
     await user.clear(bonus)
