@@ -286,6 +286,33 @@ function patientName(appointment: AppointmentDetail): string {
   return `${appointment.patient.first_name} ${appointment.patient.last_name}`
 }
 
+/** A small button of an appointment's card, named for screen readers with the appointment's `name`. */
+function CardAction({
+  action,
+  name,
+  variant = 'default',
+  color,
+  onClick,
+}: {
+  action: string
+  name: string
+  variant?: 'default' | 'subtle'
+  color?: string
+  onClick: () => void
+}) {
+  return (
+    <Button
+      size="xs"
+      variant={variant}
+      color={color}
+      onClick={onClick}
+      aria-label={`${action} ${name}`}
+    >
+      {action}
+    </Button>
+  )
+}
+
 function AppointmentCard({
   appointment,
   onReschedule,
@@ -334,17 +361,8 @@ function AppointmentCard({
         <Group gap="xs" wrap="wrap">
           {scheduled && (
             <>
-              <Button
-                size="xs"
-                variant="default"
-                onClick={onReschedule}
-                aria-label={`Reschedule ${name}`}
-              >
-                Reschedule
-              </Button>
-              <Button size="xs" variant="default" onClick={onCancel} aria-label={`Cancel ${name}`}>
-                Cancel
-              </Button>
+              <CardAction action="Reschedule" name={name} onClick={onReschedule} />
+              <CardAction action="Cancel" name={name} onClick={onCancel} />
               <ButtonLink
                 size="xs"
                 to="/checkout"
@@ -360,15 +378,13 @@ function AppointmentCard({
               Completed: reverse its visit from the patient's profile.
             </Text>
           ) : (
-            <Button
-              size="xs"
+            <CardAction
+              action="Delete"
+              name={name}
               variant="subtle"
               color="red"
               onClick={onDelete}
-              aria-label={`Delete ${name}`}
-            >
-              Delete
-            </Button>
+            />
           )}
         </Group>
       </Group>
