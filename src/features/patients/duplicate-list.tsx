@@ -127,12 +127,7 @@ export function DuplicateList({
           </Stack>
         )}
       </CardList>
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={onPage}
-      />
+      <ListPagination list={page} onPage={onPage} />
     </Stack>
   )
 }

@@ -150,12 +150,7 @@ export function PatientList({
           </CardList>
         </>
       )}
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={onPage}
-      />
+      <ListPagination list={page} onPage={onPage} />
     </Stack>
   )
 }

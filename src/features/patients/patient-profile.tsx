@@ -283,9 +283,7 @@ export function PatientProfile({
           </>
         )}
         <ListPagination
-          total={ledger.total}
-          pageSize={ledger.pageSize}
-          page={ledger.page}
+          list={ledger}
           onPage={onLedgerPage}
           itemLabel={(n) => `History page ${n}`}
         />

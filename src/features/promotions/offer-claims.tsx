@@ -81,9 +81,7 @@ export function OfferClaims({
               )}
             />
             <ListPagination
-              total={claims.total}
-              pageSize={pageSize}
-              page={claims.page}
+              list={{ total: claims.total, pageSize, page: claims.page }}
               onPage={onPage}
               itemLabel={(n) => `Claims page ${n}`}
             />

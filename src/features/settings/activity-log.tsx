@@ -175,12 +175,7 @@ export function ActivityLog({
           </CardList>
         </>
       )}
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={(next) => onFilter({ ...filter, page: next })}
-      />
+      <ListPagination list={page} onPage={(next) => onFilter({ ...filter, page: next })} />
     </Stack>
   )
 }
