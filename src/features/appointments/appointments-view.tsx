@@ -15,7 +15,7 @@ import {
 } from '@mantine/core'
 import { schemaResolver, type UseFormReturnType, useForm } from '@mantine/form'
 import { IconChevronLeft, IconChevronRight, IconPlus } from '@tabler/icons-react'
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import * as v from 'valibot'
 import {
   APPOINTMENT_MESSAGES,
@@ -129,18 +129,11 @@ export function AppointmentsView({
           the date) and the view with New appointment; one line from 768 px. */}
       <Group justify="space-between" align="flex-end" gap="sm" wrap="wrap">
         <Group gap="xs" align="flex-end" wrap="nowrap">
-          <Button
-            variant="default"
-            px={{ base: 'xs', sm: 'md' }}
-            aria-label={mode === 'day' ? 'Previous day' : 'Previous week'}
+          <StepButton
+            label={mode === 'day' ? 'Previous day' : 'Previous week'}
             leftSection={<IconChevronLeft size={16} aria-hidden />}
-            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, -step) })}
-          >
-            <Box component="span" visibleFrom="sm">
-              {mode === 'day' ? 'Previous day' : 'Previous week'}
-            </Box>
-          </Button>
+          />
           <Button
             variant="default"
             px={{ base: 'sm', sm: 'md' }}
@@ -149,18 +142,11 @@ export function AppointmentsView({
           >
             Today
           </Button>
-          <Button
-            variant="default"
-            px={{ base: 'xs', sm: 'md' }}
-            aria-label={mode === 'day' ? 'Next day' : 'Next week'}
+          <StepButton
+            label={mode === 'day' ? 'Next day' : 'Next week'}
             rightSection={<IconChevronRight size={16} aria-hidden />}
-            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, step) })}
-          >
-            <Box component="span" visibleFrom="sm">
-              {mode === 'day' ? 'Next day' : 'Next week'}
-            </Box>
-          </Button>
+          />
           <TextInput
             type="date"
             label="Date"
@@ -284,6 +270,38 @@ export function AppointmentsView({
 
 function patientName(appointment: AppointmentDetail): string {
   return `${appointment.patient.first_name} ${appointment.patient.last_name}`
+}
+
+/**
+ * Previous or Next (day or week): its arrow always, its words only from 768 px (the arrow alone is
+ * named by `label` for screen readers).
+ */
+function StepButton({
+  label,
+  leftSection,
+  rightSection,
+  onClick,
+}: {
+  label: string
+  leftSection?: ReactNode
+  rightSection?: ReactNode
+  onClick: () => void
+}) {
+  return (
+    <Button
+      variant="default"
+      px={{ base: 'xs', sm: 'md' }}
+      aria-label={label}
+      leftSection={leftSection}
+      rightSection={rightSection}
+      classNames={{ section: classes.navSection }}
+      onClick={onClick}
+    >
+      <Box component="span" visibleFrom="sm">
+        {label}
+      </Box>
+    </Button>
+  )
 }
 
 /** A small button of an appointment's card, named for screen readers with the appointment's `name`. */
