@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { failureOf, json, stubFetch } from '#src/lib/testing/fetch-stub.ts'
 import {
   CARD_FIELDS_NOT_READY_MESSAGE,
   CardTokenError,
@@ -8,14 +9,7 @@ import {
 } from './payments.ts'
 import { paymentsMode, type StripeCardFields } from './stripe-fields.ts'
 
-const fetchMock = vi.fn<(request: Request) => Promise<Response>>()
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json' },
-  })
-}
+const fetchMock = stubFetch()
 
 const card = {
   number: '4242 4242 4242 4242',
@@ -24,24 +18,6 @@ const card = {
   cvc: '123',
   name: 'Jane Doe',
 }
-
-async function failureOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call
-  } catch (error) {
-    return error
-  }
-  throw new Error('the call succeeded')
-}
-
-beforeEach(() => {
-  fetchMock.mockReset()
-  vi.stubGlobal('fetch', fetchMock)
-})
-
-afterEach(() => {
-  vi.unstubAllGlobals()
-})
 
 describe('paymentsMode', () => {
   it('uses Stripe only when a publishable key is configured', () => {

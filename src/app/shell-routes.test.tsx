@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
+import { demoStaffMember, promotionDetail } from '#src/lib/testing/fixtures.ts'
 import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
@@ -35,17 +36,7 @@ const patient = (id: number, first: string, last: string, subscribed: boolean) =
   created_at: '2025-01-02T10:00:00.000Z',
 })
 
-const staff = {
-  id: 5,
-  practice_id: 1,
-  email: 'demo@example.com',
-  title: null,
-  first_name: 'Demo',
-  last_name: 'Admin',
-  position: 'Provider',
-  access_rights: 'Admin',
-  image_path: null,
-}
+const staff = demoStaffMember
 
 const catalogueItem = (id: number, name: string, price: number, own: number | null) => ({
   id,
@@ -58,30 +49,17 @@ const catalogueItem = (id: number, name: string, price: number, own: number | nu
   archived: false,
 })
 
-const SPRING_OFFER = {
-  id: 7,
-  practice_id: 1,
-  title: 'Spring glow',
+const SPRING_OFFER = promotionDetail({
   description: 'Double points',
-  points_cost: 0,
   bonus_points: 100,
   points: 100,
-  starts_at: null,
-  ends_at: null,
-  max_redemptions: null,
-  per_patient_limit: 1,
-  code: null,
   // An offer with value, shown in the list with its procedure's name.
   discount_cents: 5000,
-  discount_percent: null,
   procedure_ids: [3],
-  status: 'live',
   published_at: '2025-03-01T12:00:00.000Z',
-  ended_at: null,
-  archived_at: null,
   created_at: '2025-03-01T12:00:00.000Z',
   funnel: { sent: 0, claimed: 2, redeemed: 1, expired: 0, redemption_rate: 0.5, revenue_cents: 0 },
-}
+})
 
 const RULES = {
   point_value_cents: 10,
@@ -302,6 +280,28 @@ describe('the shell guard', () => {
   })
 })
 
+/**
+ * Opens `path` (whose heading is `heading`) with the practice's logo as `GET /practice` serves it
+ * and as the stored session holds it, and the user's picture if given; answers a getter of the
+ * header's practice logo.
+ */
+async function openWithLogo(
+  path: string,
+  heading: string,
+  { served, stored, userImage }: { served: string; stored: string; userImage?: string },
+) {
+  stubApi({ ...practiceApi(), 'GET /practice': { ...PRACTICE, image_path: served } })
+  renderRoute(path, {
+    session: {
+      ...demoSession,
+      user: { ...demoSession.user, image_path: userImage ?? demoSession.user.image_path },
+      practice: { ...demoSession.practice, image_path: stored },
+    },
+  })
+  await screen.findByRole('heading', { level: 1, name: heading })
+  return () => within(screen.getByRole('banner')).getByRole('img', { name: 'Practice logo' })
+}
+
 describe('the shell', () => {
   it('greets with the avatar initial and shows the default logo without a practice image', async () => {
     stubApi(practiceApi())
@@ -316,42 +316,20 @@ describe('the shell', () => {
   })
 
   it("shows the practice's own logo and the user's picture when they have one", async () => {
-    stubApi({
-      ...practiceApi(),
-      'GET /practice': { ...PRACTICE, image_path: '/uploads/practice.png' },
+    const logo = await openWithLogo('/settings', 'Settings', {
+      served: '/uploads/practice.png',
+      stored: '/uploads/practice.png',
+      userImage: '/uploads/demo.png',
     })
-    renderRoute('/settings', {
-      session: {
-        ...demoSession,
-        user: { ...demoSession.user, image_path: '/uploads/demo.png' },
-        practice: { ...demoSession.practice, image_path: '/uploads/practice.png' },
-      },
-    })
-    await screen.findByRole('heading', { level: 1, name: 'Settings' })
-    const header = screen.getByRole('banner')
-    expect(within(header).getByRole('img', { name: 'Practice logo' })).toHaveAttribute(
-      'src',
-      '/uploads/practice.png',
-    )
+    expect(logo()).toHaveAttribute('src', '/uploads/practice.png')
   })
 
   it('shows the logo a colleague uploaded since this browser signed in', async () => {
-    stubApi({
-      ...practiceApi(),
-      'GET /practice': { ...PRACTICE, image_path: '/api/upload/files/9/new-logo-key' },
+    const logo = await openWithLogo('/dashboard', 'Dashboard', {
+      served: '/api/upload/files/9/new-logo-key',
+      stored: '/api/upload/files/8/old-logo-key',
     })
-    renderRoute('/dashboard', {
-      session: {
-        ...demoSession,
-        practice: { ...demoSession.practice, image_path: '/api/upload/files/8/old-logo-key' },
-      },
-    })
-    await screen.findByRole('heading', { level: 1, name: 'Dashboard' })
-    await waitFor(() =>
-      expect(
-        within(screen.getByRole('banner')).getByRole('img', { name: 'Practice logo' }),
-      ).toHaveAttribute('src', '/api/upload/files/9/new-logo-key'),
-    )
+    await waitFor(() => expect(logo()).toHaveAttribute('src', '/api/upload/files/9/new-logo-key'))
     // The stored session follows, so the next page load starts with the new logo.
     expect(JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? '{}').practice.image_path).toBe(
       '/api/upload/files/9/new-logo-key',
@@ -498,14 +476,20 @@ describe("Settings' sections", () => {
   })
 })
 
+/** Opens Settings as the admin, who saves the programme rules as sent; answers the rules' form. */
+async function openRulesForm() {
+  const calls = stubApi({
+    ...practiceApi(),
+    'PUT /practice/rules': (call: FakeCall) => call.body,
+  })
+  const { user } = renderRoute('/settings', { session: demoSession })
+  const form = await screen.findByRole('form', { name: 'Programme rules' })
+  return { calls, user, form }
+}
+
 describe('the programme rules in Settings', () => {
   it('lets an admin change them: a refused value says why and keeps what was typed', async () => {
-    const calls = stubApi({
-      ...practiceApi(),
-      'PUT /practice/rules': (call: FakeCall) => call.body,
-    })
-    const { user } = renderRoute('/settings', { session: demoSession })
-    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const { calls, user, form } = await openRulesForm()
     const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
     const value = within(form).getByRole('textbox', { name: /Point value/ })
     await user.clear(value)
@@ -528,12 +512,7 @@ describe('the programme rules in Settings', () => {
   })
 
   it('refuses −5 and 1.5 with a sentence under the field, keeping what was typed', async () => {
-    const calls = stubApi({
-      ...practiceApi(),
-      'PUT /practice/rules': (call: FakeCall) => call.body,
-    })
-    const { user } = renderRoute('/settings', { session: demoSession })
-    const form = await screen.findByRole('form', { name: 'Programme rules' })
+    const { calls, user, form } = await openRulesForm()
     const bonus = within(form).getByRole('textbox', { name: /Joining bonus/ })
     const expiry = within(form).getByRole('textbox', { name: /Points expire after/ })
     await user.clear(bonus)

@@ -1,7 +1,8 @@
 import { HTTPError, TimeoutError } from 'ky'
 import * as v from 'valibot'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { Session } from '#domain/session.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { failureOf, json, stubFetch } from '#src/lib/testing/fetch-stub.ts'
+import { demoSession as session } from '#tests/support/demo-session.ts'
 import {
   apiBaseUrl,
   apiErrorMessage,
@@ -13,47 +14,10 @@ import {
 } from './http.ts'
 import { clearSession, writeSession } from './session.ts'
 
-const session: Session = {
-  jwt: 'the.jwt.token',
-  user: {
-    id: 7,
-    email: 'demo@example.com',
-    first_name: 'Demo',
-    last_name: 'Admin',
-    image_path: null,
-    access_rights: 'Admin',
-    practice_id: 3,
-  },
-  practice: { id: 3, practice_name: 'Glow Demo Med Spa', image_path: null },
-}
-
-const fetchMock = vi.fn<(request: Request) => Promise<Response>>()
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json' },
-  })
-}
-
-/** The error a call rejects with. */
-async function failureOf(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call
-  } catch (error) {
-    return error
-  }
-  throw new Error('the call succeeded')
-}
-
-beforeEach(() => {
-  fetchMock.mockReset()
-  vi.stubGlobal('fetch', fetchMock)
-})
+const fetchMock = stubFetch()
 
 afterEach(() => {
   vi.useRealTimers()
-  vi.unstubAllGlobals()
   clearSession()
   // biome-ignore lint/suspicious/noDocumentCookie: the test sets and removes the XSRF cookie itself.
   document.cookie = 'XSRF-TOKEN=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/'
@@ -75,7 +39,7 @@ describe('http client', () => {
     writeSession(session, false)
     fetchMock.mockResolvedValue(json({ ok: true }))
     await http.get('users').json()
-    expect(fetchMock.mock.calls[0]?.[0].headers.get('Authorization')).toBe('Bearer the.jwt.token')
+    expect(fetchMock.mock.calls[0]?.[0].headers.get('Authorization')).toBe('Bearer test.jwt.token')
   })
 
   it('sends no Authorization header when signed out', async () => {

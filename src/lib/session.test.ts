@@ -1,6 +1,7 @@
 import { act, renderHook } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Session } from '#domain/session.ts'
+import { demoSession as session } from '#tests/support/demo-session.ts'
 import {
   clearSession,
   readSession,
@@ -9,20 +10,6 @@ import {
   useSession,
   writeSession,
 } from './session.ts'
-
-const session: Session = {
-  jwt: 'header.payload.signature',
-  user: {
-    id: 7,
-    email: 'demo@example.com',
-    first_name: 'Demo',
-    last_name: 'Admin',
-    image_path: null,
-    access_rights: 'Admin',
-    practice_id: 3,
-  },
-  practice: { id: 3, practice_name: 'Glow Demo Med Spa', image_path: null },
-}
 
 afterEach(() => {
   localStorage.clear()

@@ -79,24 +79,23 @@ function ProceduresPage() {
           ]}
         />
       </Group>
-      <CatalogueSection
-        title="Treatments"
-        noun="treatment"
-        items={procedures}
-        archived={archived}
-        canManage={canManage}
-        pointsPerDollar={pointsPerDollar}
-        {...handlers('procedures')}
-      />
-      <CatalogueSection
-        title="Products"
-        noun="product"
-        items={products}
-        archived={archived}
-        canManage={canManage}
-        pointsPerDollar={pointsPerDollar}
-        {...handlers('products')}
-      />
+      {(
+        [
+          { kind: 'procedures', title: 'Treatments', noun: 'treatment', items: procedures },
+          { kind: 'products', title: 'Products', noun: 'product', items: products },
+        ] as const
+      ).map(({ kind, title, noun, items }) => (
+        <CatalogueSection
+          key={kind}
+          title={title}
+          noun={noun}
+          items={items}
+          archived={archived}
+          canManage={canManage}
+          pointsPerDollar={pointsPerDollar}
+          {...handlers(kind)}
+        />
+      ))}
     </AreaPage>
   )
 }

@@ -5,16 +5,12 @@ import { Pagination } from '@mantine/core'
  * pagination with names a screen reader can say ("Previous page", "Page 3", or `itemLabel`'s).
  */
 export function ListPagination({
-  total,
-  pageSize,
-  page,
+  list: { total, pageSize, page },
   onPage,
   itemLabel = (n) => `Page ${n}`,
 }: {
-  /** How many rows the list has in all. */
-  total: number
-  pageSize: number
-  page: number
+  /** The page shown: how many rows the list has in all, how many a page holds, and its number. */
+  list: { total: number; pageSize: number; page: number }
   onPage: (page: number) => void
   itemLabel?: (page: number) => string
 }) {

@@ -15,7 +15,7 @@ import {
 } from '@mantine/core'
 import { schemaResolver, type UseFormReturnType, useForm } from '@mantine/form'
 import { IconChevronLeft, IconChevronRight, IconPlus } from '@tabler/icons-react'
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import * as v from 'valibot'
 import {
   APPOINTMENT_MESSAGES,
@@ -25,7 +25,7 @@ import {
 import { formatTime } from '#src/lib/format.ts'
 import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
-import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { ConfirmDialog, DialogForm } from '#src/ui/dialog-actions.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { type PatientChoice, PatientPicker } from '#src/ui/patient-picker.tsx'
 import classes from './appointments-view.module.css'
@@ -129,18 +129,11 @@ export function AppointmentsView({
           the date) and the view with New appointment; one line from 768 px. */}
       <Group justify="space-between" align="flex-end" gap="sm" wrap="wrap">
         <Group gap="xs" align="flex-end" wrap="nowrap">
-          <Button
-            variant="default"
-            px={{ base: 'xs', sm: 'md' }}
-            aria-label={mode === 'day' ? 'Previous day' : 'Previous week'}
+          <StepButton
+            label={mode === 'day' ? 'Previous day' : 'Previous week'}
             leftSection={<IconChevronLeft size={16} aria-hidden />}
-            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, -step) })}
-          >
-            <Box component="span" visibleFrom="sm">
-              {mode === 'day' ? 'Previous day' : 'Previous week'}
-            </Box>
-          </Button>
+          />
           <Button
             variant="default"
             px={{ base: 'sm', sm: 'md' }}
@@ -149,18 +142,11 @@ export function AppointmentsView({
           >
             Today
           </Button>
-          <Button
-            variant="default"
-            px={{ base: 'xs', sm: 'md' }}
-            aria-label={mode === 'day' ? 'Next day' : 'Next week'}
+          <StepButton
+            label={mode === 'day' ? 'Next day' : 'Next week'}
             rightSection={<IconChevronRight size={16} aria-hidden />}
-            classNames={{ section: classes.navSection }}
             onClick={() => onNavigate({ day: addDays(day, step) })}
-          >
-            <Box component="span" visibleFrom="sm">
-              {mode === 'day' ? 'Next day' : 'Next week'}
-            </Box>
-          </Button>
+          />
           <TextInput
             type="date"
             label="Date"
@@ -286,6 +272,65 @@ function patientName(appointment: AppointmentDetail): string {
   return `${appointment.patient.first_name} ${appointment.patient.last_name}`
 }
 
+/**
+ * Previous or Next (day or week): its arrow always, its words only from 768 px (the arrow alone is
+ * named by `label` for screen readers).
+ */
+function StepButton({
+  label,
+  leftSection,
+  rightSection,
+  onClick,
+}: {
+  label: string
+  leftSection?: ReactNode
+  rightSection?: ReactNode
+  onClick: () => void
+}) {
+  return (
+    <Button
+      variant="default"
+      px={{ base: 'xs', sm: 'md' }}
+      aria-label={label}
+      leftSection={leftSection}
+      rightSection={rightSection}
+      classNames={{ section: classes.navSection }}
+      onClick={onClick}
+    >
+      <Box component="span" visibleFrom="sm">
+        {label}
+      </Box>
+    </Button>
+  )
+}
+
+/** A small button of an appointment's card, named for screen readers with the appointment's `name`. */
+function CardAction({
+  action,
+  name,
+  variant = 'default',
+  color,
+  onClick,
+}: {
+  action: string
+  name: string
+  variant?: 'default' | 'subtle'
+  color?: string
+  onClick: () => void
+}) {
+  return (
+    <Button
+      size="xs"
+      variant={variant}
+      color={color}
+      onClick={onClick}
+      aria-label={`${action} ${name}`}
+    >
+      {action}
+    </Button>
+  )
+}
+
 function AppointmentCard({
   appointment,
   onReschedule,
@@ -334,17 +379,8 @@ function AppointmentCard({
         <Group gap="xs" wrap="wrap">
           {scheduled && (
             <>
-              <Button
-                size="xs"
-                variant="default"
-                onClick={onReschedule}
-                aria-label={`Reschedule ${name}`}
-              >
-                Reschedule
-              </Button>
-              <Button size="xs" variant="default" onClick={onCancel} aria-label={`Cancel ${name}`}>
-                Cancel
-              </Button>
+              <CardAction action="Reschedule" name={name} onClick={onReschedule} />
+              <CardAction action="Cancel" name={name} onClick={onCancel} />
               <ButtonLink
                 size="xs"
                 to="/checkout"
@@ -360,15 +396,13 @@ function AppointmentCard({
               Completed: reverse its visit from the patient's profile.
             </Text>
           ) : (
-            <Button
-              size="xs"
+            <CardAction
+              action="Delete"
+              name={name}
               variant="subtle"
               color="red"
               onClick={onDelete}
-              aria-label={`Delete ${name}`}
-            >
-              Delete
-            </Button>
+            />
           )}
         </Group>
       </Group>
@@ -448,8 +482,6 @@ function NewAppointmentForm({
   onCancel: () => void
   onSubmit: (input: NewAppointment) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const [patient, setPatient] = useState<PatientChoice | null>(null)
   const [patientError, setPatientError] = useState<string>()
   const form = useForm({
@@ -458,53 +490,43 @@ function NewAppointmentForm({
     validate: schemaResolver(v.object({ procedure: v.string(), ...WhenSchema }), { sync: true }),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
+    <DialogForm
+      form={form}
+      actionLabel="Book appointment"
+      onCancel={onCancel}
+      onSubmit={(values) => {
         if (!patient) {
           setPatientError(APPOINTMENT_MESSAGES.patientNotFound)
-          return
+          return undefined
         }
-        setBusy(true)
-        setFailure(
-          await onSubmit({
-            patient_id: patient.id,
-            procedure_id: values.procedure ? Number(values.procedure) : null,
-            starts_at: toInstant(values.date, values.time),
-            notes: values.notes.trim(),
-          }),
-        )
-        setBusy(false)
-      })}
+        return onSubmit({
+          patient_id: patient.id,
+          procedure_id: values.procedure ? Number(values.procedure) : null,
+          starts_at: toInstant(values.date, values.time),
+          notes: values.notes.trim(),
+        })
+      }}
     >
-      <Stack gap="md">
-        <PatientPicker
-          value={patient}
-          maw={undefined}
-          search={searchPatients}
-          error={patientError}
-          onChange={(next) => {
-            setPatient(next)
-            setPatientError(undefined)
-          }}
-        />
-        <Select
-          label="Procedure"
-          placeholder="No procedure chosen"
-          clearable
-          data={procedures.map((p) => ({ value: String(p.id), label: p.name }))}
-          key={form.key('procedure')}
-          {...form.getInputProps('procedure')}
-        />
-        <WhenFields form={form} />
-        <DialogActions
-          failure={failure}
-          busy={busy}
-          actionLabel="Book appointment"
-          onCancel={onCancel}
-        />
-      </Stack>
-    </form>
+      <PatientPicker
+        value={patient}
+        maw={undefined}
+        search={searchPatients}
+        error={patientError}
+        onChange={(next) => {
+          setPatient(next)
+          setPatientError(undefined)
+        }}
+      />
+      <Select
+        label="Procedure"
+        placeholder="No procedure chosen"
+        clearable
+        data={procedures.map((p) => ({ value: String(p.id), label: p.name }))}
+        key={form.key('procedure')}
+        {...form.getInputProps('procedure')}
+      />
+      <WhenFields form={form} />
+    </DialogForm>
   )
 }
 
@@ -517,35 +539,25 @@ function RescheduleForm({
   onCancel: () => void
   onSubmit: (changes: { starts_at: string; notes: string }) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const form = useForm({
     mode: 'uncontrolled',
     initialValues: { ...toInputs(appointment.starts_at), notes: appointment.notes },
     validate: schemaResolver(v.object(WhenSchema), { sync: true }),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
-        setBusy(true)
-        setFailure(
-          await onSubmit({
-            starts_at: toInstant(values.date, values.time),
-            notes: values.notes.trim(),
-          }),
-        )
-        setBusy(false)
-      })}
+    <DialogForm
+      form={form}
+      actionLabel="Reschedule"
+      onCancel={onCancel}
+      onSubmit={(values) =>
+        onSubmit({ starts_at: toInstant(values.date, values.time), notes: values.notes.trim() })
+      }
     >
-      <Stack gap="md">
-        <Text size="sm">
-          {patientName(appointment)}, {appointment.procedure?.name ?? 'no procedure chosen'}
-        </Text>
-        <WhenFields form={form} autofocus />
-        <DialogActions failure={failure} busy={busy} actionLabel="Reschedule" onCancel={onCancel} />
-      </Stack>
-    </form>
+      <Text size="sm">
+        {patientName(appointment)}, {appointment.procedure?.name ?? 'no procedure chosen'}
+      </Text>
+      <WhenFields form={form} autofocus />
+    </DialogForm>
   )
 }
 
@@ -562,24 +574,14 @@ function ConfirmAction({
   onCancel: () => void
   onConfirm: () => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   return (
-    <Stack gap="md">
-      <Text size="sm">{text}</Text>
-      <DialogActions
-        failure={failure}
-        busy={busy}
-        actionLabel={actionLabel}
-        cancelLabel={cancelLabel}
-        color="red"
-        onCancel={onCancel}
-        onAction={async () => {
-          setBusy(true)
-          setFailure(await onConfirm())
-          setBusy(false)
-        }}
-      />
-    </Stack>
+    <ConfirmDialog
+      text={text}
+      actionLabel={actionLabel}
+      cancelLabel={cancelLabel}
+      color="red"
+      onCancel={onCancel}
+      onConfirm={onConfirm}
+    />
   )
 }

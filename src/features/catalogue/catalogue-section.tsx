@@ -1,6 +1,5 @@
 import {
   Button,
-  Card,
   Group,
   NumberInput,
   Stack,
@@ -22,6 +21,7 @@ import {
 import { formatCents } from '#src/lib/format.ts'
 import { TaskModal } from '#src/ui/app-modal.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
+import { CardList } from '#src/ui/card-list.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
 
@@ -268,25 +268,23 @@ export function CatalogueSection({
               ))}
             </Table.Tbody>
           </Table>
-          <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
-            {items.map((item) => (
-              <Card key={item.id} withBorder padding="md" radius="md" component="li">
-                <Stack gap={6}>
-                  <Group justify="space-between" wrap="nowrap" align="flex-start">
-                    <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
-                      {item.name}
-                    </Text>
-                    <Text fw={600}>{formatCents(item.price)}</Text>
-                  </Group>
-                  <Text size="sm" c="dimmed">
-                    <PointsCell item={item} /> points per unit ·{' '}
-                    {daysText(item.min_days_between).toLowerCase()} between awards
+          <CardList items={items} itemKey={(item) => item.id}>
+            {(item) => (
+              <Stack gap={6}>
+                <Group justify="space-between" wrap="nowrap" align="flex-start">
+                  <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                    {item.name}
                   </Text>
-                  {actions(item)}
-                </Stack>
-              </Card>
-            ))}
-          </Stack>
+                  <Text fw={600}>{formatCents(item.price)}</Text>
+                </Group>
+                <Text size="sm" c="dimmed">
+                  <PointsCell item={item} /> points per unit ·{' '}
+                  {daysText(item.min_days_between).toLowerCase()} between awards
+                </Text>
+                {actions(item)}
+              </Stack>
+            )}
+          </CardList>
         </>
       )}
       <TaskModal

@@ -161,9 +161,7 @@ export function Worklist({
                   </Stack>
                 )}
                 <ListPagination
-                  total={shown.total}
-                  pageSize={shown.pageSize}
-                  page={page}
+                  list={{ total: shown.total, pageSize: shown.pageSize, page }}
                   onPage={(next) => onChange(key, next)}
                   itemLabel={(n) => `${LISTS[key].tab}, page ${n}`}
                 />

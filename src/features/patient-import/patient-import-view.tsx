@@ -18,7 +18,7 @@ import {
 } from '@mantine/core'
 import { IconDownload, IconUpload } from '@tabler/icons-react'
 import { useSelector } from '@xstate/react'
-import { useId, useState } from 'react'
+import { type ReactNode, useId, useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import {
   DATE_ORDER_LABELS,
@@ -76,6 +76,18 @@ export function PatientImportView({ actorRef }: { actorRef: ImportRef }) {
 
 type StepProps = { snapshot: PatientImportSnapshot; send: ImportRef['send'] }
 
+/** One step of the import: its heading (h2), then what the step shows. */
+function ImportStepSection({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Stack gap="md">
+      <Title order={2} size="h3">
+        {title}
+      </Title>
+      {children}
+    </Stack>
+  )
+}
+
 function ErrorAlert({ message, title }: { message: string | null; title: string }) {
   if (!message) return null
   return (
@@ -90,10 +102,7 @@ function ChooseStep({ snapshot, send }: StepProps) {
   const [text, setText] = useState('')
   const reading = snapshot.matches('reading')
   return (
-    <Stack gap="md">
-      <Title order={2} size="h3">
-        Choose a CSV file
-      </Title>
+    <ImportStepSection title="Choose a CSV file">
       <Text>
         The first row names the columns: first name, last name, e-mail, phone, birth date
         (YYYY-MM-DD, MM/DD/YYYY or DD/MM/YYYY), e-mail consent and SMS consent (yes or no), and the
@@ -149,7 +158,7 @@ function ChooseStep({ snapshot, send }: StepProps) {
           <Text>Reading the file…</Text>
         </Group>
       )}
-    </Stack>
+    </ImportStepSection>
   )
 }
 
@@ -170,10 +179,7 @@ function MappingStep({ snapshot, send }: StepProps) {
         send({ type: 'mapping.confirm' })
       }}
     >
-      <Stack gap="md">
-        <Title order={2} size="h3">
-          Match the columns
-        </Title>
+      <ImportStepSection title="Match the columns">
         <Text>
           {csv.name}: {rowsText(selectRowCount(context))} of patients. Each field shows the column
           its header suggests; change any that is wrong.
@@ -210,7 +216,7 @@ function MappingStep({ snapshot, send }: StepProps) {
             Choose another file
           </Button>
         </Group>
-      </Stack>
+      </ImportStepSection>
     </form>
   )
 }
@@ -276,24 +282,18 @@ function ReviewStep({ snapshot, send }: StepProps) {
   const { preview } = snapshot.context
   if (snapshot.matches('checking')) {
     return (
-      <Stack gap="md">
-        <Title order={2} size="h3">
-          Checking the rows
-        </Title>
+      <ImportStepSection title="Checking the rows">
         <ProgressBlock label="Rows checked" snapshot={snapshot} />
         <Group>
           <Button variant="default" onClick={() => send({ type: 'check.cancel' })}>
             Cancel
           </Button>
         </Group>
-      </Stack>
+      </ImportStepSection>
     )
   }
   return (
-    <Stack gap="md">
-      <Title order={2} size="h3">
-        Check the rows
-      </Title>
+    <ImportStepSection title="Check the rows">
       <Stack gap={4}>
         <Text fw={600}>
           {preview.created === 1
@@ -332,7 +332,7 @@ function ReviewStep({ snapshot, send }: StepProps) {
           Choose another file
         </Button>
       </Group>
-    </Stack>
+    </ImportStepSection>
   )
 }
 
@@ -412,10 +412,7 @@ function ImportStep({ snapshot, send }: StepProps) {
   if (!snapshot.matches('imported')) {
     const failed = snapshot.matches('failed')
     return (
-      <Stack gap="md">
-        <Title order={2} size="h3">
-          Importing the patients
-        </Title>
+      <ImportStepSection title="Importing the patients">
         <ProgressBlock label="Rows imported" snapshot={snapshot} />
         {failed && (
           <Alert color="red" variant="light" role="alert" title="The import paused">
@@ -431,14 +428,11 @@ function ImportStep({ snapshot, send }: StepProps) {
             Stop the import
           </Button>
         </Group>
-      </Stack>
+      </ImportStepSection>
     )
   }
   return (
-    <Stack gap="md">
-      <Title order={2} size="h3">
-        {stopped ? 'Import stopped' : 'Import finished'}
-      </Title>
+    <ImportStepSection title={stopped ? 'Import stopped' : 'Import finished'}>
       <Stack gap={4} role="status">
         <Text fw={600}>
           {result.created === 1
@@ -478,6 +472,6 @@ function ImportStep({ snapshot, send }: StepProps) {
           Go to the patient list
         </ButtonLink>
       </Group>
-    </Stack>
+    </ImportStepSection>
   )
 }

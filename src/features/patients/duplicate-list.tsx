@@ -1,7 +1,8 @@
-import { Badge, Button, Card, Group, Stack, Table, Text } from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core'
 import type { DuplicatePage, DuplicatePair, DuplicatePatient } from '#domain/patient-merge.ts'
 import { formatPhone } from '#domain/phone.ts'
 import { EmptyNote } from '#src/ui/area-page.tsx'
+import { CardList } from '#src/ui/card-list.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 
@@ -38,6 +39,26 @@ function Reasons({ pair }: { pair: DuplicatePair }) {
   )
 }
 
+/** "Merge…" for one pair, named after both patients (in the table and on the small screens' cards). */
+function MergeButton({
+  pair,
+  onMerge,
+}: {
+  pair: DuplicatePair
+  onMerge: (pair: DuplicatePair) => void
+}) {
+  return (
+    <Button
+      variant="default"
+      size="xs"
+      aria-label={`Merge ${fullName(pair.first)} and ${fullName(pair.second)}…`}
+      onClick={() => onMerge(pair)}
+    >
+      Merge…
+    </Button>
+  )
+}
+
 /**
  * The possible duplicates: pairs of active patients who share a phone or an e-mail, as
  * the server found them when the page loaded, each with "Merge…". A table from 768 px, stacked
@@ -59,8 +80,6 @@ export function DuplicateList({
       </EmptyNote>
     )
   }
-  const label = (pair: DuplicatePair) =>
-    `Merge ${fullName(pair.first)} and ${fullName(pair.second)}…`
   return (
     <Stack gap="md">
       <Text size="sm" c="dimmed" role="status">
@@ -90,52 +109,25 @@ export function DuplicateList({
                 <Reasons pair={pair} />
               </Table.Td>
               <Table.Td ta="right">
-                <Button
-                  variant="default"
-                  size="xs"
-                  aria-label={label(pair)}
-                  onClick={() => onMerge(pair)}
-                >
-                  Merge…
-                </Button>
+                <MergeButton pair={pair} onMerge={onMerge} />
               </Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
-      <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
-        {page.data.map((pair) => (
-          <Card
-            key={`${pair.first.id}-${pair.second.id}`}
-            withBorder
-            padding="md"
-            radius="md"
-            component="li"
-          >
-            <Stack gap="sm">
-              <Person patient={pair.first} />
-              <Person patient={pair.second} />
-              <Group justify="space-between" wrap="nowrap">
-                <Reasons pair={pair} />
-                <Button
-                  variant="default"
-                  size="xs"
-                  aria-label={label(pair)}
-                  onClick={() => onMerge(pair)}
-                >
-                  Merge…
-                </Button>
-              </Group>
-            </Stack>
-          </Card>
-        ))}
-      </Stack>
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={onPage}
-      />
+      <CardList items={page.data} itemKey={(pair) => `${pair.first.id}-${pair.second.id}`}>
+        {(pair) => (
+          <Stack gap="sm">
+            <Person patient={pair.first} />
+            <Person patient={pair.second} />
+            <Group justify="space-between" wrap="nowrap">
+              <Reasons pair={pair} />
+              <MergeButton pair={pair} onMerge={onMerge} />
+            </Group>
+          </Stack>
+        )}
+      </CardList>
+      <ListPagination list={page} onPage={onPage} />
     </Stack>
   )
 }

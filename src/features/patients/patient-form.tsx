@@ -1,4 +1,4 @@
-import { Checkbox, SimpleGrid, Stack, TextInput } from '@mantine/core'
+import { Checkbox, SimpleGrid, Stack, TextInput, type TextInputProps } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useState } from 'react'
 import * as v from 'valibot'
@@ -6,6 +6,7 @@ import { formatPhone, toE164 } from '#domain/phone.ts'
 import { PATIENT_PHONE_MESSAGE, type Patient, type PatientInput } from '#domain/practice-data.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { type FieldSpec, FormFields } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 
 /** What the form sends: the patient's contact details and consents. */
@@ -98,6 +99,32 @@ export function valuesOf(patient: Patient): PatientFormValues {
   }
 }
 
+/** The patient's text fields; the browser must not fill them in with the signed-in user's own. */
+const PATIENT_FIELDS: FieldSpec<
+  keyof PatientFormValues,
+  TextInputProps & { 'data-autofocus'?: boolean }
+>[] = [
+  {
+    path: 'first_name',
+    label: 'First name',
+    required: true,
+    autoComplete: 'off',
+    'data-autofocus': true,
+  },
+  { path: 'last_name', label: 'Last name', required: true, autoComplete: 'off' },
+  { path: 'email', label: 'E-mail', type: 'email', autoComplete: 'off' },
+  {
+    path: 'phone',
+    label: 'Phone',
+    type: 'tel',
+    autoComplete: 'off',
+    description: 'With the area code, like (408) 555-4743',
+    // The hint under the field, so the Phone and E-mail fields line up side by side.
+    inputWrapperOrder: ['label', 'input', 'description', 'error'],
+  },
+  { path: 'birth_date', label: 'Birth date', type: 'date' },
+]
+
 /**
  * "Add patient" and "Edit details" in a dialog. A refused save keeps every value typed and says
  * why; a duplicate links to the patient who already has that e-mail or phone.
@@ -172,44 +199,7 @@ function PatientForm({
     >
       <Stack gap="md">
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <TextInput
-            label="First name"
-            required
-            autoComplete="off"
-            data-autofocus
-            key={form.key('first_name')}
-            {...form.getInputProps('first_name')}
-          />
-          <TextInput
-            label="Last name"
-            required
-            autoComplete="off"
-            key={form.key('last_name')}
-            {...form.getInputProps('last_name')}
-          />
-          <TextInput
-            label="E-mail"
-            type="email"
-            autoComplete="off"
-            key={form.key('email')}
-            {...form.getInputProps('email')}
-          />
-          <TextInput
-            label="Phone"
-            type="tel"
-            autoComplete="off"
-            description="With the area code, like (408) 555-4743"
-            // The hint under the field, so the Phone and E-mail fields line up side by side.
-            inputWrapperOrder={['label', 'input', 'description', 'error']}
-            key={form.key('phone')}
-            {...form.getInputProps('phone')}
-          />
-          <TextInput
-            label="Birth date"
-            type="date"
-            key={form.key('birth_date')}
-            {...form.getInputProps('birth_date')}
-          />
+          <FormFields form={form} component={TextInput} fields={PATIENT_FIELDS} />
         </SimpleGrid>
         <Checkbox
           label="Agrees to receive e-mail (offers, points reminders)"

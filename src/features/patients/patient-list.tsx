@@ -1,14 +1,4 @@
-import {
-  Badge,
-  Button,
-  Card,
-  Group,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from '@mantine/core'
+import { Badge, Button, Group, Stack, Table, Text, TextInput, VisuallyHidden } from '@mantine/core'
 import { useDebouncedCallback } from '@mantine/hooks'
 import { IconPlus, IconSearch } from '@tabler/icons-react'
 import type { ReactNode } from 'react'
@@ -17,6 +7,7 @@ import { formatPoints } from '#domain/points.ts'
 import type { PatientPage } from '#domain/practice-data.ts'
 import { formatDate } from '#src/lib/format.ts'
 import { EmptyNote } from '#src/ui/area-page.tsx'
+import { CardList } from '#src/ui/card-list.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
 
@@ -132,41 +123,34 @@ export function PatientList({
               ))}
             </Table.Tbody>
           </Table>
-          <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
-            {page.data.map((patient) => (
-              <Card key={patient.id} withBorder padding="md" radius="md" component="li">
-                <Group justify="space-between" wrap="nowrap" align="flex-start">
-                  <Stack gap={2} miw={0}>
-                    <PatientName
-                      id={patient.id}
-                      first={patient.first_name}
-                      last={patient.last_name}
-                    />
-                    <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
-                      {[formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') ||
-                        'No contact details'}
-                    </Text>
-                  </Stack>
-                  <Text fw={600} style={{ whiteSpace: 'nowrap' }}>
-                    {formatPoints(patient.points)}
-                    <VisuallyHidden> points</VisuallyHidden>
-                    <Text span size="xs" c="dimmed" aria-hidden>
-                      {' '}
-                      pts
-                    </Text>
+          <CardList items={page.data} itemKey={(patient) => patient.id}>
+            {(patient) => (
+              <Group justify="space-between" wrap="nowrap" align="flex-start">
+                <Stack gap={2} miw={0}>
+                  <PatientName
+                    id={patient.id}
+                    first={patient.first_name}
+                    last={patient.last_name}
+                  />
+                  <Text size="sm" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+                    {[formatPhone(patient.phone), patient.email].filter(Boolean).join(' · ') ||
+                      'No contact details'}
                   </Text>
-                </Group>
-              </Card>
-            ))}
-          </Stack>
+                </Stack>
+                <Text fw={600} style={{ whiteSpace: 'nowrap' }}>
+                  {formatPoints(patient.points)}
+                  <VisuallyHidden> points</VisuallyHidden>
+                  <Text span size="xs" c="dimmed" aria-hidden>
+                    {' '}
+                    pts
+                  </Text>
+                </Text>
+              </Group>
+            )}
+          </CardList>
         </>
       )}
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={onPage}
-      />
+      <ListPagination list={page} onPage={onPage} />
     </Stack>
   )
 }

@@ -2,7 +2,6 @@ import {
   Alert,
   Badge,
   Button,
-  Card,
   Group,
   NumberInput,
   Paper,
@@ -28,7 +27,8 @@ import { formatPoints, pointsText, signedPoints } from '#domain/points.ts'
 import type { Patient } from '#domain/practice-data.ts'
 import { formatCents, formatDate, formatDateTime } from '#src/lib/format.ts'
 import { TaskModal } from '#src/ui/app-modal.tsx'
-import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { CardList } from '#src/ui/card-list.tsx'
+import { ConfirmDialog, DialogForm } from '#src/ui/dialog-actions.tsx'
 import { LabelledValue } from '#src/ui/labelled-value.tsx'
 import { AnchorLink, ButtonLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -252,49 +252,38 @@ export function PatientProfile({
                 ))}
               </Table.Tbody>
             </Table>
-            <Stack
-              hiddenFrom="sm"
-              gap="sm"
-              component="ul"
-              p={0}
-              m={0}
-              style={{ listStyle: 'none' }}
-            >
-              {ledger.data.map((entry) => (
-                <Card key={entry.id} withBorder radius="md" padding="md" component="li">
-                  <Stack gap={4}>
-                    <Group justify="space-between" wrap="nowrap" align="flex-start">
-                      <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
-                        {describeEntry(entry)}
-                      </Text>
-                      <Text fw={700} style={{ whiteSpace: 'nowrap' }}>
-                        {signed(entry.points)}
-                      </Text>
-                    </Group>
-                    <Text size="sm" c="dimmed">
-                      {formatDateTime(entry.created_at)} · {authorName(entry)} · balance{' '}
-                      {formatPoints(entry.balance_after)}
+            <CardList items={ledger.data} itemKey={(entry) => entry.id}>
+              {(entry) => (
+                <Stack gap={4}>
+                  <Group justify="space-between" wrap="nowrap" align="flex-start">
+                    <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+                      {describeEntry(entry)}
                     </Text>
-                    {entry.reversed_by !== null && (
-                      <Badge color="gray" variant="light">
-                        Reversed
-                      </Badge>
-                    )}
-                    {can.adjust && isReversible(entry) && (
-                      <Button size="xs" variant="default" onClick={() => setReversing(entry)}>
-                        Reverse
-                      </Button>
-                    )}
-                  </Stack>
-                </Card>
-              ))}
-            </Stack>
+                    <Text fw={700} style={{ whiteSpace: 'nowrap' }}>
+                      {signed(entry.points)}
+                    </Text>
+                  </Group>
+                  <Text size="sm" c="dimmed">
+                    {formatDateTime(entry.created_at)} · {authorName(entry)} · balance{' '}
+                    {formatPoints(entry.balance_after)}
+                  </Text>
+                  {entry.reversed_by !== null && (
+                    <Badge color="gray" variant="light">
+                      Reversed
+                    </Badge>
+                  )}
+                  {can.adjust && isReversible(entry) && (
+                    <Button size="xs" variant="default" onClick={() => setReversing(entry)}>
+                      Reverse
+                    </Button>
+                  )}
+                </Stack>
+              )}
+            </CardList>
           </>
         )}
         <ListPagination
-          total={ledger.total}
-          pageSize={ledger.pageSize}
-          page={ledger.page}
+          list={ledger}
           onPage={onLedgerPage}
           itemLabel={(n) => `History page ${n}`}
         />
@@ -363,8 +352,6 @@ function AdjustForm({
   onCancel: () => void
   onSubmit: (points: number, reason: string) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const form = useForm<{ points: number | string; reason: string }>({
     mode: 'uncontrolled',
     initialValues: { points: '', reason: '' },
@@ -389,44 +376,34 @@ function AdjustForm({
     ),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
-        setBusy(true)
-        setFailure(await onSubmit(Number(values.points), values.reason.trim()))
-        setBusy(false)
-      })}
+    <DialogForm
+      form={form}
+      actionLabel="Save adjustment"
+      onCancel={onCancel}
+      onSubmit={(values) => onSubmit(Number(values.points), values.reason.trim())}
     >
-      <Stack gap="md">
-        <Text size="sm">
-          Current balance: {pointsText(balance)}. Use a minus sign to take points away.
-        </Text>
-        <NumberInput
-          label="Points"
-          required
-          allowDecimal={false}
-          hideControls
-          data-autofocus
-          key={form.key('points')}
-          {...form.getInputProps('points')}
-        />
-        <Textarea
-          label="Reason"
-          required
-          description="Shown in the patient's history and the activity log"
-          autosize
-          minRows={2}
-          key={form.key('reason')}
-          {...form.getInputProps('reason')}
-        />
-        <DialogActions
-          failure={failure}
-          busy={busy}
-          actionLabel="Save adjustment"
-          onCancel={onCancel}
-        />
-      </Stack>
-    </form>
+      <Text size="sm">
+        Current balance: {pointsText(balance)}. Use a minus sign to take points away.
+      </Text>
+      <NumberInput
+        label="Points"
+        required
+        allowDecimal={false}
+        hideControls
+        data-autofocus
+        key={form.key('points')}
+        {...form.getInputProps('points')}
+      />
+      <Textarea
+        label="Reason"
+        required
+        description="Shown in the patient's history and the activity log"
+        autosize
+        minRows={2}
+        key={form.key('reason')}
+        {...form.getInputProps('reason')}
+      />
+    </DialogForm>
   )
 }
 
@@ -441,42 +418,30 @@ function ReasonForm({
   onCancel: () => void
   onSubmit: (reason: string) => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   const form = useForm({
     mode: 'uncontrolled',
     initialValues: { reason: '' },
     validate: schemaResolver(v.object({ reason: ReasonSchema }), { sync: true }),
   })
   return (
-    <form
-      noValidate
-      onSubmit={form.onSubmit(async (values) => {
-        setBusy(true)
-        setFailure(await onSubmit(values.reason.trim()))
-        setBusy(false)
-      })}
+    <DialogForm
+      form={form}
+      actionLabel={submitLabel}
+      color="red"
+      onCancel={onCancel}
+      onSubmit={(values) => onSubmit(values.reason.trim())}
     >
-      <Stack gap="md">
-        <Text size="sm">{intro}</Text>
-        <Textarea
-          label="Reason"
-          required
-          autosize
-          minRows={2}
-          data-autofocus
-          key={form.key('reason')}
-          {...form.getInputProps('reason')}
-        />
-        <DialogActions
-          failure={failure}
-          busy={busy}
-          actionLabel={submitLabel}
-          color="red"
-          onCancel={onCancel}
-        />
-      </Stack>
-    </form>
+      <Text size="sm">{intro}</Text>
+      <Textarea
+        label="Reason"
+        required
+        autosize
+        minRows={2}
+        data-autofocus
+        key={form.key('reason')}
+        {...form.getInputProps('reason')}
+      />
+    </DialogForm>
   )
 }
 
@@ -491,26 +456,16 @@ function ConfirmArchive({
   onCancel: () => void
   onConfirm: () => Promise<ActionResult>
 }) {
-  const [busy, setBusy] = useState(false)
-  const [failure, setFailure] = useState<string>()
   return (
-    <Stack gap="md">
-      <Text size="sm">
-        {archived
+    <ConfirmDialog
+      text={
+        archived
           ? `${name} will be listed again and can receive e-mail if they agreed to it.`
-          : `${name} will no longer be listed or e-mailed. Their points and history stay, and you can restore them from the Archive.`}
-      </Text>
-      <DialogActions
-        failure={failure}
-        busy={busy}
-        actionLabel={archived ? 'Restore patient' : 'Archive patient'}
-        onCancel={onCancel}
-        onAction={async () => {
-          setBusy(true)
-          setFailure(await onConfirm())
-          setBusy(false)
-        }}
-      />
-    </Stack>
+          : `${name} will no longer be listed or e-mailed. Their points and history stay, and you can restore them from the Archive.`
+      }
+      actionLabel={archived ? 'Restore patient' : 'Archive patient'}
+      onCancel={onCancel}
+      onConfirm={onConfirm}
+    />
   )
 }

@@ -2,22 +2,13 @@ import { screen, waitFor, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import type { PersonnelInvitation } from '#domain/personnel.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
+import { demoStaffMember } from '#src/lib/testing/fixtures.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
 const staff: StaffMember[] = [
-  {
-    id: 5,
-    practice_id: 1,
-    email: 'demo@example.com',
-    title: 'Dr.',
-    first_name: 'Demo',
-    last_name: 'Admin',
-    position: 'Provider',
-    access_rights: 'Admin',
-    image_path: null,
-  },
+  { ...demoStaffMember, title: 'Dr.' },
   {
     id: 6,
     practice_id: 1,

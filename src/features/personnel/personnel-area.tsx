@@ -1,16 +1,4 @@
-import {
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Paper,
-  Select,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core'
+import { Alert, Badge, Button, Group, Select, SimpleGrid, Stack, Table, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { useSelector } from '@xstate/react'
 import { type ReactNode, useState } from 'react'
@@ -33,6 +21,7 @@ import { formatDateTime } from '#src/lib/format.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
+import { FormCard } from '#src/ui/section-card.tsx'
 import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 /** The Personnel area's actor (invite, resend, revoke). */
@@ -600,57 +589,46 @@ function InviteForm({ actorRef }: { actorRef: PersonnelInvitationsActorRef }) {
     validateInputOnBlur: true,
   })
   return (
-    <Paper withBorder p="lg" radius="md">
-      <form
-        noValidate
-        aria-labelledby="invite-title"
-        onSubmit={form.onSubmit((values) =>
-          actorRef.send({
-            type: 'invite.submit',
-            input: v.parse(InvitePersonnelInputSchema, values),
-          }),
-        )}
-      >
-        <Stack gap="md">
-          <Stack gap={2}>
-            <Title order={2} size="h4" id="invite-title">
-              Invite
-            </Title>
-            <Text size="sm" c="dimmed">
-              We e-mail a registration link that works for 14 days.
-            </Text>
-          </Stack>
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <FormFields
-              form={form}
-              common={{ autoComplete: 'off', withAsterisk: true }}
-              fields={INVITEE_FIELDS}
-            />
-            <Select
-              label="Title"
-              placeholder="Choose a title"
-              data={[...TITLES]}
-              clearable
-              key={form.key('title')}
-              {...form.getInputProps('title')}
-            />
-            <Select
-              label="Position"
-              placeholder="Choose a position"
-              data={[...POSITIONS]}
-              withAsterisk
-              errorProps={{ role: 'alert' }}
-              key={form.key('position')}
-              {...form.getInputProps('position')}
-            />
-          </SimpleGrid>
-          <Group justify="flex-end">
-            <Button type="submit" loading={inviting} disabled={busy && !inviting}>
-              Invite
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard
+      id="invite-title"
+      title="Invite"
+      intro="We e-mail a registration link that works for 14 days."
+      onSubmit={form.onSubmit((values) =>
+        actorRef.send({
+          type: 'invite.submit',
+          input: v.parse(InvitePersonnelInputSchema, values),
+        }),
+      )}
+    >
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+        <FormFields
+          form={form}
+          common={{ autoComplete: 'off', withAsterisk: true }}
+          fields={INVITEE_FIELDS}
+        />
+        <Select
+          label="Title"
+          placeholder="Choose a title"
+          data={[...TITLES]}
+          clearable
+          key={form.key('title')}
+          {...form.getInputProps('title')}
+        />
+        <Select
+          label="Position"
+          placeholder="Choose a position"
+          data={[...POSITIONS]}
+          withAsterisk
+          errorProps={{ role: 'alert' }}
+          key={form.key('position')}
+          {...form.getInputProps('position')}
+        />
+      </SimpleGrid>
+      <Group justify="flex-end">
+        <Button type="submit" loading={inviting} disabled={busy && !inviting}>
+          Invite
+        </Button>
+      </Group>
+    </FormCard>
   )
 }

@@ -1,10 +1,9 @@
-import { Card, Group, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core'
+import { Card, Group, SegmentedControl, Stack, Text, Title } from '@mantine/core'
 import type { ClaimStatus, OfferClaimsPage } from '#domain/promotions.ts'
-import { ClaimCells } from '#src/features/promotions/patient-offers.tsx'
+import { ClaimsTable } from '#src/features/promotions/patient-offers.tsx'
 import { EmptyNote } from '#src/ui/area-page.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
-import { TableScroll } from '#src/ui/table-scroll.tsx'
 
 const FILTERS = [
   { value: 'all', label: 'All' },
@@ -59,43 +58,30 @@ export function OfferClaims({
             <Text size="sm" c="dimmed">
               {claims.total === 1 ? '1 claim' : `${claims.total.toLocaleString('en-US')} claims`}
             </Text>
-            <TableScroll label="Who claimed the offer" minWidth={560}>
-              <Table striped verticalSpacing="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Patient</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Claimed</Table.Th>
-                    <Table.Th>Redeemed or ends</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {claims.data.map((claim) => (
-                    <Table.Tr key={claim.id}>
-                      <Table.Td data-label="Patient">
-                        <AnchorLink
-                          to="/patients/$patientId"
-                          params={{ patientId: String(claim.patient_id) }}
-                        >
-                          {claim.patient_name}
-                        </AnchorLink>
-                        {claim.patient_archived && (
-                          <Text span size="sm" c="dimmed">
-                            {' '}
-                            (archived)
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <ClaimCells claim={claim} />
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </TableScroll>
+            <ClaimsTable
+              label="Who claimed the offer"
+              subject="Patient"
+              claims={claims.data}
+              rowKey={(claim) => claim.id}
+              renderSubject={(claim) => (
+                <>
+                  <AnchorLink
+                    to="/patients/$patientId"
+                    params={{ patientId: String(claim.patient_id) }}
+                  >
+                    {claim.patient_name}
+                  </AnchorLink>
+                  {claim.patient_archived && (
+                    <Text span size="sm" c="dimmed">
+                      {' '}
+                      (archived)
+                    </Text>
+                  )}
+                </>
+              )}
+            />
             <ListPagination
-              total={claims.total}
-              pageSize={pageSize}
-              page={claims.page}
+              list={{ total: claims.total, pageSize, page: claims.page }}
               onPage={onPage}
               itemLabel={(n) => `Claims page ${n}`}
             />

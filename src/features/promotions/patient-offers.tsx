@@ -11,7 +11,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core'
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import type { PatientPromotion } from '#domain/practice-data.ts'
 import type { PromotionDetail } from '#domain/promotions.ts'
 import { offerTerms } from '#src/features/promotions/promotion-list.tsx'
@@ -27,20 +27,19 @@ const CLAIM_LABELS: Record<PatientPromotion['status'], { label: string; color: s
   expired: { label: 'Expired', color: 'gray' },
 }
 
+/** What {@link ClaimCells} shows of a claim. */
+type ClaimTimes = {
+  status: PatientPromotion['status']
+  claimed_at?: string | null | undefined
+  redeemed_at?: string | null | undefined
+  ends_at?: string | null | undefined
+}
+
 /**
  * A claim's status, when it was claimed, and when it was redeemed or ends (ended, once expired):
  * the cells the patient's offers and an offer's claims share.
  */
-export function ClaimCells({
-  claim,
-}: {
-  claim: {
-    status: PatientPromotion['status']
-    claimed_at?: string | null | undefined
-    redeemed_at?: string | null | undefined
-    ends_at?: string | null | undefined
-  }
-}) {
+function ClaimCells({ claim }: { claim: ClaimTimes }) {
   return (
     <>
       <Table.Td data-label="Status">
@@ -59,6 +58,48 @@ export function ClaimCells({
             : '—'}
       </Table.Td>
     </>
+  )
+}
+
+/**
+ * A table of claims: a first column that names the claim's `subject` (the offer, or the patient
+ * who claimed it), then its status and times. The patient's offers and an offer's claims use it.
+ */
+export function ClaimsTable<C extends ClaimTimes>({
+  label,
+  subject,
+  claims,
+  rowKey,
+  renderSubject,
+}: {
+  /** The accessible name of the scrolling table. */
+  label: string
+  subject: string
+  claims: readonly C[]
+  rowKey: (claim: C) => string | number
+  renderSubject: (claim: C) => ReactNode
+}) {
+  return (
+    <TableScroll label={label} minWidth={560}>
+      <Table striped verticalSpacing="sm">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{subject}</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Claimed</Table.Th>
+            <Table.Th>Redeemed or ends</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {claims.map((claim) => (
+            <Table.Tr key={rowKey(claim)}>
+              <Table.Td data-label={subject}>{renderSubject(claim)}</Table.Td>
+              <ClaimCells claim={claim} />
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </TableScroll>
   )
 }
 
@@ -167,28 +208,15 @@ export function PatientOffers({
         {claims.length === 0 ? (
           <EmptyNote>This patient has not claimed an offer yet.</EmptyNote>
         ) : (
-          <TableScroll label="The patient's offers" minWidth={560}>
-            <Table striped verticalSpacing="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Offer</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Claimed</Table.Th>
-                  <Table.Th>Redeemed or ends</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {claims.map((claim) => (
-                  <Table.Tr key={claim.id ?? `${claim.promotion_id}-${claim.claimed_at}`}>
-                    <Table.Td data-label="Offer">
-                      {claim.title ?? claim.promotion?.title ?? `Offer #${claim.promotion_id}`}
-                    </Table.Td>
-                    <ClaimCells claim={claim} />
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </TableScroll>
+          <ClaimsTable
+            label="The patient's offers"
+            subject="Offer"
+            claims={claims}
+            rowKey={(claim) => claim.id ?? `${claim.promotion_id}-${claim.claimed_at}`}
+            renderSubject={(claim) =>
+              claim.title ?? claim.promotion?.title ?? `Offer #${claim.promotion_id}`
+            }
+          />
         )}
       </Stack>
     </Card>

@@ -1,30 +1,11 @@
 import { screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import { type PromotionDetail, withoutMoney } from '#domain/promotions.ts'
+import { promotionDetail } from '#src/lib/testing/fixtures.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import { PromotionDetailView } from './promotion-detail.tsx'
 
-const offer: PromotionDetail = {
-  id: 7,
-  practice_id: 1,
-  title: 'Spring glow',
-  description: '',
-  points_cost: 0,
-  bonus_points: 0,
-  points: 0,
-  starts_at: null,
-  ends_at: null,
-  max_redemptions: null,
-  per_patient_limit: 1,
-  code: null,
-  discount_cents: null,
-  discount_percent: null,
-  procedure_ids: [],
-  status: 'live',
-  published_at: '2026-11-01T00:00:00.000Z',
-  ended_at: null,
-  archived_at: null,
-  created_at: '2026-11-01T00:00:00.000Z',
+const offer = promotionDetail({
   funnel: {
     sent: 10,
     claimed: 4,
@@ -33,7 +14,7 @@ const offer: PromotionDetail = {
     redemption_rate: 0.25,
     revenue_cents: 19_900,
   },
-}
+})
 
 const show = (shown: PromotionDetail) =>
   renderWithProviders(

@@ -1,5 +1,6 @@
 import { screen, waitFor } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest'
+import { promotionDetail } from '#src/lib/testing/fixtures.ts'
 import { renderWithProviders } from '#tests/support/render.tsx'
 import {
   PromotionFormModal,
@@ -63,29 +64,16 @@ describe("the offer's value in the editor", () => {
   })
 
   it('opens an offer with value as it was saved, and None sends no value', () => {
-    const values = promotionValues({
-      id: 1,
-      practice_id: 1,
-      title: '20% off',
-      description: '',
-      points_cost: 0,
-      bonus_points: 0,
-      points: 0,
-      starts_at: null,
-      ends_at: null,
-      max_redemptions: null,
-      per_patient_limit: 1,
-      code: null,
-      discount_cents: null,
-      discount_percent: 20,
-      procedure_ids: [4],
-      status: 'draft',
-      published_at: null,
-      ended_at: null,
-      archived_at: null,
-      created_at: '2026-11-01T00:00:00.000Z',
-      funnel: { sent: 0, claimed: 0, redeemed: 0, expired: 0, redemption_rate: 0 },
-    })
+    const values = promotionValues(
+      promotionDetail({
+        id: 1,
+        title: '20% off',
+        discount_percent: 20,
+        procedure_ids: [4],
+        status: 'draft',
+        published_at: null,
+      }),
+    )
     expect(values).toMatchObject({
       discount: 'percent',
       discount_percent: 20,

@@ -26,6 +26,7 @@ import {
 } from '#domain/promotions.ts'
 import { AppModal } from '#src/ui/app-modal.tsx'
 import { DialogActions } from '#src/ui/dialog-actions.tsx'
+import { FormFields } from '#src/ui/form-fields.tsx'
 
 /** The form's values: numbers as typed (empty allowed), instants as local `datetime-local` text. */
 export type PromotionFormValues = {
@@ -228,51 +229,56 @@ export function PromotionFormModal({
             {...form.getInputProps('description')}
           />
           <SimpleGrid cols={{ base: 1, xs: 2 }}>
-            <NumberInput
-              label="Points cost"
-              description="0 makes it a free offer."
-              min={0}
-              max={PROMOTION_POINTS_MAX}
-              allowDecimal={false}
-              disabled={locked('points_cost')}
-              {...form.getInputProps('points_cost')}
+            <FormFields
+              form={form}
+              component={NumberInput}
+              common={{ min: 0, max: PROMOTION_POINTS_MAX, allowDecimal: false }}
+              fields={[
+                {
+                  path: 'points_cost',
+                  label: 'Points cost',
+                  description: '0 makes it a free offer.',
+                  disabled: locked('points_cost'),
+                },
+                {
+                  path: 'bonus_points',
+                  label: 'Bonus points',
+                  description: 'Given when it is redeemed.',
+                  disabled: locked('bonus_points'),
+                },
+              ]}
             />
-            <NumberInput
-              label="Bonus points"
-              description="Given when it is redeemed."
-              min={0}
-              max={PROMOTION_POINTS_MAX}
-              allowDecimal={false}
-              disabled={locked('bonus_points')}
-              {...form.getInputProps('bonus_points')}
+            <FormFields
+              form={form}
+              component={TextInput}
+              common={{ type: 'datetime-local' }}
+              fields={[
+                {
+                  path: 'starts_at',
+                  label: 'Starts',
+                  description: 'Empty: as soon as it is published.',
+                  disabled: locked('starts_at'),
+                },
+                { path: 'ends_at', label: 'Ends', description: 'Empty: until it is ended.' },
+              ]}
             />
-            <TextInput
-              type="datetime-local"
-              label="Starts"
-              description="Empty: as soon as it is published."
-              disabled={locked('starts_at')}
-              {...form.getInputProps('starts_at')}
-            />
-            <TextInput
-              type="datetime-local"
-              label="Ends"
-              description="Empty: until it is ended."
-              {...form.getInputProps('ends_at')}
-            />
-            <NumberInput
-              label="Total limit"
-              description="Claims in all; empty for no limit."
-              min={1}
-              allowDecimal={false}
-              {...form.getInputProps('max_redemptions')}
-            />
-            <NumberInput
-              label="Limit per patient"
-              description="Times one patient may claim it."
-              min={1}
-              max={1000}
-              allowDecimal={false}
-              {...form.getInputProps('per_patient_limit')}
+            <FormFields
+              form={form}
+              component={NumberInput}
+              common={{ min: 1, allowDecimal: false }}
+              fields={[
+                {
+                  path: 'max_redemptions',
+                  label: 'Total limit',
+                  description: 'Claims in all; empty for no limit.',
+                },
+                {
+                  path: 'per_patient_limit',
+                  label: 'Limit per patient',
+                  description: 'Times one patient may claim it.',
+                  max: 1000,
+                },
+              ]}
             />
           </SimpleGrid>
           <Radio.Group

@@ -160,12 +160,7 @@ export function PromotionList({
                 <Text size="sm" c="dimmed">
                   {page.total.toLocaleString('en-US')} {page.total === 1 ? 'offer' : 'offers'}
                 </Text>
-                <ListPagination
-                  total={page.total}
-                  pageSize={page.pageSize}
-                  page={page.page}
-                  onPage={onPage}
-                />
+                <ListPagination list={page} onPage={onPage} />
               </Group>
             </Stack>
           )}

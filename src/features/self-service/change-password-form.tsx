@@ -1,4 +1,4 @@
-import { Paper, PasswordInput, Stack, Title } from '@mantine/core'
+import { PasswordInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import {
   type ChangePasswordPayload,
@@ -7,6 +7,7 @@ import {
 } from '#domain/self-service.ts'
 import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
+import { FormCard } from '#src/ui/section-card.tsx'
 
 type Values = Omit<ChangePasswordPayload, 'remember'>
 
@@ -41,28 +42,21 @@ export function ChangePasswordForm({
     validate: schemaResolver(ChangePasswordPayloadSchema, { sync: true }),
   })
   return (
-    <Paper withBorder p="lg" radius="md">
-      <form
-        noValidate
-        aria-labelledby="change-password-title"
-        onSubmit={form.onSubmit((values) =>
-          save(() => onSave(values), SELF_SERVICE_MESSAGES.passwordChanged, form.reset),
-        )}
-      >
-        <Stack gap="md">
-          <Title order={2} size="h4" id="change-password-title">
-            Change password
-          </Title>
-          <SaveOutcomeAlert outcome={outcome} />
-          <FormFields
-            form={form}
-            component={PasswordInput}
-            common={{ required: true }}
-            fields={PASSWORD_FIELDS}
-          />
-          <SaveButton saving={saving}>Change password</SaveButton>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard
+      id="change-password-title"
+      title="Change password"
+      onSubmit={form.onSubmit((values) =>
+        save(() => onSave(values), SELF_SERVICE_MESSAGES.passwordChanged, form.reset),
+      )}
+    >
+      <SaveOutcomeAlert outcome={outcome} />
+      <FormFields
+        form={form}
+        component={PasswordInput}
+        common={{ required: true }}
+        fields={PASSWORD_FIELDS}
+      />
+      <SaveButton saving={saving}>Change password</SaveButton>
+    </FormCard>
   )
 }

@@ -1,4 +1,4 @@
-import { Paper, Select, SimpleGrid, Stack, TextInput, Title } from '@mantine/core'
+import { Select, SimpleGrid, TextInput } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
 import { TITLES } from '#domain/fields.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
@@ -7,7 +7,15 @@ import {
   ProfileUpdatePayloadSchema,
   SELF_SERVICE_MESSAGES,
 } from '#domain/self-service.ts'
+import { FormFields, type TextFieldSpec } from '#src/ui/form-fields.tsx'
 import { SaveButton, SaveOutcomeAlert, useSaveOutcome } from '#src/ui/save-outcome.tsx'
+import { FormCard } from '#src/ui/section-card.tsx'
+
+/** First and last name, as the browser may fill them in for the signed-in user. */
+const NAME_FIELDS: TextFieldSpec<keyof ProfileUpdatePayload>[] = [
+  { path: 'first_name', label: 'First name', autoComplete: 'given-name' },
+  { path: 'last_name', label: 'Last name', autoComplete: 'family-name' },
+]
 
 /**
  * My Profile's own details: title, first and last name with the sign-up's rules. A
@@ -33,47 +41,32 @@ export function ProfileForm({
     validateInputOnBlur: true,
   })
   return (
-    <Paper withBorder p="lg" radius="md">
-      <form
-        noValidate
-        aria-labelledby="profile-form-title"
-        onSubmit={form.onSubmit((values) =>
-          save(() => onSave(values), SELF_SERVICE_MESSAGES.profileSaved),
-        )}
-      >
-        <Stack gap="md">
-          <Title order={2} size="h4" id="profile-form-title">
-            Your details
-          </Title>
-          <SaveOutcomeAlert outcome={outcome} />
-          <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
-            <Select
-              label="Title"
-              placeholder="No title"
-              data={[...TITLES]}
-              clearable
-              key={form.key('title')}
-              {...form.getInputProps('title')}
-              onChange={(value) => form.setFieldValue('title', value ?? '')}
-            />
-            <TextInput
-              label="First name"
-              required
-              autoComplete="given-name"
-              key={form.key('first_name')}
-              {...form.getInputProps('first_name')}
-            />
-            <TextInput
-              label="Last name"
-              required
-              autoComplete="family-name"
-              key={form.key('last_name')}
-              {...form.getInputProps('last_name')}
-            />
-          </SimpleGrid>
-          <SaveButton saving={saving}>Save details</SaveButton>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard
+      id="profile-form-title"
+      title="Your details"
+      onSubmit={form.onSubmit((values) =>
+        save(() => onSave(values), SELF_SERVICE_MESSAGES.profileSaved),
+      )}
+    >
+      <SaveOutcomeAlert outcome={outcome} />
+      <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="md">
+        <Select
+          label="Title"
+          placeholder="No title"
+          data={[...TITLES]}
+          clearable
+          key={form.key('title')}
+          {...form.getInputProps('title')}
+          onChange={(value) => form.setFieldValue('title', value ?? '')}
+        />
+        <FormFields
+          form={form}
+          component={TextInput}
+          common={{ required: true }}
+          fields={NAME_FIELDS}
+        />
+      </SimpleGrid>
+      <SaveButton saving={saving}>Save details</SaveButton>
+    </FormCard>
   )
 }

@@ -3,23 +3,12 @@ import { describe, expect, it } from 'vitest'
 import { FIELD_MESSAGES } from '#domain/fields.ts'
 import type { StaffMember } from '#domain/practice-data.ts'
 import { ROLE_ABILITIES, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
+import { demoStaffMember } from '#src/lib/testing/fixtures.ts'
 import { demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, stubApi } from '#tests/support/fake-api.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
-const admin: StaffMember = {
-  id: demoSession.user.id,
-  practice_id: 1,
-  email: demoSession.user.email,
-  title: null,
-  first_name: 'Demo',
-  last_name: 'Admin',
-  position: 'Provider',
-  access_rights: 'Admin',
-  image_path: null,
-  deactivated_at: null,
-  last_sign_in_at: '2026-06-01T09:00:00.000Z',
-}
+const admin = demoStaffMember
 const jamie: StaffMember = {
   ...admin,
   id: 61,

@@ -1,14 +1,4 @@
-import {
-  Button,
-  Card,
-  Group,
-  Select,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core'
+import { Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import {
   ACTION_LABELS,
@@ -19,6 +9,7 @@ import {
 import type { StaffMember } from '#domain/practice-data.ts'
 import { formatDateTime } from '#src/lib/format.ts'
 import { EmptyNote } from '#src/ui/area-page.tsx'
+import { CardList } from '#src/ui/card-list.tsx'
 import { ExportCsvButton } from '#src/ui/export-csv-button.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { ListPagination } from '#src/ui/list-pagination.tsx'
@@ -169,29 +160,22 @@ export function ActivityLog({
               ))}
             </Table.Tbody>
           </Table>
-          <Stack hiddenFrom="sm" gap="sm" component="ul" p={0} m={0} style={{ listStyle: 'none' }}>
-            {page.data.map((event) => (
-              <Card key={event.id} withBorder padding="md" radius="md" component="li">
-                <Stack gap={4}>
-                  <Text size="sm" c="dimmed">
-                    {formatDateTime(event.created_at)}
-                    {event.ip ? ` · ${event.ip}` : ''}
-                  </Text>
-                  <Text style={{ overflowWrap: 'anywhere' }}>
-                    <Summary summary={event.summary} patientId={event.patient_id} />
-                  </Text>
-                </Stack>
-              </Card>
-            ))}
-          </Stack>
+          <CardList items={page.data} itemKey={(event) => event.id}>
+            {(event) => (
+              <Stack gap={4}>
+                <Text size="sm" c="dimmed">
+                  {formatDateTime(event.created_at)}
+                  {event.ip ? ` · ${event.ip}` : ''}
+                </Text>
+                <Text style={{ overflowWrap: 'anywhere' }}>
+                  <Summary summary={event.summary} patientId={event.patient_id} />
+                </Text>
+              </Stack>
+            )}
+          </CardList>
         </>
       )}
-      <ListPagination
-        total={page.total}
-        pageSize={page.pageSize}
-        page={page.page}
-        onPage={(next) => onFilter({ ...filter, page: next })}
-      />
+      <ListPagination list={page} onPage={(next) => onFilter({ ...filter, page: next })} />
     </Stack>
   )
 }

@@ -1,4 +1,5 @@
 import { List, Stack, Text, Title } from '@mantine/core'
+import { Clause } from '#src/features/sign-up/documents/clause.tsx'
 
 /** Business days the breaching party has to cure a material breach. */
 export const BAA_CURE_PERIOD_BUSINESS_DAYS = 5
@@ -20,42 +21,30 @@ export default function AgreementText() {
         Associate creates, receives, keeps or sends for the Covered Entity through the Service.
       </Text>
 
-      <Title order={3} size="h5">
-        1. Permitted uses and disclosures
-      </Title>
-      <Text>
+      <Clause title="1. Permitted uses and disclosures">
         The Business Associate uses and discloses PHI only to provide the Service under the Terms
         and Conditions, as this Agreement permits, or as required by law, and never in a way that
         would breach HIPAA if done by the Covered Entity. It uses, discloses and requests only the
         minimum PHI necessary.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        2. Safeguards
-      </Title>
-      <Text>
+      <Clause title="2. Safeguards">
         The Business Associate keeps administrative, physical and technical safeguards that
         reasonably and appropriately protect the confidentiality, integrity and availability of
         electronic PHI, as the HIPAA Security Rule requires.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        3. Reporting
-      </Title>
-      <Text>
+      <Clause title="3. Reporting">
         The Business Associate reports to the Covered Entity any use or disclosure of PHI not
         permitted by this Agreement, any security incident, and any breach of unsecured PHI without
         unreasonable delay and no later than 60 days after discovery, with the information the
         Covered Entity needs to notify the individuals affected.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        4. Subcontractors
-      </Title>
-      <Text>
+      <Clause title="4. Subcontractors">
         The Business Associate ensures that any subcontractor that handles PHI on its behalf agrees
         in writing to the same restrictions and conditions that apply to it under this Agreement.
-      </Text>
+      </Clause>
 
       <Title order={3} size="h5">
         5. Rights of individuals
@@ -76,34 +65,25 @@ export default function AgreementText() {
         </List.Item>
       </List>
 
-      <Title order={3} size="h5">
-        6. Term and termination
-      </Title>
-      <Text>
+      <Clause title="6. Term and termination">
         This Agreement lasts as long as the practice's subscription. If either party materially
         breaches it, the other party may give written notice; if the breach is not cured within{' '}
         {BAA_CURE_PERIOD_BUSINESS_DAYS} business days of that notice, the other party may end this
         Agreement and the subscription.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        7. Return or destruction of PHI
-      </Title>
-      <Text>
+      <Clause title="7. Return or destruction of PHI">
         When this Agreement ends, the Business Associate returns or destroys all PHI it still holds
         for the Covered Entity. Where that is not feasible, the protections of this Agreement
         continue for as long as the PHI is kept, and further uses are limited to the purposes that
         make return or destruction infeasible.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        8. Miscellaneous
-      </Title>
-      <Text>
+      <Clause title="8. Miscellaneous">
         Any ambiguity is resolved in favour of a meaning that complies with HIPAA. This Agreement
         prevails over the Terms and Conditions for PHI. It is signed electronically by the person
         named below on behalf of the Covered Entity.
-      </Text>
+      </Clause>
     </Stack>
   )
 }

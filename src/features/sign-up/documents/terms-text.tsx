@@ -1,4 +1,5 @@
 import { List, Stack, Text, Title } from '@mantine/core'
+import { Clause } from '#src/features/sign-up/documents/clause.tsx'
 
 /** The date the Terms and Conditions took effect. */
 export const TERMS_EFFECTIVE_DATE = 'January 1, 2019'
@@ -19,14 +20,11 @@ export default function TermsText() {
         confirms that they are authorised to do so.
       </Text>
 
-      <Title order={3} size="h5">
-        1. Accounts
-      </Title>
-      <Text>
+      <Clause title="1. Accounts">
         The first user of a practice is its administrator. The practice is responsible for the
         accuracy of the information it gives, for every person it invites, and for keeping passwords
         and verification codes confidential. Tell us at once of any unauthorised use of an account.
-      </Text>
+      </Clause>
 
       <Title order={3} size="h5">
         2. Subscription, fees and payment
@@ -50,14 +48,11 @@ export default function TermsText() {
         </List.Item>
       </List>
 
-      <Title order={3} size="h5">
-        3. Use of the Service
-      </Title>
-      <Text>
+      <Clause title="3. Use of the Service">
         The practice uses the Service only for its own rewards and membership programme and in line
         with the law, including laws on marketing messages and consent. The practice does not
         attempt to access other practices' data, interfere with the Service, or resell it.
-      </Text>
+      </Clause>
 
       <Title order={3} size="h5" id="privacy">
         4. Client data and privacy
@@ -68,49 +63,34 @@ export default function TermsText() {
         health information, the Business Associates Agreement applies and prevails over these Terms.
       </Text>
 
-      <Title order={3} size="h5">
-        5. Integrations
-      </Title>
-      <Text>
+      <Clause title="5. Integrations">
         An electronic health record integration (such as Nextech) requires the EHR plan and valid
         credentials from the practice. We are not responsible for the availability of third-party
         systems.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        6. Availability and support
-      </Title>
-      <Text>
+      <Clause title="6. Availability and support">
         We aim to keep the Service available at all times, but maintenance and events outside our
         control may interrupt it. Support is offered through the support centre during business
         hours.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        7. Liability
-      </Title>
-      <Text>
+      <Clause title="7. Liability">
         The Service is provided "as is". To the extent the law allows, our total liability for any
         claim is limited to the fees the practice paid in the twelve months before the claim, and
         neither party is liable for indirect or consequential loss.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        8. Termination
-      </Title>
-      <Text>
+      <Clause title="8. Termination">
         Either party may end the subscription at the end of a term. We may suspend an account that
         is unpaid or that breaches these Terms after notice and a reasonable chance to remedy. On
         termination the practice may export its data for 30 days.
-      </Text>
+      </Clause>
 
-      <Title order={3} size="h5">
-        9. Changes and governing law
-      </Title>
-      <Text>
+      <Clause title="9. Changes and governing law">
         We may update these Terms with 30 days' notice by e-mail to the practice administrator.
         These Terms are governed by the laws of the State of Delaware, United States.
-      </Text>
+      </Clause>
     </Stack>
   )
 }
