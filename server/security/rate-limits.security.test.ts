@@ -12,7 +12,7 @@ import { AUTH_LIMITS, dummyPasswordHash } from '#server/modules/auth/routes.ts'
 import { PERSONNEL_REGISTER_LIMIT } from '#server/modules/personnel/routes.ts'
 import { COUPON_LOOKUP_LIMIT } from '#server/modules/practice/routes.ts'
 import { SIGN_UP_LIMITS } from '#server/modules/sign-up/routes.ts'
-import { type HashingGate, hashPassword, passwordHashing } from '#server/security/passwords.ts'
+import { type HashingGate, passwordHashing } from '#server/security/passwords.ts'
 import { createPostgresRateLimitStore } from '#server/security/rate-limit.ts'
 import {
   type ApiCall,
@@ -21,7 +21,7 @@ import {
   readySignUp,
   TEST_BILLING_INFORMATION,
 } from '#server/testing/api-journeys.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-07-01T09:00:00Z')
@@ -94,11 +94,7 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   }
 
   async function newUser(password = 'Limit-Pass-123') {
-    const email = `limit-${randomToken(6).toLowerCase()}@example.com`
-    await t.db.insert(users).values({
-      practice_id: t.demo.practiceId,
-      email,
-      password_hash: await hashPassword(password),
+    const { email } = await userWithPassword(t, 'limit', password, {
       first_name: 'Lim',
       last_name: 'It',
     })
