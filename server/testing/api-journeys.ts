@@ -148,6 +148,24 @@ export async function readySignUp(
   })
 }
 
+/** A valid `PUT /practice` body for a practice in Austin, Texas. */
+export const TEXAS_PRACTICE_DETAILS = {
+  practice_name: 'Glow Austin',
+  office_name: 'Downtown',
+  url: 'https://glowaustin.example.com',
+  practice_phone: '5125550100',
+  practice_email: 'front@glowaustin.example.com',
+  practice_address: '100 Congress Ave',
+  practice_address_2: '',
+  city: 'Austin',
+  practice_zip: '78701',
+  state: 'TX',
+  country: 'US',
+  e_record: 'no_integration',
+  nextech: null,
+  footer_links: { about: '', privacy: '', support: '' },
+}
+
 /** Signs in through the API; answers the session (`{jwt, user, practice}`). */
 export async function signIn(call: ApiCall, identifier: string, password: string) {
   return (await expectOk(
