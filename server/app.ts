@@ -275,7 +275,8 @@ export function createApp(deps: AppDeps) {
     return await limitBody(c, next)
   })
   api.use(async (c, next) => {
-    // API answers carry personal data and tokens: no browser or proxy cache may keep them.
+    // API answers carry personal data and tokens: no browser or proxy cache may keep them. Every
+    // route below relies on this; one that may be cached sets its own Cache-Control.
     c.header('Cache-Control', 'no-store')
     await next()
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store')

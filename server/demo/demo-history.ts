@@ -110,6 +110,35 @@ export function at(now: Date, days: number, hours: number, minutes = 0): Date {
   return date
 }
 
+/** What each demo offer says, by its title. */
+const OFFER_DESCRIPTIONS = {
+  'Holiday Glow Week': 'Double points on every facial during the holiday week.',
+  'Spring Peel Special': '150 bonus points with any chemical peel this spring.',
+  'Autumn Refresh': 'A free LED add-on with any HydraFacial this autumn.',
+  'New Year Laser Offer': '300 bonus points on a laser hair removal package booked in January.',
+  'Brow Bonus Week': '50 bonus points with any brow shaping, this week only.',
+  'Lash Lift Launch': 'A free brow tint with your first lash lift (still being written).',
+} as const
+
+/**
+ * The demo's offers, two ended, two live and two coming: title, bonus points, and the days from
+ * now when each starts and ends (at midnight) and was written (at 9).
+ */
+const DEMO_OFFERS: readonly [
+  title: keyof typeof OFFER_DESCRIPTIONS,
+  points: number,
+  starts: number,
+  ends: number,
+  written: number,
+][] = [
+  ['Holiday Glow Week', 250, -340, -333, -350],
+  ['Spring Peel Special', 150, -240, -180, -245],
+  ['Autumn Refresh', 100, -20, 40, -25],
+  ['New Year Laser Offer', 300, 35, 70, -3],
+  ['Brow Bonus Week', 50, -9, 5, -12],
+  ['Lash Lift Launch', 0, 50, 80, -1],
+]
+
 export type DemoHistoryInput = {
   practiceId: number
   now: Date
@@ -286,66 +315,17 @@ export async function seedDemoHistory(
   const promotionRows = await db
     .insert(promotions)
     .values(
-      [
-        {
-          practice_id: practiceId,
-          title: 'Holiday Glow Week',
-          description: 'Double points on every facial during the holiday week.',
-          points: 250,
-          starts_at: at(now, -340, 0),
-          ends_at: at(now, -333, 0),
-          created_at: at(now, -350, 9),
-        },
-        {
-          practice_id: practiceId,
-          title: 'Spring Peel Special',
-          description: '150 bonus points with any chemical peel this spring.',
-          points: 150,
-          starts_at: at(now, -240, 0),
-          ends_at: at(now, -180, 0),
-          created_at: at(now, -245, 9),
-        },
-        {
-          practice_id: practiceId,
-          title: 'Autumn Refresh',
-          description: 'A free LED add-on with any HydraFacial this autumn.',
-          points: 100,
-          starts_at: at(now, -20, 0),
-          ends_at: at(now, 40, 0),
-          created_at: at(now, -25, 9),
-        },
-        {
-          practice_id: practiceId,
-          title: 'New Year Laser Offer',
-          description: '300 bonus points on a laser hair removal package booked in January.',
-          points: 300,
-          starts_at: at(now, 35, 0),
-          ends_at: at(now, 70, 0),
-          created_at: at(now, -3, 9),
-        },
-        {
-          practice_id: practiceId,
-          title: 'Brow Bonus Week',
-          description: '50 bonus points with any brow shaping, this week only.',
-          points: 50,
-          starts_at: at(now, -9, 0),
-          ends_at: at(now, 5, 0),
-          created_at: at(now, -12, 9),
-        },
-        {
-          practice_id: practiceId,
-          title: 'Lash Lift Launch',
-          description: 'A free brow tint with your first lash lift (still being written).',
-          points: 0,
-          starts_at: at(now, 50, 0),
-          ends_at: at(now, 80, 0),
-          created_at: at(now, -1, 9),
-        },
-      ].map((p, i) => ({
-        ...p,
+      DEMO_OFFERS.map(([title, points, starts, ends, written], i) => ({
+        practice_id: practiceId,
+        title,
+        description: OFFER_DESCRIPTIONS[title],
+        points,
+        starts_at: at(now, starts, 0),
+        ends_at: at(now, ends, 0),
+        created_at: at(now, written, 9),
         // Every offer but the last (a draft) was published the day it was written; the live one
         // is limited to 40 claims, one per patient, and costs 100 points.
-        published_at: i < 5 ? p.created_at : null,
+        published_at: i < 5 ? at(now, written, 9) : null,
         max_redemptions: i === 2 ? 40 : null,
         points_cost: i === 2 ? 100 : 0,
       })),

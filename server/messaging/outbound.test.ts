@@ -36,6 +36,25 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     return { mails, texts, mail, sms }
   }
 
+  /**
+   * A provider (mail or SMS) whose sends wait until the test settles `answer`; `started` resolves
+   * once a send begins, with the e-mail's Message-ID when it has one.
+   */
+  function heldProvider() {
+    const answer = deferred<void>()
+    const started = deferred<string | undefined>()
+    const send = (message: MailMessage | SmsMessage) => {
+      started.resolve('messageId' in message ? message.messageId : undefined)
+      return answer.promise
+    }
+    return { answer, started, send }
+  }
+
+  /** The queued row addressed to `to`, or undefined once it left the table. */
+  async function rowTo(to: string) {
+    return (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+  }
+
   it('sends only what a committed transaction queued, with its headers', async () => {
     const { mails, mail, sms } = recorder()
     const queue = createOutboundQueue({
@@ -97,8 +116,7 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     const queue = createOutboundQueue({ db: handle.db, mail, sms, log, now: () => clock })
     const to = `+1555${String(Date.now()).slice(-7)}`
     await queue.enqueue(handle.db, { channel: 'sms', to, text: 'Code 123456', code: '123456' })
-    const row = async () =>
-      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const row = () => rowTo(to)
 
     await queue.drain()
     expect(await row()).toMatchObject({ attempts: 1, last_error: 'provider down', failed_at: null })
@@ -143,19 +161,11 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
   })
   it('writes an attempt together with its error: a send in flight shows neither', async () => {
     const log = memoryLogger()
-    const answer = deferred<void>()
-    const started = deferred<void>()
-    const sms: SmsService = {
-      send: () => {
-        started.resolve()
-        return answer.promise
-      },
-    }
-    const queue = createOutboundQueue({ db: handle.db, mail: recorder().mail, sms, log })
+    const { answer, started, send } = heldProvider()
+    const queue = createOutboundQueue({ db: handle.db, mail: recorder().mail, sms: { send }, log })
     const to = `+1555${String(Date.now()).slice(-7)}`
     await queue.enqueue(handle.db, { channel: 'sms', to, text: 'Code 123456', code: '123456' })
-    const row = async () =>
-      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const row = () => rowTo(to)
     const draining = queue.drain()
     await started.promise
     expect(await row()).toMatchObject({ attempts: 0, last_error: null })
@@ -172,18 +182,12 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
 
   it("counts a lapsed claim as a failed attempt, and lets only the claim's holder finish the row", async () => {
     let clock = new Date('2026-09-02T10:00:00Z')
-    const answer = deferred<void>()
-    const started = deferred<void>()
+    const { answer, started, send } = heldProvider()
     const stuckLog = memoryLogger()
     const stuck = createOutboundQueue({
       db: handle.db,
       mail: recorder().mail,
-      sms: {
-        send: () => {
-          started.resolve()
-          return answer.promise
-        },
-      },
+      sms: { send },
       log: stuckLog,
       now: () => clock,
     })
@@ -197,8 +201,7 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     })
     const to = `+1555${String(Date.now() + 1).slice(-7)}`
     await stuck.enqueue(handle.db, { channel: 'sms', to, text: 'Code 654321', code: '654321' })
-    const row = async () =>
-      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const row = () => rowTo(to)
     const draining = stuck.drain()
     await started.promise
     // Within the lease nobody else takes it.
@@ -341,19 +344,12 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     let clock = new Date('2026-09-04T10:00:00Z')
     // Renewals far apart: the first worker stalls (a paused process) and its lease runs out.
     const timings = { leaseMs: 30_000, renewMs: 3_600_000, sendCeilingMs: 7_200_000 }
-    const firstAnswer = deferred<void>()
-    const firstStarted = deferred<string | undefined>()
-    const secondAnswer = deferred<void>()
-    const secondStarted = deferred<string | undefined>()
+    const firstProvider = heldProvider()
+    const secondProvider = heldProvider()
     const firstLog = memoryLogger()
     const first = createOutboundQueue({
       db: handle.db,
-      mail: {
-        send: (message) => {
-          firstStarted.resolve(message.messageId)
-          return firstAnswer.promise
-        },
-      },
+      mail: { send: firstProvider.send },
       sms: recorder().sms,
       log: firstLog,
       now: () => clock,
@@ -361,12 +357,7 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     })
     const second = createOutboundQueue({
       db: handle.db,
-      mail: {
-        send: (message) => {
-          secondStarted.resolve(message.messageId)
-          return secondAnswer.promise
-        },
-      },
+      mail: { send: secondProvider.send },
       sms: recorder().sms,
       log: memoryLogger(),
       now: () => clock,
@@ -374,15 +365,14 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     })
     const to = nextAddress()
     await first.enqueue(handle.db, { channel: 'email', to, subject: 'Takeover', text: 'x' })
-    const row = async () =>
-      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const row = () => rowTo(to)
 
     const firstDraining = first.drain()
-    const firstId = await firstStarted.promise
+    const firstId = await firstProvider.started.promise
     const firstToken = (await row())?.claim_token
     clock = new Date(clock.getTime() + timings.leaseMs + 1)
     const secondDraining = second.drain()
-    const secondId = await secondStarted.promise
+    const secondId = await secondProvider.started.promise
     const taken = await row()
     expect(taken?.claim_token).toBeTruthy()
     expect(taken?.claim_token).not.toBe(firstToken)
@@ -390,37 +380,30 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
     expect(secondId).toBe(firstId)
 
     // The first worker's provider answers at last: its delete finds the row held by the second.
-    firstAnswer.resolve()
+    firstProvider.answer.resolve()
     await firstDraining
     expect(await row()).toMatchObject({ claim_token: taken?.claim_token, attempts: 1 })
     expect(firstLog.lines.some((line) => line.includes('was sent after its claim ran out'))).toBe(
       true,
     )
-    secondAnswer.resolve()
+    secondProvider.answer.resolve()
     await secondDraining
     expect(await row()).toBeUndefined()
   })
 
   it('stops renewing a claim that another worker took, and leaves that row alone', async () => {
     const log = memoryLogger()
-    const answer = deferred<void>()
-    const started = deferred<void>()
+    const { answer, started, send } = heldProvider()
     const queue = createOutboundQueue({
       db: handle.db,
-      mail: {
-        send: () => {
-          started.resolve()
-          return answer.promise
-        },
-      },
+      mail: { send },
       sms: recorder().sms,
       log,
       timings: { leaseMs: 60_000, renewMs: 20, sendCeilingMs: 60_000 },
     })
     const to = nextAddress()
     await queue.enqueue(handle.db, { channel: 'email', to, subject: 'Renewed', text: 'x' })
-    const row = async () =>
-      (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+    const row = () => rowTo(to)
     const draining = queue.drain()
     await started.promise
     // Another worker's claim, as a takeover after a lapsed lease writes it.
@@ -446,16 +429,10 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
 
   it('claims only the message it sends: the rest stay free for another worker at once', async () => {
     const to = nextAddress()
-    const answer = deferred<void>()
-    const started = deferred<void>()
+    const { answer, started, send } = heldProvider()
     const stuck = createOutboundQueue({
       db: handle.db,
-      mail: {
-        send: () => {
-          started.resolve()
-          return answer.promise
-        },
-      },
+      mail: { send },
       sms: recorder().sms,
       log: memoryLogger(),
     })
@@ -534,8 +511,7 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
       const name = '<b>Ann & "Jo"</b>'
       const link = 'https://glow.example/offers/a?b=1&c=2'
       await enqueueTemplated(handle.db, template, to, { name, link }, clock)
-      const row = async () =>
-        (await handle.db.select().from(outboundMessages).where(eq(outboundMessages.to, to)))[0]
+      const row = () => rowTo(to)
       expect(await row()).toMatchObject({
         template: 'test-greeting',
         data: { name, link },
@@ -592,11 +568,7 @@ describe.each(testBackends())('the outbound queue on $name', (backend) => {
         clock,
       )
       await unaware.drain()
-      const [row] = await handle.db
-        .select()
-        .from(outboundMessages)
-        .where(eq(outboundMessages.to, to))
-      expect(row).toMatchObject({
+      expect(await rowTo(to)).toMatchObject({
         attempts: 1,
         last_error: 'No e-mail template is named "test-greeting"',
         text: null,

@@ -12,6 +12,23 @@ export type AnswerDoc =
 /** A path or query parameter that is not a row id (ids come from the routes' `idParams`). */
 export type ParameterDoc = { description: string; schema: JsonSchemaObject; required?: boolean }
 
+/**
+ * The `page` (from 1) and `pageSize` (1 to 100, default 25) query parameters of a paged list;
+ * `items` names what a page holds, as the start of a sentence ("Entries").
+ */
+export function pageQueryDoc(items: string): Record<string, ParameterDoc> {
+  return {
+    page: {
+      description: 'Page number, from 1.',
+      schema: { type: 'string', pattern: '^\\d{1,6}$' },
+    },
+    pageSize: {
+      description: `${items} per page, 1 to 100 (default 25).`,
+      schema: { type: 'string', pattern: '^\\d{1,3}$' },
+    },
+  }
+}
+
 /** The groups of the reference, in its order; an operation's `tag` must be one of them. */
 export const TAGS = [
   { name: 'Authentication', description: 'Sign in, sign out and password reset.' },

@@ -4,10 +4,9 @@ import { asc, eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { AUDIT_ACTIONS, safeDetails } from '#server/audit/audit.ts'
-import { auditEvents, users } from '#server/db/schema.ts'
+import { auditEvents } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { hashPassword } from '#server/security/passwords.ts'
 import {
   type ApiCall,
   lastSmsCode,
@@ -15,7 +14,7 @@ import {
   readySignUp,
   verifiedPhone,
 } from '#server/testing/api-journeys.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { testBackends } from '#server/testing/test-app.ts'
 
 type AuditRow = typeof auditEvents.$inferSelect
@@ -94,17 +93,11 @@ describe.each(testBackends())('the audit trail on $name', (backend) => {
   })
 
   it('records a reset requested and used, and a sign-out', async () => {
-    const email = `audit-${randomToken(6).toLowerCase()}@example.com`
-    const [user] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email,
-        password_hash: await hashPassword('Old-Pass-123'),
-        first_name: 'Audrey',
-        last_name: 'Trail',
-      })
-      .returning({ id: users.id })
+    const user = await userWithPassword(t, 'audit', 'Old-Pass-123', {
+      first_name: 'Audrey',
+      last_name: 'Trail',
+    })
+    const email = user.email
     const before = await lastId()
     const asked = await postJson(call, '/api/auth/forgot-password', {
       email,

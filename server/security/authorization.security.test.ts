@@ -8,6 +8,7 @@ import { auditEvents, patients, personnelInvitations, visits } from '#server/db/
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
 import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
+import { TEXAS_PRACTICE_DETAILS } from '#server/testing/api-journeys.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import { useTestApp } from '#server/testing/suite.ts'
 import {
@@ -465,20 +466,11 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     body: {
       id: o.practiceId,
       practice_id: o.practiceId,
+      ...TEXAS_PRACTICE_DETAILS,
       practice_name: 'Glow Demo Clinic',
       office_name: '',
       url: 'glowdemo.example.com',
-      practice_phone: '5125550100',
       practice_email: 'front@glowdemo.example.com',
-      practice_address: '100 Congress Ave',
-      practice_address_2: '',
-      city: 'Austin',
-      practice_zip: '78701',
-      state: 'TX',
-      country: 'US',
-      e_record: 'no_integration',
-      nextech: null,
-      footer_links: { about: '', privacy: '', support: '' },
     },
     expect: async (response) => {
       expect(response.status).toBe(200)

@@ -12,10 +12,16 @@ import { AUTH_LIMITS, dummyPasswordHash } from '#server/modules/auth/routes.ts'
 import { PERSONNEL_REGISTER_LIMIT } from '#server/modules/personnel/routes.ts'
 import { COUPON_LOOKUP_LIMIT } from '#server/modules/practice/routes.ts'
 import { SIGN_UP_LIMITS } from '#server/modules/sign-up/routes.ts'
-import { type HashingGate, hashPassword, passwordHashing } from '#server/security/passwords.ts'
+import { type HashingGate, passwordHashing } from '#server/security/passwords.ts'
 import { createPostgresRateLimitStore } from '#server/security/rate-limit.ts'
-import { type ApiCall, lastSmsCode, postJson, readySignUp } from '#server/testing/api-journeys.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import {
+  type ApiCall,
+  lastSmsCode,
+  postJson,
+  readySignUp,
+  TEST_BILLING_INFORMATION,
+} from '#server/testing/api-journeys.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-07-01T09:00:00Z')
@@ -69,12 +75,26 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
     throw new Error(`${name}: no 429 after ${limit + 5} requests`)
   }
 
+  /**
+   * Another app on this database that keeps its counts in Postgres, as a second server process
+   * would: answers the function that calls it.
+   */
+  function postgresInstance(): ApiCall {
+    const now = () => clock
+    const app = createApp({
+      db: t.db,
+      mail: createOutboxMail(t.db, { now }),
+      sms: createOutboxSms(t.db, { now }),
+      config: t.config,
+      now,
+      log: t.log,
+      rateLimitStore: createPostgresRateLimitStore(t.db),
+    })
+    return (path, init) => Promise.resolve(app.request(path, init))
+  }
+
   async function newUser(password = 'Limit-Pass-123') {
-    const email = `limit-${randomToken(6).toLowerCase()}@example.com`
-    await t.db.insert(users).values({
-      practice_id: t.demo.practiceId,
-      email,
-      password_hash: await hashPassword(password),
+    const { email } = await userWithPassword(t, 'limit', password, {
       first_name: 'Lim',
       last_name: 'It',
     })
@@ -233,21 +253,12 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   })
 
   it('pay, register and personnel registration: per-address limits on well-formed calls', async () => {
-    const billingInformation = {
-      name: 'Jane Doe',
-      billing_address_1: '1 Main Street',
-      billing_address_2: '',
-      billing_city: 'Austin',
-      billing_state: 'TX',
-      billing_zip: '73301',
-      country: 'US',
-    }
     expect(
       await firstRefusal('pay per address', SIGN_UP_LIMITS.pay.max, (i) =>
         postJson(call, '/api/auth/pay', {
           token: `tok_unknown${i}`,
           email: 'limits@example.com',
-          billingInformation,
+          billingInformation: TEST_BILLING_INFORMATION,
         }),
       ),
     ).toBe(SIGN_UP_LIMITS.pay.max + 1)
@@ -277,31 +288,13 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   })
 
   it("two instances share the pair counts: a typist's failures slow the typist on both, never a colleague", async () => {
-    const instance = () => {
-      const now = () => clock
-      return createApp({
-        db: t.db,
-        mail: createOutboxMail(t.db, { now }),
-        sms: createOutboxSms(t.db, { now }),
-        config: t.config,
-        now,
-        log: t.log,
-        rateLimitStore: createPostgresRateLimitStore(t.db),
-      })
-    }
-    const [a, b] = [instance(), instance()]
+    const [a, b] = [postgresInstance(), postgresInstance()]
     // Days before T0: the shared table's windows of the next test (days after T0) stay apart.
     advance(-24 * 60 * MINUTE * Math.floor(Math.random() * 1000 + 1))
     const typist = await newUser()
     const colleague = await newUser('Colleague-Pass-123')
-    const signIn = (on: typeof a, identifier: string, password: string) =>
-      Promise.resolve(
-        on.request('/api/auth/local', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ identifier, password }),
-        }),
-      )
+    const signIn = (on: ApiCall, identifier: string, password: string) =>
+      postJson(on, '/api/auth/local', { identifier, password })
     const statuses: number[] = []
     for (let i = 0; i < 8; i++) {
       statuses.push((await signIn(i % 2 ? a : b, typist.email, 'Wrong-Pass-1')).status)
@@ -314,29 +307,14 @@ describe.each(testBackends())('rate limits on $name', (backend) => {
   })
 
   it('two app instances on one database share the counts (Postgres store)', async () => {
-    const instance = () => {
-      const now = () => clock
-      return createApp({
-        db: t.db,
-        mail: createOutboxMail(t.db, { now }),
-        sms: createOutboxSms(t.db, { now }),
-        config: t.config,
-        now,
-        log: t.log,
-        rateLimitStore: createPostgresRateLimitStore(t.db),
-      })
-    }
-    const [a, b] = [instance(), instance()]
+    const [a, b] = [postgresInstance(), postgresInstance()]
     // Each test run is its own window: the shared table outlives the in-memory apps.
     advance(24 * 60 * MINUTE * Math.floor(Math.random() * 1000 + 1))
     const n = await firstRefusal('sign-in failures per address across two instances', 30, (i) =>
-      Promise.resolve(
-        (i % 2 ? a : b).request('/api/auth/local', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ identifier: `shared-${i}@example.com`, password: 'Wrong-Pass-1' }),
-        }),
-      ),
+      postJson(i % 2 ? a : b, '/api/auth/local', {
+        identifier: `shared-${i}@example.com`,
+        password: 'Wrong-Pass-1',
+      }),
     )
     expect(n).toBe(31)
   })

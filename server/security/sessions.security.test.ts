@@ -3,10 +3,8 @@ import { decodeJwt } from 'jose'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { REMEMBER_TTL_SECONDS, SESSION_TTL_SECONDS, verifySession } from '#server/auth/jwt.ts'
 import { users } from '#server/db/schema.ts'
-import { randomToken } from '#server/lib/random.ts'
-import { hashPassword } from '#server/security/passwords.ts'
 import { type ApiCall, postJson } from '#server/testing/api-journeys.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { httpBackends, mintToken, TEST_JWT_SECRET } from '#server/testing/test-app.ts'
 
 const HOUR = 60 * 60 * 1000
@@ -21,19 +19,7 @@ describe.each(httpBackends())('sessions on $name', (backend) => {
     // A fresh app per test: rate-limit counters never leak between tests.
     const app = t.makeApp()
     call = (path, init) => Promise.resolve(app.request(path, init))
-    const email = `session-${randomToken(6).toLowerCase()}@example.com`
-    const [row] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email,
-        password_hash: await hashPassword(password),
-        first_name: 'Sess',
-        last_name: 'Ion',
-      })
-      .returning({ id: users.id, practice_id: users.practice_id, email: users.email })
-    if (!row) throw new Error('user not created')
-    user = row
+    user = await userWithPassword(t, 'session', password, { first_name: 'Sess', last_name: 'Ion' })
   })
 
   const usersList = (token: string) =>

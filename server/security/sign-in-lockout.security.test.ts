@@ -1,13 +1,12 @@
 import { desc, eq } from 'drizzle-orm'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { type AppType, createApp, SERVER_BUSY_MESSAGE } from '#server/app.ts'
-import { outbox, users } from '#server/db/schema.ts'
+import { outbox } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
-import { randomToken } from '#server/lib/random.ts'
 import { AUTH_LIMITS } from '#server/modules/auth/routes.ts'
 import { OWNER_ALERT_AFTER_FAILURES } from '#server/modules/auth/service.ts'
-import { createHashingGate, hashPassword } from '#server/security/passwords.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import { createHashingGate } from '#server/security/passwords.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { testBackends } from '#server/testing/test-app.ts'
 
 const T0 = new Date('2026-08-01T09:00:00Z')
@@ -46,11 +45,7 @@ describe.each(testBackends())(
     }
 
     async function newUser(password = 'Owner-Pass-123') {
-      const email = `owner-${randomToken(6).toLowerCase()}@example.com`
-      await t.db.insert(users).values({
-        practice_id: t.demo.practiceId,
-        email,
-        password_hash: await hashPassword(password),
+      const { email } = await userWithPassword(t, 'owner', password, {
         first_name: 'Olga',
         last_name: 'Owner',
       })

@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { PlansAnswerSchema } from '#domain/plans.ts'
+import type { Term } from '#domain/pricing.ts'
 import type { SignUpPayloadInput } from '#domain/sign-up/api.ts'
 import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
 import { buildSignUpPayload } from '#domain/sign-up/payload.ts'
@@ -56,7 +57,8 @@ export async function verifiedPhone(call: ApiCall, phone: string, email: string)
   return sent.authyId
 }
 
-const BILLING = {
+/** The billing details of every test payment: Jane Doe in Austin, TX. */
+export const TEST_BILLING_INFORMATION = {
   name: 'Jane Doe',
   billing_address_1: '1 Main Street',
   billing_address_2: '',
@@ -82,23 +84,46 @@ export async function payWithTestCard(call: ApiCall, email: string): Promise<str
     await postJson(call, '/api/auth/pay', {
       token: token.id,
       email,
-      billingInformation: BILLING,
+      billingInformation: TEST_BILLING_INFORMATION,
     }),
     'pay',
   )) as { id: string }
   return paid.id
 }
 
+/** What a test sign-up may choose beyond its sample values: by default monthly, no EHR, no coupon. */
+export type SignUpChoices = {
+  term?: Term
+  ehr?: boolean
+  coupon?: string | null
+  /** Practice fields over the sample's (a Nextech record, for instance). */
+  practice?: Record<string, unknown>
+  /** How the phone is verified, answering the `authyId`; by default {@link verifiedPhone}. */
+  verifyPhone?: (phone: string, email: string) => Promise<string>
+  /** How the practice e-mail pays, answering the customer id; by default {@link payWithTestCard}. */
+  pay?: (email: string) => Promise<string>
+}
+
 /**
  * Everything a sign-up needs before its last call: a verified phone, a payment for the practice
  * e-mail, and the register payload the wizard would send. `seed` makes e-mails and phones unique.
  */
-export async function readySignUp(call: ApiCall, seed: number): Promise<SignUpPayloadInput> {
+export async function readySignUp(
+  call: ApiCall,
+  seed: number,
+  choices: SignUpChoices = {},
+): Promise<SignUpPayloadInput> {
   const fixtures = createSignUpSampleValues(seed)
   const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
-  const practice = v.parse(PracticeDetailsSchema, fixtures.practiceDetails)
-  const authyId = await verifiedPhone(call, clientDetails.phone, clientDetails.email)
-  const stripeId = await payWithTestCard(call, practice.practice_email)
+  const practice = v.parse(PracticeDetailsSchema, {
+    ...fixtures.practiceDetails,
+    ...choices.practice,
+  })
+  const verifyPhone = choices.verifyPhone ?? ((phone, email) => verifiedPhone(call, phone, email))
+  const authyId = await verifyPhone(clientDetails.phone, clientDetails.email)
+  const stripeId = await (choices.pay ?? ((email) => payWithTestCard(call, email)))(
+    practice.practice_email,
+  )
   const plans = v.parse(
     PlansAnswerSchema,
     await expectOk(await call('/api/practice/plans'), 'plans'),
@@ -115,12 +140,30 @@ export async function readySignUp(call: ApiCall, seed: number): Promise<SignUpPa
       billing_zip: '73301',
     },
     plans,
-    term: 'month',
-    ehr: false,
-    coupon: null,
+    term: choices.term ?? 'month',
+    ehr: choices.ehr ?? false,
+    coupon: choices.coupon ?? null,
     stripeId,
     signature: sampleSignature(),
   })
+}
+
+/** A valid `PUT /practice` body for a practice in Austin, Texas. */
+export const TEXAS_PRACTICE_DETAILS = {
+  practice_name: 'Glow Austin',
+  office_name: 'Downtown',
+  url: 'https://glowaustin.example.com',
+  practice_phone: '5125550100',
+  practice_email: 'front@glowaustin.example.com',
+  practice_address: '100 Congress Ave',
+  practice_address_2: '',
+  city: 'Austin',
+  practice_zip: '78701',
+  state: 'TX',
+  country: 'US',
+  e_record: 'no_integration',
+  nextech: null,
+  footer_links: { about: '', privacy: '', support: '' },
 }
 
 /** Signs in through the API; answers the session (`{jwt, user, practice}`). */

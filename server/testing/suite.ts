@@ -18,7 +18,9 @@
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { Role } from '#domain/permissions.ts'
 import type { AppConfig } from '#server/app.ts'
+import { users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { hashPassword } from '#server/security/passwords.ts'
 import {
   createMember,
   createPracticeFixture,
@@ -117,6 +119,33 @@ export async function grantPoints(
     json: { points, reason: 'opening balance', idempotencyKey: `opening-${randomToken()}` },
   })
   expect(adjusted.status).toBe(201)
+}
+
+/**
+ * A user of the demo practice who signs in with `password`, under a fresh e-mail
+ * `<prefix>-<random>@example.com`; `values` gives the name and any other column. Answers the
+ * user's id, practice and e-mail.
+ */
+export async function userWithPassword(
+  t: TestApp,
+  prefix: string,
+  password: string,
+  values: { first_name: string; last_name: string } & Omit<
+    Partial<typeof users.$inferInsert>,
+    'email' | 'password_hash'
+  >,
+): Promise<{ id: number; practice_id: number; email: string }> {
+  const [row] = await t.db
+    .insert(users)
+    .values({
+      practice_id: t.demo.practiceId,
+      email: `${prefix}-${randomToken(6).toLowerCase()}@example.com`,
+      password_hash: await hashPassword(password),
+      ...values,
+    })
+    .returning({ id: users.id, practice_id: users.practice_id, email: users.email })
+  if (!row) throw new Error('user not created')
+  return row
 }
 
 let phones = 0

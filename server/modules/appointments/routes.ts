@@ -73,7 +73,6 @@ export function appointmentRoutes(ctx: ServerContext) {
           throw badRequest(APPOINTMENT_MESSAGES.range, { from: query.from, to: query.to })
         }
         const rows = await appointments.range(c.var.user.practice_id, from, to)
-        c.header('Cache-Control', 'no-store')
         return c.json(rows)
       },
     )

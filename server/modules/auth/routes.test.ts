@@ -5,12 +5,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { AUTH_MESSAGES } from '#domain/auth.ts'
 import { SessionSchema } from '#domain/session.ts'
 import { type AppType, createApp } from '#server/app.ts'
-import { outbox, resetCodes, users } from '#server/db/schema.ts'
+import { outbox, resetCodes } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { HCAPTCHA_TEST_SECRET, HCAPTCHA_TEST_TOKEN } from '#server/security/captcha.ts'
-import { hashPassword } from '#server/security/passwords.ts'
-import { useTestApp } from '#server/testing/suite.ts'
+import { userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { httpBackends, mintToken } from '#server/testing/test-app.ts'
 import { AUTH_LIMITS, LOG_FOREIGN_RESET_PAGE_EVERY_MS } from './routes.ts'
 import { hashResetCode, RESET_CODE_TTL_MS } from './service.ts'
@@ -47,20 +46,12 @@ describe.each(httpBackends())('auth routes on $name', (backend) => {
 
   /** A user of the demo practice with its own password, so tests can change it freely. */
   async function createUser(password = 'OldPass123'): Promise<{ id: number; email: string }> {
-    const email = `reset-${randomToken(6).toLowerCase()}@example.com`
-    const [row] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email,
-        password_hash: await hashPassword(password),
-        first_name: 'Rhea',
-        last_name: 'Setter',
-        access_rights: 'Staff',
-      })
-      .returning({ id: users.id, email: users.email })
-    if (!row) throw new Error('user not created')
-    return row
+    const { id, email } = await userWithPassword(t, 'reset', password, {
+      first_name: 'Rhea',
+      last_name: 'Setter',
+      access_rights: 'Staff',
+    })
+    return { id, email }
   }
 
   async function emailsTo(address: string) {

@@ -5,8 +5,7 @@ import { PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { auditEvents, users } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
-import { hashPassword } from '#server/security/passwords.ts'
-import { usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
+import { usePracticeFixture, userWithPassword, useTestApp } from '#server/testing/suite.ts'
 import { createMember, httpBackends } from '#server/testing/test-app.ts'
 
 type Answer = { status: number; body: Record<string, unknown> }
@@ -30,19 +29,12 @@ describe.each(httpBackends())('self-service of members and passwords on $name', 
 
   /** A member of the demo practice with a real password, signed in through the API. */
   async function signedInMember(role: Role, password = 'Lantern-Harbor-42') {
-    const email = `self-${randomToken(6).toLowerCase()}@example.com`
-    const [row] = await t.db
-      .insert(users)
-      .values({
-        practice_id: t.demo.practiceId,
-        email,
-        password_hash: await hashPassword(password),
-        first_name: 'Jamie',
-        last_name: 'Lopez',
-        access_rights: role,
-      })
-      .returning({ id: users.id })
-    if (!row) throw new Error('member not created')
+    const row = await userWithPassword(t, 'self', password, {
+      first_name: 'Jamie',
+      last_name: 'Lopez',
+      access_rights: role,
+    })
+    const email = row.email
     const signIn = await call('/api/auth/local', '', {
       json: { identifier: email, password },
     })

@@ -17,7 +17,7 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, AuthUser, ServerContext } from '#server/context.ts'
 import { notFound } from '#server/http/errors.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
-import { OTHER_PRACTICE, operation } from '#server/openapi/operation.ts'
+import { OTHER_PRACTICE, operation, pageQueryDoc } from '#server/openapi/operation.ts'
 import { entryAuthor, patientBalance, pointValueCents } from './queries.ts'
 import { createLedger, type LedgerResult, toAnswer } from './service.ts'
 
@@ -66,16 +66,7 @@ export function patientLedgerRoutes(ctx: ServerContext) {
         description:
           'A page of the ledger entries, newest first, each with the staff member who made it and the entry that reversed it; the balance, its worth at the programme point value, and the points that lapse within 60 days.',
         tag: 'Points',
-        query: {
-          page: {
-            description: 'Page number, from 1.',
-            schema: { type: 'string', pattern: '^\\d{1,6}$' },
-          },
-          pageSize: {
-            description: 'Entries per page, 1 to 100 (default 25).',
-            schema: { type: 'string', pattern: '^\\d{1,3}$' },
-          },
-        },
+        query: pageQueryDoc('Entries'),
         responses: {
           200: { description: 'The page of entries and the balance.', json: LedgerPageSchema },
           404: OTHER_PRACTICE,
@@ -100,7 +91,6 @@ export function patientLedgerRoutes(ctx: ServerContext) {
             points: lot.remaining,
             expires_at: lot.expires_at?.toISOString() ?? '',
           }))
-        c.header('Cache-Control', 'no-store')
         return c.json({
           ...page,
           balance: patient.points,

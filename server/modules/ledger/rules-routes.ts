@@ -29,7 +29,6 @@ export function programmeRuleRoutes(ctx: ServerContext) {
       }),
       anyStaffMember(),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         return c.json(await readProgrammeRules(ctx.db, c.var.user.practice_id))
       },
     )

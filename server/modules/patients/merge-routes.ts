@@ -13,7 +13,7 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { idParams, jsonBody, parseOr400 } from '#server/http/validate.ts'
-import { operation } from '#server/openapi/operation.ts'
+import { operation, pageQueryDoc } from '#server/openapi/operation.ts'
 import { createPatientMerge } from './merge-service.ts'
 import { actorOf } from './routes.ts'
 
@@ -37,16 +37,7 @@ export function patientMergeRoutes(ctx: ServerContext) {
         description:
           "Pairs of the practice's active patients who share a phone (stored in E.164, so equal numbers are equal text) or an e-mail (compared without case), each with the reasons, computed when asked so the list is always current; ordered by the first patient's name, paged (`pageSize` up to 100, default 25). Manager, Admin.",
         tag: 'Patients',
-        query: {
-          page: {
-            description: 'Page number, from 1.',
-            schema: { type: 'string', pattern: '^\\d{1,6}$' },
-          },
-          pageSize: {
-            description: 'Pairs per page, 1 to 100 (default 25).',
-            schema: { type: 'string', pattern: '^\\d{1,3}$' },
-          },
-        },
+        query: pageQueryDoc('Pairs'),
         responses: {
           200: { description: 'The page of pairs.', json: DuplicatePageSchema },
         },
@@ -56,7 +47,6 @@ export function patientMergeRoutes(ctx: ServerContext) {
       async (c) => {
         const { page, pageSize } = parseOr400(DuplicateQuerySchema, c.req.query())
         const { data, total } = await merges.duplicates(c.var.user.practice_id, { page, pageSize })
-        c.header('Cache-Control', 'no-store')
         return c.json({ data, total, page, pageSize })
       },
     )
@@ -80,7 +70,6 @@ export function patientMergeRoutes(ctx: ServerContext) {
       async (c) => {
         const { id, mergedId } = c.req.valid('param')
         const preview = await merges.preview(c.var.user.practice_id, id, mergedId)
-        c.header('Cache-Control', 'no-store')
         return c.json(preview)
       },
     )

@@ -85,7 +85,6 @@ export function patientRecordRoutes(ctx: ServerContext) {
       async (c) => {
         const query = parseOr400(PatientListQuerySchema, c.req.query())
         const { data, total } = await patients.list(c.var.user.practice_id, query)
-        c.header('Cache-Control', 'no-store')
         return c.json({ data, total, page: query.page, pageSize: query.pageSize })
       },
     )
@@ -201,7 +200,6 @@ export function patientRecordRoutes(ctx: ServerContext) {
       read,
       async (c) => {
         const counts = await patients.summary(c.var.user.practice_id)
-        c.header('Cache-Control', 'no-store')
         return c.json(counts)
       },
     )

@@ -6,29 +6,12 @@ import type { PracticeAnswer } from '#domain/practice-settings.ts'
 import { SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { PRACTICE_MESSAGES } from '#domain/sign-up/practice-details.ts'
 import { outbox, practices, users } from '#server/db/schema.ts'
+import { TEXAS_PRACTICE_DETAILS as TEXAS } from '#server/testing/api-journeys.ts'
 import { useMember, useTestApp } from '#server/testing/suite.ts'
 import { httpBackends } from '#server/testing/test-app.ts'
 
 type Issues = {
   error: { message: string; details: { issues: { path: string; message: string }[] } }
-}
-
-/** A valid `PUT /practice` body for a practice in Austin, Texas. */
-const TEXAS = {
-  practice_name: 'Glow Austin',
-  office_name: 'Downtown',
-  url: 'https://glowaustin.example.com',
-  practice_phone: '5125550100',
-  practice_email: 'front@glowaustin.example.com',
-  practice_address: '100 Congress Ave',
-  practice_address_2: '',
-  city: 'Austin',
-  practice_zip: '78701',
-  state: 'TX',
-  country: 'US',
-  e_record: 'no_integration',
-  nextech: null,
-  footer_links: { about: '', privacy: '', support: '' },
 }
 
 describe.each(httpBackends())('the practice details and the phone change on $name', (backend) => {

@@ -54,7 +54,6 @@ export function practiceDetailRoutes(ctx: ServerContext) {
       auth,
       anyStaffMember(),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         return c.json(await details.read(c.var.user.practice_id))
       },
     )

@@ -58,8 +58,33 @@ export function promotionLifeRoutes(ctx: ServerContext) {
   const staff = (c: Context<AppEnv>): Staff => ({ user: c.var.user, ip: ctx.clientIp(c) })
   const manage = requirePermission(ctx, 'promotions.manage')
 
-  const transition = (action: PromotionAction) =>
+  /**
+   * `POST /:id/<action>`, one step of an offer's life (Manager, Admin, audited), answering the
+   * offer as it is after: its reference entry, then its checks and handler. A duplicate answers
+   * 201 with the new draft; every other step 200, or 409 with `conflict` when the offer cannot
+   * take it.
+   */
+  const transition = (
+    action: PromotionAction,
+    doc: { summary: string; description: string; conflict?: string },
+  ) =>
     [
+      operation({
+        summary: doc.summary,
+        description: `${doc.description} Manager, Admin. Audited.`,
+        tag: 'Promotions',
+        responses:
+          doc.conflict === undefined
+            ? {
+                201: { description: 'The new draft.', json: PromotionDetailSchema },
+                404: 'No promotion has this id.',
+              }
+            : {
+                200: { description: 'The offer.', json: PromotionDetailSchema },
+                404: 'No promotion has this id.',
+                409: doc.conflict,
+              },
+      }),
       manage,
       idParams('id'),
       async (c: Context<AppEnv>) => {
@@ -293,62 +318,34 @@ export function promotionLifeRoutes(ctx: ServerContext) {
       )
       .post(
         '/:id/publish',
-        operation({
+        ...transition('publish', {
           summary: 'Publish an offer',
-          description:
-            'A draft becomes Scheduled (before its start) or Live. Manager, Admin. Audited.',
-          tag: 'Promotions',
-          responses: {
-            200: { description: 'The offer.', json: PromotionDetailSchema },
-            404: 'No promotion has this id.',
-            409: 'Only a draft whose end has not passed can be published.',
-          },
+          description: 'A draft becomes Scheduled (before its start) or Live.',
+          conflict: 'Only a draft whose end has not passed can be published.',
         }),
-        ...transition('publish'),
       )
       .post(
         '/:id/end',
-        operation({
+        ...transition('end', {
           summary: 'End an offer',
-          description:
-            'A scheduled or live offer ends now: no more claims; open claims expire. Manager, Admin. Audited.',
-          tag: 'Promotions',
-          responses: {
-            200: { description: 'The offer.', json: PromotionDetailSchema },
-            404: 'No promotion has this id.',
-            409: PROMOTION_MESSAGES.endNotRunning,
-          },
+          description: 'A scheduled or live offer ends now: no more claims; open claims expire.',
+          conflict: PROMOTION_MESSAGES.endNotRunning,
         }),
-        ...transition('end'),
       )
       .post(
         '/:id/duplicate',
-        operation({
+        ...transition('duplicate', {
           summary: 'Duplicate an offer',
-          description:
-            'A new draft with the same terms (dates that have passed are left empty). Manager, Admin. Audited.',
-          tag: 'Promotions',
-          responses: {
-            201: { description: 'The new draft.', json: PromotionDetailSchema },
-            404: 'No promotion has this id.',
-          },
+          description: 'A new draft with the same terms (dates that have passed are left empty).',
         }),
-        ...transition('duplicate'),
       )
       .post(
         '/:id/archive',
-        operation({
+        ...transition('archive', {
           summary: 'Archive an offer',
-          description:
-            'A draft or an ended offer is put away; its claims and funnel stay. Manager, Admin. Audited.',
-          tag: 'Promotions',
-          responses: {
-            200: { description: 'The offer.', json: PromotionDetailSchema },
-            404: 'No promotion has this id.',
-            409: PROMOTION_MESSAGES.archiveRunning,
-          },
+          description: 'A draft or an ended offer is put away; its claims and funnel stay.',
+          conflict: PROMOTION_MESSAGES.archiveRunning,
         }),
-        ...transition('archive'),
       )
   )
 }

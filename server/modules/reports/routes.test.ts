@@ -59,11 +59,9 @@ describe.each(testBackends())('the CSV exports on $name', (backend) => {
     const text = await response.text()
     const { data, meta } = parse(text)
     expect(meta.fields).toEqual([...PATIENT_COLUMNS])
-    const [count] = await t.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(patients)
-      .where(eq(patients.practice_id, t.demo.practiceId))
-    expect(data).toHaveLength(Number(count?.n))
+    expect(data).toHaveLength(
+      await t.db.$count(patients, eq(patients.practice_id, t.demo.practiceId)),
+    )
     expect(new Set(data.map((r) => r.id)).size).toBe(data.length)
     expect(data.some((r) => r.first_name === 'Peter')).toBe(false)
     const tricky = data.find((r) => r.id === String(trickyId))
@@ -93,11 +91,9 @@ describe.each(testBackends())('the CSV exports on $name', (backend) => {
     expect(response.headers.get('Content-Disposition')).toMatch(/filename="ledger-/)
     const { data, meta } = parse(await response.text())
     expect(meta.fields).toEqual([...LEDGER_COLUMNS])
-    const [count] = await t.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(ledgerEntries)
-      .where(eq(ledgerEntries.practice_id, t.demo.practiceId))
-    expect(data).toHaveLength(Number(count?.n))
+    expect(data).toHaveLength(
+      await t.db.$count(ledgerEntries, eq(ledgerEntries.practice_id, t.demo.practiceId)),
+    )
     const row = data.find((r) => r.patient_id === String(trickyId))
     expect(row).toMatchObject({
       kind: 'adjust',

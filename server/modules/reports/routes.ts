@@ -9,7 +9,7 @@
  * last`, never an offset) and written as they come, so a practice of 10,000 patients and 200,000
  * entries never sits in memory. Each export is an audit event (which report, never a value).
  */
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { csvRow } from '#domain/csv.ts'
 import { can } from '#domain/permissions.ts'
 import { formatPhone } from '#domain/phone.ts'
@@ -109,6 +109,12 @@ export function liabilityCsv(report: LiabilityReport): string {
 export function reportRoutes(ctx: ServerContext) {
   /** `name-YYYY-MM-DD.csv`, the day of the export. */
   const fileName = (name: string) => `${name}-${ctx.now().toISOString().slice(0, 10)}.csv`
+  /** The liability report of the period the query names, for the member's practice. */
+  const liabilityOf = async (c: Context<AppEnv>) => {
+    const period = reportPeriod(c.req.query(), ctx.now())
+    const report = await liabilityReport(ctx.db, { practiceId: c.var.user.practice_id, ...period })
+    return { period, report }
+  }
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -138,7 +144,6 @@ export function reportRoutes(ctx: ServerContext) {
           now,
           money: can(user.access_rights, 'reports.money'),
         })
-        c.header('Cache-Control', 'no-store')
         return c.json(summary)
       },
     )
@@ -167,7 +172,6 @@ export function reportRoutes(ctx: ServerContext) {
           pageSize,
           now: ctx.now(),
         })
-        c.header('Cache-Control', 'no-store')
         return c.json({ list: query.list, ...found, page, pageSize })
       },
     )
@@ -184,15 +188,7 @@ export function reportRoutes(ctx: ServerContext) {
         },
       }),
       requirePermission(ctx, 'reports.money'),
-      async (c) => {
-        const period = reportPeriod(c.req.query(), ctx.now())
-        const report = await liabilityReport(ctx.db, {
-          practiceId: c.var.user.practice_id,
-          ...period,
-        })
-        c.header('Cache-Control', 'no-store')
-        return c.json(report)
-      },
+      async (c) => c.json((await liabilityOf(c)).report),
     )
     .get(
       '/liability.csv',
@@ -209,11 +205,7 @@ export function reportRoutes(ctx: ServerContext) {
       }),
       requirePermission(ctx, 'reports.money'),
       async (c) => {
-        const period = reportPeriod(c.req.query(), ctx.now())
-        const report = await liabilityReport(ctx.db, {
-          practiceId: c.var.user.practice_id,
-          ...period,
-        })
+        const { period, report } = await liabilityOf(c)
         return answerCsvExport(ctx, c, {
           report: 'liability',
           filename: `liability-${period.from}-to-${period.to}.csv`,

@@ -2,18 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { PlansAnswerSchema } from '#domain/plans.ts'
 import { SessionSchema } from '#domain/session.ts'
-import type { SignUpPayloadInput } from '#domain/sign-up/api.ts'
 import { AVAILABILITY_MESSAGES } from '#domain/sign-up/api.ts'
-import { ClientDetailsSchema } from '#domain/sign-up/client-details.ts'
-import { buildSignUpPayload } from '#domain/sign-up/payload.ts'
-import { PracticeDetailsSchema } from '#domain/sign-up/practice-details.ts'
-import {
-  createSignUpSampleValues,
-  nanpTestPhone,
-  sampleSignature,
-} from '#domain/sign-up/sample-values.ts'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import { openJson, type SealedJson } from '#server/db/data-key.ts'
@@ -29,20 +20,16 @@ import {
   type PaymentProvider,
   type TestGateway,
 } from '#server/payments/index.ts'
+import {
+  readySignUp as readySampleSignUp,
+  TEST_BILLING_INFORMATION,
+} from '#server/testing/api-journeys.ts'
 import { TEST_JWT_SECRET, testBackends } from '#server/testing/test-app.ts'
 import { REGISTER_MESSAGES } from './service.ts'
 
 const T0 = new Date('2026-06-01T09:00:00Z')
 
-const billingInformation = {
-  name: 'Jane Doe',
-  billing_address_1: '1 Main Street',
-  billing_address_2: '',
-  billing_city: 'Austin',
-  billing_state: 'TX',
-  billing_zip: '73301',
-  country: 'US',
-}
+const billingInformation = TEST_BILLING_INFORMATION
 
 /** Nextech credentials distinctive enough to be searched for in rows and answers. */
 const NEXTECH = {
@@ -147,46 +134,17 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
   }
 
   /** A whole sign-up as the wizard makes it: verified phone, payment, then the payload. */
-  async function readySignUp(
+  const readySignUp = (
     options: { ehr?: boolean; coupon?: string | null; nextech?: boolean } = {},
-  ): Promise<SignUpPayloadInput> {
-    const fixtures = createSignUpSampleValues(nextSeed())
-    const clientDetails = v.parse(ClientDetailsSchema, fixtures.clientDetails)
-    const practice = v.parse(
-      PracticeDetailsSchema,
-      options.nextech
-        ? {
-            ...fixtures.practiceDetails,
-            e_record: 'nextech',
-            nextech: NEXTECH,
-          }
-        : fixtures.practiceDetails,
-    )
-    const authyId = await verifiedPhone(clientDetails.phone)
-    const stripeId = await pay(practice.practice_email)
-    const plans = v.parse(
-      PlansAnswerSchema,
-      await (await app.request('/api/practice/plans')).json(),
-    ).plans.data
-    return buildSignUpPayload({
-      clientDetails,
-      authyId,
-      practice,
-      billingAddress: {
-        billing_address_1: '1 Main Street',
-        billing_address_2: '',
-        billing_city: 'Austin',
-        billing_state: 'TX',
-        billing_zip: '73301',
-      },
-      plans,
+  ) =>
+    readySampleSignUp((path, init) => Promise.resolve(app.request(path, init)), nextSeed(), {
       term: 'year',
-      ehr: options.ehr ?? false,
-      coupon: options.coupon ?? null,
-      stripeId,
-      signature: sampleSignature(),
+      ehr: options.ehr,
+      coupon: options.coupon,
+      practice: options.nextech ? { e_record: 'nextech', nextech: NEXTECH } : {},
+      verifyPhone: (phone) => verifiedPhone(phone),
+      pay: (email) => pay(email),
     })
-  }
 
   const countPractices = async (email: string) =>
     (await handle.db.select().from(practices).where(eq(practices.practice_email, email))).length

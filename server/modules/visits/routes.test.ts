@@ -100,6 +100,23 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     })
   }
 
+  /**
+   * Sends one visit twice at once; checks both answer 201 with the same visit, and answers the
+   * two answers.
+   */
+  async function recordTwiceAtOnce(body: Record<string, unknown>) {
+    const [a, b] = await Promise.all([post('/api/visits', body), post('/api/visits', body)])
+    expect([a.status, b.status]).toEqual([201, 201])
+    const first = v.parse(VisitAnswerSchema, await a.json())
+    const second = v.parse(VisitAnswerSchema, await b.json())
+    expect(second.visit.id).toBe(first.visit.id)
+    return [first, second] as const
+  }
+
+  /** The patient's visits, as stored. */
+  const visitsOf = (patientId: number) =>
+    t.db.select().from(visits).where(eq(visits.patient_id, patientId))
+
   async function appointmentStatus(appointmentId: number) {
     const [row] = await t.db
       .select({ status: appointments.status })
@@ -331,14 +348,9 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       idempotencyKey: key(),
       items: [{ procedure_id: peelId, quantity: 1 }],
     }
-    const [a, b] = await Promise.all([post('/api/visits', body), post('/api/visits', body)])
-    expect([a.status, b.status]).toEqual([201, 201])
-    const first = v.parse(VisitAnswerSchema, await a.json())
-    const second = v.parse(VisitAnswerSchema, await b.json())
-    expect(second.visit.id).toBe(first.visit.id)
+    const [first, second] = await recordTwiceAtOnce(body)
     expect(second.entries.map((e) => e.id)).toEqual(first.entries.map((e) => e.id))
-    const rows = await t.db.select().from(visits).where(eq(visits.patient_id, patientId))
-    expect(rows).toHaveLength(1)
+    expect(await visitsOf(patientId)).toHaveLength(1)
     expect(await balanceMatchesEntries(patientId)).toBe(40)
   })
 
@@ -415,7 +427,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       await t.db.execute(sql.raw('drop function refuse_audit_of_patient()'))
     }
     expect(await entriesOf()).toHaveLength(3)
-    expect(await t.db.select().from(visits).where(eq(visits.patient_id, patientId))).toHaveLength(1)
+    expect(await visitsOf(patientId)).toHaveLength(1)
 
     // The undo likewise: one event with its reversals, none for the second undo.
     expect((await undoVisit(visit.visit.id)).status).toBe(201)
@@ -434,16 +446,11 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
       idempotencyKey: key(),
       items: [{ procedure_id: peelId, quantity: 1 }],
     }
-    const [a, b] = await Promise.all([post('/api/visits', body), post('/api/visits', body)])
-    expect([a.status, b.status]).toEqual([201, 201])
-    const first = v.parse(VisitAnswerSchema, await a.json())
-    const second = v.parse(VisitAnswerSchema, await b.json())
-    expect(second.visit.id).toBe(first.visit.id)
+    const [first] = await recordTwiceAtOnce(body)
     const replay = v.parse(VisitAnswerSchema, await (await post('/api/visits', body)).json())
     expect(replay.visit.id).toBe(first.visit.id)
     expect(replay.entries.map((e) => e.id)).toEqual(first.entries.map((e) => e.id))
-    const rows = await t.db.select().from(visits).where(eq(visits.patient_id, patientId))
-    expect(rows).toHaveLength(1)
+    expect(await visitsOf(patientId)).toHaveLength(1)
     expect(await balanceMatchesEntries(patientId)).toBe(40)
 
     const otherPatient = await newPatient()
@@ -746,7 +753,7 @@ describe.each(testBackends())('the front desk API on $name', (backend) => {
     expect(await messageOf(response)).toBe('Not enough points: the balance is 140.')
     // Nothing of the visit stays: not its earn either.
     expect(await balanceMatchesEntries(patientId)).toBe(100)
-    expect(await t.db.select().from(visits).where(eq(visits.patient_id, patientId))).toEqual([])
+    expect(await visitsOf(patientId)).toEqual([])
   })
 
   it('lets a manager override the code with a reason, and refuses Staff with the sentence', async () => {

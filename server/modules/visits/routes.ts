@@ -81,7 +81,6 @@ export function visitRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'visits.record'),
       jsonBody(ApprovalRequestSchema),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         const user = c.var.user
         const ip = ctx.clientIp(c)
         const input = c.req.valid('json')
@@ -111,7 +110,6 @@ export function visitRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'visits.record'),
       jsonBody(VisitPreviewInputSchema),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         return c.json(await checkout.preview(c.var.user, c.req.valid('json')))
       },
     )
@@ -158,7 +156,6 @@ export function visitRoutes(ctx: ServerContext) {
       requirePermission(ctx, 'visits.record'),
       idParams('id'),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         return c.json(await checkout.read(c.var.user, c.req.valid('param').id))
       },
     )
@@ -245,7 +242,6 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
       idParams('id'),
       jsonBody(RedemptionCodeCheckSchema),
       async (c) => {
-        c.header('Cache-Control', 'no-store')
         // Each code has 5 attempts; this bounds how fast one desk can try codes at all.
         const limiter = createRateLimiter(ctx.rateLimitStore)
         refuseWhenLimited(
