@@ -13,6 +13,7 @@ import { isConflictError } from '#server/db/retry.ts'
 import { createDatabaseFileStore, createDiskFileStore } from '#server/files/file-store.ts'
 import { ApiError, apiErrorOf, errorBody } from '#server/http/errors.ts'
 import { CachedRouter } from '#server/http/router.ts'
+import { xsrfCheck } from '#server/http/xsrf.ts'
 import { DomainError } from '#server/lib/domain-error.ts'
 import { consoleLogger, type Logger, postgresCode } from '#server/lib/log.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -51,7 +52,6 @@ import { clientIp } from '#server/security/client-ip.ts'
 import { securityHeaders } from '#server/security/headers.ts'
 import { HashingBusyError, passwordHashing } from '#server/security/passwords.ts'
 import { createMemoryRateLimitStore } from '#server/security/rate-limit.ts'
-import { xsrfCheck } from '#server/security/xsrf.ts'
 import { serveSpa } from '#server/static.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
@@ -61,7 +61,7 @@ export const MAX_BODY_BYTES = 100 * 1024
 
 /**
  * Hands every browser that loads a page an `XSRF-TOKEN` cookie (readable by the SPA, which echoes
- * it as `X-XSRF-TOKEN` on unsafe calls; server/security/xsrf.ts checks the pair). API answers do
+ * it as `X-XSRF-TOKEN` on unsafe calls; server/http/xsrf.ts checks the pair). API answers do
  * not set it: a client that never loaded a page is a bearer-token client, not a browser
  * (docs/decisions/001-xsrf-double-submit.md). Hashed assets are skipped so that shared caches may
  * keep them.

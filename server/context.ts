@@ -1,8 +1,8 @@
 import type { Context } from 'hono'
+import type { Role } from '#domain/permissions.ts'
 import type { AuditLog } from '#server/audit/audit.ts'
 import type { Database } from '#server/db/client.ts'
 import type { FileStore } from '#server/files/file-store.ts'
-import type { AuthUser } from '#server/http/scope.ts'
 import type { Logger } from '#server/lib/log.ts'
 import type { MailService } from '#server/messaging/mail.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
@@ -10,6 +10,14 @@ import type { SmsService } from '#server/messaging/sms.ts'
 import type { PaymentProvider } from '#server/payments/provider.ts'
 import type { HashingGate } from '#server/security/passwords.ts'
 import type { RateLimitStore } from '#server/security/rate-limit.ts'
+
+/** The signed-in user as the session middleware sets it on every protected request. */
+export type AuthUser = {
+  id: number
+  practice_id: number
+  access_rights: Role
+  email: string
+}
 
 /** Settings the app reads; built from the environment by server/config.ts, or by tests. */
 export type AppConfig = {
@@ -89,8 +97,6 @@ export type ServerContext = AppDeps & {
   /** The append-only audit trail of security events. */
   audit: AuditLog
 }
-
-export type { AuthUser }
 
 /** Hono's environment for our routes: the variables middleware sets. */
 export type AppEnv = { Variables: { user: AuthUser } }

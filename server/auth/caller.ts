@@ -3,7 +3,7 @@ import type { AuditAction, AuditDetail, AuditEvent } from '#server/audit/audit.t
 import { notFound } from '#server/lib/domain-error.ts'
 
 /**
- * The signed-in user as a use case sees it: the session's user (server/http/scope.ts `AuthUser`)
+ * The signed-in user as a use case sees it: the session's user (server/context.ts `AuthUser`)
  * without anything of HTTP.
  */
 export type Caller = { id: number; practice_id: number; access_rights: Role }

@@ -1,13 +1,7 @@
-import type { Role } from '#domain/permissions.ts'
+import type { AuthUser } from '#server/context.ts'
 import { notFound } from './errors.ts'
 
-/** The signed-in user as the session middleware sets it on every protected request. */
-export type AuthUser = {
-  id: number
-  practice_id: number
-  access_rights: Role
-  email: string
-}
+export type { AuthUser }
 
 /**
  * Refuses a practice id that is not the signed-in user's own practice with the 404 an unknown id

@@ -15,6 +15,7 @@ import {
 import { ResetPasswordPayloadSchema } from '#domain/reset-password.ts'
 import { ChangePasswordPayloadSchema, SELF_SERVICE_MESSAGES } from '#domain/self-service.ts'
 import { SessionSchema } from '#domain/session.ts'
+import { actorOf } from '#server/auth/actor.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember } from '#server/auth/permissions.ts'
 import { sessionAnswer } from '#server/auth/session-answer.ts'
@@ -24,7 +25,6 @@ import {
   MAX_SIGN_IN_DELAY_SECONDS,
 } from '#server/auth/sign-in-throttle.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { actorOf } from '#server/http/actor.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation, TOO_MANY } from '#server/openapi/operation.ts'

@@ -7,10 +7,10 @@ import {
   PersonnelRegisterPayloadSchema,
 } from '#domain/personnel.ts'
 import { InvitationPreviewSchema } from '#domain/practice-data.ts'
+import { actorOf } from '#server/auth/actor.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { actorOf } from '#server/http/actor.ts'
 import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody } from '#server/http/validate.ts'
 import { operation, TOO_MANY, tokenParam } from '#server/openapi/operation.ts'

@@ -11,10 +11,10 @@ import {
   VerifyCodeAnswerSchema,
   VerifyCodeInputSchema,
 } from '#domain/sign-up/api.ts'
+import { actorOf } from '#server/auth/actor.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { actorOf } from '#server/http/actor.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
 import { verifying } from '#server/http/verification.ts'
 import { issueCode, verifyCode } from '#server/messaging/verification.ts'

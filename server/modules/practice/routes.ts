@@ -6,10 +6,10 @@ import {
   PracticeSettingsSchema,
   withStoredCredentials,
 } from '#domain/practice-settings.ts'
+import { actorOf } from '#server/auth/actor.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
-import { actorOf } from '#server/http/actor.ts'
 import { notFound } from '#server/http/errors.ts'
 import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { jsonBody, parseOr400 } from '#server/http/validate.ts'

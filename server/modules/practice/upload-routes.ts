@@ -16,11 +16,11 @@ import {
   type UploadMediaType,
   type UploadPurpose,
 } from '#domain/uploads.ts'
+import { actorOf } from '#server/auth/actor.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, auditRefusal, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { cleanImage, decodesToItsSize } from '#server/files/images.ts'
-import { actorOf } from '#server/http/actor.ts'
 import { ApiError, badRequest, forbidden } from '#server/http/errors.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
 import { concatBytes } from '#server/lib/bytes.ts'
