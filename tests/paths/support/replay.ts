@@ -250,7 +250,7 @@ export async function replayPath<C extends ReplayContext>(
     })
   } catch (error) {
     mkdirSync(SHOTS_DIR, { recursive: true })
-    const shot = `${SHOTS_DIR}/${path.flow}-${path.number}.png`
+    const shot = `${SHOTS_DIR}/${path.flow}-${path.number}${testInfo.retry > 0 ? `-try${testInfo.retry + 1}` : ''}.png`
     await page.screenshot({ path: shot, fullPage: true }).catch(() => undefined)
     const step = error instanceof ReplayError ? error.step : 0
     testInfo.annotations.push({

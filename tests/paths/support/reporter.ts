@@ -47,6 +47,8 @@ export default class PathsReporter implements Reporter {
   private passedPaths = new Map<string, Record<string, number>>()
   private failed = 0
   private passed = 0
+  /** Paths that failed once and passed when tried again (`npm test` tries a failed path twice). */
+  private flaky: string[] = []
   /** The flows the run's paths belong to, and whether the run holds every generated path. */
   private flows = new Set<string>()
   private complete = false
@@ -80,7 +82,10 @@ export default class PathsReporter implements Reporter {
     const time = seconds(result.duration)
     if (result.status === 'passed' || result.status === test.expectedStatus) {
       this.passed++
-      console.log(`  ✔ ${name} (${time})`)
+      if (result.retry > 0) this.flaky.push(name)
+      console.log(
+        `  ✔ ${name} (${time}${result.retry > 0 ? `, on try ${result.retry + 1}: flaky` : ''})`,
+      )
       const coverage = annotation(result, ANNOTATIONS.coverage)
       if (info && coverage) {
         const { states, transitions } = JSON.parse(coverage) as {
@@ -96,11 +101,15 @@ export default class PathsReporter implements Reporter {
       }
       return
     }
-    this.failed++
+    const again = result.retry < test.retries
+    if (!again) this.failed++
     const step = annotation(result, ANNOTATIONS.failedStep) ?? 'before the first step'
     const shot = annotation(result, ANNOTATIONS.screenshot)
-    console.log(`  ✖ ${name} (${time})`)
-    console.log(`      failed at ${step}: ${firstLine(result.error?.message)}`)
+    console.log(`  ${again ? '↻' : '✖'} ${name} (${time})${again ? ': failed, tried again' : ''}`)
+    // Every error: after a test timeout, the second one names the action that was waiting.
+    const [first, ...more] = result.errors.map((error) => firstLine(error.message))
+    console.log(`      failed at ${step}: ${first ?? firstLine(result.error?.message)}`)
+    for (const line of more) console.log(`      then: ${line}`)
     if (shot) console.log(`      screenshot: ${shot}`)
   }
 
@@ -129,6 +138,9 @@ export default class PathsReporter implements Reporter {
     console.log(
       `\n${this.passed} of ${total} paths passed in ${seconds(Date.now() - this.started)}${this.failed ? `, ${this.failed} failed` : ''}`,
     )
+    if (this.flaky.length > 0) {
+      console.log(`⚠ Passed only when tried again (flaky): ${this.flaky.join('; ')}`)
+    }
     if (!this.complete) {
       console.log('(Only some paths ran: coverage is shown, not enforced.)')
     } else if (this.failed === 0 && !isComplete(rows)) {
