@@ -68,7 +68,7 @@ import {
   startAppServer,
   tempDataDir,
 } from './bench/processes.ts'
-import { type BenchResult, formatScaleTable, formatTable, toRows } from './bench/report.ts'
+import { type BenchResult, formatScaleTable, formatTable, toRows, unmeasured } from './bench/report.ts'
 import { benchScale, type ScaleRun, scaleDatabases } from './bench/scale.ts'
 import { benchScaleOut, formatScaleOutTable, type ScaleOutBench } from './bench/scale-out.ts'
 import { benchSignInFlood } from './bench/sign-in-flood.ts'
@@ -348,6 +348,8 @@ if (wanted.has('checkout')) {
 }
 
 result.machine.loadAverageAfter = load()
+// A part that ran but could not measure something fails the bench like a part that could not run.
+result.failures.push(...unmeasured(result))
 const jsonPath = join(ROOT, '.tmp', 'bench.json')
 writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut }, null, 2)}\n`)
 

@@ -7,6 +7,7 @@ import {
   scaleCells,
   times,
   toRows,
+  unmeasured,
 } from './report.ts'
 import type { ScaleRun } from './scale.ts'
 
@@ -156,6 +157,24 @@ describe('bench report', () => {
   })
 })
 
+/** An API bench whose every load answered like `load`. */
+function apiOf(load: NonNullable<BenchResult['api']>['plans']): NonNullable<BenchResult['api']> {
+  return {
+    connections: 20,
+    durationSeconds: 5,
+    rounds: 1,
+    getShares: [Number.NaN],
+    getCpuShares: [Number.NaN],
+    postShares: [Number.NaN],
+    postCpuShares: [Number.NaN],
+    bareGet: load,
+    plans: load,
+    barePost: load,
+    checkEmail: load,
+    signIn: { requests: 0, medianMs: Number.NaN, p99Ms: Number.NaN, statusCounts: {} },
+  }
+}
+
 describe('bench report of a run without answers', () => {
   it('never counts an API run with no 2xx answers as a met budget', () => {
     const silent = {
@@ -168,24 +187,37 @@ describe('bench report of a run without answers', () => {
       errors: 20,
       timeouts: 0,
     }
-    const rows = toRows({
-      ...base,
-      api: {
-        connections: 20,
-        durationSeconds: 5,
-        rounds: 1,
-        getShares: [Number.NaN],
-        getCpuShares: [Number.NaN],
-        postShares: [Number.NaN],
-        postCpuShares: [Number.NaN],
-        bareGet: silent,
-        plans: silent,
-        barePost: silent,
-        checkEmail: silent,
-        signIn: { requests: 0, medianMs: Number.NaN, p99Ms: Number.NaN, statusCounts: {} },
-      },
-    })
+    const rows = toRows({ ...base, api: apiOf(silent) })
     expect(rows.filter((row) => row.met === true)).toEqual([])
+    expect(unmeasured({ ...base, api: apiOf(silent) })).toEqual([
+      'GET /api/practice/plans under load: no 2xx answer ()',
+      'POST /api/auth/check-email under load: no 2xx answer ()',
+    ])
+  })
+
+  it('turns a wizard phase it could not reach into a failure, not a row', () => {
+    const result: BenchResult = {
+      ...base,
+      wizardShift: [
+        {
+          viewport: '390x844',
+          phases: [
+            { name: 'step 1: errors appear', totalShift: 0, cls: 0, movedNodes: [] },
+            {
+              name: 'step 3: errors go away (card filled)',
+              totalShift: Number.NaN,
+              cls: Number.NaN,
+              movedNodes: [],
+              error: 'locator.waitFor: Timeout 15000ms exceeded.',
+            },
+          ],
+        },
+      ],
+    }
+    expect(toRows(result).map((row) => row.subject)).toEqual(['390x844 step 1: errors appear'])
+    expect(unmeasured(result)).toEqual([
+      'Wizard layout shift at 390x844, step 3: errors go away (card filled): locator.waitFor: Timeout 15000ms exceeded.',
+    ])
   })
 })
 
@@ -248,6 +280,10 @@ describe('bench report of the portal at scale', () => {
       'NO',
     ])
     expect(scaleCells(run, 'Missing')[3]).toBe('NO')
+    // ...and fails the bench.
+    expect(unmeasured({ ...base, scale: { requests: 200, warmUp: 20, runs: [run] } })).toEqual([
+      'Portal at scale on PGlite, Adjust: calls failed (201×200; 201×199 500×1)',
+    ])
     // The dashboard in Chromium counts the loads that showed its numbers.
     expect(scaleCells(run, 'Dashboard')).toEqual([
       '400 ms / 800 ms',
