@@ -68,7 +68,13 @@ import {
   startAppServer,
   tempDataDir,
 } from './bench/processes.ts'
-import { type BenchResult, formatScaleTable, formatTable, toRows, unmeasured } from './bench/report.ts'
+import {
+  type BenchResult,
+  formatScaleTable,
+  formatTable,
+  toRows,
+  unmeasured,
+} from './bench/report.ts'
 import { benchScale, type ScaleRun, scaleDatabases } from './bench/scale.ts'
 import { benchScaleOut, formatScaleOutTable, type ScaleOutBench } from './bench/scale-out.ts'
 import { benchSignInFlood } from './bench/sign-in-flood.ts'
