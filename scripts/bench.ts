@@ -75,7 +75,7 @@ import {
   toRows,
   unmeasured,
 } from './bench/report.ts'
-import { benchScale, type ScaleRun, scaleDatabases } from './bench/scale.ts'
+import { benchScale, SCALE_ROUNDS, type ScaleRun, scaleDatabases } from './bench/scale.ts'
 import { benchScaleOut, formatScaleOutTable, type ScaleOutBench } from './bench/scale-out.ts'
 import { benchSignInFlood } from './bench/sign-in-flood.ts'
 import { measureWizardShift } from './bench/wizard-cls.ts'
@@ -307,14 +307,17 @@ if (wanted.has('flood')) {
 }
 
 if (wanted.has('scale')) {
-  const scale = { requests: scaleRequests, warmUp: 20, runs: [] as ScaleRun[] }
+  const scale = {
+    requests: scaleRequests,
+    warmUp: 20,
+    rounds: SCALE_ROUNDS,
+    runs: [] as ScaleRun[],
+  }
   result.scale = scale
   for (const database of scaleDatabases()) {
     const label = `portal at scale on ${database.label}: 100, then 10,000 patients and 200,000 ledger entries`
     await attempt(label, async () => {
-      scale.runs.push(
-        await benchScale(database, { requests: scale.requests, warmUp: scale.warmUp }),
-      )
+      scale.runs.push(await benchScale(database, scale))
     })
   }
 }

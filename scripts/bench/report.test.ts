@@ -280,6 +280,17 @@ describe('bench report of the portal at scale', () => {
       'NO',
     ])
     expect(scaleCells(run, 'Missing')[3]).toBe('NO')
+    // Timed in rounds, the ratio shows the range of the rounds' ratios.
+    const inRounds: ScaleRun = {
+      ...run,
+      sizes: run.sizes.map((size, index) => ({
+        ...size,
+        operations: [
+          { ...op('Summary', 2 + index), roundP50Ms: index ? [3, 3.3, 2.7] : [2, 2, 2] },
+        ],
+      })),
+    }
+    expect(scaleCells(inRounds, 'Summary')[2]).toBe('1.50× (1.35–1.65)')
     // ...and fails the bench.
     expect(unmeasured({ ...base, scale: { requests: 200, warmUp: 20, runs: [run] } })).toEqual([
       'Portal at scale on PGlite, Adjust: calls failed (201×200; 201×199 500×1)',

@@ -1,15 +1,16 @@
 /**
- * The portal at scale (`npm run bench -- --only=scale`): one practice at 100 and then at 10,000
+ * The portal at scale (`npm run bench -- --only=scale`): a practice of 100 and one of 10,000
  * patients with 20 ledger entries each (200,000 at 10,000; scripts/bench/scale-seed.ts writes
  * them in bulk, as the ledger service would have), and the server time of the portal's everyday
  * requests at both sizes, on PGlite (a fresh temporary DATA_DIR) and on PostgreSQL when
  * `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` is set (a database of its own next to that one,
  * dropped at the end: server/testing/test-app.ts `postgresBackend`).
  *
- * The real app runs in-process (`createTestApp`). Each operation is sent 20 times through
- * `t.request`, which holds every answer to the OpenAPI document, then timed 200 times through
- * `t.app.request` (the same app and headers, without that check): the figure is the app's own time
- * from request to the answer's last byte, with no network. Requests carry the Admin's bearer token
+ * The two practices live side by side in one database, as tenants do. The real app runs
+ * in-process (`createTestApp`). Each operation is sent 20 times through `t.request`, which holds
+ * every answer to the OpenAPI document, then timed 200 times through `t.app.request` (the same app
+ * and headers, without that check), in 5 rounds in which the two practices take turns: the figure
+ * is the app's own time from request to the answer's last byte, with no network. Requests carry the Admin's bearer token
  * and no XSRF cookie, as an API client's do. Each request picks another patient, spread over the
  * whole practice.
  */
@@ -46,6 +47,8 @@ export type ScaleOperation = {
   label: string
   p50Ms: number
   p95Ms: number
+  /** The median of each round (the sizes take turns round by round), when timed in rounds. */
+  roundP50Ms?: number[]
   /** Answers counted by HTTP status (`ok` for a call of the service that did not throw). */
   statusCounts: Record<string, number>
 }
@@ -67,7 +70,13 @@ export type ScaleSize = {
 export type ScaleRun = { database: string; sizes: ScaleSize[] }
 
 /** What the scale part measured. */
-export type ScaleBench = { requests: number; warmUp: number; runs: ScaleRun[] }
+export type ScaleBench = {
+  requests: number
+  warmUp: number
+  /** Rounds in which the sizes took turns. */
+  rounds?: number
+  runs: ScaleRun[]
+}
 
 /** The practice sizes, smallest first: the budget compares the last with the first. */
 export const SCALE_SIZES = [100, 10_000] as const
@@ -111,27 +120,64 @@ export function scaleDatabases(env: NodeJS.ProcessEnv = process.env): ScaleDatab
 /** One request or service call of an operation: answers its status, the body read. */
 type Call = (i: number) => Promise<string>
 
-/** Times `call` `requests` times after `warmUp` calls of `warm` (i runs on across both). */
-async function timed(
-  label: string,
-  { warm, call }: { warm: Call; call: Call },
-  { requests, warmUp }: { requests: number; warmUp: number },
-): Promise<ScaleOperation> {
-  for (let i = 0; i < warmUp; i++) await warm(i)
-  const durations: number[] = []
-  const statusCounts: Record<string, number> = {}
-  for (let i = warmUp; i < warmUp + requests; i++) {
-    const started = performance.now()
-    const status = await call(i)
-    durations.push(performance.now() - started)
-    statusCounts[status] = (statusCounts[status] ?? 0) + 1
+/** One operation of the portal on one practice: `warm` checks its answers, `call` is timed. */
+type OperationPlan = { label: string; warm: Call; call: Call }
+
+/** The timings of one operation on one practice, gathered round by round. */
+type Gathered = { durations: number[]; rounds: number[]; statusCounts: Record<string, number> }
+
+/**
+ * Times every operation on every practice, the practices taking turns: for each operation, its
+ * `warmUp` checked calls on each practice, then `rounds` rounds in which each practice gets its
+ * share of the `requests` timed calls. A slower minute of a shared machine then falls on both
+ * sizes alike instead of on whichever was being timed, which is what made two runs disagree by 2×.
+ */
+async function timeInTurns(
+  plans: OperationPlan[][],
+  { requests, warmUp, rounds }: { requests: number; warmUp: number; rounds: number },
+): Promise<ScaleOperation[][]> {
+  const perRound = Math.max(1, Math.ceil(requests / rounds))
+  const gathered: Gathered[][] = plans.map((ops) =>
+    ops.map(() => ({ durations: [], rounds: [], statusCounts: {} })),
+  )
+  const count = plans[0]?.length ?? 0
+  for (let op = 0; op < count; op++) {
+    for (const ops of plans) {
+      const plan = ops[op] as OperationPlan
+      for (let i = 0; i < warmUp; i++) await plan.warm(i)
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const [size, ops] of plans.entries()) {
+        const plan = ops[op] as OperationPlan
+        const into = gathered[size]?.[op] as Gathered
+        const durations: number[] = []
+        for (let k = 0; k < perRound; k++) {
+          const started = performance.now()
+          const status = await plan.call(warmUp + round * perRound + k)
+          durations.push(performance.now() - started)
+          into.statusCounts[status] = (into.statusCounts[status] ?? 0) + 1
+        }
+        into.durations.push(...durations)
+        into.rounds.push(percentile(durations, 50))
+      }
+    }
   }
-  return {
-    label,
-    p50Ms: percentile(durations, 50),
-    p95Ms: percentile(durations, 95),
-    statusCounts,
-  }
+  return plans.map((ops, size) =>
+    ops.map((plan, op) => {
+      const {
+        durations,
+        rounds: medians,
+        statusCounts,
+      } = (gathered[size] as Gathered[])[op] as Gathered
+      return {
+        label: plan.label,
+        p50Ms: percentile(durations, 50),
+        p95Ms: percentile(durations, 95),
+        roundP50Ms: medians,
+        statusCounts,
+      }
+    }),
+  )
 }
 
 type Request = { method?: string; json?: unknown }
@@ -182,12 +228,14 @@ async function patientIds(t: TestApp, practice: ScalePractice): Promise<number[]
 /** The `i`th request's patient: a step of a large prime through the list, so spread and varied. */
 const pick = <T>(list: readonly T[], i: number): T => list[(i * 7919) % list.length] as T
 
-/** Times every operation on the practice at its current size. */
-async function measureSize(
+/** The practice's figures other than timings: its size, its ledger, the answer of a page. */
+type Sized = Omit<ScaleSize, 'seedMs' | 'operations'>
+
+/** The portal's everyday operations on one practice, each as a plan to time. */
+async function operationsOf(
   t: TestApp,
   practice: ScalePractice,
-  options: { requests: number; warmUp: number },
-): Promise<Omit<ScaleSize, 'seedMs'>> {
+): Promise<{ plans: OperationPlan[]; sized: Sized }> {
   const ids = await patientIds(t, practice)
   const [entries] = await rowsOf<{ n: number }>(
     t.db,
@@ -195,32 +243,32 @@ async function measureSize(
   )
   const token = practice.adminToken
   let key = 0
-  const idempotencyKey = () => `bench-scale-${practice.patients}-${Date.now()}-${key++}`
+  const idempotencyKey = () => `bench-scale-${practice.practiceId}-${Date.now()}-${key++}`
   const size = practice.patients
-  const operations: ScaleOperation[] = []
-  const run = async (label: string, calls: { warm: Call; call: Call }) => {
-    operations.push(await timed(label, calls, options))
+  const plans: OperationPlan[] = []
+  const run = (label: string, calls: { warm: Call; call: Call }) => {
+    plans.push({ label, ...calls })
   }
 
-  await run(
+  run(
     'Patient search, part of a last name',
     http(t, token, (i) => [
       [`/api/patients?search=${lastNameOf(i).slice(1, 5)}&page=1&pageSize=25`],
     ]),
   )
-  await run(
+  run(
     'Patient search, 4 digits of a phone',
     http(t, token, (i) => [
       [`/api/patients?search=${phoneOf(1 + ((i * 7919) % size)).slice(-5, -1)}&page=1&pageSize=25`],
     ]),
   )
-  await run(
+  run(
     'Patient search, start of a last name',
     http(t, token, (i) => [
       [`/api/patients?search=${lastNameOf(i).slice(0, 4)}&page=1&pageSize=25`],
     ]),
   )
-  await run(
+  run(
     'Patient search, starts of last and first name',
     http(t, token, (i) => [
       [
@@ -228,7 +276,7 @@ async function measureSize(
       ],
     ]),
   )
-  await run(
+  run(
     'Patient search, a whole phone as written',
     http(t, token, (i) => {
       const digits = phoneOf(1 + ((i * 7919) % size))
@@ -236,18 +284,18 @@ async function measureSize(
       return [[`/api/patients?search=${encodeURIComponent(written)}&page=1&pageSize=25`]]
     }),
   )
-  await run(
+  run(
     'Patient list, first page by name',
     http(t, token, () => [['/api/patients?page=1&pageSize=25']]),
   )
-  await run(
+  run(
     'Profile + first ledger page (2 requests)',
     http(t, token, (i) => {
       const id = pick(ids, i)
       return [[`/api/patients/${id}`], [`/api/patients/${id}/ledger`]]
     }),
   )
-  await run(
+  run(
     'Adjustment +5 (POST adjustments)',
     http(t, token, (i) => [
       [
@@ -256,7 +304,7 @@ async function measureSize(
       ],
     ]),
   )
-  await run(
+  run(
     'Adjustment −3, a debit over HTTP (POST adjustments)',
     http(t, token, (i) => [
       [
@@ -265,7 +313,7 @@ async function measureSize(
       ],
     ]),
   )
-  await run(
+  run(
     "Redemption −2 (POST redemptions, an Admin's override)",
     http(t, token, (i) => [
       [
@@ -279,11 +327,11 @@ async function measureSize(
   )
 
   // The dashboard: its aggregates, computed in the database.
-  await run(
+  run(
     'Dashboard summary (GET /reports/summary)',
     http(t, token, () => [['/api/reports/summary']]),
   )
-  await run(
+  run(
     'Worklist, first page of its 4 lists (4 requests)',
     http(t, token, () =>
       ['expiring', 'lapsing', 'offers-ending', 'appointments'].map((list) => [
@@ -291,7 +339,7 @@ async function measureSize(
       ]),
     ),
   )
-  await run(
+  run(
     'Liability report, this year (GET /reports/liability)',
     http(t, token, () => [[`/api/reports/liability?from=${new Date().getUTCFullYear()}-01-01`]]),
   )
@@ -299,11 +347,13 @@ async function measureSize(
   const page = await send(t, token, '/api/patients?pageSize=25', {}, true)
   if (page.status !== 200) throw new Error(`GET /api/patients answered ${page.status}`)
   return {
-    patients: size,
-    ledgerEntries: Number(entries?.n ?? 0),
-    operations,
-    pageBytes: page.body.byteLength,
-    pageGzipBytes: gzipSync(page.body).byteLength,
+    plans,
+    sized: {
+      patients: size,
+      ledgerEntries: Number(entries?.n ?? 0),
+      pageBytes: page.body.byteLength,
+      pageGzipBytes: gzipSync(page.body).byteLength,
+    },
   }
 }
 
@@ -368,26 +418,39 @@ async function dashboardInBrowser(
   }
 }
 
+/** Rounds in which the sizes take turns (see {@link timeInTurns}). */
+export const SCALE_ROUNDS = 5
+
 /**
- * Runs the part on one database: builds the app on a fresh one, seeds the practice at each of
- * {@link SCALE_SIZES} in turn and times the operations at each. The database is removed at the end.
+ * Runs the part on one database: builds the app on a fresh one, seeds one practice at each of
+ * {@link SCALE_SIZES} side by side, and times the operations on all of them in turns. The
+ * database is removed at the end.
  */
 export async function benchScale(
   database: ScaleDatabase,
-  { requests = 200, warmUp = 20 } = {},
+  { requests = 200, warmUp = 20, rounds = SCALE_ROUNDS } = {},
 ): Promise<ScaleRun> {
   const t = await createTestApp(database.backend)
   try {
-    const practice = await createScalePractice(t.db)
-    const sizes: ScaleSize[] = []
+    const grown: { practice: ScalePractice; seedMs: number }[] = []
     for (const size of SCALE_SIZES) {
+      const practice = await createScalePractice(t.db)
       const started = performance.now()
       await growPractice(t.db, practice, size)
-      const seedMs = performance.now() - started
-      const measured = await measureSize(t, practice, { requests, warmUp })
+      grown.push({ practice, seedMs: performance.now() - started })
+    }
+    const planned = []
+    for (const { practice } of grown) planned.push(await operationsOf(t, practice))
+    const timings = await timeInTurns(
+      planned.map((p) => p.plans),
+      { requests, warmUp, rounds },
+    )
+    const sizes: ScaleSize[] = []
+    for (const [index, { practice, seedMs }] of grown.entries()) {
+      const operations = timings[index] ?? []
       const browserLoad = await dashboardInBrowser(t, practice)
-      if (browserLoad) measured.operations.push(browserLoad)
-      sizes.push({ ...measured, seedMs })
+      if (browserLoad) operations.push(browserLoad)
+      sizes.push({ ...(planned[index]?.sized as Sized), operations, seedMs })
     }
     return { database: database.label, sizes }
   } finally {
