@@ -57,6 +57,7 @@ const EVERY_TABLE = [
   'outbound_messages',
   'ledger_entries',
   'ledger_daily',
+  'patient_daily',
   'promotion_sends',
   'points_reminders',
   'patient_import_rows',

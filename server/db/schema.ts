@@ -887,6 +887,37 @@ export const ledgerDaily = pgTable(
 )
 
 /**
+ * The patients counted per practice and UTC day, so that the dashboard and the patient list count
+ * a practice's patients by reading a few rows per day instead of every patient (migration 0033).
+ * A patient's day is the day they joined: an import's "joined on" day, else the day they were
+ * added. Kept by the database itself: triggers on `patients` add each inserted or deleted row,
+ * and an update that changes one of the counted columns moves the row from its old counts to its
+ * new ones.
+ */
+export const patientDaily = pgTable(
+  'patient_daily',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    day: date().notNull(),
+    /** Patients who joined on this day (every record, merged ones too). */
+    joined: integer().notNull().default(0),
+    /** Of those, the ones with a known day: all but imports that gave no "joined on" day. */
+    joined_dated: integer().notNull().default(0),
+    /**
+     * Patients who left the count on this day: archived (or merged) that day, or, archived
+     * before the day they joined, on the day they joined. Those in the count on a day D
+     * joined on or before D and did not leave on or before D.
+     */
+    left_count: integer().notNull().default(0),
+    /** Of those who left, the records merged into another patient (in no list). */
+    merged: integer().notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.practice_id, t.day] })],
+)
+
+/**
  * Points-expiry reminders already queued: one row per lot and
  * threshold (30 or 7 days before it lapses), written in the transaction that queues the e-mail,
  * so the daily job queues each reminder once however often it runs.

@@ -16,7 +16,7 @@ import { describeEntry, type LedgerKind } from '#domain/ledger.ts'
 import { searchPatterns } from '#domain/patient-search.ts'
 import type { PatientListQuery, PatientSort } from '#domain/practice-data.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
-import { activities, ledgerEntries, patients } from '#server/db/schema.ts'
+import { activities, ledgerEntries, patientDaily, patients } from '#server/db/schema.ts'
 import { notFound } from '#server/lib/domain-error.ts'
 
 /** The database, or a transaction on it: the reads run on either. */
@@ -158,9 +158,23 @@ export async function patientPage(
       .orderBy(...SORT_ORDER[query.sort])
       .limit(query.pageSize)
       .offset(offset),
-    countAll(),
+    listedCount(db, practiceId, query.archived === 'true'),
   ])
   return { data, total }
+}
+
+/**
+ * How many patients the unsearched list holds, from the daily counts the database keeps
+ * (patient_daily, migration 0033) rather than by counting the practice's patients: those who
+ * have not left (a merged record has), or, for the archive, those who left without being merged.
+ */
+async function listedCount(db: Database, practiceId: number, archived: boolean): Promise<number> {
+  const listed = archived ? sql`left_count - merged` : sql`joined - left_count`
+  const [row] = await db
+    .select({ total: sql<number>`coalesce(sum(${listed}), 0)::int` })
+    .from(patientDaily)
+    .where(eq(patientDaily.practice_id, practiceId))
+  return Number(row?.total ?? 0)
 }
 
 /**

@@ -168,20 +168,20 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
           coalesce(sum(${NET.adjusted}) filter (where ${inPrevious}), 0)::bigint as adjusted_before
         from ledger_daily where practice_id = ${practiceId}`,
   )
-  // Patients count by the day they joined the practice: an import's "joined on" day,
-  // else the day they were added. Imported without that day, they are counted apart from new.
-  const joined = sql.raw(`coalesce(joined_on, (created_at at time zone 'UTC')::date)`)
-  const undated = sql.raw('(imported and joined_on is null)')
+  // Patients count by the day they joined the practice: an import's "joined on" day, else the
+  // day they were added. Imported without that day, they are counted apart from new. The database
+  // keeps these counts per day (patient_daily, migration 0033), so the cost follows the days, not
+  // the patients: in the count on a day are those who joined on or before it and had not left.
   const people = await one<Record<string, unknown>>(
     db,
     sql`select
-          (count(*) filter (where ${joined} <= ${dt(to)} and (archived_at is null or archived_at >= ${end})))::int as patients,
-          (count(*) filter (where ${joined} < ${dt(from)} and (archived_at is null or archived_at >= ${start})))::int as patients_before,
-          (count(*) filter (where ${joined} >= ${dt(from)} and ${joined} <= ${dt(to)} and not ${undated}))::int as joined,
-          (count(*) filter (where ${joined} >= ${dt(previous.from)} and ${joined} < ${dt(from)} and not ${undated}))::int as joined_before,
-          (count(*) filter (where ${undated} and created_at >= ${start} and created_at < ${end}))::int as imported,
-          (count(*) filter (where ${undated} and created_at >= ${previousStart} and created_at < ${start}))::int as imported_before
-        from patients where practice_id = ${practiceId}`,
+          coalesce(sum(joined - left_count) filter (where day <= ${dt(to)}), 0)::int as patients,
+          coalesce(sum(joined - left_count) filter (where day < ${dt(from)}), 0)::int as patients_before,
+          coalesce(sum(joined_dated) filter (where ${inPeriod}), 0)::int as joined,
+          coalesce(sum(joined_dated) filter (where ${inPrevious}), 0)::int as joined_before,
+          coalesce(sum(joined - joined_dated) filter (where ${inPeriod}), 0)::int as imported,
+          coalesce(sum(joined - joined_dated) filter (where ${inPrevious}), 0)::int as imported_before
+        from patient_daily where practice_id = ${practiceId}`,
   )
   const offers = await one<Record<string, unknown>>(
     db,
@@ -221,10 +221,9 @@ export async function reportSummary(db: Database, input: SummaryInput): Promise<
   )
   const joinedMonths = await rows<{ month: string; joined: unknown }>(
     db,
-    sql`select to_char(${joined}, 'YYYY-MM') as month, count(*)::int as joined
-        from patients
-        where practice_id = ${practiceId} and not ${undated}
-          and ${joined} >= ${dt(seriesFrom)} and ${joined} < ${dt(seriesEndDay)}
+    sql`select to_char(day, 'YYYY-MM') as month, sum(joined_dated)::int as joined
+        from patient_daily
+        where practice_id = ${practiceId} and day >= ${dt(seriesFrom)} and day < ${dt(seriesEndDay)}
         group by 1`,
   )
   const byMonth = new Map(ledgerMonths.map((row) => [row.month, row]))
