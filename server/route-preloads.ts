@@ -8,7 +8,7 @@
  */
 
 import { pageTitle } from '#domain/page-titles.ts'
-import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
+import { AFTER_PAINT_TEMPLATE_ID, PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 
 export { PRERENDERED_FILE } from '#domain/prerender.ts'
 
@@ -57,33 +57,43 @@ export function parseRoutePreloads(text: string): RoutePreload[] {
  * linked as style sheets (they would be added anyway once the chunk runs; now they arrive with
  * the page, so nothing is drawn unstyled first).
  */
-export function preloadLinks(files: readonly string[], { lowPriority = false } = {}): string {
-  const priority = lowPriority ? ' fetchpriority="low"' : ''
+export function preloadLinks(files: readonly string[]): string {
   return files
     .map((file) =>
       file.endsWith('.css')
         ? `<link rel="stylesheet" crossorigin href="${file}">`
-        : `<link rel="modulepreload"${priority} crossorigin href="${file}">`,
+        : `<link rel="modulepreload" crossorigin href="${file}">`,
     )
     .join('\n    ')
 }
 
+const MODULE_SCRIPT = /<script type="module"[^>]*><\/script>\s*/g
+
 /**
- * index.html with a page's links added at the end of its head. With `lowPriority` (a prerendered
- * page, which paints without any script) the scripts are asked for at low priority, so that on a
- * slow connection they do not share it with the style sheets and the logo the first paint waits
- * for.
+ * index.html with a page's links added at the end of its head. With `afterPaint` (a prerendered
+ * page, which paints without any script) the entry script and the module preloads wait in a
+ * `<template>` that the guard script empties into the head once the page has painted
+ * (src/lib/prerender-contract.ts): on a slow connection they then never share it with the style
+ * sheets and the logo the first paint needs, and the paint waits for none of them.
  */
 export function withPreloads(
   indexHtml: string,
   files: readonly string[],
-  { lowPriority = false } = {},
+  { afterPaint = false } = {},
 ): string {
-  const html = lowPriority
-    ? indexHtml.replace(/<script type="module"/g, '<script type="module" fetchpriority="low"')
-    : indexHtml
-  if (!files.length) return html
-  return html.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files, { lowPriority })}$1</head>`)
+  if (!afterPaint) {
+    if (!files.length) return indexHtml
+    return indexHtml.replace(/(\s*)<\/head>/, `$1  ${preloadLinks(files)}$1</head>`)
+  }
+  const scripts = indexHtml.match(MODULE_SCRIPT)?.map((tag) => tag.trim()) ?? []
+  const styles = files.filter((file) => file.endsWith('.css'))
+  const chunks = files.filter((file) => !file.endsWith('.css'))
+  const later = [...scripts, ...(chunks.length ? [preloadLinks(chunks)] : [])].join('\n      ')
+  const head = [
+    ...(styles.length ? [preloadLinks(styles)] : []),
+    `<template id="${AFTER_PAINT_TEMPLATE_ID}">\n      ${later}\n    </template>`,
+  ].join('\n    ')
+  return indexHtml.replace(MODULE_SCRIPT, '').replace(/(\s*)<\/head>/, `$1  ${head}$1</head>`)
 }
 
 /** The build's prerendered pages (src/lib/prerender-contract.ts), as the server uses them. */

@@ -182,7 +182,7 @@ function pageVariants(
   if (built && files.has(built.guard)) {
     for (const page of built.pages) {
       const body = withPreloads(withPrerendered(html, built.guard, page), filesOf(page.path), {
-        lowPriority: true,
+        afterPaint: true,
       })
       prerendered.set(page.path, staticFile('/index.html', Buffer.from(body), log))
     }

@@ -1,3 +1,4 @@
+import { AFTER_PAINT_TEMPLATE_ID } from '#domain/prerender.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { PERSONNEL_SIGNED_UP_KEY, SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-keys.ts'
 
@@ -80,10 +81,28 @@ export function prerenderGuardScript(): string {
     held = null
     return last
   }
+  var stale = false
   try {
     var p = location.pathname, s = sessionStorage, l = localStorage
-    if (${conditions}) document.documentElement.setAttribute(${JSON.stringify(STALE_PRERENDER_ATTRIBUTE)}, '')
+    if (${conditions}) stale = true
   } catch (e) {}
+  if (stale) document.documentElement.setAttribute(${JSON.stringify(STALE_PRERENDER_ATTRIBUTE)}, '')
+  // The app's scripts, once the page has painted (or at once when its markup is stale and hidden;
+  // and after 3 s at the latest: a page opened in a background tab paints no frame).
+  var started = false
+  function start() {
+    if (started) return
+    var later = document.getElementById(${JSON.stringify(AFTER_PAINT_TEMPLATE_ID)})
+    if (!later && document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', start)
+      return
+    }
+    started = true
+    if (later) document.head.appendChild(document.importNode(later.content, true))
+  }
+  if (stale) document.addEventListener('DOMContentLoaded', start)
+  else requestAnimationFrame(function () { setTimeout(start, 0) })
+  setTimeout(start, 3000)
 })()
 `
 }
