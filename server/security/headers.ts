@@ -86,7 +86,8 @@ const SECURED = Symbol('secured')
 type MarkedResponse = Response & { [SECURED]?: true }
 
 /**
- * A response whose headers are `headers`, which already hold the security headers: the middleware
+ * A response whose headers are `headers`, which already hold the security headers and the
+ * answer's Cache-Control (`no-store` for anything personal): the middlewares
  * does not touch it, so the Node adapter writes the plain object as it is instead of going
  * through a `Headers` object (about a quarter of the CPU time of a small cached answer).
  */
@@ -102,6 +103,15 @@ export function securedResponse(
 }
 
 /**
+ * Whether `response` was made by {@link securedResponse}: its headers are complete as they are
+ * (the security headers and its own Cache-Control), and reading them would make the Node adapter
+ * build the `Headers` object the route avoided.
+ */
+export function isSecuredResponse(response: Response): boolean {
+  return (response as MarkedResponse)[SECURED] === true
+}
+
+/**
  * Sets the security headers on every response after the handlers ran (replacing any a handler
  * set) and removes `X-Powered-By`, as hono/secure-headers did, from a list built once at start.
  * Responses made by {@link securedResponse} already hold them and pass as they are.
@@ -111,7 +121,7 @@ export function securityHeaders(config: { production: boolean }): MiddlewareHand
   return async function securityHeaders(c, next) {
     await next()
     const response = c.res
-    if ((response as MarkedResponse)[SECURED]) return
+    if (isSecuredResponse(response)) return
     const headers = response.headers
     for (const [name, value] of list) headers.set(name, value)
     headers.delete('X-Powered-By')

@@ -103,7 +103,10 @@ export function practiceRoutes(ctx: ServerContext) {
   let plansAnswer: { json: Uint8Array<ArrayBuffer>; readAt: number } | undefined
   let readingPlans: Promise<Uint8Array<ArrayBuffer>> | undefined
   // The same headers on every answer: built once, sent as they are (server/security/headers.ts).
-  const plansHeaders = withSecurityHeaders(ctx.config, { 'Content-Type': 'application/json' })
+  const plansHeaders = withSecurityHeaders(ctx.config, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+  })
 
   async function readPlans(): Promise<Uint8Array<ArrayBuffer>> {
     const readAt = ctx.now().getTime()
