@@ -27,16 +27,13 @@ LANGUAGE sql STABLE AS $$
   WHERE p_archived_at IS NOT NULL
 $$;
 --> statement-breakpoint
--- Inserted and deleted patients, a statement at a time: their counts summed per practice and day,
--- added (or taken back) in one statement, rows in key order so that two writers lock them alike.
--- Only practices that still exist: a practice being deleted takes its counts with it.
-CREATE OR REPLACE FUNCTION "patient_daily_statement"() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
+-- Adds rows of counts (each a patient's, signed) to the daily counts: summed per practice and day,
+-- in one statement, rows in key order so that two writers lock them alike. Only practices that
+-- still exist: a practice being deleted takes its counts with it.
+CREATE OR REPLACE FUNCTION "patient_daily_merge"("changes" "patient_daily"[]) RETURNS void LANGUAGE sql AS $$
   INSERT INTO "patient_daily" AS d ("practice_id", "day", "joined", "joined_dated", "left_count", "merged")
   SELECT c."practice_id", c."day", sum(c."joined"), sum(c."joined_dated"), sum(c."left_count"), sum(c."merged")
-  FROM "changed_patients" AS p
-  CROSS JOIN LATERAL "patient_daily_counts"(p."practice_id", p."joined_on", p."created_at", p."archived_at",
-    p."imported", p."merged_into_id", CASE WHEN TG_OP = 'DELETE' THEN -1 ELSE 1 END) AS c
+  FROM unnest("changes") AS c
   WHERE EXISTS (SELECT 1 FROM "practices" AS pr WHERE pr."id" = c."practice_id")
   GROUP BY 1, 2
   ORDER BY 1, 2
@@ -44,7 +41,17 @@ BEGIN
     "joined" = d."joined" + excluded."joined",
     "joined_dated" = d."joined_dated" + excluded."joined_dated",
     "left_count" = d."left_count" + excluded."left_count",
-    "merged" = d."merged" + excluded."merged";
+    "merged" = d."merged" + excluded."merged"
+$$;
+--> statement-breakpoint
+-- Inserted and deleted patients, a statement at a time.
+CREATE OR REPLACE FUNCTION "patient_daily_statement"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM "patient_daily_merge"(ARRAY(
+    SELECT ROW(c.*)::"patient_daily"
+    FROM "changed_patients" AS p
+    CROSS JOIN LATERAL "patient_daily_counts"(p."practice_id", p."joined_on", p."created_at", p."archived_at",
+      p."imported", p."merged_into_id", CASE WHEN TG_OP = 'DELETE' THEN -1 ELSE 1 END) AS c));
   RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -60,23 +67,12 @@ CREATE TRIGGER "patients_daily_deleted" AFTER DELETE ON "patients"
 -- those columns fire it: the points balance, written with every ledger entry, does not.
 CREATE OR REPLACE FUNCTION "patient_daily_moved"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO "patient_daily" AS d ("practice_id", "day", "joined", "joined_dated", "left_count", "merged")
-  SELECT c."practice_id", c."day", sum(c."joined"), sum(c."joined_dated"), sum(c."left_count"), sum(c."merged")
-  FROM (
-    SELECT * FROM "patient_daily_counts"(OLD."practice_id", OLD."joined_on", OLD."created_at", OLD."archived_at",
-      OLD."imported", OLD."merged_into_id", -1)
+  PERFORM "patient_daily_merge"(ARRAY(
+    SELECT ROW(c.*)::"patient_daily" FROM "patient_daily_counts"(OLD."practice_id", OLD."joined_on",
+      OLD."created_at", OLD."archived_at", OLD."imported", OLD."merged_into_id", -1) AS c
     UNION ALL
-    SELECT * FROM "patient_daily_counts"(NEW."practice_id", NEW."joined_on", NEW."created_at", NEW."archived_at",
-      NEW."imported", NEW."merged_into_id", 1)
-  ) AS c
-  WHERE EXISTS (SELECT 1 FROM "practices" AS pr WHERE pr."id" = c."practice_id")
-  GROUP BY 1, 2
-  ORDER BY 1, 2
-  ON CONFLICT ("practice_id", "day") DO UPDATE SET
-    "joined" = d."joined" + excluded."joined",
-    "joined_dated" = d."joined_dated" + excluded."joined_dated",
-    "left_count" = d."left_count" + excluded."left_count",
-    "merged" = d."merged" + excluded."merged";
+    SELECT ROW(c.*)::"patient_daily" FROM "patient_daily_counts"(NEW."practice_id", NEW."joined_on",
+      NEW."created_at", NEW."archived_at", NEW."imported", NEW."merged_into_id", 1) AS c));
   RETURN NULL;
 END $$;
 --> statement-breakpoint
@@ -88,9 +84,8 @@ CREATE TRIGGER "patients_daily_moved"
   EXECUTE FUNCTION "patient_daily_moved"();
 --> statement-breakpoint
 -- The patients added before this migration.
-INSERT INTO "patient_daily" ("practice_id", "day", "joined", "joined_dated", "left_count", "merged")
-SELECT c."practice_id", c."day", sum(c."joined"), sum(c."joined_dated"), sum(c."left_count"), sum(c."merged")
-FROM "patients" AS p
-CROSS JOIN LATERAL "patient_daily_counts"(p."practice_id", p."joined_on", p."created_at", p."archived_at",
-  p."imported", p."merged_into_id", 1) AS c
-GROUP BY 1, 2;
+SELECT "patient_daily_merge"(ARRAY(
+  SELECT ROW(c.*)::"patient_daily"
+  FROM "patients" AS p
+  CROSS JOIN LATERAL "patient_daily_counts"(p."practice_id", p."joined_on", p."created_at", p."archived_at",
+    p."imported", p."merged_into_id", 1) AS c));
