@@ -15,10 +15,11 @@
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
  * - Sign-in during a flood: the median of real sign-ins while 200 addresses send wrong
  *   passwords, each under its per-address limit (bench/sign-in-flood.ts).
- * - The portal at scale: one practice at 100 and then 10,000 patients with 200,000 ledger entries,
- *   seeded in bulk; search, profile with ledger, adjustments, a redemption and the patient page's
- *   size at both, on PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set
- *   (bench/scale.ts), printed as a table of its own.
+ * - The portal at scale: a practice of 100 and one of 10,000 patients (200,000 ledger entries)
+ *   side by side, seeded in bulk; search, profile with ledger, adjustments, a redemption, the
+ *   dashboard and the patient page's size at both, timed in rounds in which the two take turns, on
+ *   PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (bench/scale.ts),
+ *   printed as a table of its own.
  *
  * - Several processes on one PostgreSQL: the portal's mixed load (sign-ins, searches,
  *   profiles, visits, redemptions) sent round-robin to 1 and then 2 server processes, requests per
@@ -33,7 +34,10 @@
  * - SQL statements per checkout: the statements one `POST /api/visits` of one line with a
  *   code-approved redemption sends to PGlite (bench/checkout-statements.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout` runs
+ * - The entry chunk's growth when one signed-in route is added: HEAD built twice in a temporary
+ *   copy, without and with an empty route (bench/entry-growth.ts).
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout,entry-growth` runs
  * some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
  * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
@@ -51,6 +55,7 @@ import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { benchApi } from './bench/api.ts'
 import { benchCheckoutStatements } from './bench/checkout-statements.ts'
 import { benchColdStart } from './bench/cold-start.ts'
+import { benchEntryGrowth } from './bench/entry-growth.ts'
 import { measureFirstLoad } from './bench/first-load.ts'
 import { benchImport } from './bench/import.ts'
 import {
@@ -93,6 +98,7 @@ const PARTS = [
   'send',
   'import',
   'checkout',
+  'entry-growth',
 ] as const
 type Part = (typeof PARTS)[number]
 
@@ -209,8 +215,9 @@ async function offerToken(baseUrl: string): Promise<string> {
 console.log(
   `Glow Rewards benchmark, ${result.commit}, ${result.machine.cpus} CPUs, load average ${result.machine.loadAverageBefore.join(' ')}`,
 )
-// The scale, scale-out, send and checkout parts serve no page: they need no build.
-const buildless: readonly Part[] = ['scale', 'scale-out', 'send', 'checkout']
+// The scale, scale-out, send and checkout parts serve no page, and entry-growth builds its own
+// copies: they need no build of dist/.
+const buildless: readonly Part[] = ['scale', 'scale-out', 'send', 'checkout', 'entry-growth']
 if ([...wanted].some((part) => !buildless.includes(part))) {
   await attempt('production build (only when dist/ is stale)', async () => {
     await ensureBuilt(ROOT)
@@ -352,6 +359,15 @@ if (wanted.has('checkout')) {
     'SQL statements of one checkout (a visit redeeming with a code), on PGlite',
     async () => {
       result.checkoutStatements = await benchCheckoutStatements()
+    },
+  )
+}
+
+if (wanted.has('entry-growth')) {
+  await attempt(
+    'the entry chunk with one more route (two builds of HEAD in a temporary copy)',
+    async () => {
+      result.entryGrowth = benchEntryGrowth(ROOT)
     },
   )
 }

@@ -144,6 +144,14 @@ describe('bench report', () => {
     expect(cpu?.met).toBe(true)
   })
 
+  it('holds the entry chunk to no growth when a route is added', () => {
+    const [row] = toRows({
+      ...base,
+      entryGrowth: { commit: 'abc1234', beforeGzip: 128_137, afterGzip: 128_194 },
+    })
+    expect(row).toMatchObject({ value: '+57 B (128,137 → 128,194 B)', budget: '+0 B', met: false })
+  })
+
   it('prints one aligned table with a header', () => {
     const table = formatTable([
       { measure: 'A', subject: 'b', value: '1', budget: '≤ 2', met: true },

@@ -1,6 +1,7 @@
 import type { ApiBench, LoadResult } from './api.ts'
 import type { CheckoutStatements } from './checkout-statements.ts'
 import type { ColdStart } from './cold-start.ts'
+import type { EntryGrowth } from './entry-growth.ts'
 import type { FirstLoad } from './first-load.ts'
 import type { ImportBench } from './import.ts'
 import type { LighthouseResult } from './lighthouse.ts'
@@ -29,6 +30,8 @@ export type BenchResult = {
   patientImport?: ImportBench
   /** The SQL statements of one checkout on PGlite (scripts/bench/checkout-statements.ts). */
   checkoutStatements?: CheckoutStatements
+  /** The entry chunk built from HEAD, and with one more route (scripts/bench/entry-growth.ts). */
+  entryGrowth?: EntryGrowth
   /** Parts that failed to run, with the reason. */
   failures: string[]
 }
@@ -255,6 +258,17 @@ export function toRows(result: BenchResult): Row[] {
       subject: `PGlite; patient read ${run.patientReads}×, idempotency checked ${run.keyLookups}×`,
       value: String(run.statements),
       budget: '',
+    })
+  }
+  if (result.entryGrowth) {
+    const { commit, beforeGzip, afterGzip } = result.entryGrowth
+    const growth = afterGzip - beforeGzip
+    rows.push({
+      measure: 'Entry chunk (gzip) when one signed-in route is added',
+      subject: `HEAD ${commit}, every page downloads it first`,
+      value: `${growth >= 0 ? '+' : '−'}${Math.abs(growth)} B (${count(beforeGzip)} → ${count(afterGzip)} B)`,
+      budget: '+0 B',
+      met: growth <= 0,
     })
   }
   if (result.coldStart) {
