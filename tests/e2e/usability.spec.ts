@@ -333,6 +333,10 @@ test.describe('usability', () => {
 
     await page.goto('/signin')
     await expect(page).toHaveTitle('Sign In – Glow Rewards')
+    // The announcement is the app's, for a move inside it. A click before the app has taken the
+    // prerendered page over (its scripts come after the first paint) is the browser's own
+    // navigation to /signup, which screen readers announce as a new page.
+    await interactive(page)
     await page.getByRole('link', { name: 'Sign Up' }).click()
     await expect(page).toHaveURL(/\/signup$/)
     await expect(page).toHaveTitle('Sign Up – Glow Rewards')
