@@ -9,6 +9,7 @@ import {
   adoptTypedValues,
   resendHeldSubmit,
   STALE_PRERENDER_ATTRIBUTE,
+  takeHeldClick,
   takeHeldSubmit,
   whenPageMounted,
 } from './lib/prerender-contract.ts'
@@ -52,9 +53,12 @@ function firstRender() {
     !html.hasAttribute(STALE_PRERENDER_ATTRIBUTE)
   ) {
     const held = takeHeldSubmit()
+    const clicked = takeHeldClick()
     whenPageMounted(() => {
       adoptTypedValues(root)
-      resendHeldSubmit(held)
+      // A form sent is what the visitor meant last; else a button they clicked is clicked again.
+      if (held) resendHeldSubmit(held)
+      else if (clicked?.isConnected) clicked.click()
       // The markup is React's now: a click on a select opens it (before, it went to dead markup).
       root.removeAttribute(PRERENDERED_ATTRIBUTE)
     })
@@ -73,7 +77,8 @@ function firstRender() {
     html.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
   }
   root.removeAttribute(PRERENDERED_ATTRIBUTE)
-  // No form of the prerendered markup stays: nothing kept is sent again.
+  // No form of the prerendered markup stays: nothing kept is sent or clicked again.
   takeHeldSubmit()
+  takeHeldClick()
   startTransition(() => createRoot(root).render(<App router={router} />))
 }

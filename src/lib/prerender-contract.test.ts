@@ -4,6 +4,7 @@ import { PERSONNEL_SIGNED_UP_KEY, SIGN_UP_PROGRESS_KEY } from '#src/lib/storage-
 import {
   prerenderGuardScript,
   STALE_PRERENDER_ATTRIBUTE,
+  takeHeldClick,
   takeHeldSubmit,
 } from './prerender-contract.ts'
 
@@ -14,6 +15,7 @@ function guardMarksStale(path: string): boolean {
   new Function(prerenderGuardScript())()
   // Only the storage check is under test here.
   takeHeldSubmit()
+  takeHeldClick()
   return document.documentElement.hasAttribute(STALE_PRERENDER_ATTRIBUTE)
 }
 
@@ -93,6 +95,27 @@ describe('the prerender guard script', () => {
       expect(later.defaultPrevented).toBe(true)
       expect(reachedPage).toEqual([later])
       expect(takeHeldSubmit()).toBeNull()
+    } finally {
+      document.body.innerHTML = ''
+    }
+  })
+
+  it("keeps the last button clicked before the app listens, but not a form's own button", () => {
+    new Function(prerenderGuardScript())()
+    document.body.innerHTML =
+      '<form><button type="button" id="show"><span>Show</span></button><button id="go">Sign In</button></form>' +
+      '<button type="button" id="forgot">Forgot Password</button>'
+    const click = (id: string, selector = `#${id}`) =>
+      (document.querySelector(selector) as HTMLElement).click()
+    try {
+      click('show', '#show span')
+      click('forgot')
+      click('go')
+      expect(takeHeldClick()?.id).toBe('forgot')
+      expect(takeHeldSubmit()).toBeTruthy()
+      // Once taken, nothing more is kept.
+      click('forgot')
+      expect(takeHeldClick()).toBeNull()
     } finally {
       document.body.innerHTML = ''
     }

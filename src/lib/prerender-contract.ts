@@ -69,16 +69,29 @@ export function prerenderGuardScript(): string {
   return `// Glow Rewards: marks a prerendered page stale when this browser's storage changes its first
 // render, and keeps the browser from sending a form itself (the app sends every form).
 (function () {
-  var listening = true, held = null
+  var listening = true, held = null, clicked = null
   document.addEventListener('submit', function (event) {
     if (!event.isTrusted) return
     event.preventDefault()
     if (listening) held = event.submitter || event.target
   }, true)
+  // A click on a button that is not a form's (Forgot Password, show the password) does nothing in
+  // markup alone: the last one is kept for the app to click again.
+  document.addEventListener('click', function (event) {
+    if (!listening || !event.target.closest) return
+    var button = event.target.closest('button[type="button"]')
+    if (button) clicked = button
+  }, true)
   window[${JSON.stringify(HELD_SUBMIT_GLOBAL)}] = function () {
     listening = false
     var last = held
     held = null
+    return last
+  }
+  window[${JSON.stringify(HELD_CLICK_GLOBAL)}] = function () {
+    listening = false
+    var last = clicked
+    clicked = null
     return last
   }
   var stale = false
@@ -109,6 +122,21 @@ export function prerenderGuardScript(): string {
 
 /** The global the guard script leaves for {@link takeHeldSubmit}. */
 const HELD_SUBMIT_GLOBAL = 'glowTakeHeldSubmit'
+
+/** The global the guard script leaves for {@link takeHeldClick}. */
+const HELD_CLICK_GLOBAL = 'glowTakeHeldClick'
+
+/**
+ * The last button (other than a form's submit button) clicked before the app listened, if any;
+ * from now on the guard keeps nothing more. Null on a page without the guard. Take it together
+ * with {@link takeHeldSubmit}: the first of them stops the guard keeping either.
+ */
+export function takeHeldClick(): HTMLElement | null {
+  const take = (globalThis as Record<string, unknown>)[HELD_CLICK_GLOBAL]
+  if (typeof take !== 'function') return null
+  delete (globalThis as Record<string, unknown>)[HELD_CLICK_GLOBAL]
+  return (take as () => HTMLElement | null)()
+}
 
 /**
  * What was sent (the submit button, or the form) before the app listened, if anything; from now

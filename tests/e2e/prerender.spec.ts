@@ -103,6 +103,17 @@ test.describe('prerendered pages', () => {
     expect(addresses.filter((url) => url.includes('?'))).toEqual([])
   })
 
+  test('Forgot Password clicked before the scripts arrive opens its form once they have', async ({
+    page,
+  }) => {
+    const release = await holdScripts(page)
+    await page.goto('/signin', { waitUntil: 'commit' })
+    await page.getByRole('button', { name: 'Forgot Password' }).click()
+    release()
+    await expect(page.getByRole('heading', { level: 1, name: 'Forgot Password' })).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Reset', exact: true })).toBeEnabled()
+  })
+
   test('a signed-in visitor on /signin goes to the dashboard, not through the sign-in markup', async ({
     page,
     request,

@@ -125,6 +125,8 @@ test.describe('security in the browser', () => {
 
     // The SPA's own call carries the pair (a forgot-password request sends no e-mail for this address).
     await page.getByRole('button', { name: 'Forgot Password' }).click()
+    // Clicked before the app has taken the prerendered page over, it is clicked again once it has.
+    await expect(page.getByRole('heading', { level: 1, name: 'Forgot Password' })).toBeVisible()
     await page.getByLabel(/^Email/).fill('nobody.xsrf@example.com')
     const [sent] = await Promise.all([
       page.waitForRequest((r) => r.url().endsWith('/api/auth/forgot-password')),
