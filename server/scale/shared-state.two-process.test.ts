@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
+import { TEXAS_PRACTICE_DETAILS } from '#server/testing/api-journeys.ts'
 import { type Cluster, type ServerProcess, startCluster } from '#server/testing/server-processes.ts'
 import { fixture } from '#tests/support/image-fixtures.ts'
 
@@ -89,17 +90,7 @@ describe('two server processes share sessions, uploads and sealed settings', () 
     const saved = await call(a, '/practice', token, {
       method: 'PUT',
       body: JSON.stringify({
-        practice_name: 'Glow Austin',
-        office_name: 'Downtown',
-        url: 'https://glowaustin.example.com',
-        practice_phone: '5125550100',
-        practice_email: 'front@glowaustin.example.com',
-        practice_address: '100 Congress Ave',
-        practice_address_2: '',
-        city: 'Austin',
-        practice_zip: '78701',
-        state: 'TX',
-        country: 'US',
+        ...TEXAS_PRACTICE_DETAILS,
         e_record: 'nextech',
         nextech: {
           client_id: 'client-42',
@@ -107,7 +98,6 @@ describe('two server processes share sessions, uploads and sealed settings', () 
           password: 'S3cret-Nextech!',
           nx_practice_id: 'NX-7',
         },
-        footer_links: { about: '', privacy: '', support: '' },
       }),
     })
     expect(saved.status, await saved.clone().text()).toBe(200)
