@@ -1,9 +1,15 @@
-import { tanstackRouter } from '@tanstack/router-plugin/vite'
+import { tanstackRouter, tanstackRouterGenerator } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
 import { entryBudget } from './scripts/vite/entry-budget.ts'
 import { checkMantineStyles } from './scripts/vite/mantine-styles.ts'
 import { routePreloads } from './scripts/vite/route-preloads.ts'
+
+/**
+ * The route files of the signed-in areas (`_shell.*`): their routes are not in the public pages'
+ * route tree, so a signed-in page added costs the sign-in page nothing.
+ */
+const SIGNED_IN_ROUTE_FILES = '^_shell'
 
 const apiPort = process.env.API_PORT ?? '3001'
 
@@ -22,6 +28,13 @@ export default defineConfig({
           ['notFoundComponent'],
         ],
       },
+    }),
+    // The public pages' own tree (every route file outside the signed-in areas), which the entry
+    // chunk holds; the whole tree above arrives with the first signed-in page (src/app/router.tsx).
+    tanstackRouterGenerator({
+      target: 'react',
+      routeFileIgnorePattern: SIGNED_IN_ROUTE_FILES,
+      generatedRouteTree: './src/public-route-tree.gen.ts',
     }),
     react(),
     routePreloads(),

@@ -4,7 +4,7 @@ import { startTransition } from 'react'
 import { createRoot, hydrateRoot } from 'react-dom/client'
 import { PRERENDERED_ATTRIBUTE } from '#domain/prerender.ts'
 import { App } from './app/app.tsx'
-import { createAppRouter } from './app/router.tsx'
+import { createAppRouter, loadAllRoutes, SHELL_ROUTE_ID } from './app/router.tsx'
 import {
   adoptTypedValues,
   resendHeldSubmit,
@@ -17,29 +17,38 @@ import { readSession } from './lib/session.ts'
 
 const router = createAppRouter()
 
-/** The signed-in areas' layout route (src/routes/_shell.tsx). */
-const SHELL_ROUTE_ID = '/_shell'
+/** The catch-all route (src/routes/$.tsx): the public tree's answer to a signed-in address. */
+const CATCH_ALL_ROUTE_ID = '/$'
 
 const found = document.getElementById('root')
 if (!found) throw new Error('index.html has no #root element')
 const root: HTMLElement = found
 
-// A signed-in area (never prerendered: its data is the user's) is rendered at once, and the
-// router loads its data meanwhile: the shell's header and navigation appear with the page's
-// skeleton (the pending view) where the data will be, instead of a white page until every answer
-// has arrived. The router's Transitioner starts that load when it mounts.
-const { pathname } = router.state.location
-const signedInArea =
-  readSession() !== null &&
-  router.getMatchedRoutes(pathname)[0].some((route) => route.id === SHELL_ROUTE_ID)
-if (signedInArea && root.getAttribute(PRERENDERED_ATTRIBUTE) === null) {
-  document.documentElement.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
-  root.replaceChildren()
-  startTransition(() => createRoot(root).render(<App router={router} />))
-} else {
-  // Any other first page is resolved before anything renders (its guards run and its code
-  // arrives; the server already asked for that code in the HTML).
-  void router.load().finally(firstRender)
+void start()
+
+async function start() {
+  const { pathname } = router.state.location
+  // The entry chunk knows the public pages only: an address they do not match may be a signed-in
+  // page, whose routes come first (the server asked for their chunk in the HTML already).
+  if (router.getMatchedRoutes(pathname)[2]?.id === CATCH_ALL_ROUTE_ID) {
+    await loadAllRoutes(router).catch(() => false)
+  }
+  // A signed-in area (never prerendered: its data is the user's) is rendered at once, and the
+  // router loads its data meanwhile: the shell's header and navigation appear with the page's
+  // skeleton (the pending view) where the data will be, instead of a white page until every
+  // answer has arrived. The router's Transitioner starts that load when it mounts.
+  const signedInArea =
+    readSession() !== null &&
+    router.getMatchedRoutes(pathname)[0].some((route) => route.id === SHELL_ROUTE_ID)
+  if (signedInArea && root.getAttribute(PRERENDERED_ATTRIBUTE) === null) {
+    document.documentElement.removeAttribute(STALE_PRERENDER_ATTRIBUTE)
+    root.replaceChildren()
+    startTransition(() => createRoot(root).render(<App router={router} />))
+  } else {
+    // Any other first page is resolved before anything renders (its guards run and its code
+    // arrives; the server already asked for that code in the HTML).
+    void router.load().finally(firstRender)
+  }
 }
 
 function firstRender() {

@@ -15,9 +15,22 @@ describe('the entry chunk budget', () => {
       `${root}/node_modules/react-dom/cjs/react-dom-client.production.js`,
       `${root}/node_modules/@tanstack/router-core/dist/esm/router.js`,
       `${root}/domain/promotion-statuses.ts`,
-      `${root}/src/routes/_shell.promotions.$promotionId.tsx`,
+      `${root}/src/routes/signin.tsx`,
+      `${root}/src/public-route-tree.gen.ts`,
     ]
     expect(entryBreaches(chunk(ids), () => undefined)).toEqual([])
+  })
+
+  it('refuses the signed-in routes in the entry, naming them and who brought them in', () => {
+    const ids = [
+      `${root}/src/routes/_shell.tsx`,
+      `${root}/src/routes/_shell.promotions.$promotionId.tsx`,
+      `${root}/src/routeTree.gen.ts`,
+    ]
+    const breaches = entryBreaches(chunk(ids), () => `${root}/src/app/router.tsx`)
+    expect(breaches).toEqual([
+      "The entry chunk holds the signed-in routes (src/routes/_shell.tsx, src/routes/_shell.promotions.$promotionId.tsx, src/routeTree.gen.ts), imported by src/app/router.tsx: only the public pages' route tree (src/public-route-tree.gen.ts) belongs there; the whole tree is loaded by the router when a signed-in address is opened.",
+    ])
   })
 
   it('names each package or schema module that only later pages need, with who brought it in', () => {

@@ -22,6 +22,14 @@ export const ENTRY_BUDGET = {
     /[/\\]domain[/\\](practice-data|promotions|visits|ledger|phone|patients)\.ts$/,
     /[/\\]src[/\\]api[/\\]/,
   ],
+  /**
+   * The signed-in areas' routes and the whole route tree, which arrive with the first signed-in
+   * page (src/app/router.tsx): a page added there may not make the sign-in page heavier.
+   */
+  signedInRoutes: [
+    /[/\\]src[/\\]routes[/\\]_shell[^/\\]*\.tsx$/,
+    /[/\\]src[/\\]routeTree\.gen\.ts$/,
+  ],
 }
 
 /** A module's package (`libphonenumber-js`), or its path in the project (`domain/phone.ts`). */
@@ -55,6 +63,13 @@ export function entryBreaches(
     const importer = by ? sourceName(by) : undefined
     breaches.push(
       `The entry chunk holds ${name}${importer && importer !== name ? ` (imported by ${importer})` : ''}, which only later pages need: import it from the route's lazy part (its loader or component), or move what the address check needs into a small module of its own.`,
+    )
+  }
+  const routes = chunk.moduleIds.filter((id) => budget.signedInRoutes.some((p) => p.test(id)))
+  if (routes.length > 0) {
+    const by = importerOf(routes[0] ?? '')
+    breaches.push(
+      `The entry chunk holds the signed-in routes (${routes.map(sourceName).join(', ')})${by ? `, imported by ${sourceName(by)}` : ''}: only the public pages' route tree (src/public-route-tree.gen.ts) belongs there; the whole tree is loaded by the router when a signed-in address is opened.`,
     )
   }
   return breaches

@@ -24,7 +24,7 @@ describe('route preloads', () => {
     for (const none of ['__root', 'index', '$', '_shell']) expect(routeFile(none)).toBeNull()
   })
 
-  it("lists each page's split chunks, their imports and CSS, without what the entry brings", () => {
+  it("lists each page's split chunks, their imports and CSS, without what the entry brings, and the route tree's chunk before a signed-in page's", () => {
     const chunk = (fileName: string, extra: Record<string, unknown>) => ({
       type: 'chunk',
       fileName,
@@ -38,6 +38,7 @@ describe('route preloads', () => {
       'assets/index.js': chunk('assets/index.js', {
         isEntry: true,
         imports: ['assets/react.js'],
+        moduleIds: ['/app/src/routes/signin.tsx', '/app/src/public-route-tree.gen.ts'],
         viteMetadata: { importedCss: new Set(['assets/index.css']) },
       }),
       'assets/react.js': chunk('assets/react.js', {}),
@@ -47,6 +48,16 @@ describe('route preloads', () => {
         viteMetadata: { importedCss: new Set(['assets/signin.css']) },
       }),
       'assets/form.js': chunk('assets/form.js', {}),
+      // The whole route tree, with the signed-in routes' address checks, is a chunk of its own.
+      'assets/tree.js': chunk('assets/tree.js', {
+        moduleIds: [
+          '/app/src/routes/_shell.tsx',
+          '/app/src/routes/_shell.dashboard.tsx',
+          '/app/src/routeTree.gen.ts',
+        ],
+        imports: ['assets/react.js', 'assets/schemas.js'],
+      }),
+      'assets/schemas.js': chunk('assets/schemas.js', {}),
       'assets/shell.js': chunk('assets/shell.js', {
         moduleIds: ['/app/src/routes/_shell.tsx?tsr-split=component'],
       }),
@@ -59,7 +70,13 @@ describe('route preloads', () => {
     expect(routePreloadTable(bundle)).toEqual([
       {
         pattern: '^/dashboard/?$',
-        files: ['/assets/shell.js', '/assets/dashboard.js', '/assets/form.js'],
+        files: [
+          '/assets/tree.js',
+          '/assets/schemas.js',
+          '/assets/shell.js',
+          '/assets/dashboard.js',
+          '/assets/form.js',
+        ],
       },
       {
         pattern: '^/signin/?$',

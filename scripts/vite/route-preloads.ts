@@ -12,6 +12,8 @@ type OutputChunk = Rolldown.OutputChunk
 export type RouteFile = { pattern: string; files: string[] }
 
 const SPLIT = /[/\\]src[/\\]routes[/\\]([^/\\?]+)\.tsx\?tsr-split=/
+/** A route file's own module: its address checks, in the route tree's chunk. */
+const ROUTE_MODULE = /[/\\]src[/\\]routes[/\\]([^/\\?]+)\.tsx$/
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -76,8 +78,13 @@ export function routePreloadTable(bundle: OutputBundle, base = '/'): RoutePreloa
   if (!entry) return []
   const initial = new Set(closure(bundle, entry.fileName, new Set()))
   const chunksOfRoute = new Map<string, string[]>()
+  // The signed-in areas' address checks are not in the entry chunk but in the whole route
+  // tree's chunk (src/app/router.tsx): their pages need it first.
+  const treeChunkOfRoute = new Map<string, string>()
   for (const chunk of chunks) {
     for (const id of chunk.moduleIds) {
+      const own = ROUTE_MODULE.exec(id)?.[1]
+      if (own && !initial.has(chunk.fileName)) treeChunkOfRoute.set(own, chunk.fileName)
       const name = SPLIT.exec(id)?.[1]
       if (!name) continue
       const list = chunksOfRoute.get(name) ?? []
@@ -91,6 +98,8 @@ export function routePreloadTable(bundle: OutputBundle, base = '/'): RoutePreloa
     if (!route) continue
     const files = new Set<string>()
     for (const file of route.files) {
+      const tree = treeChunkOfRoute.get(file)
+      if (tree) for (const needed of closure(bundle, tree, initial)) files.add(base + needed)
       for (const start of chunksOfRoute.get(file) ?? []) {
         for (const needed of closure(bundle, start, initial)) files.add(base + needed)
       }

@@ -12,12 +12,14 @@ function decode(value: string): string {
 }
 
 /**
- * Every path no other route matches: reset links written as `/reset=CODE` go to
+ * Every path no other route matches. The public pages' route tree sends every signed-in address
+ * here first: the rest of the routes is loaded and the address matched again. Then reset links written as `/reset=CODE` go to
  * `/reset?code=CODE`; a sign-in path inside a personnel invitation goes back to that invitation;
  * anything else goes to the not-found page.
  */
 export const Route = createFileRoute('/$')({
-  beforeLoad: ({ location }) => {
+  beforeLoad: async ({ location, context }) => {
+    if (await context.loadAllRoutes()) throw redirect({ href: location.href, replace: true })
     const path = location.pathname
     if (path.startsWith(RESET_PREFIX)) {
       const code = decode(path.slice(RESET_PREFIX.length))

@@ -16,6 +16,12 @@ import { PageTitle } from '#src/ui/page-title.tsx'
 export type RouterContext = {
   /** The signed-in user, read fresh on each navigation (tests can replace it). */
   getSession: () => Session | null
+  /**
+   * Gives the router the signed-in areas' routes, which the entry chunk does not hold
+   * (src/app/router.tsx). True when the address must be matched again; false when every route
+   * was known already.
+   */
+  loadAllRoutes: () => Promise<boolean>
 }
 
 export const Route = createRootRouteWithContext<RouterContext>()({
