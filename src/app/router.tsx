@@ -4,7 +4,6 @@ import { readSession } from '#src/lib/session.ts'
 import { routeTree as publicRouteTree } from '#src/public-route-tree.gen.ts'
 import type { RouterContext } from '#src/routes/__root.tsx'
 import type { routeTree as wholeRouteTree } from '#src/routeTree.gen.ts'
-import { PendingPage } from '#src/ui/page-loading.tsx'
 import { RouteError } from './route-error.tsx'
 
 /** Options of {@link createAppRouter}; tests pass a memory history. */
@@ -21,14 +20,15 @@ export const SHELL_ROUTE_ID = '/_shell'
 type WholeRouteTree = typeof wholeRouteTree
 
 /**
- * The application router: scroll to top after each navigation (and restored on back/forward), a
- * pending view for slow loaders, and the alert store told about each finished navigation so
- * banners clear.
+ * The application router: scroll to top after each navigation (and restored on back/forward),
+ * preloading on intent, an error view, and the alert store told about each finished navigation
+ * so banners clear.
  *
  * It starts with the public pages' route tree (`src/public-route-tree.gen.ts`: sign-in, sign-up,
  * the legal pages and the catch-all), which is all the entry chunk holds, so a signed-in page
  * added to the app adds nothing to what the sign-in page downloads. The whole tree
- * (`src/routeTree.gen.ts`, the signed-in areas' address checks with it) is a chunk of its own:
+ * (`src/routeTree.gen.ts`, the signed-in areas' address checks with it, and their pending view
+ * for slow loaders: src/app/signed-in-area.ts) is a chunk of its own:
  * the catch-all route loads it for an address the public tree does not know
  * ({@link RouterContext.loadAllRoutes}) and the address is matched again. Both trees are
  * generated from `src/routes/` (vite.config.ts) and share the same route objects, so the router's
@@ -52,7 +52,6 @@ export function createAppRouter({
     },
     scrollRestoration,
     defaultPreload: 'intent',
-    defaultPendingComponent: PendingPage,
     defaultErrorComponent: RouteError,
   })
   created = router
@@ -67,14 +66,16 @@ export type AppRouter = ReturnType<typeof createAppRouter>
 
 /**
  * Gives `router` every route of the app: imports the whole route tree (which puts the signed-in
- * areas under the same root route the public tree uses) and has the router index it again.
- * True when the router knew only the public pages before, so the current address must be matched
- * again; false when it already knew them all.
+ * areas under the same root route the public tree uses), has the router index it again and
+ * shows their pending view while a page's data is on its way. True when the router knew only
+ * the public pages before, so the current address must be matched again; false when it already
+ * knew them all.
  */
 export async function loadAllRoutes(
-  router: Pick<AnyRouter, 'routesById' | 'buildRouteTree' | 'setRoutes'>,
+  router: Pick<AnyRouter, 'routesById' | 'buildRouteTree' | 'setRoutes' | 'update'>,
 ): Promise<boolean> {
-  await import('#src/routeTree.gen.ts')
+  const { PendingPage } = await import('./signed-in-area.ts')
+  router.update({ defaultPendingComponent: PendingPage })
   if (router.routesById[SHELL_ROUTE_ID]) return false
   // The root route object is the same, so `router.update({ routeTree })` would see no change.
   router.setRoutes(router.buildRouteTree())
