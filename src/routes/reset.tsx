@@ -3,7 +3,10 @@ import * as v from 'valibot'
 import { judgeResetLink } from '#src/features/sign-in/sign-in-api.actors.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
 import { readLastResetCode, writeLastResetCode } from '#src/features/sign-in/sign-in-storage.ts'
-import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'
+import {
+  loadSignInScreenMachine,
+  useSignInScreenActor,
+} from '#src/features/sign-in/use-sign-in-screen-actor.ts'
 import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { writeSession } from '#src/lib/session.ts'
 
@@ -32,6 +35,8 @@ export const Route = createFileRoute('/reset')({
     // /signin with the (now remembered) code shows the outdated notice for 3 seconds.
     if (outdated) throw redirect({ to: '/signin', search: { code: search.code }, replace: true })
   },
+  // The reset form's first view is the machine's to choose: its code comes before the page.
+  loader: () => loadSignInScreenMachine().then(() => undefined),
   component: ResetRoute,
 })
 

@@ -2,12 +2,16 @@ import { createFileRoute, redirect } from '@tanstack/react-router'
 import * as v from 'valibot'
 import { judgeResetLink } from '#src/features/sign-in/sign-in-api.actors.ts'
 import { SignInScreen } from '#src/features/sign-in/sign-in-screen.tsx'
+import { signInScreenViewBeforeStart } from '#src/features/sign-in/sign-in-screen-view.ts'
 import {
   consumePersonnelSignedUp,
   readLastResetCode,
   writeLastResetCode,
 } from '#src/features/sign-in/sign-in-storage.ts'
-import { useSignInScreenActor } from '#src/features/sign-in/use-sign-in-screen-actor.ts'
+import {
+  loadSignInScreenMachine,
+  useSignInScreenActor,
+} from '#src/features/sign-in/use-sign-in-screen-actor.ts'
 import { env, isCaptchaOff } from '#src/lib/env.ts'
 import { writeSession } from '#src/lib/session.ts'
 
@@ -38,6 +42,11 @@ export const Route = createFileRoute('/signin')({
     // A preload (hovering a link) must not use up the one-time flag.
     return { signedUpEmail: preload ? null : consumePersonnelSignedUp() }
   },
+  // A reset code's first view is the machine's to choose: its code comes before the page.
+  loaderDeps: ({ search }) => ({ code: search.code }),
+  loader: async ({ deps }) => {
+    if (deps.code) await loadSignInScreenMachine()
+  },
   component: SignInRoute,
 })
 
@@ -45,28 +54,27 @@ function SignInRoute() {
   const navigate = Route.useNavigate()
   const { code } = Route.useSearch()
   const { signedUpEmail } = Route.useRouteContext()
-  const actorRef = useSignInScreenActor(
-    {
-      resetCode: code ?? null,
-      lastUsedResetCode: readLastResetCode(),
-      captchaRequired: !isCaptchaOff(),
-      personnelSignedUp: signedUpEmail !== null,
+  const input = {
+    resetCode: code ?? null,
+    lastUsedResetCode: readLastResetCode(),
+    captchaRequired: !isCaptchaOff(),
+    personnelSignedUp: signedUpEmail !== null,
+  }
+  const actorRef = useSignInScreenActor(input, {
+    onSignedIn: ({ session, remember }) => {
+      writeSession(session, remember)
+      void navigate({ to: '/dashboard' })
     },
-    {
-      onSignedIn: ({ session, remember }) => {
-        writeSession(session, remember)
-        void navigate({ to: '/dashboard' })
-      },
-      onResetCodeUsed: ({ code: used }) => writeLastResetCode(used),
-      // The outdated code has no business in the address any more.
-      onResetLinkOutdated: () => {
-        void navigate({ to: '/signin', search: {}, replace: true })
-      },
+    onResetCodeUsed: ({ code: used }) => writeLastResetCode(used),
+    // The outdated code has no business in the address any more.
+    onResetLinkOutdated: () => {
+      void navigate({ to: '/signin', search: {}, replace: true })
     },
-  )
+  })
   return (
     <SignInScreen
       actorRef={actorRef}
+      beforeStart={signInScreenViewBeforeStart(input)}
       captchaSiteKey={env.VITE_HCAPTCHA_SITEKEY}
       initialEmail={signedUpEmail}
     />

@@ -114,6 +114,30 @@ test.describe('prerendered pages', () => {
     await expect(page.getByRole('button', { name: 'Reset', exact: true })).toBeEnabled()
   })
 
+  test("the sign-in screen's machine and the signed-in routes are fetched when needed, not with the page", async ({
+    page,
+  }) => {
+    const scripts: string[] = []
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname)
+    })
+    const later = /\/assets\/(sign-in-screen-actor|xstate|signed-in-area|routeTree)[.\w-]*\.js$/
+    await page.goto('/signin')
+    await expect(page.getByRole('heading', { level: 1, name: 'Sign In' })).toBeVisible()
+    await page.waitForLoadState('networkidle')
+    expect(scripts.filter((path) => later.test(path))).toEqual([])
+
+    // The first focus asks for the machine; what is typed meanwhile stays.
+    const machine = page.waitForRequest(/\/assets\/sign-in-screen-actor-[\w-]+\.js$/)
+    await page.getByRole('textbox', { name: /^Email/ }).fill(DEMO.email)
+    await machine
+    await page.getByLabel(/^Password/).fill(DEMO.password)
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click()
+    await expect(page).toHaveURL(/\/dashboard$/)
+    await expect(page.getByText('Hello, Demo Admin')).toBeVisible()
+    expect(scripts.some((path) => /\/assets\/signed-in-area-[\w-]+\.js$/.test(path))).toBe(true)
+  })
+
   test('a signed-in visitor on /signin goes to the dashboard, not through the sign-in markup', async ({
     page,
     request,

@@ -1,22 +1,25 @@
 import { Alert, Anchor, Button, Group, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useSelector } from '@xstate/react'
 import { AUTH_MESSAGES, type ForgotPasswordForm, ForgotPasswordFormSchema } from '#domain/auth.ts'
 import { webmailFor } from '#domain/webmail.ts'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { EmailField } from '#src/ui/form-fields.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import type { SignInScreenActorRef } from './sign-in-view.tsx'
+import type { SendSignInScreenEvent, SignInScreenView } from './sign-in-screen-view.ts'
 
 /**
  * The Forgot Password view: Email, Reset and Cancel; once the link is on its way,
  * 'We have sent the link to your email' with Check email (the inbox of a known webmail; no
  * button for other domains) and a way back to Sign In.
  */
-export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRef }) {
-  const sent = useSelector(actorRef, (s) => s.matches({ forgotPassword: 'sent' }))
-  const sending = useSelector(actorRef, (s) => s.matches({ forgotPassword: 'sending' }))
-  const error = useSelector(actorRef, (s) => s.context.error)
+export function ForgotPasswordView({
+  view,
+  send,
+}: {
+  view: SignInScreenView
+  send: SendSignInScreenEvent
+}) {
+  const { sent, busy: sending, error } = view
 
   const form = useForm<ForgotPasswordForm>({
     mode: 'uncontrolled',
@@ -25,7 +28,7 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
     validateInputOnBlur: true,
   })
 
-  const back = () => actorRef.send({ type: 'link.back' })
+  const back = () => send({ type: 'link.back' })
 
   if (sent) {
     const webmail = webmailFor(form.getValues().email)
@@ -57,7 +60,7 @@ export function ForgotPasswordView({ actorRef }: { actorRef: SignInScreenActorRe
       <FailureAlert>{error}</FailureAlert>
       <form
         noValidate
-        onSubmit={form.onSubmit((input) => actorRef.send({ type: 'forgotForm.submit', input }))}
+        onSubmit={form.onSubmit((input) => send({ type: 'forgotForm.submit', input }))}
       >
         <Stack gap="md">
           <EmailField

@@ -1,11 +1,10 @@
 import { Button, Stack } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useSelector } from '@xstate/react'
 import { type ResetPasswordForm, ResetPasswordFormSchema } from '#domain/reset-password.ts'
 import { FormFields, type PasswordFieldSpec } from '#src/ui/form-fields.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import type { SignInScreenActorRef } from './sign-in-view.tsx'
+import type { SendSignInScreenEvent, SignInScreenView } from './sign-in-screen-view.ts'
 
 const PASSWORD_FIELDS: PasswordFieldSpec<keyof ResetPasswordForm>[] = [
   { path: 'password', label: 'New password', description: 'At least 8 characters.' },
@@ -16,8 +15,14 @@ const PASSWORD_FIELDS: PasswordFieldSpec<keyof ResetPasswordForm>[] = [
  * The Reset Password view: 'Please enter a new password!', New password and
  * Confirm password each with a show/hide toggle, and 'Reset and Sign In'.
  */
-export function ResetPasswordView({ actorRef }: { actorRef: SignInScreenActorRef }) {
-  const submitting = useSelector(actorRef, (s) => s.matches({ resetPassword: 'submitting' }))
+export function ResetPasswordView({
+  view,
+  send,
+}: {
+  view: SignInScreenView
+  send: SendSignInScreenEvent
+}) {
+  const submitting = view.busy
 
   const form = useForm<ResetPasswordForm>({
     mode: 'uncontrolled',
@@ -30,7 +35,7 @@ export function ResetPasswordView({ actorRef }: { actorRef: SignInScreenActorRef
     <PublicPage title="Please enter a new password!">
       <form
         noValidate
-        onSubmit={form.onSubmit((input) => actorRef.send({ type: 'resetForm.submit', input }))}
+        onSubmit={form.onSubmit((input) => send({ type: 'resetForm.submit', input }))}
       >
         <Stack gap="md">
           <FormFields

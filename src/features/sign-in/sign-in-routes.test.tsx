@@ -89,8 +89,11 @@ describe('/signin', () => {
     const calls = stubApi({ 'POST /auth/forgot-password': { ok: true } })
     const { user } = renderRoute('/signin')
     await user.click(await screen.findByRole('button', { name: 'Forgot Password' }))
+    // The screen's machine arrives with the first click; then its Forgot Password form shows.
+    const reset = await screen.findByRole('button', { name: 'Reset' })
+    expect(screen.getByRole('heading', { level: 1, name: 'Forgot Password' })).toBeVisible()
     await user.type(screen.getByLabelText(/^Email/), 'demo@example.com')
-    await user.click(screen.getByRole('button', { name: 'Reset' }))
+    await user.click(reset)
     expect(
       await screen.findByRole('heading', { name: 'We have sent the link to your email' }),
     ).toBeVisible()

@@ -1,10 +1,15 @@
 import { Center, Loader, Text } from '@mantine/core'
-import { useSelector } from '@xstate/react'
-import { lazy, Suspense, useEffect } from 'react'
+import { lazy, Suspense, useCallback, useEffect } from 'react'
+import { shallowEqual, useActorSelector } from '#src/lib/actor-source.ts'
 import { PublicPage } from '#src/ui/public-page.tsx'
-import { ForgotPasswordView } from './forgot-password-view.tsx'
+import { useForgotPasswordView } from './forgot-password-view-loader.ts'
 import { loadSignInApi } from './sign-in-api.actors.ts'
-import { type SignInScreenActorRef, SignInView } from './sign-in-view.tsx'
+import {
+  type SignInScreenSource,
+  type SignInScreenView,
+  signInScreenView,
+} from './sign-in-screen-view.ts'
+import { SignInView } from './sign-in-view.tsx'
 
 // Loaded when a reset link is opened: its password rules carry the list of common passwords
 // (15 KB gzip), which everyone who only signs in would otherwise download.
@@ -12,10 +17,10 @@ const ResetPasswordView = lazy(() =>
   import('./reset-password-view.tsx').then((module) => ({ default: module.ResetPasswordView })),
 )
 
-/** The reset view's frame while its code arrives: the same heading, no layout jump after. */
-function ResetPasswordPending() {
+/** A view's frame while its code arrives: the same heading, no layout jump after. */
+function PendingView({ title }: { title: string }) {
   return (
-    <PublicPage title="Please enter a new password!">
+    <PublicPage title={title}>
       <Center mih={200}>
         <Loader size="sm" aria-hidden />
       </Center>
@@ -25,7 +30,13 @@ function ResetPasswordPending() {
 
 /** Props of {@link SignInScreen}. */
 export type SignInScreenProps = {
-  actorRef: SignInScreenActorRef
+  /** The screen's actor: started, or deferred until its machine's code arrives. */
+  actorRef: SignInScreenSource
+  /**
+   * What to show while a deferred actor's machine is on its way: its first state as known
+   * without it (`signInScreenViewBeforeStart`), or null for a frame with a spinner.
+   */
+  beforeStart?: SignInScreenView | null | undefined
   /** The hCaptcha site key (from the build's configuration). */
   captchaSiteKey?: string | undefined
   /** The sign-in e-mail to start with (after a personnel registration). */
@@ -37,26 +48,37 @@ export type SignInScreenProps = {
  * (sign in, forgot password or reset password) and, once signed in, a short wait while the
  * route moves on to the dashboard.
  */
-export function SignInScreen({ actorRef, captchaSiteKey, initialEmail }: SignInScreenProps) {
+export function SignInScreen({
+  actorRef,
+  beforeStart = null,
+  captchaSiteKey,
+  initialEmail,
+}: SignInScreenProps) {
   // The API client is not part of the first load: it is fetched once someone starts on a form.
   useEffect(() => {
     const load = () => void loadSignInApi()
     document.addEventListener('focusin', load, { once: true })
     return () => document.removeEventListener('focusin', load)
   }, [])
-  const view = useSelector(actorRef, (s) => {
-    if (s.matches('forgotPassword')) return 'forgotPassword'
-    if (s.matches('resetPassword')) return 'resetPassword'
-    if (s.matches('signedIn')) return 'signedIn'
-    return 'signIn'
-  })
-  switch (view) {
+  const view = useActorSelector(
+    actorRef,
+    (snapshot) => (snapshot ? signInScreenView(snapshot) : beforeStart),
+    shallowEqual,
+  )
+  const ForgotPasswordView = useForgotPasswordView(view?.screen === 'forgotPassword')
+  const send = useCallback<SignInScreenSource['send']>((event) => actorRef.send(event), [actorRef])
+  if (!view) return <PendingView title="Please enter a new password!" />
+  switch (view.screen) {
     case 'forgotPassword':
-      return <ForgotPasswordView actorRef={actorRef} />
+      return ForgotPasswordView ? (
+        <ForgotPasswordView view={view} send={send} />
+      ) : (
+        <PendingView title="Forgot Password" />
+      )
     case 'resetPassword':
       return (
-        <Suspense fallback={<ResetPasswordPending />}>
-          <ResetPasswordView actorRef={actorRef} />
+        <Suspense fallback={<PendingView title="Please enter a new password!" />}>
+          <ResetPasswordView view={view} send={send} />
         </Suspense>
       )
     case 'signedIn':
@@ -71,7 +93,8 @@ export function SignInScreen({ actorRef, captchaSiteKey, initialEmail }: SignInS
     default:
       return (
         <SignInView
-          actorRef={actorRef}
+          view={view}
+          send={send}
           captchaSiteKey={captchaSiteKey}
           initialEmail={initialEmail}
         />

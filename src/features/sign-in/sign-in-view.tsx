@@ -1,23 +1,20 @@
 import { Alert, Anchor, Button, Checkbox, Group, Stack, Text } from '@mantine/core'
 import { schemaResolver, useForm } from '@mantine/form'
-import { useSelector } from '@xstate/react'
 import { useEffect, useRef } from 'react'
-import type { ActorRefFrom } from 'xstate'
 import { type SignInForm, SignInFormSchema } from '#domain/auth.ts'
-import type { signInScreenMachine } from '#machines/auth/sign-in-screen.machine.ts'
 import { CaptchaField } from '#src/ui/captcha-field.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
 import { EmailField } from '#src/ui/form-fields.tsx'
 import { AnchorLink } from '#src/ui/links.tsx'
 import { PasswordField } from '#src/ui/password-field.tsx'
 import { PublicPage } from '#src/ui/public-page.tsx'
-
-/** The screen's actor, as every view of the sign-in screen receives it. */
-export type SignInScreenActorRef = ActorRefFrom<typeof signInScreenMachine>
+import type { SendSignInScreenEvent, SignInScreenView } from './sign-in-screen-view.ts'
 
 /** Props of {@link SignInView}. */
 export type SignInViewProps = {
-  actorRef: SignInScreenActorRef
+  /** What the machine's state says to show. */
+  view: SignInScreenView
+  send: SendSignInScreenEvent
   /** The hCaptcha site key; the widget shows only when the machine requires a captcha. */
   captchaSiteKey?: string | undefined
   /** An e-mail to start with (the person who just registered); the password then has the focus. */
@@ -29,13 +26,8 @@ export type SignInViewProps = {
  * Password, the captcha when it is on, Sign In and the way to Sign Up; banners for the
  * personnel sign-up success, an outdated reset link and a failed sign-in.
  */
-export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInViewProps) {
-  const submitting = useSelector(actorRef, (s) => s.matches({ signIn: 'submitting' }))
-  const notice = useSelector(actorRef, (s) => s.context.notice)
-  const error = useSelector(actorRef, (s) => s.context.error)
-  const captchaRequired = useSelector(actorRef, (s) => s.context.captchaRequired)
-  const captchaError = useSelector(actorRef, (s) => s.context.captchaError)
-  const attempts = useSelector(actorRef, (s) => s.context.signInAttempts)
+export function SignInView({ view, send, captchaSiteKey, initialEmail }: SignInViewProps) {
+  const { busy: submitting, notice, error, captchaRequired, captchaError, attempts } = view
 
   const form = useForm<SignInForm>({
     mode: 'uncontrolled',
@@ -60,7 +52,7 @@ export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInVie
       <FailureAlert>{error}</FailureAlert>
       <form
         noValidate
-        onSubmit={form.onSubmit((input) => actorRef.send({ type: 'signInForm.submit', input }))}
+        onSubmit={form.onSubmit((input) => send({ type: 'signInForm.submit', input }))}
       >
         <Stack gap="md">
           <EmailField
@@ -85,7 +77,7 @@ export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInVie
               component="button"
               type="button"
               size="sm"
-              onClick={() => actorRef.send({ type: 'link.forgot' })}
+              onClick={() => send({ type: 'link.forgot' })}
               disabled={submitting}
             >
               Forgot Password
@@ -97,8 +89,8 @@ export function SignInView({ actorRef, captchaSiteKey, initialEmail }: SignInVie
               key={attempts}
               siteKey={captchaSiteKey}
               error={captchaError}
-              onVerify={(token) => actorRef.send({ type: 'captcha.verified', token })}
-              onExpire={() => actorRef.send({ type: 'captcha.expired' })}
+              onVerify={(token) => send({ type: 'captcha.verified', token })}
+              onExpire={() => send({ type: 'captcha.expired' })}
             />
           )}
           <Button type="submit" fullWidth loading={submitting}>
