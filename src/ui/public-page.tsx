@@ -1,4 +1,4 @@
-import { Box, Card, Center, Image, Stack, Title } from '@mantine/core'
+import { Box, Center, Paper, Stack, Title } from '@mantine/core'
 import { type ReactNode, useEffect } from 'react'
 import { notePageMounted } from '#src/lib/prerender-contract.ts'
 import classes from './public-page.module.css'
@@ -24,16 +24,25 @@ export function PublicPage({ title, children, width = 440 }: PublicPageProps) {
       <Center>
         <Stack gap="lg" w="100%" maw={width} align="stretch">
           <Center>
-            <Image src="/logo.svg" alt="Glow Rewards" w={200} h={40} fit="contain" />
+            {/* A plain image: the logo is ours and always there, no fallback needed. */}
+            <img
+              src="/logo.svg"
+              alt="Glow Rewards"
+              width={200}
+              height={40}
+              className={classes.logo}
+            />
           </Center>
-          <Card padding="xl" className={classes.card}>
+          {/* The theme's card (border, small shadow, medium radius) on Paper, which every page
+              loads anyway: the first page of a visitor needs no Card component. */}
+          <Paper withBorder shadow="sm" radius="md" className={classes.card}>
             <Stack gap="md">
               <Title order={1} size="h2" ta="center">
                 {title}
               </Title>
               {children}
             </Stack>
-          </Card>
+          </Paper>
         </Stack>
       </Center>
     </Box>
