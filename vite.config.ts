@@ -11,6 +11,10 @@ import { routePreloads } from './scripts/vite/route-preloads.ts'
  */
 const SIGNED_IN_ROUTE_FILES = '^_shell'
 
+/** The modules of {@link defineConfig}'s `Input` chunk. */
+const MANTINE_INPUT_FOUNDATION =
+  /node_modules[\\/]@mantine[\\/](core[\\/]esm[\\/](components[\\/](Input|InputBase|TextInput)[\\/]|components[\\/]Checkbox[\\/]CheckIcon\.mjs|utils[\\/]InlineInput[\\/])|hooks[\\/]esm[\\/]use-uncontrolled)/
+
 const apiPort = process.env.API_PORT ?? '3001'
 
 export default defineConfig({
@@ -56,6 +60,8 @@ export default defineConfig({
     outDir: 'dist',
     sourcemap: false,
     chunkSizeWarningLimit: 600,
+    // Every browser we support knows `<link rel="modulepreload">`: no polyfill in the entry chunk.
+    modulePreload: { polyfill: false },
     rolldownOptions: {
       output: {
         codeSplitting: {
@@ -65,6 +71,10 @@ export default defineConfig({
             // one request instead of a dozen small ones, and one gzip dictionary. Route code and
             // what only some routes use stay in automatic chunks, fetched with their route.
             { name: 'app', tags: ['$initial'] },
+            // Mantine's input foundation (the input and its wrapper, the text input, the inline
+            // input and check icon of checkboxes and radios): every form page needs it whole, and
+            // as one file it costs /signin 1.3 KB gzip less than as six, no page more than 0.2 KB.
+            { name: 'Input', test: MANTINE_INPUT_FOUNDATION },
           ],
         },
       },
