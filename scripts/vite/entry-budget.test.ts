@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { ENTRY_BUDGET, entryBreaches } from './entry-budget.ts'
+import { ENTRY_BUDGET, entryBreaches, signInPageBreaches } from './entry-budget.ts'
 
 const root = process.cwd()
 const chunk = (moduleIds: string[], code = 'export {}') => ({
@@ -58,7 +58,35 @@ describe('the entry chunk budget', () => {
     const code = randomBytes(ENTRY_BUDGET.maxGzipBytes + 2048).toString('latin1')
     const [breach] = entryBreaches(chunk([], code), () => undefined)
     expect(breach).toMatch(
-      /^The entry chunk assets\/index-abc\.js is 1\d\d\.\d KB gzip, over its budget of 135 KB\.$/,
+      /^The entry chunk assets\/index-abc\.js is 1\d\d\.\d KB gzip, over its budget of 125 KB\.$/,
+    )
+  })
+
+  it("refuses XState among the sign-in page's files on arrival, naming the file", () => {
+    const chunk = (fileName: string, extra: Record<string, unknown>) => ({
+      type: 'chunk',
+      fileName,
+      isEntry: false,
+      imports: [],
+      moduleIds: [],
+      viteMetadata: { importedCss: new Set<string>() },
+      ...extra,
+    })
+    const bundle = (signInImports: string[]) =>
+      ({
+        'assets/index.js': chunk('assets/index.js', { isEntry: true }),
+        'assets/signin.js': chunk('assets/signin.js', {
+          moduleIds: [`${root}/src/routes/signin.tsx?tsr-split=component`],
+          imports: signInImports,
+        }),
+        'assets/xstate.esm.js': chunk('assets/xstate.esm.js', {
+          moduleIds: [`${root}/node_modules/xstate/dist/xstate.esm.js`],
+        }),
+      }) as unknown as Parameters<typeof signInPageBreaches>[0]
+    expect(signInPageBreaches(bundle([]))).toEqual([])
+    const [breach] = signInPageBreaches(bundle(['assets/xstate.esm.js']))
+    expect(breach).toMatch(
+      /^The sign-in page loads xstate on arrival \(in assets\/xstate\.esm\.js\)/,
     )
   })
 })
