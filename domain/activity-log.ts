@@ -29,6 +29,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'patients.imported': { group: 'Patients', label: 'Imported patients' },
   'patient.resubscribed': { group: 'Patients', label: 'Subscribed again to e-mails' },
   'patient.merged': { group: 'Patients', label: 'Merged two patients' },
+  'integration.tested': { group: 'Practice', label: 'Tested the Nextech connection' },
   'ledger.posted': { group: 'Points', label: 'Posted points' },
   'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
   'visit.undone': { group: 'Points', label: 'Undid a visit' },
@@ -195,6 +196,12 @@ export function describeActivity(
       return sentence(`archived ${patient}`)
     case 'patient.restored':
       return sentence(`restored ${patient}`)
+    case 'integration.tested':
+      return sentence(
+        details.outcome === 'connected'
+          ? 'tested the Nextech connection: it works'
+          : `tested the Nextech connection: it failed (${text(details.reason).replaceAll('_', ' ')})`,
+      )
     case 'patient.merged': {
       const entries = num(details.ledger_entries)
       const moved = entries

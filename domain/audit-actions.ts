@@ -72,6 +72,8 @@ export const AUDIT_ACTIONS = [
   'patient.resubscribed',
   // Two patients merged into one (the kept one and the merged one, what moved).
   'patient.merged',
+  // The Nextech integration: an Admin's test of the connection, with its outcome.
+  'integration.tested',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -28,6 +28,7 @@ import {
   patientLedgerRoutes,
   programmeRuleRoutes,
 } from '#server/modules/ledger/index.ts'
+import { nextechRoutes } from '#server/modules/nextech/index.ts'
 import { activityRoutes, patientRoutes } from '#server/modules/patients/index.ts'
 import {
   personnelRegisterRoutes,
@@ -44,6 +45,8 @@ import {
 import { activityLogRoutes, reportRoutes } from '#server/modules/reports/index.ts'
 import { signUpRoutes, testTokenRoutes } from '#server/modules/sign-up/index.ts'
 import { patientRedemptionRoutes, visitRoutes } from '#server/modules/visits/index.ts'
+import { createNextechConnector } from '#server/nextech/connector.ts'
+import { NEXTECH_SANDBOX } from '#server/nextech/sandbox.ts'
 import { operation } from '#server/openapi/operation.ts'
 import { openApiRoutes } from '#server/openapi/routes.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
@@ -235,6 +238,7 @@ export function createApp(deps: AppDeps) {
         publicUrl: deps.config.publicUrl,
         templates: MAIL_TEMPLATES,
       }),
+    nextech: deps.nextech ?? createNextechConnector(deps.config, now),
     clientIp: (c) => clientIp(c, { trustProxy: deps.config.trustProxy }),
     audit: createAuditLog(deps.db, { now, log }),
   }
@@ -302,6 +306,7 @@ export function createApp(deps: AppDeps) {
   )
   // One line per resource; new resources (auth, personnel, ...) mount the same way.
   api.route('/practice/rules', programmeRuleRoutes(ctx))
+  api.route('/practice/integrations/nextech', nextechRoutes(ctx))
   api.route('/', practiceApi(ctx))
   api.route('/patients', patientRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
@@ -333,6 +338,10 @@ export function createApp(deps: AppDeps) {
   )
 
   app.route('/api', api)
+  // Outside production, without Nextech addresses: the Nextech sandbox a tester can call too.
+  if (ctx.nextech.sandbox && !ctx.config.production) {
+    app.route(NEXTECH_SANDBOX.mountPath, ctx.nextech.sandbox.app)
+  }
   // The pages a patient opens from an e-mail, whole from the server.
   app.route('/', patientPageRoutes(ctx))
   if (ctx.config.distDir) {

@@ -180,6 +180,30 @@ describe('loadConfig', () => {
     })
   })
 
+  it('reaches Nextech at its own addresses in production, the sandbox elsewhere, or where it is told', () => {
+    const production = { NODE_ENV: 'production', ALLOW_TEST_PAYMENTS: 'true' }
+    expect(loadConfig(production, { cwd }).nextech).toEqual({
+      tokenUrl: 'https://login.microsoftonline.com/nextech-api.com/oauth2/token',
+      apiUrl: 'https://select.nextech-api.com/api',
+    })
+    // Outside production, unset: no address, so the built-in sandbox answers.
+    expect(loadConfig({}, { cwd }).nextech).toBeUndefined()
+    const staging = {
+      NEXTECH_TOKEN_URL: 'https://login.example.test/nextech-api.com/oauth2/token',
+      NEXTECH_API_URL: 'https://fhir.example.test/api/',
+    }
+    expect(loadConfig({ ...production, ...staging }, { cwd }).nextech).toEqual({
+      tokenUrl: 'https://login.example.test/nextech-api.com/oauth2/token',
+      apiUrl: 'https://fhir.example.test/api',
+    })
+    expect(() => loadConfig({ NEXTECH_TOKEN_URL: staging.NEXTECH_TOKEN_URL }, { cwd })).toThrow(
+      'Invalid configuration: NEXTECH_TOKEN_URL and NEXTECH_API_URL go together; missing NEXTECH_API_URL',
+    )
+    expect(() => loadConfig({ ...staging, NEXTECH_API_URL: 'fhir.example.test' }, { cwd })).toThrow(
+      'Invalid configuration: NEXTECH_API_URL must be an http(s) address',
+    )
+  })
+
   it('serves dist/ by default only when it has an index.html; empty SERVE_DIST means API only', () => {
     expect(loadConfig({}, { cwd }).distDir).toBeUndefined()
     mkdirSync(join(cwd, 'dist'))

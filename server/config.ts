@@ -4,6 +4,7 @@ import * as v from 'valibot'
 import type { S3Settings } from '#server/files/s3-file-store.ts'
 import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
 import type { TwilioSettings } from '#server/messaging/twilio-sms.ts'
+import { NEXTECH_PRODUCTION } from '#server/nextech/client.ts'
 
 /** Everything the server reads from its environment (see `.env.example`). */
 export type ServerConfig = {
@@ -56,6 +57,12 @@ export type ServerConfig = {
    * demo's private coupon. Default: on outside production, off in production.
    */
   seedDemo?: boolean
+  /**
+   * NEXTECH_TOKEN_URL and NEXTECH_API_URL: where the Nextech integration signs in and reads. In
+   * production they default to Nextech's own addresses; elsewhere, unset, the built-in Nextech
+   * sandbox answers (server/nextech/sandbox.ts). One without the other is an error.
+   */
+  nextech?: { tokenUrl: string; apiUrl: string } | undefined
   /** STRIPE_SECRET_KEY: card payments go to Stripe; unset uses the built-in test gateway. */
   stripeSecretKey?: string | undefined
   /**
@@ -233,7 +240,36 @@ const EnvSchema = v.object({
   SEED_DEMO: flag('SEED_DEMO'),
   STRIPE_SECRET_KEY: optionalText,
   ALLOW_TEST_PAYMENTS: flag('ALLOW_TEST_PAYMENTS'),
+  NEXTECH_TOKEN_URL: optionalText,
+  NEXTECH_API_URL: optionalText,
 })
+
+/**
+ * Nextech's addresses: both given, or both unset (production: Nextech's own; elsewhere: none, so
+ * the built-in sandbox answers). Each must be an http(s) address.
+ */
+function nextechSettings(
+  e: { NEXTECH_TOKEN_URL?: string | undefined; NEXTECH_API_URL?: string | undefined },
+  production: boolean,
+): { tokenUrl: string; apiUrl: string } | undefined {
+  const tokenUrl = e.NEXTECH_TOKEN_URL || undefined
+  const apiUrl = e.NEXTECH_API_URL || undefined
+  if (!tokenUrl && !apiUrl) return production ? { ...NEXTECH_PRODUCTION } : undefined
+  if (!tokenUrl || !apiUrl) {
+    throw new ConfigError(
+      `Invalid configuration: NEXTECH_TOKEN_URL and NEXTECH_API_URL go together; missing ${tokenUrl ? 'NEXTECH_API_URL' : 'NEXTECH_TOKEN_URL'}`,
+    )
+  }
+  for (const [name, value] of [
+    ['NEXTECH_TOKEN_URL', tokenUrl],
+    ['NEXTECH_API_URL', apiUrl],
+  ] as const) {
+    if (!/^https?:\/\/[^\s/]+/.test(value)) {
+      throw new ConfigError(`Invalid configuration: ${name} must be an http(s) address`)
+    }
+  }
+  return { tokenUrl, apiUrl: apiUrl.replace(/\/+$/, '') }
+}
 
 /** The Twilio account when all three TWILIO_* are set, none when none is; anything between is an error. */
 function twilioSettings(e: {
@@ -398,5 +434,6 @@ export function loadConfig(
     seedDemo: e.SEED_DEMO ?? !production,
     stripeSecretKey,
     allowTestPayments,
+    nextech: nextechSettings(e, production),
   }
 }

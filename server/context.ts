@@ -7,6 +7,7 @@ import type { Logger } from '#server/lib/log.ts'
 import type { MailService } from '#server/messaging/mail.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
 import type { SmsService } from '#server/messaging/sms.ts'
+import type { NextechConnector } from '#server/nextech/connector.ts'
 import type { PaymentProvider } from '#server/payments/provider.ts'
 import type { HashingGate } from '#server/security/passwords.ts'
 import type { RateLimitStore } from '#server/security/rate-limit.ts'
@@ -47,6 +48,12 @@ export type AppConfig = {
    */
   trustProxy?: boolean | undefined
   /**
+   * Nextech's sign-in and API addresses (NEXTECH_TOKEN_URL, NEXTECH_API_URL); unset outside
+   * production: the built-in Nextech sandbox, answered in this process and served under
+   * `/nextech-sandbox`.
+   */
+  nextech?: { tokenUrl: string; apiUrl: string } | undefined
+  /**
    * The 32-byte key that seals secrets at rest (Nextech credentials); see
    * server/db/data-key.ts. Unset: a random key for this app (tests).
    */
@@ -79,6 +86,8 @@ export type AppDeps = {
   hashing?: HashingGate
   /** Where uploaded files' bytes live; defaults to the database (or `config.uploadsDir`). */
   files?: FileStore
+  /** How Nextech is reached; defaults to `config.nextech`, or the built-in sandbox without it. */
+  nextech?: NextechConnector
 }
 
 /** {@link AppDeps} with the defaults filled in: what every route factory receives. */
@@ -92,6 +101,7 @@ export type ServerContext = AppDeps & {
   outbound: OutboundQueue
   hashing: HashingGate
   files: FileStore
+  nextech: NextechConnector
   /** The caller's address (socket, or the trusted proxy's `X-Forwarded-For`). */
   clientIp: (c: Context) => string
   /** The append-only audit trail of security events. */

@@ -230,6 +230,7 @@ export async function startServer(
         supportEmail: config.supportEmail,
         trustProxy: config.trustProxy,
         dataKey,
+        nextech: config.nextech,
       },
       payments,
       log,

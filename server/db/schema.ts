@@ -102,6 +102,31 @@ export const practices = pgTable(
   ],
 )
 
+/**
+ * A practice's connection to Nextech (server/modules/nextech): the token pair Glow holds, sealed
+ * like the credentials, and how the last call went, in words. One row per practice, made by the
+ * first "Test connection" or sync; erased with the practice.
+ */
+export const nextechConnections = pgTable(
+  'nextech_connections',
+  {
+    practice_id: integer()
+      .primaryKey()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    /** The {@link NextechTokens} pair, sealed with the data key; null after a failed sign-in. */
+    tokens: jsonb().$type<SealedJson>(),
+    /** `connected` after a call that worked, `failing` after one that did not. */
+    status: text().notNull(),
+    /** The reason of the last failure (server/nextech/failures.ts) and its sentence. */
+    last_error_reason: text(),
+    last_error: text(),
+    last_checked_at: timestamp({ withTimezone: true }).notNull(),
+    /** Since when the connection has worked without a failure in between. */
+    connected_since: instant(),
+  },
+  (t) => [check('nextech_connections_status_check', sql`${t.status} in ('connected', 'failing')`)],
+)
+
 /** A staff member who signs in. The e-mail is stored lower-cased and is unique. */
 export const users = pgTable(
   'users',

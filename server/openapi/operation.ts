@@ -51,6 +51,10 @@ export const TAGS = [
     description: "The practice's details, programme rules, logo and subscription.",
   },
   { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
+  {
+    name: 'Integrations',
+    description: "The practice's health record (Nextech): the connection and its test.",
+  },
   { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
   { name: 'Operations', description: 'Health and the development outbox.' },
   { name: 'Reference', description: 'This document and its interactive reference.' },

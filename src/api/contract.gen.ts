@@ -27,6 +27,7 @@ import type {
   ProgrammeRulesSchema,
   ReverseInputSchema,
 } from '#domain/ledger.ts'
+import type { NextechStatusSchema, NextechTestAnswerSchema } from '#domain/nextech.ts'
 import type { OfferAnswerSchema, PromotionSendAnswerSchema } from '#domain/offers.ts'
 import type {
   PatientImportAnswerSchema,
@@ -168,6 +169,7 @@ export type ApiContract = {
   'GET /api/personnel/:id': { answer: v.InferOutput<typeof InvitationPreviewSchema> }
   'GET /api/practice': { answer: v.InferOutput<typeof PracticeAnswerSchema> }
   'GET /api/practice/coupons/:code': { answer: v.InferOutput<typeof CouponSchema> }
+  'GET /api/practice/integrations/nextech': { answer: v.InferOutput<typeof NextechStatusSchema> }
   'GET /api/practice/plans': { answer: v.InferOutput<typeof PlansAnswerSchema> }
   'GET /api/practice/rules': { answer: v.InferOutput<typeof ProgrammeRulesSchema> }
   'GET /api/practice/subscription': { answer: v.InferOutput<typeof SubscriptionAnswerSchema> }
@@ -282,6 +284,9 @@ export type ApiContract = {
     answer: v.InferOutput<typeof PersonnelInvitationSchema>
   }
   'POST /api/personnel/:id/resend': { answer: v.InferOutput<typeof PersonnelInvitationSchema> }
+  'POST /api/practice/integrations/nextech/test': {
+    answer: v.InferOutput<typeof NextechTestAnswerSchema>
+  }
   'POST /api/practice/subscription/cancel': {
     answer: v.InferOutput<typeof SubscriptionAnswerSchema>
   }

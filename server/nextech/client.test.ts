@@ -4,7 +4,7 @@ import { getRequestListener } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNextechClient, type NextechCredentials } from './client.ts'
 import { NEXTECH_MESSAGES, NextechFailure, tokenFailure } from './failures.ts'
-import { createNextechSandbox, NEXTECH_SANDBOX, SANDBOX_RATE_LIMIT } from './sandbox-routes.ts'
+import { createNextechSandbox, NEXTECH_SANDBOX, SANDBOX_RATE_LIMIT } from './sandbox.ts'
 
 const RIGHT: NextechCredentials = {
   client_id: NEXTECH_SANDBOX.clientId,

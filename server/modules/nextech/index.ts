@@ -1,0 +1,1 @@
+export { nextechRoutes } from './routes.ts'
