@@ -41,3 +41,14 @@ export const NEXTECH_SETUP_MESSAGES = {
   incomplete:
     'Enter the Nextech client ID, username, password and practice ID in Practice details first.',
 } as const
+
+/**
+ * The API user of the built-in Nextech sandbox (outside production; server/nextech/sandbox.ts):
+ * what a tester enters in Practice details to connect to it. Never Nextech's.
+ */
+export const NEXTECH_SANDBOX_LOGIN = {
+  client_id: 'glow-sandbox-client',
+  username: 'glow.api@demo-clinic.nextech-api.com',
+  password: 'SandboxPass123!',
+  nx_practice_id: '1001',
+} as const

@@ -234,6 +234,20 @@ describe('bench report of a run without answers', () => {
     ])
   })
 
+  it('fails a page whose scripts did not load, but not the offer page, which has none', () => {
+    const load = (path: string) => ({
+      path,
+      jsGzip: 0,
+      cssGzip: 0,
+      jsTransferred: 0,
+      cssTransferred: 0,
+      files: [],
+    })
+    expect(unmeasured({ ...base, firstLoad: [load('/signin'), load('/offers/abc')] })).toEqual([
+      'First load of /signin: no JavaScript was fetched',
+    ])
+  })
+
   it('turns a wizard phase it could not reach into a failure, not a row', () => {
     const result: BenchResult = {
       ...base,

@@ -1,6 +1,7 @@
 /// <reference types="fhir" />
 import { randomBytes } from 'node:crypto'
 import { Hono } from 'hono'
+import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { NEXTECH_RESOURCE } from './client.ts'
 
 /**
@@ -18,10 +19,10 @@ import { NEXTECH_RESOURCE } from './client.ts'
 
 /** The sandbox's API users and practice. */
 export const NEXTECH_SANDBOX = {
-  clientId: 'glow-sandbox-client',
-  username: 'glow.api@demo-clinic.nextech-api.com',
-  password: 'SandboxPass123!',
-  practiceId: '1001',
+  clientId: NEXTECH_SANDBOX_LOGIN.client_id,
+  username: NEXTECH_SANDBOX_LOGIN.username,
+  password: NEXTECH_SANDBOX_LOGIN.password,
+  practiceId: NEXTECH_SANDBOX_LOGIN.nx_practice_id,
   /** An API user never signed in: its first password has expired, as Nextech's new users' do. */
   newUser: { username: 'new.api@demo-clinic.nextech-api.com', password: 'Welcome123!' },
   /** Where the sandbox is mounted on a server outside production. */

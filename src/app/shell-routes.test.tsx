@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { NextechStatus } from '#domain/nextech.ts'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { demoStaffMember, promotionDetail } from '#src/lib/testing/fixtures.ts'
@@ -140,6 +141,19 @@ function worklist(call: FakeCall) {
 /** A fake of the practice's data, enough for every shell area. */
 const PRACTICE = demoPractice
 
+/** The Nextech connection of a practice without Nextech, as the server answers it. */
+const NEXTECH_NOT_CHOSEN: NextechStatus = {
+  chosen: false,
+  configured: false,
+  connected: false,
+  status: 'untested',
+  practice_id: null,
+  last_checked_at: null,
+  connected_since: null,
+  errors: [],
+  sandbox: true,
+}
+
 function practiceApi(): FakeRoutes {
   return {
     'GET /patients/summary': { patients: 2, subscribed: 1, converted: 1 },
@@ -180,6 +194,7 @@ function practiceApi(): FakeRoutes {
     'GET /promotions': { data: [SPRING_OFFER], total: 1, page: 1, pageSize: 20 },
     'GET /practice/rules': RULES,
     'GET /practice': PRACTICE,
+    'GET /practice/integrations/nextech': NEXTECH_NOT_CHOSEN,
     'GET /procedures': [catalogueItem(3, 'Hydrafacial', 19900, 200)],
     'GET /products': [catalogueItem(4, 'Vitamin C serum', 4500, null)],
     'GET /users': [
@@ -448,6 +463,7 @@ describe("Settings' sections", () => {
     renderRoute('/settings', { session: demoSession })
     expect(await sections()).toEqual([
       'Practice details',
+      'Integrations',
       'Practice logo',
       'Programme rules',
       'Subscription',
@@ -468,6 +484,7 @@ describe("Settings' sections", () => {
     })
     expect(await sections()).toEqual([
       'Practice details',
+      'Integrations',
       'Practice logo',
       'Programme rules',
       'Your account',

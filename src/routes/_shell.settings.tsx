@@ -3,8 +3,10 @@ import { createFileRoute } from '@tanstack/react-router'
 import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
 import type { PracticeAnswer, PracticeSettingsInput } from '#domain/practice-settings.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
+import { getNextechStatus, testNextechConnection } from '#src/api/nextech.ts'
 import { getPractice, savePractice } from '#src/api/practice-settings.ts'
 import { removePracticeLogo, savePracticeLogo } from '#src/api/uploads.ts'
+import { NextechConnectionSection } from '#src/features/settings/nextech-connection.tsx'
 import {
   PracticeDetailsSection,
   type PracticeSaveFailure,
@@ -24,15 +26,19 @@ import { SectionCard } from '#src/ui/section-card.tsx'
 export const Route = createFileRoute('/_shell/settings')({
   loader: () =>
     loadData(async () => {
-      const [rules, details] = await Promise.all([getProgrammeRules(), getPractice()])
-      return { rules, details }
+      const [rules, details, nextech] = await Promise.all([
+        getProgrammeRules(),
+        getPractice(),
+        getNextechStatus(),
+      ])
+      return { rules, details, nextech }
     }),
   component: SettingsPage,
 })
 
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
-  const { rules, details } = Route.useLoaderData()
+  const { rules, details, nextech } = Route.useLoaderData()
   const action = useAction()
   return (
     <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
@@ -49,6 +55,22 @@ function SettingsPage() {
             { failure: practiceSaveFailure },
           )
           return refused ?? (saved as PracticeAnswer)
+        }}
+      />
+      <NextechConnectionSection
+        status={nextech}
+        readOnlyNote={
+          can(toRole(user.access_rights), 'practice.settings')
+            ? undefined
+            : PERMISSION_REFUSALS['practice.settings']
+        }
+        onTest={async () => {
+          let answer: Awaited<ReturnType<typeof testNextechConnection>> | undefined
+          // The status under the button follows: the route's data is read again after the test.
+          const refused = await action.run(async () => {
+            answer = await testNextechConnection()
+          })
+          return refused ?? (answer as NonNullable<typeof answer>)
         }}
       />
       <PracticeLogoSetting imagePath={practice.image_path} role={user.access_rights} />

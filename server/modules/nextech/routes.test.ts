@@ -133,6 +133,16 @@ describe.each(testBackends())('the Nextech connection on $name, against the sand
         last_checked_at: later.toISOString(),
         connected_since: start.toISOString(),
       })
+
+      // New fields: what the connection said was about the old ones, and its tokens go.
+      await saveNextech({ ...RIGHT, password: 'a-new-password' })
+      expect(await status()).toMatchObject({ status: 'untested', connected: false, errors: [] })
+      const gone = await t.db
+        .select()
+        .from(nextechConnections)
+        .where(eq(nextechConnections.practice_id, t.demo.practiceId))
+      expect(gone).toEqual([])
+      await saveNextech(RIGHT)
     } finally {
       t.setNow(undefined)
     }

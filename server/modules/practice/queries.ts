@@ -3,7 +3,7 @@ import type { Plan, PlansAnswer } from '#domain/plans.ts'
 import type { PracticeSettings } from '#domain/practice-settings.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { sealJson } from '#server/db/data-key.ts'
-import { coupons, planColumns, plans, practices } from '#server/db/schema.ts'
+import { coupons, nextechConnections, planColumns, plans, practices } from '#server/db/schema.ts'
 import { notFound } from '#server/lib/domain-error.ts'
 
 const couponColumns = {
@@ -155,4 +155,15 @@ export async function markSubscriptionCancelled(db: Database, practiceId: number
 /** Every plan, active or not: a practice keeps the plans it chose. */
 export async function readAllPlans(db: Database): Promise<Plan[]> {
   return asPlans(await db.select(planColumns).from(plans))
+}
+
+/**
+ * Forgets the practice's Nextech connection (its sealed tokens and status): what it said was
+ * about Nextech fields that changed.
+ */
+export async function forgetNextechConnection(
+  tx: Database | Transaction,
+  practiceId: number,
+): Promise<void> {
+  await tx.delete(nextechConnections).where(eq(nextechConnections.practice_id, practiceId))
 }

@@ -4,7 +4,7 @@ import { recordWithin } from '#server/audit/audit.ts'
 import { type Actor, actorEvent } from '#server/auth/caller.ts'
 import type { ServerContext } from '#server/context.ts'
 import { openJson } from '#server/db/data-key.ts'
-import { type DetailRow, readDetails, saveDetails } from './queries.ts'
+import { type DetailRow, forgetNextechConnection, readDetails, saveDetails } from './queries.ts'
 
 /** The stored Nextech settings, opened; null without any. */
 function storedNextech(row: DetailRow, dataKey: Buffer): NextechSettings | null {
@@ -117,6 +117,11 @@ export function practiceDetailsService(ctx: Pick<ServerContext, 'db' | 'config' 
         if (fields.length > 0) {
           const event = actorEvent(actor, 'practice.details_changed', { fields: fields.join(',') })
           await recordWithin(tx, event, ctx.now())
+        }
+        // The Nextech connection was about the fields that were: its tokens and status go, and
+        // the next test or sync starts from the new ones.
+        if (fields.some((field) => field === 'e_record' || field.startsWith('nextech_'))) {
+          await forgetNextechConnection(tx, actor.user.practice_id)
         }
         return after
       })

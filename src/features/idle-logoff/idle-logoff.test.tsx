@@ -60,6 +60,17 @@ describe('automatic logoff (HIPAA)', () => {
       'POST /auth/logout': { ok: true },
       'GET /practice/rules': DEFAULT_PROGRAMME_RULES,
       'GET /practice': demoPractice,
+      'GET /practice/integrations/nextech': {
+        chosen: false,
+        configured: false,
+        connected: false,
+        status: 'untested',
+        practice_id: null,
+        last_checked_at: null,
+        connected_since: null,
+        errors: [],
+        sandbox: true,
+      },
     })
     const { router } = renderRoute('/settings', { session: demoSession, remember: true })
     expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()
