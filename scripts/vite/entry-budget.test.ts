@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ENTRY_BUDGET, entryBreaches, signInPageBreaches } from './entry-budget.ts'
+import { fakeChunk } from './fake-bundle.ts'
 
 const root = process.cwd()
 const chunk = (moduleIds: string[], code = 'export {}') => ({
@@ -63,15 +64,7 @@ describe('the entry chunk budget', () => {
   })
 
   it("refuses XState among the sign-in page's files on arrival, naming the file", () => {
-    const chunk = (fileName: string, extra: Record<string, unknown>) => ({
-      type: 'chunk',
-      fileName,
-      isEntry: false,
-      imports: [],
-      moduleIds: [],
-      viteMetadata: { importedCss: new Set<string>() },
-      ...extra,
-    })
+    const chunk = fakeChunk
     const bundle = (signInImports: string[]) =>
       ({
         'assets/index.js': chunk('assets/index.js', { isEntry: true }),

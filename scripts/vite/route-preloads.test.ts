@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { fakeChunk } from './fake-bundle.ts'
 import { routeFile, routePreloadTable } from './route-preloads.ts'
 
 describe('route preloads', () => {
@@ -25,15 +26,7 @@ describe('route preloads', () => {
   })
 
   it("lists each page's split chunks, their imports and CSS, without what the entry brings, and the route tree's chunk before a signed-in page's", () => {
-    const chunk = (fileName: string, extra: Record<string, unknown>) => ({
-      type: 'chunk',
-      fileName,
-      isEntry: false,
-      imports: [],
-      moduleIds: [],
-      viteMetadata: { importedCss: new Set<string>() },
-      ...extra,
-    })
+    const chunk = fakeChunk
     const bundle = {
       'assets/index.js': chunk('assets/index.js', {
         isEntry: true,

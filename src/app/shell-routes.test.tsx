@@ -1,12 +1,12 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { NextechStatus } from '#domain/nextech.ts'
 import { toDay } from '#src/api/appointments.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { demoStaffMember, promotionDetail } from '#src/lib/testing/fixtures.ts'
 import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
+import { NEXTECH_NOT_CHOSEN } from '#tests/support/nextech.ts'
 import { renderRoute } from '#tests/support/render.tsx'
 
 const AREAS = [
@@ -140,19 +140,6 @@ function worklist(call: FakeCall) {
 
 /** A fake of the practice's data, enough for every shell area. */
 const PRACTICE = demoPractice
-
-/** The Nextech connection of a practice without Nextech, as the server answers it. */
-const NEXTECH_NOT_CHOSEN: NextechStatus = {
-  chosen: false,
-  configured: false,
-  connected: false,
-  status: 'untested',
-  practice_id: null,
-  last_checked_at: null,
-  connected_since: null,
-  errors: [],
-  sandbox: true,
-}
 
 function practiceApi(): FakeRoutes {
   return {

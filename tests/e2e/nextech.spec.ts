@@ -2,6 +2,7 @@ import type { APIRequestContext } from '@playwright/test'
 import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { NEXTECH_MESSAGES } from '#server/nextech/failures.ts'
 import { type ApiSession, expect, openSignedIn, test } from './support/fixtures.ts'
+import { putPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
 // Settings → Integrations: an Admin connects the practice to Nextech (the server's built-in
@@ -12,22 +13,8 @@ test.describe.configure({ timeout: 240_000 })
 const shoot = screens('issue-32')
 
 /** The demo practice back without Nextech, as the seed made it. */
-async function restorePractice(request: APIRequestContext, admin: ApiSession) {
-  const { cookies } = await request.storageState()
-  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')?.value
-  const headers = {
-    Authorization: `Bearer ${admin.jwt}`,
-    ...(xsrf ? { 'X-XSRF-TOKEN': xsrf } : {}),
-  }
-  const current = (await (await request.get('/api/practice', { headers })).json()) as Record<
-    string,
-    unknown
-  >
-  const restored = await request.put('/api/practice', {
-    headers,
-    data: { ...current, e_record: 'no_integration', nextech: null },
-  })
-  expect(restored.status(), await restored.text()).toBe(200)
+function restorePractice(request: APIRequestContext, admin: ApiSession) {
+  return putPractice(request, admin, { e_record: 'no_integration', nextech: null })
 }
 
 test('an Admin connects Nextech: a wrong password, then the right one, each answer in words', async ({

@@ -10,6 +10,7 @@ import {
   test,
   waitForMessage,
 } from './support/fixtures.ts'
+import { putPractice } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
 // The practice details in Settings, the footer links and My Profile's phone change,
@@ -21,29 +22,13 @@ test.describe.configure({ timeout: 240_000 })
 const shoot = screens('issue-19')
 
 /** The demo practice as the seed made it, put back after a journey changed it. */
-async function restorePractice(request: APIRequestContext, admin: ApiSession) {
-  // A journey that fetched one of our pages holds its XSRF cookie: echo it, as the SPA does.
-  const { cookies } = await request.storageState()
-  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')?.value
-  const headers = {
-    Authorization: `Bearer ${admin.jwt}`,
-    ...(xsrf ? { 'X-XSRF-TOKEN': xsrf } : {}),
-  }
-  const current = (await (await request.get('/api/practice', { headers })).json()) as Record<
-    string,
-    unknown
-  >
-  const restored = await request.put('/api/practice', {
-    headers,
-    data: {
-      ...current,
-      practice_name: 'Glow Demo Med Spa',
-      practice_zip: '62701',
-      footer_links: { about: '', privacy: '', support: '' },
-      nextech: null,
-    },
+function restorePractice(request: APIRequestContext, admin: ApiSession) {
+  return putPractice(request, admin, {
+    practice_name: 'Glow Demo Med Spa',
+    practice_zip: '62701',
+    footer_links: { about: '', privacy: '', support: '' },
+    nextech: null,
   })
-  expect(restored.status(), await restored.text()).toBe(200)
 }
 
 test.describe('the practice details', () => {

@@ -4,6 +4,7 @@ import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { SESSION_KEY } from '#src/lib/session.ts'
 import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { stubApi } from '#tests/support/fake-api.ts'
+import { NEXTECH_NOT_CHOSEN } from '#tests/support/nextech.ts'
 import { renderRoute, renderWithProviders } from '#tests/support/render.tsx'
 import { IDLE_WARNING_TITLE, IdleLogoff, idleWarningText, STAY_SIGNED_IN } from './idle-logoff.tsx'
 
@@ -60,17 +61,7 @@ describe('automatic logoff (HIPAA)', () => {
       'POST /auth/logout': { ok: true },
       'GET /practice/rules': DEFAULT_PROGRAMME_RULES,
       'GET /practice': demoPractice,
-      'GET /practice/integrations/nextech': {
-        chosen: false,
-        configured: false,
-        connected: false,
-        status: 'untested',
-        practice_id: null,
-        last_checked_at: null,
-        connected_since: null,
-        errors: [],
-        sandbox: true,
-      },
+      'GET /practice/integrations/nextech': NEXTECH_NOT_CHOSEN,
     })
     const { router } = renderRoute('/settings', { session: demoSession, remember: true })
     expect(await screen.findByRole('heading', { level: 1, name: 'Settings' })).toBeVisible()

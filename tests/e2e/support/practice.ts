@@ -126,3 +126,27 @@ export async function registerColleague(
   const { user } = (await registered.json()) as { user: { id: number } }
   return { id: user.id, email, password, first, last }
 }
+
+/**
+ * Changes the practice's details through the API as its Admin (`admin`), keeping every other
+ * field as stored: how a journey puts back what it changed.
+ */
+export async function putPractice(
+  request: APIRequestContext,
+  admin: ApiSession,
+  changes: Record<string, unknown>,
+): Promise<void> {
+  // A journey that fetched one of our pages holds its XSRF cookie: echo it, as the SPA does.
+  const { cookies } = await request.storageState()
+  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')?.value
+  const headers = {
+    Authorization: `Bearer ${admin.jwt}`,
+    ...(xsrf ? { 'X-XSRF-TOKEN': xsrf } : {}),
+  }
+  const current = (await (await request.get('/api/practice', { headers })).json()) as Record<
+    string,
+    unknown
+  >
+  const saved = await request.put('/api/practice', { headers, data: { ...current, ...changes } })
+  expect(saved.status(), await saved.text()).toBe(200)
+}
