@@ -451,6 +451,26 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     // Changes the caller's own practice only, whatever the body says.
     expect: async (response) => expect(response.status).toBe(200),
   }),
+  // The Nextech connection: the caller's own practice's, with no id to reach across with (the
+  // other practice's practice ID, had it one, never shows).
+  'GET /api/practice/integrations/nextech': (o) => ({
+    path: '/api/practice/integrations/nextech',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { chosen: boolean; practice_id: string | null }
+      expect(body).toMatchObject({ chosen: false, practice_id: null })
+      void o
+    },
+  }),
+  'POST /api/practice/integrations/nextech/test': (o) => ({
+    path: '/api/practice/integrations/nextech/test',
+    body: { practice_id: o.practiceId },
+    // Tests the caller's own practice, which does not use Nextech, whatever the body says.
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(((await response.json()) as { ok: boolean }).ok).toBe(false)
+    },
+  }),
   // The practice's details in Settings: the caller's own practice, whatever the body says.
   'GET /api/practice': (o, own) => ({
     path: '/api/practice',

@@ -36,6 +36,10 @@ const INPUTLESS = new Set([
   'GET /api/reports/patients.csv',
   'GET /api/reports/ledger.csv',
   'DELETE /api/practice/logo',
+  // The Nextech connection: its status, and its test (nothing to test while the demo practice
+  // does not use Nextech; the test's own limit answers 429 in the JSON error shape).
+  'GET /api/practice/integrations/nextech',
+  'POST /api/practice/integrations/nextech/test',
 ])
 
 /**
