@@ -30,6 +30,13 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'patient.resubscribed': { group: 'Patients', label: 'Subscribed again to e-mails' },
   'patient.merged': { group: 'Patients', label: 'Merged two patients' },
   'integration.tested': { group: 'Practice', label: 'Tested the Nextech connection' },
+  'integration.updated': { group: 'Practice', label: 'Changed the Nextech connection' },
+  'integration.disconnected': { group: 'Practice', label: 'Disconnected Nextech' },
+  'nextech.synced': { group: 'Nextech', label: 'Synced with Nextech' },
+  'nextech.patient_linked': { group: 'Nextech', label: 'Linked a Nextech patient' },
+  'nextech.patient_created': { group: 'Nextech', label: 'Added a patient from Nextech' },
+  'nextech.review_resolved': { group: 'Nextech', label: 'Resolved a Nextech review item' },
+  'nextech.code_mapped': { group: 'Nextech', label: 'Mapped a Nextech service code' },
   'ledger.posted': { group: 'Points', label: 'Posted points' },
   'visit.recorded': { group: 'Points', label: 'Recorded a visit' },
   'visit.undone': { group: 'Points', label: 'Undid a visit' },
@@ -151,7 +158,9 @@ export function describeActivity(
   details: Record<string, unknown>,
   names: ActivityNames,
 ): string {
-  const who = names.actor ?? 'Someone'
+  // What the Nextech sync did on its own reads as its doing.
+  const bySync = !names.actor && (details.source === 'nextech' || action.startsWith('nextech.'))
+  const who = names.actor ?? (bySync ? 'The Nextech sync' : 'Someone')
   const patient = names.patient ?? 'a patient'
   const member = names.member ?? 'a colleague'
   const sentence = (rest: string) => `${who} ${rest}.`
@@ -201,6 +210,30 @@ export function describeActivity(
         details.outcome === 'connected'
           ? 'tested the Nextech connection: it works'
           : `tested the Nextech connection: it failed (${text(details.reason).replaceAll('_', ' ')})`,
+      )
+    case 'integration.updated':
+      return sentence(
+        `changed the Nextech connection${text(details.practice_id) ? ` (practice ID ${text(details.practice_id)})` : ''}`,
+      )
+    case 'integration.disconnected':
+      return sentence('disconnected Nextech')
+    case 'nextech.synced':
+      return details.outcome === 'done'
+        ? sentence(
+            `synced with Nextech: ${num(details.patients_created)} patients added, ${num(details.patients_linked)} linked, ${num(details.patients_updated)} updated, ${num(details.appointments)} appointments, ${num(details.bills)} bills, ${points(num(details.points_awarded))} awarded and ${points(num(details.points_reversed))} reversed`,
+          )
+        : sentence(`synced with Nextech: it failed (${text(details.reason).replaceAll('_', ' ')})`)
+    case 'nextech.patient_linked':
+      return sentence(`linked ${patient} to Nextech patient ${text(details.nextech_id)}`)
+    case 'nextech.patient_created':
+      return sentence(`added ${patient} from Nextech (patient ${text(details.nextech_id)})`)
+    case 'nextech.review_resolved':
+      return sentence(
+        `resolved a Nextech review item (${text(details.kind)}): ${text(details.resolution)}${names.patient ? `, ${patient}` : ''}`,
+      )
+    case 'nextech.code_mapped':
+      return sentence(
+        `mapped the Nextech service code ${text(details.code)} to ${text(details.item)}${details.apply_to_synced ? ', bills already synced included' : ''}`,
       )
     case 'patient.merged': {
       const entries = num(details.ledger_entries)

@@ -70,6 +70,11 @@ export const AppointmentDetailSchema = v.object({
   starts_at: v.string(),
   notes: v.string(),
   status: v.picklist(['scheduled', 'completed', 'cancelled']),
+  /**
+   * The status Nextech gives an appointment the sync brought (proposed, pending, booked, arrived,
+   * fulfilled, cancelled, noshow); null for one made here.
+   */
+  nextech_status: v.nullable(v.string()),
   patient: v.object({
     id: v.number(),
     first_name: v.string(),

@@ -72,8 +72,17 @@ export const AUDIT_ACTIONS = [
   'patient.resubscribed',
   // Two patients merged into one (the kept one and the merged one, what moved).
   'patient.merged',
-  // The Nextech integration: an Admin's test of the connection, with its outcome.
+  // The Nextech integration: an Admin's test of the connection, with its outcome; new fields;
+  // disconnecting; each sync run (what it changed); patients it linked or created; review
+  // decisions and service codes mapped.
   'integration.tested',
+  'integration.updated',
+  'integration.disconnected',
+  'nextech.synced',
+  'nextech.patient_linked',
+  'nextech.patient_created',
+  'nextech.review_resolved',
+  'nextech.code_mapped',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -21,6 +21,7 @@ export const LEDGER_SOURCES = [
   'reversal',
   'import',
   'joining',
+  'nextech',
 ] as const
 export type LedgerSource = (typeof LEDGER_SOURCES)[number]
 
@@ -200,9 +201,9 @@ export function describeEntry(
   const why = entry.reason ? `: ${entry.reason}` : ''
   switch (entry.kind) {
     case 'earn':
-      return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
+      return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : entry.source_type === 'nextech' ? 'bill from Nextech' : 'visit'}${why}`
     case 'bonus':
-      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
+      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'nextech' ? ' for a referral (from Nextech)' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
     case 'adjust':
       return `Points adjusted by ${signedPoints(entry.points, '-')}${why}`
     case 'redeem':

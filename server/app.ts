@@ -355,7 +355,17 @@ export function createApp(deps: AppDeps) {
       }),
     )
   }
+  contexts.set(app, ctx)
   return app
+}
+
+const contexts = new WeakMap<object, ServerContext>()
+
+/** The context an app was built with: what the server's jobs (the Nextech schedule) share. */
+export function contextOf(app: object): ServerContext {
+  const ctx = contexts.get(app)
+  if (!ctx) throw new Error('This app was not made by createApp')
+  return ctx
 }
 
 /** The app's type, for typed clients (`hono/client`) and tests. */

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       seedDemo: true,
       stripeSecretKey: undefined,
       allowTestPayments: false,
+      nextechSyncMinutes: 5,
     })
   })
 

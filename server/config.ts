@@ -63,6 +63,11 @@ export type ServerConfig = {
    * sandbox answers (server/nextech/sandbox.ts). One without the other is an error.
    */
   nextech?: { tokenUrl: string; apiUrl: string } | undefined
+  /**
+   * NEXTECH_SYNC_MINUTES: how often the server syncs each connected practice with Nextech
+   * (default 5; 0 turns the schedule off, "Sync now" still works).
+   */
+  nextechSyncMinutes?: number
   /** STRIPE_SECRET_KEY: card payments go to Stripe; unset uses the built-in test gateway. */
   stripeSecretKey?: string | undefined
   /**
@@ -242,6 +247,16 @@ const EnvSchema = v.object({
   ALLOW_TEST_PAYMENTS: flag('ALLOW_TEST_PAYMENTS'),
   NEXTECH_TOKEN_URL: optionalText,
   NEXTECH_API_URL: optionalText,
+  NEXTECH_SYNC_MINUTES: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^\d{1,4}$/, 'NEXTECH_SYNC_MINUTES must be a whole number of minutes'),
+      v.transform(Number),
+      v.maxValue(1440, 'NEXTECH_SYNC_MINUTES must be at most 1440 (a day)'),
+    ),
+    '5',
+  ),
 })
 
 /**
@@ -435,5 +450,6 @@ export function loadConfig(
     stripeSecretKey,
     allowTestPayments,
     nextech: nextechSettings(e, production),
+    nextechSyncMinutes: e.NEXTECH_SYNC_MINUTES,
   }
 }

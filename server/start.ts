@@ -3,7 +3,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createAdaptorServer } from '@hono/node-server'
-import { type AppType, createApp } from '#server/app.ts'
+import { type AppType, contextOf, createApp } from '#server/app.ts'
 import { resolveJwtSecret } from '#server/auth/jwt.ts'
 import { ConfigError, type ServerConfig } from '#server/config.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
@@ -21,6 +21,7 @@ import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#serve
 import { createSmtpMail, describeSmtpUrl } from '#server/messaging/smtp-mail.ts'
 import { createTwilioSms } from '#server/messaging/twilio-sms.ts'
 import { VERIFICATION_RULES } from '#server/messaging/verification.ts'
+import { scheduleNextechSync } from '#server/modules/nextech/index.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
@@ -263,6 +264,8 @@ export async function startServer(
       }),
       { log },
     )
+    // Every connected practice syncs with Nextech every NEXTECH_SYNC_MINUTES (0: only on demand).
+    const stopNextechSync = scheduleNextechSync(contextOf(app), config.nextechSyncMinutes ?? 5)
     // Without Twilio in production, codes leave the outbox table once they expire.
     const stopOutboxSweep =
       config.production && !config.twilio
@@ -282,6 +285,7 @@ export async function startServer(
           setTimeout(() => server.closeAllConnections(), 3000).unref()
         })
         await stopPointsJob()
+        await stopNextechSync()
         await outbound.stop()
         await stopOutboxSweep()
         await database.close()

@@ -123,8 +123,175 @@ export const nextechConnections = pgTable(
     last_checked_at: timestamp({ withTimezone: true }).notNull(),
     /** Since when the connection has worked without a failure in between. */
     connected_since: instant(),
+    /**
+     * The sync's watermark per resource (`Patient`, `Appointment`, `Claim`): the greatest
+     * `meta.lastUpdated` applied, never later than the start of the walk that applied it. The
+     * next walk reads from it minus an overlap (server/modules/nextech/sync.ts).
+     */
+    watermarks: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /** The process that syncs this practice now, and until when its lease holds. */
+    lease_owner: text(),
+    lease_until: instant(),
+    /** The end of the last sync that finished. */
+    last_sync_at: instant(),
+    /** Since when every sync has failed (null after one that worked), and the e-mail sent for it. */
+    failing_since: instant(),
+    failure_mailed_at: instant(),
+    /** Bills dated before this day earn nothing (the first connection's day, or the backfill's). */
+    award_from: date(),
   },
   (t) => [check('nextech_connections_status_check', sql`${t.status} in ('connected', 'failing')`)],
+)
+
+/** One run of the Nextech sync of a practice: started by the schedule or "Sync now". */
+export const nextechSyncRuns = pgTable(
+  'nextech_sync_runs',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    trigger: text().notNull(),
+    status: text().notNull().default('running'),
+    /** What the run changed (domain NextechCounts), kept as it goes. */
+    counts: jsonb().$type<Record<string, number>>().notNull().default({}),
+    /** Requests per endpoint, 429s included. */
+    requests: jsonb().$type<Record<string, number>>().notNull().default({}),
+    error: text(),
+    started_at: instant().notNull(),
+    finished_at: instant(),
+  },
+  (t) => [
+    index('nextech_sync_runs_practice_idx').on(t.practice_id, t.id),
+    check('nextech_sync_runs_status_check', sql`${t.status} in ('running', 'done', 'failed')`),
+  ],
+)
+
+/**
+ * A Nextech patient as the sync knows it: the Glow patient it is linked to (null while it waits
+ * in the review queue or was ignored), and who referred it.
+ */
+export const nextechPatients = pgTable(
+  'nextech_patients',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    nextech_id: text().notNull(),
+    patient_id: integer().references(() => patients.id, { onDelete: 'set null' }),
+    /** `linked`, `review` (waiting for a person), `ignored`. */
+    state: text().notNull(),
+    referring_nextech_id: text(),
+    /** The referral bonus's ledger entry, once the first bill earned it. */
+    referral_entry_id: integer(),
+    updated_at: instant().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.practice_id, t.nextech_id] }),
+    index('nextech_patients_patient_idx').on(t.patient_id),
+    check('nextech_patients_state_check', sql`${t.state} in ('linked', 'review', 'ignored')`),
+  ],
+)
+
+/**
+ * One line of a Nextech bill and what it did to the points: earned (its entry), reversed (the
+ * reversal), nothing and why, or waiting (for its patient, or for a person in the review queue).
+ */
+export const nextechClaimLines = pgTable(
+  'nextech_claim_lines',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    claim_id: text().notNull(),
+    line_id: text().notNull(),
+    nextech_patient_id: text(),
+    patient_id: integer().references(() => patients.id, { onDelete: 'set null' }),
+    code: text(),
+    text: text().notNull(),
+    quantity: integer().notNull(),
+    net_cents: integer().notNull(),
+    billed_on: date(),
+    /** The catalogue item the service code maps to, when it does. */
+    procedure_id: integer(),
+    product_id: integer(),
+    points: integer().notNull().default(0),
+    /**
+     * `earned`, `reversed`, `none` (a quote, a bill before the award day, a cancelled bill never
+     * earned, an item not earning yet), `waiting` (no linked patient yet), `review`.
+     */
+    state: text().notNull(),
+    /** Why the line earns nothing or waits, in words. */
+    note: text(),
+    /** Voided in Nextech (the line, or its bill). */
+    voided: boolean().notNull().default(false),
+    earn_entry_id: integer(),
+    reverse_entry_id: integer(),
+    updated_at: instant().notNull(),
+  },
+  (t) => [
+    uniqueIndex('nextech_claim_lines_unique').on(t.practice_id, t.claim_id, t.line_id),
+    index('nextech_claim_lines_patient_idx').on(t.practice_id, t.nextech_patient_id),
+    index('nextech_claim_lines_code_idx').on(t.practice_id, t.code),
+    check(
+      'nextech_claim_lines_state_check',
+      sql`${t.state} in ('earned', 'reversed', 'none', 'waiting', 'review')`,
+    ),
+  ],
+)
+
+/** A service code of Nextech's bills mapped to a catalogue item by an Admin. */
+export const nextechServiceCodes = pgTable(
+  'nextech_service_codes',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    code: text().notNull(),
+    procedure_id: integer().references(() => procedures.id, { onDelete: 'cascade' }),
+    product_id: integer().references(() => products.id, { onDelete: 'cascade' }),
+    updated_at: instant().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.practice_id, t.code] }),
+    check(
+      'nextech_service_codes_item_check',
+      sql`(${t.procedure_id} is null) <> (${t.product_id} is null)`,
+    ),
+  ],
+)
+
+/**
+ * Something the sync would not guess: a patient who matches several, or whose name disagrees; a
+ * reversal of points already spent; a line above the ceiling. Open until a person resolves it.
+ */
+export const nextechReviews = pgTable(
+  'nextech_reviews',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    /** `patient`, `reversal`, `ceiling`. */
+    kind: text().notNull(),
+    /** The Nextech patient id, or the claim line's `claim/line`. */
+    subject: text().notNull(),
+    message: text().notNull(),
+    /** What a person needs to decide: the Nextech record, the candidates' ids. */
+    details: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    resolution: text(),
+    resolved_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    resolved_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('nextech_reviews_open_unique')
+      .on(t.practice_id, t.kind, t.subject)
+      .where(sql`${t.resolved_at} is null`),
+    index('nextech_reviews_practice_idx').on(t.practice_id, t.id),
+    check('nextech_reviews_kind_check', sql`${t.kind} in ('patient', 'reversal', 'ceiling')`),
+  ],
 )
 
 /** A staff member who signs in. The e-mail is stored lower-cased and is unique. */
@@ -368,9 +535,15 @@ export const appointments = pgTable(
     notes: text().notNull().default(''),
     created_at: createdAt(),
     updated_at: instant(),
+    /** The appointment's id in Nextech, when the sync brought it; its Nextech status as written. */
+    nextech_id: text(),
+    nextech_status: text(),
   },
   (t) => [
     index('appointments_practice_starts_idx').on(t.practice_id, t.starts_at),
+    uniqueIndex('appointments_nextech_unique')
+      .on(t.practice_id, t.nextech_id)
+      .where(sql`${t.nextech_id} is not null`),
     check('appointments_status_check', sql`${t.status} in ('scheduled', 'completed', 'cancelled')`),
     check('appointments_notes_length_check', sql`char_length(${t.notes}) <= 1000`),
   ],

@@ -1,5 +1,6 @@
 import { createNextechClient, NEXTECH_PRODUCTION, type NextechClient } from './client.ts'
 import { createNextechSandbox, NEXTECH_SANDBOX, type NextechSandbox } from './sandbox.ts'
+import type { Waiting } from './throttle.ts'
 
 /** How the server reaches Nextech: a client, and the sandbox when that is what answers. */
 export type NextechConnector = {
@@ -8,6 +9,8 @@ export type NextechConnector = {
   mode: 'sandbox' | 'nextech'
   /** The sandbox, served under `/nextech-sandbox` outside production. */
   sandbox?: NextechSandbox
+  /** How the sync waits between requests and retries; real timers unless a test says. */
+  waiting?: Waiting
 }
 
 /**

@@ -2,9 +2,17 @@ import { and, count, eq, isNull } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
+import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
-import { auditEvents, patients, personnelInvitations, visits } from '#server/db/schema.ts'
+import {
+  auditEvents,
+  nextechReviews,
+  nextechSyncRuns,
+  patients,
+  personnelInvitations,
+  visits,
+} from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
 import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
@@ -31,6 +39,8 @@ type ForeignCase = {
 }
 
 type Foreign = PracticeFixture & {
+  nextechRunId: number
+  nextechReviewId: number
   invitationId: string
   invitationEmail: string
   ledgerEntryId: number
@@ -471,6 +481,52 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(((await response.json()) as { ok: boolean }).ok).toBe(false)
     },
   }),
+  // The rest of the Nextech integration acts on the caller's own practice (which does not use
+  // Nextech): another practice's ids, runs, review items and codes are not reachable.
+  'PUT /api/practice/integrations/nextech': (o) => ({
+    path: '/api/practice/integrations/nextech',
+    body: { ...NEXTECH_SANDBOX_LOGIN, practice_id: o.practiceId },
+    // The caller's own practice did not choose Nextech: nothing is stored, whatever the body says.
+    expect: async (response) => expect(response.status).toBe(409),
+  }),
+  'DELETE /api/practice/integrations/nextech': () => ({
+    path: '/api/practice/integrations/nextech',
+    expect: async (response) => expect(response.status).toBe(200),
+  }),
+  'POST /api/practice/integrations/nextech/sync': (o) => ({
+    path: '/api/practice/integrations/nextech/sync',
+    body: { practice_id: o.practiceId },
+    // Syncs the caller's own practice only, which is not connected.
+    expect: async (response) => expect(response.status).toBe(409),
+  }),
+  'GET /api/practice/integrations/nextech/runs/:id': (o) => ({
+    path: `/api/practice/integrations/nextech/runs/${o.nextechRunId}`,
+    expect: 404,
+  }),
+  'GET /api/practice/integrations/nextech/review': () => ({
+    path: '/api/practice/integrations/nextech/review',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ items: [] })
+    },
+  }),
+  'POST /api/practice/integrations/nextech/review/:id': (o) => ({
+    path: `/api/practice/integrations/nextech/review/${o.nextechReviewId}`,
+    body: { action: 'ignore' },
+    expect: 404,
+  }),
+  'GET /api/practice/integrations/nextech/unmapped': () => ({
+    path: '/api/practice/integrations/nextech/unmapped',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ codes: [] })
+    },
+  }),
+  'PUT /api/practice/integrations/nextech/unmapped/:code': (o) => ({
+    path: '/api/practice/integrations/nextech/unmapped/OTHER',
+    body: { catalogue_item_id: o.procedureId, kind: 'procedure' },
+    expect: 404,
+  }),
   // The practice's details in Settings: the caller's own practice, whatever the body says.
   'GET /api/practice': (o, own) => ({
     path: '/api/practice',
@@ -711,8 +767,24 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       })
       .returning({ id: visits.id })
     if (!visit) throw new Error('no visit')
+    const [run] = await t.db
+      .insert(nextechSyncRuns)
+      .values({ practice_id: fixture.practiceId, trigger: 'manual', started_at: new Date() })
+      .returning({ id: nextechSyncRuns.id })
+    const [review] = await t.db
+      .insert(nextechReviews)
+      .values({
+        practice_id: fixture.practiceId,
+        kind: 'patient',
+        subject: '1',
+        message: 'Private review',
+      })
+      .returning({ id: nextechReviews.id })
+    if (!run || !review) throw new Error('no Nextech rows')
     other = {
       ...fixture,
+      nextechRunId: run.id,
+      nextechReviewId: review.id,
       invitationId,
       invitationEmail,
       ledgerEntryId: entry.id,

@@ -40,6 +40,12 @@ const INPUTLESS = new Set([
   // does not use Nextech; the test's own limit answers 429 in the JSON error shape).
   'GET /api/practice/integrations/nextech',
   'POST /api/practice/integrations/nextech/test',
+  // Disconnecting (nothing to disconnect), the queue and the codes (empty), "Sync now" (409:
+  // not connected, in the JSON error shape).
+  'DELETE /api/practice/integrations/nextech',
+  'GET /api/practice/integrations/nextech/review',
+  'GET /api/practice/integrations/nextech/unmapped',
+  'POST /api/practice/integrations/nextech/sync',
 ])
 
 /**

@@ -67,6 +67,10 @@ const STAFF_REFUSED = [
   // Possible duplicates and a merge's preview show balances: a Manager's or an Admin's review.
   'GET /api/patients/duplicates',
   'GET /api/patients/:id/merge/:mergedId',
+  // The Nextech sync's runs, review queue and service codes (points and bills): an Admin's.
+  'GET /api/practice/integrations/nextech/runs/:id',
+  'GET /api/practice/integrations/nextech/review',
+  'GET /api/practice/integrations/nextech/unmapped',
 ]
 
 /** Every key path of an answer that names money (`.data[].funnel.revenue_cents`). */

@@ -37,6 +37,7 @@ import { MAIL_TEMPLATES } from '#server/mail-templates.ts'
 import { createOutboxMail } from '#server/messaging/mail.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
 import { createOutboxSms } from '#server/messaging/sms.ts'
+import type { NextechConnector } from '#server/nextech/connector.ts'
 import { assertConforms } from '#server/openapi/contract.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import {
@@ -185,9 +186,14 @@ export type TestApp = {
    * when the answer breaks the OpenAPI document (an unlisted status, or a body its schema refuses).
    */
   request(path: string, init?: TestRequestInit): Promise<Response>
+  /** {@link request} to another app of this database (one from {@link makeApp}). */
+  requestOn(app: AppType, path: string, init?: TestRequestInit): Promise<Response>
   /** Another app over the same database, e.g. with `{ production: true }` or a `distDir`. */
   /** A new app on this database; `hashing` replaces the argon2 gate (to count the work done). */
-  makeApp(config?: Partial<AppConfig>, deps?: { hashing?: HashingGate }): AppType
+  makeApp(
+    config?: Partial<AppConfig>,
+    deps?: { hashing?: HashingGate; nextech?: NextechConnector },
+  ): AppType
   /**
    * The server started again on the same database: a new app with a new test gateway, so nothing
    * kept in memory (card tokens, rate-limit counters) survives, only what the database holds. It
@@ -249,7 +255,10 @@ export async function createTestApp(
       catalog: databaseCatalog(db),
       store: databaseGatewayStore(db),
     })
-    const makeApp = (overrides: Partial<AppConfig> = {}, deps: { hashing?: HashingGate } = {}) =>
+    const makeApp = (
+      overrides: Partial<AppConfig> = {},
+      deps: { hashing?: HashingGate; nextech?: NextechConnector } = {},
+    ) =>
       createApp({
         db,
         mail,
@@ -260,8 +269,30 @@ export async function createTestApp(
         now,
         log,
         ...(deps.hashing ? { hashing: deps.hashing } : {}),
+        ...(deps.nextech ? { nextech: deps.nextech } : {}),
       })
     const app = makeApp()
+    const requestOn = (
+      target: AppType,
+      path: string,
+      { token, json, headers, ...init }: TestRequestInit = {},
+    ) => {
+      const merged = new Headers(headers)
+      if (token) merged.set('Authorization', `Bearer ${token}`)
+      let body = init.body
+      if (json !== undefined) {
+        if (!merged.has('Content-Type')) merged.set('Content-Type', 'application/json')
+        body = JSON.stringify(json)
+      }
+      return Promise.resolve(target.request(path, { ...init, headers: merged, body })).then(
+        async (response) => {
+          // Every answer is held to the published contract (server/openapi/contract.ts).
+          const { pathname } = new URL(path, 'http://localhost')
+          await assertConforms(target.routes, init.method ?? 'GET', pathname, response)
+          return response
+        },
+      )
+    }
 
     return {
       backend: backend.name,
@@ -275,23 +306,8 @@ export async function createTestApp(
       setNow(date) {
         fixedNow = date
       },
-      request(path, { token, json, headers, ...init } = {}) {
-        const merged = new Headers(headers)
-        if (token) merged.set('Authorization', `Bearer ${token}`)
-        let body = init.body
-        if (json !== undefined) {
-          if (!merged.has('Content-Type')) merged.set('Content-Type', 'application/json')
-          body = JSON.stringify(json)
-        }
-        return Promise.resolve(app.request(path, { ...init, headers: merged, body })).then(
-          async (response) => {
-            // Every answer is held to the published contract (server/openapi/contract.ts).
-            const { pathname } = new URL(path, 'http://localhost')
-            await assertConforms(app.routes, init.method ?? 'GET', pathname, response)
-            return response
-          },
-        )
-      },
+      request: (path, init) => requestOn(app, path, init),
+      requestOn,
       makeApp,
       restart: async () => assemble(),
       async close() {

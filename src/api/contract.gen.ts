@@ -27,7 +27,17 @@ import type {
   ProgrammeRulesSchema,
   ReverseInputSchema,
 } from '#domain/ledger.ts'
-import type { NextechStatusSchema, NextechTestAnswerSchema } from '#domain/nextech.ts'
+import type {
+  NextechCodeMappingSchema,
+  NextechCredentialsInputSchema,
+  NextechReviewActionSchema,
+  NextechReviewPageSchema,
+  NextechRunSchema,
+  NextechRunStartedSchema,
+  NextechStatusSchema,
+  NextechTestAnswerSchema,
+  NextechUnmappedPageSchema,
+} from '#domain/nextech.ts'
 import type { OfferAnswerSchema, PromotionSendAnswerSchema } from '#domain/offers.ts'
 import type {
   PatientImportAnswerSchema,
@@ -134,6 +144,7 @@ import type {
 export type ApiContract = {
   'DELETE /api/appointments/:id': { answer: v.InferOutput<typeof AppointmentSchema> }
   'DELETE /api/personnel/:id': { answer: v.InferOutput<typeof PersonnelInvitationSchema> }
+  'DELETE /api/practice/integrations/nextech': { answer: v.InferOutput<typeof NextechStatusSchema> }
   'DELETE /api/practice/logo': { answer: v.InferOutput<typeof PracticeLogoSchema> }
   'DELETE /api/promotions/:id': { answer: v.InferOutput<typeof PromotionDetailSchema> }
   'DELETE /api/upload/files/:id': { answer: v.InferOutput<typeof DeletedFileSchema> }
@@ -170,6 +181,15 @@ export type ApiContract = {
   'GET /api/practice': { answer: v.InferOutput<typeof PracticeAnswerSchema> }
   'GET /api/practice/coupons/:code': { answer: v.InferOutput<typeof CouponSchema> }
   'GET /api/practice/integrations/nextech': { answer: v.InferOutput<typeof NextechStatusSchema> }
+  'GET /api/practice/integrations/nextech/review': {
+    answer: v.InferOutput<typeof NextechReviewPageSchema>
+  }
+  'GET /api/practice/integrations/nextech/runs/:id': {
+    answer: v.InferOutput<typeof NextechRunSchema>
+  }
+  'GET /api/practice/integrations/nextech/unmapped': {
+    answer: v.InferOutput<typeof NextechUnmappedPageSchema>
+  }
   'GET /api/practice/plans': { answer: v.InferOutput<typeof PlansAnswerSchema> }
   'GET /api/practice/rules': { answer: v.InferOutput<typeof ProgrammeRulesSchema> }
   'GET /api/practice/subscription': { answer: v.InferOutput<typeof SubscriptionAnswerSchema> }
@@ -284,6 +304,13 @@ export type ApiContract = {
     answer: v.InferOutput<typeof PersonnelInvitationSchema>
   }
   'POST /api/personnel/:id/resend': { answer: v.InferOutput<typeof PersonnelInvitationSchema> }
+  'POST /api/practice/integrations/nextech/review/:id': {
+    body: v.InferInput<typeof NextechReviewActionSchema>
+    answer: v.InferOutput<typeof NextechReviewPageSchema>
+  }
+  'POST /api/practice/integrations/nextech/sync': {
+    answer: v.InferOutput<typeof NextechRunStartedSchema>
+  }
   'POST /api/practice/integrations/nextech/test': {
     answer: v.InferOutput<typeof NextechTestAnswerSchema>
   }
@@ -354,6 +381,14 @@ export type ApiContract = {
   'PUT /api/practice': {
     body: v.InferInput<typeof PracticeSettingsPayloadSchema>
     answer: v.InferOutput<typeof PracticeAnswerSchema>
+  }
+  'PUT /api/practice/integrations/nextech': {
+    body: v.InferInput<typeof NextechCredentialsInputSchema>
+    answer: v.InferOutput<typeof NextechTestAnswerSchema>
+  }
+  'PUT /api/practice/integrations/nextech/unmapped/:code': {
+    body: v.InferInput<typeof NextechCodeMappingSchema>
+    answer: v.InferOutput<typeof NextechUnmappedPageSchema>
   }
   'PUT /api/practice/logo': {
     body: v.InferInput<typeof ImageLinkPayloadSchema>

@@ -36,6 +36,7 @@ async function appointmentDetails(db: Database, where: ReturnType<typeof and>) {
     .select({
       ...appointmentColumns,
       notes: appointments.notes,
+      nextech_status: appointments.nextech_status,
       patient_first_name: patients.first_name,
       patient_last_name: patients.last_name,
       patient_phone: patients.phone,

@@ -5,6 +5,7 @@ export {
   createLedger,
   type Ledger,
   type LedgerEntryRow,
+  LedgerError,
   type LedgerResult,
   toAnswer,
 } from './service.ts'

@@ -7,6 +7,7 @@ import {
   NEXTECH_SETUP_MESSAGES,
   type NextechStatus,
   type NextechTestAnswer,
+  NO_NEXTECH_COUNTS,
 } from '#domain/nextech.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { nextechConnections } from '#server/db/schema.ts'
@@ -67,6 +68,14 @@ describe.each(testBackends())('the Nextech connection on $name, against the sand
       connected_since: null,
       errors: [],
       sandbox: true,
+      sync: {
+        last_sync_at: null,
+        lag_seconds: null,
+        counts: NO_NEXTECH_COUNTS,
+        review_count: 0,
+        unmapped_count: 0,
+        running_run_id: null,
+      },
     })
     expect((await test()).body).toEqual({ ok: false, message: NEXTECH_SETUP_MESSAGES.notChosen })
   })

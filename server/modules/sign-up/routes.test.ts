@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import * as v from 'valibot'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { SessionSchema } from '#domain/session.ts'
 import { AVAILABILITY_MESSAGES } from '#domain/sign-up/api.ts'
 import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
 import { createApp } from '#server/app.ts'
 import type { DatabaseHandle } from '#server/db/client.ts'
 import { openJson, type SealedJson } from '#server/db/data-key.ts'
-import { outbox, payments, practices, users, verificationCodes } from '#server/db/schema.ts'
+import {
+  nextechConnections,
+  nextechSyncRuns,
+  outbox,
+  payments,
+  practices,
+  users,
+  verificationCodes,
+} from '#server/db/schema.ts'
 import { DEMO_ADMIN, seedIfEmpty } from '#server/demo/seed.ts'
 import { memoryLogger } from '#server/lib/log.ts'
 import { createOutboxMail } from '#server/messaging/mail.ts'
@@ -737,6 +746,45 @@ describe.each(testBackends())('sign-up calls on $name', (backend) => {
       expect(signedIn.status).toBe(200)
       const answers = `${await registered.text()}${await signedIn.text()}`
       for (const value of Object.values(NEXTECH)) expect(answers).not.toContain(value)
+      // The fields were tried at once, in the background: Nextech does not know this client.
+      const connection = await vi.waitFor(async () => {
+        const [row] = await handle.db
+          .select()
+          .from(nextechConnections)
+          .where(eq(nextechConnections.practice_id, practice?.id ?? 0))
+        expect(row).toBeDefined()
+        return row
+      })
+      expect(connection).toMatchObject({ status: 'failing', last_error_reason: 'client_id' })
+    })
+
+    it('connects a practice that gave working Nextech fields, and starts its first sync', async () => {
+      const payload = await readySignUp({ nextech: true, ehr: true })
+      payload.practice.nextech = { ...NEXTECH_SANDBOX_LOGIN }
+      const registered = await post('/auth/local/register', payload)
+      expect(registered.status).toBe(200)
+      const [practice] = await handle.db
+        .select({ id: practices.id })
+        .from(practices)
+        .where(eq(practices.practice_email, payload.practice.practice_email))
+      const run = await vi.waitFor(
+        async () => {
+          const [row] = await handle.db
+            .select()
+            .from(nextechSyncRuns)
+            .where(eq(nextechSyncRuns.practice_id, practice?.id ?? 0))
+          expect(row?.status).toBe('done')
+          return row
+        },
+        { timeout: 20_000 },
+      )
+      expect(run).toMatchObject({ trigger: 'connect' })
+      const [connection] = await handle.db
+        .select()
+        .from(nextechConnections)
+        .where(eq(nextechConnections.practice_id, practice?.id ?? 0))
+      expect(connection).toMatchObject({ status: 'connected' })
+      expect(connection?.last_sync_at).not.toBeNull()
     })
 
     it('rolls the practice back when the user cannot be stored', async () => {

@@ -16,6 +16,7 @@ import {
   phoneDigits,
   VerificationError,
 } from '#server/messaging/verification.ts'
+import { connectNewPractice } from '#server/modules/nextech/index.ts'
 import { activePlans, couponByCode } from '#server/modules/practice/index.ts'
 import type { CustomerBilling } from '#server/payments/index.ts'
 import { providerCall } from '#server/payments/refusal.ts'
@@ -74,7 +75,7 @@ function postgresError(error: unknown): { code?: string; constraint?: string } {
 
 type SignUpContext = Pick<
   ServerContext,
-  'db' | 'now' | 'hashing' | 'outbound' | 'payments' | 'config' | 'log'
+  'db' | 'now' | 'hashing' | 'outbound' | 'payments' | 'config' | 'log' | 'nextech'
 >
 
 /**
@@ -356,6 +357,10 @@ export function signUpService(ctx: SignUpContext) {
       takenContacts.invalidate()
       ctx.outbound.kick()
       await subscribe(user.practice_id, body.stripe_id, planIds, coupon)
+      // The Nextech fields connect the new practice, in the background.
+      if (body.practice.e_record === 'nextech') {
+        void connectNewPractice(ctx, { user: { ...user, access_rights: 'Admin' }, ip })
+      }
       return user.id
     },
   }

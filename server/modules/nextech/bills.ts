@@ -1,0 +1,509 @@
+/**
+ * Nextech bills to points (NEXTECH.md section 2, "Mapping"). Each line of an active bill
+ * (`Claim`, `use: complete`) earns through the ledger like a checkout line: the catalogue item its
+ * service code maps to (its points, its minimum days between awards), else the price times the
+ * points per dollar. A line is one row of `nextech_claim_lines`, written in the transaction that
+ * posts its entry under the patient's lock, so a bill read twice, or by two processes, posts
+ * once. A voided bill or line reverses exactly what it earned; a corrected bill is a voided one
+ * and a new one, so the patient ends with the difference. When the points were already spent the
+ * reversal is not forced: the line waits in the review queue with the ledger's sentence. Quotes
+ * earn nothing.
+ */
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { LEDGER_MESSAGES, pointsForItem } from '#domain/ledger.ts'
+import { NEXTECH_SYNC_MESSAGES, type NextechCounts } from '#domain/nextech.ts'
+import { DAY_MS } from '#domain/time.ts'
+import { VISIT_MESSAGES } from '#domain/visits.ts'
+import { recordWithin } from '#server/audit/audit.ts'
+import type { ServerContext } from '#server/context.ts'
+import type { Transaction } from '#server/db/client.ts'
+import {
+  ledgerEntries,
+  nextechClaimLines,
+  nextechConnections,
+  nextechPatients,
+  nextechReviews,
+  nextechServiceCodes,
+  patients,
+  procedures,
+  products,
+  visitItems,
+} from '#server/db/schema.ts'
+import { createLedger, LedgerError, readProgrammeRules } from '#server/modules/ledger/index.ts'
+import type { NextechClaim, NextechClaimLine } from '#server/nextech/resources.ts'
+
+type Context = Pick<ServerContext, 'db' | 'now'>
+
+type LineRow = typeof nextechClaimLines.$inferSelect
+
+const day = (date: Date) => date.toISOString().slice(0, 10)
+
+/** What pricing reads once per page of bills: the rules, the award day, the code mappings. */
+type PricingBasis = {
+  rules: Awaited<ReturnType<typeof readProgrammeRules>>
+  awardFrom: string | null
+  mappings: Map<string, typeof nextechServiceCodes.$inferSelect>
+}
+
+/** What an active line of a linked patient earns, or why not. */
+type Pricing =
+  | { state: 'earn'; points: number }
+  | { state: 'none'; note: string }
+  | { state: 'review'; points: number; message: string }
+
+export function createBills(ctx: Context) {
+  const { db, now } = ctx
+  const ledger = createLedger({ db, now })
+
+  /** Locks the Glow patient (the one a merge kept, if merged); null when there is none. */
+  async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
+    for (let id = patientId, hops = 0; hops < 3; hops += 1) {
+      const [row] = await tx
+        .select({
+          id: patients.id,
+          points: patients.points,
+          merged_into_id: patients.merged_into_id,
+        })
+        .from(patients)
+        .where(and(eq(patients.id, id), eq(patients.practice_id, practiceId)))
+        .for('update')
+      if (!row) return null
+      if (row.merged_into_id === null) return row
+      id = row.merged_into_id
+    }
+    return null
+  }
+
+  /** The most recent award of a catalogue item to a patient (a visit's line or a bill's). */
+  async function lastAward(
+    tx: Transaction,
+    patientId: number,
+    kind: 'procedure' | 'product',
+    itemId: number,
+    except: number,
+  ): Promise<string | null> {
+    const [fromBills] = await tx
+      .select({ on: sql<string | null>`max(${nextechClaimLines.billed_on})::text` })
+      .from(nextechClaimLines)
+      .where(
+        and(
+          eq(nextechClaimLines.patient_id, patientId),
+          eq(nextechClaimLines.state, 'earned'),
+          kind === 'procedure'
+            ? eq(nextechClaimLines.procedure_id, itemId)
+            : eq(nextechClaimLines.product_id, itemId),
+          sql`${nextechClaimLines.id} <> ${except}`,
+        ),
+      )
+    const [fromVisits] = await tx
+      .select({ at: sql<string | null>`max(${ledgerEntries.created_at})::date::text` })
+      .from(visitItems)
+      .innerJoin(ledgerEntries, eq(ledgerEntries.id, visitItems.entry_id))
+      .where(
+        and(
+          eq(visitItems.patient_id, patientId),
+          eq(visitItems.kind, kind),
+          eq(visitItems.item_id, itemId),
+          sql`not exists (select 1 from ${ledgerEntries} r where r.reverses_id = ${ledgerEntries.id})`,
+        ),
+      )
+    const days = [fromBills?.on, fromVisits?.at].filter((value): value is string => !!value)
+    return days.length === 0 ? null : (days.sort().at(-1) ?? null)
+  }
+
+  /** The practice's pricing basis, read once for a page of bills. */
+  async function basisOf(ex: Transaction | typeof db, practiceId: number): Promise<PricingBasis> {
+    const [rules, [connection], mappings] = await Promise.all([
+      readProgrammeRules(ex, practiceId),
+      ex
+        .select({ award_from: nextechConnections.award_from })
+        .from(nextechConnections)
+        .where(eq(nextechConnections.practice_id, practiceId)),
+      ex.select().from(nextechServiceCodes).where(eq(nextechServiceCodes.practice_id, practiceId)),
+    ])
+    return {
+      rules,
+      awardFrom: connection?.award_from ? String(connection.award_from) : null,
+      mappings: new Map(mappings.map((mapping) => [mapping.code, mapping])),
+    }
+  }
+
+  /** What `line` earns for `patientId`, under the practice's rules and the code's mapping. */
+  async function price(
+    tx: Transaction,
+    practiceId: number,
+    line: LineRow,
+    patientId: number,
+    basis?: PricingBasis,
+  ): Promise<Pricing & { procedure_id: number | null; product_id: number | null }> {
+    const { rules, awardFrom, mappings } = basis ?? (await basisOf(tx, practiceId))
+    const billedOn = line.billed_on ? String(line.billed_on) : day(now())
+    const mapping = line.code ? mappings.get(line.code) : undefined
+    const mapped = {
+      procedure_id: mapping?.procedure_id ?? null,
+      product_id: mapping?.product_id ?? null,
+    }
+    if (awardFrom && billedOn < awardFrom) {
+      return { state: 'none', note: NEXTECH_SYNC_MESSAGES.beforeAwardDay(awardFrom), ...mapped }
+    }
+    const unitCents =
+      line.quantity > 0 ? Math.round(line.net_cents / line.quantity) : line.net_cents
+    let points: number
+    if (mapping) {
+      const kind = mapping.procedure_id !== null ? 'procedure' : 'product'
+      const table = kind === 'procedure' ? procedures : products
+      const itemId = (mapping.procedure_id ?? mapping.product_id) as number
+      const [item] = await tx
+        .select({ name: table.name, points: table.points, min_days: table.min_days_between })
+        .from(table)
+        .where(eq(table.id, itemId))
+      points = pointsForItem(
+        { points: item?.points ?? null, price: unitCents },
+        Math.max(1, line.quantity),
+        rules,
+      )
+      if (item && item.min_days > 0 && points > 0) {
+        const last = await lastAward(tx, patientId, kind, itemId, line.id)
+        if (last) {
+          const opensOn = day(new Date(Date.parse(`${last}T00:00:00Z`) + item.min_days * DAY_MS))
+          if (billedOn < opensOn) {
+            return {
+              state: 'none',
+              note: VISIT_MESSAGES.earnsAgainOn(item.name, opensOn),
+              ...mapped,
+            }
+          }
+        }
+      }
+    } else {
+      points = Math.floor((line.net_cents / 100) * rules.points_per_dollar)
+    }
+    if (points <= 0) return { state: 'none', note: 'This line earns no points.', ...mapped }
+    if (rules.max_points_per_line > 0 && points > rules.max_points_per_line) {
+      return {
+        state: 'review',
+        points,
+        message: NEXTECH_SYNC_MESSAGES.ceiling(points, rules.max_points_per_line),
+        ...mapped,
+      }
+    }
+    return { state: 'earn', points, ...mapped }
+  }
+
+  async function openReview(
+    tx: Transaction,
+    practiceId: number,
+    kind: 'reversal' | 'ceiling',
+    line: LineRow,
+    message: string,
+  ) {
+    await tx
+      .insert(nextechReviews)
+      .values({
+        practice_id: practiceId,
+        kind,
+        subject: `${line.claim_id}/${line.line_id}`,
+        message,
+        details: { line_id: line.id },
+      })
+      .onConflictDoNothing()
+  }
+
+  async function closeReviews(
+    tx: Transaction,
+    practiceId: number,
+    line: LineRow,
+    resolution: string,
+  ) {
+    await tx
+      .update(nextechReviews)
+      .set({ resolution, resolved_at: now() })
+      .where(
+        and(
+          eq(nextechReviews.practice_id, practiceId),
+          eq(nextechReviews.subject, `${line.claim_id}/${line.line_id}`),
+          isNull(nextechReviews.resolved_at),
+        ),
+      )
+  }
+
+  /**
+   * Earns `line` for its linked patient in `tx` (the line's row is locked): posts the entry or
+   * records why not. `userId` is the Admin who awarded a line above the ceiling.
+   */
+  async function earn(
+    tx: Transaction,
+    practiceId: number,
+    line: LineRow,
+    patientId: number,
+    counts: NextechCounts | null,
+    award?: { userId: number; points: number },
+    basis?: PricingBasis,
+  ) {
+    const patient = await lockPatient(tx, practiceId, patientId)
+    if (!patient) {
+      await tx
+        .update(nextechClaimLines)
+        .set({ state: 'waiting', patient_id: null, updated_at: now() })
+        .where(eq(nextechClaimLines.id, line.id))
+      return
+    }
+    const pricing = award
+      ? {
+          state: 'earn' as const,
+          points: award.points,
+          procedure_id: line.procedure_id,
+          product_id: line.product_id,
+        }
+      : await price(tx, practiceId, line, patient.id, basis)
+    const base = {
+      patient_id: patient.id,
+      procedure_id: pricing.procedure_id,
+      product_id: pricing.product_id,
+      updated_at: now(),
+    }
+    if (pricing.state === 'none') {
+      await tx
+        .update(nextechClaimLines)
+        .set({ ...base, state: 'none', note: pricing.note, points: 0 })
+        .where(eq(nextechClaimLines.id, line.id))
+      return
+    }
+    if (pricing.state === 'review') {
+      await tx
+        .update(nextechClaimLines)
+        .set({ ...base, state: 'review', note: pricing.message, points: pricing.points })
+        .where(eq(nextechClaimLines.id, line.id))
+      await openReview(tx, practiceId, 'ceiling', line, pricing.message)
+      return
+    }
+    const entry = await ledger
+      .locked(tx, { practiceId, patientId: patient.id, balance: patient.points })
+      .credit({
+        userId: award?.userId ?? null,
+        kind: 'earn',
+        points: pricing.points,
+        sourceType: 'nextech',
+        sourceId: line.id,
+        reason: NEXTECH_SYNC_MESSAGES.earnReason(line.claim_id, line.text),
+        idempotencyKey: `nextech:${line.claim_id}:${line.line_id}`,
+      })
+    await tx
+      .update(nextechClaimLines)
+      .set({
+        ...base,
+        state: 'earned',
+        note: null,
+        points: pricing.points,
+        earn_entry_id: entry.id,
+      })
+      .where(eq(nextechClaimLines.id, line.id))
+    await recordWithin(
+      tx,
+      {
+        action: 'ledger.posted',
+        userId: award?.userId ?? null,
+        practiceId,
+        details: {
+          patient_id: patient.id,
+          entry_id: entry.id,
+          kind: 'earn',
+          points: entry.points,
+          source: 'nextech',
+        },
+      },
+      now(),
+    )
+    if (counts) counts.points_awarded += pricing.points
+  }
+
+  /** Reverses what `line` earned, in `tx`; a reversal the ledger refuses waits for review. */
+  async function reverse(
+    tx: Transaction,
+    practiceId: number,
+    line: LineRow,
+    counts: NextechCounts | null,
+  ) {
+    if (line.earn_entry_id === null || line.patient_id === null) return
+    const [target] = await tx
+      .select()
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.id, line.earn_entry_id))
+    const patient = target ? await lockPatient(tx, practiceId, target.patient_id) : null
+    if (!target || !patient) return
+    try {
+      const entry = await ledger
+        .locked(tx, { practiceId, patientId: target.patient_id, balance: patient.points })
+        .reverse(target, {
+          userId: null,
+          reason: NEXTECH_SYNC_MESSAGES.voidReason(line.claim_id),
+          idempotencyKey: `nextech-void:${line.claim_id}:${line.line_id}`,
+        })
+      await tx
+        .update(nextechClaimLines)
+        .set({ state: 'reversed', voided: true, reverse_entry_id: entry.id, updated_at: now() })
+        .where(eq(nextechClaimLines.id, line.id))
+      await recordWithin(
+        tx,
+        {
+          action: 'ledger.posted',
+          userId: null,
+          practiceId,
+          details: {
+            patient_id: target.patient_id,
+            entry_id: entry.id,
+            kind: 'reverse',
+            points: entry.points,
+            source: 'nextech',
+          },
+        },
+        now(),
+      )
+      if (counts) counts.points_reversed += line.points
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error
+      if (error.message === LEDGER_MESSAGES.alreadyReversed) {
+        await tx
+          .update(nextechClaimLines)
+          .set({ state: 'reversed', voided: true, updated_at: now() })
+          .where(eq(nextechClaimLines.id, line.id))
+        return
+      }
+      const message = `Bill ${line.claim_id} (${line.text}) was voided in Nextech, but its ${line.points.toLocaleString('en-US')} points were not taken back: ${error.message}`
+      await tx
+        .update(nextechClaimLines)
+        .set({ state: 'review', voided: true, note: error.message, updated_at: now() })
+        .where(eq(nextechClaimLines.id, line.id))
+      await openReview(tx, practiceId, 'reversal', line, message)
+    }
+  }
+
+  /** The Glow patient a Nextech patient is linked to, if it is. */
+  async function linkedPatient(tx: Transaction, practiceId: number, nextechId: string | null) {
+    if (!nextechId) return null
+    const [row] = await tx
+      .select({ patient_id: nextechPatients.patient_id })
+      .from(nextechPatients)
+      .where(
+        and(
+          eq(nextechPatients.practice_id, practiceId),
+          eq(nextechPatients.nextech_id, nextechId),
+          eq(nextechPatients.state, 'linked'),
+        ),
+      )
+    return row?.patient_id ?? null
+  }
+
+  /** One line of one bill, in its own transaction. */
+  async function applyLine(
+    practiceId: number,
+    claim: NextechClaim,
+    line: NextechClaimLine,
+    counts: NextechCounts,
+    basis: PricingBasis,
+  ) {
+    const voided = claim.status !== 'active' || line.voided
+    await db.transaction(async (tx) => {
+      const at = now()
+      await tx
+        .insert(nextechClaimLines)
+        .values({
+          practice_id: practiceId,
+          claim_id: claim.id,
+          line_id: line.lineId,
+          nextech_patient_id: claim.patientId,
+          code: line.code,
+          text: line.text.slice(0, 500) || line.code || 'Service',
+          quantity: Math.max(0, Math.round(line.quantity)),
+          net_cents: Math.max(0, line.netCents),
+          billed_on: claim.created ? claim.created.slice(0, 10) : day(at),
+          state: voided ? 'none' : 'waiting',
+          note: voided ? NEXTECH_SYNC_MESSAGES.cancelledUnseen : null,
+          voided,
+          updated_at: at,
+        })
+        .onConflictDoNothing()
+      const [row] = await tx
+        .select()
+        .from(nextechClaimLines)
+        .where(
+          and(
+            eq(nextechClaimLines.practice_id, practiceId),
+            eq(nextechClaimLines.claim_id, claim.id),
+            eq(nextechClaimLines.line_id, line.lineId),
+          ),
+        )
+        .for('update')
+      if (!row) return
+      if (voided) {
+        if (row.voided && row.state !== 'earned') return
+        if (row.state === 'earned') {
+          await reverse(tx, practiceId, row, counts)
+          return
+        }
+        // Waiting, or above the ceiling: nothing was posted, nothing is taken back.
+        await tx
+          .update(nextechClaimLines)
+          .set({
+            voided: true,
+            state: 'none',
+            note: NEXTECH_SYNC_MESSAGES.cancelledUnseen,
+            updated_at: at,
+          })
+          .where(eq(nextechClaimLines.id, row.id))
+        await closeReviews(tx, practiceId, row, 'voided in Nextech')
+        return
+      }
+      if (row.state !== 'waiting') return
+      const patientId = await linkedPatient(tx, practiceId, claim.patientId)
+      if (patientId === null) return
+      await earn(tx, practiceId, row, patientId, counts, undefined, basis)
+    })
+  }
+
+  return {
+    earn,
+
+    /**
+     * A page of Nextech claims: each bill's lines earn or are reversed; quotes earn nothing. The
+     * rules and mappings are read once for the page.
+     */
+    async applyClaims(practiceId: number, claims: NextechClaim[], counts: NextechCounts) {
+      const basis = await basisOf(db, practiceId)
+      for (const claim of claims) {
+        if (claim.use !== 'complete') continue
+        counts.bills += 1
+        for (const line of claim.lines) await applyLine(practiceId, claim, line, counts, basis)
+      }
+    },
+
+    /** The lines that waited for this Nextech patient, now that it is linked. */
+    async applyWaiting(practiceId: number, nextechId: string, counts: NextechCounts | null) {
+      const waiting = await db
+        .select({ id: nextechClaimLines.id })
+        .from(nextechClaimLines)
+        .where(
+          and(
+            eq(nextechClaimLines.practice_id, practiceId),
+            eq(nextechClaimLines.nextech_patient_id, nextechId),
+            eq(nextechClaimLines.state, 'waiting'),
+          ),
+        )
+      for (const { id } of waiting) {
+        await db.transaction(async (tx) => {
+          const [row] = await tx
+            .select()
+            .from(nextechClaimLines)
+            .where(eq(nextechClaimLines.id, id))
+            .for('update')
+          if (row?.state !== 'waiting' || row.voided) return
+          const patientId = await linkedPatient(tx, practiceId, nextechId)
+          if (patientId !== null) await earn(tx, practiceId, row, patientId, counts)
+        })
+      }
+    },
+  }
+}
+
+/** The bills half of the sync. */
+export type Bills = ReturnType<typeof createBills>
