@@ -172,6 +172,7 @@ function practiceApi(): FakeRoutes {
         starts_at: new Date().toISOString(),
         notes: 'Sensitive skin',
         status: 'scheduled',
+        nextech_status: null,
         patient: { id: 2, first_name: 'Grace', last_name: 'Hopper', phone: '5550101002' },
         procedure: { id: 3, name: 'Hydrafacial' },
       },

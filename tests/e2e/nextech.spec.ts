@@ -65,3 +65,70 @@ test('an Admin connects Nextech: a wrong password, then the right one, each answ
     await restorePractice(request, admin)
   }
 })
+
+test('an Admin syncs with Nextech: the counts, a review item resolved, a code mapped, the points on the profile', async ({
+  page,
+  request,
+}) => {
+  const admin = await openSignedIn(page, request, '/settings')
+  const stamp = `${Date.now()}`.slice(-6)
+  try {
+    await putPractice(request, admin, { e_record: 'nextech', nextech: NEXTECH_SANDBOX_LOGIN })
+    // In the sandbox (as a tester would with scripts/nextech-sandbox.ts): a new patient with a
+    // bill of today, and a patient with Dana O'Connor's e-mail under another name.
+    const added = await request.post('/nextech-sandbox/_sandbox/patients', {
+      data: { given: 'Robin', family: `Sync${stamp}`, email: `robin.sync${stamp}@example.com` },
+    })
+    expect(added.status(), await added.text()).toBe(201)
+    const robin = (await added.json()) as { id: string }
+    const code = `PEEL${stamp}`
+    const billed = await request.post('/nextech-sandbox/_sandbox/bills', {
+      data: { patientId: robin.id, items: [{ code, text: 'Signature peel', unitPrice: 180 }] },
+    })
+    expect(billed.status(), await billed.text()).toBe(201)
+    const bill = (await billed.json()) as { id: string }
+    const twin = await request.post('/nextech-sandbox/_sandbox/patients', {
+      data: { given: 'Dana', family: `Quill${stamp}`, email: 'dana.oconnor@example.com' },
+    })
+    expect(twin.status(), await twin.text()).toBe(201)
+
+    await page.reload()
+    const integrations = page.getByRole('region', { name: 'Integrations' })
+    await integrations.getByRole('button', { name: 'Test connection' }).click()
+    await expect(integrations.getByRole('status')).toHaveText(NEXTECH_MESSAGES.connected)
+    await integrations.getByRole('button', { name: 'Sync now' }).click()
+    const finished = integrations.getByRole('status').filter({ hasText: 'Sync finished' })
+    await expect(finished).toBeVisible()
+    await expect(finished).toContainText('180 points awarded')
+    await shoot(page, 'settings-nextech-synced', integrations)
+
+    // The patient Nextech has under Dana O'Connor's e-mail but another name: not guessed.
+    const item = integrations.getByRole('article', { name: `Review Dana Quill${stamp}` })
+    await expect(item).toContainText('but another name')
+    await shoot(page, 'settings-nextech-review', item)
+    await item.getByRole('button', { name: 'Ignore' }).click()
+    await expect(item).toHaveCount(0)
+
+    // The bill's code, mapped to a procedure of the catalogue.
+    const row = integrations.getByRole('article', { name: `Service code ${code}` })
+    await expect(row).toContainText('Unmapped')
+    await row.getByRole('textbox', { name: `Catalogue item for ${code}` }).click()
+    await page.getByRole('option').first().click()
+    await row.getByRole('button', { name: `Save ${code}` }).click()
+    await expect(row).toContainText('Mapped to')
+    await shoot(page, 'settings-nextech-codes', row)
+
+    // The points on the patient's profile, marked as from Nextech.
+    await page.goto('/patients')
+    await page.getByRole('searchbox', { name: 'Search patients' }).fill(`Sync${stamp}`)
+    await page.getByRole('link', { name: new RegExp(`Robin Sync${stamp}`) }).click()
+    await expect(
+      page.getByText(
+        `Earned 180 points for a bill from Nextech: bill ${bill.id}, Signature peel (from Nextech)`,
+      ),
+    ).toBeVisible()
+    await shoot(page, 'patient-nextech-points')
+  } finally {
+    await restorePractice(request, admin)
+  }
+})

@@ -46,6 +46,27 @@ export type NewAppointment = {
 
 const STATUS_COLOR = { scheduled: 'glow', completed: 'green', cancelled: 'gray' } as const
 
+/** Nextech's appointment statuses (FHIR STU3) as the desk reads them. */
+const NEXTECH_STATUS_WORDS: Record<string, string> = {
+  proposed: 'Proposed',
+  pending: 'Pending',
+  booked: 'Booked',
+  arrived: 'Arrived',
+  'checked-in': 'Checked in',
+  fulfilled: 'Fulfilled',
+  cancelled: 'Cancelled',
+  noshow: 'No-show',
+  'entered-in-error': 'Entered in error',
+}
+
+/** The status Nextech gives an appointment, in words: "No-show", "Booked", "Fulfilled". */
+export function nextechStatusInWords(status: string): string {
+  const known = NEXTECH_STATUS_WORDS[status.toLowerCase()]
+  if (known) return known
+  const words = status.replace(/[-_]+/g, ' ').trim()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
 const dayTitle = new Intl.DateTimeFormat('en-US', {
   weekday: 'long',
   month: 'long',
@@ -359,6 +380,11 @@ function AppointmentCard({
             <Badge color={STATUS_COLOR[appointment.status]} variant="light">
               {appointment.status}
             </Badge>
+            {appointment.nextech_status !== null && (
+              <Badge color="gray" variant="outline">
+                Nextech · {nextechStatusInWords(appointment.nextech_status)}
+              </Badge>
+            )}
           </Group>
           <AnchorLink
             to="/patients/$patientId"
