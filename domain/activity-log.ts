@@ -33,6 +33,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'integration.updated': { group: 'Practice', label: 'Changed the Nextech connection' },
   'integration.disconnected': { group: 'Practice', label: 'Disconnected Nextech' },
   'nextech.synced': { group: 'Nextech', label: 'Synced with Nextech' },
+  'nextech.points_posted': { group: 'Nextech', label: 'Awarded points for Nextech bills' },
   'nextech.patient_linked': { group: 'Nextech', label: 'Linked a Nextech patient' },
   'nextech.patient_created': { group: 'Nextech', label: 'Added a patient from Nextech' },
   'nextech.review_resolved': { group: 'Nextech', label: 'Resolved a Nextech review item' },
@@ -223,6 +224,10 @@ export function describeActivity(
             `synced with Nextech: ${num(details.patients_created)} patients added, ${num(details.patients_linked)} linked, ${num(details.patients_updated)} updated, ${num(details.appointments)} appointments, ${num(details.bills)} bills, ${points(num(details.points_awarded))} awarded and ${points(num(details.points_reversed))} reversed`,
           )
         : sentence(`synced with Nextech: it failed (${text(details.reason).replaceAll('_', ' ')})`)
+    case 'nextech.points_posted':
+      return sentence(
+        `awarded ${points(num(details.points))} for ${num(details.entries).toLocaleString('en-US')} bill line${num(details.entries) === 1 ? '' : 's'} from Nextech, to ${num(details.patients).toLocaleString('en-US')} patient${num(details.patients) === 1 ? '' : 's'}`,
+      )
     case 'nextech.patient_linked':
       return sentence(`linked ${patient} to Nextech patient ${text(details.nextech_id)}`)
     case 'nextech.patient_created':

@@ -79,6 +79,7 @@ export const AUDIT_ACTIONS = [
   'integration.updated',
   'integration.disconnected',
   'nextech.synced',
+  'nextech.points_posted',
   'nextech.patient_linked',
   'nextech.patient_created',
   'nextech.review_resolved',

@@ -201,9 +201,11 @@ export function describeEntry(
   const why = entry.reason ? `: ${entry.reason}` : ''
   switch (entry.kind) {
     case 'earn':
-      return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : entry.source_type === 'nextech' ? 'bill from Nextech' : 'visit'}${why}`
+      // A bill from Nextech says so in its reason ("Nextech bill 58201, HydraFacial").
+      if (entry.source_type === 'nextech') return `Earned ${pointsText(n)}${why}`
+      return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
     case 'bonus':
-      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'nextech' ? ' for a referral (from Nextech)' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
+      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
     case 'adjust':
       return `Points adjusted by ${signedPoints(entry.points, '-')}${why}`
     case 'redeem':

@@ -210,8 +210,8 @@ export const NEXTECH_SYNC_MESSAGES = {
     `This Nextech patient (${name}) has the e-mail or phone of ${glowName}, but another name. Link them if they are the same person.`,
   ceiling: (points: number, ceiling: number) =>
     `This bill line would earn ${points.toLocaleString('en-US')} points, more than the ${ceiling.toLocaleString('en-US')} a line may earn without approval.`,
-  earnReason: (claimId: string, text: string) => `bill ${claimId}, ${text} (from Nextech)`,
-  voidReason: (claimId: string) => `bill ${claimId} voided in Nextech`,
+  earnReason: (claimId: string, text: string) => `Nextech bill ${claimId}, ${text}`,
+  voidReason: (claimId: string) => `Nextech bill ${claimId} voided`,
   beforeAwardDay: (day: string) => `Billed before ${day}, the day points from Nextech started.`,
   quote: 'A quote earns nothing.',
   cancelledUnseen: 'Voided in Nextech before it earned anything.',

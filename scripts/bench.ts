@@ -37,7 +37,7 @@
  * - The entry chunk's growth when one signed-in route is added: HEAD built twice in a temporary
  *   copy, without and with an empty route (bench/entry-growth.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout,entry-growth` runs
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout,entry-growth,nextech` runs
  * some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
  * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
@@ -64,6 +64,7 @@ import {
   medianRun,
   runLighthouse,
 } from './bench/lighthouse.ts'
+import { benchNextech, formatNextechTable, type NextechBench } from './bench/nextech.ts'
 import { benchOfferSend } from './bench/offer-send.ts'
 import {
   type ChildServer,
@@ -99,6 +100,7 @@ const PARTS = [
   'import',
   'checkout',
   'entry-growth',
+  'nextech',
 ] as const
 type Part = (typeof PARTS)[number]
 
@@ -217,7 +219,14 @@ console.log(
 )
 // The scale, scale-out, send and checkout parts serve no page, and entry-growth builds its own
 // copies: they need no build of dist/.
-const buildless: readonly Part[] = ['scale', 'scale-out', 'send', 'checkout', 'entry-growth']
+const buildless: readonly Part[] = [
+  'scale',
+  'scale-out',
+  'send',
+  'checkout',
+  'entry-growth',
+  'nextech',
+]
 if ([...wanted].some((part) => !buildless.includes(part))) {
   await attempt('production build (only when dist/ is stale)', async () => {
     await ensureBuilt(ROOT)
@@ -372,11 +381,21 @@ if (wanted.has('entry-growth')) {
   )
 }
 
+let nextech: NextechBench | undefined
+if (wanted.has('nextech')) {
+  await attempt(
+    `the Nextech sync: 10,000 patients, 20,000 appointments, 50,000 bills, then 100 changes (${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`,
+    async () => {
+      nextech = await benchNextech()
+    },
+  )
+}
+
 result.machine.loadAverageAfter = load()
 // A part that ran but could not measure something fails the bench like a part that could not run.
 result.failures.push(...unmeasured(result))
 const jsonPath = join(ROOT, '.tmp', 'bench.json')
-writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut }, null, 2)}\n`)
+writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut, nextech }, null, 2)}\n`)
 
 const rows = toRows(result)
 if (rows.length > 0) console.log(`\n${formatTable(rows)}\n`)
@@ -385,6 +404,7 @@ if (scaleOut?.runs.length) {
   console.log(`\nSeveral processes on one PostgreSQL (the mixed load, round-robin):\n`)
   console.log(`${formatScaleOutTable(scaleOut)}\n`)
 }
+if (nextech) console.log(`\n${formatNextechTable(nextech)}\n`)
 console.log(
   `Load average (1, 5, 15 min): ${result.machine.loadAverageBefore.join(' ')} before, ` +
     `${result.machine.loadAverageAfter.join(' ')} after, on ${result.machine.cpus} CPUs. ` +

@@ -512,14 +512,14 @@ describe('readPatient', () => {
   })
 
   it("reads the sandbox's patients: the referring patient, patientprospect as a patient", () => {
-    const [ana, grace] = SANDBOX_PATIENTS as [SandboxPatient, SandboxPatient]
-    expect(readPatient(sandboxPatientResource(grace, ana))).toEqual({
+    const [avery, blake] = SANDBOX_PATIENTS as [SandboxPatient, SandboxPatient]
+    expect(readPatient(sandboxPatientResource(blake, avery))).toEqual({
       id: '20002',
       lastUpdated: '2026-11-02T09:30:00.000Z',
-      firstName: 'Grace',
-      lastName: 'Chen',
-      email: null,
-      phone: '(512) 555-0177',
+      firstName: 'Blake',
+      lastName: 'Martinez',
+      email: 'blake.martinez@example.com',
+      phone: '(555) 010-1002',
       birthDate: '1979-09-30',
       excludeFromMailings: false,
       referringPatientId: '20001',

@@ -372,11 +372,11 @@ describe('the resources look like Nextech documents them', () => {
       ],
       identifier: [{ use: 'official', value: '41001' }],
       status: 'fulfilled',
-      description: 'Injectables for Ana Rivera',
+      description: 'Injectables for Avery Johnson',
       start: '2026-10-28T10:00:00-05:00',
       end: '2026-10-28T10:30:00-05:00',
       participant: [
-        { actor: { reference: 'Patient/20001', display: 'Rivera, Ana' } },
+        { actor: { reference: 'Patient/20001', display: 'Johnson, Avery' } },
         { actor: { reference: 'Location/1', display: 'Glow Demo Aesthetics' } },
         { actor: { reference: 'Practitioner/9323', display: 'Walters, Sherri' } },
       ],
@@ -390,7 +390,7 @@ describe('the resources look like Nextech documents them', () => {
     expect((grace as fhir.Patient).extension).toEqual([
       {
         url: `${EXTENSION}referring-patient`,
-        valueReference: { reference: 'patient/20001', display: 'Rivera, Ana' },
+        valueReference: { reference: 'patient/20001', display: 'Johnson, Avery' },
       },
       { url: `${EXTENSION}patient-status`, valueString: 'patient' },
       { url: `${EXTENSION}exclude-from-mailings`, valueBoolean: false },

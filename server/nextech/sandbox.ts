@@ -129,32 +129,36 @@ export type SandboxRecordOf = {
 }
 export type SandboxResource = keyof SandboxRecordOf
 
-/** The demo practice's patients in Nextech (the demo practice in Glow has the same people). */
+/**
+ * The demo practice's patients in Nextech: three of the Glow demo practice's own people, with the
+ * same e-mails and phones, so the first sync links them instead of adding them again.
+ */
 export const SANDBOX_PATIENTS: readonly SandboxPatient[] = [
   {
     id: '20001',
-    family: 'Rivera',
-    given: 'Ana',
-    phone: '(512) 555-0142',
-    email: 'ana.rivera@example.com',
+    family: 'Johnson',
+    given: 'Avery',
+    phone: '(555) 010-1001',
+    email: 'avery.johnson@example.com',
     birthDate: '1988-04-12',
     lastUpdated: '2026-11-01T15:00:00+00:00',
   },
   {
     id: '20002',
-    family: 'Chen',
-    given: 'Grace',
-    phone: '(512) 555-0177',
+    family: 'Martinez',
+    given: 'Blake',
+    phone: '(555) 010-1002',
+    email: 'blake.martinez@example.com',
     birthDate: '1979-09-30',
     referringPatientId: '20001',
     lastUpdated: '2026-11-02T09:30:00+00:00',
   },
   {
     id: '20003',
-    family: 'Okafor',
-    given: 'Daniel',
-    email: 'daniel.okafor@example.com',
-    excludeFromMailings: true,
+    family: 'Nguyen',
+    given: 'Casey',
+    phone: '(555) 010-1003',
+    email: 'casey.nguyen@example.com',
     lastUpdated: '2026-11-03T11:15:00+00:00',
   },
 ]

@@ -607,6 +607,85 @@ export function createLedger({ db, now }: { db: Database; now: () => Date }) {
     },
 
     /**
+     * Awards many lots at once (a page of bills synced from Nextech) for a caller whose transaction
+     * `tx` holds the row locks of every patient in `balances` (their balances as read under the
+     * lock). Lapsed lots expire first, as before every change; then one statement writes the
+     * entries with their running balances and one the patients' balances. Keys are the caller's
+     * new ones (the unique index refuses a key used twice, failing the transaction). Answers the
+     * entries in the order of `postings`.
+     */
+    async creditMany(
+      tx: Transaction,
+      practiceId: number,
+      balances: Map<number, number>,
+      postings: {
+        patientId: number
+        userId: number | null
+        kind: 'earn' | 'bonus'
+        points: number
+        sourceType: LedgerSource
+        sourceId?: number | null
+        reason?: string | null
+        idempotencyKey: string
+      }[],
+    ): Promise<LedgerEntryRow[]> {
+      if (postings.length === 0) return []
+      for (const posting of postings) assertPoints(posting.points)
+      const at = now()
+      const ids = [...balances.keys()]
+      const allocated = sql`coalesce((select sum(a.points) from ${ledgerAllocations} a where a.lot_entry_id = ${ledgerEntries.id}), 0)`
+      const lapsed = await tx
+        .selectDistinct({ patient_id: ledgerEntries.patient_id })
+        .from(ledgerEntries)
+        .where(
+          and(
+            inArray(ledgerEntries.patient_id, ids),
+            inArray(ledgerEntries.kind, CREDIT_KINDS),
+            gt(ledgerEntries.points, 0),
+            lte(ledgerEntries.expires_at, at),
+            sql`${ledgerEntries.points} - ${allocated} > 0`,
+          ),
+        )
+      for (const { patient_id } of lapsed) {
+        const done = await expireLapsed(tx, practiceId, patient_id, balances.get(patient_id) ?? 0)
+        balances.set(patient_id, done.balance)
+      }
+      const expiresAt = await expiryFor(tx, practiceId)
+      const rows = postings.map((posting) => {
+        const after = (balances.get(posting.patientId) ?? 0) + posting.points
+        balances.set(posting.patientId, after)
+        return {
+          practice_id: practiceId,
+          patient_id: posting.patientId,
+          kind: posting.kind,
+          points: posting.points,
+          source_type: posting.sourceType,
+          source_id: posting.sourceId ?? null,
+          idempotency_key: posting.idempotencyKey,
+          reason: posting.reason ?? null,
+          expires_at: expiresAt,
+          balance_after: after,
+          created_by: posting.userId,
+          created_at: at,
+        }
+      })
+      const entries = await tx.insert(ledgerEntries).values(rows).returning()
+      const changed = [...new Set(postings.map((posting) => posting.patientId))]
+      await tx.execute(
+        sql`update ${patients} set points = v.points from (values ${sql.join(
+          changed.map((id) => sql`(${id}::int, ${balances.get(id) ?? 0}::int)`),
+          sql`, `,
+        )}) as v(id, points) where ${patients.id} = v.id`,
+      )
+      const byKey = new Map(entries.map((entry) => [entry.idempotency_key, entry]))
+      return postings.map((posting) => {
+        const entry = byKey.get(posting.idempotencyKey)
+        if (!entry) throw new Error('A ledger entry was not written')
+        return entry
+      })
+    },
+
+    /**
      * Postings on one patient for a caller whose transaction `tx` already holds the patient's row
      * lock (taken first, in server/db/locks.ts's order) and read its balance: no second lock, no
      * savepoint, and no look-up of the keys, which the caller has checked or made new itself (the

@@ -9,7 +9,7 @@
  * reversal is not forced: the line waits in the review queue with the ledger's sentence. Quotes
  * earn nothing.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { LEDGER_MESSAGES, pointsForItem } from '#domain/ledger.ts'
 import { NEXTECH_SYNC_MESSAGES, type NextechCounts } from '#domain/nextech.ts'
 import { DAY_MS } from '#domain/time.ts'
@@ -30,7 +30,7 @@ import {
   visitItems,
 } from '#server/db/schema.ts'
 import { createLedger, LedgerError, readProgrammeRules } from '#server/modules/ledger/index.ts'
-import type { NextechClaim, NextechClaimLine } from '#server/nextech/resources.ts'
+import type { NextechClaim } from '#server/nextech/resources.ts'
 
 type Context = Pick<ServerContext, 'db' | 'now'>
 
@@ -43,6 +43,8 @@ type PricingBasis = {
   rules: Awaited<ReturnType<typeof readProgrammeRules>>
   awardFrom: string | null
   mappings: Map<string, typeof nextechServiceCodes.$inferSelect>
+  /** The mapped catalogue items, by `procedure:id` or `product:id`. */
+  items: Map<string, { name: string; points: number | null; min_days: number }>
 }
 
 /** What an active line of a linked patient earns, or why not. */
@@ -121,22 +123,44 @@ export function createBills(ctx: Context) {
         .where(eq(nextechConnections.practice_id, practiceId)),
       ex.select().from(nextechServiceCodes).where(eq(nextechServiceCodes.practice_id, practiceId)),
     ])
+    const items = new Map<string, { name: string; points: number | null; min_days: number }>()
+    for (const [kind, table] of [
+      ['procedure', procedures],
+      ['product', products],
+    ] as const) {
+      const ids = mappings
+        .map((mapping) => (kind === 'procedure' ? mapping.procedure_id : mapping.product_id))
+        .filter((id): id is number => id !== null)
+      if (ids.length === 0) continue
+      const rows = await ex
+        .select({
+          id: table.id,
+          name: table.name,
+          points: table.points,
+          min_days: table.min_days_between,
+        })
+        .from(table)
+        .where(inArray(table.id, ids))
+      for (const row of rows) items.set(`${kind}:${row.id}`, row)
+    }
     return {
       rules,
       awardFrom: connection?.award_from ? String(connection.award_from) : null,
       mappings: new Map(mappings.map((mapping) => [mapping.code, mapping])),
+      items,
     }
   }
 
-  /** What `line` earns for `patientId`, under the practice's rules and the code's mapping. */
-  async function price(
-    tx: Transaction,
-    practiceId: number,
-    line: LineRow,
-    patientId: number,
-    basis?: PricingBasis,
-  ): Promise<Pricing & { procedure_id: number | null; product_id: number | null }> {
-    const { rules, awardFrom, mappings } = basis ?? (await basisOf(tx, practiceId))
+  /**
+   * What a line earns without reading anything more, or `slow` when its item has a minimum
+   * number of days between awards (that needs the patient's last award).
+   */
+  function quickPrice(
+    line: Pick<LineRow, 'code' | 'billed_on' | 'quantity' | 'net_cents'>,
+    basis: PricingBasis,
+    { minDays = true }: { minDays?: boolean } = {},
+  ): (Pricing & { procedure_id: number | null; product_id: number | null }) | 'slow' {
+    const { rules, awardFrom, mappings, items } = basis
     const billedOn = line.billed_on ? String(line.billed_on) : day(now())
     const mapping = line.code ? mappings.get(line.code) : undefined
     const mapped = {
@@ -150,31 +174,17 @@ export function createBills(ctx: Context) {
       line.quantity > 0 ? Math.round(line.net_cents / line.quantity) : line.net_cents
     let points: number
     if (mapping) {
-      const kind = mapping.procedure_id !== null ? 'procedure' : 'product'
-      const table = kind === 'procedure' ? procedures : products
-      const itemId = (mapping.procedure_id ?? mapping.product_id) as number
-      const [item] = await tx
-        .select({ name: table.name, points: table.points, min_days: table.min_days_between })
-        .from(table)
-        .where(eq(table.id, itemId))
+      const key =
+        mapping.procedure_id !== null
+          ? `procedure:${mapping.procedure_id}`
+          : `product:${mapping.product_id}`
+      const item = items.get(key)
+      if (minDays && item && item.min_days > 0) return 'slow'
       points = pointsForItem(
         { points: item?.points ?? null, price: unitCents },
         Math.max(1, line.quantity),
         rules,
       )
-      if (item && item.min_days > 0 && points > 0) {
-        const last = await lastAward(tx, patientId, kind, itemId, line.id)
-        if (last) {
-          const opensOn = day(new Date(Date.parse(`${last}T00:00:00Z`) + item.min_days * DAY_MS))
-          if (billedOn < opensOn) {
-            return {
-              state: 'none',
-              note: VISIT_MESSAGES.earnsAgainOn(item.name, opensOn),
-              ...mapped,
-            }
-          }
-        }
-      }
     } else {
       points = Math.floor((line.net_cents / 100) * rules.points_per_dollar)
     }
@@ -188,6 +198,38 @@ export function createBills(ctx: Context) {
       }
     }
     return { state: 'earn', points, ...mapped }
+  }
+
+  /** What `line` earns for `patientId`, under the practice's rules and the code's mapping. */
+  async function price(
+    tx: Transaction,
+    practiceId: number,
+    line: LineRow,
+    patientId: number,
+    basis?: PricingBasis,
+  ): Promise<Pricing & { procedure_id: number | null; product_id: number | null }> {
+    const known = basis ?? (await basisOf(tx, practiceId))
+    const pricing = quickPrice(line, known, { minDays: false })
+    if (pricing === 'slow' || pricing.state === 'none')
+      return pricing as Exclude<typeof pricing, 'slow'>
+    const kind = pricing.procedure_id !== null ? 'procedure' : 'product'
+    const itemId = pricing.procedure_id ?? pricing.product_id
+    const item = itemId === null ? undefined : known.items.get(`${kind}:${itemId}`)
+    if (!item || itemId === null || item.min_days <= 0) return pricing
+    const last = await lastAward(tx, patientId, kind, itemId, line.id)
+    const billedOn = line.billed_on ? String(line.billed_on) : day(now())
+    if (last) {
+      const opensOn = day(new Date(Date.parse(`${last}T00:00:00Z`) + item.min_days * DAY_MS))
+      if (billedOn < opensOn) {
+        return {
+          state: 'none',
+          note: VISIT_MESSAGES.earnsAgainOn(item.name, opensOn),
+          procedure_id: pricing.procedure_id,
+          product_id: pricing.product_id,
+        }
+      }
+    }
+    return pricing
   }
 
   async function openReview(
@@ -394,20 +436,33 @@ export function createBills(ctx: Context) {
     return row?.patient_id ?? null
   }
 
-  /** One line of one bill, in its own transaction. */
-  async function applyLine(
+  /**
+   * A page of bills in one transaction, in a handful of statements whatever its size: the lines'
+   * rows written (new ones waiting) and locked, their patients' links read, the patients locked
+   * in id order, voids reversed (one by one: each checks what was spent), and the lines that
+   * earn posted together through the ledger. A line whose item has a minimum number of days
+   * between awards, or a merged patient's, goes the one-by-one way.
+   */
+  async function applyPage(
+    tx: Transaction,
     practiceId: number,
-    claim: NextechClaim,
-    line: NextechClaimLine,
+    claims: NextechClaim[],
     counts: NextechCounts,
     basis: PricingBasis,
   ) {
-    const voided = claim.status !== 'active' || line.voided
-    await db.transaction(async (tx) => {
-      const at = now()
-      await tx
-        .insert(nextechClaimLines)
-        .values({
+    const at = now()
+    const incoming = claims.flatMap((claim) =>
+      claim.lines.map((line) => ({
+        claim,
+        line,
+        voided: claim.status !== 'active' || line.voided,
+      })),
+    )
+    if (incoming.length === 0) return
+    await tx
+      .insert(nextechClaimLines)
+      .values(
+        incoming.map(({ claim, line, voided }) => ({
           practice_id: practiceId,
           claim_id: claim.id,
           line_id: line.lineId,
@@ -421,44 +476,176 @@ export function createBills(ctx: Context) {
           note: voided ? NEXTECH_SYNC_MESSAGES.cancelledUnseen : null,
           voided,
           updated_at: at,
+        })),
+      )
+      .onConflictDoNothing()
+    const rows = await tx
+      .select()
+      .from(nextechClaimLines)
+      .where(
+        and(
+          eq(nextechClaimLines.practice_id, practiceId),
+          inArray(
+            nextechClaimLines.claim_id,
+            claims.map((claim) => claim.id),
+          ),
+        ),
+      )
+      .orderBy(asc(nextechClaimLines.id))
+      .for('update')
+    const rowOf = new Map(rows.map((row) => [`${row.claim_id}/${row.line_id}`, row]))
+    const nextechIds = [
+      ...new Set(claims.map((claim) => claim.patientId).filter((id): id is string => !!id)),
+    ]
+    const links =
+      nextechIds.length === 0
+        ? []
+        : await tx
+            .select({
+              nextech_id: nextechPatients.nextech_id,
+              patient_id: nextechPatients.patient_id,
+            })
+            .from(nextechPatients)
+            .where(
+              and(
+                eq(nextechPatients.practice_id, practiceId),
+                inArray(nextechPatients.nextech_id, nextechIds),
+                eq(nextechPatients.state, 'linked'),
+              ),
+            )
+    const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
+
+    const toReverse: LineRow[] = []
+    const toClose: LineRow[] = []
+    const toEarn: { row: LineRow; patientId: number }[] = []
+    for (const { claim, line, voided } of incoming) {
+      const row = rowOf.get(`${claim.id}/${line.lineId}`)
+      if (!row) continue
+      if (voided) {
+        if (row.state === 'earned') toReverse.push(row)
+        else if (!row.voided) toClose.push(row)
+        continue
+      }
+      if (row.state !== 'waiting') continue
+      const patientId = claim.patientId ? linkOf.get(claim.patientId) : undefined
+      if (patientId) toEarn.push({ row, patientId })
+    }
+
+    for (const row of toReverse) await reverse(tx, practiceId, row, counts)
+    if (toClose.length > 0) {
+      await tx
+        .update(nextechClaimLines)
+        .set({
+          voided: true,
+          state: 'none',
+          note: NEXTECH_SYNC_MESSAGES.cancelledUnseen,
+          updated_at: at,
         })
-        .onConflictDoNothing()
-      const [row] = await tx
-        .select()
-        .from(nextechClaimLines)
         .where(
-          and(
-            eq(nextechClaimLines.practice_id, practiceId),
-            eq(nextechClaimLines.claim_id, claim.id),
-            eq(nextechClaimLines.line_id, line.lineId),
+          inArray(
+            nextechClaimLines.id,
+            toClose.map((row) => row.id),
           ),
         )
-        .for('update')
-      if (!row) return
-      if (voided) {
-        if (row.voided && row.state !== 'earned') return
-        if (row.state === 'earned') {
-          await reverse(tx, practiceId, row, counts)
-          return
-        }
-        // Waiting, or above the ceiling: nothing was posted, nothing is taken back.
-        await tx
-          .update(nextechClaimLines)
-          .set({
-            voided: true,
-            state: 'none',
-            note: NEXTECH_SYNC_MESSAGES.cancelledUnseen,
-            updated_at: at,
-          })
-          .where(eq(nextechClaimLines.id, row.id))
-        await closeReviews(tx, practiceId, row, 'voided in Nextech')
-        return
+      for (const row of toClose) {
+        if (row.state === 'review') await closeReviews(tx, practiceId, row, 'voided in Nextech')
       }
-      if (row.state !== 'waiting') return
-      const patientId = await linkedPatient(tx, practiceId, claim.patientId)
-      if (patientId === null) return
-      await earn(tx, practiceId, row, patientId, counts, undefined, basis)
-    })
+    }
+    if (toEarn.length === 0) return
+
+    // The patients' locks, in id order (as every transaction of the product takes them).
+    const locked = await tx
+      .select({ id: patients.id, points: patients.points, merged_into_id: patients.merged_into_id })
+      .from(patients)
+      .where(
+        and(
+          eq(patients.practice_id, practiceId),
+          inArray(patients.id, [...new Set(toEarn.map((item) => item.patientId))]),
+        ),
+      )
+      .orderBy(asc(patients.id))
+      .for('update')
+    const balances = new Map<number, number>()
+    for (const patient of locked) {
+      if (patient.merged_into_id === null) balances.set(patient.id, patient.points)
+    }
+    const slow: { row: LineRow; patientId: number }[] = []
+    const none: {
+      row: LineRow
+      patientId: number
+      note: string
+      procedure_id: number | null
+      product_id: number | null
+    }[] = []
+    const earning: {
+      row: LineRow
+      patientId: number
+      points: number
+      procedure_id: number | null
+      product_id: number | null
+    }[] = []
+    for (const item of toEarn) {
+      const pricing = balances.has(item.patientId) ? quickPrice(item.row, basis) : 'slow'
+      if (pricing === 'slow' || pricing.state === 'review') slow.push(item)
+      else if (pricing.state === 'none') none.push({ ...item, ...pricing })
+      else earning.push({ ...item, ...pricing })
+    }
+    if (none.length > 0) {
+      await tx.execute(
+        sql`update ${nextechClaimLines} set state = 'none', points = 0, note = v.note, patient_id = v.patient_id, procedure_id = v.procedure_id, product_id = v.product_id, updated_at = ${at.toISOString()}::timestamptz from (values ${sql.join(
+          none.map(
+            (item) =>
+              sql`(${item.row.id}::int, ${item.note}::text, ${item.patientId}::int, ${item.procedure_id}::int, ${item.product_id}::int)`,
+          ),
+          sql`, `,
+        )}) as v(id, note, patient_id, procedure_id, product_id) where ${nextechClaimLines.id} = v.id`,
+      )
+    }
+    if (earning.length > 0) {
+      const entries = await ledger.creditMany(
+        tx,
+        practiceId,
+        balances,
+        earning.map((item) => ({
+          patientId: item.patientId,
+          userId: null,
+          kind: 'earn' as const,
+          points: item.points,
+          sourceType: 'nextech' as const,
+          sourceId: item.row.id,
+          reason: NEXTECH_SYNC_MESSAGES.earnReason(item.row.claim_id, item.row.text),
+          idempotencyKey: `nextech:${item.row.claim_id}:${item.row.line_id}`,
+        })),
+      )
+      await tx.execute(
+        sql`update ${nextechClaimLines} set state = 'earned', note = null, points = v.points, earn_entry_id = v.entry_id, patient_id = v.patient_id, procedure_id = v.procedure_id, product_id = v.product_id, updated_at = ${at.toISOString()}::timestamptz from (values ${sql.join(
+          earning.map(
+            (item, index) =>
+              sql`(${item.row.id}::int, ${item.points}::int, ${entries[index]?.id ?? null}::int, ${item.patientId}::int, ${item.procedure_id}::int, ${item.product_id}::int)`,
+          ),
+          sql`, `,
+        )}) as v(id, points, entry_id, patient_id, procedure_id, product_id) where ${nextechClaimLines.id} = v.id`,
+      )
+      // One event for the page's postings: each entry is in the ledger with its bill.
+      await recordWithin(
+        tx,
+        {
+          action: 'nextech.points_posted',
+          userId: null,
+          practiceId,
+          details: {
+            entries: entries.length,
+            points: earning.reduce((sum, item) => sum + item.points, 0),
+            patients: new Set(earning.map((item) => item.patientId)).size,
+          },
+        },
+        at,
+      )
+      for (const item of earning) counts.points_awarded += item.points
+    }
+    // What needs the patient's history or a person: one by one, under the locks held.
+    for (const item of slow)
+      await earn(tx, practiceId, item.row, item.patientId, counts, undefined, basis)
   }
 
   return {
@@ -469,12 +656,27 @@ export function createBills(ctx: Context) {
      * rules and mappings are read once for the page.
      */
     async applyClaims(practiceId: number, claims: NextechClaim[], counts: NextechCounts) {
+      const bills = claims.filter((claim) => claim.use === 'complete')
+      if (bills.length === 0) return
       const basis = await basisOf(db, practiceId)
-      for (const claim of claims) {
-        if (claim.use !== 'complete') continue
-        counts.bills += 1
-        for (const line of claim.lines) await applyLine(practiceId, claim, line, counts, basis)
-      }
+      await db.transaction((tx) => applyPage(tx, practiceId, bills, counts, basis))
+      counts.bills += bills.length
+    },
+
+    /** The lines that waited for any of these Nextech patients, now that they are linked. */
+    async applyWaitingOf(practiceId: number, nextechIds: string[], counts: NextechCounts | null) {
+      if (nextechIds.length === 0) return
+      const waiting = await db
+        .selectDistinct({ id: nextechClaimLines.nextech_patient_id })
+        .from(nextechClaimLines)
+        .where(
+          and(
+            eq(nextechClaimLines.practice_id, practiceId),
+            inArray(nextechClaimLines.nextech_patient_id, nextechIds),
+            eq(nextechClaimLines.state, 'waiting'),
+          ),
+        )
+      for (const { id } of waiting) if (id) await this.applyWaiting(practiceId, id, counts)
     },
 
     /** The lines that waited for this Nextech patient, now that it is linked. */

@@ -6,13 +6,19 @@
  * Nextech is the source of truth for the name and contact details; `exclude-from-mailings`
  * turns marketing e-mail off (and never back on).
  */
-import { and, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { NEXTECH_SYNC_MESSAGES, type NextechCounts } from '#domain/nextech.ts'
 import { toE164 } from '#domain/phone.ts'
-import { recordWithin } from '#server/audit/audit.ts'
+import { recordWithin, safeDetails } from '#server/audit/audit.ts'
 import type { ServerContext } from '#server/context.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { appointments, nextechPatients, nextechReviews, patients } from '#server/db/schema.ts'
+import {
+  appointments,
+  auditEvents,
+  nextechPatients,
+  nextechReviews,
+  patients,
+} from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger, readProgrammeRules } from '#server/modules/ledger/index.ts'
 import type { NextechAppointment, NextechPatient } from '#server/nextech/resources.ts'
@@ -198,159 +204,299 @@ export function createPatientSync(ctx: Context) {
     )
   }
 
+  /**
+   * Creates the Glow patients of Nextech records in `tx`, in one statement, with the joining
+   * bonus; answers their ids in the order of `records`.
+   */
+  async function createMany(
+    tx: Transaction,
+    practiceId: number,
+    records: ReviewRecord[],
+  ): Promise<number[]> {
+    if (records.length === 0) return []
+    const at = now()
+    const tokens = records.map(() => randomToken())
+    const rows = await tx
+      .insert(patients)
+      .values(
+        records.map((record, index) => ({
+          practice_id: practiceId,
+          first_name: record.first_name,
+          last_name: record.last_name,
+          email: record.email,
+          phone: record.phone,
+          birth_date: record.birth_date,
+          email_subscription: !record.exclude_from_mailings,
+          unsubscribe_id: tokens[index] as string,
+          created_at: at,
+        })),
+      )
+      .returning({ id: patients.id, unsubscribe_id: patients.unsubscribe_id })
+    const idOf = new Map(rows.map((row) => [row.unsubscribe_id, row.id]))
+    const ids = tokens.map((token) => idOf.get(token) as number)
+    const { joining_bonus } = await readProgrammeRules(tx, practiceId)
+    if (joining_bonus > 0) {
+      await ledger.creditMany(
+        tx,
+        practiceId,
+        new Map(ids.map((id) => [id, 0])),
+        ids.map((id) => ({
+          patientId: id,
+          userId: null,
+          kind: 'bonus' as const,
+          points: joining_bonus,
+          sourceType: 'joining' as const,
+          idempotencyKey: `joining-bonus:${id}`,
+        })),
+      )
+    }
+    await tx.insert(auditEvents).values(
+      records.map((record, index) => ({
+        action: 'nextech.patient_created' as const,
+        user_id: null,
+        practice_id: practiceId,
+        ip: null,
+        details: safeDetails({ patient_id: ids[index] as number, nextech_id: record.id }),
+        created_at: at,
+      })),
+    )
+    return ids
+  }
+
   return {
     createFrom,
     link,
     refresh,
 
     /**
-     * One Nextech patient: refreshed when linked, else matched (created, linked or queued).
-     * Answers the Glow patient it is linked to now, if any.
+     * A page of Nextech patients in one transaction: linked ones refreshed, the others matched
+     * by e-mail or phone (one query for the page) and created, linked or queued for review.
+     * Answers the Nextech ids linked by this page (created or matched), whose waiting bills may
+     * now earn.
      */
-    async apply(
+    async applyPage(
       practiceId: number,
-      patient: NextechPatient,
+      list: NextechPatient[],
       counts: NextechCounts,
-    ): Promise<number | null> {
-      const record = reviewRecord(patient)
-      const linked = await db.transaction(async (tx) => {
-        // The link row is the Nextech patient's lock: two walks of one record wait in turn.
+    ): Promise<string[]> {
+      // The last version of a patient a page carries twice.
+      const records = [...new Map(list.map((patient) => [patient.id, patient])).values()].map(
+        reviewRecord,
+      )
+      if (records.length === 0) return []
+      const ids = records.map((record) => record.id)
+      return db.transaction(async (tx) => {
+        const at = now()
         await tx
           .insert(nextechPatients)
-          .values({
-            practice_id: practiceId,
-            nextech_id: patient.id,
-            patient_id: null,
-            state: 'review',
-            referring_nextech_id: patient.referringPatientId,
-            updated_at: now(),
-          })
+          .values(
+            records.map((record) => ({
+              practice_id: practiceId,
+              nextech_id: record.id,
+              patient_id: null,
+              state: 'review',
+              referring_nextech_id: record.referring_patient_id,
+              updated_at: at,
+            })),
+          )
           .onConflictDoNothing()
-        const [current] = await tx
+        // The link rows are the Nextech patients' locks: a second walk of them waits its turn.
+        const links = await tx
           .select()
           .from(nextechPatients)
           .where(
             and(
               eq(nextechPatients.practice_id, practiceId),
-              eq(nextechPatients.nextech_id, patient.id),
+              inArray(nextechPatients.nextech_id, ids),
             ),
           )
+          .orderBy(nextechPatients.nextech_id)
           .for('update')
-        if (!current || current.state === 'ignored') return null
-        if (current.state === 'linked' && current.patient_id !== null) {
-          if (await refresh(tx, current.patient_id, record)) counts.patients_updated += 1
-          return current.patient_id
-        }
-        const [open] = await tx
-          .select({ id: nextechReviews.id })
+        const linkOf = new Map(links.map((link) => [link.nextech_id, link]))
+        const open = await tx
+          .select({ id: nextechReviews.id, subject: nextechReviews.subject })
           .from(nextechReviews)
           .where(
             and(
               eq(nextechReviews.practice_id, practiceId),
               eq(nextechReviews.kind, 'patient'),
-              eq(nextechReviews.subject, patient.id),
+              inArray(nextechReviews.subject, ids),
               isNull(nextechReviews.resolved_at),
             ),
           )
-        // Waiting for a person: keep what they will see up to date, decide nothing.
-        if (open) {
-          await tx
-            .update(nextechReviews)
-            .set({
-              details: sql`${nextechReviews.details} || ${JSON.stringify({ nextech: record })}::jsonb`,
-            })
-            .where(eq(nextechReviews.id, open.id))
-          return null
+        const openOf = new Map(open.map((item) => [item.subject, item.id]))
+
+        const linked: ReviewRecord[] = []
+        const unlinked: ReviewRecord[] = []
+        for (const record of records) {
+          const link = linkOf.get(record.id)
+          if (!link || link.state === 'ignored') continue
+          if (link.state === 'linked' && link.patient_id !== null) linked.push(record)
+          else if (openOf.has(record.id)) {
+            // Waiting for a person: keep what they will see up to date, decide nothing.
+            await tx
+              .update(nextechReviews)
+              .set({
+                details: sql`${nextechReviews.details} || ${JSON.stringify({ nextech: record })}::jsonb`,
+              })
+              .where(eq(nextechReviews.id, openOf.get(record.id) as number))
+          } else unlinked.push(record)
         }
-        const candidates = await tx
-          .select({
-            id: patients.id,
-            first_name: patients.first_name,
-            last_name: patients.last_name,
-          })
-          .from(patients)
-          .where(
-            and(
-              eq(patients.practice_id, practiceId),
-              isNull(patients.archived_at),
-              or(
-                record.email ? sql`lower(${patients.email}) = ${record.email}` : sql`false`,
-                record.phone ? eq(patients.phone, record.phone) : sql`false`,
-              ),
-              // A patient already linked to another Nextech record is not this one.
-              sql`not exists (select 1 from ${nextechPatients} l where l.practice_id = ${practiceId} and l.patient_id = ${patients.id} and l.state = 'linked')`,
-            ),
+        for (const record of linked) {
+          const patientId = linkOf.get(record.id)?.patient_id as number
+          if (await refresh(tx, patientId, record)) counts.patients_updated += 1
+        }
+        if (unlinked.length === 0) return []
+
+        const emails = unlinked.map((record) => record.email).filter((e): e is string => !!e)
+        const phones = unlinked.map((record) => record.phone).filter((p): p is string => !!p)
+        const found =
+          emails.length + phones.length === 0
+            ? []
+            : await tx
+                .select({
+                  id: patients.id,
+                  first_name: patients.first_name,
+                  last_name: patients.last_name,
+                  email: sql<string | null>`lower(${patients.email})`,
+                  phone: patients.phone,
+                })
+                .from(patients)
+                .where(
+                  and(
+                    eq(patients.practice_id, practiceId),
+                    isNull(patients.archived_at),
+                    or(
+                      emails.length > 0
+                        ? inArray(sql`lower(${patients.email})`, emails)
+                        : sql`false`,
+                      phones.length > 0 ? inArray(patients.phone, phones) : sql`false`,
+                    ),
+                    // A patient already linked to another Nextech record is not this one.
+                    sql`not exists (select 1 from ${nextechPatients} l where l.practice_id = ${practiceId} and l.patient_id = ${patients.id} and l.state = 'linked')`,
+                  ),
+                )
+        const toCreate: ReviewRecord[] = []
+        const toLink: { record: ReviewRecord; patientId: number }[] = []
+        const claimed = new Set<number>()
+        for (const record of unlinked) {
+          const candidates = found.filter(
+            (candidate) =>
+              !claimed.has(candidate.id) &&
+              ((record.email && candidate.email === record.email) ||
+                (record.phone && candidate.phone === record.phone)),
           )
-          .limit(20)
-        const [only] = candidates
-        if (candidates.length === 0) {
-          const patientId = await createFrom(tx, practiceId, record, null)
-          await link(tx, practiceId, record, patientId, null)
-          counts.patients_created += 1
-          return patientId
+          const [only] = candidates
+          if (candidates.length === 0) {
+            toCreate.push(record)
+          } else if (candidates.length === 1 && only && namesAgree(only, record)) {
+            claimed.add(only.id)
+            toLink.push({ record, patientId: only.id })
+          } else {
+            await tx.insert(nextechReviews).values({
+              practice_id: practiceId,
+              kind: 'patient',
+              subject: record.id,
+              message:
+                candidates.length === 1 && only
+                  ? NEXTECH_SYNC_MESSAGES.nameDisagrees(
+                      `${record.first_name} ${record.last_name}`,
+                      `${only.first_name} ${only.last_name}`,
+                    )
+                  : NEXTECH_SYNC_MESSAGES.several(candidates.length),
+              details: { nextech: record, candidates: candidates.map((candidate) => candidate.id) },
+            })
+            counts.patients_to_review += 1
+          }
         }
-        if (candidates.length === 1 && only && namesAgree(only, record)) {
-          await link(tx, practiceId, record, only.id, null)
-          await refresh(tx, only.id, record)
-          counts.patients_linked += 1
-          return only.id
+        const created = await createMany(tx, practiceId, toCreate)
+        const now_linked = [
+          ...toLink,
+          ...toCreate.map((record, index) => ({ record, patientId: created[index] as number })),
+        ]
+        if (now_linked.length > 0) {
+          await tx.execute(
+            sql`update ${nextechPatients} set patient_id = v.patient_id, state = 'linked', updated_at = ${at.toISOString()}::timestamptz from (values ${sql.join(
+              now_linked.map((item) => sql`(${item.record.id}::text, ${item.patientId}::int)`),
+              sql`, `,
+            )}) as v(nextech_id, patient_id) where ${nextechPatients.practice_id} = ${practiceId} and ${nextechPatients.nextech_id} = v.nextech_id`,
+          )
+          await tx.insert(auditEvents).values(
+            now_linked.map((item) => ({
+              action: 'nextech.patient_linked' as const,
+              user_id: null,
+              practice_id: practiceId,
+              ip: null,
+              details: safeDetails({ patient_id: item.patientId, nextech_id: item.record.id }),
+              created_at: at,
+            })),
+          )
         }
-        const message =
-          candidates.length === 1 && only
-            ? NEXTECH_SYNC_MESSAGES.nameDisagrees(
-                `${record.first_name} ${record.last_name}`,
-                `${only.first_name} ${only.last_name}`,
-              )
-            : NEXTECH_SYNC_MESSAGES.several(candidates.length)
-        await tx.insert(nextechReviews).values({
-          practice_id: practiceId,
-          kind: 'patient',
-          subject: patient.id,
-          message,
-          details: { nextech: record, candidates: candidates.map((candidate) => candidate.id) },
-        })
-        counts.patients_to_review += 1
-        return null
+        for (const item of toLink) await refresh(tx, item.patientId, item.record)
+        counts.patients_linked += toLink.length
+        counts.patients_created += toCreate.length
+        return now_linked.map((item) => item.record.id)
       })
-      return linked
     },
 
-    /** One Nextech appointment, on its linked patient's record (skipped until linked). */
-    async applyAppointment(
+    /**
+     * A page of Nextech appointments, on their linked patients' records (one not linked yet is
+     * skipped): one read of the links, one upsert.
+     */
+    async applyAppointments(
       practiceId: number,
-      appointment: NextechAppointment,
+      list: NextechAppointment[],
       counts: NextechCounts,
     ): Promise<void> {
-      if (!appointment.patientId || !appointment.start) return
-      const [link] = await db
-        .select({ patient_id: nextechPatients.patient_id })
+      const usable = list.filter((appointment) => appointment.patientId && appointment.start)
+      const ids = [...new Set(usable.map((appointment) => appointment.patientId as string))]
+      if (ids.length === 0) return
+      const links = await db
+        .select({ nextech_id: nextechPatients.nextech_id, patient_id: nextechPatients.patient_id })
         .from(nextechPatients)
         .where(
           and(
             eq(nextechPatients.practice_id, practiceId),
-            eq(nextechPatients.nextech_id, appointment.patientId),
+            inArray(nextechPatients.nextech_id, ids),
             eq(nextechPatients.state, 'linked'),
           ),
         )
-      if (!link?.patient_id) return
+      const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
       const at = now()
-      const values = {
-        patient_id: link.patient_id,
-        starts_at: new Date(appointment.start),
-        status: glowAppointmentStatus(appointment.status),
-        nextech_status: appointment.status,
-        notes: appointment.type ?? '',
-        updated_at: at,
+      // One row per appointment: a page may, in principle, carry one twice.
+      const rows = new Map<string, typeof appointments.$inferInsert>()
+      for (const appointment of usable) {
+        const patientId = linkOf.get(appointment.patientId as string)
+        if (!patientId) continue
+        rows.set(appointment.id, {
+          practice_id: practiceId,
+          nextech_id: appointment.id,
+          patient_id: patientId,
+          starts_at: new Date(appointment.start as string),
+          status: glowAppointmentStatus(appointment.status),
+          nextech_status: appointment.status,
+          notes: (appointment.type ?? '').slice(0, 1000),
+          created_at: at,
+          updated_at: at,
+        })
       }
+      if (rows.size === 0) return
       await db
         .insert(appointments)
-        .values({ practice_id: practiceId, nextech_id: appointment.id, created_at: at, ...values })
+        .values([...rows.values()])
         .onConflictDoUpdate({
           target: [appointments.practice_id, appointments.nextech_id],
           targetWhere: sql`${appointments.nextech_id} is not null`,
-          set: values,
+          set: {
+            patient_id: sql`excluded.patient_id`,
+            starts_at: sql`excluded.starts_at`,
+            status: sql`excluded.status`,
+            nextech_status: sql`excluded.nextech_status`,
+            notes: sql`excluded.notes`,
+            updated_at: sql`excluded.updated_at`,
+          },
         })
-      counts.appointments += 1
+      counts.appointments += rows.size
     },
   }
 }

@@ -371,7 +371,7 @@ export function createReview(ctx: Context, sync: { patients: PatientSync; bills:
               .from(nextechClaimLines)
               .where(eq(nextechClaimLines.id, id))
               .for('update')
-            if (!line || line.state !== 'none' || line.patient_id === null) return
+            if (line?.state !== 'none' || line.patient_id === null) return
             await sync.bills.earn(tx, practiceId, line, line.patient_id, null)
           })
         }

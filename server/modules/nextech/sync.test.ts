@@ -14,9 +14,11 @@ import {
   appointments,
   ledgerEntries,
   nextechConnections,
+  outbox,
   patients,
   practices,
   procedures,
+  users,
 } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
 import { createNextechClient } from '#server/nextech/client.ts'
@@ -155,7 +157,7 @@ async function connectedPractice(
     },
     /** Holds the first app's requests for bills until the answer is called. */
     holdBills: () => {
-      let release = () => undefined as void
+      let release: () => void = () => undefined
       gate = new Promise<void>((resolve) => {
         release = () => {
           gate = undefined
@@ -254,7 +256,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     const history = await t.request(`/api/patients/${ana?.id}/ledger`, { token: n.admin.token })
     const body = (await history.json()) as { data: { reason: string | null }[] }
     expect(body.data.map((entry) => entry.reason)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/\(from Nextech\)$/)]),
+      expect.arrayContaining([expect.stringMatching(/^Nextech bill \d+, Botox 20 units$/)]),
     )
 
     // The same window again, and a whole re-read from nothing: nothing is posted twice.
@@ -571,6 +573,48 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(wrong.status).toBe(422)
     await n.call(`/review/${queue.items[0]?.id}`, { method: 'POST', json: { action: 'award' } })
     expect(await n.points(zoe?.id ?? 0)).toBe(350_000)
+  })
+
+  it('e-mails the Admins once when syncing has failed for an hour, and again only after it worked', async () => {
+    const n = await connectedPractice(t, [person('1', 'Fay', 'Lure')])
+    const [admin] = await t.db
+      .select({ email: users.email })
+      .from(users)
+      .where(eq(users.id, n.admin.user.id))
+    const mails = async () => {
+      await t.deliver()
+      return t.db
+        .select({ subject: outbox.subject, text: outbox.text })
+        .from(outbox)
+        .where(and(eq(outbox.to, admin?.email ?? ''), eq(outbox.channel, 'email')))
+    }
+    n.setFault((url) => (url.includes('/api/') ? new Response('', { status: 503 }) : undefined))
+    const start = Date.now()
+    try {
+      expect((await n.sync()).status).toBe('failed')
+      t.setNow(new Date(start + 30 * 60 * 1000))
+      expect((await n.sync()).status).toBe('failed')
+      expect(await mails()).toEqual([])
+      t.setNow(new Date(start + 61 * 60 * 1000))
+      await n.sync()
+      t.setNow(new Date(start + 90 * 60 * 1000))
+      await n.sync()
+      const sent = await mails()
+      expect(sent).toHaveLength(1)
+      expect(sent[0]?.subject).toMatch(/^Nextech sync has been failing for an hour/)
+      expect(sent[0]?.text).toContain('could not be reached')
+      // It works again; a new hour of failures is a new e-mail.
+      n.setFault(undefined)
+      expect((await n.sync()).status).toBe('done')
+      n.setFault((url) => (url.includes('/api/') ? new Response('', { status: 503 }) : undefined))
+      t.setNow(new Date(start + 100 * 60 * 1000))
+      await n.sync()
+      t.setNow(new Date(start + 170 * 60 * 1000))
+      await n.sync()
+      expect(await mails()).toHaveLength(2)
+    } finally {
+      t.setNow(undefined)
+    }
   })
 
   it('refuses a sync of a practice that is not connected, and Staff', async () => {

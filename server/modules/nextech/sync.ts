@@ -20,15 +20,17 @@
  *   is requested while the current one is applied.
  */
 import { hostname } from 'node:os'
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import { NEXTECH_SYNC_MESSAGES, type NextechCounts, NO_NEXTECH_COUNTS } from '#domain/nextech.ts'
 import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
 import { recordWithin } from '#server/audit/audit.ts'
 import type { ServerContext } from '#server/context.ts'
+import type { Transaction } from '#server/db/client.ts'
 import { openJson, sealJson } from '#server/db/data-key.ts'
-import { nextechConnections, nextechSyncRuns, practices } from '#server/db/schema.ts'
+import { nextechConnections, nextechSyncRuns, practices, users } from '#server/db/schema.ts'
 import { conflict } from '#server/lib/domain-error.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { templateMail } from '#server/messaging/outbound.ts'
 import type { NextechCredentials, NextechResource, NextechTokens } from '#server/nextech/client.ts'
 import { NextechFailure } from '#server/nextech/failures.ts'
 import { readAppointment, readClaim, readPatient } from '#server/nextech/resources.ts'
@@ -40,6 +42,7 @@ import {
   withRetries,
 } from '#server/nextech/throttle.ts'
 import { createBills } from './bills.ts'
+import { nextechFailingEmail } from './failing-email.ts'
 import { createPatientSync } from './patients.ts'
 
 type Context = Pick<ServerContext, 'db' | 'config' | 'now' | 'nextech' | 'log' | 'outbound'>
@@ -61,6 +64,8 @@ export type ResourceMark = {
 export const NEXTECH_OVERLAP_MS = 5 * 60 * 1000
 /** How long a run's lease holds without a page read. */
 export const NEXTECH_LEASE_MS = 2 * 60 * 1000
+/** When every sync of a practice has failed for this long, its Admins get one e-mail. */
+export const FAILING_MAIL_AFTER_MS = 60 * 60 * 1000
 /** Records a page (Nextech's most). */
 export const NEXTECH_PAGE_SIZE = 50
 
@@ -288,22 +293,21 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
     }
 
     await walk('Patient', async (resources) => {
-      for (const resource of resources) {
-        const patient = readPatient(resource as fhir.Patient)
-        const linked = await patientSync.apply(practiceId, patient, counts)
-        if (linked !== null) await bills.applyWaiting(practiceId, patient.id, counts)
-      }
+      const linked = await patientSync.applyPage(
+        practiceId,
+        resources.map((resource) => readPatient(resource as fhir.Patient)),
+        counts,
+      )
+      await bills.applyWaitingOf(practiceId, linked, counts)
     })
     await Promise.all([
-      walk('Appointment', async (resources) => {
-        for (const resource of resources) {
-          await patientSync.applyAppointment(
-            practiceId,
-            readAppointment(resource as fhir.Appointment),
-            counts,
-          )
-        }
-      }),
+      walk('Appointment', (resources) =>
+        patientSync.applyAppointments(
+          practiceId,
+          resources.map((resource) => readAppointment(resource as fhir.Appointment)),
+          counts,
+        ),
+      ),
       walk('Claim', async (resources) => {
         await bills.applyClaims(
           practiceId,
@@ -368,6 +372,7 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
             failing_since: sql`coalesce(${nextechConnections.failing_since}, ${at.toISOString()}::timestamptz)`,
           })
           .where(eq(nextechConnections.practice_id, practiceId))
+        await mailWhenFailingForAnHour(tx, practiceId, outcome.error, at)
       }
       await recordWithin(
         tx,
@@ -381,6 +386,59 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
         at,
       )
     })
+    if (!outcome.ok) ctx.outbound.kick()
+  }
+
+  /**
+   * The Admins' e-mail, once, when every sync of the last hour failed: marked on the connection
+   * in the transaction that queues it, so a second failure (or process) sends nothing more.
+   */
+  async function mailWhenFailingForAnHour(
+    tx: Transaction,
+    practiceId: number,
+    error: string,
+    at: Date,
+  ) {
+    const marked = await tx
+      .update(nextechConnections)
+      .set({ failure_mailed_at: at })
+      .where(
+        and(
+          eq(nextechConnections.practice_id, practiceId),
+          isNull(nextechConnections.failure_mailed_at),
+          lte(nextechConnections.failing_since, new Date(at.getTime() - FAILING_MAIL_AFTER_MS)),
+        ),
+      )
+      .returning({ since: nextechConnections.failing_since })
+    const since = marked[0]?.since
+    if (!since) return
+    const [practice] = await tx
+      .select({ name: practices.practice_name })
+      .from(practices)
+      .where(eq(practices.id, practiceId))
+    const admins = await tx
+      .select({ email: users.email, first_name: users.first_name })
+      .from(users)
+      .where(
+        and(
+          eq(users.practice_id, practiceId),
+          eq(users.access_rights, 'Admin'),
+          isNull(users.deactivated_at),
+        ),
+      )
+    const link = new URL('/settings#integrations', ctx.config.publicUrl).toString()
+    for (const admin of admins) {
+      await ctx.outbound.enqueue(
+        tx,
+        templateMail(nextechFailingEmail, admin.email, {
+          firstName: admin.first_name,
+          practiceName: practice?.name ?? 'your practice',
+          since: `${since.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+          error,
+          link,
+        }),
+      )
+    }
   }
 
   return {
