@@ -34,6 +34,7 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'integration.disconnected': { group: 'Practice', label: 'Disconnected Nextech' },
   'nextech.synced': { group: 'Nextech', label: 'Synced with Nextech' },
   'nextech.points_posted': { group: 'Nextech', label: 'Awarded points for Nextech bills' },
+  'nextech.backfilled': { group: 'Nextech', label: 'Awarded points for older Nextech bills' },
   'nextech.patient_linked': { group: 'Nextech', label: 'Linked a Nextech patient' },
   'nextech.patient_created': { group: 'Nextech', label: 'Added a patient from Nextech' },
   'nextech.review_resolved': { group: 'Nextech', label: 'Resolved a Nextech review item' },
@@ -227,6 +228,10 @@ export function describeActivity(
     case 'nextech.points_posted':
       return sentence(
         `awarded ${points(num(details.points))} for ${num(details.entries).toLocaleString('en-US')} bill line${num(details.entries) === 1 ? '' : 's'} from Nextech, to ${num(details.patients).toLocaleString('en-US')} patient${num(details.patients) === 1 ? '' : 's'}`,
+      )
+    case 'nextech.backfilled':
+      return sentence(
+        `awarded ${points(num(details.points))} for ${num(details.lines).toLocaleString('en-US')} Nextech bill line${num(details.lines) === 1 ? '' : 's'} dated from ${text(details.since)} on`,
       )
     case 'nextech.patient_linked':
       return sentence(`linked ${patient} to Nextech patient ${text(details.nextech_id)}`)

@@ -80,6 +80,7 @@ export const AUDIT_ACTIONS = [
   'integration.disconnected',
   'nextech.synced',
   'nextech.points_posted',
+  'nextech.backfilled',
   'nextech.patient_linked',
   'nextech.patient_created',
   'nextech.review_resolved',

@@ -244,3 +244,23 @@ export const NextechCredentialsInputSchema = v.object({
   ),
 })
 export type NextechCredentialsInput = v.InferOutput<typeof NextechCredentialsInputSchema>
+
+/** `POST …/backfill`: the first day whose bills earn; `preview` changes nothing. */
+export const NextechBackfillInputSchema = v.object({
+  since: v.pipe(v.string(), v.isoDate('since must be a calendar date written YYYY-MM-DD.')),
+  preview: v.optional(v.boolean(), false),
+})
+export type NextechBackfillInput = v.InferOutput<typeof NextechBackfillInputSchema>
+
+/** What a backfill would earn (preview) or earned. */
+export const NextechBackfillSchema = v.object({
+  since: v.string(),
+  /** The first day bills earned before this backfill. */
+  award_from: v.nullable(v.string()),
+  lines: v.number(),
+  bills: v.number(),
+  patients: v.number(),
+  points: v.number(),
+  applied: v.boolean(),
+})
+export type NextechBackfill = v.InferOutput<typeof NextechBackfillSchema>

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { OutboxMessage } from '#domain/practice-data.ts'
+import { nextechConnections, nextechSyncRuns } from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { HIDDEN_CODE } from '#server/messaging/sms.ts'
 import { DEFAULT_MAIL_FROM } from '#server/messaging/smtp-mail.ts'
@@ -71,6 +72,19 @@ describe('startServer', () => {
       expect(await health.json()).toEqual({ ok: true })
       const outbox = await fetch(`http://127.0.0.1:${server.port}/api/dev/outbox`)
       expect(outbox.status).toBe(200)
+      // The demo practice is connected to the Nextech sandbox out of the box, and synced: the
+      // sandbox's patients are the demo's own people, linked rather than added again.
+      const run = await vi.waitFor(
+        async () => {
+          const [row] = await server.database.db.select().from(nextechSyncRuns)
+          expect(row?.status).toBe('done')
+          return row
+        },
+        { timeout: 20_000 },
+      )
+      expect(run?.counts).toMatchObject({ patients_linked: 3, patients_created: 0 })
+      const [connection] = await server.database.db.select().from(nextechConnections)
+      expect(connection).toMatchObject({ status: 'connected' })
     } finally {
       await server.close()
     }

@@ -8,7 +8,7 @@ import { resolveJwtSecret } from '#server/auth/jwt.ts'
 import { ConfigError, type ServerConfig } from '#server/config.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
 import { resolveDataKey } from '#server/db/data-key.ts'
-import { hasDemoAdmin, seedIfEmpty } from '#server/demo/seed.ts'
+import { DEMO_ADMIN, hasDemoAdmin, seedIfEmpty } from '#server/demo/seed.ts'
 import { createDatabaseFileStore } from '#server/files/file-store.ts'
 import { createS3FileStore, layeredFileStore } from '#server/files/s3-file-store.ts'
 import { importUploadFiles } from '#server/files/upload-import.ts'
@@ -21,7 +21,7 @@ import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#serve
 import { createSmtpMail, describeSmtpUrl } from '#server/messaging/smtp-mail.ts'
 import { createTwilioSms } from '#server/messaging/twilio-sms.ts'
 import { VERIFICATION_RULES } from '#server/messaging/verification.ts'
-import { scheduleNextechSync } from '#server/modules/nextech/index.ts'
+import { connectDemoPractice, scheduleNextechSync } from '#server/modules/nextech/index.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
@@ -264,6 +264,8 @@ export async function startServer(
       }),
       { log },
     )
+    // Outside production the demo practice just seeded is connected to the Nextech sandbox.
+    if (seeded && demo) await connectDemoPractice(contextOf(app), DEMO_ADMIN.email)
     // Every connected practice syncs with Nextech every NEXTECH_SYNC_MINUTES (0: only on demand).
     const stopNextechSync = scheduleNextechSync(contextOf(app), config.nextechSyncMinutes ?? 5)
     // Without Twilio in production, codes leave the outbox table once they expire.

@@ -522,6 +522,12 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.json()).toEqual({ codes: [] })
     },
   }),
+  'POST /api/practice/integrations/nextech/backfill': (o) => ({
+    path: '/api/practice/integrations/nextech/backfill',
+    body: { since: '2026-01-01', preview: true, practice_id: o.practiceId },
+    // The caller's own practice, never connected: nothing to backfill, whatever the body says.
+    expect: async (response) => expect(response.status).toBe(409),
+  }),
   'PUT /api/practice/integrations/nextech/unmapped/:code': (o) => ({
     path: '/api/practice/integrations/nextech/unmapped/OTHER',
     body: { catalogue_item_id: o.procedureId, kind: 'procedure' },

@@ -28,6 +28,8 @@ import type {
   ReverseInputSchema,
 } from '#domain/ledger.ts'
 import type {
+  NextechBackfillInputSchema,
+  NextechBackfillSchema,
   NextechCodeMappingSchema,
   NextechCredentialsInputSchema,
   NextechReviewActionSchema,
@@ -304,6 +306,10 @@ export type ApiContract = {
     answer: v.InferOutput<typeof PersonnelInvitationSchema>
   }
   'POST /api/personnel/:id/resend': { answer: v.InferOutput<typeof PersonnelInvitationSchema> }
+  'POST /api/practice/integrations/nextech/backfill': {
+    body: v.InferInput<typeof NextechBackfillInputSchema>
+    answer: v.InferOutput<typeof NextechBackfillSchema>
+  }
   'POST /api/practice/integrations/nextech/review/:id': {
     body: v.InferInput<typeof NextechReviewActionSchema>
     answer: v.InferOutput<typeof NextechReviewPageSchema>

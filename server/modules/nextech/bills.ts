@@ -11,7 +11,7 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { LEDGER_MESSAGES, pointsForItem } from '#domain/ledger.ts'
-import { NEXTECH_SYNC_MESSAGES, type NextechCounts } from '#domain/nextech.ts'
+import { NEXTECH_SYNC_MESSAGES, type NextechCounts, NO_NEXTECH_COUNTS } from '#domain/nextech.ts'
 import { DAY_MS } from '#domain/time.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import { recordWithin } from '#server/audit/audit.ts'
@@ -703,6 +703,80 @@ export function createBills(ctx: Context) {
           if (patientId !== null) await earn(tx, practiceId, row, patientId, counts)
         })
       }
+    },
+
+    /**
+     * The backfill: bills dated from `since` on that earned nothing because they were made before
+     * the connection's first day. `preview` answers what they would earn and changes nothing;
+     * otherwise the award day moves back to `since` and they earn, page by page (each line once,
+     * as always: a second backfill finds nothing left).
+     */
+    async backfill(practiceId: number, since: string, { preview }: { preview: boolean }) {
+      const [connection] = await db
+        .select({ award_from: nextechConnections.award_from })
+        .from(nextechConnections)
+        .where(eq(nextechConnections.practice_id, practiceId))
+      const awardFrom = connection?.award_from ? String(connection.award_from) : null
+      const before = and(
+        eq(nextechClaimLines.practice_id, practiceId),
+        eq(nextechClaimLines.state, 'none'),
+        eq(nextechClaimLines.voided, false),
+        sql`${nextechClaimLines.patient_id} is not null`,
+        sql`${nextechClaimLines.billed_on} >= ${since}`,
+        awardFrom ? sql`${nextechClaimLines.billed_on} < ${awardFrom}` : sql`false`,
+      )
+      const lines = await db
+        .select()
+        .from(nextechClaimLines)
+        .where(before)
+        .orderBy(asc(nextechClaimLines.id))
+      const basis = await basisOf(db, practiceId)
+      const earlier = { ...basis, awardFrom: since }
+      let points = 0
+      let earning = 0
+      const patientIds = new Set<number>()
+      for (const line of lines) {
+        const pricing = quickPrice(line, earlier, { minDays: false })
+        if (pricing === 'slow' || pricing.state !== 'earn') continue
+        earning += 1
+        points += pricing.points
+        if (line.patient_id !== null) patientIds.add(line.patient_id)
+      }
+      const answer = {
+        since,
+        award_from: awardFrom,
+        lines: earning,
+        bills: new Set(lines.map((line) => line.claim_id)).size,
+        patients: patientIds.size,
+        points,
+      }
+      if (preview || lines.length === 0) return { ...answer, applied: false }
+      await db
+        .update(nextechConnections)
+        .set({ award_from: since })
+        .where(eq(nextechConnections.practice_id, practiceId))
+      let posted = 0
+      for (let start = 0; start < lines.length; start += 100) {
+        const ids = lines.slice(start, start + 100).map((line) => line.id)
+        await db.transaction(async (tx) => {
+          const rows = await tx
+            .select()
+            .from(nextechClaimLines)
+            .where(and(inArray(nextechClaimLines.id, ids), eq(nextechClaimLines.state, 'none')))
+            .orderBy(asc(nextechClaimLines.id))
+            .for('update')
+          const counts = { ...NO_NEXTECH_COUNTS }
+          for (const row of rows) {
+            if (row.patient_id === null || row.voided) continue
+            await earn(tx, practiceId, row, row.patient_id, counts, undefined, {
+              ...basis,
+              awardFrom: since,
+            })
+          }
+          posted += counts.points_awarded
+        })
+      }
+      return { ...answer, points: posted, applied: true }
     },
   }
 }

@@ -1,3 +1,3 @@
-export { connectNewPractice } from './connect.ts'
+export { connectDemoPractice, connectNewPractice } from './connect.ts'
 export { nextechRoutes } from './routes.ts'
 export { scheduleNextechSync } from './sync.ts'

@@ -2,6 +2,8 @@ import { Hono } from 'hono'
 import {
   NEXTECH_SETUP_MESSAGES,
   NEXTECH_SYNC_MESSAGES,
+  NextechBackfillInputSchema,
+  NextechBackfillSchema,
   NextechCodeMappingSchema,
   NextechCredentialsInputSchema,
   NextechReviewActionSchema,
@@ -13,12 +15,14 @@ import {
   NextechUnmappedPageSchema,
 } from '#domain/nextech.ts'
 import { actorOf } from '#server/auth/actor.ts'
+import { type Actor, actorEvent } from '#server/auth/caller.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { refuseWhenLimited } from '#server/http/rate-limited.ts'
 import { idParams, jsonBody } from '#server/http/validate.ts'
+import { conflict } from '#server/lib/domain-error.ts'
 import { OTHER_PRACTICE, operation, TOO_MANY } from '#server/openapi/operation.ts'
 import { createRateLimiter } from '#server/security/rate-limit.ts'
 import { createReview } from './review.ts'
@@ -49,6 +53,26 @@ export function nextechRoutes(ctx: ServerContext) {
   const review = createReview(ctx, sync)
   const nextech = nextechService(ctx, review)
   const admin = requirePermission(ctx, 'practice.settings')
+
+  /** The backfill of the actor's practice, logged when applied; 409 before the first connection. */
+  const backfill = async (actor: Actor, input: { since: string; preview: boolean }) => {
+    const practiceId = actor.user.practice_id
+    const status = await nextech.status(practiceId)
+    if (!status.chosen || status.status === 'untested') {
+      throw conflict(NEXTECH_SYNC_MESSAGES.notConnected)
+    }
+    const answer = await sync.bills.backfill(practiceId, input.since, { preview: input.preview })
+    if (answer.applied) {
+      await ctx.audit.record(
+        actorEvent(actor, 'nextech.backfilled', {
+          since: input.since,
+          lines: answer.lines,
+          points: answer.points,
+        }),
+      )
+    }
+    return answer
+  }
   const limiter = createRateLimiter(ctx.rateLimitStore)
   return new Hono<AppEnv>()
     .get(
@@ -238,5 +262,22 @@ export function nextechRoutes(ctx: ServerContext) {
         if (code.length > 100) throw badRequest('The service code is too long.', { code })
         return c.json(await review.map(actorOf(ctx, c), code, c.req.valid('json')))
       },
+    )
+    .post(
+      '/backfill',
+      operation({
+        summary: 'Award points for older Nextech bills',
+        description:
+          'Admin only. Bills synced from Nextech earn from the day the practice connected. This awards the bills dated from `since` up to that day, once each (a second backfill finds nothing left). With `preview: true` it answers what they would earn (lines, bills, patients, points) and changes nothing. Logged.',
+        tag: 'Integrations',
+        responses: {
+          200: { description: 'What the backfill earns or earned.', json: NextechBackfillSchema },
+          409: NEXTECH_SYNC_MESSAGES.notConnected,
+        },
+      }),
+      auth,
+      admin,
+      jsonBody(NextechBackfillInputSchema),
+      async (c) => c.json(await backfill(actorOf(ctx, c), c.req.valid('json'))),
     )
 }

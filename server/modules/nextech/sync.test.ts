@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
+import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { LEDGER_MESSAGES } from '#domain/ledger.ts'
 import type {
@@ -44,7 +45,7 @@ type Fault = (url: string, attempt: number) => Response | undefined
 async function connectedPractice(
   t: TestApp,
   people: SandboxPatient[],
-  options: { fault?: Fault } = {},
+  options: { fault?: Fault; fromConnection?: boolean } = {},
 ) {
   const sandbox = createNextechSandbox({ now: () => new Date(), patients: people, claims: [] })
   const urls: string[] = []
@@ -94,11 +95,14 @@ async function connectedPractice(
     })
   const tested = await call(app, '/test', { method: 'POST' })
   expect(await tested.json()).toMatchObject({ ok: true })
-  // Bills from the day of the connection on earn; the tests' bills are dated today.
-  await t.db
-    .update(nextechConnections)
-    .set({ award_from: '2000-01-01' })
-    .where(eq(nextechConnections.practice_id, practice.id))
+  // Bills from the day of the connection on earn; most tests' bills are dated today, and earn
+  // whatever day the test runs (a connection made just before midnight UTC is yesterday's).
+  if (!options.fromConnection) {
+    await t.db
+      .update(nextechConnections)
+      .set({ award_from: '2000-01-01' })
+      .where(eq(nextechConnections.practice_id, practice.id))
+  }
 
   /** "Sync now", then the run followed to its end. */
   const syncOn = async (target: AppType = app): Promise<NextechRun> => {
@@ -573,6 +577,152 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(wrong.status).toBe(422)
     await n.call(`/review/${queue.items[0]?.id}`, { method: 'POST', json: { action: 'award' } })
     expect(await n.points(zoe?.id ?? 0)).toBe(350_000)
+  })
+
+  it('keeps every balance equal to the bills left in Nextech, through random voids, corrections, cut-off syncs and re-reads', async () => {
+    type Op =
+      | { kind: 'bill'; patient: number; prices: number[] }
+      | { kind: 'void'; pick: number }
+      | { kind: 'voidLine'; pick: number }
+      | { kind: 'correct'; pick: number; price: number }
+      | { kind: 'sync' }
+      | { kind: 'cut'; after: number }
+      | { kind: 'reread' }
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({
+        kind: fc.constant('bill' as const),
+        patient: fc.integer({ min: 1, max: 2 }),
+        prices: fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({ kind: fc.constant('void' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('voidLine' as const), pick: fc.nat() }),
+      fc.record({
+        kind: fc.constant('correct' as const),
+        pick: fc.nat(),
+        price: fc.integer({ min: 1, max: 400 }),
+      }),
+      fc.constant({ kind: 'sync' as const }),
+      fc.record({ kind: fc.constant('cut' as const), after: fc.integer({ min: 0, max: 3 }) }),
+      fc.constant({ kind: 'reread' as const }),
+    )
+    let sequences = 0
+    let steps = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
+        sequences += 1
+        const n = await connectedPractice(t, [
+          person('1', 'Prop', 'One'),
+          person('2', 'Prop', 'Two'),
+        ])
+        const store = n.sandbox.store
+        const active = () =>
+          store.claims().filter((claim) => claim.status === 'active' && claim.use === 'complete')
+        for (const step of ops) {
+          steps += 1
+          const bills = active()
+          const chosen =
+            bills.length > 0 ? bills[('pick' in step ? step.pick : 0) % bills.length] : undefined
+          if (step.kind === 'bill') {
+            store.addBill({
+              patientId: String(step.patient),
+              items: step.prices.map((price, i) => ({
+                code: `C${i}`,
+                text: `Line ${i}`,
+                unitPrice: price,
+              })),
+            })
+          } else if (step.kind === 'void' && chosen) {
+            store.voidBill(chosen.id)
+          } else if (step.kind === 'voidLine' && chosen) {
+            const line = chosen.items.find((item) => !item.voided)
+            if (line && chosen.items.filter((item) => !item.voided).length > 1) {
+              store.voidLine(chosen.id, line.sequence)
+            }
+          } else if (step.kind === 'correct' && chosen) {
+            store.correctBill(chosen.id, [{ code: 'C9', text: 'Corrected', unitPrice: step.price }])
+          } else if (step.kind === 'sync') {
+            expect((await n.sync()).status).toBe('done')
+          } else if (step.kind === 'cut') {
+            let served = 0
+            n.setFault((url) => {
+              if (!url.includes('/api/Claim')) return undefined
+              served += 1
+              return served > step.after ? new Response('', { status: 503 }) : undefined
+            })
+            await n.sync()
+            n.setFault(undefined)
+          } else if (step.kind === 'reread') {
+            await t.db
+              .update(nextechConnections)
+              .set({ watermarks: {} })
+              .where(eq(nextechConnections.practice_id, n.practiceId))
+          }
+        }
+        expect((await n.sync()).status).toBe('done')
+        for (const id of ['1', '2']) {
+          const expected = active()
+            .filter((claim) => claim.patientId === id)
+            .flatMap((claim) => claim.items.filter((item) => !item.voided))
+            .reduce((sum, item) => sum + item.quantity * item.unitPrice, 0)
+          const glow = await n.glowPatient(`prop.${id === '1' ? 'one' : 'two'}.${id}@example.com`)
+          expect(glow?.points ?? 0).toBe(expected)
+          // The cached balance is the sum of the ledger's entries.
+          const [sum] = await t.db
+            .select({ n: sql<number>`coalesce(sum(${ledgerEntries.points}), 0)::int` })
+            .from(ledgerEntries)
+            .where(eq(ledgerEntries.patient_id, glow?.id ?? 0))
+          expect(Number(sum?.n)).toBe(expected)
+        }
+      }),
+      { numRuns: 8, seed: 32 },
+    )
+    expect(sequences).toBe(8)
+    expect(steps).toBeGreaterThan(8)
+  })
+
+  it('awards older bills only when an Admin backfills them, after a preview, once', async () => {
+    const n = await connectedPractice(t, [person('1', 'Old', 'Bills')], { fromConnection: true })
+    for (const [created, price] of [
+      ['2026-03-02T15:00:00Z', 100],
+      ['2026-06-10T15:00:00Z', 250],
+      ['2025-12-20T15:00:00Z', 999],
+    ] as const) {
+      n.sandbox.store.addBill({
+        patientId: '1',
+        created,
+        items: [{ code: 'OLD', text: 'Older visit', unitPrice: price }],
+      })
+    }
+    const run = await n.sync()
+    expect(run.counts.points_awarded).toBe(0)
+    const old = await n.glowPatient('old.bills.1@example.com')
+    expect(old?.points).toBe(0)
+    const preview = await n.call('/backfill', {
+      method: 'POST',
+      json: { since: '2026-01-01', preview: true },
+    })
+    expect(await preview.json()).toMatchObject({
+      lines: 2,
+      bills: 2,
+      patients: 1,
+      points: 350,
+      applied: false,
+    })
+    expect(await n.points(old?.id ?? 0)).toBe(0)
+    const staff = await t.requestOn(n.app, '/api/practice/integrations/nextech/backfill', {
+      method: 'POST',
+      token: n.staff.token,
+      json: { since: '2026-01-01' },
+    })
+    expect(staff.status).toBe(403)
+    const applied = await n.call('/backfill', { method: 'POST', json: { since: '2026-01-01' } })
+    expect(await applied.json()).toMatchObject({ lines: 2, points: 350, applied: true })
+    expect(await n.points(old?.id ?? 0)).toBe(350)
+    const again = await n.call('/backfill', { method: 'POST', json: { since: '2026-01-01' } })
+    expect(await again.json()).toMatchObject({ lines: 0, points: 0 })
+    expect(await n.points(old?.id ?? 0)).toBe(350)
+    const bad = await n.call('/backfill', { method: 'POST', json: { since: '2026-02-30' } })
+    expect(bad.status).toBe(400)
   })
 
   it('e-mails the Admins once when syncing has failed for an hour, and again only after it worked', async () => {
