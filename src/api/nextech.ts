@@ -1,4 +1,6 @@
 import {
+  type NextechBackfill,
+  NextechBackfillSchema,
   type NextechReviewItem,
   NextechReviewPageSchema,
   type NextechRun,
@@ -103,4 +105,19 @@ export async function mapNextechServiceCode(
       .json(),
   )
   return page.codes
+}
+
+/**
+ * `POST /practice/integrations/nextech/backfill` (Admin): awards the synced bills dated from
+ * `since` up to the day bills started earning, once each; with `preview` it answers the totals
+ * and changes nothing.
+ */
+export async function backfillNextech(
+  input: Body<'POST /api/practice/integrations/nextech/backfill'>,
+): Promise<NextechBackfill> {
+  return parseAnswer(
+    'POST /api/practice/integrations/nextech/backfill',
+    NextechBackfillSchema,
+    await http.post('practice/integrations/nextech/backfill', { json: input }).json(),
+  )
 }

@@ -327,9 +327,10 @@ export function PatientProfile({
 }
 
 function authorName(entry: LedgerEntry): string {
-  return entry.created_by
-    ? `${entry.created_by.first_name} ${entry.created_by.last_name}`
-    : 'System'
+  if (entry.created_by) return `${entry.created_by.first_name} ${entry.created_by.last_name}`
+  // Points a Nextech bill earned, and their reversal when the bill was voided.
+  const fromNextech = entry.source_type === 'nextech' || entry.reason?.startsWith('Nextech bill')
+  return fromNextech ? 'Nextech sync' : 'System'
 }
 
 function isReversible(entry: LedgerEntry): boolean {

@@ -4,6 +4,7 @@ import type { NextechStatus, NextechTestAnswer } from '#domain/nextech.ts'
 import { NEXTECH_SANDBOX_LOGIN, NEXTECH_SETUP_MESSAGES } from '#domain/nextech.ts'
 import { formatDateTime } from '#src/lib/format.ts'
 import { SectionCard } from '#src/ui/section-card.tsx'
+import { NextechOlderBills } from './nextech-backfill.tsx'
 import { NextechReviewQueue } from './nextech-review-queue.tsx'
 import { NextechServiceCodes } from './nextech-service-codes.tsx'
 import { plural, useNextechList } from './nextech-shared.tsx'
@@ -164,7 +165,8 @@ const noop = () => {}
 
 /**
  * The sync for an Admin: its health and Sync now, then the review queue and the service codes,
- * read again when a followed sync ends or the connection changes.
+ * read again when a followed sync ends or the connection changes, and, while connected, the
+ * award of older bills.
  */
 function NextechSyncAdmin({ status, calls }: { status: NextechStatus; calls: NextechSyncCalls }) {
   const [runsEnded, setRunsEnded] = useState(0)
@@ -190,6 +192,8 @@ function NextechSyncAdmin({ status, calls }: { status: NextechStatus; calls: Nex
           <NextechServiceCodes list={codes} catalogue={catalogue} calls={calls} />
         </>
       )}
+      {/* Older bills can only be awarded while connected (the server refuses otherwise). */}
+      {status.connected && <NextechOlderBills calls={calls} />}
     </>
   )
 }

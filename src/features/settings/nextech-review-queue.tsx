@@ -111,7 +111,11 @@ function ReviewCard({
           <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
             {item.nextech_patient ? fullName(item.nextech_patient) : subject(item)}
           </Text>
-          <Badge variant="light" color={item.kind === 'patient' ? 'glow' : 'orange'}>
+          <Badge
+            variant="light"
+            // Mantine's light yellow and orange are too pale to read (WCAG AA).
+            color={item.kind === 'patient' ? 'glow' : 'gray'}
+          >
             {KINDS[item.kind]}
           </Badge>
         </Group>

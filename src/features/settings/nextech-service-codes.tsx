@@ -136,7 +136,8 @@ function CodeRow({
           </Stack>
           <Badge
             variant="light"
-            color={code.mapped_to ? 'green' : 'orange'}
+            // Mantine's light yellow and orange are too pale to read (WCAG AA).
+            color={code.mapped_to ? 'green' : 'gray'}
             style={{ flexShrink: 0 }}
           >
             {code.mapped_to ? 'Mapped' : 'Unmapped'}

@@ -1,4 +1,5 @@
 import type {
+  NextechBackfill,
   NextechCodeMapping,
   NextechReviewAction,
   NextechReviewItem,
@@ -6,7 +7,9 @@ import type {
   NextechServiceCode,
 } from '#domain/nextech.ts'
 import { listCatalogue } from '#src/api/catalogue.ts'
+import type { Body } from '#src/api/contract.ts'
 import {
+  backfillNextech,
   getNextechRun,
   listNextechReview,
   listNextechServiceCodes,
@@ -33,6 +36,10 @@ export type NextechSyncCalls = {
   mapCode(code: string, mapping: NextechCodeMapping): Promise<NextechServiceCode[]>
   /** The practice's procedures and products that are not archived, procedures first. */
   listCatalogue(): Promise<CatalogueChoice[]>
+  /** The bills made before the award day: what they would earn (`preview`), or awards them. */
+  backfill(
+    input: Body<'POST /api/practice/integrations/nextech/backfill'>,
+  ): Promise<NextechBackfill>
   wait(ms: number): Promise<void>
 }
 
@@ -59,5 +66,6 @@ export const nextechSyncCalls: NextechSyncCalls = {
   listCodes: listNextechServiceCodes,
   mapCode: mapNextechServiceCode,
   listCatalogue: catalogueChoices,
+  backfill: backfillNextech,
   wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 }
