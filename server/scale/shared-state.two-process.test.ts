@@ -1,5 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getRequestListener } from '@hono/node-server'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { NEXTECH_SANDBOX_LOGIN, type NextechRun } from '#domain/nextech.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
+import { createNextechSandbox, type NextechSandbox } from '#server/nextech/sandbox.ts'
 import { TEXAS_PRACTICE_DETAILS } from '#server/testing/api-journeys.ts'
 import { type Cluster, type ServerProcess, startCluster } from '#server/testing/server-processes.ts'
 import { fixture } from '#tests/support/image-fixtures.ts'
@@ -14,11 +19,26 @@ describe('two server processes share sessions, uploads and sealed settings', () 
   let cluster: Cluster
   let a: ServerProcess
   let b: ServerProcess
+  // A Nextech stand-in both processes reach over HTTP, as they would reach Nextech.
+  let nextech: NextechSandbox
+  let nextechServer: Server
   beforeAll(async () => {
+    nextech = createNextechSandbox()
+    nextechServer = createServer(getRequestListener(nextech.app.fetch))
+    await new Promise<void>((resolve) => nextechServer.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(nextechServer.address() as AddressInfo).port}`
     cluster = await startCluster({
       label: 'shared',
       // The demo practice in production, so that there is someone to sign in as.
-      env: { NODE_ENV: 'production', ALLOW_TEST_PAYMENTS: 'true', SEED_DEMO: 'true' },
+      env: {
+        NODE_ENV: 'production',
+        ALLOW_TEST_PAYMENTS: 'true',
+        SEED_DEMO: 'true',
+        NEXTECH_TOKEN_URL: `${origin}/nextech-api.com/oauth2/token`,
+        NEXTECH_API_URL: `${origin}/api`,
+        // Syncs only when asked, so that the test decides when both are asked.
+        NEXTECH_SYNC_MINUTES: '0',
+      },
     })
     const [first, second] = cluster.servers
     if (!first || !second) throw new Error('the cluster has fewer than two processes')
@@ -27,6 +47,7 @@ describe('two server processes share sessions, uploads and sealed settings', () 
   }, 400_000)
   afterAll(async () => {
     await cluster?.close()
+    await new Promise<void>((resolve) => nextechServer?.close(() => resolve()))
   }, 60_000)
 
   const signIn = async (server: ServerProcess, password: string = DEMO_ADMIN.password) => {
@@ -46,6 +67,78 @@ describe('two server processes share sessions, uploads and sealed settings', () 
         ...(typeof init.body === 'string' ? { 'content-type': 'application/json' } : {}),
       },
     })
+
+  it('syncs a practice with Nextech once when both processes are asked at the same time', async () => {
+    const token = await signIn(a)
+    const saved = await call(a, '/practice', token, {
+      method: 'PUT',
+      body: JSON.stringify({
+        ...TEXAS_PRACTICE_DETAILS,
+        e_record: 'nextech',
+        nextech: { ...NEXTECH_SANDBOX_LOGIN },
+      }),
+    })
+    expect(saved.status, await saved.clone().text()).toBe(200)
+    const tested = await call(b, '/practice/integrations/nextech/test', token, { method: 'POST' })
+    expect(await tested.json()).toMatchObject({ ok: true })
+    // Bills of today for the demo's three people (the stand-in's patients are the demo's own).
+    const billed: Record<string, number> = { '20001': 0, '20002': 0, '20003': 0 }
+    for (let i = 0; i < 90; i += 1) {
+      const patientId = String(20001 + (i % 3))
+      const price = 10 + (i % 7)
+      nextech.store.addBill({
+        patientId,
+        items: [{ code: 'SVC', text: `Visit ${i}`, unitPrice: price }],
+      })
+      billed[patientId] = (billed[patientId] ?? 0) + price
+    }
+    const balances = async () => {
+      const list = await call(a, '/patients?pageSize=100', token)
+      const body = (await list.json()) as { data: { email: string | null; points: number }[] }
+      return Object.fromEntries(body.data.map((patient) => [patient.email, patient.points]))
+    }
+    const before = await balances()
+    const start = async (server: ServerProcess) => {
+      const response = await call(server, '/practice/integrations/nextech/sync', token, {
+        method: 'POST',
+      })
+      expect(response.status, await response.clone().text()).toBe(202)
+      return ((await response.json()) as { run_id: number }).run_id
+    }
+    const follow = (server: ServerProcess, id: number) =>
+      vi.waitFor(
+        async () => {
+          const response = await call(server, `/practice/integrations/nextech/runs/${id}`, token)
+          const run = (await response.json()) as NextechRun
+          expect(run.status).not.toBe('running')
+          return run
+        },
+        { timeout: 60_000, interval: 50 },
+      )
+    const [fromA, fromB] = await Promise.all([start(a), start(b)])
+    const [runA, runB] = await Promise.all([follow(a, fromA), follow(b, fromB)])
+    expect(runA.status).toBe('done')
+    expect(runB.status).toBe('done')
+    // One run did the work; the other was it, or came after it and found nothing new.
+    const awarded = [...new Set([runA, runB].map((run) => run.id))].map(
+      (id) => ([runA, runB].find((run) => run.id === id) as NextechRun).counts.points_awarded,
+    )
+    const total = Object.values(billed).reduce((sum, points) => sum + points, 0)
+    expect(awarded.reduce((sum, points) => sum + points, 0)).toBe(total)
+    // Asked again, on either: nothing twice.
+    const again = await follow(b, await start(b))
+    expect(again.counts.points_awarded).toBe(0)
+    const after = await balances()
+    expect(after['avery.johnson@example.com']).toBe(
+      (before['avery.johnson@example.com'] ?? 0) + (billed['20001'] ?? 0),
+    )
+    expect(after['blake.martinez@example.com']).toBe(
+      (before['blake.martinez@example.com'] ?? 0) + (billed['20002'] ?? 0),
+    )
+    expect(after['casey.nguyen@example.com']).toBe(
+      (before['casey.nguyen@example.com'] ?? 0) + (billed['20003'] ?? 0),
+    )
+  })
 
   it('serves an image uploaded through one from the other, the same bytes and headers', async () => {
     const token = await signIn(a)

@@ -459,7 +459,7 @@ export function createBills(ctx: Context) {
       })),
     )
     if (incoming.length === 0) return
-    await tx
+    const inserted = await tx
       .insert(nextechClaimLines)
       .values(
         incoming.map(({ claim, line, voided }) => ({
@@ -479,20 +479,34 @@ export function createBills(ctx: Context) {
         })),
       )
       .onConflictDoNothing()
-    const rows = await tx
-      .select()
-      .from(nextechClaimLines)
-      .where(
-        and(
-          eq(nextechClaimLines.practice_id, practiceId),
-          inArray(
-            nextechClaimLines.claim_id,
-            claims.map((claim) => claim.id),
-          ),
-        ),
-      )
-      .orderBy(asc(nextechClaimLines.id))
-      .for('update')
+      .returning()
+    // New rows are this transaction's own (locked already); the others are read and locked.
+    const fresh = new Set(inserted.map((row) => `${row.claim_id}/${row.line_id}`))
+    const seen = [
+      ...new Set(
+        incoming
+          .filter(({ claim, line }) => !fresh.has(`${claim.id}/${line.lineId}`))
+          .map(({ claim }) => claim.id),
+      ),
+    ]
+    const known =
+      seen.length === 0
+        ? []
+        : await tx
+            .select()
+            .from(nextechClaimLines)
+            .where(
+              and(
+                eq(nextechClaimLines.practice_id, practiceId),
+                inArray(nextechClaimLines.claim_id, seen),
+              ),
+            )
+            .orderBy(asc(nextechClaimLines.id))
+            .for('update')
+    const rows = [
+      ...inserted,
+      ...known.filter((row) => !fresh.has(`${row.claim_id}/${row.line_id}`)),
+    ]
     const rowOf = new Map(rows.map((row) => [`${row.claim_id}/${row.line_id}`, row]))
     const nextechIds = [
       ...new Set(claims.map((claim) => claim.patientId).filter((id): id is string => !!id)),
