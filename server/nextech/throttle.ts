@@ -16,26 +16,23 @@ export const realWaiting: Waiting = {
 }
 
 /**
- * A token bucket: `rate` requests a second on average, at most `rate` at once. `take` waits
- * until a token is free. One bucket per practice and endpoint keeps the sync under Nextech's
- * limit without a 429 in the normal run.
+ * A token bucket without a burst: one request every `1/rate` seconds, so that no second, wherever
+ * it starts, holds more than `rate` (Nextech counts its 20 a second over a sliding second; a
+ * bucket that let 20 go at once and then refilled would send up to 40 in the first second and
+ * earn a 429, each costing the `Retry-After` second). `take` waits until the caller's turn. One
+ * bucket per practice and endpoint.
  */
 export function createTokenBucket(rate: number, waiting: Waiting) {
-  let tokens = rate
-  let last = waiting.clock()
+  const spacing = 1000 / rate
+  let next = Number.NEGATIVE_INFINITY
   let queue: Promise<void> = Promise.resolve()
-  const refill = () => {
-    const at = waiting.clock()
-    tokens = Math.min(rate, tokens + ((at - last) / 1000) * rate)
-    last = at
-  }
   const takeOne = async () => {
-    refill()
-    while (tokens < 1) {
-      await waiting.sleep(Math.ceil(((1 - tokens) / rate) * 1000))
-      refill()
+    let at = waiting.clock()
+    while (at < next) {
+      await waiting.sleep(Math.ceil(next - at))
+      at = waiting.clock()
     }
-    tokens -= 1
+    next = at + spacing
   }
   return {
     /** Resolves when the caller may send one request; callers are served in order. */
