@@ -87,6 +87,10 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
   codeless_redemptions: { patient_id: 'patients', entry_id: 'ledger_entries' },
   patient_import_rows: { patient_id: 'patients', created_by: 'users' },
   patient_merges: { kept_id: 'patients', merged_id: 'patients', created_by: 'users' },
+  nextech_patients: { patient_id: 'patients' },
+  nextech_claim_lines: { patient_id: 'patients' },
+  nextech_service_codes: { procedure_id: 'procedures', product_id: 'products' },
+  nextech_reviews: { resolved_by: 'users' },
 }
 
 const tables: PgTable[] = Object.values(schema as Record<string, unknown>).filter(

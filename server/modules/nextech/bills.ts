@@ -27,9 +27,9 @@ import {
   patients,
   procedures,
   products,
-  visitItems,
 } from '#server/db/schema.ts'
 import { createLedger, LedgerError, readProgrammeRules } from '#server/modules/ledger/index.ts'
+import { lastVisitAward } from '#server/modules/visits/index.ts'
 import type { NextechClaim } from '#server/nextech/resources.ts'
 
 type Context = Pick<ServerContext, 'db' | 'now'>
@@ -97,19 +97,10 @@ export function createBills(ctx: Context) {
           sql`${nextechClaimLines.id} <> ${except}`,
         ),
       )
-    const [fromVisits] = await tx
-      .select({ at: sql<string | null>`max(${ledgerEntries.created_at})::date::text` })
-      .from(visitItems)
-      .innerJoin(ledgerEntries, eq(ledgerEntries.id, visitItems.entry_id))
-      .where(
-        and(
-          eq(visitItems.patient_id, patientId),
-          eq(visitItems.kind, kind),
-          eq(visitItems.item_id, itemId),
-          sql`not exists (select 1 from ${ledgerEntries} r where r.reverses_id = ${ledgerEntries.id})`,
-        ),
-      )
-    const days = [fromBills?.on, fromVisits?.at].filter((value): value is string => !!value)
+    const fromVisits = await lastVisitAward(tx, patientId, kind, itemId)
+    const days = [fromBills?.on, fromVisits ? day(fromVisits) : null].filter(
+      (value): value is string => !!value,
+    )
     return days.length === 0 ? null : (days.sort().at(-1) ?? null)
   }
 
@@ -678,10 +669,10 @@ export function createBills(ctx: Context) {
     },
 
     /** The lines that waited for any of these Nextech patients, now that they are linked. */
-    async applyWaitingOf(practiceId: number, nextechIds: string[], counts: NextechCounts | null) {
+    async applyWaiting(practiceId: number, nextechIds: string[], counts: NextechCounts | null) {
       if (nextechIds.length === 0) return
       const waiting = await db
-        .selectDistinct({ id: nextechClaimLines.nextech_patient_id })
+        .select({ id: nextechClaimLines.id, nextech_id: nextechClaimLines.nextech_patient_id })
         .from(nextechClaimLines)
         .where(
           and(
@@ -690,22 +681,7 @@ export function createBills(ctx: Context) {
             eq(nextechClaimLines.state, 'waiting'),
           ),
         )
-      for (const { id } of waiting) if (id) await this.applyWaiting(practiceId, id, counts)
-    },
-
-    /** The lines that waited for this Nextech patient, now that it is linked. */
-    async applyWaiting(practiceId: number, nextechId: string, counts: NextechCounts | null) {
-      const waiting = await db
-        .select({ id: nextechClaimLines.id })
-        .from(nextechClaimLines)
-        .where(
-          and(
-            eq(nextechClaimLines.practice_id, practiceId),
-            eq(nextechClaimLines.nextech_patient_id, nextechId),
-            eq(nextechClaimLines.state, 'waiting'),
-          ),
-        )
-      for (const { id } of waiting) {
+      for (const { id, nextech_id } of waiting) {
         await db.transaction(async (tx) => {
           const [row] = await tx
             .select()
@@ -713,7 +689,7 @@ export function createBills(ctx: Context) {
             .where(eq(nextechClaimLines.id, id))
             .for('update')
           if (row?.state !== 'waiting' || row.voided) return
-          const patientId = await linkedPatient(tx, practiceId, nextechId)
+          const patientId = await linkedPatient(tx, practiceId, nextech_id)
           if (patientId !== null) await earn(tx, practiceId, row, patientId, counts)
         })
       }

@@ -226,7 +226,7 @@ export function createReview(ctx: Context, sync: { patients: PatientSync; bills:
           at,
         )
       })
-      if (linkedNextechId) await sync.bills.applyWaiting(practiceId, linkedNextechId, null)
+      if (linkedNextechId) await sync.bills.applyWaiting(practiceId, [linkedNextechId], null)
       return { items: await items(practiceId) }
     },
 

@@ -14,6 +14,7 @@ import { sealJson } from '#server/db/data-key.ts'
 import {
   appointments,
   ledgerEntries,
+  nextechClaimLines,
   nextechConnections,
   outbox,
   patients,
@@ -574,6 +575,46 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(await n.points(ivy?.id ?? 0)).toBe(150 + 500)
     const status = (await (await n.call('')).json()) as NextechStatus
     expect(status.sync.unmapped_count).toBe(0)
+  })
+
+  it("keeps a mapped item's minimum days between awards, as checkout does", async () => {
+    const n = await connectedPractice(t, [person('1', 'Min', 'Days')])
+    const [laser] = await t.db
+      .insert(procedures)
+      .values({
+        practice_id: n.practiceId,
+        name: 'Laser resurfacing',
+        price: 30000,
+        points: 300,
+        min_days_between: 30,
+      })
+      .returning({ id: procedures.id })
+    n.sandbox.store.addBill({
+      patientId: '1',
+      items: [{ code: 'LASER', text: 'Laser', unitPrice: 300 }],
+    })
+    await n.sync()
+    await n.call('/unmapped/LASER', {
+      method: 'PUT',
+      json: { catalogue_item_id: laser?.id, kind: 'procedure' },
+    })
+    // Two more laser bills today: the first earns as the item does, the second must wait.
+    for (let i = 0; i < 2; i += 1) {
+      n.sandbox.store.addBill({
+        patientId: '1',
+        items: [{ code: 'LASER', text: 'Laser', unitPrice: 300 }],
+      })
+    }
+    await n.sync()
+    const patient = await n.glowPatient('min.days.1@example.com')
+    expect(patient?.points).toBe(300 + 300)
+    const [line] = await t.db
+      .select({ note: nextechClaimLines.note })
+      .from(nextechClaimLines)
+      .where(
+        and(eq(nextechClaimLines.practice_id, n.practiceId), eq(nextechClaimLines.state, 'none')),
+      )
+    expect(line?.note).toMatch(/^Laser resurfacing earns points again on \d{4}-\d{2}-\d{2}\.$/)
   })
 
   it('holds a line above the ceiling for a person, who may award it', async () => {

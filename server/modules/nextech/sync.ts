@@ -298,7 +298,7 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
         resources.map((resource) => readPatient(resource as fhir.Patient)),
         counts,
       )
-      await bills.applyWaitingOf(practiceId, linked, counts)
+      await bills.applyWaiting(practiceId, linked, counts)
     })
     await Promise.all([
       walk('Appointment', (resources) =>

@@ -1,3 +1,4 @@
+export { lastAward as lastVisitAward } from './pricing.ts'
 export type { RedemptionPosted } from './redeeming.ts'
 export { patientRedemptionRoutes, visitRoutes } from './routes.ts'
 export { type Checkout, createCheckout, serverCheckout } from './service.ts'

@@ -105,7 +105,8 @@ export async function appointmentOf(
 }
 
 /** When the item last earned this patient points (an earn not reversed since), or null. */
-async function lastAward(
+/** When the patient last earned points for this catalogue item at a visit (not reversed). */
+export async function lastAward(
   ex: Executor,
   patientId: number,
   kind: 'procedure' | 'product',
