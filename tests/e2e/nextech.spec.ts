@@ -24,10 +24,9 @@ test('an Admin connects Nextech: a wrong password, then the right one, each answ
   const admin = await openSignedIn(page, request, '/settings')
   try {
     const integrations = page.getByRole('region', { name: 'Integrations' })
-    // Out of the box, the demo practice is connected to the server's Nextech sandbox and synced.
-    await expect(integrations.getByText('Connected', { exact: true })).toBeVisible()
-    await expect(integrations.getByText(/^Last successful sync /)).toBeVisible()
-    await shoot(page, 'settings-nextech-demo', integrations)
+    // The demo practice was connected to the sandbox at the first start (server/start.test.ts);
+    // journeys before this one may have changed its fields since, so this one sets them itself.
+    await expect(integrations.getByRole('heading', { name: 'Integrations' })).toBeVisible()
 
     // The four fields, with a password Nextech refuses.
     const form = page.getByRole('form', { name: 'Practice details' })
