@@ -27,7 +27,6 @@ function restorePractice(request: APIRequestContext, admin: ApiSession) {
     practice_name: 'Glow Demo Med Spa',
     practice_zip: '62701',
     footer_links: { about: '', privacy: '', support: '' },
-    nextech: null,
   })
 }
 
