@@ -435,6 +435,8 @@ test.describe('usability', () => {
       // A plain button's click before the app has taken the prerendered page over does nothing.
       await interactive(page)
       await button(page, 'Forgot Password').click()
+      // The sign-in form's Email field is there until the view has changed: wait for the form.
+      await expect(button(page, 'Reset')).toBeVisible()
       await page.getByLabel(/^Email/).fill(email)
       await button(page, 'Reset').click()
       await expect(page.getByText('We have sent the link to your email')).toBeVisible()

@@ -39,7 +39,7 @@ type LineRow = typeof nextechClaimLines.$inferSelect
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
 /** What pricing reads once per page of bills: the rules, the award day, the code mappings. */
-type PricingBasis = {
+export type PricingBasis = {
   rules: Awaited<ReturnType<typeof readProgrammeRules>>
   awardFrom: string | null
   mappings: Map<string, typeof nextechServiceCodes.$inferSelect>
@@ -656,14 +656,22 @@ export function createBills(ctx: Context) {
   return {
     earn,
 
+    /** The practice's rules and codes' mappings, as bills are priced with them. */
+    basisOf: (practiceId: number) => basisOf(db, practiceId),
+
     /**
      * A page of Nextech claims: each bill's lines earn or are reversed; quotes earn nothing. The
      * rules and mappings are read once for the page.
      */
-    async applyClaims(practiceId: number, claims: NextechClaim[], counts: NextechCounts) {
+    async applyClaims(
+      practiceId: number,
+      claims: NextechClaim[],
+      counts: NextechCounts,
+      known?: PricingBasis,
+    ) {
       const bills = claims.filter((claim) => claim.use === 'complete')
       if (bills.length === 0) return
-      const basis = await basisOf(db, practiceId)
+      const basis = known ?? (await basisOf(db, practiceId))
       await db.transaction((tx) => applyPage(tx, practiceId, bills, counts, basis))
       counts.bills += bills.length
     },

@@ -129,10 +129,18 @@ export function createPatientSync(ctx: Context) {
     return row.id
   }
 
-  /** Nextech's details on a linked patient; answers whether anything changed. */
-  async function refresh(tx: Transaction, patientId: number, record: ReviewRecord) {
-    const [current] = await tx
+  /**
+   * Nextech's details on linked patients, in `tx`: their rows read in one query, and only those
+   * that differ written. Answers how many changed.
+   */
+  async function refreshMany(
+    tx: Transaction,
+    items: { patientId: number; record: ReviewRecord }[],
+  ): Promise<number> {
+    if (items.length === 0) return 0
+    const rows = await tx
       .select({
+        id: patients.id,
         first_name: patients.first_name,
         last_name: patients.last_name,
         email: patients.email,
@@ -141,32 +149,48 @@ export function createPatientSync(ctx: Context) {
         email_subscription: patients.email_subscription,
       })
       .from(patients)
-      .where(eq(patients.id, patientId))
-    if (!current) return false
-    const changes: Partial<typeof patients.$inferInsert> = {}
-    if (current.first_name !== record.first_name) changes.first_name = record.first_name
-    if (current.last_name !== record.last_name) changes.last_name = record.last_name
-    // An empty field in Nextech does not erase what the desk knows.
-    if (record.email && current.email !== record.email) changes.email = record.email
-    if (record.phone && current.phone !== record.phone) changes.phone = record.phone
-    if (record.birth_date && String(current.birth_date) !== record.birth_date) {
-      changes.birth_date = record.birth_date
+      .where(
+        inArray(
+          patients.id,
+          items.map((item) => item.patientId),
+        ),
+      )
+    const currentOf = new Map(rows.map((row) => [row.id, row]))
+    let changed = 0
+    for (const { patientId, record } of items) {
+      const current = currentOf.get(patientId)
+      if (!current) continue
+      const changes: Partial<typeof patients.$inferInsert> = {}
+      if (current.first_name !== record.first_name) changes.first_name = record.first_name
+      if (current.last_name !== record.last_name) changes.last_name = record.last_name
+      // An empty field in Nextech does not erase what the desk knows.
+      if (record.email && current.email !== record.email) changes.email = record.email
+      if (record.phone && current.phone !== record.phone) changes.phone = record.phone
+      if (record.birth_date && String(current.birth_date) !== record.birth_date) {
+        changes.birth_date = record.birth_date
+      }
+      if (record.exclude_from_mailings && current.email_subscription) {
+        changes.email_subscription = false
+      }
+      if (Object.keys(changes).length === 0) continue
+      changed += 1
+      await tx.update(patients).set(changes).where(eq(patients.id, patientId))
+      await recordWithin(
+        tx,
+        {
+          action: 'patient.updated',
+          userId: null,
+          details: { patient_id: patientId, source: 'nextech' },
+        },
+        now(),
+      )
     }
-    if (record.exclude_from_mailings && current.email_subscription) {
-      changes.email_subscription = false
-    }
-    if (Object.keys(changes).length === 0) return false
-    await tx.update(patients).set(changes).where(eq(patients.id, patientId))
-    await recordWithin(
-      tx,
-      {
-        action: 'patient.updated',
-        userId: null,
-        details: { patient_id: patientId, source: 'nextech' },
-      },
-      now(),
-    )
-    return true
+    return changed
+  }
+
+  /** Nextech's details on a linked patient; answers whether anything changed. */
+  async function refresh(tx: Transaction, patientId: number, record: ReviewRecord) {
+    return (await refreshMany(tx, [{ patientId, record }])) > 0
   }
 
   /** Links a Nextech patient to a Glow patient in `tx`. */
@@ -342,10 +366,13 @@ export function createPatientSync(ctx: Context) {
               .where(eq(nextechReviews.id, openOf.get(record.id) as number))
           } else unlinked.push(record)
         }
-        for (const record of linked) {
-          const patientId = linkOf.get(record.id)?.patient_id as number
-          if (await refresh(tx, patientId, record)) counts.patients_updated += 1
-        }
+        counts.patients_updated += await refreshMany(
+          tx,
+          linked.map((record) => ({
+            patientId: linkOf.get(record.id)?.patient_id as number,
+            record,
+          })),
+        )
         if (unlinked.length === 0) return []
 
         const emails = unlinked.map((record) => record.email).filter((e): e is string => !!e)
@@ -432,7 +459,7 @@ export function createPatientSync(ctx: Context) {
             })),
           )
         }
-        for (const item of toLink) await refresh(tx, item.patientId, item.record)
+        await refreshMany(tx, toLink)
         counts.patients_linked += toLink.length
         counts.patients_created += toCreate.length
         return now_linked.map((item) => item.record.id)

@@ -30,6 +30,7 @@ import { openJson, sealJson } from '#server/db/data-key.ts'
 import { nextechConnections, nextechSyncRuns, practices, users } from '#server/db/schema.ts'
 import { conflict } from '#server/lib/domain-error.ts'
 import { randomToken } from '#server/lib/random.ts'
+import { readAhead } from '#server/lib/read-ahead.ts'
 import { templateMail } from '#server/messaging/outbound.ts'
 import type { NextechCredentials, NextechResource, NextechTokens } from '#server/nextech/client.ts'
 import { NextechFailure } from '#server/nextech/failures.ts'
@@ -41,7 +42,7 @@ import {
   type Waiting,
   withRetries,
 } from '#server/nextech/throttle.ts'
-import { createBills } from './bills.ts'
+import { createBills, type PricingBasis } from './bills.ts'
 import { nextechFailingEmail } from './failing-email.ts'
 import { createPatientSync } from './patients.ts'
 
@@ -68,6 +69,10 @@ export const NEXTECH_LEASE_MS = 2 * 60 * 1000
 export const FAILING_MAIL_AFTER_MS = 60 * 60 * 1000
 /** Records a page (Nextech's most). */
 export const NEXTECH_PAGE_SIZE = 50
+/** Pages of one resource read ahead of the one being applied. */
+export const NEXTECH_READ_AHEAD = 4
+/** Pages of bills applied on one reading of the practice's rules and mappings. */
+export const NEXTECH_BASIS_PAGES = 20
 
 export type SyncOptions = {
   waiting?: Waiting
@@ -221,25 +226,50 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
         }
       }, waiting)
 
-    const saveProgress = async () => {
+    /**
+     * Saves where `resource`'s walk stands and renews the lease, in one statement: only the
+     * lease's holder writes, and a process that lost it stops here, before its next page.
+     */
+    let renewedAt = ctx.now().getTime()
+    const saveMark = async (resource: NextechResource, mark: ResourceMark) => {
+      renewedAt = ctx.now().getTime()
+      const rows = await db
+        .update(nextechConnections)
+        .set({
+          lease_until: new Date(renewedAt + NEXTECH_LEASE_MS),
+          watermarks: sql`${nextechConnections.watermarks} || jsonb_build_object(${resource}::text, ${JSON.stringify(mark)}::jsonb)`,
+        })
+        .where(
+          and(
+            eq(nextechConnections.practice_id, practiceId),
+            eq(nextechConnections.lease_owner, owner),
+          ),
+        )
+        .returning({ id: nextechConnections.practice_id })
+      if (rows.length === 0) throw new LeaseLost('Another process took over this sync.')
+    }
+
+    // The run's counts, for the screen that follows it: at most once a second while it goes,
+    // and whole at its end.
+    let progressSavedAt = Number.NEGATIVE_INFINITY
+    const saveProgress = async ({ always }: { always: boolean }) => {
+      const at = waiting.clock()
+      if (!always && at - progressSavedAt < 1000) return
+      progressSavedAt = at
       await db
         .update(nextechSyncRuns)
         .set({ counts: { ...counts }, requests: { ...requests } })
         .where(eq(nextechSyncRuns.id, runId))
     }
 
-    const saveMark = async (resource: NextechResource, mark: ResourceMark) => {
-      await db
-        .update(nextechConnections)
-        .set({
-          watermarks: sql`${nextechConnections.watermarks} || jsonb_build_object(${resource}::text, ${JSON.stringify(mark)}::jsonb)`,
-        })
-        .where(eq(nextechConnections.practice_id, practiceId))
-    }
-
     const marks = (connection?.watermarks ?? {}) as unknown as Record<string, ResourceMark>
 
-    /** Reads one resource from its watermark (or the walk cut off) to the end, page by page. */
+    /**
+     * Reads one resource from its watermark (or the walk cut off) to the end, page by page. The
+     * pages are requested one after another as fast as the bucket allows (each `next` link comes
+     * with the page before), up to {@link NEXTECH_READ_AHEAD} pages ahead of the one applied, so
+     * that applying a page never holds back the requests, nor the requests the applying.
+     */
     const walk = async (
       resource: NextechResource,
       apply: (resources: fhir.Resource[]) => Promise<void>,
@@ -263,33 +293,48 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
               ...(state.since ? { _lastUpdated: `ge${state.since}` } : {}),
             },
           }
-      let pending = search(resource, first)
-      for (;;) {
-        const bundle = await pending
-        const next = bundle.link?.find((link) => link.relation === 'next')?.url ?? null
-        if (next) {
-          // The next page travels while this one is applied; a failure waits to be awaited.
-          pending = search(resource, { next })
-          pending.catch(() => undefined)
+      const pages = readAhead(
+        first,
+        (page) => search(resource, page),
+        (bundle) => {
+          const next = bundle.link?.find((link) => link.relation === 'next')?.url ?? null
+          return next ? { next } : null
+        },
+        NEXTECH_READ_AHEAD,
+      )
+      try {
+        for (;;) {
+          const bundle = await pages.next()
+          const next = bundle.link?.find((link) => link.relation === 'next')?.url ?? null
+          const entries = (bundle.entry ?? [])
+            .map((entry) => entry.resource)
+            .filter((item): item is fhir.Resource => item?.resourceType === resource)
+          // A page that took long to come (retries, Retry-After) renews the lease first: only
+          // its holder applies a page.
+          if (ctx.now().getTime() - renewedAt > NEXTECH_LEASE_MS / 4) {
+            renewedAt = ctx.now().getTime()
+            await renew(practiceId)
+          }
+          await apply(entries)
+          let max = state.max
+          for (const item of entries) max = later(max, item.meta?.lastUpdated ?? null)
+          state = { ...state, next, max }
+          if (!next) break
+          await saveMark(resource, { mark: before.mark, walk: state })
+          await saveProgress({ always: false })
         }
-        const entries = (bundle.entry ?? [])
-          .map((entry) => entry.resource)
-          .filter((item): item is fhir.Resource => item?.resourceType === resource)
-        // Only the holder of the lease applies a page: a process that lost it stops here.
-        await renew(practiceId)
-        await apply(entries)
-        let max = state.max
-        for (const item of entries) max = later(max, item.meta?.lastUpdated ?? null)
-        state = { ...state, next, max }
-        if (!next) break
-        await saveMark(resource, { mark: before.mark, walk: state })
-        await saveProgress()
+      } catch (error) {
+        // The run keeps the counts of the pages it applied.
+        await saveProgress({ always: true }).catch(() => undefined)
+        throw error
+      } finally {
+        pages.stop()
       }
       // The walk is whole: the watermark moves to what it read, never past its start.
       const reached =
         state.max && Date.parse(state.max) > Date.parse(state.started) ? state.started : state.max
       await saveMark(resource, { mark: later(before.mark, reached), walk: null })
-      await saveProgress()
+      await saveProgress({ always: true })
     }
 
     await walk('Patient', async (resources) => {
@@ -300,7 +345,10 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
       )
       await bills.applyWaiting(practiceId, linked, counts)
     })
-    await Promise.all([
+    let basis: PricingBasis | null = null
+    let pagesOnBasis = 0
+    // Side by side; the run ends when both have (one failing does not cut the other's page).
+    const walks = await Promise.allSettled([
       walk('Appointment', (resources) =>
         patientSync.applyAppointments(
           practiceId,
@@ -309,13 +357,22 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
         ),
       ),
       walk('Claim', async (resources) => {
+        // The rules and the codes' mappings, read again every few pages (a code mapped during
+        // a long first sync counts from there on).
+        if (!basis || pagesOnBasis >= NEXTECH_BASIS_PAGES) {
+          basis = await bills.basisOf(practiceId)
+          pagesOnBasis = 0
+        }
+        pagesOnBasis += 1
         await bills.applyClaims(
           practiceId,
           resources.map((resource) => readClaim(resource as fhir.Claim)),
           counts,
+          basis,
         )
       }),
     ])
+    for (const outcome of walks) if (outcome.status === 'rejected') throw outcome.reason
     return { counts, requests }
   }
 
