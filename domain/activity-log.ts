@@ -116,6 +116,7 @@ const RULE_NAMES: Record<string, string> = {
   point_value_cents: 'point value (cents)',
   points_per_dollar: 'points per dollar',
   joining_bonus: 'joining bonus',
+  referral_bonus: 'referral bonus',
   expiry_months: 'expiry (months)',
   redemption_threshold: 'code threshold',
   max_points_per_line: 'points ceiling per line',

@@ -51,6 +51,11 @@ export type ProgrammeRules = {
   points_per_dollar: number
   /** Points a new patient gets once. */
   joining_bonus: number
+  /**
+   * Points a patient gets once for each patient they referred, when that patient's first bill
+   * earns (Nextech's `referring-patient`); 0 = none.
+   */
+  referral_bonus: number
   /** Months until earned points lapse; 0 = never. */
   expiry_months: number
   /** A redemption above this many points needs the patient's code; 0 = always ask. */
@@ -64,6 +69,7 @@ export const DEFAULT_PROGRAMME_RULES: ProgrammeRules = {
   point_value_cents: 10,
   points_per_dollar: 1,
   joining_bonus: 0,
+  referral_bonus: 0,
   expiry_months: 12,
   redemption_code_threshold: 0,
   max_points_per_line: 5000,
@@ -85,6 +91,7 @@ export const ProgrammeRulesSchema = v.object({
   ),
   points_per_dollar: wholeNumber(1_000, 'Points per dollar'),
   joining_bonus: wholeNumber(100_000, 'Joining bonus'),
+  referral_bonus: wholeNumber(100_000, 'Referral bonus'),
   expiry_months: wholeNumber(120, 'Expiry'),
   redemption_code_threshold: wholeNumber(MAX_ENTRY_POINTS, 'Code threshold'),
   max_points_per_line: v.pipe(
@@ -92,6 +99,17 @@ export const ProgrammeRulesSchema = v.object({
     v.minValue(1, 'Points ceiling per line must be at least 1.'),
   ),
 })
+
+/**
+ * The programme rules as a client sends them: the referral bonus, added after the others, may be
+ * left out (it then stays as it is).
+ */
+export const ProgrammeRulesInputSchema = v.object({
+  ...ProgrammeRulesSchema.entries,
+  referral_bonus: v.optional(ProgrammeRulesSchema.entries.referral_bonus),
+})
+
+export type ProgrammeRulesInput = v.InferOutput<typeof ProgrammeRulesInputSchema>
 
 /** The day credits posted at `at` lapse under `expiryMonths` (null: never). Calendar months, UTC. */
 export function expiryDate(at: Date, expiryMonths: number): Date | null {

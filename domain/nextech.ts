@@ -211,6 +211,8 @@ export const NEXTECH_SYNC_MESSAGES = {
   ceiling: (points: number, ceiling: number) =>
     `This bill line would earn ${points.toLocaleString('en-US')} points, more than the ${ceiling.toLocaleString('en-US')} a line may earn without approval.`,
   earnReason: (claimId: string, text: string) => `Nextech bill ${claimId}, ${text}`,
+  referralReason: (referred: string) =>
+    `Referral bonus: ${referred}, referred by this patient, had a first bill in Nextech`,
   voidReason: (claimId: string) => `Nextech bill ${claimId} voided`,
   beforeAwardDay: (day: string) => `Billed before ${day}, the day points from Nextech started.`,
   quote: 'A quote earns nothing.',

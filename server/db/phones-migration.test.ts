@@ -16,7 +16,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, databaseUrl, dropDatabase } from '#server/testing/db-templates.ts'
 import { type DatabaseHandle, MIGRATIONS_FOLDER, openDatabase } from './client.ts'
-import { patients, practices } from './schema.ts'
+import { patients } from './schema.ts'
 
 type Journal = { entries: { idx: number; tag: string }[] }
 
@@ -97,10 +97,11 @@ describe.each(engines)('migration 0025 on $name', (engine) => {
   beforeAll(async () => {
     upTo24 = migrationsUpTo(24)
     handle = await engine.open(upTo24)
-    const [a, b] = await handle.db
-      .insert(practices)
-      .values([{ practice_name: 'Clinic A' }, { practice_name: 'Clinic B' }])
-      .returning({ id: practices.id })
+    // In SQL too: the schema module's practices have columns of later migrations (0037).
+    const clinics = (await handle.db.execute(
+      sql`insert into practices (practice_name) values ('Clinic A'), ('Clinic B') returning id`,
+    )) as unknown as { rows: { id: number }[] }
+    const [a, b] = clinics.rows
     for (const [practice, rows] of [
       [a, CLINIC_A],
       [b, CLINIC_B],

@@ -87,6 +87,7 @@ export const practices = pgTable(
     point_value_cents: integer().notNull().default(10),
     points_per_dollar: integer().notNull().default(1),
     joining_bonus: integer().notNull().default(0),
+    referral_bonus: integer().notNull().default(0),
     expiry_months: integer().notNull().default(12),
     redemption_code_threshold: integer().notNull().default(0),
     /** The most points one line of a visit earns without a manager's approval. */
@@ -189,6 +190,7 @@ export const nextechPatients = pgTable(
   (t) => [
     primaryKey({ columns: [t.practice_id, t.nextech_id] }),
     index('nextech_patients_patient_idx').on(t.patient_id),
+    index('nextech_patients_referrer_idx').on(t.practice_id, t.referring_nextech_id),
     check('nextech_patients_state_check', sql`${t.state} in ('linked', 'review', 'ignored')`),
   ],
 )

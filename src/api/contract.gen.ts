@@ -24,6 +24,7 @@ import type {
   AdjustmentInputSchema,
   LedgerPageSchema,
   LedgerPostingSchema,
+  ProgrammeRulesInputSchema,
   ProgrammeRulesSchema,
   ReverseInputSchema,
 } from '#domain/ledger.ts'
@@ -401,7 +402,7 @@ export type ApiContract = {
     answer: v.InferOutput<typeof PracticeLogoSchema>
   }
   'PUT /api/practice/rules': {
-    body: v.InferInput<typeof ProgrammeRulesSchema>
+    body: v.InferInput<typeof ProgrammeRulesInputSchema>
     answer: v.InferOutput<typeof ProgrammeRulesSchema>
   }
   'PUT /api/practice/subscription/card': {

@@ -66,6 +66,7 @@ const RULES = {
   point_value_cents: 10,
   points_per_dollar: 1,
   joining_bonus: 0,
+  referral_bonus: 0,
   expiry_months: 12,
   redemption_code_threshold: 0,
   max_points_per_line: 5000,

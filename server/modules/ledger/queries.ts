@@ -4,7 +4,7 @@
  * author of an entry.
  */
 import { eq } from 'drizzle-orm'
-import type { ProgrammeRules } from '#domain/ledger.ts'
+import type { ProgrammeRules, ProgrammeRulesInput } from '#domain/ledger.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import { patients, practices, users } from '#server/db/schema.ts'
 import { notFound } from '#server/lib/domain-error.ts'
@@ -14,6 +14,7 @@ const ruleColumns = {
   point_value_cents: practices.point_value_cents,
   points_per_dollar: practices.points_per_dollar,
   joining_bonus: practices.joining_bonus,
+  referral_bonus: practices.referral_bonus,
   expiry_months: practices.expiry_months,
   redemption_code_threshold: practices.redemption_code_threshold,
   max_points_per_line: practices.max_points_per_line,
@@ -33,7 +34,7 @@ export async function readProgrammeRules(
 export async function writeProgrammeRules(
   db: Database | Transaction,
   practiceId: number,
-  rules: ProgrammeRules,
+  rules: ProgrammeRulesInput,
 ): Promise<ProgrammeRules> {
   const [saved] = await db
     .update(practices)

@@ -73,6 +73,7 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       point_value_cents: 5,
       points_per_dollar: 2,
       joining_bonus: 250,
+      referral_bonus: 40,
       expiry_months: 6,
       redemption_code_threshold: 1000,
       max_points_per_line: 800,
@@ -102,6 +103,8 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
       points_per_dollar_after: 2,
       joining_bonus_before: 0,
       joining_bonus_after: 250,
+      referral_bonus_before: 0,
+      referral_bonus_after: 40,
       expiry_months_before: 12,
       expiry_months_after: 6,
       redemption_threshold_before: 0,
@@ -131,6 +134,16 @@ describe.each(httpBackends())('the programme rules on $name', (backend) => {
     })
     expect(await profile.json()).toMatchObject({ balance_value_cents: 250 * 5 })
     // Back to the defaults for the suites that share this database.
+    expect((await save(DEFAULT_PROGRAMME_RULES)).status).toBe(200)
+  })
+
+  it('keeps the referral bonus as it is when a client written before it leaves it out', async () => {
+    expect((await save({ ...DEFAULT_PROGRAMME_RULES, referral_bonus: 75 })).status).toBe(200)
+    const { referral_bonus: _left, ...older } = { ...DEFAULT_PROGRAMME_RULES, joining_bonus: 20 }
+    expect(await save(older)).toEqual({
+      status: 200,
+      body: { ...DEFAULT_PROGRAMME_RULES, joining_bonus: 20, referral_bonus: 75 },
+    })
     expect((await save(DEFAULT_PROGRAMME_RULES)).status).toBe(200)
   })
 })

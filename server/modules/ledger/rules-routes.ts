@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import { ProgrammeRulesSchema } from '#domain/ledger.ts'
+import { ProgrammeRulesInputSchema, ProgrammeRulesSchema } from '#domain/ledger.ts'
 import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
@@ -37,12 +37,12 @@ export function programmeRuleRoutes(ctx: ServerContext) {
       operation({
         summary: 'Change the programme rules',
         description:
-          'Replaces the six rules. A change applies from then on: points already posted keep the expiry they were posted with, and the joining bonus goes to patients added afterwards. Each change is an audit event with the values before and after.',
+          'Replaces the rules (`referral_bonus` may be left out: it then stays as it is). A change applies from then on: points already posted keep the expiry they were posted with, the joining bonus goes to patients added afterwards, and the referral bonus to a referrer when a patient they referred has a first bill that earns afterwards. Each change is an audit event with the values before and after.',
         tag: 'Settings',
         responses: { 200: { description: 'The rules as saved.', json: ProgrammeRulesSchema } },
       }),
       requirePermission(ctx, 'practice.settings'),
-      jsonBody(ProgrammeRulesSchema),
+      jsonBody(ProgrammeRulesInputSchema),
       async (c) => {
         const user = c.var.user
         const after = await changeProgrammeRules(ctx, {

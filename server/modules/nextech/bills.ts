@@ -31,6 +31,7 @@ import {
 import { createLedger, LedgerError, readProgrammeRules } from '#server/modules/ledger/index.ts'
 import { lastVisitAward } from '#server/modules/visits/index.ts'
 import type { NextechClaim } from '#server/nextech/resources.ts'
+import { createReferrals } from './referrals.ts'
 
 type Context = Pick<ServerContext, 'db' | 'now'>
 
@@ -56,6 +57,7 @@ type Pricing =
 export function createBills(ctx: Context) {
   const { db, now } = ctx
   const ledger = createLedger({ db, now })
+  const referrals = createReferrals({ db, now })
 
   /** Locks the Glow patient (the one a merge kept, if merged); null when there is none. */
   async function lockPatient(tx: Transaction, practiceId: number, patientId: number) {
@@ -651,6 +653,14 @@ export function createBills(ctx: Context) {
     // What needs the patient's history or a person: one by one, under the locks held.
     for (const item of slow)
       await earn(tx, practiceId, item.row, item.patientId, counts, undefined, basis)
+    // The referrers of the patients whose first bill this was.
+    await referrals.awardIn(
+      tx,
+      practiceId,
+      { referred: [...new Set(toEarn.map((item) => item.row.nextech_patient_id ?? ''))] },
+      counts,
+      basis.rules,
+    )
   }
 
   return {
@@ -698,7 +708,10 @@ export function createBills(ctx: Context) {
             .for('update')
           if (row?.state !== 'waiting' || row.voided) return
           const patientId = await linkedPatient(tx, practiceId, nextech_id)
-          if (patientId !== null) await earn(tx, practiceId, row, patientId, counts)
+          if (patientId === null) return
+          await earn(tx, practiceId, row, patientId, counts)
+          if (nextech_id)
+            await referrals.awardIn(tx, practiceId, { referred: [nextech_id] }, counts)
         })
       }
     },

@@ -22,6 +22,7 @@ import {
 import { randomToken } from '#server/lib/random.ts'
 import { createLedger, readProgrammeRules } from '#server/modules/ledger/index.ts'
 import type { NextechAppointment, NextechPatient } from '#server/nextech/resources.ts'
+import { createReferrals } from './referrals.ts'
 
 type Context = Pick<ServerContext, 'db' | 'now'>
 
@@ -82,6 +83,7 @@ export type ReviewRecord = ReturnType<typeof reviewRecord>
 export function createPatientSync(ctx: Context) {
   const { db, now } = ctx
   const ledger = createLedger({ db, now })
+  const referrals = createReferrals({ db, now })
 
   /** Creates the Glow patient of a Nextech record, with the joining bonus, in `tx`. */
   async function createFrom(
@@ -226,6 +228,8 @@ export function createPatientSync(ctx: Context) {
       },
       at,
     )
+    // Patients this one referred, whose bills came first, now have their referrer.
+    await referrals.awardIn(tx, practiceId, { referrers: [record.id] }, null)
   }
 
   /**
@@ -460,6 +464,13 @@ export function createPatientSync(ctx: Context) {
           )
         }
         await refreshMany(tx, toLink)
+        // Patients these referred, whose bills came first, now have their referrer.
+        await referrals.awardIn(
+          tx,
+          practiceId,
+          { referrers: now_linked.map((item) => item.record.id) },
+          counts,
+        )
         counts.patients_linked += toLink.length
         counts.patients_created += toCreate.length
         return now_linked.map((item) => item.record.id)

@@ -453,6 +453,60 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(total).toBe(101 * 10)
   })
 
+  it('gives a referrer the referral bonus once, at the first bill of the patient they referred, whichever comes first', async () => {
+    // Ann referred Ben; Cal was referred by Dee, whom Nextech has not sent yet.
+    const ann = person('1', 'Ann', 'Referrer')
+    const ben = person('2', 'Ben', 'Referred', { referringPatientId: '1' })
+    const cal = person('3', 'Cal', 'Early', { referringPatientId: '4' })
+    const n = await connectedPractice(t, [ann, ben, cal])
+    await t.db.update(practices).set({ referral_bonus: 300 }).where(eq(practices.id, n.practiceId))
+    const bill = (patientId: string, text: string) =>
+      n.sandbox.store.addBill({ patientId, items: [{ code: 'SVC', text, unitPrice: 20 }] })
+
+    // No bill yet: no bonus, the link alone earns nothing.
+    await n.sync()
+    expect((await n.glowPatient(ann.email))?.points).toBe(0)
+
+    bill('2', 'First facial')
+    bill('2', 'Second facial')
+    bill('3', 'Peel')
+    const first = await n.sync()
+    expect(first.status).toBe('done')
+    expect((await n.glowPatient(ann.email))?.points).toBe(300)
+    expect((await n.glowPatient(ben.email))?.points).toBe(40)
+    expect(first.counts.points_awarded).toBe(40 + 20 + 300)
+    const annId = (await n.glowPatient(ann.email))?.id as number
+    const [bonus] = await t.db
+      .select()
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.patient_id, annId), eq(ledgerEntries.kind, 'bonus')))
+    expect(bonus).toMatchObject({
+      points: 300,
+      source_type: 'nextech',
+      reason: 'Referral bonus: Ben Referred, referred by this patient, had a first bill in Nextech',
+    })
+
+    // A later bill, and the same window read again, give nothing more.
+    bill('2', 'Third facial')
+    await n.sync()
+    await t.db
+      .update(nextechConnections)
+      .set({ watermarks: {} })
+      .where(eq(nextechConnections.practice_id, n.practiceId))
+    const before = await n.entries()
+    const again = await n.sync()
+    expect(again.counts.points_awarded).toBe(0)
+    expect(await n.entries()).toBe(before)
+    expect((await n.glowPatient(ann.email))?.points).toBe(300)
+
+    // Dee comes after Cal's bill: her link gives her the bonus.
+    n.sandbox.store.addPatient(person('4', 'Dee', 'Late'))
+    const late = await n.sync()
+    expect(late.counts.points_awarded).toBe(300)
+    expect((await n.glowPatient('dee.late.4@example.com'))?.points).toBe(300)
+    expect((await n.glowPatient(cal.email))?.points).toBe(20)
+  })
+
   it('resumes a sync cut off after any page, without a gap or a double', async () => {
     const people = [person('1', 'Cut', 'Off')]
     // Three pages of bills (50, 50, 1): cut before the first, after the first, after the second.
@@ -503,6 +557,19 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     const other = n.secondApp()
     expect(await n.startOn(other)).toBe(dead)
     hang = release
+    // The first process is dead once nothing of it moves but the request that never ends: its
+    // walk of appointments, which renews the lease too, has ended.
+    await vi.waitFor(
+      async () => {
+        const [row] = await t.db
+          .select({ watermarks: nextechConnections.watermarks })
+          .from(nextechConnections)
+          .where(eq(nextechConnections.practice_id, n.practiceId))
+        const marks = row?.watermarks as Record<string, { walk: unknown }> | undefined
+        expect(marks?.Appointment).toMatchObject({ walk: null })
+      },
+      { timeout: 30_000, interval: 5 },
+    )
     t.setNow(new Date(Date.now() + 3 * 60 * 1000))
     try {
       const taken = await n.sync(other)

@@ -32,6 +32,13 @@ const FIELDS: {
     show: (n) => (n === 0 ? 'None' : pointsText(n)),
   },
   {
+    key: 'referral_bonus',
+    label: 'Referral bonus (points)',
+    description:
+      "Given once to a patient for each patient they referred, when that patient's first bill from Nextech earns.",
+    show: (n) => (n === 0 ? 'None' : pointsText(n)),
+  },
+  {
     key: 'expiry_months',
     label: 'Points expire after (months)',
     description: '0 means never. Points already earned keep their date.',

@@ -1,0 +1,2 @@
+ALTER TABLE "practices" ADD COLUMN "referral_bonus" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX "nextech_patients_referrer_idx" ON "nextech_patients" USING btree ("practice_id","referring_nextech_id");
