@@ -212,7 +212,7 @@ export const NEXTECH_SYNC_MESSAGES = {
     `This bill line would earn ${points.toLocaleString('en-US')} points, more than the ${ceiling.toLocaleString('en-US')} a line may earn without approval.`,
   earnReason: (claimId: string, text: string) => `Nextech bill ${claimId}, ${text}`,
   referralReason: (referred: string) =>
-    `Referral bonus: ${referred}, referred by this patient, had a first bill in Nextech`,
+    `Referred ${referred}, whose first bill from Nextech earned points`,
   voidReason: (claimId: string) => `Nextech bill ${claimId} voided`,
   beforeAwardDay: (day: string) => `Billed before ${day}, the day points from Nextech started.`,
   quote: 'A quote earns nothing.',

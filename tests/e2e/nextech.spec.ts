@@ -1,8 +1,9 @@
 import type { APIRequestContext } from '@playwright/test'
+import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
 import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { NEXTECH_MESSAGES } from '#server/nextech/failures.ts'
 import { type ApiSession, expect, openSignedIn, test } from './support/fixtures.ts'
-import { putPractice } from './support/practice.ts'
+import { putPractice, putRules } from './support/practice.ts'
 import { screens } from './support/screens.ts'
 
 // Settings → Integrations: an Admin connects the practice to Nextech (the server's built-in
@@ -74,10 +75,24 @@ test('an Admin syncs with Nextech: the counts, a review item resolved, a code ma
   const stamp = `${Date.now()}`.slice(-6)
   try {
     await putPractice(request, admin, { e_record: 'nextech', nextech: NEXTECH_SANDBOX_LOGIN })
-    // In the sandbox (as a tester would with scripts/nextech-sandbox.ts): a new patient with a
-    // bill of today, and a patient with Dana O'Connor's e-mail under another name.
+    // A referral bonus in the programme rules, as the Admin sets it in Settings.
+    const rules = page.getByRole('form', { name: 'Programme rules' })
+    await rules.getByRole('textbox', { name: /Referral bonus/ }).fill('150')
+    await rules.getByRole('button', { name: 'Save rules' }).click()
+    await expect(rules.getByRole('status')).toHaveText(
+      'Programme rules saved. They apply from now on.',
+    )
+    await shoot(page, 'settings-referral-bonus', rules)
+    // In the sandbox (as a tester would with scripts/nextech-sandbox.ts): a new patient, referred
+    // by Avery Johnson, with a bill of today, and a patient with Dana O'Connor's e-mail under
+    // another name.
     const added = await request.post('/nextech-sandbox/_sandbox/patients', {
-      data: { given: 'Robin', family: `Sync${stamp}`, email: `robin.sync${stamp}@example.com` },
+      data: {
+        given: 'Robin',
+        family: `Sync${stamp}`,
+        email: `robin.sync${stamp}@example.com`,
+        referringPatientId: '20001',
+      },
     })
     expect(added.status(), await added.text()).toBe(201)
     const robin = (await added.json()) as { id: string }
@@ -99,7 +114,8 @@ test('an Admin syncs with Nextech: the counts, a review item resolved, a code ma
     await integrations.getByRole('button', { name: 'Sync now' }).click()
     const finished = integrations.getByRole('status').filter({ hasText: 'Sync finished' })
     await expect(finished).toBeVisible()
-    await expect(finished).toContainText('180 points awarded')
+    // The bill's 180 points and Avery's 150 for the referral.
+    await expect(finished).toContainText('330 points awarded')
     await shoot(page, 'settings-nextech-synced', integrations)
 
     // The patient Nextech has under Dana O'Connor's e-mail but another name: not guessed.
@@ -128,7 +144,24 @@ test('an Admin syncs with Nextech: the counts, a review item resolved, a code ma
       }),
     ).toBeVisible()
     await shoot(page, 'patient-nextech-points')
+
+    // Avery Johnson, who referred Robin, has the referral bonus.
+    await page.goto('/patients')
+    await page.getByRole('searchbox', { name: 'Search patients' }).fill('Avery Johnson')
+    await page
+      .getByRole('link', { name: /Avery Johnson/ })
+      .first()
+      .click()
+    await expect(
+      page.getByRole('cell', {
+        name: new RegExp(
+          `Bonus of 150 points: Referred Robin Sync${stamp}, whose first bill from Nextech earned points`,
+        ),
+      }),
+    ).toBeVisible()
+    await shoot(page, 'patient-referral-bonus')
   } finally {
     await restorePractice(request, admin)
+    await putRules(request, admin, DEFAULT_PROGRAMME_RULES)
   }
 })

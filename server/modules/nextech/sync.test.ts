@@ -483,7 +483,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(bonus).toMatchObject({
       points: 300,
       source_type: 'nextech',
-      reason: 'Referral bonus: Ben Referred, referred by this patient, had a first bill in Nextech',
+      reason: 'Referred Ben Referred, whose first bill from Nextech earned points',
     })
 
     // A later bill, and the same window read again, give nothing more.

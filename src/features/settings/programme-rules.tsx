@@ -34,8 +34,7 @@ const FIELDS: {
   {
     key: 'referral_bonus',
     label: 'Referral bonus (points)',
-    description:
-      "Given once to a patient for each patient they referred, when that patient's first bill from Nextech earns.",
+    description: 'Given once per patient referred, when their first Nextech bill earns.',
     show: (n) => (n === 0 ? 'None' : pointsText(n)),
   },
   {

@@ -128,6 +128,32 @@ export async function registerColleague(
 }
 
 /**
+ * The headers of a write as `session`: its token, and the XSRF cookie echoed as the SPA does
+ * when the journey fetched one of our pages (and so holds that cookie).
+ */
+async function writeHeaders(request: APIRequestContext, session: ApiSession) {
+  const { cookies } = await request.storageState()
+  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')?.value
+  return {
+    Authorization: `Bearer ${session.jwt}`,
+    ...(xsrf ? { 'X-XSRF-TOKEN': xsrf } : {}),
+  }
+}
+
+/** Puts the programme rules back to `rules` as the practice's Admin (`admin`). */
+export async function putRules(
+  request: APIRequestContext,
+  admin: ApiSession,
+  rules: Record<string, unknown>,
+): Promise<void> {
+  const saved = await request.put('/api/practice/rules', {
+    headers: await writeHeaders(request, admin),
+    data: rules,
+  })
+  expect(saved.status(), await saved.text()).toBe(200)
+}
+
+/**
  * Changes the practice's details through the API as its Admin (`admin`), keeping every other
  * field as stored: how a journey puts back what it changed.
  */
@@ -136,13 +162,7 @@ export async function putPractice(
   admin: ApiSession,
   changes: Record<string, unknown>,
 ): Promise<void> {
-  // A journey that fetched one of our pages holds its XSRF cookie: echo it, as the SPA does.
-  const { cookies } = await request.storageState()
-  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')?.value
-  const headers = {
-    Authorization: `Bearer ${admin.jwt}`,
-    ...(xsrf ? { 'X-XSRF-TOKEN': xsrf } : {}),
-  }
+  const headers = await writeHeaders(request, admin)
   const current = (await (await request.get('/api/practice', { headers })).json()) as Record<
     string,
     unknown
