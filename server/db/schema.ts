@@ -196,6 +196,29 @@ export const nextechPatients = pgTable(
 )
 
 /**
+ * A Nextech appointment of a patient not linked yet (waiting in the review queue, or not read
+ * yet): kept as Nextech sent it, and put in the Appointments area when the patient is linked.
+ */
+export const nextechWaitingAppointments = pgTable(
+  'nextech_waiting_appointments',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    /** The appointment's Nextech id. */
+    nextech_id: text().notNull(),
+    nextech_patient_id: text().notNull(),
+    /** The appointment as read (server/nextech/resources.ts `NextechAppointment`). */
+    record: jsonb().notNull(),
+    updated_at: instant().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.practice_id, t.nextech_id] }),
+    index('nextech_waiting_appointments_patient_idx').on(t.practice_id, t.nextech_patient_id),
+  ],
+)
+
+/**
  * One line of a Nextech bill and what it did to the points: earned (its entry), reversed (the
  * reversal), nothing and why, or waiting (for its patient, or for a person in the review queue).
  */

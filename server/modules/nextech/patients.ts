@@ -17,6 +17,7 @@ import {
   auditEvents,
   nextechPatients,
   nextechReviews,
+  nextechWaitingAppointments,
   patients,
 } from '#server/db/schema.ts'
 import { randomToken } from '#server/lib/random.ts'
@@ -500,43 +501,141 @@ export function createPatientSync(ctx: Context) {
           ),
         )
       const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
-      const at = now()
-      // One row per appointment: a page may, in principle, carry one twice.
-      const rows = new Map<string, typeof appointments.$inferInsert>()
+      // One row per appointment: a page may, in principle, carry one twice (the last one counts).
+      const linked = new Map<string, { appointment: NextechAppointment; patientId: number }>()
+      const waiting = new Map<string, NextechAppointment>()
       for (const appointment of usable) {
         const patientId = linkOf.get(appointment.patientId as string)
-        if (!patientId) continue
-        rows.set(appointment.id, {
-          practice_id: practiceId,
-          nextech_id: appointment.id,
-          patient_id: patientId,
-          starts_at: new Date(appointment.start as string),
-          status: glowAppointmentStatus(appointment.status),
-          nextech_status: appointment.status,
-          notes: (appointment.type ?? '').slice(0, 1000),
-          created_at: at,
-          updated_at: at,
-        })
+        if (patientId) linked.set(appointment.id, { appointment, patientId })
+        else waiting.set(appointment.id, appointment)
       }
-      if (rows.size === 0) return
-      await db
-        .insert(appointments)
-        .values([...rows.values()])
-        .onConflictDoUpdate({
-          target: [appointments.practice_id, appointments.nextech_id],
-          targetWhere: sql`${appointments.nextech_id} is not null`,
-          set: {
-            patient_id: sql`excluded.patient_id`,
-            starts_at: sql`excluded.starts_at`,
-            status: sql`excluded.status`,
-            nextech_status: sql`excluded.nextech_status`,
-            notes: sql`excluded.notes`,
-            updated_at: sql`excluded.updated_at`,
-          },
+      await db.transaction(async (tx) => {
+        if (waiting.size > 0) {
+          // Kept until the patient is linked (a person resolves the review, or Nextech sends them).
+          const at = now()
+          await tx
+            .insert(nextechWaitingAppointments)
+            .values(
+              [...waiting.values()].map((appointment) => ({
+                practice_id: practiceId,
+                nextech_id: appointment.id,
+                nextech_patient_id: appointment.patientId as string,
+                record: appointment,
+                updated_at: at,
+              })),
+            )
+            .onConflictDoUpdate({
+              target: [
+                nextechWaitingAppointments.practice_id,
+                nextechWaitingAppointments.nextech_id,
+              ],
+              set: {
+                nextech_patient_id: sql`excluded.nextech_patient_id`,
+                record: sql`excluded.record`,
+                updated_at: sql`excluded.updated_at`,
+              },
+            })
+        }
+        counts.appointments += await upsertAppointments(tx, practiceId, [...linked.values()], now())
+      })
+    },
+
+    /**
+     * The appointments that waited for any of these Nextech patients, now that they are linked,
+     * in the Appointments area (in `tx`, or a transaction of their own).
+     */
+    async applyWaitingAppointments(
+      practiceId: number,
+      nextechIds: string[],
+      counts: NextechCounts | null,
+      within?: Transaction,
+    ): Promise<void> {
+      if (nextechIds.length === 0) return
+      const apply = async (tx: Transaction) => {
+        const held = await tx
+          .delete(nextechWaitingAppointments)
+          .where(
+            and(
+              eq(nextechWaitingAppointments.practice_id, practiceId),
+              inArray(nextechWaitingAppointments.nextech_patient_id, nextechIds),
+            ),
+          )
+          .returning()
+        if (held.length === 0) return
+        const links = await tx
+          .select({
+            nextech_id: nextechPatients.nextech_id,
+            patient_id: nextechPatients.patient_id,
+          })
+          .from(nextechPatients)
+          .where(
+            and(
+              eq(nextechPatients.practice_id, practiceId),
+              inArray(nextechPatients.nextech_id, nextechIds),
+              eq(nextechPatients.state, 'linked'),
+            ),
+          )
+        const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
+        const items = held.flatMap((row) => {
+          const patientId = linkOf.get(row.nextech_patient_id)
+          return patientId ? [{ appointment: row.record as NextechAppointment, patientId }] : []
         })
-      counts.appointments += rows.size
+        const added = await upsertAppointments(tx, practiceId, items, now())
+        if (counts) counts.appointments += added
+      }
+      await (within ? apply(within) : db.transaction(apply))
+    },
+
+    /** Forgets the appointments that waited for a Nextech patient a person chose to ignore. */
+    async dropWaitingAppointments(tx: Transaction, practiceId: number, nextechId: string) {
+      await tx
+        .delete(nextechWaitingAppointments)
+        .where(
+          and(
+            eq(nextechWaitingAppointments.practice_id, practiceId),
+            eq(nextechWaitingAppointments.nextech_patient_id, nextechId),
+          ),
+        )
     },
   }
+}
+
+/** Nextech appointments on their linked Glow patients, upserted by Nextech id; answers how many. */
+async function upsertAppointments(
+  tx: Transaction,
+  practiceId: number,
+  items: { appointment: NextechAppointment; patientId: number }[],
+  at: Date,
+): Promise<number> {
+  if (items.length === 0) return 0
+  await tx
+    .insert(appointments)
+    .values(
+      items.map(({ appointment, patientId }) => ({
+        practice_id: practiceId,
+        nextech_id: appointment.id,
+        patient_id: patientId,
+        starts_at: new Date(appointment.start as string),
+        status: glowAppointmentStatus(appointment.status),
+        nextech_status: appointment.status,
+        notes: (appointment.type ?? '').slice(0, 1000),
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [appointments.practice_id, appointments.nextech_id],
+      targetWhere: sql`${appointments.nextech_id} is not null`,
+      set: {
+        patient_id: sql`excluded.patient_id`,
+        starts_at: sql`excluded.starts_at`,
+        status: sql`excluded.status`,
+        nextech_status: sql`excluded.nextech_status`,
+        notes: sql`excluded.notes`,
+        updated_at: sql`excluded.updated_at`,
+      },
+    })
+  return items.length
 }
 
 /** The patients half of the sync. */

@@ -166,6 +166,7 @@ export function createReview(ctx: Context, sync: { patients: PatientSync; bills:
             await sync.patients.link(tx, practiceId, record, patientId, userId)
             linkedNextechId = record.id
           } else {
+            await sync.patients.dropWaitingAppointments(tx, practiceId, record.id)
             await tx
               .update(nextechPatients)
               .set({ state: 'ignored', patient_id: null, updated_at: at })
@@ -226,7 +227,10 @@ export function createReview(ctx: Context, sync: { patients: PatientSync; bills:
           at,
         )
       })
-      if (linkedNextechId) await sync.bills.applyWaiting(practiceId, [linkedNextechId], null)
+      if (linkedNextechId) {
+        await sync.bills.applyWaiting(practiceId, [linkedNextechId], null)
+        await sync.patients.applyWaitingAppointments(practiceId, [linkedNextechId], null)
+      }
       return { items: await items(practiceId) }
     },
 

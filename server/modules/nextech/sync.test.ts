@@ -362,7 +362,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     expect(await dismissed.json()).toEqual({ items: [] })
   })
 
-  it('queues an ambiguous patient instead of guessing, and its bills earn once linked', async () => {
+  it('queues an ambiguous patient instead of guessing, and its bills and appointments come once linked', async () => {
     const n = await connectedPractice(t, [
       person('1', 'Sam', 'Taylor', { phone: '(512) 555-0101', email: undefined }),
     ])
@@ -382,8 +382,20 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
       patientId: '1',
       items: [{ code: 'HYDRA', text: 'HydraFacial', unitPrice: 180 }],
     })
+    n.sandbox.store.addAppointment({
+      patientId: '1',
+      status: 'booked',
+      start: '2026-12-02T10:00:00-06:00',
+      end: '2026-12-02T11:00:00-06:00',
+      type: 'HydraFacial',
+    })
+    const appointmentsOf = (patientId: number) =>
+      t.db
+        .select({ nextech_id: appointments.nextech_id, notes: appointments.notes })
+        .from(appointments)
+        .where(eq(appointments.patient_id, patientId))
     const run = await n.sync()
-    expect(run.counts).toMatchObject({ patients_to_review: 1, points_awarded: 0 })
+    expect(run.counts).toMatchObject({ patients_to_review: 1, points_awarded: 0, appointments: 0 })
     const queue = (await (await n.call('/review')).json()) as { items: NextechReviewItem[] }
     expect(queue.items[0]).toMatchObject({
       kind: 'patient',
@@ -403,10 +415,16 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
       json: { action: 'link', patient_id: target },
     })
     expect(await resolved.json()).toEqual({ items: [] })
-    // The bill that waited earns now; syncing again changes nothing.
+    // The bill that waited earns now, the appointment read before is in the Appointments area;
+    // syncing again changes nothing.
     expect(await n.points(target)).toBe(180)
+    expect(await appointmentsOf(target)).toEqual([
+      { nextech_id: expect.any(String), notes: 'HydraFacial' },
+    ])
     expect((await n.sync()).counts.points_awarded).toBe(0)
     expect(await n.points(target)).toBe(180)
+    expect(await appointmentsOf(target)).toHaveLength(1)
+    expect(await appointmentsOf(twins[0]?.id ?? 0)).toEqual([])
   })
 
   it('retries 429s and 5xx, and a sync cut off resumes from its page without a gap or a double', async () => {

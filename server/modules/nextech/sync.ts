@@ -344,6 +344,7 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
         counts,
       )
       await bills.applyWaiting(practiceId, linked, counts)
+      await patientSync.applyWaitingAppointments(practiceId, linked, counts)
     })
     let basis: PricingBasis | null = null
     let pagesOnBasis = 0
