@@ -31,6 +31,7 @@ import {
 import { createLedger, LedgerError, readProgrammeRules } from '#server/modules/ledger/index.ts'
 import { lastVisitAward } from '#server/modules/visits/index.ts'
 import type { NextechClaim } from '#server/nextech/resources.ts'
+import { linkedPatients } from './patients.ts'
 import { createReferrals } from './referrals.ts'
 
 type Context = Pick<ServerContext, 'db' | 'now'>
@@ -504,23 +505,7 @@ export function createBills(ctx: Context) {
     const nextechIds = [
       ...new Set(claims.map((claim) => claim.patientId).filter((id): id is string => !!id)),
     ]
-    const links =
-      nextechIds.length === 0
-        ? []
-        : await tx
-            .select({
-              nextech_id: nextechPatients.nextech_id,
-              patient_id: nextechPatients.patient_id,
-            })
-            .from(nextechPatients)
-            .where(
-              and(
-                eq(nextechPatients.practice_id, practiceId),
-                inArray(nextechPatients.nextech_id, nextechIds),
-                eq(nextechPatients.state, 'linked'),
-              ),
-            )
-    const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
+    const linkOf = await linkedPatients(tx, practiceId, nextechIds)
 
     const toReverse: LineRow[] = []
     const toClose: LineRow[] = []

@@ -490,17 +490,7 @@ export function createPatientSync(ctx: Context) {
       const usable = list.filter((appointment) => appointment.patientId && appointment.start)
       const ids = [...new Set(usable.map((appointment) => appointment.patientId as string))]
       if (ids.length === 0) return
-      const links = await db
-        .select({ nextech_id: nextechPatients.nextech_id, patient_id: nextechPatients.patient_id })
-        .from(nextechPatients)
-        .where(
-          and(
-            eq(nextechPatients.practice_id, practiceId),
-            inArray(nextechPatients.nextech_id, ids),
-            eq(nextechPatients.state, 'linked'),
-          ),
-        )
-      const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
+      const linkOf = await linkedPatients(db, practiceId, ids)
       // One row per appointment: a page may, in principle, carry one twice (the last one counts).
       const linked = new Map<string, { appointment: NextechAppointment; patientId: number }>()
       const waiting = new Map<string, NextechAppointment>()
@@ -562,20 +552,7 @@ export function createPatientSync(ctx: Context) {
           )
           .returning()
         if (held.length === 0) return
-        const links = await tx
-          .select({
-            nextech_id: nextechPatients.nextech_id,
-            patient_id: nextechPatients.patient_id,
-          })
-          .from(nextechPatients)
-          .where(
-            and(
-              eq(nextechPatients.practice_id, practiceId),
-              inArray(nextechPatients.nextech_id, nextechIds),
-              eq(nextechPatients.state, 'linked'),
-            ),
-          )
-        const linkOf = new Map(links.map((link) => [link.nextech_id, link.patient_id]))
+        const linkOf = await linkedPatients(tx, practiceId, nextechIds)
         const items = held.flatMap((row) => {
           const patientId = linkOf.get(row.nextech_patient_id)
           return patientId ? [{ appointment: row.record as NextechAppointment, patientId }] : []
@@ -598,6 +575,30 @@ export function createPatientSync(ctx: Context) {
         )
     },
   }
+}
+
+/** The Glow patients these Nextech patients are linked to, by Nextech id (unlinked ones absent). */
+export async function linkedPatients(
+  ex: Transaction | Pick<ServerContext, 'db'>['db'],
+  practiceId: number,
+  nextechIds: string[],
+): Promise<Map<string, number>> {
+  if (nextechIds.length === 0) return new Map()
+  const links = await ex
+    .select({ nextech_id: nextechPatients.nextech_id, patient_id: nextechPatients.patient_id })
+    .from(nextechPatients)
+    .where(
+      and(
+        eq(nextechPatients.practice_id, practiceId),
+        inArray(nextechPatients.nextech_id, nextechIds),
+        eq(nextechPatients.state, 'linked'),
+      ),
+    )
+  return new Map(
+    links.flatMap((link) =>
+      link.patient_id === null ? [] : [[link.nextech_id, link.patient_id] as const],
+    ),
+  )
 }
 
 /** Nextech appointments on their linked Glow patients, upserted by Nextech id; answers how many. */

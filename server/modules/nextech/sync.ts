@@ -20,7 +20,7 @@
  *   is requested while the current one is applied.
  */
 import { hostname } from 'node:os'
-import { and, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
 import { NEXTECH_SYNC_MESSAGES, type NextechCounts, NO_NEXTECH_COUNTS } from '#domain/nextech.ts'
 import type { NextechSettings } from '#domain/sign-up/practice-details.ts'
 import { recordWithin } from '#server/audit/audit.ts'
@@ -126,10 +126,14 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
     return found
   }
 
-  async function renew(practiceId: number): Promise<void> {
+  /**
+   * Renews the lease on `practiceId`'s sync, writing `also` with it; throws {@link LeaseLost}
+   * when another process holds it now (nothing is written then).
+   */
+  async function renew(practiceId: number, also: { watermarks?: SQL } = {}): Promise<void> {
     const rows = await db
       .update(nextechConnections)
-      .set({ lease_until: new Date(ctx.now().getTime() + NEXTECH_LEASE_MS) })
+      .set({ lease_until: new Date(ctx.now().getTime() + NEXTECH_LEASE_MS), ...also })
       .where(
         and(
           eq(nextechConnections.practice_id, practiceId),
@@ -233,20 +237,9 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
     let renewedAt = ctx.now().getTime()
     const saveMark = async (resource: NextechResource, mark: ResourceMark) => {
       renewedAt = ctx.now().getTime()
-      const rows = await db
-        .update(nextechConnections)
-        .set({
-          lease_until: new Date(renewedAt + NEXTECH_LEASE_MS),
-          watermarks: sql`${nextechConnections.watermarks} || jsonb_build_object(${resource}::text, ${JSON.stringify(mark)}::jsonb)`,
-        })
-        .where(
-          and(
-            eq(nextechConnections.practice_id, practiceId),
-            eq(nextechConnections.lease_owner, owner),
-          ),
-        )
-        .returning({ id: nextechConnections.practice_id })
-      if (rows.length === 0) throw new LeaseLost('Another process took over this sync.')
+      await renew(practiceId, {
+        watermarks: sql`${nextechConnections.watermarks} || jsonb_build_object(${resource}::text, ${JSON.stringify(mark)}::jsonb)`,
+      })
     }
 
     // The run's counts, for the screen that follows it: at most once a second while it goes,
