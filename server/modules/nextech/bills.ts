@@ -21,7 +21,6 @@ import {
   ledgerEntries,
   nextechClaimLines,
   nextechConnections,
-  nextechPatients,
   nextechReviews,
   nextechServiceCodes,
   patients,
@@ -417,17 +416,7 @@ export function createBills(ctx: Context) {
   /** The Glow patient a Nextech patient is linked to, if it is. */
   async function linkedPatient(tx: Transaction, practiceId: number, nextechId: string | null) {
     if (!nextechId) return null
-    const [row] = await tx
-      .select({ patient_id: nextechPatients.patient_id })
-      .from(nextechPatients)
-      .where(
-        and(
-          eq(nextechPatients.practice_id, practiceId),
-          eq(nextechPatients.nextech_id, nextechId),
-          eq(nextechPatients.state, 'linked'),
-        ),
-      )
-    return row?.patient_id ?? null
+    return (await linkedPatients(tx, practiceId, [nextechId])).get(nextechId) ?? null
   }
 
   /**
