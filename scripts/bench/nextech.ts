@@ -10,18 +10,13 @@
 import { randomBytes } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import type { NextechRun } from '#domain/nextech.ts'
-import { sealJson } from '#server/db/data-key.ts'
-import { ledgerEntries, practices } from '#server/db/schema.ts'
-import { randomToken } from '#server/lib/random.ts'
+import { ledgerEntries } from '#server/db/schema.ts'
 import { createNextechClient } from '#server/nextech/client.ts'
-import {
-  createNextechSandbox,
-  generateSandboxRecords,
-  NEXTECH_SANDBOX,
-} from '#server/nextech/sandbox.ts'
+import { createNextechSandbox, generateSandboxRecords } from '#server/nextech/sandbox.ts'
 import {
   createMember,
   createTestApp,
+  insertSandboxNextechPractice,
   pgliteBackendWith,
   postgresBackend,
 } from '#server/testing/test-app.ts'
@@ -74,24 +69,8 @@ export async function benchNextech(
         },
       },
     )
-    const [practice] = await t.db
-      .insert(practices)
-      .values({
-        practice_name: `Nextech Bench ${randomToken(3)}`,
-        e_record: 'nextech',
-        nextech: sealJson(
-          {
-            client_id: NEXTECH_SANDBOX.clientId,
-            username: NEXTECH_SANDBOX.username,
-            password: NEXTECH_SANDBOX.password,
-            nx_practice_id: NEXTECH_SANDBOX.practiceId,
-          },
-          dataKey,
-        ),
-      })
-      .returning({ id: practices.id })
-    if (!practice) throw new Error('no practice')
-    const admin = await createMember(t.db, practice.id, 'Admin')
+    const practiceId = await insertSandboxNextechPractice(t.db, dataKey, 'Nextech Bench')
+    const admin = await createMember(t.db, practiceId, 'Admin')
     const call = async (path: string, method = 'GET') => {
       const response = await t.requestOn(app, `/api/practice/integrations/nextech${path}`, {
         method,
@@ -103,13 +82,13 @@ export async function benchNextech(
     await call('/test', 'POST')
     // Every generated bill earns (they are dated in the past year): the backfill from the start.
     await t.db.execute(
-      sql`update nextech_connections set award_from = '2000-01-01' where practice_id = ${practice.id}`,
+      sql`update nextech_connections set award_from = '2000-01-01' where practice_id = ${practiceId}`,
     )
     const entries = async () => {
       const [row] = await t.db
         .select({ n: sql<number>`count(*)::int` })
         .from(ledgerEntries)
-        .where(eq(ledgerEntries.practice_id, practice.id))
+        .where(eq(ledgerEntries.practice_id, practiceId))
       return Number(row?.n)
     }
     const sync = async (label: string, floorSeconds: number): Promise<NextechBenchRun> => {
@@ -141,7 +120,7 @@ export async function benchNextech(
     // Everything read again from nothing (the watermarks dropped): nothing is posted twice.
     const before = await entries()
     await t.db.execute(
-      sql`update nextech_connections set watermarks = '{}'::jsonb where practice_id = ${practice.id}`,
+      sql`update nextech_connections set watermarks = '{}'::jsonb where practice_id = ${practiceId}`,
     )
     const replay = await sync('full re-read (watermarks dropped)', firstFloor)
     const after = await entries()

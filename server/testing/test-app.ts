@@ -20,6 +20,7 @@ import type { Role } from '#domain/permissions.ts'
 import { type AppConfig, type AppType, createApp } from '#server/app.ts'
 import { signSession } from '#server/auth/jwt.ts'
 import { type Database, type DatabaseHandle, openDatabase } from '#server/db/client.ts'
+import { sealJson } from '#server/db/data-key.ts'
 import {
   appointments,
   patients,
@@ -38,6 +39,7 @@ import { createOutboxMail } from '#server/messaging/mail.ts'
 import { createOutboundQueue } from '#server/messaging/outbound.ts'
 import { createOutboxSms } from '#server/messaging/sms.ts'
 import type { NextechConnector } from '#server/nextech/connector.ts'
+import { NEXTECH_SANDBOX } from '#server/nextech/sandbox.ts'
 import { assertConforms } from '#server/openapi/contract.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import {
@@ -341,6 +343,35 @@ export async function createMember(
     .returning({ id: users.id, practice_id: users.practice_id })
   if (!user) throw new Error('member not created')
   return { user, token: await mintToken(user) }
+}
+
+/**
+ * A practice on the Nextech plan whose stored login is the sandbox's, sealed with `dataKey` as
+ * the server seals it; answers its id.
+ */
+export async function insertSandboxNextechPractice(
+  db: Database,
+  dataKey: Buffer,
+  name: string,
+): Promise<number> {
+  const [practice] = await db
+    .insert(practices)
+    .values({
+      practice_name: `${name} ${randomToken(3)}`,
+      e_record: 'nextech',
+      nextech: sealJson(
+        {
+          client_id: NEXTECH_SANDBOX.clientId,
+          username: NEXTECH_SANDBOX.username,
+          password: NEXTECH_SANDBOX.password,
+          nx_practice_id: NEXTECH_SANDBOX.practiceId,
+        },
+        dataKey,
+      ),
+    })
+    .returning({ id: practices.id })
+  if (!practice) throw new Error('practice not created')
+  return practice.id
 }
 
 /** Patient columns for {@link insertPatient}: the unsubscribe id may be left out. */

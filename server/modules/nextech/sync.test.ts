@@ -10,7 +10,6 @@ import type {
   NextechStatus,
 } from '#domain/nextech.ts'
 import type { AppType } from '#server/app.ts'
-import { sealJson } from '#server/db/data-key.ts'
 import {
   appointments,
   ledgerEntries,
@@ -25,14 +24,15 @@ import {
 import { randomToken } from '#server/lib/random.ts'
 import { createNextechClient } from '#server/nextech/client.ts'
 import type { NextechConnector } from '#server/nextech/connector.ts'
-import {
-  createNextechSandbox,
-  NEXTECH_SANDBOX,
-  type SandboxPatient,
-} from '#server/nextech/sandbox.ts'
+import { createNextechSandbox, type SandboxPatient } from '#server/nextech/sandbox.ts'
 import type { Waiting } from '#server/nextech/throttle.ts'
 import { useTestApp } from '#server/testing/suite.ts'
-import { createMember, type TestApp, testBackends } from '#server/testing/test-app.ts'
+import {
+  createMember,
+  insertSandboxNextechPractice,
+  type TestApp,
+  testBackends,
+} from '#server/testing/test-app.ts'
 
 const DATA_KEY = randomBytes(32)
 const BASE = 'http://nextech.test/nextech-sandbox'
@@ -87,25 +87,9 @@ async function connectedPractice(
     sandbox,
     waiting: noWaiting(),
   })
-  const [practice] = await t.db
-    .insert(practices)
-    .values({
-      practice_name: `Nextech Practice ${randomToken(3)}`,
-      e_record: 'nextech',
-      nextech: sealJson(
-        {
-          client_id: NEXTECH_SANDBOX.clientId,
-          username: NEXTECH_SANDBOX.username,
-          password: NEXTECH_SANDBOX.password,
-          nx_practice_id: NEXTECH_SANDBOX.practiceId,
-        },
-        DATA_KEY,
-      ),
-    })
-    .returning({ id: practices.id })
-  if (!practice) throw new Error('no practice')
-  const admin = await createMember(t.db, practice.id, 'Admin')
-  const staff = await createMember(t.db, practice.id, 'Staff')
+  const practiceId = await insertSandboxNextechPractice(t.db, DATA_KEY, 'Nextech Practice')
+  const admin = await createMember(t.db, practiceId, 'Admin')
+  const staff = await createMember(t.db, practiceId, 'Staff')
   const app = t.makeApp({}, { nextech: connector() })
   const call = (target: AppType, path: string, init: Parameters<TestApp['request']>[1] = {}) =>
     t.requestOn(target, `/api/practice/integrations/nextech${path}`, {
@@ -120,7 +104,7 @@ async function connectedPractice(
     await t.db
       .update(nextechConnections)
       .set({ award_from: '2000-01-01' })
-      .where(eq(nextechConnections.practice_id, practice.id))
+      .where(eq(nextechConnections.practice_id, practiceId))
   }
 
   /** "Sync now", then the run followed to its end. */
@@ -152,19 +136,19 @@ async function connectedPractice(
         email_subscription: patients.email_subscription,
       })
       .from(patients)
-      .where(and(eq(patients.practice_id, practice.id), eq(patients.email, email)))
+      .where(and(eq(patients.practice_id, practiceId), eq(patients.email, email)))
     return row
   }
   const entries = async () => {
     const [row] = await t.db
       .select({ n: sql<number>`count(*)::int` })
       .from(ledgerEntries)
-      .where(eq(ledgerEntries.practice_id, practice.id))
+      .where(eq(ledgerEntries.practice_id, practiceId))
     return Number(row?.n)
   }
   return {
     sandbox,
-    practiceId: practice.id,
+    practiceId,
     admin,
     staff,
     app,
