@@ -28,6 +28,10 @@ export const PERMISSIONS = [
   'subscription.manage',
   'personnel.manage',
   'activity.read',
+  'memberships.plans',
+  'memberships.enrol',
+  'memberships.cancelNow',
+  'payments.connect',
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -55,6 +59,10 @@ export const PERMISSION_MATRIX: Record<Permission, readonly Role[]> = {
   'subscription.manage': admins,
   'personnel.manage': admins,
   'activity.read': admins,
+  'memberships.plans': managers,
+  'memberships.enrol': everyone,
+  'memberships.cancelNow': managers,
+  'payments.connect': admins,
 }
 
 /** What a refusal says: the missing role and the action, e.g. "Only a manager or an admin can adjust points." */
@@ -78,6 +86,11 @@ export const PERMISSION_REFUSALS: Record<Permission, string> = {
   'subscription.manage': 'Only an admin can see or change the subscription and its card.',
   'personnel.manage': 'Only an admin can manage personnel.',
   'activity.read': 'Only an admin can see the activity log.',
+  'memberships.plans': 'Only a manager or an admin can build, change or archive membership plans.',
+  'memberships.enrol': 'Only staff of this practice can enrol its patients in a membership.',
+  'memberships.cancelNow':
+    'Only a manager or an admin can end a membership now or refund it; staff can cancel it at the end of the term.',
+  'payments.connect': "Only an admin can connect the practice's payment account.",
 }
 
 /** Reads a stored `access_rights` value as a role; anything unknown is the least powerful. */
