@@ -39,3 +39,20 @@ export async function loadData<T>(read: () => Promise<T>): Promise<T> {
     throw new UserFacingError(await apiErrorMessage(error), { status })
   }
 }
+
+/** A part of a page read on its own: its value, or the sentence its section shows instead. */
+export type PartRead<T> = { ok: true; value: T } | { ok: false; message: string }
+
+/**
+ * Reads one part of a page whose failure must not take the whole page down (a section of the
+ * profile or of Settings): a failure becomes the sentence that section shows. A 401 still throws,
+ * for {@link loadData} to send the user to sign in.
+ */
+export async function readPart<T>(read: () => Promise<T>): Promise<PartRead<T>> {
+  try {
+    return { ok: true, value: await read() }
+  } catch (error) {
+    if (isSessionRefused(error)) throw error
+    return { ok: false, message: await apiErrorMessage(error) }
+  }
+}

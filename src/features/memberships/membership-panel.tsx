@@ -1,0 +1,560 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  List,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core'
+import { useForm } from '@mantine/form'
+import { type ReactNode, useRef, useState } from 'react'
+import {
+  MEMBERSHIP_MESSAGES,
+  type Membership,
+  money,
+  type PaymentAccount,
+  type Plan,
+  STATUS_LABELS,
+} from '#domain/memberships.ts'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import { formatDate, formatDateTime } from '#src/lib/format.ts'
+import { AppModal } from '#src/ui/app-modal.tsx'
+import { FailureAlert } from '#src/ui/failure-alert.tsx'
+import { LabelledValue } from '#src/ui/labelled-value.tsx'
+import { TableScroll } from '#src/ui/table-scroll.tsx'
+import {
+  CardEntry,
+  type CardEntryValues,
+  cardErrors,
+  cardInput,
+  EMPTY_CARD,
+} from './card-entry.tsx'
+import { CHANGE_TITLES, ChangeDialog, type ChangeKind } from './change-dialog.tsx'
+import { EnrolForm } from './enrol-form.tsx'
+import { nextPayment, StatusBadge } from './member-list.tsx'
+import { cardText, chartAllows, isLive, perksSummary } from './membership-texts.ts'
+import type { MembershipCalls, StripeCardFields } from './memberships.actors.ts'
+import { PaymentsNotConnected } from './payments-notice.tsx'
+
+/** One line of a membership's history, as `GET /memberships/{id}/events` answers it. */
+export type MembershipEventLine = {
+  kind: string
+  amount_cents: number | null
+  at: string
+  detail: string
+}
+
+/** What the signed-in person may do here (from the permission matrix). */
+export type MembershipAbilities = { enrol: boolean; cancelNow: boolean; connect: boolean }
+
+type Dialog = ChangeKind | 'enrol' | 'card' | 'resume'
+
+/**
+ * The patient's membership on the profile. Without one: "Start membership" (the enrolment form).
+ * With one: the plan and its version, the status (past due and unpaid in an alert the desk cannot
+ * miss, with "Charge now"), the period, the next payment, the card, the bank, the allowances left,
+ * what is scheduled, and the changes the lifecycle chart allows in its status for this role, each
+ * confirmed after the server said what it costs. Its history follows.
+ */
+export function MembershipPanel({
+  patient,
+  memberships,
+  events,
+  plans,
+  account,
+  treatmentNames,
+  can,
+  calls,
+  onChanged,
+}: {
+  patient: { id: number; first_name: string; last_name: string; archived: boolean }
+  /** The patient's memberships, newest first; a sentence when they could not be read. */
+  memberships: Membership[] | string
+  /** The shown membership's history; a sentence when it could not be read. */
+  events: readonly MembershipEventLine[] | string
+  /** The active plans, to join or move to. */
+  plans: readonly Plan[]
+  /** The practice's payment account; null when it could not be read. */
+  account: PaymentAccount | null
+  treatmentNames: ReadonlyMap<number, string>
+  can: MembershipAbilities
+  calls: MembershipCalls
+  /** After a change: the page reads the membership again. */
+  onChanged: () => Promise<unknown>
+}) {
+  const [dialog, setDialog] = useState<Dialog | null>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+  const close = () => setDialog(null)
+  const done = async (message: string) => {
+    setDialog(null)
+    setNotice(message)
+    await onChanged()
+  }
+
+  if (typeof memberships === 'string') {
+    return (
+      <PanelFrame>
+        <FailureAlert>{memberships}</FailureAlert>
+      </PanelFrame>
+    )
+  }
+  const live = memberships.find((m) => isLive(m.status))
+  const shown = live ?? memberships[0]
+  const name = `${patient.first_name} ${patient.last_name}`
+
+  return (
+    <PanelFrame>
+      {notice && (
+        <Alert color="green" role="status" withCloseButton onClose={() => setNotice(null)}>
+          {notice}
+        </Alert>
+      )}
+      {live ? (
+        <MembershipDetails
+          membership={live}
+          treatmentNames={treatmentNames}
+          can={can}
+          onAction={(next) => {
+            setNotice(null)
+            setDialog(next)
+          }}
+        />
+      ) : (
+        <NoMembership
+          previous={shown}
+          patientArchived={patient.archived}
+          account={account}
+          hasPlans={plans.length > 0}
+          can={can}
+          onStart={() => {
+            setNotice(null)
+            setDialog('enrol')
+          }}
+        />
+      )}
+      {shown && <MembershipEvents events={events} />}
+
+      <AppModal
+        opened={dialog === 'enrol'}
+        onClose={close}
+        title={`Start membership for ${name}`}
+        size="lg"
+      >
+        {dialog === 'enrol' && (
+          <EnrolForm
+            patientId={patient.id}
+            patientName={name}
+            plans={plans}
+            treatmentNames={treatmentNames}
+            calls={calls}
+            onCancel={close}
+            onEnrolled={(membership) =>
+              void done(`${name} is now a member of ${membership.plan.name}.`)
+            }
+          />
+        )}
+      </AppModal>
+      {live && (
+        <>
+          <AppModal
+            opened={dialog !== null && dialog in CHANGE_TITLES}
+            onClose={close}
+            title={
+              dialog && dialog in CHANGE_TITLES ? CHANGE_TITLES[dialog as ChangeKind].title : ''
+            }
+          >
+            {dialog && dialog in CHANGE_TITLES && (
+              <ChangeDialog
+                kind={dialog as ChangeKind}
+                membership={live}
+                plans={plans}
+                calls={calls}
+                onCancel={close}
+                onDone={(_, summary) => void done(summary)}
+              />
+            )}
+          </AppModal>
+          <AppModal opened={dialog === 'resume'} onClose={close} title="Resume membership">
+            {dialog === 'resume' && (
+              <ResumeConfirm
+                membership={live}
+                calls={calls}
+                onCancel={close}
+                onDone={() => void done('The membership is active again: billing starts again.')}
+              />
+            )}
+          </AppModal>
+          <AppModal opened={dialog === 'card'} onClose={close} title="Update card">
+            {dialog === 'card' && (
+              <UpdateCardForm
+                membership={live}
+                patientName={name}
+                calls={calls}
+                onCancel={close}
+                onDone={(membership) =>
+                  void done(
+                    membership.status === 'active' && live.status !== 'active'
+                      ? `The new card was charged: the membership is active again.`
+                      : `The card on file is now ${cardText(membership.card)}.`,
+                  )
+                }
+              />
+            )}
+          </AppModal>
+        </>
+      )}
+    </PanelFrame>
+  )
+}
+
+function PanelFrame({ children }: { children: ReactNode }) {
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="membership-heading">
+      <Stack gap="md">
+        <Title order={2} size="h4" id="membership-heading">
+          Membership
+        </Title>
+        {children}
+      </Stack>
+    </Paper>
+  )
+}
+
+function NoMembership({
+  previous,
+  patientArchived,
+  account,
+  hasPlans,
+  can,
+  onStart,
+}: {
+  previous: Membership | undefined
+  patientArchived: boolean
+  account: PaymentAccount | null
+  hasPlans: boolean
+  can: MembershipAbilities
+  onStart: () => void
+}) {
+  const connected = account?.connected !== false
+  return (
+    <Stack gap="sm" align="flex-start">
+      <Text>
+        {previous
+          ? `No membership now. The last one, ${previous.plan.name}, is ${STATUS_LABELS[previous.status].toLowerCase()}${previous.ended_at ? ` since ${formatDate(previous.ended_at)}` : ''}.`
+          : 'Not a member yet.'}
+      </Text>
+      {patientArchived ? (
+        <Text size="sm" c="dimmed">
+          {MEMBERSHIP_MESSAGES.archivedPatient}
+        </Text>
+      ) : !connected ? (
+        <PaymentsNotConnected canConnect={can.connect} />
+      ) : !hasPlans ? (
+        <Text size="sm" c="dimmed">
+          No plans yet: a manager or an admin builds them in Memberships.
+        </Text>
+      ) : can.enrol ? (
+        <Button onClick={onStart}>Start membership</Button>
+      ) : (
+        <Text size="sm" c="dimmed">
+          {PERMISSION_REFUSALS['memberships.enrol']}
+        </Text>
+      )}
+    </Stack>
+  )
+}
+
+function MembershipDetails({
+  membership,
+  treatmentNames,
+  can,
+  onAction,
+}: {
+  membership: Membership
+  treatmentNames: ReadonlyMap<number, string>
+  can: MembershipAbilities
+  onAction: (dialog: Dialog) => void
+}) {
+  const { status } = membership
+  const allows = (event: Parameters<typeof chartAllows>[1]) => chartAllows(status, event)
+  const owes = status === 'past_due' || status === 'unpaid'
+  const scheduled = [
+    membership.cancel_at_period_end &&
+      membership.cancel_at &&
+      `Ends on ${formatDate(membership.cancel_at)}: it will not renew.`,
+    membership.next_plan &&
+      `Moves to ${membership.next_plan.name} (${money(membership.next_plan.price_cents)}) at the next renewal${membership.current_period_end ? `, on ${formatDate(membership.current_period_end)}` : ''}.`,
+    status === 'paused' &&
+      membership.resumes_at &&
+      `Paused: billing starts again on ${formatDate(membership.resumes_at)}.`,
+  ].filter((line): line is string => Boolean(line))
+
+  return (
+    <Stack gap="md">
+      <Group gap="sm">
+        <Text fw={600} size="lg">
+          {membership.plan.name}
+        </Text>
+        <Badge variant="outline" color="gray">
+          Version {membership.plan.version}
+        </Badge>
+        <StatusBadge status={status} />
+      </Group>
+      {owes && (
+        <Alert
+          color={status === 'unpaid' ? 'red' : 'orange'}
+          variant="filled"
+          role="alert"
+          title={status === 'unpaid' ? 'Unpaid: perks are stopped' : 'Payment past due'}
+        >
+          <Stack gap="xs" align="flex-start">
+            <Text size="sm">
+              {status === 'unpaid'
+                ? 'Every retry of the renewal was declined. Perks stop until it is paid; the bank stays the patient’s.'
+                : `The renewal was declined${membership.failed_attempts > 0 ? ` ${membership.failed_attempts === 1 ? 'once' : `${membership.failed_attempts} times`}` : ''}.${membership.next_payment_attempt_at ? ` The next retry is on ${formatDate(membership.next_payment_attempt_at)}.` : ''} Ask the patient for another card, or charge now.`}
+            </Text>
+            {allows('charge.succeeded') && (
+              <Button color="dark" variant="white" size="xs" onClick={() => onAction('charge')}>
+                Charge now
+              </Button>
+            )}
+          </Stack>
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+        <LabelledValue
+          label="Current period"
+          value={`${formatDate(membership.current_period_start)} – ${formatDate(membership.current_period_end)}`}
+        />
+        <LabelledValue label="Next payment" value={nextPayment(membership)} />
+        <LabelledValue label="Card" value={cardText(membership.card)} />
+        <LabelledValue label="Bank balance" value={money(membership.bank_cents)} />
+        <LabelledValue label="Member since" value={formatDate(membership.started_at)} />
+        <LabelledValue
+          label="Agreement"
+          value={`Accepted by ${membership.consent.accepted_by_name} on ${formatDate(membership.consent.accepted_at)}`}
+        />
+      </SimpleGrid>
+      <Stack gap={4}>
+        <Text size="sm" c="dimmed">
+          Allowances left this cycle
+        </Text>
+        {membership.allowances.length === 0 ? (
+          <Text fw={500}>None</Text>
+        ) : (
+          <List size="sm" spacing={2}>
+            {membership.allowances.map((allowance) => (
+              <List.Item key={allowance.catalogue_item_id}>
+                {allowance.name}: {allowance.remaining} left
+              </List.Item>
+            ))}
+          </List>
+        )}
+        <Text size="sm" c="dimmed">
+          Each paid cycle: {perksSummary(membership.plan.perks, treatmentNames)}.
+        </Text>
+      </Stack>
+      {scheduled.length > 0 && (
+        <Alert color="blue" variant="light" title="Scheduled">
+          <Stack gap={2}>
+            {scheduled.map((line) => (
+              <Text size="sm" key={line}>
+                {line}
+              </Text>
+            ))}
+          </Stack>
+        </Alert>
+      )}
+      <Group gap="sm">
+        {allows('pause') && !membership.cancel_at_period_end && (
+          <Button variant="default" onClick={() => onAction('pause')}>
+            Pause
+          </Button>
+        )}
+        {allows('resume') && (
+          <Button variant="default" onClick={() => onAction('resume')}>
+            Resume
+          </Button>
+        )}
+        {allows('plan.change') && !membership.cancel_at_period_end && (
+          <Button variant="default" onClick={() => onAction('change-plan')}>
+            Change plan
+          </Button>
+        )}
+        {allows('card.update') && (
+          <Button variant="default" onClick={() => onAction('card')}>
+            Update card
+          </Button>
+        )}
+        {allows('cancel.at_period_end') && !membership.cancel_at_period_end && (
+          <Button variant="light" color="red" onClick={() => onAction('cancel-end')}>
+            Cancel at end of term
+          </Button>
+        )}
+        {allows('cancel.now') && can.cancelNow && (
+          <Button variant="light" color="red" onClick={() => onAction('cancel-now')}>
+            Cancel now
+          </Button>
+        )}
+      </Group>
+      {allows('cancel.now') && !can.cancelNow && (
+        <Text size="sm" c="dimmed">
+          {PERMISSION_REFUSALS['memberships.cancelNow']}
+        </Text>
+      )}
+    </Stack>
+  )
+}
+
+function ResumeConfirm({
+  membership,
+  calls,
+  onCancel,
+  onDone,
+}: {
+  membership: Membership
+  calls: MembershipCalls
+  onCancel: () => void
+  onDone: () => void
+}) {
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string | null>(null)
+  return (
+    <Stack gap="md">
+      <Text size="sm">
+        Billing starts again: the card on file is charged {money(membership.plan.price_cents)} at
+        the next renewal, and the perks of each paid cycle come back.
+      </Text>
+      <FailureAlert>{failure}</FailureAlert>
+      <Group justify="flex-end" gap="sm">
+        <Button variant="default" onClick={onCancel}>
+          Go back
+        </Button>
+        <Button
+          loading={busy}
+          onClick={async () => {
+            setBusy(true)
+            setFailure(null)
+            const answer = await calls.resume(membership.id)
+            setBusy(false)
+            if (answer.ok) onDone()
+            else setFailure(answer.message)
+          }}
+        >
+          Resume membership
+        </Button>
+      </Group>
+    </Stack>
+  )
+}
+
+function UpdateCardForm({
+  membership,
+  patientName,
+  calls,
+  onCancel,
+  onDone,
+}: {
+  membership: Membership
+  patientName: string
+  calls: MembershipCalls
+  onCancel: () => void
+  onDone: (membership: Membership) => void
+}) {
+  const fields = useRef<StripeCardFields | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [failure, setFailure] = useState<string | null>(null)
+  const form = useForm<CardEntryValues>({
+    mode: 'controlled',
+    initialValues: { ...EMPTY_CARD, name: patientName },
+    validate: (values) => cardErrors(calls.mode, values),
+    validateInputOnBlur: true,
+  })
+  const owes = membership.status === 'past_due' || membership.status === 'unpaid'
+  return (
+    <form
+      noValidate
+      aria-label="New card"
+      onSubmit={form.onSubmit(async (values) => {
+        setBusy(true)
+        setFailure(null)
+        const answer = await calls.updateCard(membership.id, cardInput(values), fields.current)
+        setBusy(false)
+        if (answer.ok) onDone(answer.value)
+        else setFailure(answer.message)
+      })}
+    >
+      <Stack gap="md">
+        <Text size="sm">
+          {owes
+            ? `The new card is charged ${money(membership.plan.price_cents)} at once for the payment that is due, then at each renewal.`
+            : 'The renewals are charged to this card from now on.'}
+        </Text>
+        <CardEntry
+          mode={calls.mode}
+          values={form.values}
+          inputProps={(field) => form.getInputProps(field)}
+          onChange={(field, value) => form.setFieldValue(field, value)}
+          fields={fields}
+        />
+        <FailureAlert>{failure}</FailureAlert>
+        <Group justify="flex-end" gap="sm">
+          <Button variant="default" onClick={onCancel}>
+            Go back
+          </Button>
+          <Button type="submit" loading={busy}>
+            {owes ? 'Save card and charge' : 'Save card'}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  )
+}
+
+/** The membership's history: charges, failures, perks issued and used, changes. */
+function MembershipEvents({ events }: { events: readonly MembershipEventLine[] | string }) {
+  return (
+    <Stack gap="xs" component="section" aria-labelledby="membership-history">
+      <Title order={3} size="h5" id="membership-history">
+        Membership history
+      </Title>
+      {typeof events === 'string' ? (
+        <FailureAlert>{events}</FailureAlert>
+      ) : events.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          Nothing yet.
+        </Text>
+      ) : (
+        <TableScroll label="Membership history" minWidth={520}>
+          <Table striped verticalSpacing="xs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>When</Table.Th>
+                <Table.Th>What</Table.Th>
+                <Table.Th ta="right">Amount</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {events.map((event) => (
+                <Table.Tr key={`${event.at}-${event.kind}-${event.detail}`}>
+                  <Table.Td data-label="When" style={{ whiteSpace: 'nowrap' }}>
+                    {formatDateTime(event.at)}
+                  </Table.Td>
+                  <Table.Td data-label="What">{event.detail}</Table.Td>
+                  <Table.Td data-label="Amount" ta="right">
+                    {event.amount_cents === null ? '—' : money(event.amount_cents)}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </TableScroll>
+      )}
+    </Stack>
+  )
+}
