@@ -20,6 +20,7 @@ import { Route as SigninRouteImport } from './routes/signin'
 import { Route as SignupRouteImport } from './routes/signup'
 import { Route as TermsRouteImport } from './routes/terms'
 import { Route as ThankyouRouteImport } from './routes/thankyou'
+import { Route as MembershipCardTokenRouteImport } from './routes/membership-card.$token'
 import { Route as SignupPersonnelIdRouteImport } from './routes/signup_.personnel.$id'
 
 const IndexRoute = IndexRouteImport.update({
@@ -77,6 +78,11 @@ const ThankyouRoute = ThankyouRouteImport.update({
   path: '/thankyou',
   getParentRoute: () => rootRouteImport,
 } as any)
+const MembershipCardTokenRoute = MembershipCardTokenRouteImport.update({
+  id: '/membership-card/$token',
+  path: '/membership-card/$token',
+  getParentRoute: () => rootRouteImport,
+} as any)
 const SignupPersonnelIdRoute = SignupPersonnelIdRouteImport.update({
   id: '/signup_/personnel/$id',
   path: '/signup/personnel/$id',
@@ -95,6 +101,7 @@ export interface FileRoutesByFullPath {
   '/signup': typeof SignupRoute
   '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
 }
 export interface FileRoutesByTo {
@@ -109,6 +116,7 @@ export interface FileRoutesByTo {
   '/signup': typeof SignupRoute
   '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/signup/personnel/$id': typeof SignupPersonnelIdRoute
 }
 export interface FileRoutesById {
@@ -124,6 +132,7 @@ export interface FileRoutesById {
   '/signup': typeof SignupRoute
   '/terms': typeof TermsRoute
   '/thankyou': typeof ThankyouRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/signup_/personnel/$id': typeof SignupPersonnelIdRoute
 }
 export interface FileRouteTypes {
@@ -140,6 +149,7 @@ export interface FileRouteTypes {
     | '/signup'
     | '/terms'
     | '/thankyou'
+    | '/membership-card/$token'
     | '/signup/personnel/$id'
   fileRoutesByTo: FileRoutesByTo
   to:
@@ -154,6 +164,7 @@ export interface FileRouteTypes {
     | '/signup'
     | '/terms'
     | '/thankyou'
+    | '/membership-card/$token'
     | '/signup/personnel/$id'
   id:
     | '__root__'
@@ -168,6 +179,7 @@ export interface FileRouteTypes {
     | '/signup'
     | '/terms'
     | '/thankyou'
+    | '/membership-card/$token'
     | '/signup_/personnel/$id'
   fileRoutesById: FileRoutesById
 }
@@ -183,6 +195,7 @@ export interface RootRouteChildren {
   SignupRoute: typeof SignupRoute
   TermsRoute: typeof TermsRoute
   ThankyouRoute: typeof ThankyouRoute
+  MembershipCardTokenRoute: typeof MembershipCardTokenRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
 }
 
@@ -265,6 +278,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ThankyouRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/membership-card/$token': {
+      id: '/membership-card/$token'
+      path: '/membership-card/$token'
+      fullPath: '/membership-card/$token'
+      preLoaderRoute: typeof MembershipCardTokenRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/signup_/personnel/$id': {
       id: '/signup_/personnel/$id'
       path: '/signup/personnel/$id'
@@ -287,6 +307,7 @@ const rootRouteChildren: RootRouteChildren = {
   SignupRoute: SignupRoute,
   TermsRoute: TermsRoute,
   ThankyouRoute: ThankyouRoute,
+  MembershipCardTokenRoute: MembershipCardTokenRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,
 }
 export const routeTree = rootRouteImport

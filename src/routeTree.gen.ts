@@ -25,8 +25,10 @@ import { Route as ShellAppointmentsRouteImport } from './routes/_shell.appointme
 import { Route as ShellArchiveRouteImport } from './routes/_shell.archive'
 import { Route as ShellCheckoutRouteImport } from './routes/_shell.checkout'
 import { Route as ShellDashboardRouteImport } from './routes/_shell.dashboard'
+import { Route as ShellMembershipsRouteImport } from './routes/_shell.memberships'
 import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
+import { Route as MembershipCardTokenRouteImport } from './routes/membership-card.$token'
 import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
@@ -118,6 +120,11 @@ const ShellDashboardRoute = ShellDashboardRouteImport.update({
   path: '/dashboard',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellMembershipsRoute = ShellMembershipsRouteImport.update({
+  id: '/memberships',
+  path: '/memberships',
+  getParentRoute: () => ShellRoute,
+} as any)
 const ShellProceduresRoute = ShellProceduresRouteImport.update({
   id: '/procedures',
   path: '/procedures',
@@ -127,6 +134,11 @@ const ShellSettingsRoute = ShellSettingsRouteImport.update({
   id: '/settings',
   path: '/settings',
   getParentRoute: () => ShellRoute,
+} as any)
+const MembershipCardTokenRoute = MembershipCardTokenRouteImport.update({
+  id: '/membership-card/$token',
+  path: '/membership-card/$token',
+  getParentRoute: () => rootRouteImport,
 } as any)
 const ShellDashboardLiabilityRoute = ShellDashboardLiabilityRouteImport.update({
   id: '/dashboard_/liability',
@@ -201,8 +213,10 @@ export interface FileRoutesByFullPath {
   '/archive': typeof ShellArchiveRoute
   '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
+  '/memberships': typeof ShellMembershipsRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
@@ -231,8 +245,10 @@ export interface FileRoutesByTo {
   '/archive': typeof ShellArchiveRoute
   '/checkout': typeof ShellCheckoutRoute
   '/dashboard': typeof ShellDashboardRoute
+  '/memberships': typeof ShellMembershipsRoute
   '/procedures': typeof ShellProceduresRoute
   '/settings': typeof ShellSettingsRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
@@ -263,8 +279,10 @@ export interface FileRoutesById {
   '/_shell/archive': typeof ShellArchiveRoute
   '/_shell/checkout': typeof ShellCheckoutRoute
   '/_shell/dashboard': typeof ShellDashboardRoute
+  '/_shell/memberships': typeof ShellMembershipsRoute
   '/_shell/procedures': typeof ShellProceduresRoute
   '/_shell/settings': typeof ShellSettingsRoute
+  '/membership-card/$token': typeof MembershipCardTokenRoute
   '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/duplicates': typeof ShellPatientsDuplicatesRoute
@@ -295,8 +313,10 @@ export interface FileRouteTypes {
     | '/archive'
     | '/checkout'
     | '/dashboard'
+    | '/memberships'
     | '/procedures'
     | '/settings'
+    | '/membership-card/$token'
     | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/duplicates'
@@ -325,8 +345,10 @@ export interface FileRouteTypes {
     | '/archive'
     | '/checkout'
     | '/dashboard'
+    | '/memberships'
     | '/procedures'
     | '/settings'
+    | '/membership-card/$token'
     | '/dashboard/liability'
     | '/patients/$patientId'
     | '/patients/duplicates'
@@ -356,8 +378,10 @@ export interface FileRouteTypes {
     | '/_shell/archive'
     | '/_shell/checkout'
     | '/_shell/dashboard'
+    | '/_shell/memberships'
     | '/_shell/procedures'
     | '/_shell/settings'
+    | '/membership-card/$token'
     | '/_shell/dashboard_/liability'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/duplicates'
@@ -384,6 +408,7 @@ export interface RootRouteChildren {
   SignupRoute: typeof SignupRoute
   TermsRoute: typeof TermsRoute
   ThankyouRoute: typeof ThankyouRoute
+  MembershipCardTokenRoute: typeof MembershipCardTokenRoute
   SignupPersonnelIdRoute: typeof SignupPersonnelIdRoute
 }
 
@@ -501,6 +526,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellDashboardRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/memberships': {
+      id: '/_shell/memberships'
+      path: '/memberships'
+      fullPath: '/memberships'
+      preLoaderRoute: typeof ShellMembershipsRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/procedures': {
       id: '/_shell/procedures'
       path: '/procedures'
@@ -514,6 +546,13 @@ declare module '@tanstack/react-router' {
       fullPath: '/settings'
       preLoaderRoute: typeof ShellSettingsRouteImport
       parentRoute: typeof ShellRoute
+    }
+    '/membership-card/$token': {
+      id: '/membership-card/$token'
+      path: '/membership-card/$token'
+      fullPath: '/membership-card/$token'
+      preLoaderRoute: typeof MembershipCardTokenRouteImport
+      parentRoute: typeof rootRouteImport
     }
     '/_shell/dashboard_/liability': {
       id: '/_shell/dashboard_/liability'
@@ -600,6 +639,7 @@ interface ShellRouteChildren {
   ShellArchiveRoute: typeof ShellArchiveRoute
   ShellCheckoutRoute: typeof ShellCheckoutRoute
   ShellDashboardRoute: typeof ShellDashboardRoute
+  ShellMembershipsRoute: typeof ShellMembershipsRoute
   ShellProceduresRoute: typeof ShellProceduresRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellDashboardLiabilityRoute: typeof ShellDashboardLiabilityRoute
@@ -619,6 +659,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellArchiveRoute: ShellArchiveRoute,
   ShellCheckoutRoute: ShellCheckoutRoute,
   ShellDashboardRoute: ShellDashboardRoute,
+  ShellMembershipsRoute: ShellMembershipsRoute,
   ShellProceduresRoute: ShellProceduresRoute,
   ShellSettingsRoute: ShellSettingsRoute,
   ShellDashboardLiabilityRoute: ShellDashboardLiabilityRoute,
@@ -648,6 +689,7 @@ const rootRouteChildren: RootRouteChildren = {
   SignupRoute: SignupRoute,
   TermsRoute: TermsRoute,
   ThankyouRoute: ThankyouRoute,
+  MembershipCardTokenRoute: MembershipCardTokenRoute,
   SignupPersonnelIdRoute: SignupPersonnelIdRoute,
 }
 export const routeTree = rootRouteImport

@@ -14,6 +14,7 @@ const AREAS = [
   ['/appointments', 'Appointments'],
   ['/patients', 'Patients'],
   ['/promotions', 'Promotions'],
+  ['/memberships', 'Memberships'],
   ['/procedures', 'Procedures'],
   ['/personnel', 'Personnel'],
   ['/archive', 'Archive'],
@@ -191,6 +192,16 @@ function practiceApi(): FakeRoutes {
       { ...staff, id: 6, email: 'staff@example.com', first_name: 'Sam', access_rights: 'Staff' },
     ],
     'GET /users/5': staff,
+    'GET /membership-plans': { data: [] },
+    'GET /memberships': { data: [], page: 1, total: 0 },
+    'GET /patients/2/memberships': { data: [] },
+    'GET /practice/payments': {
+      connected: false,
+      provider: null,
+      account_id: null,
+      connected_at: null,
+      retry_schedule_days: [1, 3, 5, 7],
+    },
   }
 }
 
@@ -455,6 +466,7 @@ describe("Settings' sections", () => {
       'Integrations',
       'Practice logo',
       'Programme rules',
+      'Payments',
       'Subscription',
       'Activity log',
       'Your account',
@@ -476,6 +488,7 @@ describe("Settings' sections", () => {
       'Integrations',
       'Practice logo',
       'Programme rules',
+      'Payments',
       'Your account',
     ])
     expect(screen.getAllByText(PRACTICE.practice_name)).toHaveLength(1)

@@ -5,18 +5,27 @@ import { can, toRole } from '#domain/permissions.ts'
 import { formatPhone } from '#domain/phone.ts'
 import { adjustPoints, getLedger, reverseEntry } from '#src/api/ledger.ts'
 import {
+  getPaymentAccount,
+  listMembershipEvents,
+  listPatientMemberships,
+  listPlans,
+} from '#src/api/memberships.ts'
+import {
   archivePatient,
   getPatient,
   patientSaveFailure,
   restorePatient,
   updatePatient,
 } from '#src/api/patients.ts'
+import { listProcedures } from '#src/api/procedures.ts'
 import { claimPromotion, listPatientPromotions, listPromotions } from '#src/api/promotions.ts'
+import { MembershipPanel } from '#src/features/memberships/membership-panel.tsx'
+import { membershipCalls } from '#src/features/memberships/memberships.actors.ts'
 import { MergeDialog } from '#src/features/patients/merge-dialog.tsx'
 import { PatientFormModal, toPatientInput, valuesOf } from '#src/features/patients/patient-form.tsx'
 import { PatientProfile } from '#src/features/patients/patient-profile.tsx'
 import { PatientOffers } from '#src/features/promotions/patient-offers.tsx'
-import { loadData } from '#src/lib/load-data.ts'
+import { loadData, readPart } from '#src/lib/load-data.ts'
 import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { mergeCalls, searchMergePatients } from './-patient-merge-calls.ts'
@@ -34,16 +43,17 @@ export const Route = createFileRoute('/_shell/patients/$patientId')({
     return parsed.success && parsed.output.history > 1 ? parsed.output : {}
   },
   loaderDeps: ({ search }) => ({ history: search.history ?? 1 }),
-  loader: ({ params, deps }) => {
+  loader: ({ params, deps, context }) => {
     // Ids are positive integers; anything else is an unknown page, not a server error.
     if (!/^[1-9]\d{0,9}$/.test(params.patientId)) throw notFound()
     const id = Number(params.patientId)
     return loadData(async () => {
-      const [patient, ledger, claims, live] = await Promise.all([
+      const [patient, ledger, claims, live, membership] = await Promise.all([
         getPatient(id),
         getLedger(id, deps.history),
         listPatientPromotions(id),
         listPromotions({ status: 'live', pageSize: 100 }),
+        loadMembership(id, context.session.practice.id),
       ])
       // A merged record links to the patient it was merged into, by name.
       const kept = patient.merged_into_id
@@ -52,14 +62,40 @@ export const Route = createFileRoute('/_shell/patients/$patientId')({
       const mergedInto = kept
         ? { id: kept.id, name: `${kept.first_name} ${kept.last_name}` }
         : undefined
-      return { patient, ledger, claims, liveOffers: live.data, mergedInto }
+      return { patient, ledger, claims, liveOffers: live.data, mergedInto, membership }
     })
   },
   component: PatientPage,
 })
 
+/**
+ * The membership panel's data: the patient's memberships, the history of the one shown, the
+ * plans to join or move to, the treatments' names and the payment account. Read apart from the
+ * rest of the profile: when it fails, the panel says why and the profile still shows.
+ */
+async function loadMembership(patientId: number, practiceId: number) {
+  const [memberships, plans, treatments, account] = await Promise.all([
+    readPart(() => listPatientMemberships(patientId)),
+    readPart(() => listPlans()),
+    readPart(() => listProcedures(practiceId)),
+    readPart(getPaymentAccount),
+  ])
+  const list = memberships.ok ? memberships.value : []
+  const shown = list.find((m) => m.status !== 'cancelled' && m.status !== 'ended') ?? list[0]
+  const events = shown
+    ? await readPart(() => listMembershipEvents(shown.id))
+    : ({ ok: true, value: [] } as const)
+  return {
+    memberships: memberships.ok ? memberships.value : memberships.message,
+    events: events.ok ? events.value : events.message,
+    plans: plans.ok ? plans.value.filter((plan) => !plan.archived) : [],
+    treatmentNames: new Map((treatments.ok ? treatments.value : []).map((t) => [t.id, t.name])),
+    account: account.ok ? account.value : null,
+  }
+}
+
 function PatientPage() {
-  const { patient, ledger, claims, liveOffers, mergedInto } = Route.useLoaderData()
+  const { patient, ledger, claims, liveOffers, mergedInto, membership } = Route.useLoaderData()
   const role = Route.useRouteContext({ select: (c) => toRole(c.session.user.access_rights) })
   const navigate = Route.useNavigate()
   const router = useRouter()
@@ -101,6 +137,19 @@ function PatientPage() {
         }
         onLedgerPage={(history) => void navigate({ search: { history } })}
       />
+      {!patient.merged_into_id && (
+        <MembershipPanel
+          patient={patient}
+          {...membership}
+          can={{
+            enrol: can(role, 'memberships.enrol'),
+            cancelNow: can(role, 'memberships.cancelNow'),
+            connect: can(role, 'payments.connect'),
+          }}
+          calls={membershipCalls}
+          onChanged={() => router.invalidate()}
+        />
+      )}
       {!patient.merged_into_id && (
         <PatientOffers
           patientId={patient.id}

@@ -3,10 +3,12 @@ import { createFileRoute } from '@tanstack/react-router'
 import { can, PERMISSION_REFUSALS, toRole } from '#domain/permissions.ts'
 import type { PracticeAnswer, PracticeSettingsInput } from '#domain/practice-settings.ts'
 import { getProgrammeRules, saveProgrammeRules } from '#src/api/ledger.ts'
+import { connectPayments, getPaymentAccount } from '#src/api/memberships.ts'
 import { getNextechStatus, testNextechConnection } from '#src/api/nextech.ts'
 import { getPractice, savePractice } from '#src/api/practice-settings.ts'
 import { removePracticeLogo, savePracticeLogo } from '#src/api/uploads.ts'
 import { NextechConnectionSection } from '#src/features/settings/nextech-connection.tsx'
+import { PaymentsAccountSection } from '#src/features/settings/payments-account.tsx'
 import {
   PracticeDetailsSection,
   type PracticeSaveFailure,
@@ -15,7 +17,7 @@ import { PracticeLogoSection } from '#src/features/settings/practice-logo.tsx'
 import { ProgrammeRulesSection } from '#src/features/settings/programme-rules.tsx'
 import { SubscriptionSection } from '#src/features/settings/subscription.tsx'
 import { apiErrorMessage, apiFieldErrors } from '#src/lib/http.ts'
-import { loadData } from '#src/lib/load-data.ts'
+import { loadData, readPart } from '#src/lib/load-data.ts'
 import { isSessionRemembered, readSession, writeSession } from '#src/lib/session.ts'
 import { useAction } from '#src/lib/use-action.ts'
 import { AreaPage } from '#src/ui/area-page.tsx'
@@ -26,19 +28,21 @@ import { SectionCard } from '#src/ui/section-card.tsx'
 export const Route = createFileRoute('/_shell/settings')({
   loader: () =>
     loadData(async () => {
-      const [rules, details, nextech] = await Promise.all([
+      const [rules, details, nextech, payments] = await Promise.all([
         getProgrammeRules(),
         getPractice(),
         getNextechStatus(),
+        // Its own section says when it cannot be read; the rest of Settings still shows.
+        readPart(getPaymentAccount),
       ])
-      return { rules, details, nextech }
+      return { rules, details, nextech, payments }
     }),
   component: SettingsPage,
 })
 
 function SettingsPage() {
   const { user, practice } = Route.useRouteContext({ select: (context) => context.session })
-  const { rules, details, nextech } = Route.useLoaderData()
+  const { rules, details, nextech, payments } = Route.useLoaderData()
   const action = useAction()
   return (
     <AreaPage title="Settings" description="Your practice, its programme rules and your account.">
@@ -78,6 +82,15 @@ function SettingsPage() {
         rules={rules}
         canChange={can(toRole(user.access_rights), 'practice.settings')}
         onSave={(next) => action.run(() => saveProgrammeRules(next))}
+      />
+      <PaymentsAccountSection
+        account={payments.ok ? payments.value : payments.message}
+        readOnlyNote={
+          can(toRole(user.access_rights), 'payments.connect')
+            ? undefined
+            : PERMISSION_REFUSALS['payments.connect']
+        }
+        onConnect={() => action.run(connectPayments)}
       />
       {can(toRole(user.access_rights), 'subscription.manage') && <SubscriptionSection />}
       {can(toRole(user.access_rights), 'activity.read') && (

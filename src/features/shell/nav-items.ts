@@ -4,17 +4,19 @@ import {
   IconGift,
   IconId,
   IconLayoutDashboard,
+  IconRosetteDiscountCheck,
   IconSettings,
   IconStethoscope,
   IconUsers,
 } from '@tabler/icons-react'
 
-/** The eight areas of the signed-in shell, in menu order. */
+/** The nine areas of the signed-in shell, in menu order. */
 export const NAV_ITEMS = [
   { to: '/dashboard', label: 'Dashboard', icon: IconLayoutDashboard },
   { to: '/appointments', label: 'Appointments', icon: IconCalendarEvent },
   { to: '/patients', label: 'Patients', icon: IconUsers },
   { to: '/promotions', label: 'Promotions', icon: IconGift },
+  { to: '/memberships', label: 'Memberships', icon: IconRosetteDiscountCheck },
   { to: '/procedures', label: 'Procedures', icon: IconStethoscope },
   { to: '/personnel', label: 'Personnel', icon: IconId },
   { to: '/archive', label: 'Archive', icon: IconArchive },

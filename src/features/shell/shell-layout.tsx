@@ -15,7 +15,7 @@ const NAVBAR_WIDTH = 287
 
 /**
  * The signed-in frame: header with the practice logo, greeting and avatar menu; side
- * menu with the eight areas, a burger below 768 px; the page; the footer with the site links (the
+ * menu with the nine areas, a burger below 768 px; the page; the footer with the site links (the
  * practice's own, else the product's Terms, Agreement, About and support e-mail).
  */
 export function ShellLayout({ session, children }: { session: Session; children: ReactNode }) {
