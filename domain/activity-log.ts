@@ -33,6 +33,12 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'integration.updated': { group: 'Practice', label: 'Changed the Nextech connection' },
   'integration.disconnected': { group: 'Practice', label: 'Disconnected Nextech' },
   'nextech.synced': { group: 'Nextech', label: 'Synced with Nextech' },
+  'payments.connected': { group: 'Practice', label: 'Connected the payment account' },
+  'membership_plan.created': { group: 'Memberships', label: 'Built a membership plan' },
+  'membership_plan.updated': { group: 'Memberships', label: 'Changed a membership plan' },
+  'membership_plan.archived': { group: 'Memberships', label: 'Archived a membership plan' },
+  'membership.enrolled': { group: 'Memberships', label: 'Enrolled a patient in a membership' },
+  'membership.changed': { group: 'Memberships', label: "Changed a patient's membership" },
   'nextech.points_posted': { group: 'Nextech', label: 'Awarded points for Nextech bills' },
   'nextech.backfilled': { group: 'Nextech', label: 'Awarded points for older Nextech bills' },
   'nextech.patient_linked': { group: 'Nextech', label: 'Linked a Nextech patient' },
@@ -220,6 +226,22 @@ export function describeActivity(
       )
     case 'integration.disconnected':
       return sentence('disconnected Nextech')
+    case 'payments.connected':
+      return sentence(`connected the practice's payment account (${text(details.account_id)})`)
+    case 'membership_plan.created':
+      return sentence(`built the membership plan “${text(details.name)}”`)
+    case 'membership_plan.updated':
+      return sentence(
+        `changed the membership plan “${text(details.name)}”${num(details.version) > 1 ? ` (now version ${num(details.version)})` : ''}`,
+      )
+    case 'membership_plan.archived':
+      return sentence(`archived the membership plan “${text(details.name)}”`)
+    case 'membership.enrolled':
+      return sentence(
+        `enrolled ${patient} in “${text(details.plan)}” and charged ${dollars(num(details.amount_cents))}`,
+      )
+    case 'membership.changed':
+      return sentence(`changed ${possessive(patient)} membership: ${text(details.change)}`)
     case 'nextech.synced':
       return details.outcome === 'done'
         ? sentence(

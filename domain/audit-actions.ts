@@ -85,6 +85,14 @@ export const AUDIT_ACTIONS = [
   'nextech.patient_created',
   'nextech.review_resolved',
   'nextech.code_mapped',
+  // Memberships: the practice's payment account, plans, and each change staff make to a
+  // patient's membership (billing runs write the membership's own timeline instead).
+  'payments.connected',
+  'membership_plan.created',
+  'membership_plan.updated',
+  'membership_plan.archived',
+  'membership.enrolled',
+  'membership.changed',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -22,6 +22,7 @@ export const LEDGER_SOURCES = [
   'import',
   'joining',
   'nextech',
+  'membership',
 ] as const
 export type LedgerSource = (typeof LEDGER_SOURCES)[number]
 
@@ -223,7 +224,7 @@ export function describeEntry(
       if (entry.source_type === 'nextech') return `Earned ${pointsText(n)}${why}`
       return `Earned ${pointsText(n)} for a ${entry.source_type === 'appointment' ? 'completed appointment' : 'visit'}${why}`
     case 'bonus':
-      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
+      return `Bonus of ${pointsText(n)}${entry.source_type === 'joining' ? ' for joining' : entry.source_type === 'membership' ? ' for joining a membership' : entry.source_type === 'promotion' ? ' from a promotion' : entry.source_type === 'visit' ? ' from a promotion at a visit' : ''}${why}`
     case 'adjust':
       return `Points adjusted by ${signedPoints(entry.points, '-')}${why}`
     case 'redeem':

@@ -148,6 +148,7 @@ export const PlanAllowanceSchema = v.object({
     v.number(MEMBERSHIP_MESSAGES.allowanceItem),
     v.integer(MEMBERSHIP_MESSAGES.allowanceItem),
     v.minValue(1, MEMBERSHIP_MESSAGES.allowanceItem),
+    v.maxValue(2_147_483_647, MEMBERSHIP_MESSAGES.allowanceItem),
   ),
   quantity: cents(MEMBERSHIP_MESSAGES.allowanceQuantity, 20, 1),
   rollover_cap: cents(MEMBERSHIP_MESSAGES.rolloverCap, 100),
@@ -165,7 +166,9 @@ export const PlanPerksSchema = v.object({
     ),
   ),
   discount_percent: cents(MEMBERSHIP_MESSAGES.discount, 100),
-  discount_item_ids: v.array(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  discount_item_ids: v.array(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2_147_483_647)),
+  ),
   points_multiplier: v.pipe(
     v.number(MEMBERSHIP_MESSAGES.multiplier),
     v.minValue(1, MEMBERSHIP_MESSAGES.multiplier),
@@ -279,6 +282,7 @@ export const EnrolInputSchema = v.object({
     v.number(MEMBERSHIP_MESSAGES.planNotFound),
     v.integer(MEMBERSHIP_MESSAGES.planNotFound),
     v.minValue(1, MEMBERSHIP_MESSAGES.planNotFound),
+    v.maxValue(2_147_483_647, MEMBERSHIP_MESSAGES.planNotFound),
   ),
   payment_method_token: v.pipe(
     v.string(MEMBERSHIP_MESSAGES.cardRequired),
@@ -324,7 +328,12 @@ export const CancelInputSchema = v.object({
 })
 
 export const ChangePlanInputSchema = v.object({
-  plan_id: v.pipe(v.number(MEMBERSHIP_MESSAGES.planNotFound), v.integer(), v.minValue(1)),
+  plan_id: v.pipe(
+    v.number(MEMBERSHIP_MESSAGES.planNotFound),
+    v.integer(),
+    v.minValue(1),
+    v.maxValue(2_147_483_647),
+  ),
   at: v.picklist(
     ['now', 'period_end'] as const,
     'Choose when the plan changes: now, or at the next renewal.',
@@ -422,3 +431,19 @@ export const ClockAnswerSchema = v.object({
 
 /** Dollars of `cents` as the product writes them: `$1,234.50`. */
 export const money = (cents: number): string => formatUsd(cents / 100)
+
+/** `GET /patients/{id}/memberships`. */
+export const PatientMembershipsAnswerSchema = v.object({ data: v.array(MembershipSchema) })
+
+/** A change's answer: the membership as changed, or with `?preview=true` what it would cost. */
+export const MembershipChangeAnswerSchema = v.union([MembershipSchema, PreviewSchema])
+
+/** `PUT /membership-card/{token}`: what the patient's new card did. */
+export const CardLinkAnswerSchema = v.object({
+  status: v.picklist(MEMBERSHIP_STATUSES),
+  charged: v.boolean(),
+  message: v.string(),
+})
+
+/** `POST /webhooks/payments`. */
+export const WebhookAnswerSchema = v.object({ received: v.boolean(), applied: v.boolean() })

@@ -9,6 +9,7 @@ import { OkAnswerSchema } from '#domain/api-answers.ts'
 import { API_ERROR_NAMES } from '#domain/api-error.ts'
 import { createAuditLog } from '#server/audit/audit.ts'
 import type { AppConfig, AppDeps, AppEnv, ServerContext } from '#server/context.ts'
+import type { Database } from '#server/db/client.ts'
 import { isConflictError } from '#server/db/retry.ts'
 import { createDatabaseFileStore, createDiskFileStore } from '#server/files/file-store.ts'
 import { ApiError, apiErrorOf, errorBody } from '#server/http/errors.ts'
@@ -28,6 +29,16 @@ import {
   patientLedgerRoutes,
   programmeRuleRoutes,
 } from '#server/modules/ledger/index.ts'
+import {
+  billingClockRoutes,
+  cardLinkRoutes,
+  createBillingClock,
+  membershipPlanRoutes,
+  membershipRoutes,
+  patientMembershipRoutes,
+  paymentAccountRoutes,
+  paymentWebhookRoutes,
+} from '#server/modules/memberships/index.ts'
 import { nextechRoutes } from '#server/modules/nextech/index.ts'
 import { activityRoutes, patientRoutes } from '#server/modules/patients/index.ts'
 import {
@@ -51,6 +62,13 @@ import { operation } from '#server/openapi/operation.ts'
 import { openApiRoutes } from '#server/openapi/routes.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
+import {
+  createStripeMemberPayments,
+  createTestMemberPayments,
+  type MemberPayments,
+} from '#server/payments/member-gateway.ts'
+import type { PaymentProvider } from '#server/payments/provider.ts'
+import type { TestGateway } from '#server/payments/test-gateway.ts'
 import { clientIp } from '#server/security/client-ip.ts'
 import { isSecuredResponse, securityHeaders } from '#server/security/headers.ts'
 import { HashingBusyError, passwordHashing } from '#server/security/passwords.ts'
@@ -200,6 +218,28 @@ function errorHandler(log: Logger) {
 }
 
 /**
+ * The patients' payments beside the practice's own: the test gateway's connected accounts when
+ * payments run in test mode (its tokens, on the billing clock), else Stripe Connect.
+ */
+function memberPaymentsFor(
+  payments: PaymentProvider,
+  db: Database,
+  now: () => Date,
+): MemberPayments {
+  if (payments.mode === 'test' && 'takeCard' in payments) {
+    return createTestMemberPayments({
+      db,
+      gateway: payments as TestGateway,
+      clock: createBillingClock(db, now).now,
+    })
+  }
+  return createStripeMemberPayments({
+    secretKey: process.env.STRIPE_SECRET_KEY ?? '',
+    webhookSecret: process.env.STRIPE_WEBHOOK_SECRET ?? '',
+  })
+}
+
+/**
  * Builds the whole server: the JSON API under `/api` and, when
  * `config.distDir` is set, the SPA next to it. Every dependency is injected, so tests run it
  * with `app.request()` on an in-memory database and no port.
@@ -207,19 +247,21 @@ function errorHandler(log: Logger) {
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date())
   const log = deps.log ?? consoleLogger
+  const payments =
+    deps.payments ??
+    createPaymentProvider(process.env, {
+      now,
+      catalog: databaseCatalog(deps.db),
+      store: databaseGatewayStore(deps.db),
+    })
   const ctx: ServerContext = {
     ...deps,
     // Without a key of its own (tests), a random one: what it seals lives as long as this app.
     config: { ...deps.config, dataKey: deps.config.dataKey ?? randomBytes(32) },
     now,
     log,
-    payments:
-      deps.payments ??
-      createPaymentProvider(process.env, {
-        now,
-        catalog: databaseCatalog(deps.db),
-        store: databaseGatewayStore(deps.db),
-      }),
+    payments,
+    memberPayments: deps.memberPayments ?? memberPaymentsFor(payments, deps.db, now),
     rateLimitStore: deps.rateLimitStore ?? createMemoryRateLimitStore(),
     hashing: deps.hashing ?? passwordHashing,
     files:
@@ -292,6 +334,9 @@ export function createApp(deps: AppDeps) {
   // page's cookie or header, and it reads no session (its random token is the only key), so there
   // is no ambient credential a forged request could ride on (docs/decisions/012-patient-email.md).
   api.route('/unsubscribe', oneClickUnsubscribeRoutes(ctx))
+  // The payment gateway's webhooks: posted by the gateway, without our cookie; the signature is
+  // the only key (server/modules/memberships/routes.ts).
+  api.route('/webhooks/payments', paymentWebhookRoutes(ctx))
   api.use(xsrfCheck())
   api.get(
     '/health',
@@ -309,6 +354,11 @@ export function createApp(deps: AppDeps) {
   api.route('/practice/integrations/nextech', nextechRoutes(ctx))
   api.route('/', practiceApi(ctx))
   api.route('/patients', patientRoutes(ctx))
+  api.route('/patients', patientMembershipRoutes(ctx))
+  api.route('/membership-plans', membershipPlanRoutes(ctx))
+  api.route('/memberships', membershipRoutes(ctx))
+  api.route('/membership-card', cardLinkRoutes(ctx))
+  api.route('/practice/payments', paymentAccountRoutes(ctx))
   api.route('/patients', patientLedgerRoutes(ctx))
   api.route('/ledger', ledgerRoutes(ctx))
   api.route('/procedures', procedureRoutes(ctx))
@@ -331,6 +381,7 @@ export function createApp(deps: AppDeps) {
   api.route('/audit', activityLogRoutes(ctx))
   api.route('/payments', testTokenRoutes(ctx))
   if (!ctx.config.production) api.route('/dev', devRoutes(ctx))
+  if (!ctx.config.production) api.route('/dev', billingClockRoutes(ctx))
   // The contract of every route above: GET /api/openapi.json, and its reference at GET /api/docs.
   api.route(
     '/',

@@ -8,6 +8,7 @@ import type { MailService } from '#server/messaging/mail.ts'
 import type { OutboundQueue } from '#server/messaging/outbound.ts'
 import type { SmsService } from '#server/messaging/sms.ts'
 import type { NextechConnector } from '#server/nextech/connector.ts'
+import type { MemberPayments } from '#server/payments/member-gateway.ts'
 import type { PaymentProvider } from '#server/payments/provider.ts'
 import type { HashingGate } from '#server/security/passwords.ts'
 import type { RateLimitStore } from '#server/security/rate-limit.ts'
@@ -73,6 +74,11 @@ export type AppDeps = {
   /** Card payments; defaults to Stripe when STRIPE_SECRET_KEY is set, else the test gateway. */
   payments?: PaymentProvider
   /**
+   * The practice's patients' payments (memberships, Stripe Connect); defaults to Stripe Connect
+   * when STRIPE_SECRET_KEY is set, else the test gateway's connected accounts.
+   */
+  memberPayments?: MemberPayments
+  /**
    * Where rate-limit counters live; defaults to memory (one instance). Instances behind a load
    * balancer share `createPostgresRateLimitStore(db)`.
    */
@@ -97,6 +103,7 @@ export type ServerContext = AppDeps & {
   now: () => Date
   log: Logger
   payments: PaymentProvider
+  memberPayments: MemberPayments
   rateLimitStore: RateLimitStore
   outbound: OutboundQueue
   hashing: HashingGate

@@ -25,6 +25,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
+import type { PlanPerks } from '#domain/memberships.ts'
 import type { SealedJson } from '#server/db/data-key.ts'
 
 const createdAt = () => timestamp({ withTimezone: true }).notNull().defaultNow()
@@ -1387,4 +1388,348 @@ export const patientMerges = pgTable(
     uniqueIndex('patient_merges_idempotency_unique').on(t.practice_id, t.idempotency_key),
     index('patient_merges_kept_idx').on(t.kept_id),
   ],
+)
+
+/**
+ * The practice's own payment account, where its patients' membership charges go (Stripe Connect:
+ * a connected account; the test gateway models one). One per practice.
+ */
+export const paymentAccounts = pgTable('payment_accounts', {
+  practice_id: integer()
+    .primaryKey()
+    .references(() => practices.id, { onDelete: 'cascade' }),
+  provider: text().notNull(),
+  account_id: text().notNull(),
+  connected_by: integer().references(() => users.id, { onDelete: 'set null' }),
+  connected_at: createdAt(),
+})
+
+/**
+ * A membership plan: its name and whether it is archived. What a member pays and gets lives in
+ * its versions: a change of price, cadence, terms or perks adds one, and members stay on theirs.
+ */
+export const membershipPlans = pgTable(
+  'membership_plans',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    description: text().notNull().default(''),
+    /** The version new members join. */
+    current_version: integer().notNull().default(1),
+    archived_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('membership_plans_practice_name_unique')
+      .on(t.practice_id, sql`lower(btrim(${t.name}))`)
+      .where(sql`${t.archived_at} is null`),
+  ],
+)
+
+/** One version of a plan's price, cadence, terms and perks (`PlanPerks`). */
+export const membershipPlanVersions = pgTable(
+  'membership_plan_versions',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    plan_id: integer()
+      .notNull()
+      .references(() => membershipPlans.id, { onDelete: 'cascade' }),
+    version: integer().notNull(),
+    price_cents: integer().notNull(),
+    interval: text().notNull(),
+    setup_fee_cents: integer().notNull().default(0),
+    min_cycles: integer().notNull().default(1),
+    notice_days: integer().notNull().default(0),
+    perks: jsonb().$type<PlanPerks>().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('membership_plan_versions_unique').on(t.plan_id, t.version),
+    check(
+      'membership_plan_versions_interval_check',
+      sql`${t.interval} in ('month', 'quarter', 'year')`,
+    ),
+    check('membership_plan_versions_price_check', sql`${t.price_cents} > 0`),
+  ],
+)
+
+/**
+ * A patient's membership on one plan version. `status` moves only through the statechart
+ * (machines/membership). `renews_at` is the start of the cycle to be charged next;
+ * `next_payment_attempt_at` when the next attempt runs (the renewal, or a retry); the billing run
+ * reads only rows whose attempt is due (index below), so its cost follows the members due.
+ */
+export const memberships = pgTable(
+  'memberships',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    plan_version_id: integer()
+      .notNull()
+      .references(() => membershipPlanVersions.id),
+    /** A plan change set for the next renewal. */
+    next_plan_version_id: integer().references(() => membershipPlanVersions.id),
+    status: text().notNull(),
+    started_at: timestamp({ withTimezone: true }).notNull(),
+    /** Paid cycles so far; the cycle charged next is `cycle + 1`. */
+    cycle: integer().notNull().default(1),
+    current_period_start: timestamp({ withTimezone: true }).notNull(),
+    current_period_end: timestamp({ withTimezone: true }).notNull(),
+    renews_at: timestamp({ withTimezone: true }),
+    next_payment_attempt_at: instant(),
+    failed_attempts: integer().notNull().default(0),
+    cancel_at: instant(),
+    cancel_reason: text(),
+    ended_at: instant(),
+    paused_cycles: integer().notNull().default(0),
+    bank_cents: integer().notNull().default(0),
+    customer_id: text().notNull(),
+    card_brand: text(),
+    card_last4: text(),
+    card_exp_month: integer(),
+    card_exp_year: integer(),
+    /** The card (last4/month/year) the 30-day expiry notice was sent for. */
+    expiry_notice_for: text(),
+    /** SHA-256 of the personal card-update link's token; null when none is out. */
+    card_link_hash: text(),
+    consent_text_version: text().notNull(),
+    consent_accepted_by_name: text().notNull(),
+    consent_at: timestamp({ withTimezone: true }).notNull(),
+    consent_taken_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    consent_method: text().notNull(),
+    idempotency_key: text().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('memberships_idempotency_unique').on(t.practice_id, t.idempotency_key),
+    // One membership that is not over per patient.
+    uniqueIndex('memberships_patient_live_unique')
+      .on(t.patient_id)
+      .where(sql`${t.status} in ('active', 'past_due', 'paused', 'unpaid')`),
+    index('memberships_due_idx')
+      .on(t.next_payment_attempt_at)
+      .where(sql`${t.next_payment_attempt_at} is not null`),
+    index('memberships_practice_idx').on(t.practice_id, t.status),
+    uniqueIndex('memberships_card_link_unique').on(t.card_link_hash),
+    check('memberships_bank_check', sql`${t.bank_cents} >= 0`),
+    check(
+      'memberships_status_check',
+      sql`${t.status} in ('active', 'past_due', 'paused', 'unpaid', 'cancelled', 'ended')`,
+    ),
+  ],
+)
+
+/**
+ * Every charge and refund sent to the payment gateway, one row per attempt, written (pending)
+ * before the call with the idempotency key the gateway gets, settled after it. The partial unique
+ * index is the rule itself: one successful cycle charge per membership and cycle.
+ */
+export const membershipCharges = pgTable(
+  'membership_charges',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    cycle: integer().notNull(),
+    /** `cycle` (first or renewal), `proration`, `refund`. */
+    purpose: text().notNull(),
+    attempt: integer().notNull(),
+    amount_cents: integer().notNull(),
+    status: text().notNull(),
+    idempotency_key: text().notNull(),
+    gateway_ref: text(),
+    failure_message: text(),
+    created_by: integer().references(() => users.id, { onDelete: 'set null' }),
+    created_at: createdAt(),
+    settled_at: instant(),
+  },
+  (t) => [
+    uniqueIndex('membership_charges_key_unique').on(t.idempotency_key),
+    uniqueIndex('membership_charges_paid_cycle_unique')
+      .on(t.membership_id, t.cycle)
+      .where(sql`${t.purpose} = 'cycle' and ${t.status} = 'succeeded'`),
+    uniqueIndex('membership_charges_attempt_unique').on(
+      t.membership_id,
+      t.cycle,
+      t.purpose,
+      t.attempt,
+    ),
+    // One attempt in flight per membership, cycle and purpose: a new one only after it settled.
+    uniqueIndex('membership_charges_in_flight_unique')
+      .on(t.membership_id, t.cycle, t.purpose)
+      .where(sql`${t.status} = 'pending'`),
+    index('membership_charges_pending_idx').on(t.created_at).where(sql`${t.status} = 'pending'`),
+    check(
+      'membership_charges_status_check',
+      sql`${t.status} in ('pending', 'succeeded', 'failed')`,
+    ),
+  ],
+)
+
+/**
+ * A cycle's perks, issued once: the row's key (membership, cycle) is the guarantee, written in
+ * the transaction that records the cycle's successful charge.
+ */
+export const membershipCycles = pgTable(
+  'membership_cycles',
+  {
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    cycle: integer().notNull(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    plan_version_id: integer()
+      .notNull()
+      .references(() => membershipPlanVersions.id),
+    charge_id: integer().references(() => membershipCharges.id),
+    period_start: timestamp({ withTimezone: true }).notNull(),
+    period_end: timestamp({ withTimezone: true }).notNull(),
+    bank_cents: integer().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.membership_id, t.cycle] })],
+)
+
+/**
+ * The membership bank's entries: paid-in value per cycle (`credit`), value used at checkout
+ * (`use`), refunded (`refund`). The membership's `bank_cents` is their sum, written with them.
+ */
+export const membershipBankEntries = pgTable(
+  'membership_bank_entries',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    kind: text().notNull(),
+    cycle: integer(),
+    amount_cents: integer().notNull(),
+    balance_after: integer().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('membership_bank_credit_unique')
+      .on(t.membership_id, t.cycle)
+      .where(sql`${t.kind} = 'credit'`),
+    index('membership_bank_membership_idx').on(t.membership_id),
+    check('membership_bank_balance_check', sql`${t.balance_after} >= 0`),
+  ],
+)
+
+/** Units of catalogue items left this cycle (allowances). */
+export const membershipAllowances = pgTable(
+  'membership_allowances',
+  {
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    catalogue_item_id: integer()
+      .notNull()
+      .references(() => procedures.id, { onDelete: 'cascade' }),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    remaining: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.membership_id, t.catalogue_item_id] }),
+    check('membership_allowances_remaining_check', sql`${t.remaining} >= 0`),
+  ],
+)
+
+/** What happened to a membership, for its timeline (`GET /memberships/{id}/events`). */
+export const membershipEvents = pgTable(
+  'membership_events',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    kind: text().notNull(),
+    amount_cents: integer(),
+    detail: text().notNull(),
+    user_id: integer().references(() => users.id, { onDelete: 'set null' }),
+    at: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [index('membership_events_membership_idx').on(t.membership_id, t.id)],
+)
+
+/** Gateway events (webhooks) already applied, by the gateway's event id: each is applied once. */
+export const paymentWebhookEvents = pgTable('payment_webhook_events', {
+  id: text().primaryKey(),
+  type: text().notNull(),
+  received_at: createdAt(),
+})
+
+/**
+ * The billing clock's offset from the wall clock, one row: `POST /dev/clock` moves it forward
+ * outside production, so a year of renewals runs in seconds. Shared by every process.
+ */
+export const billingClock = pgTable('billing_clock', {
+  id: integer().primaryKey(),
+  offset_ms: bigint({ mode: 'number' }).notNull().default(0),
+})
+
+/**
+ * The test gateway's connected accounts, customers (with the card's test number class) and
+ * charges, as Stripe keeps them: charges by idempotency key, so a repeated key answers the first
+ * outcome; `events` are the webhooks it sends.
+ */
+export const testGatewayAccounts = pgTable('test_gateway_accounts', {
+  id: text().primaryKey(),
+  created_at: createdAt(),
+})
+
+export const testGatewayMemberCustomers = pgTable('test_gateway_member_customers', {
+  id: text().primaryKey(),
+  account_id: text().notNull(),
+  card_brand: text().notNull(),
+  card_last4: text().notNull(),
+  card_exp_month: integer().notNull(),
+  card_exp_year: integer().notNull(),
+  /** Stripe's behaviour of the test number when charged: `ok`, or the decline code. */
+  charge_outcome: text().notNull(),
+  created_at: createdAt(),
+})
+
+export const testGatewayCharges = pgTable(
+  'test_gateway_charges',
+  {
+    id: text().primaryKey(),
+    idempotency_key: text().notNull(),
+    account_id: text().notNull(),
+    customer_id: text(),
+    kind: text().notNull(),
+    amount_cents: integer().notNull(),
+    status: text().notNull(),
+    failure_code: text(),
+    failure_message: text(),
+    refunded_charge_id: text(),
+    metadata: jsonb().$type<Record<string, string>>().notNull(),
+    created_at: createdAt(),
+  },
+  (t) => [uniqueIndex('test_gateway_charges_key_unique').on(t.account_id, t.idempotency_key)],
 )

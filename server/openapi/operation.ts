@@ -52,6 +52,10 @@ export const TAGS = [
   },
   { name: 'Visits', description: 'The front desk: visits, their points, redemptions and undo.' },
   {
+    name: 'Memberships',
+    description: 'Plans, enrolment, renewals, dunning and changes; the payment webhook.',
+  },
+  {
     name: 'Integrations',
     description: "The practice's health record (Nextech): the connection and its test.",
   },

@@ -213,6 +213,11 @@ export interface TestGateway extends PaymentProvider {
   listCustomers(): Promise<TestCustomer[]>
   /** Every subscription created, oldest first. */
   listSubscriptions(): Promise<TestSubscription[]>
+  /**
+   * Uses up a one-time card token for the connected accounts' customers (server/payments/
+   * member-gateway.ts), with the card's number so its charges follow Stripe's test cards.
+   */
+  takeCard(tokenId: string): { number: string; card: ProviderCard }
 }
 
 const CUSTOMER_PREFIX = 'cus_test_'
@@ -425,6 +430,10 @@ export function createTestGateway(
     tokeniser,
     listCustomers: () => store.customers(),
     listSubscriptions: () => store.subscriptions(),
+    takeCard(tokenId) {
+      const token = spendToken(tokenId)
+      return { number: token.number, card: { ...token.card } }
+    },
 
     createCustomer: (input: CreateCustomerInput) =>
       idempotent('customer', input.idempotencyKey, async () => {

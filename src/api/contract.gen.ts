@@ -29,6 +29,27 @@ import type {
   ReverseInputSchema,
 } from '#domain/ledger.ts'
 import type {
+  CancelInputSchema,
+  CardInputSchema,
+  CardLinkAnswerSchema,
+  CardLinkSchema,
+  ChangePlanInputSchema,
+  ClockAnswerSchema,
+  ClockInputSchema,
+  EnrolInputSchema,
+  MembershipChangeAnswerSchema,
+  MembershipEventsAnswerSchema,
+  MembershipSchema,
+  MembershipsAnswerSchema,
+  PatientMembershipsAnswerSchema,
+  PauseInputSchema,
+  PaymentAccountSchema,
+  PlanInputSchema,
+  PlanSchema,
+  PlansAnswerSchema,
+  WebhookAnswerSchema,
+} from '#domain/memberships.ts'
+import type {
   NextechBackfillInputSchema,
   NextechBackfillSchema,
   NextechCodeMappingSchema,
@@ -165,11 +186,20 @@ export type ApiContract = {
   'GET /api/docs': { media: 'text/html' }
   'GET /api/docs/assets/:file': { media: 'text/javascript' | 'text/css' }
   'GET /api/health': { answer: v.InferOutput<typeof OkAnswerSchema> }
+  'GET /api/membership-card/:token': { answer: v.InferOutput<typeof CardLinkSchema> }
+  'GET /api/membership-plans': { answer: v.InferOutput<typeof PlansAnswerSchema> }
+  'GET /api/membership-plans/:id': { answer: v.InferOutput<typeof PlanSchema> }
+  'GET /api/memberships': { answer: v.InferOutput<typeof MembershipsAnswerSchema> }
+  'GET /api/memberships/:id': { answer: v.InferOutput<typeof MembershipSchema> }
+  'GET /api/memberships/:id/events': { answer: v.InferOutput<typeof MembershipEventsAnswerSchema> }
   'GET /api/offers/:token': { answer: v.InferOutput<typeof OfferAnswerSchema> }
   'GET /api/openapi.json': { media: 'application/json' }
   'GET /api/patients': { answer: v.InferOutput<typeof PatientPageSchema> }
   'GET /api/patients/:id': { answer: v.InferOutput<typeof PatientSchema> }
   'GET /api/patients/:id/ledger': { answer: v.InferOutput<typeof LedgerPageSchema> }
+  'GET /api/patients/:id/memberships': {
+    answer: v.InferOutput<typeof PatientMembershipsAnswerSchema>
+  }
   'GET /api/patients/:id/merge/:mergedId': { answer: v.InferOutput<typeof MergePreviewSchema> }
   'GET /api/patients/all/by-practice/:id': { answer: v.InferOutput<typeof PatientSchema>[] }
   'GET /api/patients/all/by-practice/converted/:id': {
@@ -193,6 +223,7 @@ export type ApiContract = {
   'GET /api/practice/integrations/nextech/unmapped': {
     answer: v.InferOutput<typeof NextechUnmappedPageSchema>
   }
+  'GET /api/practice/payments': { answer: v.InferOutput<typeof PaymentAccountSchema> }
   'GET /api/practice/plans': { answer: v.InferOutput<typeof PlansAnswerSchema> }
   'GET /api/practice/rules': { answer: v.InferOutput<typeof ProgrammeRulesSchema> }
   'GET /api/practice/subscription': { answer: v.InferOutput<typeof SubscriptionAnswerSchema> }
@@ -259,10 +290,36 @@ export type ApiContract = {
     body: v.InferInput<typeof VerifyCodeInputSchema>
     answer: v.InferOutput<typeof VerifyCodeAnswerSchema>
   }
+  'POST /api/dev/clock': {
+    body: v.InferInput<typeof ClockInputSchema>
+    answer: v.InferOutput<typeof ClockAnswerSchema>
+  }
   'POST /api/ledger/:entryId/reverse': {
     body: v.InferInput<typeof ReverseInputSchema>
     answer: v.InferOutput<typeof LedgerPostingSchema>
   }
+  'POST /api/membership-plans': {
+    body: v.InferInput<typeof PlanInputSchema>
+    answer: v.InferOutput<typeof PlanSchema>
+  }
+  'POST /api/membership-plans/:id/archive': { answer: v.InferOutput<typeof PlanSchema> }
+  'POST /api/memberships/:id/cancel': {
+    body: v.InferInput<typeof CancelInputSchema>
+    answer: v.InferOutput<typeof MembershipChangeAnswerSchema>
+  }
+  'POST /api/memberships/:id/change-plan': {
+    body: v.InferInput<typeof ChangePlanInputSchema>
+    answer: v.InferOutput<typeof MembershipChangeAnswerSchema>
+  }
+  'POST /api/memberships/:id/pause': {
+    body: v.InferInput<typeof PauseInputSchema>
+    answer: v.InferOutput<typeof MembershipChangeAnswerSchema>
+  }
+  'POST /api/memberships/:id/resume': { answer: v.InferOutput<typeof MembershipChangeAnswerSchema> }
+  'POST /api/memberships/:id/retry-payment': {
+    answer: v.InferOutput<typeof MembershipChangeAnswerSchema>
+  }
+  'POST /api/memberships/:id/undo-cancel': { answer: v.InferOutput<typeof MembershipSchema> }
   'POST /api/offers/:token/claim': { answer: v.InferOutput<typeof OfferAnswerSchema> }
   'POST /api/patients': {
     body: v.InferInput<typeof PatientInputSchema>
@@ -273,6 +330,10 @@ export type ApiContract = {
     answer: v.InferOutput<typeof LedgerPostingSchema>
   }
   'POST /api/patients/:id/archive': { answer: v.InferOutput<typeof PatientSchema> }
+  'POST /api/patients/:id/memberships': {
+    body: v.InferInput<typeof EnrolInputSchema>
+    answer: v.InferOutput<typeof MembershipSchema>
+  }
   'POST /api/patients/:id/merge/:mergedId': {
     body: v.InferInput<typeof MergeInputSchema>
     answer: v.InferOutput<typeof MergeAnswerSchema>
@@ -321,6 +382,7 @@ export type ApiContract = {
   'POST /api/practice/integrations/nextech/test': {
     answer: v.InferOutput<typeof NextechTestAnswerSchema>
   }
+  'POST /api/practice/payments/connect': { answer: v.InferOutput<typeof PaymentAccountSchema> }
   'POST /api/practice/subscription/cancel': {
     answer: v.InferOutput<typeof SubscriptionAnswerSchema>
   }
@@ -373,9 +435,22 @@ export type ApiContract = {
     body: v.InferInput<typeof VisitPreviewInputSchema>
     answer: v.InferOutput<typeof VisitPreviewSchema>
   }
+  'POST /api/webhooks/payments': { answer: v.InferOutput<typeof WebhookAnswerSchema> }
   'PUT /api/appointments/:id': {
     body: v.InferInput<typeof AppointmentChangeSchema>
     answer: v.InferOutput<typeof AppointmentDetailSchema>
+  }
+  'PUT /api/membership-card/:token': {
+    body: v.InferInput<typeof CardInputSchema>
+    answer: v.InferOutput<typeof CardLinkAnswerSchema>
+  }
+  'PUT /api/membership-plans/:id': {
+    body: v.InferInput<typeof PlanInputSchema>
+    answer: v.InferOutput<typeof PlanSchema>
+  }
+  'PUT /api/memberships/:id/card': {
+    body: v.InferInput<typeof CardInputSchema>
+    answer: v.InferOutput<typeof MembershipSchema>
   }
   'PUT /api/patients/:id': {
     body: v.InferInput<typeof PatientUpdateSchema>

@@ -1,0 +1,804 @@
+/**
+ * Membership billing (docs/decisions/025-membership-billing.md): our own schedule charging the
+ * saved card off-session through the {@link MemberPayments} seam.
+ *
+ * Exactly one successful charge per membership and cycle:
+ * - an attempt is written `pending`, with the idempotency key the gateway gets, in a transaction
+ *   that holds the membership's row lock, before the gateway is called; only one attempt per
+ *   membership, cycle and purpose may be pending (unique index), and a pending one is sent again
+ *   with its own key (a lost answer, a crash, another process): the gateway answers the first
+ *   outcome and charges nothing more;
+ * - the outcome is settled under the row lock again, once (a pending row only), whoever brings it:
+ *   the caller, another process, or the gateway's webhook (applied once by event id);
+ * - the cycle's perks are issued in the transaction that settles its charge, keyed by
+ *   (membership, cycle) in `membership_cycles`.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
+import {
+  CARD_EXPIRY_NOTICE_DAYS,
+  cycleEnd,
+  LIVE_STATUSES,
+  type MembershipStatus,
+  money,
+  type PlanInterval,
+  RETRY_SCHEDULE_DAYS,
+} from '#domain/memberships.ts'
+import { DAY_MS } from '#domain/time.ts'
+import { type MembershipEvent, nextStatus } from '#machines/membership/membership.machine.ts'
+import type { Database, Transaction } from '#server/db/client.ts'
+import {
+  billingClock,
+  membershipAllowances,
+  membershipBankEntries,
+  membershipCharges,
+  membershipCycles,
+  membershipEvents,
+  membershipPlans,
+  membershipPlanVersions,
+  memberships,
+  patients,
+  paymentAccounts,
+  paymentWebhookEvents,
+  practices,
+} from '#server/db/schema.ts'
+import { conflict } from '#server/lib/domain-error.ts'
+import type { Logger } from '#server/lib/log.ts'
+import type { OutboundQueue } from '#server/messaging/outbound.ts'
+import type { MemberPayments } from '#server/payments/member-gateway.ts'
+import { PaymentError } from '#server/payments/provider.ts'
+
+export type MembershipRow = typeof memberships.$inferSelect
+export type VersionRow = typeof membershipPlanVersions.$inferSelect
+export type ChargeRow = typeof membershipCharges.$inferSelect
+type Executor = Database | Transaction
+
+export type BillingDeps = {
+  db: Database
+  payments: MemberPayments
+  outbound: Pick<OutboundQueue, 'enqueue' | 'kick'>
+  publicUrl: string
+  now: () => Date
+  log: Logger
+}
+
+/** The billing clock: the wall clock plus the offset `POST /dev/clock` moved it by. */
+export function createBillingClock(db: Database, now: () => Date) {
+  return {
+    async now(): Promise<Date> {
+      const [row] = await db.select().from(billingClock).where(eq(billingClock.id, 1))
+      return new Date(now().getTime() + (row?.offset_ms ?? 0))
+    },
+    async advance(days: number): Promise<void> {
+      const ms = Math.round(days * DAY_MS)
+      await db
+        .insert(billingClock)
+        .values({ id: 1, offset_ms: ms })
+        .onConflictDoUpdate({
+          target: billingClock.id,
+          set: { offset_ms: sql`${billingClock.offset_ms} + ${ms}` },
+        })
+    },
+  }
+}
+export type BillingClock = ReturnType<typeof createBillingClock>
+
+/** The chart's next status for `event`, or the refusal of a change it does not take there. */
+export function moveStatus(
+  status: string,
+  event: MembershipEvent['type'],
+  change: string,
+): MembershipStatus {
+  const next = nextStatus(status as MembershipStatus, event)
+  if (!next) {
+    throw conflict(`A membership that is ${status.replace('_', ' ')} cannot ${change}.`)
+  }
+  return next
+}
+
+export async function writeEvent(
+  ex: Executor,
+  m: Pick<MembershipRow, 'id' | 'practice_id'>,
+  kind: string,
+  detail: string,
+  at: Date,
+  extra: { amount?: number | null; userId?: number | null } = {},
+): Promise<void> {
+  await ex.insert(membershipEvents).values({
+    practice_id: m.practice_id,
+    membership_id: m.id,
+    kind,
+    detail,
+    amount_cents: extra.amount ?? null,
+    user_id: extra.userId ?? null,
+    at,
+  })
+}
+
+export async function lockMembership(
+  tx: Transaction,
+  id: number,
+  options: { skipLocked?: boolean } = {},
+): Promise<MembershipRow | undefined> {
+  const query = tx.select().from(memberships).where(eq(memberships.id, id))
+  const [row] = await (options.skipLocked
+    ? query.for('update', { skipLocked: true })
+    : query.for('update'))
+  return row
+}
+
+export async function versionOf(ex: Executor, id: number): Promise<VersionRow> {
+  const [row] = await ex
+    .select()
+    .from(membershipPlanVersions)
+    .where(eq(membershipPlanVersions.id, id))
+  if (!row) throw new Error(`Plan version ${id} is missing.`)
+  return row
+}
+
+export async function accountOf(ex: Executor, practiceId: number): Promise<string | null> {
+  const [row] = await ex
+    .select({ account_id: paymentAccounts.account_id })
+    .from(paymentAccounts)
+    .where(eq(paymentAccounts.practice_id, practiceId))
+  return row?.account_id ?? null
+}
+
+/**
+ * Issues the perks of a paid `cycle` once: the (membership, cycle) row is the guarantee. Credits
+ * the bank, refills the allowances (rolling over up to each cap). Answers false when the cycle
+ * already had its perks.
+ */
+export async function issuePerks(
+  tx: Transaction,
+  m: MembershipRow,
+  version: VersionRow,
+  cycle: number,
+  period: { start: Date; end: Date },
+  chargeId: number | null,
+  at: Date,
+): Promise<{ issued: boolean; bank: number }> {
+  const [paid] = await tx
+    .insert(membershipCycles)
+    .values({
+      membership_id: m.id,
+      cycle,
+      practice_id: m.practice_id,
+      plan_version_id: version.id,
+      charge_id: chargeId,
+      period_start: period.start,
+      period_end: period.end,
+      bank_cents: version.perks.bank_cents,
+      created_at: at,
+    })
+    .onConflictDoNothing()
+    .returning({ cycle: membershipCycles.cycle })
+  if (!paid) return { issued: false, bank: m.bank_cents }
+  let bank = m.bank_cents
+  if (version.perks.bank_cents > 0) {
+    bank += version.perks.bank_cents
+    await tx.insert(membershipBankEntries).values({
+      practice_id: m.practice_id,
+      membership_id: m.id,
+      kind: 'credit',
+      cycle,
+      amount_cents: version.perks.bank_cents,
+      balance_after: bank,
+      created_at: at,
+    })
+  }
+  await refillAllowances(tx, m, version, cycle === 1)
+  const parts = [
+    version.perks.bank_cents > 0 ? `${money(version.perks.bank_cents)} banked` : null,
+    version.perks.allowances.length > 0
+      ? `${version.perks.allowances.map((a) => a.quantity).reduce((x, y) => x + y, 0)} included treatment${version.perks.allowances.length === 1 && version.perks.allowances[0]?.quantity === 1 ? '' : 's'}`
+      : null,
+  ].filter(Boolean)
+  await writeEvent(
+    tx,
+    m,
+    'perks_issued',
+    `Cycle ${cycle}'s perks${parts.length ? `: ${parts.join(', ')}` : ''}.`,
+    at,
+    { amount: version.perks.bank_cents || null },
+  )
+  return { issued: true, bank }
+}
+
+async function refillAllowances(
+  tx: Transaction,
+  m: MembershipRow,
+  version: VersionRow,
+  fresh: boolean,
+): Promise<void> {
+  const items = version.perks.allowances.map((a) => a.catalogue_item_id)
+  // Allowances of items the version no longer includes are gone.
+  await tx.delete(membershipAllowances).where(
+    and(
+      eq(membershipAllowances.membership_id, m.id),
+      items.length
+        ? sql`${membershipAllowances.catalogue_item_id} not in (${sql.join(
+            items.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : undefined,
+    ),
+  )
+  for (const allowance of version.perks.allowances) {
+    await tx
+      .insert(membershipAllowances)
+      .values({
+        membership_id: m.id,
+        catalogue_item_id: allowance.catalogue_item_id,
+        practice_id: m.practice_id,
+        remaining: allowance.quantity,
+      })
+      .onConflictDoUpdate({
+        target: [membershipAllowances.membership_id, membershipAllowances.catalogue_item_id],
+        set: {
+          remaining: fresh
+            ? allowance.quantity
+            : sql`least(${membershipAllowances.remaining}, ${allowance.rollover_cap}) + ${allowance.quantity}`,
+        },
+      })
+  }
+}
+
+/** A personal card-update link: its token goes in the notice, its hash on the membership. */
+export function newCardLink(publicUrl: string): { url: string; hash: string } {
+  const token = randomBytes(24).toString('base64url')
+  return { url: `${publicUrl}/membership-card/${token}`, hash: hashLinkToken(token) }
+}
+
+export const hashLinkToken = (token: string) =>
+  createHash('sha256').update(`membership-card:${token}`).digest('hex')
+
+type NoticeTarget = {
+  first_name: string
+  email: string | null
+  phone: string | null
+  sms_subscription: boolean
+  practice_name: string
+}
+
+async function noticeTarget(ex: Executor, m: MembershipRow): Promise<NoticeTarget | undefined> {
+  const [row] = await ex
+    .select({
+      first_name: patients.first_name,
+      email: patients.email,
+      phone: patients.phone,
+      sms_subscription: patients.sms_subscription,
+      practice_name: practices.practice_name,
+    })
+    .from(patients)
+    .innerJoin(practices, eq(practices.id, patients.practice_id))
+    .where(eq(patients.id, m.patient_id))
+  return row
+}
+
+/**
+ * Queues one notice to the patient, in `tx`: an e-mail (a billing notice, sent whatever the
+ * marketing consent) and an SMS where the patient consented to SMS. Answers how many were queued.
+ */
+async function notify(
+  tx: Transaction,
+  deps: Pick<BillingDeps, 'outbound'>,
+  target: NoticeTarget,
+  subject: string,
+  body: string,
+  link: string,
+): Promise<number> {
+  let queued = 0
+  if (target.email) {
+    await deps.outbound.enqueue(tx, {
+      channel: 'email',
+      to: target.email,
+      subject,
+      text: `Hi ${target.first_name},\n\n${body}\n\nUpdate your card: ${link}\n\n${target.practice_name}`,
+      link,
+    })
+    queued++
+  }
+  if (target.phone && target.sms_subscription) {
+    await deps.outbound.enqueue(tx, {
+      channel: 'sms',
+      to: target.phone,
+      text: `${target.practice_name}: ${body} Update your card: ${link}`,
+      code: '',
+    })
+    queued++
+  }
+  return queued
+}
+
+/** What one settled attempt did, for the run's counts. */
+export type AttemptOutcome =
+  | { kind: 'charged'; amount: number }
+  | { kind: 'failed'; message: string; notices: number }
+  | { kind: 'unknown' }
+  | { kind: 'skipped' }
+
+export function createBilling(deps: BillingDeps) {
+  const { db, payments, log } = deps
+  const clock = createBillingClock(db, deps.now)
+
+  /** The version the cycle due is charged at: a change set for the renewal, else the current. */
+  const dueVersionId = (m: MembershipRow) => m.next_plan_version_id ?? m.plan_version_id
+
+  /**
+   * Settles `charge` (pending) of `m` (locked) as succeeded: the cycle paid, the period moved on,
+   * its perks issued. Answers the membership as written.
+   */
+  async function settleSucceeded(
+    tx: Transaction,
+    m: MembershipRow,
+    charge: ChargeRow,
+    gatewayRef: string,
+    at: Date,
+  ): Promise<MembershipRow> {
+    await tx
+      .update(membershipCharges)
+      .set({ status: 'succeeded', gateway_ref: gatewayRef, settled_at: at })
+      .where(eq(membershipCharges.id, charge.id))
+    if (charge.purpose !== 'cycle') return m
+    const version = await versionOf(tx, dueVersionId(m))
+    const start = m.renews_at ?? m.current_period_end
+    const end = cycleEnd(start, version.interval as PlanInterval)
+    const status = moveStatus(m.status, 'charge.succeeded', 'be charged')
+    const [updated] = await tx
+      .update(memberships)
+      .set({
+        status,
+        cycle: charge.cycle,
+        plan_version_id: version.id,
+        next_plan_version_id: null,
+        current_period_start: start,
+        current_period_end: end,
+        renews_at: end,
+        next_payment_attempt_at: end,
+        failed_attempts: 0,
+        card_link_hash: null,
+      })
+      .where(eq(memberships.id, m.id))
+      .returning()
+    const row = updated as MembershipRow
+    await writeEvent(
+      tx,
+      row,
+      'charged',
+      `Charged ${money(charge.amount_cents)} for cycle ${charge.cycle}${m.status === 'active' ? '' : ` (it was ${m.status.replace('_', ' ')})`}.`,
+      at,
+      { amount: charge.amount_cents, userId: charge.created_by },
+    )
+    const perks = await issuePerks(tx, row, version, charge.cycle, { start, end }, charge.id, at)
+    if (perks.bank !== row.bank_cents) {
+      await tx.update(memberships).set({ bank_cents: perks.bank }).where(eq(memberships.id, m.id))
+      row.bank_cents = perks.bank
+    }
+    return row
+  }
+
+  /**
+   * Settles `charge` (pending) of `m` (locked) as declined: past due with the next retry, or
+   * unpaid after the last; one notice per failure with a new card-update link.
+   */
+  async function settleFailed(
+    tx: Transaction,
+    m: MembershipRow,
+    charge: ChargeRow,
+    message: string,
+    at: Date,
+  ): Promise<number> {
+    await tx
+      .update(membershipCharges)
+      .set({ status: 'failed', failure_message: message, settled_at: at })
+      .where(eq(membershipCharges.id, charge.id))
+    if (charge.purpose !== 'cycle') return 0
+    const failed = m.failed_attempts + 1
+    const renewal = m.renews_at ?? m.current_period_end
+    const exhausted = m.status === 'unpaid' || failed > RETRY_SCHEDULE_DAYS.length
+    const status =
+      m.status === 'unpaid'
+        ? moveStatus(m.status, 'charge.failed', 'be charged')
+        : exhausted
+          ? moveStatus(
+              moveStatus(m.status, 'charge.failed', 'be charged'),
+              'retries.exhausted',
+              'stop retrying',
+            )
+          : moveStatus(m.status, 'charge.failed', 'be charged')
+    const retryDays = RETRY_SCHEDULE_DAYS[failed - 1]
+    const next =
+      exhausted || retryDays === undefined
+        ? null
+        : new Date(Math.max(renewal.getTime() + retryDays * DAY_MS, at.getTime()))
+    const link = newCardLink(deps.publicUrl)
+    await tx
+      .update(memberships)
+      .set({
+        status,
+        failed_attempts: failed,
+        next_payment_attempt_at: next,
+        card_link_hash: link.hash,
+      })
+      .where(eq(memberships.id, m.id))
+    await writeEvent(
+      tx,
+      m,
+      'charge_failed',
+      `The charge of ${money(charge.amount_cents)} for cycle ${charge.cycle} was declined: ${message}${next ? ` Next try on ${next.toISOString().slice(0, 10)}.` : ''}`,
+      at,
+      { amount: charge.amount_cents, userId: charge.created_by },
+    )
+    if (status === 'unpaid' && m.status !== 'unpaid') {
+      await writeEvent(
+        tx,
+        m,
+        'unpaid',
+        'Every retry was declined: the membership is unpaid and its perks stop.',
+        at,
+      )
+    } else if (status === 'past_due' && m.status === 'active') {
+      await writeEvent(tx, m, 'past_due', 'The membership is past due.', at)
+    }
+    const target = await noticeTarget(tx, m)
+    const [plan] = await tx
+      .select({ name: membershipPlans.name })
+      .from(membershipPlanVersions)
+      .innerJoin(membershipPlans, eq(membershipPlans.id, membershipPlanVersions.plan_id))
+      .where(eq(membershipPlanVersions.id, dueVersionId(m)))
+    let notices = 0
+    if (target) {
+      notices = await notify(
+        tx,
+        deps,
+        target,
+        `Your ${plan?.name ?? 'membership'} payment was declined`,
+        `Your ${plan?.name ?? 'membership'} payment of ${money(charge.amount_cents)} was declined (${message.replace(/\.$/, '')}).${next ? ` We will try again on ${next.toISOString().slice(0, 10)}.` : ' Your membership perks are on hold until it is paid.'}`,
+        link.url,
+      )
+      if (notices > 0) {
+        await writeEvent(
+          tx,
+          m,
+          'notice_sent',
+          `The patient was sent a link to update the card (${[target.email ? 'e-mail' : null, target.phone && target.sms_subscription ? 'SMS' : null].filter(Boolean).join(' and ')}).`,
+          at,
+        )
+      }
+    }
+    return notices
+  }
+
+  /**
+   * Sends the cycle charge now due for membership `id` and settles it: a pending attempt is sent
+   * again with its own key, else a new attempt is written first. `wait`: wait for the row lock
+   * (a person asked); the run skips a row another process holds.
+   */
+  async function attempt(
+    id: number,
+    options: { wait: boolean; userId?: number | null },
+  ): Promise<AttemptOutcome> {
+    const at = await clock.now()
+    const claimed = await db.transaction(async (tx) => {
+      const m = await lockMembership(tx, id, { skipLocked: !options.wait })
+      if (!m || !(LIVE_STATUSES as readonly string[]).includes(m.status)) return null
+      if (m.status === 'paused') return null
+      const accountId = await accountOf(tx, m.practice_id)
+      if (!accountId) return null
+      const cycle = m.cycle + 1
+      const [pending] = await tx
+        .select()
+        .from(membershipCharges)
+        .where(
+          and(
+            eq(membershipCharges.membership_id, m.id),
+            eq(membershipCharges.cycle, cycle),
+            eq(membershipCharges.purpose, 'cycle'),
+            eq(membershipCharges.status, 'pending'),
+          ),
+        )
+      if (pending) return { m, charge: pending, accountId }
+      const version = await versionOf(tx, dueVersionId(m))
+      const [last] = await tx
+        .select({ attempt: sql<number>`coalesce(max(${membershipCharges.attempt}), 0)` })
+        .from(membershipCharges)
+        .where(
+          and(
+            eq(membershipCharges.membership_id, m.id),
+            eq(membershipCharges.cycle, cycle),
+            eq(membershipCharges.purpose, 'cycle'),
+          ),
+        )
+      const attemptNo = Number(last?.attempt ?? 0) + 1
+      const [charge] = await tx
+        .insert(membershipCharges)
+        .values({
+          practice_id: m.practice_id,
+          membership_id: m.id,
+          cycle,
+          purpose: 'cycle',
+          attempt: attemptNo,
+          amount_cents: version.price_cents,
+          status: 'pending',
+          idempotency_key: `mbr_${m.id}_c${cycle}_a${attemptNo}`,
+          created_by: options.userId ?? null,
+          created_at: at,
+        })
+        .returning()
+      return { m, charge: charge as ChargeRow, accountId }
+    })
+    if (!claimed) return { kind: 'skipped' }
+    const { charge, accountId, m } = claimed
+    let outcome: { ok: true; ref: string } | { ok: false; message: string } | null
+    try {
+      const result = await payments.charge({
+        accountId,
+        customerId: m.customer_id,
+        amountCents: charge.amount_cents,
+        description: `Membership cycle ${charge.cycle}`,
+        metadata: {
+          membership_id: String(m.id),
+          charge_key: charge.idempotency_key,
+          cycle: String(charge.cycle),
+        },
+        idempotencyKey: charge.idempotency_key,
+      })
+      outcome = { ok: true, ref: result.chargeId }
+    } catch (error) {
+      if (error instanceof PaymentError && error.status === 402) {
+        outcome = { ok: false, message: error.message }
+      } else {
+        // The answer is lost or the gateway is down: the attempt stays pending and is sent again
+        // with its key later (the reconciliation), which charges at most once.
+        log.warn(`Membership ${m.id}: the charge's outcome is unknown; it will be asked again.`)
+        outcome = null
+      }
+    }
+    return settle(charge.id, outcome, at)
+  }
+
+  /** Settles the pending charge `chargeId` with `outcome` (null: unknown, retried later). */
+  async function settle(
+    chargeId: number,
+    outcome: { ok: true; ref: string } | { ok: false; message: string } | null,
+    at: Date,
+  ): Promise<AttemptOutcome> {
+    return db.transaction(async (tx) => {
+      const [head] = await tx
+        .select({ membership_id: membershipCharges.membership_id })
+        .from(membershipCharges)
+        .where(eq(membershipCharges.id, chargeId))
+      if (!head) return { kind: 'skipped' } as const
+      const m = await lockMembership(tx, head.membership_id)
+      const [charge] = await tx
+        .select()
+        .from(membershipCharges)
+        .where(eq(membershipCharges.id, chargeId))
+      if (!m || !charge || charge.status !== 'pending') return { kind: 'skipped' } as const
+      if (outcome === null) {
+        await tx
+          .update(memberships)
+          .set({ next_payment_attempt_at: new Date(at.getTime() + 60 * 60 * 1000) })
+          .where(eq(memberships.id, m.id))
+        return { kind: 'unknown' } as const
+      }
+      if (outcome.ok) {
+        await settleSucceeded(tx, m, charge, outcome.ref, at)
+        return { kind: 'charged', amount: charge.amount_cents } as const
+      }
+      const notices = await settleFailed(tx, m, charge, outcome.message, at)
+      return { kind: 'failed', message: outcome.message, notices } as const
+    })
+  }
+
+  /**
+   * The due work of membership `id` before its charge: a pause that ran out resumes, a term set
+   * to end ends. Answers whether a charge is due.
+   */
+  async function prepare(id: number, at: Date): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const m = await lockMembership(tx, id, { skipLocked: true })
+      if (!m?.next_payment_attempt_at || m.next_payment_attempt_at > at) return false
+      if (
+        m.status === 'active' &&
+        m.cancel_at &&
+        m.cancel_at <= (m.renews_at ?? m.current_period_end)
+      ) {
+        await tx
+          .update(memberships)
+          .set({
+            status: moveStatus(m.status, 'term.ended', 'end'),
+            ended_at: m.cancel_at,
+            next_payment_attempt_at: null,
+            renews_at: null,
+            card_link_hash: null,
+          })
+          .where(eq(memberships.id, m.id))
+        await writeEvent(
+          tx,
+          m,
+          'ended',
+          'The membership ended at the end of its term, as cancelled.',
+          at,
+        )
+        return false
+      }
+      if (m.status === 'paused') {
+        await tx
+          .update(memberships)
+          .set({ status: moveStatus(m.status, 'resume', 'resume'), paused_cycles: 0 })
+          .where(eq(memberships.id, m.id))
+        await writeEvent(tx, m, 'resumed', 'The pause ran out: billing starts again.', at)
+      }
+      return true
+    })
+  }
+
+  /** Queues the 30-day notice of cards that expire before the renewal, once per card. */
+  async function expiryNotices(at: Date): Promise<number> {
+    const horizon = new Date(at.getTime() + CARD_EXPIRY_NOTICE_DAYS * DAY_MS)
+    const due = await db
+      .select({ id: memberships.id })
+      .from(memberships)
+      .where(
+        and(
+          eq(memberships.status, 'active'),
+          isNotNull(memberships.renews_at),
+          lte(memberships.renews_at, horizon),
+          sql`${memberships.cancel_at} is null`,
+          // The card works until the end of its expiry month.
+          sql`make_date(${memberships.card_exp_year}, ${memberships.card_exp_month}, 1) + interval '1 month' <= ${memberships.renews_at}`,
+          sql`${memberships.expiry_notice_for} is distinct from (${memberships.card_last4} || '/' || ${memberships.card_exp_month} || '/' || ${memberships.card_exp_year})`,
+        ),
+      )
+      .limit(1000)
+    let sent = 0
+    for (const { id } of due) {
+      sent += await db.transaction(async (tx) => {
+        const m = await lockMembership(tx, id, { skipLocked: true })
+        if (!m) return 0
+        const key = `${m.card_last4}/${m.card_exp_month}/${m.card_exp_year}`
+        if (m.expiry_notice_for === key) return 0
+        const link = newCardLink(deps.publicUrl)
+        await tx
+          .update(memberships)
+          .set({ expiry_notice_for: key, card_link_hash: link.hash })
+          .where(eq(memberships.id, m.id))
+        const target = await noticeTarget(tx, m)
+        const n = target
+          ? await notify(
+              tx,
+              deps,
+              target,
+              'Your card on file expires before your next membership payment',
+              `The card ending ${m.card_last4} expires ${String(m.card_exp_month).padStart(2, '0')}/${m.card_exp_year}, before your next membership payment on ${(m.renews_at ?? m.current_period_end).toISOString().slice(0, 10)}.`,
+              link.url,
+            )
+          : 0
+        await writeEvent(
+          tx,
+          m,
+          'card_expiry_notice',
+          `The card ending ${m.card_last4} expires before the next renewal: the patient was asked to update it.`,
+          at,
+        )
+        return n
+      })
+    }
+    return sent
+  }
+
+  /**
+   * Runs everything due at the billing clock: ended terms, pauses that ran out, renewals and
+   * retries (only the memberships whose attempt is due are read: index `memberships_due_idx`),
+   * then the card-expiry notices. Safe on several processes at once: a row another holds is
+   * skipped, and a pending attempt is sent again with its own key.
+   */
+  async function runDue(
+    options: { concurrency?: number; batch?: number } = {},
+  ): Promise<{ charged: number; failed: number; notices: number; unknown: number; at: Date }> {
+    const at = await clock.now()
+    const concurrency = options.concurrency ?? 4
+    const batch = options.batch ?? 500
+    const counts = { charged: 0, failed: 0, notices: 0, unknown: 0 }
+    const tried = new Set<number>()
+    for (;;) {
+      const due = await db
+        .select({ id: memberships.id })
+        .from(memberships)
+        .where(
+          and(
+            lte(memberships.next_payment_attempt_at, at),
+            inArray(memberships.status, [...LIVE_STATUSES]),
+          ),
+        )
+        .orderBy(asc(memberships.next_payment_attempt_at), asc(memberships.id))
+        .limit(batch + tried.size)
+      const ids = due
+        .map((r) => r.id)
+        .filter((id) => !tried.has(id))
+        .slice(0, batch)
+      if (ids.length === 0) break
+      let next = 0
+      const worker = async () => {
+        while (next < ids.length) {
+          const id = ids[next++] as number
+          // A membership may be due again after this pass (a retry already due after a clock
+          // jump): the loop comes back to it, each attempt moving its schedule on.
+          const due = await prepare(id, at)
+          if (!due) {
+            tried.add(id)
+            continue
+          }
+          const outcome = await attempt(id, { wait: false })
+          if (outcome.kind === 'charged') counts.charged++
+          else if (outcome.kind === 'failed') {
+            counts.failed++
+            counts.notices += outcome.notices
+          } else {
+            if (outcome.kind === 'unknown') counts.unknown++
+            tried.add(id)
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker))
+    }
+    counts.notices += await expiryNotices(at)
+    if (counts.notices > 0) deps.outbound.kick()
+    return { ...counts, at }
+  }
+
+  /**
+   * Applies a gateway event once (by its id, in the transaction that applies it): the outcome of
+   * a charge whose answer was lost settles its pending attempt; anything else is only recorded.
+   */
+  async function applyEvent(event: {
+    id: string
+    type: string
+    data: {
+      object: { id: string; metadata: Record<string, string>; failure_message: string | null }
+    }
+  }): Promise<{ applied: boolean }> {
+    const key = event.data.object.metadata?.charge_key
+    const at = await clock.now()
+    return db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(paymentWebhookEvents)
+        .values({ id: event.id, type: event.type, received_at: at })
+        .onConflictDoNothing()
+        .returning({ id: paymentWebhookEvents.id })
+      if (inserted.length === 0) return { applied: false }
+      if (!key || (event.type !== 'charge.succeeded' && event.type !== 'charge.failed')) {
+        return { applied: true }
+      }
+      const [head] = await tx
+        .select({ membership_id: membershipCharges.membership_id })
+        .from(membershipCharges)
+        .where(eq(membershipCharges.idempotency_key, key))
+      if (!head) return { applied: true }
+      const m = await lockMembership(tx, head.membership_id)
+      const [charge] = await tx
+        .select()
+        .from(membershipCharges)
+        .where(eq(membershipCharges.idempotency_key, key))
+      if (!m || !charge || charge.status !== 'pending') return { applied: true }
+      if (event.type === 'charge.succeeded') {
+        await settleSucceeded(tx, m, charge, event.data.object.id, at)
+      } else {
+        await settleFailed(
+          tx,
+          m,
+          charge,
+          event.data.object.failure_message ?? 'Your card was declined.',
+          at,
+        )
+      }
+      return { applied: true }
+    })
+  }
+
+  return { clock, attempt, settle, runDue, applyEvent, settleSucceeded, settleFailed }
+}
+
+export type Billing = ReturnType<typeof createBilling>

@@ -1,0 +1,198 @@
+import { eq } from 'drizzle-orm'
+import { describe, expect, it } from 'vitest'
+import { MEMBERSHIP_AGREEMENT, MEMBERSHIP_MESSAGES, type Membership } from '#domain/memberships.ts'
+import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
+import { contextOf } from '#server/app.ts'
+import { ledgerEntries, membershipCharges, memberships, procedures } from '#server/db/schema.ts'
+import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
+import { useMember, useTestApp } from '#server/testing/suite.ts'
+import { httpBackends, insertPatient } from '#server/testing/test-app.ts'
+
+describe.each(httpBackends())('memberships on $name', (backend) => {
+  const t = useTestApp(backend)
+  const manager = useMember(t, 'Manager')
+  const json = async (
+    path: string,
+    init: { method?: string; json?: unknown; token?: string } = {},
+  ) => {
+    const response = await t.request(`/api${path}`, { token: manager.token, ...init })
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  }
+  const clock = (days: number) => json('/dev/clock', { method: 'POST', json: { days } })
+
+  async function setUp() {
+    await json('/practice/payments/connect', { method: 'POST', token: t.demo.adminToken })
+    const [item] = await t.db
+      .insert(procedures)
+      .values({
+        practice_id: t.demo.practiceId,
+        name: `HydraFacial ${Math.random()}`,
+        price: 19900,
+      })
+      .returning()
+    const plan = await json('/membership-plans', {
+      method: 'POST',
+      json: {
+        ...PLAN,
+        name: `Glow ${Math.random().toString(36).slice(2, 8)}`,
+        perks: {
+          ...PLAN.perks,
+          allowances: [{ catalogue_item_id: item?.id, quantity: 1, rollover_cap: 1 }],
+        },
+      },
+    })
+    expect(plan.status).toBe(201)
+    const patient = await insertPatient(t.db, {
+      practice_id: t.demo.practiceId,
+      first_name: 'Maya',
+      last_name: 'Lopez',
+      email: `maya.${Math.random().toString(36).slice(2)}@example.com`,
+    })
+    return { planId: plan.body.id as number, patientId: patient.id, itemId: item?.id as number }
+  }
+  const enrol = (
+    patientId: number,
+    planId: number,
+    card: string,
+    key = `key-${Math.random().toString(36).slice(2)}`,
+  ) =>
+    json(`/patients/${patientId}/memberships`, {
+      method: 'POST',
+      token: t.demo.staffToken,
+      json: {
+        plan_id: planId,
+        payment_method_token: cardToken(t, card),
+        consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Maya Lopez' },
+        idempotencyKey: key,
+      },
+    })
+
+  it('refuses staff building plans and enrolling before payments are connected, with the sentence', async () => {
+    const refused = await json('/membership-plans', {
+      method: 'POST',
+      token: t.demo.staffToken,
+      json: PLAN,
+    })
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { error: { message: PERMISSION_REFUSALS['memberships.plans'] } },
+    })
+  })
+
+  it('enrols with consent and the first charge, issues the first perks once, and replays the key', async () => {
+    const { planId, patientId } = await setUp()
+    const key = 'enrol-once-0001'
+    const first = await enrol(patientId, planId, CARDS.ok, key)
+    expect(first.status).toBe(201)
+    const m = first.body as unknown as Membership
+    expect(m).toMatchObject({
+      status: 'active',
+      cycle: 1,
+      bank_cents: 5000,
+      card: { last4: '4242' },
+      consent: {
+        text_version: MEMBERSHIP_AGREEMENT.version,
+        accepted_by_name: 'Maya Lopez',
+        method: 'desk',
+      },
+    })
+    expect(m.allowances).toEqual([expect.objectContaining({ remaining: 1 })])
+    const again = await enrol(patientId, planId, CARDS.ok, key)
+    expect(again).toMatchObject({ status: 200, body: { id: m.id } })
+    const charges = await t.db
+      .select()
+      .from(membershipCharges)
+      .where(eq(membershipCharges.membership_id, m.id))
+    expect(charges).toEqual([
+      expect.objectContaining({ amount_cents: 12400, status: 'succeeded', cycle: 1 }),
+    ])
+    const bonus = await t.db
+      .select()
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.patient_id, patientId))
+    expect(bonus).toEqual([
+      expect.objectContaining({ kind: 'bonus', points: 100, source_type: 'membership' }),
+    ])
+    const second = await enrol(patientId, planId, CARDS.ok)
+    expect(second).toMatchObject({
+      status: 409,
+      body: { error: { message: MEMBERSHIP_MESSAGES.alreadyMember } },
+    })
+  })
+
+  it('says why a declined card is declined and creates nothing', async () => {
+    const { planId, patientId } = await setUp()
+    for (const card of [CARDS.declined, CARDS.failsWhenCharged]) {
+      const refused = await enrol(patientId, planId, card)
+      expect(refused).toMatchObject({
+        status: 402,
+        body: { error: { message: 'Your card was declined.' } },
+      })
+    }
+    const rows = await t.db.select().from(memberships).where(eq(memberships.patient_id, patientId))
+    expect(rows).toEqual([])
+  })
+
+  it('renews, goes past due on a failing card with one notice and a link, and the link charges the cycle once', async () => {
+    const { planId, patientId } = await setUp()
+    const m = (await enrol(patientId, planId, CARDS.ok)).body as unknown as Membership
+    await clock(31)
+    const renewed = (await json(`/memberships/${m.id}`)).body as unknown as Membership
+    expect(renewed).toMatchObject({ status: 'active', cycle: 2, bank_cents: 10000 })
+    expect(renewed.allowances).toEqual([expect.objectContaining({ remaining: 2 })])
+    // The card now attaches but fails when charged.
+    const changed = await json(`/memberships/${m.id}/card`, {
+      method: 'PUT',
+      json: { payment_method_token: cardToken(t, CARDS.failsWhenCharged) },
+    })
+    expect(changed.status).toBe(200)
+    await clock(31)
+    const pastDue = (await json(`/memberships/${m.id}`)).body as unknown as Membership
+    expect(pastDue).toMatchObject({ status: 'past_due', cycle: 2, failed_attempts: 1 })
+    const outbox = await t.request('/api/dev/outbox')
+    const messages = (
+      (await outbox.json()) as {
+        messages: { to: string; link: string | null; subject: string | null }[]
+      }
+    ).messages
+    const notice = messages.find((x) => x.subject?.includes('payment was declined'))
+    expect(notice?.link).toMatch(/\/membership-card\//)
+    const token = (notice?.link ?? '').split('/membership-card/')[1] as string
+    const page = await t.request(`/api/membership-card/${token}`)
+    expect(await page.json()).toMatchObject({
+      first_name: 'Maya',
+      status: 'past_due',
+      amount_due_cents: 9900,
+    })
+    const paid = await t.request(`/api/membership-card/${token}`, {
+      method: 'PUT',
+      json: { payment_method_token: cardToken(t, CARDS.ok) },
+    })
+    expect(await paid.json()).toMatchObject({ status: 'active', charged: true })
+    const after = (await json(`/memberships/${m.id}`)).body as unknown as Membership
+    expect(after).toMatchObject({ status: 'active', cycle: 3, bank_cents: 15000 })
+    // Replaying the gateway's events applies nothing twice.
+    const gateway = contextOf(t.app)
+      .memberPayments as import('#server/payments/member-gateway.ts').TestMemberPayments
+    for (const event of await gateway.events()) {
+      const { payload, signature } = gateway.sign(event)
+      for (let i = 0; i < 2; i++) {
+        const answer = await t.request('/api/webhooks/payments', {
+          method: 'POST',
+          body: payload,
+          headers: { 'stripe-signature': signature, 'content-type': 'application/json' },
+        })
+        expect(answer.status).toBe(200)
+      }
+    }
+    const charges = await t.db
+      .select()
+      .from(membershipCharges)
+      .where(eq(membershipCharges.membership_id, m.id))
+    expect(charges.filter((c) => c.status === 'succeeded').map((c) => c.cycle)).toEqual([1, 2, 3])
+    const events = (await json(`/memberships/${m.id}/events`)).body.data as { kind: string }[]
+    expect(events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['charge_failed', 'past_due', 'notice_sent', 'card_updated']),
+    )
+  })
+})
