@@ -130,6 +130,14 @@ export async function resumeMembership(id: number): Promise<Membership> {
   return v.parse(MembershipSchema, await http.post(`memberships/${id}/resume`, { json: {} }).json())
 }
 
+/** `POST /memberships/{id}/undo-cancel`: a cancellation at the end of the term is taken back. */
+export async function undoCancel(id: number): Promise<Membership> {
+  return v.parse(
+    MembershipSchema,
+    await http.post(`memberships/${id}/undo-cancel`, { json: {} }).json(),
+  )
+}
+
 /** `PUT /memberships/{id}/card`: the tokenised card goes on file (charged at once when due). */
 export async function updateMembershipCard(
   id: number,

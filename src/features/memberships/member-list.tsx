@@ -67,7 +67,7 @@ export function MemberList({
         </EmptyNote>
       ) : (
         <>
-          <TableScroll label="Members" minWidth={720}>
+          <TableScroll label="Member list" minWidth={720}>
             <Table striped verticalSpacing="sm">
               <Table.Thead>
                 <Table.Tr>

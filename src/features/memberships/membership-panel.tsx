@@ -52,7 +52,7 @@ export type MembershipEventLine = {
 /** What the signed-in person may do here (from the permission matrix). */
 export type MembershipAbilities = { enrol: boolean; cancelNow: boolean; connect: boolean }
 
-type Dialog = ChangeKind | 'enrol' | 'card' | 'resume'
+type Dialog = ChangeKind | 'enrol' | 'card' | 'resume' | 'undo-cancel'
 
 /**
  * The patient's membership on the profile. Without one: "Start membership" (the enrolment form).
@@ -181,11 +181,23 @@ export function MembershipPanel({
           </AppModal>
           <AppModal opened={dialog === 'resume'} onClose={close} title="Resume membership">
             {dialog === 'resume' && (
-              <ResumeConfirm
-                membership={live}
-                calls={calls}
+              <SimpleConfirm
+                text={`Billing starts again: the card on file is charged ${money(live.plan.price_cents)} at the next renewal, and the perks of each paid cycle come back.`}
+                actionLabel="Resume membership"
+                run={() => calls.resume(live.id)}
                 onCancel={close}
                 onDone={() => void done('The membership is active again: billing starts again.')}
+              />
+            )}
+          </AppModal>
+          <AppModal opened={dialog === 'undo-cancel'} onClose={close} title="Keep membership">
+            {dialog === 'undo-cancel' && (
+              <SimpleConfirm
+                text={`The cancellation is taken back: the membership renews on ${formatDate(live.current_period_end)} for ${money(live.plan.price_cents)}, and at each renewal after.`}
+                actionLabel="Keep membership"
+                run={() => calls.undoCancel(live.id)}
+                onCancel={close}
+                onDone={() => void done('The membership is kept: it renews as before.')}
               />
             )}
           </AppModal>
@@ -396,6 +408,11 @@ function MembershipDetails({
             Cancel at end of term
           </Button>
         )}
+        {allows('cancel.undo') && membership.cancel_at_period_end && (
+          <Button variant="default" onClick={() => onAction('undo-cancel')}>
+            Keep membership
+          </Button>
+        )}
         {allows('cancel.now') && can.cancelNow && (
           <Button variant="light" color="red" onClick={() => onAction('cancel-now')}>
             Cancel now
@@ -411,14 +428,16 @@ function MembershipDetails({
   )
 }
 
-function ResumeConfirm({
-  membership,
-  calls,
+function SimpleConfirm({
+  text,
+  actionLabel,
+  run,
   onCancel,
   onDone,
 }: {
-  membership: Membership
-  calls: MembershipCalls
+  text: string
+  actionLabel: string
+  run: () => Promise<{ ok: true } | { ok: false; message: string }>
   onCancel: () => void
   onDone: () => void
 }) {
@@ -426,10 +445,7 @@ function ResumeConfirm({
   const [failure, setFailure] = useState<string | null>(null)
   return (
     <Stack gap="md">
-      <Text size="sm">
-        Billing starts again: the card on file is charged {money(membership.plan.price_cents)} at
-        the next renewal, and the perks of each paid cycle come back.
-      </Text>
+      <Text size="sm">{text}</Text>
       <FailureAlert>{failure}</FailureAlert>
       <Group justify="flex-end" gap="sm">
         <Button variant="default" onClick={onCancel}>
@@ -440,13 +456,13 @@ function ResumeConfirm({
           onClick={async () => {
             setBusy(true)
             setFailure(null)
-            const answer = await calls.resume(membership.id)
+            const answer = await run()
             setBusy(false)
             if (answer.ok) onDone()
             else setFailure(answer.message)
           }}
         >
-          Resume membership
+          {actionLabel}
         </Button>
       </Group>
     </Stack>

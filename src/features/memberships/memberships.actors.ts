@@ -9,6 +9,7 @@ import {
   payCardLink,
   previewChange,
   resumeMembership,
+  undoCancel,
   updateMembershipCard,
 } from '#src/api/memberships.ts'
 import { type CardInput, createCardToken, paymentErrorMessage } from '#src/api/payments.ts'
@@ -79,6 +80,8 @@ export type MembershipCalls = {
   /** Makes the change. */
   change(membershipId: number, change: PricedChange): Promise<Outcome<Membership>>
   resume(membershipId: number): Promise<Outcome<Membership>>
+  /** Takes back a cancellation at the end of the term: it keeps renewing. */
+  undoCancel(membershipId: number): Promise<Outcome<Membership>>
   /** Tokenises the card, then puts it on file (charged at once when something is due). */
   updateCard(
     membershipId: number,
@@ -112,6 +115,7 @@ export const membershipCalls: MembershipCalls = {
   preview: (id, change) => outcome(() => previewChange(id, change)),
   change: (id, change) => outcome(() => makeChange(id, change), paymentErrorMessage),
   resume: (id) => outcome(() => resumeMembership(id)),
+  undoCancel: (id) => outcome(() => undoCancel(id)),
   updateCard: (id, card, fields) =>
     outcome(async () => {
       const token = await createCardToken(card, { fields })

@@ -47,7 +47,7 @@ export function PlanList({
               : 'No plans yet: a manager or an admin builds them here.'}
         </EmptyNote>
       ) : (
-        <TableScroll label={archived ? 'Archived plans' : 'Plans'} minWidth={760}>
+        <TableScroll label={archived ? 'Archived plan list' : 'Plan list'} minWidth={760}>
           <Table striped verticalSpacing="sm">
             <Table.Thead>
               <Table.Tr>
