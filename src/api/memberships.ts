@@ -24,8 +24,8 @@ import { http } from '#src/lib/http.ts'
 // writes them into contract.gen.ts, their answers are parsed with the domain's schemas directly
 // (`v.parse`, as `parseAnswer` does at run time); then each call moves to `parseAnswer`.
 
-/** How many memberships one page of the members list holds (sent as `pageSize`). */
-export const MEMBERSHIP_PAGE_SIZE = 25
+/** How many memberships one page of the members list holds: the server's page (50). */
+export const MEMBERSHIP_PAGE_SIZE = 50
 
 /** `GET /membership-plans` (`?archived=true`: the archived ones). */
 export async function listPlans(query: { archived?: boolean } = {}): Promise<Plan[]> {
@@ -63,10 +63,7 @@ export async function listMemberships(
     page?: number
   } = {},
 ): Promise<MembershipPage> {
-  const searchParams: Record<string, string | number> = {
-    page: query.page ?? 1,
-    pageSize: MEMBERSHIP_PAGE_SIZE,
-  }
+  const searchParams: Record<string, string | number> = { page: query.page ?? 1 }
   if (query.status) searchParams.status = query.status
   if (query.plan_id) searchParams.plan_id = query.plan_id
   const answer = v.parse(
