@@ -50,6 +50,14 @@ const GLOBAL_TABLES: Record<string, string> = {
   test_gateway_customers: "the built-in test gateway, standing in for Stripe's customers",
   test_gateway_subscriptions: "the built-in test gateway, standing in for Stripe's subscriptions",
   test_gateway_idempotency: "the built-in test gateway's idempotency keys",
+  test_gateway_accounts: "the built-in test gateway, standing in for Stripe's connected accounts",
+  test_gateway_member_customers:
+    "the built-in test gateway, standing in for the connected accounts' customers",
+  test_gateway_charges:
+    "the built-in test gateway, standing in for the connected accounts' charges",
+  payment_webhook_events:
+    "the gateway's events, applied once by their id: the id comes before the practice is known",
+  billing_clock: "one row: the billing clock's offset, shared by every process and practice",
 }
 
 /**
@@ -91,6 +99,23 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
   nextech_claim_lines: { patient_id: 'patients' },
   nextech_service_codes: { procedure_id: 'procedures', product_id: 'products' },
   nextech_reviews: { resolved_by: 'users' },
+  payment_accounts: { connected_by: 'users' },
+  membership_plan_versions: { plan_id: 'membership_plans' },
+  memberships: {
+    patient_id: 'patients',
+    plan_version_id: 'membership_plan_versions',
+    next_plan_version_id: 'membership_plan_versions',
+    consent_taken_by: 'users',
+  },
+  membership_charges: { membership_id: 'memberships', created_by: 'users' },
+  membership_cycles: {
+    membership_id: 'memberships',
+    plan_version_id: 'membership_plan_versions',
+    charge_id: 'membership_charges',
+  },
+  membership_bank_entries: { membership_id: 'memberships' },
+  membership_allowances: { membership_id: 'memberships', catalogue_item_id: 'procedures' },
+  membership_events: { membership_id: 'memberships', user_id: 'users' },
 }
 
 const tables: PgTable[] = Object.values(schema as Record<string, unknown>).filter(

@@ -2,11 +2,14 @@ import { and, count, eq, isNull } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROGRAMME_RULES } from '#domain/ledger.ts'
+import { MEMBERSHIP_AGREEMENT } from '#domain/memberships.ts'
 import { NEXTECH_SANDBOX_LOGIN } from '#domain/nextech.ts'
 import { can, PERMISSION_REFUSALS, type Role } from '#domain/permissions.ts'
 import { declaredAccess, type RouteAccess } from '#server/auth/permissions.ts'
 import {
   auditEvents,
+  membershipPlans,
+  memberships,
   nextechReviews,
   nextechSyncRuns,
   patients,
@@ -18,6 +21,7 @@ import { createLedger } from '#server/modules/ledger/service.ts'
 import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
 import { TEXAS_PRACTICE_DETAILS } from '#server/testing/api-journeys.ts'
 import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
+import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useTestApp } from '#server/testing/suite.ts'
 import {
   createMember,
@@ -45,6 +49,10 @@ type Foreign = PracticeFixture & {
   invitationEmail: string
   ledgerEntryId: number
   visitId: number
+  /** The other practice's membership plan, its patient's membership on it, its payment account. */
+  membershipPlanId: number
+  membershipId: number
+  paymentAccountId: string
 }
 
 // Set once the other practice exists: list answers must never hold its rows.
@@ -53,6 +61,10 @@ let foreignPracticeId = 0
 let ownPatientTotal = -1
 /** The caller's own unarchived patients counted now (cases before may have added one). */
 let countOwnPatients: () => Promise<number> = async () => -1
+/** A patient of the caller's own practice, not archived and not a member. */
+let ownPatientId = 0
+/** The practice a membership plan was saved in. */
+let practiceOfPlan: (id: number) => Promise<number> = async () => -1
 
 /** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
 const notFound = async (response: Response) => {
@@ -733,6 +745,124 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
       expect(await response.text()).not.toContain('Private')
     },
   }),
+  // Memberships: another practice's plans, members and payment account answer as unknown ones do;
+  // lists and new rows are the caller's own practice's.
+  'GET /api/membership-plans': (o) => ({
+    path: '/api/membership-plans',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as { data: { id: number }[] }
+      expect(page.data.some((plan) => plan.id === o.membershipPlanId)).toBe(false)
+    },
+  }),
+  'POST /api/membership-plans': (o, own) => ({
+    path: '/api/membership-plans',
+    // A practice id in the body is not the caller's to choose.
+    body: { ...PLAN, name: 'Placed elsewhere', practice_id: o.practiceId },
+    expect: async (response) => {
+      expect(response.status).toBe(201)
+      const plan = (await response.json()) as { id: number }
+      expect(await practiceOfPlan(plan.id)).toBe(own.practiceId)
+    },
+  }),
+  'GET /api/membership-plans/:id': (o) => ({
+    path: `/api/membership-plans/${o.membershipPlanId}`,
+    expect: notFound,
+  }),
+  'PUT /api/membership-plans/:id': (o) => ({
+    path: `/api/membership-plans/${o.membershipPlanId}`,
+    body: { ...PLAN, name: 'Stolen', price_cents: 100 },
+    expect: notFound,
+  }),
+  'POST /api/membership-plans/:id/archive': (o) => ({
+    path: `/api/membership-plans/${o.membershipPlanId}/archive`,
+    expect: notFound,
+  }),
+  // Enrolling the caller's own patient in another practice's plan reads as an unknown plan.
+  'POST /api/patients/:id/memberships': (o) => ({
+    path: `/api/patients/${ownPatientId}/memberships`,
+    body: {
+      plan_id: o.membershipPlanId,
+      payment_method_token: 'tok_reaching_across',
+      consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Ima Own' },
+      idempotencyKey: `authz-enrol-${randomToken(6)}`,
+    },
+    expect: notFound,
+  }),
+  'GET /api/patients/:id/memberships': (o) => ({
+    path: `/api/patients/${o.patientId}/memberships`,
+    expect: notFound,
+  }),
+  'GET /api/memberships': (o) => ({
+    path: '/api/memberships',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const page = (await response.json()) as { data: { id: number; patient_id: number }[] }
+      expect(
+        page.data.some((row) => row.id === o.membershipId || row.patient_id === o.patientId),
+      ).toBe(false)
+    },
+  }),
+  'GET /api/memberships/:id': (o) => ({
+    path: `/api/memberships/${o.membershipId}`,
+    expect: notFound,
+  }),
+  'GET /api/memberships/:id/events': (o) => ({
+    path: `/api/memberships/${o.membershipId}/events`,
+    expect: notFound,
+  }),
+  'POST /api/memberships/:id/pause': (o) => ({
+    path: `/api/memberships/${o.membershipId}/pause`,
+    body: { cycles: 1 },
+    expect: notFound,
+  }),
+  'POST /api/memberships/:id/resume': (o) => ({
+    path: `/api/memberships/${o.membershipId}/resume`,
+    expect: notFound,
+  }),
+  // At the end of the term: any staff role may ask, so each role reaches the lookup.
+  'POST /api/memberships/:id/cancel': (o) => ({
+    path: `/api/memberships/${o.membershipId}/cancel`,
+    body: { at: 'period_end' },
+    expect: notFound,
+  }),
+  'POST /api/memberships/:id/undo-cancel': (o) => ({
+    path: `/api/memberships/${o.membershipId}/undo-cancel`,
+    expect: notFound,
+  }),
+  'POST /api/memberships/:id/change-plan': (o) => ({
+    path: `/api/memberships/${o.membershipId}/change-plan`,
+    body: { plan_id: o.membershipPlanId, at: 'period_end' },
+    expect: notFound,
+  }),
+  'POST /api/memberships/:id/retry-payment': (o) => ({
+    path: `/api/memberships/${o.membershipId}/retry-payment`,
+    expect: notFound,
+  }),
+  'PUT /api/memberships/:id/card': (o) => ({
+    path: `/api/memberships/${o.membershipId}/card`,
+    body: { payment_method_token: 'tok_reaching_across' },
+    expect: notFound,
+  }),
+  // The payment account: the caller's own practice's, never the other's account.
+  'GET /api/practice/payments': (o) => ({
+    path: '/api/practice/payments',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { account_id: string | null }
+      expect(body.account_id).not.toBe(o.paymentAccountId)
+    },
+  }),
+  'POST /api/practice/payments/connect': (o) => ({
+    path: '/api/practice/payments/connect',
+    body: { practice_id: o.practiceId },
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { connected: boolean; account_id: string | null }
+      expect(body.connected).toBe(true)
+      expect(body.account_id).not.toBe(o.paymentAccountId)
+    },
+  }),
 }
 
 describe.each(httpBackends())('authorisation of every route on $name', (backend) => {
@@ -787,6 +917,33 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       })
       .returning({ id: nextechReviews.id })
     if (!run || !review) throw new Error('no Nextech rows')
+    // The other practice's payments connected, a plan built and its patient enrolled, by its admin.
+    const otherToken = await mintToken(fixture.admin)
+    const connected = await t.request('/api/practice/payments/connect', {
+      method: 'POST',
+      token: otherToken,
+    })
+    expect(connected.status).toBe(200)
+    const { account_id: paymentAccountId } = (await connected.json()) as { account_id: string }
+    const planned = await t.request('/api/membership-plans', {
+      method: 'POST',
+      token: otherToken,
+      json: PLAN,
+    })
+    expect(planned.status).toBe(201)
+    const { id: membershipPlanId } = (await planned.json()) as { id: number }
+    const enrolled = await t.request(`/api/patients/${fixture.patientId}/memberships`, {
+      method: 'POST',
+      token: otherToken,
+      json: {
+        plan_id: membershipPlanId,
+        payment_method_token: cardToken(t, CARDS.ok),
+        consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Peter Other' },
+        idempotencyKey: `authz-other-${randomToken(6)}`,
+      },
+    })
+    expect(enrolled.status).toBe(201)
+    const { id: membershipId } = (await enrolled.json()) as { id: number }
     other = {
       ...fixture,
       nextechRunId: run.id,
@@ -795,6 +952,9 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       invitationEmail,
       ledgerEntryId: entry.id,
       visitId: visit.id,
+      membershipPlanId,
+      membershipId,
+      paymentAccountId,
     }
     foreignPracticeId = fixture.practiceId
     const [own] = await t.db
@@ -802,6 +962,19 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       .from(patients)
       .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
     ownPatientTotal = Number(own?.n ?? -1)
+    const [ownPatient] = await t.db
+      .select({ id: patients.id })
+      .from(patients)
+      .where(and(eq(patients.practice_id, t.demo.practiceId), isNull(patients.archived_at)))
+      .limit(1)
+    ownPatientId = ownPatient?.id ?? 0
+    practiceOfPlan = async (id) => {
+      const [plan] = await t.db
+        .select({ practice_id: membershipPlans.practice_id })
+        .from(membershipPlans)
+        .where(eq(membershipPlans.id, id))
+      return plan?.practice_id ?? -1
+    }
     countOwnPatients = async () => {
       const [now] = await t.db
         .select({ n: count() })
@@ -906,6 +1079,16 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       .from(personnelInvitations)
       .where(eq(personnelInvitations.id, other.invitationId))
     expect(invitation?.status).toBe('pending')
+    const [membership] = await t.db
+      .select()
+      .from(memberships)
+      .where(eq(memberships.id, other.membershipId))
+    expect(membership).toMatchObject({ status: 'active', cancel_at: null, paused_cycles: 0 })
+    const [plan] = await t.db
+      .select()
+      .from(membershipPlans)
+      .where(eq(membershipPlans.id, other.membershipPlanId))
+    expect(plan).toMatchObject({ name: PLAN.name, archived_at: null, current_version: 1 })
   })
 
   /** What each route's handlers declare it needs (server/auth/permissions.ts), by route key. */

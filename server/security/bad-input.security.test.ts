@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiErrorBodySchema } from '#domain/api-error.ts'
 import { MAX_BODY_BYTES } from '#server/app.ts'
 import * as schema from '#server/db/schema.ts'
+import { signEvent, TEST_WEBHOOK_SECRET } from '#server/payments/member-gateway.ts'
 import { type ApiRoute, apiRoutes, fillPath } from '#server/testing/api-routes.ts'
 import { createTestApp, httpBackends, mintToken, type TestApp } from '#server/testing/test-app.ts'
 
@@ -46,6 +47,10 @@ const INPUTLESS = new Set([
   'GET /api/practice/integrations/nextech/review',
   'GET /api/practice/integrations/nextech/unmapped',
   'POST /api/practice/integrations/nextech/sync',
+  // The payment account: its status, and connecting it (connected before the walk, so connecting
+  // again answers the first account and adds nothing).
+  'GET /api/practice/payments',
+  'POST /api/practice/payments/connect',
 ])
 
 /**
@@ -61,6 +66,9 @@ const OPTIONAL_INPUT = new Set([
   'GET /api/reports/liability.csv',
   'GET /api/promotions',
   'GET /api/patients/duplicates',
+  // The plans (`archived`) and the members (`status`, `plan_id`, `page`).
+  'GET /api/membership-plans',
+  'GET /api/memberships',
 ])
 
 // Field names the real bodies use, so generated objects reach the schemas' inner checks.
@@ -106,6 +114,16 @@ const KNOWN_KEYS = [
   'state',
   'footer_links',
   'country_code',
+  'plan_id',
+  'payment_method_token',
+  'consent',
+  'idempotencyKey',
+  'cycles',
+  'at',
+  'refund',
+  'price_cents',
+  'interval',
+  'perks',
 ] as const
 
 // Strings no field accepts: empty, blank, NUL, control characters, far too long, lone surrogates.
@@ -227,6 +245,12 @@ describe('bad input never reaches a 5xx, a stack trace or the database', () => {
     if (!pglite) throw new Error('no PGlite backend')
     t = await createTestApp(pglite)
     routes = apiRoutes(t.app)
+    // The demo practice's payments are connected, as a practice taking members has them.
+    const connected = await t.request('/api/practice/payments/connect', {
+      method: 'POST',
+      token: t.demo.adminToken,
+    })
+    expect(connected.status).toBe(200)
   })
   afterAll(async () => {
     const statuses = [...tally.byStatus.entries()].sort(([a], [b]) => a - b)
@@ -246,6 +270,18 @@ describe('bad input never reaches a 5xx, a stack trace or the database', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
       /NUL character/,
     )
+  })
+
+  it('refuses a signed payment event of another shape with a 400, never a 500 the gateway retries', async () => {
+    for (const payload of ['{}', '[]', '{"id":"evt_x","type":"charge.succeeded"}', '{"id":5}']) {
+      const response = await t.app.request('/api/webhooks/payments', {
+        method: 'POST',
+        headers: { 'Stripe-Signature': signEvent(payload, TEST_WEBHOOK_SECRET) },
+        body: payload,
+      })
+      expect(response.status, payload).toBe(400)
+      expect(v.is(ApiErrorBodySchema, await response.json()), payload).toBe(true)
+    }
   })
 
   it('answers every route, with every kind of junk, with a 4xx in the JSON error shape', async () => {

@@ -8,6 +8,7 @@
  */
 import { and, desc, eq, isNotNull } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { MEMBERSHIP_AGREEMENT } from '#domain/memberships.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { WORKLIST_LISTS } from '#domain/reports.ts'
 import {
@@ -18,6 +19,7 @@ import {
   promotions,
 } from '#server/db/schema.ts'
 import { apiRoutes, fillPath, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
+import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useTestApp } from '#server/testing/suite.ts'
 import { httpBackends } from '#server/testing/test-app.ts'
 
@@ -53,6 +55,37 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   // The programme's rates (what a point is worth, points per dollar spent): the checkout's points
   // preview and the balance in dollars use them; a rate the patient is told, not a business figure.
   'GET /api/practice/rules': ['.point_value_cents', '.points_per_dollar'],
+  // A plan's price, setup fee and the dollars it banks each cycle: what the desk tells the patient
+  // at enrolment, like a catalogue price.
+  'GET /api/membership-plans': [
+    '.data[].price_cents',
+    '.data[].setup_fee_cents',
+    '.data[].perks.bank_cents',
+  ],
+  'GET /api/membership-plans/:id': ['.price_cents', '.setup_fee_cents', '.perks.bank_cents'],
+  // A member's plan and price, and the bank balance the desk spends with the patient: serving a
+  // member at the desk needs them.
+  'GET /api/patients/:id/memberships': [
+    '.data[].plan.price_cents',
+    '.data[].plan.setup_fee_cents',
+    '.data[].plan.perks.bank_cents',
+    '.data[].bank_cents',
+  ],
+  'GET /api/memberships': [
+    '.data[].plan.price_cents',
+    '.data[].plan.setup_fee_cents',
+    '.data[].plan.perks.bank_cents',
+    '.data[].bank_cents',
+  ],
+  'GET /api/memberships/:id': [
+    '.plan.price_cents',
+    '.plan.setup_fee_cents',
+    '.plan.perks.bank_cents',
+    '.bank_cents',
+  ],
+  // A member's charges and refunds on the timeline: what the desk answers when the patient asks
+  // what was taken from the card.
+  'GET /api/memberships/:id/events': ['.data[].amount_cents'],
 }
 
 /** Routes Staff are refused (403): money, settings and the log. Everything else is walked. */
@@ -125,6 +158,31 @@ describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
     })
     expect(recorded.status).toBe(201)
     const visitId = ((await recorded.json()) as { visit: { id: number } }).visit.id
+    // A plan the Admin builds once payments are connected, and the patient enrolled at the desk.
+    const connected = await t.request('/api/practice/payments/connect', {
+      method: 'POST',
+      token: t.demo.adminToken,
+    })
+    expect(connected.status).toBe(200)
+    const planned = await t.request('/api/membership-plans', {
+      method: 'POST',
+      token: t.demo.adminToken,
+      json: PLAN,
+    })
+    expect(planned.status).toBe(201)
+    const planId = ((await planned.json()) as { id: number }).id
+    const enrolled = await t.request(`/api/patients/${patient.id}/memberships`, {
+      method: 'POST',
+      token: t.demo.staffToken,
+      json: {
+        plan_id: planId,
+        payment_method_token: cardToken(t, CARDS.ok),
+        consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'The patient' },
+        idempotencyKey: 'staff-money-membership',
+      },
+    })
+    expect(enrolled.status).toBe(201)
+    const membershipId = ((await enrolled.json()) as { id: number }).id
     const day = appointment.starts_at.toISOString().slice(0, 10)
     const dayAfter = new Date(appointment.starts_at.getTime() + 86_400_000)
       .toISOString()
@@ -141,6 +199,8 @@ describe.each(httpBackends())('what Staff are shown, on $name', (backend) => {
           if (route.path.startsWith('/api/appointments/')) return String(appointment.id)
           if (route.path.startsWith('/api/visits/')) return String(visitId)
           if (route.path.startsWith('/api/users/')) return String(t.demo.staff.id)
+          if (route.path.startsWith('/api/membership-plans/')) return String(planId)
+          if (route.path.startsWith('/api/memberships/')) return String(membershipId)
           return String(patient.id)
         })
         const queries: Record<string, string[]> = {

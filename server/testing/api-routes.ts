@@ -21,7 +21,8 @@ export function apiRoutes(app: AppType): ApiRoute[] {
 /**
  * Routes anyone may call without a session: the sign-in and sign-up calls,
  * the public catalogue, the invitation preview, the unsubscribe link, uploaded images (by their
- * random address), the development outbox and
+ * random address), a membership's card-update link (by its token), the payment gateway's signed
+ * webhooks, the development outbox and billing clock, and
  * the API's own contract and reference.
  * Every other route must refuse a request without a valid session.
  */
@@ -47,7 +48,14 @@ export const PUBLIC_ROUTES = new Set([
   // An uploaded image: an <img> sends no session; its random key grants it (decision 011).
   'GET /api/upload/files/:id/:key',
   'POST /api/payments/test-tokens',
+  // The patient's card-update page behind a declined renewal's notice: the link's token is the key.
+  'GET /api/membership-card/:token',
+  'PUT /api/membership-card/:token',
+  // Posted by the payment gateway, without a session: the Stripe-Signature is the key.
+  'POST /api/webhooks/payments',
   'GET /api/dev/outbox',
+  // Outside production and to the loopback interface only, like the outbox.
+  'POST /api/dev/clock',
   'GET /api/dev/patients/:id/unsubscribe-id',
   'GET /api/openapi.json',
   'GET /api/docs',

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import * as v from 'valibot'
 import {
   CancelInputSchema,
   CardInputSchema,
@@ -26,7 +27,7 @@ import { requireAuth } from '#server/auth/jwt.ts'
 import { anyStaffMember, requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest, notFound } from '#server/http/errors.ts'
-import { idParams, jsonBody, toId } from '#server/http/validate.ts'
+import { hasNulCharacter, idParams, jsonBody, parseOr400, toId } from '#server/http/validate.ts'
 import { OTHER_PRACTICE, operation, tokenParam } from '#server/openapi/operation.ts'
 import { PaymentError } from '#server/payments/provider.ts'
 import { fromLoopback } from '#server/security/loopback.ts'
@@ -545,6 +546,22 @@ export function cardLinkRoutes(ctx: ServerContext) {
 }
 
 /**
+ * What the webhook reads of a verified event: its id and type (stored), and the object it is
+ * about. A signed payload of another shape is the caller's 400, never a 500 the gateway retries.
+ */
+const WebhookEventShape = v.object({
+  id: v.pipe(v.string(), v.regex(/^[\w.-]{1,255}$/, 'The event has no usable id.')),
+  type: v.pipe(v.string(), v.regex(/^[\w.]{1,255}$/, 'The event has no usable type.')),
+  data: v.object({
+    object: v.object({
+      id: v.optional(v.string()),
+      metadata: v.optional(v.record(v.string(), v.string())),
+      failure_message: v.optional(v.nullable(v.string())),
+    }),
+  }),
+})
+
+/**
  * `POST /webhooks/payments`: the gateway's signed events (Stripe's `Stripe-Signature`), each
  * applied once by its id. Public: the signature is the key. Answers 200 for an event already
  * applied, so the gateway stops sending it.
@@ -563,7 +580,7 @@ export function paymentWebhookRoutes(ctx: ServerContext) {
           description: 'Received.',
           json: WebhookAnswerSchema,
         },
-        400: 'The signature does not verify.',
+        400: 'The signature does not verify, or the event is not one the server reads.',
       },
     }),
     async (c) => {
@@ -576,6 +593,8 @@ export function paymentWebhookRoutes(ctx: ServerContext) {
         if (error instanceof PaymentError) throw badRequest(error.message)
         throw error
       }
+      if (hasNulCharacter(event)) throw badRequest('The event contains a NUL character (\\u0000).')
+      parseOr400(WebhookEventShape, event)
       const { applied } = await membershipsOf(ctx).billing.applyEvent(event)
       return c.json({ received: true, applied })
     },
