@@ -217,7 +217,7 @@ export const PlanSchema = v.object({
 })
 export type Plan = v.InferOutput<typeof PlanSchema>
 
-export const PlansAnswerSchema = v.object({ data: v.array(PlanSchema) })
+export const MembershipPlansAnswerSchema = v.object({ data: v.array(PlanSchema) })
 
 export const CardSchema = v.object({
   brand: v.string(),

@@ -21,6 +21,8 @@ export const MERGE_MESSAGES = {
   mergedPatient: 'This patient was merged into another record: use that record instead.',
   restoreMerged:
     'A merged patient cannot be restored: their records are on the patient they were merged into.',
+  twoMemberships:
+    'Both patients have a membership that runs: cancel one of them before merging (a patient holds one membership at a time).',
 } as const
 
 /** What a merge moves, counted by kind; `other` counts the rest (allocations, codes, reminders…). */

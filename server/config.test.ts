@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       stripeSecretKey: undefined,
       allowTestPayments: false,
       nextechSyncMinutes: 5,
+      billingRunMinutes: 15,
     })
   })
 

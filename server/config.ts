@@ -68,6 +68,11 @@ export type ServerConfig = {
    * (default 5; 0 turns the schedule off, "Sync now" still works).
    */
   nextechSyncMinutes?: number
+  /**
+   * BILLING_RUN_MINUTES: how often the server runs the memberships' renewals, retries and notices
+   * that fell due (default 15; 0 turns the schedule off).
+   */
+  billingRunMinutes?: number
   /** STRIPE_SECRET_KEY: card payments go to Stripe; unset uses the built-in test gateway. */
   stripeSecretKey?: string | undefined
   /**
@@ -256,6 +261,16 @@ const EnvSchema = v.object({
       v.maxValue(1440, 'NEXTECH_SYNC_MINUTES must be at most 1440 (a day)'),
     ),
     '5',
+  ),
+  BILLING_RUN_MINUTES: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^\d{1,4}$/, 'BILLING_RUN_MINUTES must be a whole number of minutes'),
+      v.transform(Number),
+      v.maxValue(1440, 'BILLING_RUN_MINUTES must be at most 1440 (a day)'),
+    ),
+    '15',
   ),
 })
 
@@ -451,5 +466,6 @@ export function loadConfig(
     allowTestPayments,
     nextech: nextechSettings(e, production),
     nextechSyncMinutes: e.NEXTECH_SYNC_MINUTES,
+    billingRunMinutes: e.BILLING_RUN_MINUTES,
   }
 }

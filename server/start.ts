@@ -21,6 +21,7 @@ import { createOutboxSms, type SmsService, scheduleOutboxSmsSweep } from '#serve
 import { createSmtpMail, describeSmtpUrl } from '#server/messaging/smtp-mail.ts'
 import { createTwilioSms } from '#server/messaging/twilio-sms.ts'
 import { VERIFICATION_RULES } from '#server/messaging/verification.ts'
+import { scheduleBilling } from '#server/modules/memberships/index.ts'
 import { connectDemoPractice, scheduleNextechSync } from '#server/modules/nextech/index.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
@@ -268,6 +269,8 @@ export async function startServer(
     if (seeded && demo) await connectDemoPractice(contextOf(app), DEMO_ADMIN.email)
     // Every connected practice syncs with Nextech every NEXTECH_SYNC_MINUTES (0: only on demand).
     const stopNextechSync = scheduleNextechSync(contextOf(app), config.nextechSyncMinutes ?? 5)
+    // Membership renewals, retries and notices: now and every BILLING_RUN_MINUTES.
+    const stopBilling = scheduleBilling(contextOf(app), config.billingRunMinutes ?? 15)
     // Without Twilio in production, codes leave the outbox table once they expire.
     const stopOutboxSweep =
       config.production && !config.twilio
@@ -288,6 +291,7 @@ export async function startServer(
         })
         await stopPointsJob()
         await stopNextechSync()
+        await stopBilling()
         await outbound.stop()
         await stopOutboxSweep()
         await database.close()

@@ -16,7 +16,7 @@ export const PLAN = {
   name: 'Glow Monthly',
   description: 'A facial a month and $50 banked.',
   price_cents: 9900,
-  interval: 'month',
+  interval: 'month' as const,
   setup_fee_cents: 2500,
   min_cycles: 3,
   notice_days: 0,

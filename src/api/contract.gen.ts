@@ -39,6 +39,7 @@ import type {
   EnrolInputSchema,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlansAnswerSchema,
   MembershipSchema,
   MembershipsAnswerSchema,
   PatientMembershipsAnswerSchema,
@@ -46,7 +47,6 @@ import type {
   PaymentAccountSchema,
   PlanInputSchema,
   PlanSchema,
-  PlansAnswerSchema,
   WebhookAnswerSchema,
 } from '#domain/memberships.ts'
 import type {
@@ -187,7 +187,7 @@ export type ApiContract = {
   'GET /api/docs/assets/:file': { media: 'text/javascript' | 'text/css' }
   'GET /api/health': { answer: v.InferOutput<typeof OkAnswerSchema> }
   'GET /api/membership-card/:token': { answer: v.InferOutput<typeof CardLinkSchema> }
-  'GET /api/membership-plans': { answer: v.InferOutput<typeof PlansAnswerSchema> }
+  'GET /api/membership-plans': { answer: v.InferOutput<typeof MembershipPlansAnswerSchema> }
   'GET /api/membership-plans/:id': { answer: v.InferOutput<typeof PlanSchema> }
   'GET /api/memberships': { answer: v.InferOutput<typeof MembershipsAnswerSchema> }
   'GET /api/memberships/:id': { answer: v.InferOutput<typeof MembershipSchema> }

@@ -14,7 +14,7 @@ import {
   type Plan,
   type PlanInput,
   PlanSchema,
-  PlansAnswerSchema,
+  MembershipPlansAnswerSchema,
   type Preview,
   PreviewSchema,
 } from '#domain/memberships.ts'
@@ -31,7 +31,7 @@ export const MEMBERSHIP_PAGE_SIZE = 50
 export async function listPlans(query: { archived?: boolean } = {}): Promise<Plan[]> {
   const searchParams: Record<string, string> = query.archived ? { archived: 'true' } : {}
   const answer = await http.get('membership-plans', { searchParams }).json()
-  return v.parse(PlansAnswerSchema, answer).data
+  return v.parse(MembershipPlansAnswerSchema, answer).data
 }
 
 /** `POST /membership-plans` (Manager, Admin): a new plan, version 1. */

@@ -8,4 +8,5 @@ export {
   patientMembershipRoutes,
   paymentAccountRoutes,
   paymentWebhookRoutes,
+  scheduleBilling,
 } from './routes.ts'

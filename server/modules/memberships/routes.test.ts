@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { MEMBERSHIP_AGREEMENT, MEMBERSHIP_MESSAGES, type Membership } from '#domain/memberships.ts'
+import { MERGE_MESSAGES } from '#domain/patient-merge.ts'
 import { PERMISSION_REFUSALS } from '#domain/permissions.ts'
 import { contextOf } from '#server/app.ts'
 import { ledgerEntries, membershipCharges, memberships, procedures } from '#server/db/schema.ts'
@@ -194,5 +195,30 @@ describe.each(httpBackends())('memberships on $name', (backend) => {
     expect(events.map((e) => e.kind)).toEqual(
       expect.arrayContaining(['charge_failed', 'past_due', 'notice_sent', 'card_updated']),
     )
+  })
+
+  it('refuses to merge two patients who both hold a membership, and moves one that only the merged patient holds', async () => {
+    const { planId, patientId } = await setUp()
+    const other = await setUp()
+    await enrol(patientId, planId, CARDS.ok)
+    const m2 = (await enrol(other.patientId, planId, CARDS.ok)).body as unknown as Membership
+    const refused = await json(`/patients/${patientId}/merge/${other.patientId}`, {
+      method: 'POST',
+      json: {},
+    })
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { error: { message: MERGE_MESSAGES.twoMemberships } },
+    })
+    const third = await setUp()
+    const merged = await json(`/patients/${third.patientId}/merge/${other.patientId}`, {
+      method: 'POST',
+      json: {},
+    })
+    expect(merged.status).toBe(201)
+    expect((await json(`/memberships/${m2.id}`)).body).toMatchObject({
+      patient_id: third.patientId,
+      status: 'active',
+    })
   })
 })

@@ -19,7 +19,7 @@ import {
   PaymentAccountSchema,
   PlanInputSchema,
   PlanSchema,
-  PlansAnswerSchema,
+  MembershipPlansAnswerSchema,
   RETRY_SCHEDULE_DAYS,
   WebhookAnswerSchema,
 } from '#domain/memberships.ts'
@@ -112,7 +112,7 @@ export function membershipPlanRoutes(ctx: ServerContext) {
             schema: { type: 'string', enum: ['true', 'false'] },
           },
         },
-        responses: { 200: { description: 'The plans.', json: PlansAnswerSchema } },
+        responses: { 200: { description: 'The plans.', json: MembershipPlansAnswerSchema } },
       }),
       anyStaffMember(),
       async (c) =>
@@ -631,4 +631,32 @@ export function billingClockRoutes(ctx: ServerContext) {
       })
     },
   )
+}
+
+/**
+ * Runs what falls due at the billing clock (renewals, retries, ended terms, card-expiry notices)
+ * now and every `minutes` (BILLING_RUN_MINUTES; 0: only by `POST /dev/clock`). Several processes
+ * may run it at once (billing.ts). Answers the function that stops it and waits for its run.
+ */
+export function scheduleBilling(ctx: ServerContext, minutes: number): () => Promise<void> {
+  const { billing } = membershipsOf(ctx)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = false
+  let running: Promise<unknown> = Promise.resolve()
+  const tick = () => {
+    running = billing
+      .runDue()
+      .catch((error: unknown) => ctx.log.error('The billing run failed', error))
+      .finally(() => {
+        if (stopped || minutes <= 0) return
+        timer = setTimeout(tick, minutes * 60_000)
+        timer.unref()
+      })
+  }
+  if (minutes > 0) tick()
+  return async () => {
+    stopped = true
+    if (timer) clearTimeout(timer)
+    await running
+  }
 }

@@ -17,7 +17,7 @@ import {
 import { recordWithin } from '#server/audit/audit.ts'
 import { lockPatients } from '#server/db/locks.ts'
 import { patientMerges, patients } from '#server/db/schema.ts'
-import { DomainError } from '#server/lib/domain-error.ts'
+import { conflict, DomainError } from '#server/lib/domain-error.ts'
 import {
   duplicatePairs,
   type Executor,
@@ -238,6 +238,15 @@ export function createPatientMerge({ db, now }: PatientDeps) {
         }
         assertMergeable(kept)
         assertMergeable(merged)
+        // A patient holds one membership that runs at a time; the merged one's moves over only
+        // when the kept one has none.
+        const live = await tx.execute(sql`
+          select count(distinct patient_id)::int as n from memberships
+          where patient_id in (${kept.id}, ${merged.id})
+            and status in ('active', 'past_due', 'paused', 'unpaid')`)
+        if (Number((live as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0) > 1) {
+          throw conflict(MERGE_MESSAGES.twoMemberships)
+        }
 
         const at = now()
         const tables = await patientTables(tx)
