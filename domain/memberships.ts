@@ -414,12 +414,13 @@ export const CardLinkSchema = v.object({
 })
 
 /** `POST /dev/clock`. */
+export const CLOCK_DAYS_MESSAGE = 'Days must be a whole number from 0 to 400.'
 export const ClockInputSchema = v.object({
   days: v.pipe(
-    v.number('Days must be a whole number from 1 to 400.'),
-    v.integer('Days must be a whole number from 1 to 400.'),
-    v.minValue(0, 'Days must be a whole number from 0 to 400.'),
-    v.maxValue(400, 'Days must be a whole number from 0 to 400.'),
+    v.number(CLOCK_DAYS_MESSAGE),
+    v.integer(CLOCK_DAYS_MESSAGE),
+    v.minValue(0, CLOCK_DAYS_MESSAGE),
+    v.maxValue(400, CLOCK_DAYS_MESSAGE),
   ),
 })
 export const ClockAnswerSchema = v.object({

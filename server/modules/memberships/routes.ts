@@ -12,6 +12,7 @@ import {
   MEMBERSHIP_STATUSES,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlansAnswerSchema,
   MembershipSchema,
   MembershipsAnswerSchema,
   PatientMembershipsAnswerSchema,
@@ -19,7 +20,6 @@ import {
   PaymentAccountSchema,
   PlanInputSchema,
   PlanSchema,
-  MembershipPlansAnswerSchema,
   RETRY_SCHEDULE_DAYS,
   WebhookAnswerSchema,
 } from '#domain/memberships.ts'
