@@ -37,13 +37,21 @@
  * - The entry chunk's growth when one signed-in route is added: HEAD built twice in a temporary
  *   copy, without and with an empty route (bench/entry-growth.ts).
  *
- * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout,entry-growth,nextech` runs
- * some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
+ * - A day of membership renewals: 100,000 members of one practice renewing on one day, charged
+ *   through the test gateway by the billing run, all good, then 5% failing, then a tenth due among
+ *   all vs alone (linearity); time, charges per second, peak memory, double charges, on
+ *   PostgreSQL (bench/billing.ts), printed as a table of its own.
+ *
+ * Options: `--only=first-load,lighthouse,wizard,api,cold,flood,scale,scale-out,send,import,checkout,entry-growth,nextech,billing`
+ * runs some parts; `--scale-out-requests=N` and `--scale-out-concurrency=N` set the scale-out load
  * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
  * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
- * `--scale-requests=N` the timed calls per operation at scale (default 200). Needs Chromium
+ * `--scale-requests=N` the timed calls per operation at scale (default 200);
+ * `--billing-members=N` the members of the billing part (default 100,000),
+ * `--billing-concurrency=N` its runDue concurrency (default 8, the pool has 10 connections) and
+ * `--billing-scenarios=a,b,c` which of its scenarios run (default all). Needs Chromium
  * (CHROMIUM_PATH or /usr/bin/chromium) for the pages.
  */
 import { execFileSync } from 'node:child_process'
@@ -53,6 +61,14 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { CHROMIUM_ARGS, chromiumPath } from '#scripts/lib/chromium.ts'
 import { benchApi } from './bench/api.ts'
+import {
+  type BillingBench,
+  type BillingScenarioKey,
+  benchBilling,
+  billingDatabaseUrl,
+  billingFailures,
+  formatBillingTable,
+} from './bench/billing.ts'
 import { benchCheckoutStatements } from './bench/checkout-statements.ts'
 import { benchColdStart } from './bench/cold-start.ts'
 import { benchEntryGrowth } from './bench/entry-growth.ts'
@@ -101,6 +117,7 @@ const PARTS = [
   'checkout',
   'entry-growth',
   'nextech',
+  'billing',
 ] as const
 type Part = (typeof PARTS)[number]
 
@@ -123,6 +140,11 @@ const lighthouseRuns = Math.max(1, Number(args.get('lighthouse-runs') ?? 3))
 const scaleRequests = Math.max(1, Number(args.get('scale-requests') ?? 200))
 const scaleOutRequests = Math.max(1, Number(args.get('scale-out-requests') ?? 2000))
 const scaleOutConcurrency = Math.max(1, Number(args.get('scale-out-concurrency') ?? 16))
+const billingMembers = Math.max(10, Number(args.get('billing-members') ?? 100_000))
+const billingConcurrency = Math.max(1, Number(args.get('billing-concurrency') ?? 8))
+const billingScenarios = (args.get('billing-scenarios') ?? 'a,b,c')
+  .split(',')
+  .filter((key): key is BillingScenarioKey => key === 'a' || key === 'b' || key === 'c')
 const lighthouseThrottling = (args.get('lighthouse-throttling') ?? 'simulate,devtools')
   .split(',')
   .filter(
@@ -226,6 +248,7 @@ const buildless: readonly Part[] = [
   'checkout',
   'entry-growth',
   'nextech',
+  'billing',
 ]
 if ([...wanted].some((part) => !buildless.includes(part))) {
   await attempt('production build (only when dist/ is stale)', async () => {
@@ -391,11 +414,28 @@ if (wanted.has('nextech')) {
   )
 }
 
+let billing: BillingBench | undefined
+if (wanted.has('billing')) {
+  const database = new URL(billingDatabaseUrl())
+  await attempt(
+    `a day of membership renewals: ${billingMembers.toLocaleString('en-US')} members, scenarios ${billingScenarios.join(', ')} (PostgreSQL at ${database.host})`,
+    async () => {
+      billing = await benchBilling({
+        members: billingMembers,
+        concurrency: billingConcurrency,
+        scenarios: billingScenarios,
+        onScenario: (s) => process.stdout.write(` [${s.label}: ${s.runSeconds.toFixed(0)} s]`),
+      })
+      result.failures.push(...billingFailures(billing))
+    },
+  )
+}
+
 result.machine.loadAverageAfter = load()
 // A part that ran but could not measure something fails the bench like a part that could not run.
 result.failures.push(...unmeasured(result))
 const jsonPath = join(ROOT, '.tmp', 'bench.json')
-writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut, nextech }, null, 2)}\n`)
+writeFileSync(jsonPath, `${JSON.stringify({ ...result, scaleOut, nextech, billing }, null, 2)}\n`)
 
 const rows = toRows(result)
 if (rows.length > 0) console.log(`\n${formatTable(rows)}\n`)
@@ -405,6 +445,7 @@ if (scaleOut?.runs.length) {
   console.log(`${formatScaleOutTable(scaleOut)}\n`)
 }
 if (nextech) console.log(`\n${formatNextechTable(nextech)}\n`)
+if (billing) console.log(`\n${formatBillingTable(billing)}\n`)
 console.log(
   `Load average (1, 5, 15 min): ${result.machine.loadAverageBefore.join(' ')} before, ` +
     `${result.machine.loadAverageAfter.join(' ')} after, on ${result.machine.cpus} CPUs. ` +

@@ -311,6 +311,33 @@ async function notify(
   return queued
 }
 
+/**
+ * What a billing run reads once instead of once per membership: plan versions (never changed
+ * once written: a change of plan adds a version) and practices' payment accounts (one per
+ * practice, never replaced; only a connected one is kept).
+ */
+type RunCache = { versions: Map<number, VersionRow>; accounts: Map<number, string> }
+
+async function cachedVersion(ex: Executor, id: number, cache?: RunCache): Promise<VersionRow> {
+  const known = cache?.versions.get(id)
+  if (known) return known
+  const version = await versionOf(ex, id)
+  cache?.versions.set(id, version)
+  return version
+}
+
+async function cachedAccount(
+  ex: Executor,
+  practiceId: number,
+  cache?: RunCache,
+): Promise<string | null> {
+  const known = cache?.accounts.get(practiceId)
+  if (known) return known
+  const accountId = await accountOf(ex, practiceId)
+  if (accountId) cache?.accounts.set(practiceId, accountId)
+  return accountId
+}
+
 /** What one settled attempt did, for the run's counts. */
 export type AttemptOutcome =
   | { kind: 'charged'; amount: number }
@@ -335,16 +362,28 @@ export function createBilling(deps: BillingDeps) {
     charge: ChargeRow,
     gatewayRef: string,
     at: Date,
+    cache?: RunCache,
   ): Promise<MembershipRow> {
     await tx
       .update(membershipCharges)
       .set({ status: 'succeeded', gateway_ref: gatewayRef, settled_at: at })
       .where(eq(membershipCharges.id, charge.id))
     if (charge.purpose !== 'cycle') return m
-    const version = await versionOf(tx, dueVersionId(m))
+    const version = await cachedVersion(tx, dueVersionId(m), cache)
     const start = m.renews_at ?? m.current_period_end
     const end = cycleEnd(start, version.interval as PlanInterval)
     const status = moveStatus(m.status, 'charge.succeeded', 'be charged')
+    await writeEvent(
+      tx,
+      m,
+      'charged',
+      `Charged ${money(charge.amount_cents)} for cycle ${charge.cycle}${m.status === 'active' ? '' : ` (it was ${m.status.replace('_', ' ')})`}.`,
+      at,
+      { amount: charge.amount_cents, userId: charge.created_by },
+    )
+    // The perks first (they read the membership's id and bank only, which the update below does
+    // not change but for the bank), so that the membership is written once, with the new bank.
+    const perks = await issuePerks(tx, m, version, charge.cycle, { start, end }, charge.id, at)
     const [updated] = await tx
       .update(memberships)
       .set({
@@ -358,24 +397,11 @@ export function createBilling(deps: BillingDeps) {
         next_payment_attempt_at: end,
         failed_attempts: 0,
         card_link_hash: null,
+        ...(perks.bank === m.bank_cents ? {} : { bank_cents: perks.bank }),
       })
       .where(eq(memberships.id, m.id))
       .returning()
-    const row = updated as MembershipRow
-    await writeEvent(
-      tx,
-      row,
-      'charged',
-      `Charged ${money(charge.amount_cents)} for cycle ${charge.cycle}${m.status === 'active' ? '' : ` (it was ${m.status.replace('_', ' ')})`}.`,
-      at,
-      { amount: charge.amount_cents, userId: charge.created_by },
-    )
-    const perks = await issuePerks(tx, row, version, charge.cycle, { start, end }, charge.id, at)
-    if (perks.bank !== row.bank_cents) {
-      await tx.update(memberships).set({ bank_cents: perks.bank }).where(eq(memberships.id, m.id))
-      row.bank_cents = perks.bank
-    }
-    return row
+    return updated as MembershipRow
   }
 
   /**
@@ -479,15 +505,36 @@ export function createBilling(deps: BillingDeps) {
     id: number,
     options: { wait: boolean; userId?: number | null },
   ): Promise<AttemptOutcome> {
-    const at = await clock.now()
+    return chargeDue(id, options, { now: clock.now })
+  }
+
+  /**
+   * {@link attempt}, with the run's clock and caches. `run`: the run's pass, which first does the
+   * due work of the membership (a term set to end ends, a pause that ran out resumes) under the
+   * same row lock, in the transaction that writes the attempt, and skips a membership whose
+   * attempt is not due at `run.at`.
+   */
+  async function chargeDue(
+    id: number,
+    options: { wait: boolean; userId?: number | null },
+    context: { now: () => Promise<Date>; cache?: RunCache; run?: { at: Date } },
+  ): Promise<AttemptOutcome> {
+    const { cache, run } = context
+    const at = await context.now()
     const claimed = await db.transaction(async (tx) => {
-      const m = await lockMembership(tx, id, { skipLocked: !options.wait })
-      if (!m || !(LIVE_STATUSES as readonly string[]).includes(m.status)) return null
+      let m = await lockMembership(tx, id, { skipLocked: !options.wait })
+      if (!m) return null
+      if (run) {
+        m = await dueWork(tx, m, run.at)
+        if (!m) return null
+      }
+      if (!(LIVE_STATUSES as readonly string[]).includes(m.status)) return null
       if (m.status === 'paused') return null
-      const accountId = await accountOf(tx, m.practice_id)
+      const accountId = await cachedAccount(tx, m.practice_id, cache)
       if (!accountId) return null
       const cycle = m.cycle + 1
-      const [pending] = await tx
+      // The cycle's attempts so far (a few at most): the one pending, else the next number.
+      const earlier = await tx
         .select()
         .from(membershipCharges)
         .where(
@@ -495,22 +542,12 @@ export function createBilling(deps: BillingDeps) {
             eq(membershipCharges.membership_id, m.id),
             eq(membershipCharges.cycle, cycle),
             eq(membershipCharges.purpose, 'cycle'),
-            eq(membershipCharges.status, 'pending'),
           ),
         )
+      const pending = earlier.find((c) => c.status === 'pending')
       if (pending) return { m, charge: pending, accountId }
-      const version = await versionOf(tx, dueVersionId(m))
-      const [last] = await tx
-        .select({ attempt: sql<number>`coalesce(max(${membershipCharges.attempt}), 0)` })
-        .from(membershipCharges)
-        .where(
-          and(
-            eq(membershipCharges.membership_id, m.id),
-            eq(membershipCharges.cycle, cycle),
-            eq(membershipCharges.purpose, 'cycle'),
-          ),
-        )
-      const attemptNo = Number(last?.attempt ?? 0) + 1
+      const version = await cachedVersion(tx, dueVersionId(m), cache)
+      const attemptNo = earlier.reduce((most, c) => Math.max(most, c.attempt), 0) + 1
       const [charge] = await tx
         .insert(membershipCharges)
         .values({
@@ -555,7 +592,7 @@ export function createBilling(deps: BillingDeps) {
         outcome = null
       }
     }
-    return settle(charge.id, outcome, at)
+    return db.transaction((tx) => settleLocked(tx, m.id, charge.id, outcome, at, cache))
   }
 
   /** Settles the pending charge `chargeId` with `outcome` (null: unknown, retried later). */
@@ -570,69 +607,88 @@ export function createBilling(deps: BillingDeps) {
         .from(membershipCharges)
         .where(eq(membershipCharges.id, chargeId))
       if (!head) return { kind: 'skipped' } as const
-      const m = await lockMembership(tx, head.membership_id)
-      const [charge] = await tx
-        .select()
-        .from(membershipCharges)
-        .where(eq(membershipCharges.id, chargeId))
-      if (!m || !charge || charge.status !== 'pending') return { kind: 'skipped' } as const
-      if (outcome === null) {
-        await tx
-          .update(memberships)
-          .set({ next_payment_attempt_at: new Date(at.getTime() + 60 * 60 * 1000) })
-          .where(eq(memberships.id, m.id))
-        return { kind: 'unknown' } as const
-      }
-      if (outcome.ok) {
-        await settleSucceeded(tx, m, charge, outcome.ref, at)
-        return { kind: 'charged', amount: charge.amount_cents } as const
-      }
-      const notices = await settleFailed(tx, m, charge, outcome.message, at)
-      return { kind: 'failed', message: outcome.message, notices } as const
+      return settleLocked(tx, head.membership_id, chargeId, outcome, at)
     })
   }
 
   /**
-   * The due work of membership `id` before its charge: a pause that ran out resumes, a term set
-   * to end ends. Answers whether a charge is due.
+   * {@link settle} in `tx`, the charge's membership `membershipId` known: locks it, then settles
+   * the charge if it is still pending (whoever brought its outcome first settled it).
    */
-  async function prepare(id: number, at: Date): Promise<boolean> {
-    return db.transaction(async (tx) => {
-      const m = await lockMembership(tx, id, { skipLocked: true })
-      if (!m?.next_payment_attempt_at || m.next_payment_attempt_at > at) return false
-      if (
-        m.status === 'active' &&
-        m.cancel_at &&
-        m.cancel_at <= (m.renews_at ?? m.current_period_end)
-      ) {
-        await tx
-          .update(memberships)
-          .set({
-            status: moveStatus(m.status, 'term.ended', 'end'),
-            ended_at: m.cancel_at,
-            next_payment_attempt_at: null,
-            renews_at: null,
-            card_link_hash: null,
-          })
-          .where(eq(memberships.id, m.id))
-        await writeEvent(
-          tx,
-          m,
-          'ended',
-          'The membership ended at the end of its term, as cancelled.',
-          at,
-        )
-        return false
-      }
-      if (m.status === 'paused') {
-        await tx
-          .update(memberships)
-          .set({ status: moveStatus(m.status, 'resume', 'resume'), paused_cycles: 0 })
-          .where(eq(memberships.id, m.id))
-        await writeEvent(tx, m, 'resumed', 'The pause ran out: billing starts again.', at)
-      }
-      return true
-    })
+  async function settleLocked(
+    tx: Transaction,
+    membershipId: number,
+    chargeId: number,
+    outcome: { ok: true; ref: string } | { ok: false; message: string } | null,
+    at: Date,
+    cache?: RunCache,
+  ): Promise<AttemptOutcome> {
+    const m = await lockMembership(tx, membershipId)
+    const [charge] = await tx
+      .select()
+      .from(membershipCharges)
+      .where(eq(membershipCharges.id, chargeId))
+    if (!m || !charge || charge.status !== 'pending') return { kind: 'skipped' } as const
+    if (outcome === null) {
+      await tx
+        .update(memberships)
+        .set({ next_payment_attempt_at: new Date(at.getTime() + 60 * 60 * 1000) })
+        .where(eq(memberships.id, m.id))
+      return { kind: 'unknown' } as const
+    }
+    if (outcome.ok) {
+      await settleSucceeded(tx, m, charge, outcome.ref, at, cache)
+      return { kind: 'charged', amount: charge.amount_cents } as const
+    }
+    const notices = await settleFailed(tx, m, charge, outcome.message, at)
+    return { kind: 'failed', message: outcome.message, notices } as const
+  }
+
+  /**
+   * The due work of `m` (locked) before its charge, at the run's clock `at`: a pause that ran out
+   * resumes, a term set to end ends. Answers the membership as written when a charge is due, else
+   * undefined.
+   */
+  async function dueWork(
+    tx: Transaction,
+    m: MembershipRow,
+    at: Date,
+  ): Promise<MembershipRow | undefined> {
+    if (!m.next_payment_attempt_at || m.next_payment_attempt_at > at) return undefined
+    if (
+      m.status === 'active' &&
+      m.cancel_at &&
+      m.cancel_at <= (m.renews_at ?? m.current_period_end)
+    ) {
+      await tx
+        .update(memberships)
+        .set({
+          status: moveStatus(m.status, 'term.ended', 'end'),
+          ended_at: m.cancel_at,
+          next_payment_attempt_at: null,
+          renews_at: null,
+          card_link_hash: null,
+        })
+        .where(eq(memberships.id, m.id))
+      await writeEvent(
+        tx,
+        m,
+        'ended',
+        'The membership ended at the end of its term, as cancelled.',
+        at,
+      )
+      return undefined
+    }
+    if (m.status === 'paused') {
+      const [resumed] = await tx
+        .update(memberships)
+        .set({ status: moveStatus(m.status, 'resume', 'resume'), paused_cycles: 0 })
+        .where(eq(memberships.id, m.id))
+        .returning()
+      await writeEvent(tx, m, 'resumed', 'The pause ran out: billing starts again.', at)
+      return resumed
+    }
+    return m
   }
 
   /** Queues the 30-day notice of cards that expire before the renewal, once per card. */
@@ -698,7 +754,12 @@ export function createBilling(deps: BillingDeps) {
   async function runDue(
     options: { concurrency?: number; batch?: number } = {},
   ): Promise<{ charged: number; failed: number; notices: number; unknown: number; at: Date }> {
+    // The billing clock's offset is read once: the run's attempts are stamped with the wall clock
+    // moved by it, without a query each.
     const at = await clock.now()
+    const offset = at.getTime() - deps.now().getTime()
+    const runNow = async () => new Date(deps.now().getTime() + offset)
+    const cache: RunCache = { versions: new Map(), accounts: new Map() }
     const concurrency = options.concurrency ?? 4
     const batch = options.batch ?? 500
     const counts = { charged: 0, failed: 0, notices: 0, unknown: 0 }
@@ -725,13 +786,10 @@ export function createBilling(deps: BillingDeps) {
         while (next < ids.length) {
           const id = ids[next++] as number
           // A membership may be due again after this pass (a retry already due after a clock
-          // jump): the loop comes back to it, each attempt moving its schedule on.
-          const due = await prepare(id, at)
-          if (!due) {
-            tried.add(id)
-            continue
-          }
-          const outcome = await attempt(id, { wait: false })
+          // jump): the loop comes back to it, each attempt moving its schedule on. One not due
+          // (ended, locked by another process, already charged by it) is skipped and not read
+          // again in this run.
+          const outcome = await chargeDue(id, { wait: false }, { now: runNow, cache, run: { at } })
           if (outcome.kind === 'charged') counts.charged++
           else if (outcome.kind === 'failed') {
             counts.failed++
