@@ -78,6 +78,20 @@ describe.each(httpBackends())('memberships on $name', (backend) => {
       status: 403,
       body: { error: { message: PERMISSION_REFUSALS['memberships.plans'] } },
     })
+    const patient = await insertPatient(t.db, {
+      practice_id: t.demo.practiceId,
+      first_name: 'Noor',
+      last_name: 'Haddad',
+    })
+    const built = await json('/membership-plans', {
+      method: 'POST',
+      json: { ...PLAN, name: 'Before payments' },
+    })
+    const early = await enrol(patient.id, built.body.id as number, CARDS.ok)
+    expect(early).toMatchObject({
+      status: 409,
+      body: { error: { message: MEMBERSHIP_MESSAGES.notConnected } },
+    })
   })
 
   it('enrols with consent and the first charge, issues the first perks once, and replays the key', async () => {
@@ -220,5 +234,126 @@ describe.each(httpBackends())('memberships on $name', (backend) => {
       patient_id: third.patientId,
       status: 'active',
     })
+  })
+
+  it('previews every change before making it, keeps the minimum term, refuses Staff ending it now, and logs each change', async () => {
+    const { planId, patientId } = await setUp()
+    const plus = await json('/membership-plans', {
+      method: 'POST',
+      json: {
+        ...PLAN,
+        name: `Plus ${Math.random().toString(36).slice(2, 8)}`,
+        price_cents: 19_900,
+        min_cycles: 1,
+      },
+    })
+    const m = (await enrol(patientId, planId, CARDS.ok)).body as unknown as Membership
+    const preview = await json(`/memberships/${m.id}/change-plan?preview=true`, {
+      method: 'POST',
+      json: { plan_id: plus.body.id, at: 'now' },
+    })
+    // $100 more a month, for (almost) the whole cycle left.
+    const amount = (preview.body.preview as { amount_cents: number }).amount_cents
+    expect(amount).toBeGreaterThan(9_000)
+    expect(amount).toBeLessThanOrEqual(10_000)
+    expect((await json(`/memberships/${m.id}`)).body).toMatchObject({ plan: { id: planId } })
+    const changed = await json(`/memberships/${m.id}/change-plan`, {
+      method: 'POST',
+      json: { plan_id: plus.body.id, at: 'now' },
+    })
+    expect(changed).toMatchObject({
+      status: 200,
+      body: { plan: { id: plus.body.id, price_cents: 19_900 } },
+    })
+    // Cancel at the end of the term: the old plan's 3-cycle minimum term was left with the plan;
+    // the new plan has none, so it ends at this period's end.
+    const end = await json(`/memberships/${m.id}/cancel?preview=true`, {
+      method: 'POST',
+      json: { at: 'period_end' },
+    })
+    expect((end.body.preview as { effective_at: string }).effective_at).toBe(m.current_period_end)
+    const refused = await json(`/memberships/${m.id}/cancel`, {
+      method: 'POST',
+      token: t.demo.staffToken,
+      json: { at: 'now', refund: true },
+    })
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { error: { message: MEMBERSHIP_MESSAGES.cancelNowNeedsManager } },
+    })
+    const paused = await json(`/memberships/${m.id}/pause`, {
+      method: 'POST',
+      token: t.demo.staffToken,
+      json: { cycles: 2 },
+    })
+    expect(paused).toMatchObject({ status: 200, body: { status: 'paused' } })
+    const again = await json(`/memberships/${m.id}/pause`, { method: 'POST', json: { cycles: 1 } })
+    expect(again).toMatchObject({
+      status: 409,
+      body: { error: { message: 'A membership that is paused cannot be paused.' } },
+    })
+    await json(`/memberships/${m.id}/resume`, { method: 'POST' })
+    const refund = await json(`/memberships/${m.id}/cancel?preview=true`, {
+      method: 'POST',
+      json: { at: 'now', refund: true },
+    })
+    const back = -(refund.body.preview as { amount_cents: number }).amount_cents
+    expect(back).toBeGreaterThan(0)
+    const ended = await json(`/memberships/${m.id}/cancel`, {
+      method: 'POST',
+      json: { at: 'now', refund: true },
+    })
+    expect(ended).toMatchObject({
+      status: 200,
+      body: { status: 'cancelled', cancel_reason: 'patient' },
+    })
+    const events = (await json(`/memberships/${m.id}/events`)).body.data as {
+      kind: string
+      amount_cents: number | null
+    }[]
+    expect(events.map((e) => e.kind)).toEqual(
+      expect.arrayContaining(['plan_changed', 'paused', 'resumed', 'refunded', 'cancelled']),
+    )
+    expect(events.find((e) => e.kind === 'refunded')?.amount_cents).toBe(-back)
+    const log = await json('/audit?action=membership.changed', { token: t.demo.adminToken })
+    expect(JSON.stringify(log.body)).toContain('membership')
+  })
+
+  it('sends one notice 30 days before a renewal that the card on file expires before', async () => {
+    const { planId, patientId } = await setUp()
+    const clockNow = new Date(
+      (await json('/dev/clock', { method: 'POST', json: { days: 0 } })).body.now as string,
+    )
+    const token = t.payments.tokeniser.createToken({
+      number: CARDS.ok,
+      exp_month: clockNow.getUTCMonth() + 1,
+      exp_year: clockNow.getUTCFullYear(),
+      cvc: '123',
+    }).id
+    const m = (
+      await json(`/patients/${patientId}/memberships`, {
+        method: 'POST',
+        json: {
+          plan_id: planId,
+          payment_method_token: token,
+          consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Maya Lopez' },
+          idempotencyKey: `expiring-${patientId}`,
+        },
+      })
+    ).body as unknown as Membership
+    await clock(0)
+    await clock(1)
+    const events = (
+      (await json(`/memberships/${m.id}/events`)).body.data as { kind: string }[]
+    ).filter((e) => e.kind === 'card_expiry_notice')
+    expect(events).toHaveLength(1)
+    const outbox = (await (await t.request('/api/dev/outbox')).json()) as {
+      messages: { subject: string | null; link: string | null }[]
+    }
+    expect(
+      outbox.messages.find(
+        (x) => x.subject === 'Your card on file expires before your next membership payment',
+      )?.link,
+    ).toMatch(/\/membership-card\//)
   })
 })
