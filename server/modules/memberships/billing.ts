@@ -188,21 +188,20 @@ export async function issuePerks(
     })
   }
   await refillAllowances(tx, m, version, cycle === 1)
+  await writeEvent(tx, m, 'perks_issued', perksText(version, cycle), at, {
+    amount: version.perks.bank_cents || null,
+  })
+  return { issued: true, bank }
+}
+
+/** The timeline's sentence of a cycle's perks. */
+function perksText(version: VersionRow, cycle: number): string {
+  const units = version.perks.allowances.reduce((sum, a) => sum + a.quantity, 0)
   const parts = [
     version.perks.bank_cents > 0 ? `${money(version.perks.bank_cents)} banked` : null,
-    version.perks.allowances.length > 0
-      ? `${version.perks.allowances.map((a) => a.quantity).reduce((x, y) => x + y, 0)} included treatment${version.perks.allowances.length === 1 && version.perks.allowances[0]?.quantity === 1 ? '' : 's'}`
-      : null,
+    units > 0 ? `${units} included treatment${units === 1 ? '' : 's'}` : null,
   ].filter(Boolean)
-  await writeEvent(
-    tx,
-    m,
-    'perks_issued',
-    `Cycle ${cycle}'s perks${parts.length ? `: ${parts.join(', ')}` : ''}.`,
-    at,
-    { amount: version.perks.bank_cents || null },
-  )
-  return { issued: true, bank }
+  return `Cycle ${cycle}'s perks${parts.length ? `: ${parts.join(', ')}` : ''}.`
 }
 
 async function refillAllowances(
@@ -508,26 +507,17 @@ export function createBilling(deps: BillingDeps) {
     return chargeDue(id, options, { now: clock.now })
   }
 
-  /**
-   * {@link attempt}, with the run's clock and caches. `run`: the run's pass, which first does the
-   * due work of the membership (a term set to end ends, a pause that ran out resumes) under the
-   * same row lock, in the transaction that writes the attempt, and skips a membership whose
-   * attempt is not due at `run.at`.
-   */
+  /** {@link attempt} with its clock (and a run's caches, when one calls it). */
   async function chargeDue(
     id: number,
     options: { wait: boolean; userId?: number | null },
-    context: { now: () => Promise<Date>; cache?: RunCache; run?: { at: Date } },
+    context: { now: () => Promise<Date>; cache?: RunCache },
   ): Promise<AttemptOutcome> {
-    const { cache, run } = context
+    const { cache } = context
     const at = await context.now()
     const claimed = await db.transaction(async (tx) => {
-      let m = await lockMembership(tx, id, { skipLocked: !options.wait })
+      const m = await lockMembership(tx, id, { skipLocked: !options.wait })
       if (!m) return null
-      if (run) {
-        m = await dueWork(tx, m, run.at)
-        if (!m) return null
-      }
       if (!(LIVE_STATUSES as readonly string[]).includes(m.status)) return null
       if (m.status === 'paused') return null
       const accountId = await cachedAccount(tx, m.practice_id, cache)
@@ -745,6 +735,340 @@ export function createBilling(deps: BillingDeps) {
     return sent
   }
 
+  /** How long a run's claim on a due membership holds before another run may send it again. */
+  const CLAIM_MS = 10 * 60 * 1000
+
+  /**
+   * One batch of the run: claims up to `size` due memberships (`FOR UPDATE SKIP LOCKED`, so two
+   * processes take different ones), does their due work, writes their pending attempts in one
+   * statement and moves their next attempt past the claim (a crashed run's claim lapses and the
+   * next run sends the same keys again); then calls the gateway, `concurrency` at a time; then
+   * settles the batch under the rows' locks: the paid ones in a few statements for all (charges,
+   * cycles, bank credits, allowances, events, memberships), the declined ones one by one (their
+   * notices), the unknown ones left pending. Answers null when nothing was due.
+   */
+  async function renewBatch(
+    at: Date,
+    cache: RunCache,
+    size: number,
+    concurrency: number,
+  ): Promise<{ charged: number; failed: number; notices: number; unknown: number } | null> {
+    type Claim = { m: MembershipRow; charge: ChargeRow; accountId: string }
+    const claimed = await db.transaction(async (tx) => {
+      const rows = await tx
+        .select()
+        .from(memberships)
+        .where(
+          and(
+            lte(memberships.next_payment_attempt_at, at),
+            inArray(memberships.status, [...LIVE_STATUSES]),
+          ),
+        )
+        .orderBy(asc(memberships.next_payment_attempt_at), asc(memberships.id))
+        .limit(size)
+        .for('update', { skipLocked: true })
+      if (rows.length === 0) return null
+      const ready: { m: MembershipRow; accountId: string }[] = []
+      const held: number[] = []
+      for (const row of rows) {
+        const m = await dueWork(tx, row, at)
+        if (!m || m.status === 'paused') continue
+        const accountId = await cachedAccount(tx, m.practice_id, cache)
+        held.push(m.id)
+        if (accountId) ready.push({ m, accountId })
+      }
+      if (held.length > 0) {
+        await tx
+          .update(memberships)
+          .set({ next_payment_attempt_at: new Date(at.getTime() + CLAIM_MS) })
+          .where(inArray(memberships.id, held))
+      }
+      if (ready.length === 0) return []
+      const open = await tx
+        .select()
+        .from(membershipCharges)
+        .where(
+          and(
+            inArray(
+              membershipCharges.membership_id,
+              ready.map((r) => r.m.id),
+            ),
+            eq(membershipCharges.purpose, 'cycle'),
+            inArray(membershipCharges.status, ['pending', 'failed']),
+          ),
+        )
+      const claims: Claim[] = []
+      const fresh: (typeof membershipCharges.$inferInsert & {
+        accountId: string
+        m: MembershipRow
+      })[] = []
+      for (const { m, accountId } of ready) {
+        const cycle = m.cycle + 1
+        const earlier = open.filter((c) => c.membership_id === m.id && c.cycle === cycle)
+        const pending = earlier.find((c) => c.status === 'pending')
+        if (pending) {
+          claims.push({ m, charge: pending, accountId })
+          continue
+        }
+        const version = await cachedVersion(tx, dueVersionId(m), cache)
+        const attemptNo = earlier.reduce((most, c) => Math.max(most, c.attempt), 0) + 1
+        fresh.push({
+          accountId,
+          m,
+          practice_id: m.practice_id,
+          membership_id: m.id,
+          cycle,
+          purpose: 'cycle',
+          attempt: attemptNo,
+          amount_cents: version.price_cents,
+          status: 'pending',
+          idempotency_key: `mbr_${m.id}_c${cycle}_a${attemptNo}`,
+          created_at: at,
+        })
+      }
+      if (fresh.length > 0) {
+        const written = await tx
+          .insert(membershipCharges)
+          .values(fresh.map(({ accountId: _a, m: _m, ...row }) => row))
+          .returning()
+        for (const charge of written) {
+          const of = fresh.find((f) => f.membership_id === charge.membership_id)
+          if (of) claims.push({ m: of.m, charge, accountId: of.accountId })
+        }
+      }
+      return claims
+    })
+    if (claimed === null) return null
+    const outcomes = new Map<
+      number,
+      { ok: true; ref: string } | { ok: false; message: string } | null
+    >()
+    let next = 0
+    const worker = async () => {
+      while (next < claimed.length) {
+        const { m, charge, accountId } = claimed[next++] as Claim
+        try {
+          const result = await payments.charge({
+            accountId,
+            customerId: m.customer_id,
+            amountCents: charge.amount_cents,
+            description: `Membership cycle ${charge.cycle}`,
+            metadata: {
+              membership_id: String(m.id),
+              charge_key: charge.idempotency_key,
+              cycle: String(charge.cycle),
+            },
+            idempotencyKey: charge.idempotency_key,
+          })
+          outcomes.set(charge.id, { ok: true, ref: result.chargeId })
+        } catch (error) {
+          if (error instanceof PaymentError && error.status === 402) {
+            outcomes.set(charge.id, { ok: false, message: error.message })
+          } else {
+            log.warn(`Membership ${m.id}: the charge's outcome is unknown; it will be asked again.`)
+            outcomes.set(charge.id, null)
+          }
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker))
+    const counts = { charged: 0, failed: 0, notices: 0, unknown: 0 }
+    if (claimed.length === 0) return counts
+    await db.transaction(async (tx) => {
+      const ids = claimed.map((c) => c.m.id).sort((x, y) => x - y)
+      const locked = await tx
+        .select()
+        .from(memberships)
+        .where(inArray(memberships.id, ids))
+        .orderBy(asc(memberships.id))
+        .for('update')
+      const charges = await tx
+        .select()
+        .from(membershipCharges)
+        .where(
+          inArray(
+            membershipCharges.id,
+            claimed.map((c) => c.charge.id),
+          ),
+        )
+      const paid: { m: MembershipRow; charge: ChargeRow; ref: string }[] = []
+      const unknown: number[] = []
+      for (const { charge: claim } of claimed) {
+        const charge = charges.find((c) => c.id === claim.id)
+        const m = locked.find((r) => r.id === claim.membership_id)
+        // Settled meanwhile by whoever brought its outcome first (a webhook, the desk).
+        if (!charge || !m || charge.status !== 'pending') continue
+        const outcome = outcomes.get(charge.id) ?? null
+        if (outcome === null) {
+          unknown.push(m.id)
+          counts.unknown++
+        } else if (outcome.ok) {
+          paid.push({ m, charge, ref: outcome.ref })
+          counts.charged++
+        } else {
+          counts.failed++
+          counts.notices += await settleFailed(tx, m, charge, outcome.message, at)
+        }
+      }
+      if (unknown.length > 0) {
+        await tx
+          .update(memberships)
+          .set({ next_payment_attempt_at: new Date(at.getTime() + 60 * 60 * 1000) })
+          .where(inArray(memberships.id, unknown))
+      }
+      if (paid.length > 0) await settlePaid(tx, paid, at, cache)
+    })
+    return counts
+  }
+
+  /**
+   * {@link settleSucceeded} for many cycle charges at once (their memberships locked by `tx`): a
+   * statement per table for all of them, not per membership.
+   */
+  async function settlePaid(
+    tx: Transaction,
+    paid: { m: MembershipRow; charge: ChargeRow; ref: string }[],
+    at: Date,
+    cache: RunCache,
+  ): Promise<void> {
+    const iso = at.toISOString()
+    await tx.execute(sql`
+      update membership_charges c set status = 'succeeded', gateway_ref = v.ref, settled_at = ${iso}::timestamptz
+      from (values ${sql.join(
+        paid.map(({ charge, ref }) => sql`(${charge.id}::int, ${ref}::text)`),
+        sql`, `,
+      )}) as v(id, ref)
+      where c.id = v.id and c.status = 'pending'`)
+    const rows = []
+    for (const { m, charge } of paid) {
+      const version = await cachedVersion(tx, dueVersionId(m), cache)
+      const start = m.renews_at ?? m.current_period_end
+      const end = cycleEnd(start, version.interval as PlanInterval)
+      rows.push({
+        m,
+        charge,
+        version,
+        start,
+        end,
+        status: moveStatus(m.status, 'charge.succeeded', 'be charged'),
+      })
+    }
+    await tx.insert(membershipEvents).values(
+      rows.map(({ m, charge }) => ({
+        practice_id: m.practice_id,
+        membership_id: m.id,
+        kind: 'charged',
+        detail: `Charged ${money(charge.amount_cents)} for cycle ${charge.cycle}${m.status === 'active' ? '' : ` (it was ${m.status.replace('_', ' ')})`}.`,
+        amount_cents: charge.amount_cents,
+        user_id: charge.created_by,
+        at,
+      })),
+    )
+    const issued = await tx
+      .insert(membershipCycles)
+      .values(
+        rows.map(({ m, charge, version, start, end }) => ({
+          membership_id: m.id,
+          cycle: charge.cycle,
+          practice_id: m.practice_id,
+          plan_version_id: version.id,
+          charge_id: charge.id,
+          period_start: start,
+          period_end: end,
+          bank_cents: version.perks.bank_cents,
+          created_at: at,
+        })),
+      )
+      .onConflictDoNothing()
+      .returning({ membership_id: membershipCycles.membership_id })
+    const perked = rows.filter((r) => issued.some((i) => i.membership_id === r.m.id))
+    const bank = new Map(rows.map((r) => [r.m.id, r.m.bank_cents]))
+    const credits = perked.filter((r) => r.version.perks.bank_cents > 0)
+    if (credits.length > 0) {
+      await tx.insert(membershipBankEntries).values(
+        credits.map(({ m, charge, version }) => {
+          const after = m.bank_cents + version.perks.bank_cents
+          bank.set(m.id, after)
+          return {
+            practice_id: m.practice_id,
+            membership_id: m.id,
+            kind: 'credit',
+            cycle: charge.cycle,
+            amount_cents: version.perks.bank_cents,
+            balance_after: after,
+            created_at: at,
+          }
+        }),
+      )
+    }
+    // Allowances refill per version: those the version no longer has go, each of its items rolls
+    // over up to its cap and gets the cycle's units.
+    const byVersion = new Map<number, typeof perked>()
+    for (const r of perked) byVersion.set(r.version.id, [...(byVersion.get(r.version.id) ?? []), r])
+    for (const group of byVersion.values()) {
+      const version = (group[0] as (typeof perked)[number]).version
+      const ids = group.map((r) => r.m.id)
+      const items = version.perks.allowances.map((a) => a.catalogue_item_id)
+      await tx.delete(membershipAllowances).where(
+        and(
+          inArray(membershipAllowances.membership_id, ids),
+          items.length
+            ? sql`${membershipAllowances.catalogue_item_id} not in (${sql.join(
+                items.map((id) => sql`${id}`),
+                sql`, `,
+              )})`
+            : undefined,
+        ),
+      )
+      for (const allowance of version.perks.allowances) {
+        await tx
+          .insert(membershipAllowances)
+          .values(
+            group.map(({ m }) => ({
+              membership_id: m.id,
+              catalogue_item_id: allowance.catalogue_item_id,
+              practice_id: m.practice_id,
+              remaining: allowance.quantity,
+            })),
+          )
+          .onConflictDoUpdate({
+            target: [membershipAllowances.membership_id, membershipAllowances.catalogue_item_id],
+            set: {
+              remaining: sql`least(${membershipAllowances.remaining}, ${allowance.rollover_cap}) + ${allowance.quantity}`,
+            },
+          })
+      }
+    }
+    if (perked.length > 0) {
+      await tx.insert(membershipEvents).values(
+        perked.map(({ m, charge, version }) => ({
+          practice_id: m.practice_id,
+          membership_id: m.id,
+          kind: 'perks_issued',
+          detail: perksText(version, charge.cycle),
+          amount_cents: version.perks.bank_cents || null,
+          user_id: null,
+          at,
+        })),
+      )
+    }
+    await tx.execute(sql`
+      update memberships m set
+        status = v.status, cycle = v.cycle, plan_version_id = v.version_id,
+        next_plan_version_id = null, current_period_start = v.period_start,
+        current_period_end = v.period_end, renews_at = v.period_end,
+        next_payment_attempt_at = v.period_end, failed_attempts = 0, card_link_hash = null,
+        bank_cents = v.bank
+      from (values ${sql.join(
+        rows.map(
+          ({ m, charge, version, start, end, status }) =>
+            sql`(${m.id}::int, ${status}::text, ${charge.cycle}::int, ${version.id}::int, ${start.toISOString()}::timestamptz, ${end.toISOString()}::timestamptz, ${bank.get(m.id) ?? m.bank_cents}::int)`,
+        ),
+        sql`, `,
+      )}) as v(id, status, cycle, version_id, period_start, period_end, bank)
+      where m.id = v.id`)
+  }
+
   /**
    * Runs everything due at the billing clock: ended terms, pauses that ran out, renewals and
    * retries (only the memberships whose attempt is due are read: index `memberships_due_idx`),
@@ -754,53 +1078,19 @@ export function createBilling(deps: BillingDeps) {
   async function runDue(
     options: { concurrency?: number; batch?: number } = {},
   ): Promise<{ charged: number; failed: number; notices: number; unknown: number; at: Date }> {
-    // The billing clock's offset is read once: the run's attempts are stamped with the wall clock
-    // moved by it, without a query each.
     const at = await clock.now()
-    const offset = at.getTime() - deps.now().getTime()
-    const runNow = async () => new Date(deps.now().getTime() + offset)
     const cache: RunCache = { versions: new Map(), accounts: new Map() }
-    const concurrency = options.concurrency ?? 4
-    const batch = options.batch ?? 500
     const counts = { charged: 0, failed: 0, notices: 0, unknown: 0 }
-    const tried = new Set<number>()
+    // Each batch moves every membership it claims past `at` (a renewal to its next period end, a
+    // decline to its next retry, a claim or an unknown outcome later): the loop ends when no
+    // membership is due. After a clock jump one may be due again and is taken again.
     for (;;) {
-      const due = await db
-        .select({ id: memberships.id })
-        .from(memberships)
-        .where(
-          and(
-            lte(memberships.next_payment_attempt_at, at),
-            inArray(memberships.status, [...LIVE_STATUSES]),
-          ),
-        )
-        .orderBy(asc(memberships.next_payment_attempt_at), asc(memberships.id))
-        .limit(batch + tried.size)
-      const ids = due
-        .map((r) => r.id)
-        .filter((id) => !tried.has(id))
-        .slice(0, batch)
-      if (ids.length === 0) break
-      let next = 0
-      const worker = async () => {
-        while (next < ids.length) {
-          const id = ids[next++] as number
-          // A membership may be due again after this pass (a retry already due after a clock
-          // jump): the loop comes back to it, each attempt moving its schedule on. One not due
-          // (ended, locked by another process, already charged by it) is skipped and not read
-          // again in this run.
-          const outcome = await chargeDue(id, { wait: false }, { now: runNow, cache, run: { at } })
-          if (outcome.kind === 'charged') counts.charged++
-          else if (outcome.kind === 'failed') {
-            counts.failed++
-            counts.notices += outcome.notices
-          } else {
-            if (outcome.kind === 'unknown') counts.unknown++
-            tried.add(id)
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker))
+      const done = await renewBatch(at, cache, options.batch ?? 200, options.concurrency ?? 8)
+      if (done === null) break
+      counts.charged += done.charged
+      counts.failed += done.failed
+      counts.notices += done.notices
+      counts.unknown += done.unknown
     }
     counts.notices += await expiryNotices(at)
     if (counts.notices > 0) deps.outbound.kick()
