@@ -352,6 +352,43 @@ export function createBilling(deps: BillingDeps) {
   const dueVersionId = (m: MembershipRow) => m.next_plan_version_id ?? m.plan_version_id
 
   /**
+   * Sends a pending cycle charge with its own key: paid (the gateway's charge id), declined (the
+   * card's sentence), or null when the answer is lost or the gateway is down: the attempt stays
+   * pending and is sent again with its key later (the reconciliation), which charges at most once.
+   */
+  async function sendCharge({
+    m,
+    charge,
+    accountId,
+  }: {
+    m: MembershipRow
+    charge: ChargeRow
+    accountId: string
+  }): Promise<{ ok: true; ref: string } | { ok: false; message: string } | null> {
+    try {
+      const result = await payments.charge({
+        accountId,
+        customerId: m.customer_id,
+        amountCents: charge.amount_cents,
+        description: `Membership cycle ${charge.cycle}`,
+        metadata: {
+          membership_id: String(m.id),
+          charge_key: charge.idempotency_key,
+          cycle: String(charge.cycle),
+        },
+        idempotencyKey: charge.idempotency_key,
+      })
+      return { ok: true, ref: result.chargeId }
+    } catch (error) {
+      if (error instanceof PaymentError && error.status === 402) {
+        return { ok: false, message: error.message }
+      }
+      log.warn(`Membership ${m.id}: the charge's outcome is unknown; it will be asked again.`)
+      return null
+    }
+  }
+
+  /**
    * Settles `charge` (pending) of `m` (locked) as succeeded: the cycle paid, the period moved on,
    * its perks issued. Answers the membership as written.
    */
@@ -556,32 +593,8 @@ export function createBilling(deps: BillingDeps) {
       return { m, charge: charge as ChargeRow, accountId }
     })
     if (!claimed) return { kind: 'skipped' }
-    const { charge, accountId, m } = claimed
-    let outcome: { ok: true; ref: string } | { ok: false; message: string } | null
-    try {
-      const result = await payments.charge({
-        accountId,
-        customerId: m.customer_id,
-        amountCents: charge.amount_cents,
-        description: `Membership cycle ${charge.cycle}`,
-        metadata: {
-          membership_id: String(m.id),
-          charge_key: charge.idempotency_key,
-          cycle: String(charge.cycle),
-        },
-        idempotencyKey: charge.idempotency_key,
-      })
-      outcome = { ok: true, ref: result.chargeId }
-    } catch (error) {
-      if (error instanceof PaymentError && error.status === 402) {
-        outcome = { ok: false, message: error.message }
-      } else {
-        // The answer is lost or the gateway is down: the attempt stays pending and is sent again
-        // with its key later (the reconciliation), which charges at most once.
-        log.warn(`Membership ${m.id}: the charge's outcome is unknown; it will be asked again.`)
-        outcome = null
-      }
-    }
+    const { charge, m } = claimed
+    const outcome = await sendCharge(claimed)
     return db.transaction((tx) => settleLocked(tx, m.id, charge.id, outcome, at, cache))
   }
 
@@ -846,29 +859,8 @@ export function createBilling(deps: BillingDeps) {
     let next = 0
     const worker = async () => {
       while (next < claimed.length) {
-        const { m, charge, accountId } = claimed[next++] as Claim
-        try {
-          const result = await payments.charge({
-            accountId,
-            customerId: m.customer_id,
-            amountCents: charge.amount_cents,
-            description: `Membership cycle ${charge.cycle}`,
-            metadata: {
-              membership_id: String(m.id),
-              charge_key: charge.idempotency_key,
-              cycle: String(charge.cycle),
-            },
-            idempotencyKey: charge.idempotency_key,
-          })
-          outcomes.set(charge.id, { ok: true, ref: result.chargeId })
-        } catch (error) {
-          if (error instanceof PaymentError && error.status === 402) {
-            outcomes.set(charge.id, { ok: false, message: error.message })
-          } else {
-            log.warn(`Membership ${m.id}: the charge's outcome is unknown; it will be asked again.`)
-            outcomes.set(charge.id, null)
-          }
-        }
+        const claim = claimed[next++] as Claim
+        outcomes.set(claim.charge.id, await sendCharge(claim))
       }
     }
     await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, worker))

@@ -773,6 +773,22 @@ export function createMembershipService(deps: MembershipDeps) {
 
   const dateOf = (d: Date) => d.toISOString().slice(0, 10)
 
+  /** The charge that paid the membership's current cycle (refunds go against it). */
+  async function paidCharge(m: MembershipRow) {
+    const [paid] = await db
+      .select()
+      .from(membershipCharges)
+      .where(
+        and(
+          eq(membershipCharges.membership_id, m.id),
+          eq(membershipCharges.cycle, m.cycle),
+          eq(membershipCharges.purpose, 'cycle'),
+          eq(membershipCharges.status, 'succeeded'),
+        ),
+      )
+    return paid
+  }
+
   async function audit(
     tx: Transaction,
     user: AuthUser,
@@ -901,17 +917,7 @@ export function createMembershipService(deps: MembershipDeps) {
       throw notAllowed(MEMBERSHIP_MESSAGES.cancelNowNeedsManager)
     }
     moveStatus(m.status, 'cancel.now', 'be cancelled')
-    const [paid] = await db
-      .select()
-      .from(membershipCharges)
-      .where(
-        and(
-          eq(membershipCharges.membership_id, m.id),
-          eq(membershipCharges.cycle, m.cycle),
-          eq(membershipCharges.purpose, 'cycle'),
-          eq(membershipCharges.status, 'succeeded'),
-        ),
-      )
+    const paid = await paidCharge(m)
     const refundable =
       input.refund && paid && (m.status === 'active' || m.status === 'paused')
         ? Math.min(
@@ -1090,17 +1096,7 @@ export function createMembershipService(deps: MembershipDeps) {
         )
       ).chargeId
     } else if (difference < 0) {
-      const [paid] = await db
-        .select()
-        .from(membershipCharges)
-        .where(
-          and(
-            eq(membershipCharges.membership_id, m.id),
-            eq(membershipCharges.cycle, m.cycle),
-            eq(membershipCharges.purpose, 'cycle'),
-            eq(membershipCharges.status, 'succeeded'),
-          ),
-        )
+      const paid = await paidCharge(m)
       if (paid?.gateway_ref) {
         ref = (
           await providerCall(() =>
