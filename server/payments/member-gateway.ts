@@ -7,7 +7,7 @@
  * Stripe Connect (when `STRIPE_SECRET_KEY` is set).
  */
 import { createHash } from 'node:crypto'
-import { and, asc, eq, gt } from 'drizzle-orm'
+import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import Stripe from 'stripe'
 import type { Database } from '#server/db/client.ts'
 import {
@@ -183,7 +183,9 @@ export function createTestMemberPayments({
   }
 
   /** Stripe's rule for a reused key: the first outcome again, a decline thrown again. */
-  function replay(row: ChargeRow): { chargeId: string } {
+  function replay(row: Pick<ChargeRow, 'id' | 'status' | 'failure_code' | 'failure_message'>): {
+    chargeId: string
+  } {
     if (row.status === 'failed') {
       throw new PaymentError(
         402,
@@ -264,40 +266,38 @@ export function createTestMemberPayments({
     },
 
     async charge(input) {
+      const at = await clock()
+      // One statement, as Stripe answers one call: the charge is written with its outcome (the
+      // card's test-number class, or its expiry at the gateway's clock) unless the key was used.
+      const month = at.getUTCFullYear() * 12 + at.getUTCMonth() + 1
+      const failure = sql`case when c.charge_outcome <> 'ok' then c.charge_outcome
+        when c.card_exp_year * 12 + c.card_exp_month < ${month} then 'expired_card' end`
+      const result = await db.execute(sql`
+        insert into test_gateway_charges (id, idempotency_key, account_id, customer_id, kind,
+          amount_cents, status, failure_code, failure_message, metadata, created_at)
+        select ${randomId('ch_test_').slice(0, 40)}, ${input.idempotencyKey}, ${input.accountId}, c.id,
+          'charge', ${input.amountCents},
+          case when (${failure}) is null then 'succeeded' else 'failed' end,
+          ${failure},
+          case when (${failure}) is null then null
+            when (${failure}) = 'expired_card' then 'Your card has expired.'
+            when (${failure}) = 'insufficient_funds' then ${DECLINES.insufficient_funds}
+            else ${DECLINES.card_declined} end,
+          ${JSON.stringify(input.metadata)}::jsonb, ${at.toISOString()}::timestamptz
+        from test_gateway_member_customers c
+        where c.id = ${input.customerId} and c.account_id = ${input.accountId}
+        on conflict (account_id, idempotency_key) do nothing
+        returning id, status, failure_code, failure_message`)
+      const [row] = (
+        result as unknown as {
+          rows: Pick<ChargeRow, 'id' | 'status' | 'failure_code' | 'failure_message'>[]
+        }
+      ).rows
+      if (row) return replay(row)
+      // The key was used before (or by a call at the same time): its first outcome, as Stripe.
       const earlier = await byKey(input.accountId, input.idempotencyKey)
       if (earlier) return replay(earlier)
-      const customer = await customerOf(input.accountId, input.customerId)
-      const at = await clock()
-      const expired =
-        customer.card_exp_year * 12 + customer.card_exp_month <
-        at.getUTCFullYear() * 12 + at.getUTCMonth() + 1
-      const failure =
-        customer.charge_outcome !== 'ok' ? customer.charge_outcome : expired ? 'expired_card' : null
-      const message =
-        failure === 'expired_card'
-          ? 'Your card has expired.'
-          : failure
-            ? (DECLINES[failure] ?? 'Your card was declined.')
-            : null
-      const [row] = await db
-        .insert(testGatewayCharges)
-        .values({
-          id: randomId('ch_test_').slice(0, 40),
-          idempotency_key: input.idempotencyKey,
-          account_id: input.accountId,
-          customer_id: input.customerId,
-          kind: 'charge',
-          amount_cents: input.amountCents,
-          status: failure ? 'failed' : 'succeeded',
-          failure_code: failure,
-          failure_message: message,
-          metadata: input.metadata,
-          created_at: at,
-        })
-        .onConflictDoNothing()
-        .returning()
-      // Two calls with one key at once: the one that lost the insert answers the winner's outcome.
-      return replay(row ?? ((await byKey(input.accountId, input.idempotencyKey)) as ChargeRow))
+      throw new PaymentError(400, 'invalid_request', 'The payment customer is unknown.')
     },
 
     async refund({ accountId, chargeId, amountCents, idempotencyKey }) {
