@@ -62,6 +62,8 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-green-light-color': '#1e6b31',
+    // Orange text on its tint (a past-due membership's badge and alert): 5.9:1.
+    '--mantine-color-orange-light-color': '#a63c06',
     // Field errors: Mantine's red 6 is 3.3:1 on white; red 9 is 5.5:1.
     '--mantine-color-error': 'var(--mantine-color-red-9)',
   },

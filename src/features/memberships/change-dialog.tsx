@@ -71,6 +71,7 @@ export function ChangeDialog({
   calls,
   onCancel,
   onDone,
+  onDeclined,
 }: {
   kind: ChangeKind
   membership: Membership
@@ -79,6 +80,8 @@ export function ChangeDialog({
   calls: MembershipCalls
   onCancel: () => void
   onDone: (membership: Membership, summary: string) => void
+  /** A declined charge still changed the membership (a failed attempt, the next retry). */
+  onDeclined?: () => void
 }) {
   const [choices, setChoices] = useState<Choices>(FIRST_CHOICES)
   const [step, setStep] = useState<'choose' | 'review'>(hasChoices(kind) ? 'choose' : 'review')
@@ -228,7 +231,10 @@ export function ChangeDialog({
             const answer = await calls.change(membership.id, changeOf(kind, choices))
             setBusy(false)
             if (answer.ok) onDone(answer.value, preview.summary)
-            else setFailure(answer.message)
+            else {
+              setFailure(answer.message)
+              if (answer.declined) onDeclined?.()
+            }
           }}
         >
           {CHANGE_TITLES[kind].confirm}

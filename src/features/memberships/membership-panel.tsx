@@ -89,8 +89,21 @@ export function MembershipPanel({
 }) {
   const [dialog, setDialog] = useState<Dialog | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
-  const close = () => setDialog(null)
+  // A declined charge (Charge now, a new card that owes) changed the membership on the server:
+  // a failed attempt, the next retry, the card saved. The panel reads it again once closed.
+  const declined = useRef(false)
+  const onDeclined = () => {
+    declined.current = true
+  }
+  const close = () => {
+    setDialog(null)
+    if (declined.current) {
+      declined.current = false
+      void onChanged()
+    }
+  }
   const done = async (message: string) => {
+    declined.current = false
     setDialog(null)
     setNotice(message)
     await onChanged()
@@ -176,6 +189,7 @@ export function MembershipPanel({
                 calls={calls}
                 onCancel={close}
                 onDone={(_, summary) => void done(summary)}
+                onDeclined={onDeclined}
               />
             )}
           </AppModal>
@@ -208,6 +222,7 @@ export function MembershipPanel({
                 patientName={name}
                 calls={calls}
                 onCancel={close}
+                onDeclined={onDeclined}
                 onDone={(membership) =>
                   void done(
                     membership.status === 'active' && live.status !== 'active'
@@ -319,8 +334,10 @@ function MembershipDetails({
       </Group>
       {owes && (
         <Alert
-          color={status === 'unpaid' ? 'red' : 'orange'}
-          variant="filled"
+          // White on Mantine's red 6 or orange is below 4.5:1: unpaid is filled dark red (5.5:1),
+          // past due the theme's orange tint.
+          color={status === 'unpaid' ? 'red.9' : 'orange'}
+          variant={status === 'unpaid' ? 'filled' : 'light'}
           role="alert"
           title={status === 'unpaid' ? 'Unpaid: perks are stopped' : 'Payment past due'}
         >
@@ -331,7 +348,12 @@ function MembershipDetails({
                 : `The renewal was declined${membership.failed_attempts > 0 ? ` ${membership.failed_attempts === 1 ? 'once' : `${membership.failed_attempts} times`}` : ''}.${membership.next_payment_attempt_at ? ` The next retry is on ${formatDate(membership.next_payment_attempt_at)}.` : ''} Ask the patient for another card, or charge now.`}
             </Text>
             {allows('charge.succeeded') && (
-              <Button color="dark" variant="white" size="xs" onClick={() => onAction('charge')}>
+              <Button
+                color={status === 'unpaid' ? 'dark' : undefined}
+                variant={status === 'unpaid' ? 'white' : 'filled'}
+                size="xs"
+                onClick={() => onAction('charge')}
+              >
                 Charge now
               </Button>
             )}
@@ -475,12 +497,15 @@ function UpdateCardForm({
   calls,
   onCancel,
   onDone,
+  onDeclined,
 }: {
   membership: Membership
   patientName: string
   calls: MembershipCalls
   onCancel: () => void
   onDone: (membership: Membership) => void
+  /** The new card was saved but its charge declined. */
+  onDeclined: () => void
 }) {
   const fields = useRef<StripeCardFields | null>(null)
   const [busy, setBusy] = useState(false)
@@ -502,7 +527,10 @@ function UpdateCardForm({
         const answer = await calls.updateCard(membership.id, cardInput(values), fields.current)
         setBusy(false)
         if (answer.ok) onDone(answer.value)
-        else setFailure(answer.message)
+        else {
+          setFailure(answer.message)
+          if (answer.declined) onDeclined()
+        }
       })}
     >
       <Stack gap="md">
