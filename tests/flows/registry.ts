@@ -6,6 +6,7 @@
  */
 import type { FlowSpec, Model } from '#tests/mbt/index.ts'
 import { checkoutFlow } from './checkout/model.ts'
+import { membershipFlow } from './membership/model.ts'
 import { patientImportFlow } from './patient-import/model.ts'
 import { personnelInvitationsFlow } from './personnel-invitations/model.ts'
 import { registerPersonnelFlow } from './register-personnel/model.ts'
@@ -20,6 +21,7 @@ export const FLOWS: readonly FlowSpec[] = [
   personnelInvitationsFlow,
   checkoutFlow,
   patientImportFlow,
+  membershipFlow,
 ]
 
 /** Every model the flows walk (a child flow's model once), in the order they first appear. */

@@ -160,7 +160,7 @@ export function renderPathFile(flow: QaFlow): string {
     '',
     flow.intro,
     '',
-    `These paths are generated from the machines (${models.map((m) => `[${m.source.doc}](../machines/${m.source.doc}.md)`).join(', ')}) with xstate/graph: for every transition, the shortest way to it, then the fewest of those paths that still reach every state and take every transition. The model-based test (${code(flow.viewTest)}) replays the same paths through the views${flow.browser ? `; ${code('npm run test:paths')} replays them in Chromium against the real server on a fresh database and prints pass or fail per path` : ''}.`,
+    `These paths are generated from the machines (${models.map((m) => `[${m.source.doc}](../machines/${m.source.doc}.md)`).join(', ')})${models.some((m) => m.journeys) ? ': each path is written in the order the product allows and walked on the machine, and together they reach every state and take every transition' : ' with xstate/graph: for every transition, the shortest way to it, then the fewest of those paths that still reach every state and take every transition'}. The model-based test (${code(flow.viewTest)}) replays the same paths through the views${flow.browser ? `; ${code('npm run test:paths')} replays them in Chromium against the real server on a fresh database and prints pass or fail per path` : ''}.`,
     '',
     '**How to read a path.** The numbered steps alternate between what you do (or what the server answers) and what you then see. Each path starts afresh (a new browser tab, signed out). While a step is busy, the replay holds the browser’s request until the busy screen has been checked, then lets it through: the answer is the real server’s unless the path says it comes from request interception, and why.',
     '',

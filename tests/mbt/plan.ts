@@ -7,7 +7,14 @@
  * then, greedily, the fewest of those paths that still reach every state node and take every
  * transition. Deterministic for a given model.
  */
-import type { ActorLogic, AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate'
+import {
+  type ActorLogic,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type EventObject,
+  initialTransition,
+  transition,
+} from 'xstate'
 import {
   type AdjacencyValue,
   getAdjacencyMap,
@@ -50,6 +57,15 @@ export type Model = {
   states: Readonly<Record<string, string>>
   /** What the person does, or what happens, for an event with its payload. */
   describeEvent: (event: EventObject) => string
+  /**
+   * Paths written by hand instead of planned, for a machine whose snapshot cannot tell what the
+   * product needs before an event (a chart of statuses without context: "Keep membership" needs a
+   * cancellation set before, though the chart takes it in any active membership), so that the
+   * planner's shortest paths would take steps no person can, and a path per self-loop. Each is
+   * walked on the machine (every event must be taken there, and allowed); the coverage test still
+   * asks that together they reach every state node and take every transition.
+   */
+  journeys?: readonly { scenario: string; events: readonly EventObject[] }[]
 }
 
 /**
@@ -113,6 +129,30 @@ function candidatePaths(model: Model, input: unknown): Path[] {
   return [...shortest, ...cover]
 }
 
+/** A journey walked on the machine: each event must be one the snapshot takes and allows. */
+function journeyPath(model: Model, input: unknown, events: readonly EventObject[]): Path {
+  const machine = model.machine
+  const [start] = initialTransition(machine, input)
+  const path: Path = {
+    state: start,
+    steps: [{ state: start, event: { type: 'xstate.init', input } as EventObject }],
+    weight: 0,
+  }
+  for (const event of events) {
+    const from = path.state
+    if (!from.can(event) || !(model.allows?.(from, event) ?? true)) {
+      throw new Error(
+        `${model.name}: a journey sends ${event.type} in ${JSON.stringify(from.value)}, which the machine does not take there`,
+      )
+    }
+    const [next] = transition(machine, from, event)
+    path.steps.push({ state: next, event })
+    path.state = next
+    path.weight++
+  }
+  return path
+}
+
 const selected = new Map<string, ModelPath[]>()
 
 /**
@@ -125,6 +165,21 @@ export function selectPaths(model: Model, scenarios?: readonly string[]): ModelP
   const known = selected.get(key)
   if (known) return known
   const chosenScenarios = model.scenarios.filter((s) => !scenarios || scenarios.includes(s.name))
+  if (model.journeys) {
+    const written = model.journeys
+      .filter((journey) => chosenScenarios.some((s) => s.name === journey.scenario))
+      .map((journey): ModelPath => {
+        const input = chosenScenarios.find((s) => s.name === journey.scenario)?.input
+        const path = journeyPath(model, input, journey.events)
+        return {
+          scenario: journey.scenario,
+          path,
+          description: describePath(journey.scenario, path),
+        }
+      })
+    selected.set(key, written)
+    return written
+  }
   const candidates = chosenScenarios.flatMap((scenario) =>
     candidatePaths(model, scenario.input).map((path) => ({
       scenario: scenario.name,
