@@ -6,6 +6,7 @@ import {
   type Membership,
   type MembershipEventSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlansAnswerSchema,
   MembershipSchema,
   type MembershipStatus,
   MembershipsAnswerSchema,
@@ -14,7 +15,6 @@ import {
   type Plan,
   type PlanInput,
   PlanSchema,
-  MembershipPlansAnswerSchema,
   type Preview,
   PreviewSchema,
 } from '#domain/memberships.ts'
