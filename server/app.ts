@@ -234,8 +234,8 @@ function memberPaymentsFor(
     })
   }
   return createStripeMemberPayments({
-    secretKey: process.env.STRIPE_SECRET_KEY ?? '',
-    webhookSecret: process.env.STRIPE_WEBHOOK_SECRET ?? '',
+    secretKey: process.env.STRIPE_SECRET_KEY?.trim() ?? '',
+    webhookSecret: process.env.STRIPE_WEBHOOK_SECRET?.trim() ?? '',
   })
 }
 

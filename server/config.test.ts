@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       seedDemo: true,
       stripeSecretKey: undefined,
+      stripeWebhookSecret: undefined,
       allowTestPayments: false,
       nextechSyncMinutes: 5,
       billingRunMinutes: 15,

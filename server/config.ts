@@ -75,6 +75,8 @@ export type ServerConfig = {
   billingRunMinutes?: number
   /** STRIPE_SECRET_KEY: card payments go to Stripe; unset uses the built-in test gateway. */
   stripeSecretKey?: string | undefined
+  /** STRIPE_WEBHOOK_SECRET: the signing secret of the Stripe Connect webhook (memberships). */
+  stripeWebhookSecret?: string | undefined
   /**
    * ALLOW_TEST_PAYMENTS: production may start without STRIPE_SECRET_KEY, on the test gateway (no
    * card is charged). Without it production refuses to start; it is logged as a warning.
@@ -249,6 +251,7 @@ const EnvSchema = v.object({
   ),
   SEED_DEMO: flag('SEED_DEMO'),
   STRIPE_SECRET_KEY: optionalText,
+  STRIPE_WEBHOOK_SECRET: optionalText,
   ALLOW_TEST_PAYMENTS: flag('ALLOW_TEST_PAYMENTS'),
   NEXTECH_TOKEN_URL: optionalText,
   NEXTECH_API_URL: optionalText,
@@ -463,6 +466,7 @@ export function loadConfig(
     trustProxy: e.TRUST_PROXY,
     seedDemo: e.SEED_DEMO ?? !production,
     stripeSecretKey,
+    stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET || undefined,
     allowTestPayments,
     nextech: nextechSettings(e, production),
     nextechSyncMinutes: e.NEXTECH_SYNC_MINUTES,

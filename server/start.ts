@@ -25,6 +25,7 @@ import { scheduleBilling } from '#server/modules/memberships/index.ts'
 import { connectDemoPractice, scheduleNextechSync } from '#server/modules/nextech/index.ts'
 import { databaseCatalog } from '#server/payments/catalog.ts'
 import { createPaymentProvider, databaseGatewayStore } from '#server/payments/index.ts'
+import { createStripeMemberPayments } from '#server/payments/member-gateway.ts'
 import { isLoopbackHost } from '#server/security/loopback.ts'
 import { createPostgresRateLimitStore } from '#server/security/rate-limit.ts'
 
@@ -235,6 +236,15 @@ export async function startServer(
         nextech: config.nextech,
       },
       payments,
+      // Patients pay the practice through Stripe Connect when the server has a Stripe key.
+      ...(config.stripeSecretKey
+        ? {
+            memberPayments: createStripeMemberPayments({
+              secretKey: config.stripeSecretKey,
+              webhookSecret: config.stripeWebhookSecret ?? '',
+            }),
+          }
+        : {}),
       log,
       ...(files ? { files } : {}),
       // Several instances may share a PostgreSQL server: their rate-limit counters must be shared

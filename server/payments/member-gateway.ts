@@ -375,10 +375,15 @@ export function createStripeMemberPayments({
   secretKey: string
   webhookSecret: string
 }): MemberPayments {
-  const stripe = new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 20_000 })
-  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+  // Made at the first call: a server without a key starts, and answers the call with a sentence.
+  let client: Stripe | undefined
+  const call = async <T>(run: (stripe: Stripe) => Promise<T>): Promise<T> => {
+    if (!secretKey) {
+      throw new PaymentError(502, 'provider_unavailable', PROVIDER_UNAVAILABLE_MESSAGE)
+    }
+    client ??= new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 20_000 })
     try {
-      return await run()
+      return await run(client)
     } catch (error) {
       throw stripeError(error)
     }
@@ -393,7 +398,7 @@ export function createStripeMemberPayments({
     mode: 'stripe',
     webhookSecret,
     connectAccount: ({ email, idempotencyKey }) =>
-      call(async () => {
+      call(async (stripe) => {
         const account = await stripe.accounts.create(
           { type: 'standard', email },
           { idempotencyKey },
@@ -401,7 +406,7 @@ export function createStripeMemberPayments({
         return { accountId: account.id }
       }),
     createCustomer: ({ accountId, token, name, email, idempotencyKey }) =>
-      call(async () => {
+      call(async (stripe) => {
         const customer = await stripe.customers.create(
           { source: token, name, ...(email ? { email } : {}), expand: ['default_source'] },
           { stripeAccount: accountId, idempotencyKey },
@@ -409,7 +414,7 @@ export function createStripeMemberPayments({
         return { customerId: customer.id, card: cardOf(customer.default_source as Stripe.Card) }
       }),
     updateCard: ({ accountId, customerId, token, idempotencyKey }) =>
-      call(async () => {
+      call(async (stripe) => {
         const customer = await stripe.customers.update(
           customerId,
           { source: token, expand: ['default_source'] },
@@ -418,7 +423,7 @@ export function createStripeMemberPayments({
         return cardOf(customer.default_source as Stripe.Card)
       }),
     charge: (input) =>
-      call(async () => {
+      call(async (stripe) => {
         const charge = await stripe.charges.create(
           {
             amount: input.amountCents,
@@ -432,7 +437,7 @@ export function createStripeMemberPayments({
         return { chargeId: charge.id }
       }),
     refund: ({ accountId, chargeId, amountCents, idempotencyKey }) =>
-      call(async () => {
+      call(async (stripe) => {
         const refund = await stripe.refunds.create(
           { charge: chargeId, amount: amountCents },
           { stripeAccount: accountId, idempotencyKey },
