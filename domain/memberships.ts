@@ -199,7 +199,7 @@ export const PlanInputSchema = v.object({
 })
 export type PlanInput = v.InferOutput<typeof PlanInputSchema>
 
-export const PlanSchema = v.object({
+export const MembershipPlanSchema = v.object({
   id: v.number(),
   name: v.string(),
   description: v.string(),
@@ -215,24 +215,24 @@ export const PlanSchema = v.object({
   /** Members on any version of the plan whose membership is not over. */
   active_members: v.number(),
 })
-export type Plan = v.InferOutput<typeof PlanSchema>
+export type Plan = v.InferOutput<typeof MembershipPlanSchema>
 
-export const MembershipPlansAnswerSchema = v.object({ data: v.array(PlanSchema) })
+export const MembershipPlansAnswerSchema = v.object({ data: v.array(MembershipPlanSchema) })
 
-export const CardSchema = v.object({
+export const MembershipCardSchema = v.object({
   brand: v.string(),
   last4: v.string(),
   exp_month: v.number(),
   exp_year: v.number(),
 })
-export type Card = v.InferOutput<typeof CardSchema>
+export type Card = v.InferOutput<typeof MembershipCardSchema>
 
 export const MembershipSchema = v.object({
   id: v.number(),
   patient_id: v.number(),
   patient_name: v.string(),
   /** The version of the plan the membership is on (grandfathered until staff move it). */
-  plan: PlanSchema,
+  plan: MembershipPlanSchema,
   status: v.picklist(MEMBERSHIP_STATUSES),
   started_at: v.string(),
   current_period_start: v.string(),
@@ -259,7 +259,7 @@ export const MembershipSchema = v.object({
   next_payment_attempt_at: v.nullable(v.string()),
   /** Declined attempts of the cycle now due (0 when paid up). */
   failed_attempts: v.number(),
-  card: v.nullable(CardSchema),
+  card: v.nullable(MembershipCardSchema),
   consent: v.object({
     text_version: v.string(),
     accepted_by_name: v.string(),
@@ -410,7 +410,7 @@ export const CardLinkSchema = v.object({
   plan_name: v.string(),
   status: v.picklist(MEMBERSHIP_STATUSES),
   amount_due_cents: v.number(),
-  card: v.nullable(CardSchema),
+  card: v.nullable(MembershipCardSchema),
 })
 
 /** `POST /dev/clock`. */

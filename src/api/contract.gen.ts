@@ -39,6 +39,7 @@ import type {
   EnrolInputSchema,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlanSchema,
   MembershipPlansAnswerSchema,
   MembershipSchema,
   MembershipsAnswerSchema,
@@ -46,7 +47,6 @@ import type {
   PauseInputSchema,
   PaymentAccountSchema,
   PlanInputSchema,
-  PlanSchema,
   WebhookAnswerSchema,
 } from '#domain/memberships.ts'
 import type {
@@ -188,7 +188,7 @@ export type ApiContract = {
   'GET /api/health': { answer: v.InferOutput<typeof OkAnswerSchema> }
   'GET /api/membership-card/:token': { answer: v.InferOutput<typeof CardLinkSchema> }
   'GET /api/membership-plans': { answer: v.InferOutput<typeof MembershipPlansAnswerSchema> }
-  'GET /api/membership-plans/:id': { answer: v.InferOutput<typeof PlanSchema> }
+  'GET /api/membership-plans/:id': { answer: v.InferOutput<typeof MembershipPlanSchema> }
   'GET /api/memberships': { answer: v.InferOutput<typeof MembershipsAnswerSchema> }
   'GET /api/memberships/:id': { answer: v.InferOutput<typeof MembershipSchema> }
   'GET /api/memberships/:id/events': { answer: v.InferOutput<typeof MembershipEventsAnswerSchema> }
@@ -300,9 +300,9 @@ export type ApiContract = {
   }
   'POST /api/membership-plans': {
     body: v.InferInput<typeof PlanInputSchema>
-    answer: v.InferOutput<typeof PlanSchema>
+    answer: v.InferOutput<typeof MembershipPlanSchema>
   }
-  'POST /api/membership-plans/:id/archive': { answer: v.InferOutput<typeof PlanSchema> }
+  'POST /api/membership-plans/:id/archive': { answer: v.InferOutput<typeof MembershipPlanSchema> }
   'POST /api/memberships/:id/cancel': {
     body: v.InferInput<typeof CancelInputSchema>
     answer: v.InferOutput<typeof MembershipChangeAnswerSchema>
@@ -446,7 +446,7 @@ export type ApiContract = {
   }
   'PUT /api/membership-plans/:id': {
     body: v.InferInput<typeof PlanInputSchema>
-    answer: v.InferOutput<typeof PlanSchema>
+    answer: v.InferOutput<typeof MembershipPlanSchema>
   }
   'PUT /api/memberships/:id/card': {
     body: v.InferInput<typeof CardInputSchema>

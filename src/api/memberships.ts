@@ -6,6 +6,7 @@ import {
   type Membership,
   type MembershipEventSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlanSchema,
   MembershipPlansAnswerSchema,
   MembershipSchema,
   type MembershipStatus,
@@ -14,7 +15,6 @@ import {
   PaymentAccountSchema,
   type Plan,
   type PlanInput,
-  PlanSchema,
   type Preview,
   PreviewSchema,
 } from '#domain/memberships.ts'
@@ -36,7 +36,7 @@ export async function listPlans(query: { archived?: boolean } = {}): Promise<Pla
 
 /** `POST /membership-plans` (Manager, Admin): a new plan, version 1. */
 export async function createPlan(input: PlanInput): Promise<Plan> {
-  return v.parse(PlanSchema, await http.post('membership-plans', { json: input }).json())
+  return v.parse(MembershipPlanSchema, await http.post('membership-plans', { json: input }).json())
 }
 
 /**
@@ -44,12 +44,15 @@ export async function createPlan(input: PlanInput): Promise<Plan> {
  * new members; existing members keep theirs.
  */
 export async function updatePlan(id: number, input: PlanInput): Promise<Plan> {
-  return v.parse(PlanSchema, await http.put(`membership-plans/${id}`, { json: input }).json())
+  return v.parse(
+    MembershipPlanSchema,
+    await http.put(`membership-plans/${id}`, { json: input }).json(),
+  )
 }
 
 /** `POST /membership-plans/{id}/archive`: nobody new joins it; its members keep it. */
 export async function archivePlan(id: number): Promise<Plan> {
-  return v.parse(PlanSchema, await http.post(`membership-plans/${id}/archive`).json())
+  return v.parse(MembershipPlanSchema, await http.post(`membership-plans/${id}/archive`).json())
 }
 
 /** A page of the practice's memberships, as the members list shows it. */

@@ -12,6 +12,7 @@ import {
   MEMBERSHIP_STATUSES,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
+  MembershipPlanSchema,
   MembershipPlansAnswerSchema,
   MembershipSchema,
   MembershipsAnswerSchema,
@@ -19,7 +20,6 @@ import {
   PauseInputSchema,
   PaymentAccountSchema,
   PlanInputSchema,
-  PlanSchema,
   RETRY_SCHEDULE_DAYS,
   WebhookAnswerSchema,
 } from '#domain/memberships.ts'
@@ -131,7 +131,7 @@ export function membershipPlanRoutes(ctx: ServerContext) {
           'Name, description, price per cycle, cadence, setup fee, minimum term, notice period and perks.',
         tag: 'Memberships',
         responses: {
-          201: { description: 'The new plan (version 1).', json: PlanSchema },
+          201: { description: 'The new plan (version 1).', json: MembershipPlanSchema },
           400: 'A field is not acceptable; the sentence says which.',
           403: 'Only a manager or an admin builds plans.',
           409: 'Another active plan has the name.',
@@ -147,7 +147,10 @@ export function membershipPlanRoutes(ctx: ServerContext) {
         summary: 'Read a membership plan',
         description: 'The plan at its current version.',
         tag: 'Memberships',
-        responses: { 200: { description: 'The plan.', json: PlanSchema }, 404: OTHER_PRACTICE },
+        responses: {
+          200: { description: 'The plan.', json: MembershipPlanSchema },
+          404: OTHER_PRACTICE,
+        },
       }),
       anyStaffMember(),
       idParams('id'),
@@ -161,7 +164,7 @@ export function membershipPlanRoutes(ctx: ServerContext) {
           "Replaces the plan's fields. A change of price, cadence, setup fee, terms or perks makes a new version for new members; existing members stay on theirs until staff move them.",
         tag: 'Memberships',
         responses: {
-          200: { description: 'The plan as saved.', json: PlanSchema },
+          200: { description: 'The plan as saved.', json: MembershipPlanSchema },
           400: 'A field is not acceptable.',
           403: 'Only a manager or an admin changes plans.',
           404: OTHER_PRACTICE,
@@ -183,7 +186,7 @@ export function membershipPlanRoutes(ctx: ServerContext) {
         description: 'No new members can join it; its members keep it. A plan is never deleted.',
         tag: 'Memberships',
         responses: {
-          200: { description: 'The archived plan.', json: PlanSchema },
+          200: { description: 'The archived plan.', json: MembershipPlanSchema },
           403: 'Only a manager or an admin archives plans.',
           404: OTHER_PRACTICE,
         },

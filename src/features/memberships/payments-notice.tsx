@@ -8,7 +8,7 @@ import { AnchorLink } from '#src/ui/links.tsx'
  */
 export function PaymentsNotConnected({ canConnect }: { canConnect: boolean }) {
   return (
-    <Alert color="yellow" title="Patients cannot join a plan yet">
+    <Alert color="orange" title="Patients cannot join a plan yet">
       <Text size="sm">{MEMBERSHIP_MESSAGES.notConnected}</Text>
       {canConnect && (
         <AnchorLink to="/settings" hash="payments" size="sm" fw={600}>

@@ -48,7 +48,7 @@ export function PaymentsAccountSection({
         </Stack>
       ) : (
         <Stack gap="sm" align="flex-start">
-          <Alert color="yellow" variant="light">
+          <Alert color="orange" variant="light">
             {MEMBERSHIP_MESSAGES.notConnected}
           </Alert>
           {readOnlyNote ? (
