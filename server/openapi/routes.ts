@@ -22,7 +22,8 @@ const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
   'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: 'swagger-ui-bundle.js' },
   'start.js': {
     type: 'text/javascript; charset=utf-8',
-    // validatorUrl: null keeps Swagger UI from sending the document to its online validator.
+    // validatorUrl: null keeps Swagger UI from sending the document to its online validator;
+    // filter: a box that narrows the page to the tags whose name holds what is typed.
     text: `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
     url: new URL('../openapi.json', document.baseURI).href,
@@ -30,6 +31,7 @@ const ASSETS: Record<string, { type: string; file?: string; text?: string }> = {
     deepLinking: true,
     validatorUrl: null,
     tryItOutEnabled: false,
+    filter: true,
   })
 })
 `,
