@@ -39,15 +39,13 @@ test.describe('the API reference at /api/docs', () => {
     // last operation drawn is brought to the top until every one of them has been drawn.
     const drawn = new Map<string, string>()
     const collect = async () => {
-      const rows = await page
-        .locator('.opblock')
-        .evaluateAll((blocks) =>
-          blocks.map((block) => [
-            block.id,
-            block.querySelector('.opblock-summary-description')?.textContent ?? '',
-          ]),
-        )
-      for (const [id, summary] of rows) drawn.set(id, summary)
+      const rows = await page.locator('.opblock').evaluateAll((blocks) =>
+        blocks.map((block) => ({
+          id: block.id,
+          summary: block.querySelector('.opblock-summary-description')?.textContent ?? '',
+        })),
+      )
+      for (const { id, summary } of rows) drawn.set(id, summary)
       return drawn.size
     }
     await expect(page.locator('.opblock').first()).toBeVisible()
