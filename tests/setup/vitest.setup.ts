@@ -1,9 +1,18 @@
 import '@testing-library/jest-dom/vitest'
 import { cleanup, configure } from '@testing-library/react'
-import { afterEach, vi } from 'vitest'
+import { afterAll, afterEach, vi } from 'vitest'
 
 afterEach(() => {
   cleanup()
+})
+
+// The web files share one jsdom within a worker (vitest.config.ts): each file leaves it as a new
+// one would find it, with nothing stored, at the first address, untitled.
+afterAll(() => {
+  localStorage.clear()
+  sessionStorage.clear()
+  window.history.replaceState(null, '', '/')
+  document.title = ''
 })
 
 // findBy*/waitFor give up after 1 s by default. A view that loads lazily (the wizard's later
@@ -38,6 +47,7 @@ window.ResizeObserver = ResizeObserverStub as unknown as typeof ResizeObserver
 HTMLElement.prototype.scrollIntoView = () => {}
 window.scrollTo = (() => {}) as typeof window.scrollTo
 Object.defineProperty(document, 'fonts', {
+  configurable: true,
   value: { addEventListener: () => {}, removeEventListener: () => {}, ready: Promise.resolve() },
 })
 
