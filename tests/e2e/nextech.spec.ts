@@ -137,6 +137,9 @@ test('an Admin syncs with Nextech: the counts, a review item resolved, a code ma
     // The points on the patient's profile, marked as from Nextech.
     await page.goto('/patients')
     await page.getByRole('searchbox', { name: 'Search patients' }).fill(`Sync${stamp}`)
+    await expect(page.getByRole('status').filter({ hasText: 'match' })).toContainText(
+      `match “Sync${stamp}”`,
+    )
     await page.getByRole('link', { name: new RegExp(`Robin Sync${stamp}`) }).click()
     await expect(
       page.getByRole('cell', {
@@ -148,6 +151,9 @@ test('an Admin syncs with Nextech: the counts, a review item resolved, a code ma
     // Avery Johnson, who referred Robin, has the referral bonus.
     await page.goto('/patients')
     await page.getByRole('searchbox', { name: 'Search patients' }).fill('Avery Johnson')
+    await expect(page.getByRole('status').filter({ hasText: 'match' })).toContainText(
+      'match “Avery Johnson”',
+    )
     await page
       .getByRole('link', { name: /Avery Johnson/ })
       .first()

@@ -48,7 +48,14 @@ export function PatientList({
   const debounced = useDebouncedCallback(onSearch, 250)
   const noun = archived ? ['archived patient', 'archived patients'] : ['patient', 'patients']
   return (
-    <Stack gap="md">
+    // A patient opened while a search is still being typed stays open: the search that would
+    // have gone out 250 ms later (and taken the page back to the list) is dropped.
+    <Stack
+      gap="md"
+      onClickCapture={(event) => {
+        if (event.target instanceof Element && event.target.closest('a[href]')) debounced.cancel()
+      }}
+    >
       <Group justify="space-between" align="flex-end" wrap="wrap" gap="sm">
         <TextInput
           label="Search patients"
