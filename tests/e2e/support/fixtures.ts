@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test'
+import type { AxeResults, RunOptions } from 'axe-core'
 import { startWorkerServer } from './servers.ts'
 
 export { expect }
@@ -237,14 +238,6 @@ export async function settled(page: Page) {
 /** axe-core's script, read once per worker and put into a page the first time it is checked. */
 let axeSource: string | undefined
 
-/** What axe reports of one violation: enough to find the element and the rule. */
-type AxeViolation = {
-  id: string
-  impact?: string | null
-  help: string
-  nodes: { target: unknown[] }[]
-}
-
 /**
  * Runs axe on the page once it has {@link settled} and returns its violations (empty when the page
  * passes): axe reads colours as painted, so a dialog still fading in would fail its contrast check.
@@ -259,7 +252,7 @@ export async function axeViolations(page: Page) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
     const scope = window as unknown as {
-      axe: { run: (context: Document, options: object) => Promise<{ violations: unknown[] }> }
+      axe: { run: (context: Document, options: RunOptions) => Promise<AxeResults> }
     }
     const results = await scope.axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
@@ -268,7 +261,7 @@ export async function axeViolations(page: Page) {
     })
     return results.violations
   })
-  return (violations as AxeViolation[]).map((violation) => ({
+  return violations.map((violation) => ({
     id: violation.id,
     impact: violation.impact,
     help: violation.help,
