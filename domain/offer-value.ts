@@ -22,6 +22,8 @@ export type OfferLine = {
   unit_price_cents: number
   quantity: number
   points: number
+  /** What is left of the line to pay before the offer (after a membership's perks); absent: price × quantity. */
+  net_cents?: number
 }
 
 /** A line after the offer: what it takes off the line, and the points the line now earns. */
@@ -72,7 +74,7 @@ export function discountedPoints(points: number, gross: number, discount: number
  * offer (or one without value): the lines as they are.
  */
 export function applyOffer(lines: readonly OfferLine[], offer: OfferValue | null): OfferResult {
-  const gross = lines.map((line) => line.unit_price_cents * line.quantity)
+  const gross = lines.map((line) => line.net_cents ?? line.unit_price_cents * line.quantity)
   const subtotal = gross.reduce((sum, cents) => sum + cents, 0)
   let remaining = offer?.discount_cents ?? 0
   const result = lines.map((line, index) => {

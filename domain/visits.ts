@@ -46,7 +46,7 @@ export const VISIT_MESSAGES = {
   /** A code sent for another amount than the one redeemed. */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,
-  codeAmountNeeded: 'Please say what the code is for: points, promotion_id or both.',
+  codeAmountNeeded: 'Please say what the code is for: points, promotion_id, bank_cents or more of them.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',
   codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',
@@ -91,7 +91,24 @@ export const VISIT_MESSAGES = {
     "Only a manager or an admin of this practice can approve a price above the catalogue's or points above the programme's ceiling.",
   pointsOrPromotion: 'A redemption needs either points or promotion_id.',
   /** A visit's redemption may take both. */
-  pointsOrPromotionOrBoth: 'A redemption needs points, promotion_id or both.',
+  pointsOrPromotionOrBoth: 'A redemption needs points, promotion_id, bank_cents or more of them.',
+  /** Paying from the membership bank. */
+  bankCodeNeeded: (cents: number) =>
+    `The patient's code is needed to pay ${formatDollars(cents)} from the membership bank.`,
+  noBank: 'The patient has no membership bank to pay from.',
+  bankTooLittle: (balance: number) =>
+    `The membership bank holds ${formatDollars(balance)}: the bank cannot pay more than that.`,
+  bankMoreThanDue: (due: number) =>
+    `The visit comes to ${formatDollars(due)}: the bank cannot pay more than the visit.`,
+  /** The flag the desk sees before any perk is used. */
+  memberPastDue: (plan: string) =>
+    `${plan} is past due: a renewal was declined. Member prices and included treatments wait until the card is updated; the bank's paid value can still be used.`,
+  memberUnpaid: (plan: string) =>
+    `${plan} is unpaid after its last retry: member perks have stopped. The bank's paid value can still be used.`,
+  memberPaused: (plan: string, until: string) =>
+    `${plan} is paused until ${until}: no member perks while paused. The bank's paid value can still be used.`,
+  memberEnded: (plan: string) =>
+    `${plan} has ended: no member perks. The bank's paid value can still be used.`,
 } as const
 
 const Id = (label: string) =>
@@ -215,6 +232,16 @@ const RedemptionFields = {
   override: v.optional(OverrideInputSchema),
 }
 
+/** Cents paid from the membership bank at a visit. */
+const BankCents = v.optional(
+  v.pipe(
+    v.number('bank_cents must be a number of cents.'),
+    v.integer('bank_cents must be a whole number of cents.'),
+    v.minValue(1, 'bank_cents must be at least 1.'),
+    v.maxValue(100_000_000, 'bank_cents can be at most $1,000,000.00.'),
+  ),
+)
+
 const onePointsOrPromotion = (r: {
   points?: number | undefined
   promotion_id?: number | undefined
@@ -223,14 +250,15 @@ const onePointsOrPromotion = (r: {
 const pointsOrPromotionOrBoth = (r: {
   points?: number | undefined
   promotion_id?: number | undefined
-}) => r.points !== undefined || r.promotion_id !== undefined
+  bank_cents?: number | undefined
+}) => r.points !== undefined || r.promotion_id !== undefined || r.bank_cents !== undefined
 
 /**
  * The redemption of a visit: points, a claimed offer, or both (an offer's discount and
  * points for a reward at the same visit), with one consent for the two.
  */
 export const VisitRedemptionInputSchema = v.pipe(
-  v.object(RedemptionFields),
+  v.object({ ...RedemptionFields, bank_cents: BankCents }),
   v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.pointsOrPromotionOrBoth),
 )
 export type VisitRedemptionInput = v.InferOutput<typeof VisitRedemptionInputSchema>
@@ -263,6 +291,10 @@ export const VisitLineSchema = v.object({
   unit_price_cents: v.number(),
   /** What the visit's offer takes off the line, in cents; 0 or absent: nothing. */
   discount_cents: v.optional(v.number()),
+  /** Units of the line the membership's allowance covers (free); 0 or absent: none. */
+  allowance_units: v.optional(v.number()),
+  /** What the member price takes off the line's charged units, in cents; 0 or absent: nothing. */
+  member_discount_cents: v.optional(v.number()),
   points: v.number(),
   refused: v.nullable(v.object({ reason: v.string(), opens_on: v.string() })),
 })
@@ -287,11 +319,49 @@ export const OfferValuationSchema = v.object({
 })
 export type OfferValuation = v.InferOutput<typeof OfferValuationSchema>
 
+/**
+ * The patient's membership as the checkout sees it: whether its perks apply, the flag the desk
+ * reads first when they do not, what it does to these lines and what the bank holds.
+ */
+export const MemberAtCheckoutSchema = v.object({
+  membership_id: v.number(),
+  plan_name: v.string(),
+  status: v.picklist(['active', 'past_due', 'paused', 'unpaid', 'cancelled', 'ended']),
+  /** Member prices, allowances and the multiplier apply (the membership is active). */
+  perks_apply: v.boolean(),
+  /** Why they do not, in one sentence, shown before anything is used; null when they do. */
+  flag: v.nullable(v.string()),
+  /** What the bank holds now, in cents: it may pay part or all of the visit. */
+  bank_cents: v.number(),
+  discount_percent: v.number(),
+  points_multiplier: v.number(),
+  /** Each allowance: units per cycle, left before this visit, and used by these lines. */
+  allowances: v.array(
+    v.object({
+      catalogue_item_id: v.number(),
+      name: v.string(),
+      per_cycle: v.number(),
+      remaining: v.number(),
+      used: v.number(),
+    }),
+  ),
+  /** What the allowances and the member price take off these lines, in cents. */
+  allowance_cents: v.number(),
+  member_discount_cents: v.number(),
+})
+export type MemberAtCheckout = v.InferOutput<typeof MemberAtCheckoutSchema>
+
 /** `POST /visits/preview` answers. */
 export const VisitPreviewSchema = v.object({
   lines: v.array(VisitLineSchema),
+  /** The points the visit earns (after the member's perks and multiplier, before an offer). */
   points: v.number(),
+  /** What the patient pays before an offer and the bank: the lines less the member's perks. */
   total_cents: v.number(),
+  /** The lines at their prices, before anything is taken off. */
+  subtotal_cents: v.optional(v.number()),
+  /** The patient's membership (the live one, or an ended one whose bank still holds value). */
+  membership: v.optional(v.nullable(MemberAtCheckoutSchema)),
   balance: v.number(),
   point_value_cents: v.number(),
   redemption_code_threshold: v.number(),
@@ -316,6 +386,11 @@ export const VisitSchema = v.object({
   total_cents: v.number(),
   /** What the redeemed offer took off, in cents (0 or absent: nothing). */
   discount_cents: v.optional(v.number()),
+  /** What the membership took off: allowances used and the member price, in cents. */
+  allowance_cents: v.optional(v.number()),
+  member_discount_cents: v.optional(v.number()),
+  /** What the membership bank paid of `total_cents`; the rest is paid at the desk. */
+  bank_cents: v.optional(v.number()),
   created_at: v.string(),
   undo_until: v.string(),
   /** When the visit was undone (its entries reversed), else null. */
@@ -338,6 +413,8 @@ export const VisitAnswerSchema = v.object({
   lines: v.array(VisitLineSchema),
   entries: v.array(LedgerEntrySchema),
   balance: v.number(),
+  /** The membership bank after the visit, when the patient has one. */
+  membership_bank_cents: v.optional(v.nullable(v.number())),
 })
 export type VisitAnswer = v.InferOutput<typeof VisitAnswerSchema>
 
@@ -345,6 +422,8 @@ export type VisitAnswer = v.InferOutput<typeof VisitAnswerSchema>
 export const VisitUndoAnswerSchema = v.object({
   entries: v.array(LedgerEntrySchema),
   balance: v.number(),
+  /** The membership bank after the undo put back what the visit paid from it. */
+  membership_bank_cents: v.optional(v.nullable(v.number())),
 })
 
 /** `POST /patients/{id}/redemptions` answers; `bonus` is a promotion's bonus entry, if any. */
@@ -365,6 +444,7 @@ export const RedemptionCodeInputSchema = v.pipe(
   v.object({
     points: RedemptionFields.points,
     promotion_id: RedemptionFields.promotion_id,
+    bank_cents: BankCents,
   }),
   v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.codeAmountNeeded),
 )
@@ -376,6 +456,7 @@ export const RedemptionCodeCheckSchema = v.pipe(
     ...VerificationInputSchema.entries,
     points: RedemptionFields.points,
     promotion_id: RedemptionFields.promotion_id,
+    bank_cents: BankCents,
   }),
   v.check((r) => pointsOrPromotionOrBoth(r), VISIT_MESSAGES.codeAmountNeeded),
 )
