@@ -1221,6 +1221,15 @@ export const visits = pgTable(
     total_cents: integer().notNull(),
     /** What the redeemed offer took off the visit, in cents (0: none). */
     discount_cents: integer().notNull().default(0),
+    /** The membership whose perks or bank the visit used, if any (undo puts them back). */
+    membership_id: integer().references((): AnyPgColumn => memberships.id, {
+      onDelete: 'set null',
+    }),
+    /** What the membership's allowances and member price took off, in cents. */
+    allowance_cents: integer().notNull().default(0),
+    member_discount_cents: integer().notNull().default(0),
+    /** What the membership bank paid of `total_cents`. */
+    bank_cents: integer().notNull().default(0),
     idempotency_key: text().notNull(),
     /** The promotion the visit redeemed, if any (its claim goes back to claimed on undo). */
     redemption_promotion_id: integer(),
@@ -1243,6 +1252,10 @@ export const visits = pgTable(
       .where(sql`${t.appointment_id} is not null and ${t.undone_at} is null`),
     index('visits_patient_idx').on(t.patient_id, t.created_at),
     check('visits_total_check', sql`${t.total_cents} >= 0 and ${t.discount_cents} >= 0`),
+    check(
+      'visits_member_check',
+      sql`${t.bank_cents} >= 0 and ${t.bank_cents} <= ${t.total_cents} and ${t.allowance_cents} >= 0 and ${t.member_discount_cents} >= 0`,
+    ),
   ],
 )
 
@@ -1266,6 +1279,9 @@ export const visitItems = pgTable(
     quantity: integer().notNull(),
     /** What the visit's offer took off this line, in cents (0: none). */
     discount_cents: integer().notNull().default(0),
+    /** Units the membership's allowance covered (free), and what the member price took off. */
+    allowance_units: integer().notNull().default(0),
+    member_discount_cents: integer().notNull().default(0),
     points: integer().notNull(),
     refused_reason: text(),
     refused_opens_on: date(),
@@ -1281,6 +1297,10 @@ export const visitItems = pgTable(
     check(
       'visit_items_discount_check',
       sql`${t.discount_cents} >= 0 and ${t.discount_cents}::bigint <= ${t.unit_price_cents}::bigint * ${t.quantity}`,
+    ),
+    check(
+      'visit_items_member_check',
+      sql`${t.allowance_units} >= 0 and ${t.allowance_units} <= ${t.quantity} and ${t.member_discount_cents} >= 0`,
     ),
   ],
 )
@@ -1304,6 +1324,8 @@ export const redemptionCodes = pgTable(
     points: integer(),
     /** The offer the code may redeem, or null when it is for points. */
     promotion_id: integer(),
+    /** The cents the code may pay from the membership bank at most, or null. */
+    bank_cents: integer(),
     expires_at: instant().notNull(),
     attempts: integer().notNull().default(0),
     used_at: instant(),
@@ -1621,13 +1643,20 @@ export const membershipBankEntries = pgTable(
     membership_id: integer()
       .notNull()
       .references(() => memberships.id, { onDelete: 'cascade' }),
+    /** `credit` (a paid cycle), `use` (a visit paid from it), `restore` (its undo), `refund`. */
     kind: text().notNull(),
     cycle: integer(),
     amount_cents: integer().notNull(),
     balance_after: integer().notNull(),
+    /** The visit a `use` paid, or a `restore` undid. */
+    visit_id: integer().references((): AnyPgColumn => visits.id, { onDelete: 'set null' }),
     created_at: createdAt(),
   },
   (t) => [
+    // One use and one restore per visit: a replayed posting or undo never moves the bank twice.
+    uniqueIndex('membership_bank_visit_unique')
+      .on(t.visit_id, t.kind)
+      .where(sql`${t.visit_id} is not null`),
     uniqueIndex('membership_bank_credit_unique')
       .on(t.membership_id, t.cycle)
       .where(sql`${t.kind} = 'credit'`),
