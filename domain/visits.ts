@@ -326,6 +326,8 @@ export type OfferValuation = v.InferOutput<typeof OfferValuationSchema>
 export const MemberAtCheckoutSchema = v.object({
   membership_id: v.number(),
   plan_name: v.string(),
+  /** The plan's cadence: the allowances are "this month", "these 3 months" or "this year". */
+  interval: v.picklist(['month', 'quarter', 'year']),
   status: v.picklist(['active', 'past_due', 'paused', 'unpaid', 'cancelled', 'ended']),
   /** Member prices, allowances and the multiplier apply (the membership is active). */
   perks_apply: v.boolean(),
