@@ -1596,6 +1596,10 @@ export const membershipCharges = pgTable(
       .on(t.membership_id, t.cycle, t.purpose)
       .where(sql`${t.status} = 'pending'`),
     index('membership_charges_pending_idx').on(t.created_at).where(sql`${t.status} = 'pending'`),
+    // Renewals paid by a retry (attempt > 1): the end of a past-due episode, for the report.
+    index('membership_charges_recovered_idx')
+      .on(t.practice_id, t.settled_at)
+      .where(sql`${t.purpose} = 'cycle' and ${t.status} = 'succeeded' and ${t.attempt} > 1`),
     check(
       'membership_charges_status_check',
       sql`${t.status} in ('pending', 'succeeded', 'failed')`,
@@ -1626,7 +1630,11 @@ export const membershipCycles = pgTable(
     bank_cents: integer().notNull(),
     created_at: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.membership_id, t.cycle] })],
+  (t) => [
+    primaryKey({ columns: [t.membership_id, t.cycle] }),
+    // The memberships report reads a practice's cycles (each one's plan version) up to a day.
+    index('membership_cycles_practice_idx').on(t.practice_id, t.created_at),
+  ],
 )
 
 /**
@@ -1661,6 +1669,8 @@ export const membershipBankEntries = pgTable(
       .on(t.membership_id, t.cycle)
       .where(sql`${t.kind} = 'credit'`),
     index('membership_bank_membership_idx').on(t.membership_id),
+    // The bank's roll-forward in the memberships report: a practice's entries by day.
+    index('membership_bank_practice_idx').on(t.practice_id, t.created_at),
     check('membership_bank_balance_check', sql`${t.balance_after} >= 0`),
   ],
 )
@@ -1700,10 +1710,23 @@ export const membershipEvents = pgTable(
     kind: text().notNull(),
     amount_cents: integer(),
     detail: text().notNull(),
+    /**
+     * The plan version the membership is on after a `plan_changed` event (a change now): the one
+     * change of version no cycle records, kept for the memberships report's MRR history.
+     */
+    plan_version_id: integer().references(() => membershipPlanVersions.id),
     user_id: integer().references(() => users.id, { onDelete: 'set null' }),
     at: timestamp({ withTimezone: true }).notNull(),
   },
-  (t) => [index('membership_events_membership_idx').on(t.membership_id, t.id)],
+  (t) => [
+    index('membership_events_membership_idx').on(t.membership_id, t.id),
+    // The memberships report reads a practice's status changes up to a day (MRR, churn).
+    index('membership_events_status_idx')
+      .on(t.practice_id, t.at)
+      .where(
+        sql`${t.kind} in ('enrolled', 'past_due', 'unpaid', 'paused', 'resumed', 'cancelled', 'ended', 'plan_changed')`,
+      ),
+  ],
 )
 
 /** Gateway events (webhooks) already applied, by the gateway's event id: each is applied once. */
