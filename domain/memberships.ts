@@ -382,6 +382,8 @@ export const MEMBERSHIP_EVENT_KINDS = [
   'notice_sent',
   'card_expiry_notice',
   'duplicate_refunded',
+  'perks_used',
+  'perks_restored',
 ] as const
 
 export const MembershipEventSchema = v.object({
@@ -391,6 +393,68 @@ export const MembershipEventSchema = v.object({
   detail: v.string(),
 })
 export const MembershipEventsAnswerSchema = v.object({ data: v.array(MembershipEventSchema) })
+
+/**
+ * What moves a membership's bank: `credit` (a paid cycle's banked value), `use` (a visit paid
+ * from it), `restore` (that visit undone), `refund` (a refunded cycle's banked value taken back).
+ */
+export const BANK_ENTRY_KINDS = ['credit', 'use', 'restore', 'refund'] as const
+export type BankEntryKind = (typeof BANK_ENTRY_KINDS)[number]
+
+/** One entry of a membership's bank, with the balance it left. */
+export const MembershipBankEntrySchema = v.object({
+  id: v.number(),
+  kind: v.picklist(BANK_ENTRY_KINDS),
+  /** Signed: a credit or a restore adds, a use or a refund takes away. */
+  amount_cents: v.number(),
+  /** The bank right after this entry (never below 0). */
+  balance_after_cents: v.number(),
+  /** The cycle a credit or a refund is for; null for a use or a restore. */
+  cycle: v.nullable(v.number()),
+  /** The visit a use paid or a restore undid; null otherwise (or when the visit is gone). */
+  visit_id: v.nullable(v.number()),
+  at: v.string(),
+  /** The entry in one sentence: "Paid in with cycle 3", "Used at the visit of Nov 27, 2026…". */
+  detail: v.string(),
+})
+export type MembershipBankEntry = v.InferOutput<typeof MembershipBankEntrySchema>
+
+/** `GET /memberships/{id}/bank`: every entry, newest first, and the balance now. */
+export const MembershipBankAnswerSchema = v.object({
+  data: v.array(MembershipBankEntrySchema),
+  bank_cents: v.number(),
+})
+export type MembershipBank = v.InferOutput<typeof MembershipBankAnswerSchema>
+
+const bankDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' })
+
+/**
+ * The sentence of a bank entry. A visit is named by its date (as the app writes dates) and what
+ * it came to; without the visit (deleted), by what the entry did.
+ */
+export function bankEntryDetail(entry: {
+  kind: BankEntryKind
+  cycle: number | null
+  visit: { at: Date; total_cents: number } | null
+}): string {
+  const visitDay = entry.visit ? bankDate.format(entry.visit.at) : null
+  switch (entry.kind) {
+    case 'credit':
+      return entry.cycle ? `Paid in with cycle ${entry.cycle}` : 'Paid in'
+    case 'use':
+      return entry.visit
+        ? `Used at the visit of ${visitDay}, which came to ${money(entry.visit.total_cents)}`
+        : 'Used at a visit'
+    case 'restore':
+      return visitDay
+        ? `Put back: the visit of ${visitDay} was undone`
+        : 'Put back: the visit was undone'
+    case 'refund':
+      return entry.cycle
+        ? `Taken back with the refund of cycle ${entry.cycle}`
+        : 'Taken back with a refund'
+  }
+}
 
 /** `GET /practice/payments`: the practice's own payment account (Stripe Connect). */
 export const PaymentAccountSchema = v.object({

@@ -37,6 +37,7 @@ import type {
   ClockAnswerSchema,
   ClockInputSchema,
   EnrolInputSchema,
+  MembershipBankAnswerSchema,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
   MembershipPlanSchema,
@@ -191,6 +192,7 @@ export type ApiContract = {
   'GET /api/membership-plans/:id': { answer: v.InferOutput<typeof MembershipPlanSchema> }
   'GET /api/memberships': { answer: v.InferOutput<typeof MembershipsAnswerSchema> }
   'GET /api/memberships/:id': { answer: v.InferOutput<typeof MembershipSchema> }
+  'GET /api/memberships/:id/bank': { answer: v.InferOutput<typeof MembershipBankAnswerSchema> }
   'GET /api/memberships/:id/events': { answer: v.InferOutput<typeof MembershipEventsAnswerSchema> }
   'GET /api/offers/:token': { answer: v.InferOutput<typeof OfferAnswerSchema> }
   'GET /api/openapi.json': { media: 'application/json' }

@@ -10,6 +10,7 @@ import {
   ClockInputSchema,
   EnrolInputSchema,
   MEMBERSHIP_STATUSES,
+  MembershipBankAnswerSchema,
   MembershipChangeAnswerSchema,
   MembershipEventsAnswerSchema,
   MembershipPlanSchema,
@@ -333,6 +334,22 @@ export function membershipRoutes(ctx: ServerContext) {
       async (c) =>
         c.json({ data: await service().events(c.var.user.practice_id, c.req.valid('param').id) }),
     )
+    .get(
+      '/:id/bank',
+      operation({
+        summary: "Read a membership's bank",
+        description:
+          "Every staff role (Staff, Manager, Admin): the bank is the patient's own money, needed at the desk. Every entry, newest first, each with the balance it left: paid in with a cycle (`credit`), used at a visit (`use`), put back when that visit was undone (`restore`), taken back with a refunded cycle (`refund`); and the balance now.",
+        tag: 'Memberships',
+        responses: {
+          200: { description: 'The bank and its entries.', json: MembershipBankAnswerSchema },
+          404: OTHER_PRACTICE,
+        },
+      }),
+      anyStaffMember(),
+      idParams('id'),
+      async (c) => c.json(await service().bank(c.var.user.practice_id, c.req.valid('param').id)),
+    )
     .post(
       '/:id/pause',
       changeDoc(
@@ -367,7 +384,7 @@ export function membershipRoutes(ctx: ServerContext) {
       '/:id/cancel',
       changeDoc(
         'Cancel a membership',
-        "`at: period_end`: ends at the first cycle end that keeps the minimum term and the notice period (any staff role). `at: now` (Manager, Admin): ends now, with `refund: true` the unused part of the current cycle refunded. The bank stays the patient's.",
+        "`at: period_end`: ends at the first cycle end that keeps the minimum term and the notice period (any staff role). `at: now` (Manager, Admin): ends now, with `refund: true` the unused part of the current cycle refunded and that cycle's banked value taken back from the bank as far as it is unspent (a `refund` entry of the bank). Without a refund the bank stays the patient's.",
       ),
       staff,
       idParams('id'),

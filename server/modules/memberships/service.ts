@@ -5,12 +5,15 @@
  */
 import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import {
+  type BankEntryKind,
+  bankEntryDetail,
   cycleEnd,
   INTERVAL_LABELS,
   LIVE_STATUSES,
   MEMBERSHIP_AGREEMENT,
   MEMBERSHIP_MESSAGES,
   type Membership,
+  type MembershipBank,
   type MembershipStatus,
   money,
   type Plan,
@@ -25,6 +28,7 @@ import type { AuthUser } from '#server/context.ts'
 import type { Database, Transaction } from '#server/db/client.ts'
 import {
   membershipAllowances,
+  membershipBankEntries,
   membershipCharges,
   membershipEvents,
   membershipPlans,
@@ -35,6 +39,7 @@ import {
   practices,
   procedures,
   users,
+  visits,
 } from '#server/db/schema.ts'
 import { conflict, DomainError, notAllowed, notFound } from '#server/lib/domain-error.ts'
 import { createLedger } from '#server/modules/ledger/index.ts'
@@ -97,6 +102,31 @@ function planAnswer(
     archived: plan.archived_at !== null,
     active_members: activeMembers,
   }
+}
+
+/**
+ * What a refund of the current cycle takes back from the bank: the cycle's banked value as far as
+ * it is unspent. Visits spend the oldest money first, so the newest credit is the last spent: what
+ * is unspent of it is at most the balance.
+ */
+export function takeBack(
+  credit: number,
+  balance: number,
+): { credit: number; taken: number; stays: number } {
+  const taken = Math.max(0, Math.min(credit, balance))
+  return { credit, taken, stays: balance - taken }
+}
+
+/** The sentence of "cancel now": the refund, then what becomes of the bank. */
+function cancelNowSummary(refundable: number, bank: ReturnType<typeof takeBack>): string {
+  const ends = `Ends now${refundable > 0 ? `, with ${money(refundable)} refunded for the unused part of the cycle` : ''}`
+  if (refundable <= 0 || bank.credit <= 0)
+    return `${ends}; the bank's ${money(bank.stays)} stays the patient's.`
+  if (bank.taken === 0)
+    return `${ends}; this cycle's banked value of ${money(bank.credit)} was already spent, so nothing is taken back from the bank.`
+  const spent =
+    bank.taken < bank.credit ? ` (the rest of its ${money(bank.credit)} was already spent)` : ''
+  return `${ends}; ${money(bank.taken)} of this cycle's banked value is taken back${spent}; ${money(bank.stays)} stays the patient's.`
 }
 
 export function createMembershipService(deps: MembershipDeps) {
@@ -505,6 +535,58 @@ export function createMembershipService(deps: MembershipDeps) {
     }))
   }
 
+  /**
+   * The membership's bank: every entry newest first, each with the balance it left and its
+   * sentence, and the balance now (the membership's, which the last entry's balance equals).
+   */
+  async function bank(practiceId: number, id: number): Promise<MembershipBank> {
+    const m = await membershipRow(db, practiceId, id)
+    const rows = await db
+      .select({
+        entry: membershipBankEntries,
+        visit_at: visits.created_at,
+        visit_total: visits.total_cents,
+      })
+      .from(membershipBankEntries)
+      .leftJoin(
+        visits,
+        and(
+          eq(visits.id, membershipBankEntries.visit_id),
+          eq(visits.practice_id, membershipBankEntries.practice_id),
+        ),
+      )
+      .where(
+        and(
+          eq(membershipBankEntries.membership_id, m.id),
+          eq(membershipBankEntries.practice_id, practiceId),
+        ),
+      )
+      // In the order they were written, which is the order of the running balance (a billing
+      // clock moved forward can stamp a credit later than a visit written after it).
+      .orderBy(desc(membershipBankEntries.id))
+    return {
+      data: rows.map(({ entry, visit_at, visit_total }) => {
+        const kind = entry.kind as BankEntryKind
+        return {
+          id: entry.id,
+          kind,
+          amount_cents: entry.amount_cents,
+          balance_after_cents: entry.balance_after,
+          cycle: entry.cycle,
+          visit_id: entry.visit_id,
+          at: entry.created_at.toISOString(),
+          detail: bankEntryDetail({
+            kind,
+            cycle: entry.cycle,
+            visit:
+              visit_at && visit_total !== null ? { at: visit_at, total_cents: visit_total } : null,
+          }),
+        }
+      }),
+      bank_cents: m.bank_cents,
+    }
+  }
+
   // ---- Payments account --------------------------------------------------------------------
 
   async function paymentAccount(practiceId: number) {
@@ -885,6 +967,32 @@ export function createMembershipService(deps: MembershipDeps) {
     return end
   }
 
+  /** The banked value the membership's current cycle paid in (0: none). */
+  async function cycleCredit(ex: Executor, m: MembershipRow): Promise<number> {
+    const [credit] = await ex
+      .select({ amount: membershipBankEntries.amount_cents })
+      .from(membershipBankEntries)
+      .where(
+        and(
+          eq(membershipBankEntries.membership_id, m.id),
+          eq(membershipBankEntries.kind, 'credit'),
+          eq(membershipBankEntries.cycle, m.cycle),
+        ),
+      )
+    const [refunded] = await ex
+      .select({ n: count() })
+      .from(membershipBankEntries)
+      .where(
+        and(
+          eq(membershipBankEntries.membership_id, m.id),
+          eq(membershipBankEntries.kind, 'refund'),
+          eq(membershipBankEntries.cycle, m.cycle),
+        ),
+      )
+    // A cycle's banked value is taken back once.
+    return Number(refunded?.n ?? 0) > 0 ? 0 : (credit?.amount ?? 0)
+  }
+
   async function cancel(
     user: AuthUser,
     id: number,
@@ -925,9 +1033,13 @@ export function createMembershipService(deps: MembershipDeps) {
             paid.amount_cents,
           )
         : 0
-    const summary = `Ends now${refundable > 0 ? `, with ${money(refundable)} refunded for the unused part of the cycle` : ''}; the bank's ${money(m.bank_cents)} stays the patient's.`
-    if (preview)
+    // A refund of the cycle takes its banked value back, as far as it is unspent; without a
+    // refund the bank stays the patient's.
+    const credit = refundable > 0 ? await cycleCredit(db, m) : 0
+    if (preview) {
+      const summary = cancelNowSummary(refundable, takeBack(credit, m.bank_cents))
       return { preview: { amount_cents: -refundable, effective_at: at.toISOString(), summary } }
+    }
     const accountId = await accountOf(db, user.practice_id)
     if (refundable > 0 && paid?.gateway_ref && accountId) {
       await providerCall(() =>
@@ -942,10 +1054,14 @@ export function createMembershipService(deps: MembershipDeps) {
     await db.transaction(async (tx) => {
       const locked = (await lockMembership(tx, m.id)) as MembershipRow
       const status = moveStatus(locked.status, 'cancel.now', 'be cancelled')
+      // The bank as it is under the lock: a visit may have spent from it since the preview.
+      const bank = takeBack(refundable > 0 ? await cycleCredit(tx, locked) : 0, locked.bank_cents)
+      const summary = cancelNowSummary(refundable, bank)
       await tx
         .update(memberships)
         .set({
           status,
+          bank_cents: bank.stays,
           ended_at: at,
           cancel_at: at,
           cancel_reason:
@@ -974,11 +1090,22 @@ export function createMembershipService(deps: MembershipDeps) {
             settled_at: at,
           })
           .onConflictDoNothing()
+        if (bank.taken > 0) {
+          await tx.insert(membershipBankEntries).values({
+            practice_id: m.practice_id,
+            membership_id: m.id,
+            kind: 'refund',
+            cycle: m.cycle,
+            amount_cents: -bank.taken,
+            balance_after: bank.stays,
+            created_at: at,
+          })
+        }
         await writeEvent(
           tx,
           m,
           'refunded',
-          `Refunded ${money(refundable)} for the unused part of cycle ${m.cycle}.`,
+          `Refunded ${money(refundable)} for the unused part of cycle ${m.cycle}.${bank.taken > 0 ? ` ${money(bank.taken)} of its banked value was taken back from the bank.` : ''}`,
           at,
           {
             amount: -refundable,
@@ -991,7 +1118,7 @@ export function createMembershipService(deps: MembershipDeps) {
         tx,
         user,
         m,
-        `ended now${refundable ? ` with ${money(refundable)} refunded` : ''}`,
+        `ended now${refundable ? ` with ${money(refundable)} refunded` : ''}${bank.taken ? `, ${money(bank.taken)} taken back from the bank` : ''}`,
         at,
       )
     })
@@ -1324,6 +1451,7 @@ export function createMembershipService(deps: MembershipDeps) {
     patientMemberships,
     listMemberships,
     events,
+    bank,
     paymentAccount,
     connect,
     enrol,
