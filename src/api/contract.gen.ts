@@ -28,6 +28,7 @@ import type {
   ProgrammeRulesSchema,
   ReverseInputSchema,
 } from '#domain/ledger.ts'
+import type { MembershipReportSchema } from '#domain/membership-reports.ts'
 import type {
   CancelInputSchema,
   CardInputSchema,
@@ -237,6 +238,8 @@ export type ApiContract = {
   'GET /api/reports/ledger.csv': { media: 'text/csv' }
   'GET /api/reports/liability': { answer: v.InferOutput<typeof LiabilityReportSchema> }
   'GET /api/reports/liability.csv': { media: 'text/csv' }
+  'GET /api/reports/memberships': { answer: v.InferOutput<typeof MembershipReportSchema> }
+  'GET /api/reports/memberships.csv': { media: 'text/csv' }
   'GET /api/reports/patients.csv': { media: 'text/csv' }
   'GET /api/reports/summary': { answer: v.InferOutput<typeof ReportSummarySchema> }
   'GET /api/reports/worklist': { answer: v.InferOutput<typeof WorklistPageSchema> }

@@ -11,6 +11,7 @@
  */
 import { type Context, Hono } from 'hono'
 import { csvRow } from '#domain/csv.ts'
+import { type MembershipReport, MembershipReportSchema } from '#domain/membership-reports.ts'
 import { can } from '#domain/permissions.ts'
 import { formatPhone } from '#domain/phone.ts'
 import {
@@ -35,8 +36,10 @@ import { requirePermission } from '#server/auth/permissions.ts'
 import type { AppEnv, ServerContext } from '#server/context.ts'
 import { badRequest } from '#server/http/errors.ts'
 import { parseOr400 } from '#server/http/validate.ts'
+import { createBillingClock } from '#server/modules/memberships/index.ts'
 import { operation } from '#server/openapi/operation.ts'
 import { answerCsvExport, csvStream, EXPORT_PAGE_SIZE } from './csv-export-routes.ts'
+import { membershipReport } from './membership-report.ts'
 import { ledgerExportPage, patientExportPage } from './queries.ts'
 import { liabilityReport, reportSummary, worklistPage } from './service.ts'
 
@@ -105,6 +108,55 @@ export function liabilityCsv(report: LiabilityReport): string {
   ].join('')
 }
 
+/** The columns of the memberships report's CSV: one figure a line, months for the movement. */
+export const MEMBERSHIP_REPORT_COLUMNS = ['measure', 'month', 'value'] as const
+
+/**
+ * The memberships report as CSV lines `measure, month, value`: the counts and rates, then (money
+ * only) MRR, each month's movement and the bank, in dollars. Staff get the counts only.
+ */
+export function membershipReportCsv(report: MembershipReport): string {
+  const lines: [string, string, number | string | null][] = [
+    ['from', '', report.from],
+    ['to', '', report.to],
+    ['active', '', report.active],
+    ['new', '', report.new],
+    ['paused', '', report.paused],
+    ['past_due', '', report.past_due],
+    ['unpaid', '', report.unpaid],
+    ['cancelled', '', report.cancelled],
+    ['cancelled_by_patient', '', report.cancelled_by_reason.patient],
+    ['cancelled_by_staff', '', report.cancelled_by_reason.staff],
+    ['cancelled_for_failed_payment', '', report.cancelled_by_reason.failed_payment],
+    ['members_at_start', '', report.members_at_start],
+    ['churned', '', report.churned],
+    ['churn_rate', '', report.churn_rate],
+    ['past_due_recovered', '', report.recovered],
+    ['past_due_not_recovered', '', report.not_recovered],
+    ['recovery_rate', '', report.recovery_rate],
+  ]
+  if (report.mrr_cents !== undefined) lines.push(['mrr_dollars', '', dollars(report.mrr_cents)])
+  for (const month of report.mrr_movement ?? []) {
+    for (const [key, value] of Object.entries(month)) {
+      if (key !== 'month') {
+        lines.push([key.replace(/_cents$/, '_dollars'), month.month, dollars(value as number)])
+      }
+    }
+  }
+  if (report.bank) {
+    for (const [key, value] of Object.entries(report.bank)) {
+      lines.push([`bank_${key.replace(/_cents$/, '_dollars')}`, '', dollars(value)])
+    }
+  }
+  for (const item of report.allowances_outstanding) {
+    lines.push([`allowance_units:${item.name}`, '', item.units])
+    if (item.value_cents !== undefined) {
+      lines.push([`allowance_dollars:${item.name}`, '', dollars(item.value_cents)])
+    }
+  }
+  return [csvRow(MEMBERSHIP_REPORT_COLUMNS), ...lines.map((line) => csvRow(line))].join('')
+}
+
 /** `/reports`. */
 export function reportRoutes(ctx: ServerContext) {
   /** `name-YYYY-MM-DD.csv`, the day of the export. */
@@ -115,6 +167,21 @@ export function reportRoutes(ctx: ServerContext) {
     const report = await liabilityReport(ctx.db, { practiceId: c.var.user.practice_id, ...period })
     return { period, report }
   }
+  /**
+   * The memberships report of the period the query names. Memberships live on the billing clock
+   * (`POST /dev/clock` moves it outside production), so "today" is the billing clock's day.
+   */
+  const membershipsOf = async (c: Context<AppEnv>) => {
+    const user = c.var.user
+    const now = await createBillingClock(ctx.db, ctx.now).now()
+    const period = reportPeriod(c.req.query(), now)
+    return membershipReport(ctx.db, {
+      practiceId: user.practice_id,
+      ...period,
+      money: can(user.access_rights, 'reports.money'),
+    })
+  }
+  const membershipsDescription = `For \`from\`..\`to\` (UTC days, both included; by default this month so far on the billing clock, at most ${REPORT_MAX_DAYS} days): memberships by status at the end of the period, new and cancelled (by reason) in it; churn rate (members active, past due or paused at the start who are cancelled, ended or unpaid at the end, over those members) and the failed-payment recovery rate (past-due episodes ended in the period by a paid retry, over those ended at all); live members' allowances left this cycle. Money (Manager, Admin; absent for Staff): MRR (each active or past-due membership's price normalised to a month: a quarter's / 3, a year's / 12, rounded to the cent), its movement month by month (opening + new + expansion − contraction − voluntary churn − involuntary churn + reactivation = closing, to the cent; a pause is contraction and its resumption expansion), the bank's roll-forward (opening + paid in − used − refunded = closing, equal to the members' banks when the period ends today) and the allowances' value at catalogue prices. Computed in the database.`
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -173,6 +240,47 @@ export function reportRoutes(ctx: ServerContext) {
           now: ctx.now(),
         })
         return c.json({ list: query.list, ...found, page, pageSize })
+      },
+    )
+    .get(
+      '/memberships',
+      operation({
+        summary: 'The memberships report',
+        description: membershipsDescription,
+        tag: 'Reports',
+        query: ReportPeriodQuerySchema,
+        responses: {
+          200: {
+            description: 'The counts, rates and (money only) MRR and the bank.',
+            json: MembershipReportSchema,
+          },
+          400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+        },
+      }),
+      requirePermission(ctx, 'patients.read'),
+      async (c) => c.json(await membershipsOf(c)),
+    )
+    .get(
+      '/memberships.csv',
+      operation({
+        summary: 'Export the memberships report as CSV',
+        description:
+          'The memberships report of `from`..`to` as lines `measure, month, value` (money in dollars, the movement one line per month and measure). Staff get the counts and rates only. Audited.',
+        tag: 'Reports',
+        query: ReportPeriodQuerySchema,
+        responses: {
+          200: { description: 'The CSV file (attachment).', media: ['text/csv'] },
+          400: 'A day is not a calendar date, the period ends before it starts, or it is too long.',
+        },
+      }),
+      requirePermission(ctx, 'patients.read'),
+      async (c) => {
+        const report = await membershipsOf(c)
+        return answerCsvExport(ctx, c, {
+          report: 'memberships',
+          filename: `memberships-${report.from}-to-${report.to}.csv`,
+          body: membershipReportCsv(report),
+        })
       },
     )
     .get(

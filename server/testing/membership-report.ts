@@ -1,0 +1,27 @@
+/** What the memberships report's tests check of every answer. */
+import { expect } from 'vitest'
+import { bankClosing, type MembershipReport, mrrClosing } from '#domain/membership-reports.ts'
+
+/** Every key of a JSON value that names money, and every path to a value under one. */
+export function moneyKeys(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => moneyKeys(item, `${path}[${i}]`))
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, inner]) => [
+      ...(/cents|mrr|bank|dollars|value/i.test(key) ? [`${path}.${key}`] : []),
+      ...moneyKeys(inner, `${path}.${key}`),
+    ])
+  }
+  return []
+}
+
+/** The movement's and the bank's sums, each to the cent, and each closing the next opening. */
+export function expectBalanced(report: MembershipReport) {
+  const months = report.mrr_movement ?? []
+  months.forEach((month, i) => {
+    expect(mrrClosing(month), `${month.month} adds up`).toBe(month.closing_mrr_cents)
+    const next = months[i + 1]
+    if (next) expect(next.opening_mrr_cents, `${next.month} opens`).toBe(month.closing_mrr_cents)
+  })
+  expect(report.mrr_cents).toBe(months.at(-1)?.closing_mrr_cents)
+  if (report.bank) expect(bankClosing(report.bank)).toBe(report.bank.closing_cents)
+}
