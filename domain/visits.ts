@@ -46,7 +46,8 @@ export const VISIT_MESSAGES = {
   /** A code sent for another amount than the one redeemed. */
   codeOtherAmount: (what: string) =>
     `This code is for ${what}: send the patient a new code for this redemption.`,
-  codeAmountNeeded: 'Please say what the code is for: points, promotion_id, bank_cents or more of them.',
+  codeAmountNeeded:
+    'Please say what the code is for: points, promotion_id, bank_cents or more of them.',
   codeExpired: 'The code has expired. Please send the patient a new code.',
   codeUsed: 'This code was already used. Please send the patient a new code.',
   codeAttempts: 'Too many incorrect codes were entered. Please send the patient a new code.',

@@ -37,6 +37,14 @@ import {
 import { conflict, notAllowed, notFound } from '#server/lib/domain-error.ts'
 import { linesDigest, signApproval } from './approval.ts'
 import {
+  type Member,
+  memberAnswer,
+  memberOf,
+  type Priced,
+  priceForMember,
+  withoutOffer,
+} from './membership.ts'
+import {
   type CheckoutDeps,
   day,
   type Executor,
@@ -52,6 +60,15 @@ export type PricedLine = VisitLine & { catalogue_price_cents: number }
 
 /** A line as the API answers it (without the catalogue's price). */
 export const publicLine = ({ catalogue_price_cents: _, ...line }: PricedLine): VisitLine => line
+
+/** What the membership did to line `i`: its allowance units and member price. */
+export function memberFields(priced: Priced, i: number) {
+  const line = priced.pricing.lines[i]
+  return {
+    allowance_units: line?.allowance_units ?? 0,
+    member_discount_cents: line?.member_discount_cents ?? 0,
+  }
+}
 
 /**
  * Why these lines need a manager's approval, a sentence a reason: a price above the
@@ -212,6 +229,7 @@ async function offerValues(
   practiceId: number,
   patientId: number,
   lines: readonly PricedLine[],
+  member: Member | null,
 ): Promise<OfferValuation[]> {
   const claims = await ex
     .select({ promotion_id: patientPromotions.promotion_id })
@@ -229,16 +247,23 @@ async function offerValues(
   const valuations: OfferValuation[] = []
   for (const { promotion_id } of claims) {
     const promotion = await promotionOf(ex, practiceId, promotion_id, patientId)
-    const result = applyOffer(lines, promotion)
+    // The offer comes off what the membership left to pay.
+    const priced = priceForMember(lines, member, (memberLines) =>
+      applyOffer(memberLines, promotion),
+    )
+    const result = priced.offer
     const names = await procedureNames(ex, promotion.procedure_ids)
     valuations.push({
       promotion_id,
       title: promotion.title,
       value: offerValueWords(promotion, names) ?? '',
-      lines: result.lines,
+      lines: result.lines.map((line, i) => ({
+        discount_cents: line.discount_cents,
+        points: priced.points[i] ?? line.points,
+      })),
       discount_cents: result.discount_cents,
       total_cents: result.total_cents,
-      points: result.points,
+      points: priced.points.reduce((sum, p) => sum + p, 0),
       problem: result.matched ? null : await noMatchSentence(ex, promotion),
     })
   }
@@ -335,16 +360,24 @@ export function createPricing(deps: CheckoutDeps) {
       }
       const rules = await readRules(db, practiceId)
       const lines = await priceLines(db, practiceId, patient.id, input.items, rules)
+      const member = await memberOf(db, practiceId, patient.id)
+      const priced = priceForMember(lines, member, withoutOffer)
       return {
-        lines: lines.map(publicLine),
-        points: lines.reduce((sum, l) => sum + l.points, 0),
-        total_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
+        lines: lines.map((line, i) => ({
+          ...publicLine(line),
+          ...(member ? memberFields(priced, i) : {}),
+          points: priced.points[i] ?? line.points,
+        })),
+        points: priced.points.reduce((sum, p) => sum + p, 0),
+        total_cents: priced.offer.total_cents,
+        subtotal_cents: lines.reduce((sum, l) => sum + l.unit_price_cents * l.quantity, 0),
+        membership: memberAnswer(member, priced.pricing),
         balance: patient.points,
         point_value_cents: rules.point_value_cents,
         redemption_code_threshold: rules.redemption_code_threshold,
         max_points_per_line: rules.max_points_per_line,
         approval_needed: approvalReasons(lines, rules),
-        offer_values: await offerValues(db, practiceId, patient.id, lines),
+        offer_values: await offerValues(db, practiceId, patient.id, lines, member),
       }
     },
 

@@ -3,6 +3,7 @@
  * appointment completed, in one transaction under the patient's lock; and reading it back.
  */
 import { and, asc, eq } from 'drizzle-orm'
+import { multipliedPoints } from '#domain/member-pricing.ts'
 import { can } from '#domain/permissions.ts'
 import {
   UNDO_WINDOW_MS,
@@ -19,6 +20,15 @@ import { appointments, patients, users, visitItems, visits } from '#server/db/sc
 import { conflict, DomainError, notAllowed } from '#server/lib/domain-error.ts'
 import { createLedger } from '#server/modules/ledger/index.ts'
 import { linesDigest, readApproval } from './approval.ts'
+import {
+  bankOf,
+  checkBank,
+  memberOf,
+  priceForMember,
+  spendMembership,
+  withMember,
+  withoutOffer,
+} from './membership.ts'
 import {
   appointmentOf,
   approvalReasons,
@@ -70,7 +80,7 @@ export async function answerFor(
   visit: typeof visits.$inferSelect,
   balance?: number,
 ): Promise<VisitAnswer> {
-  const [items, entries, points, approvers] = await Promise.all([
+  const [items, entries, points, approvers, memberBank] = await Promise.all([
     ex
       .select()
       .from(visitItems)
@@ -84,6 +94,7 @@ export async function answerFor(
           .select({ id: users.id, first_name: users.first_name, last_name: users.last_name })
           .from(users)
           .where(eq(users.id, visit.approved_by)),
+    bankOf(ex, visit.membership_id),
   ])
   const approver = approvers[0]
   return {
@@ -93,6 +104,9 @@ export async function answerFor(
       appointment_id: visit.appointment_id,
       total_cents: visit.total_cents,
       discount_cents: visit.discount_cents,
+      allowance_cents: visit.allowance_cents,
+      member_discount_cents: visit.member_discount_cents,
+      bank_cents: visit.bank_cents,
       created_at: visit.created_at.toISOString(),
       undo_until: new Date(visit.created_at.getTime() + UNDO_WINDOW_MS).toISOString(),
       undone_at: visit.undone_at?.toISOString() ?? null,
@@ -108,6 +122,8 @@ export async function answerFor(
       quantity: item.quantity,
       unit_price_cents: item.unit_price_cents,
       discount_cents: item.discount_cents,
+      allowance_units: item.allowance_units,
+      member_discount_cents: item.member_discount_cents,
       points: item.points,
       refused:
         item.refused_reason && item.refused_opens_on
@@ -116,6 +132,7 @@ export async function answerFor(
     })),
     entries: await withAuthors(ex, entries),
     balance: points,
+    membership_bank_cents: memberBank,
   }
 }
 
@@ -249,8 +266,15 @@ export function createRecording(
             rules,
             input.approval,
           )
-          // The offer's value lowers the matching lines; the points follow what is paid.
-          const offer = await offerOn(tx, lines, promotion)
+          // The membership first (allowances, member price; its row locked after the patient's),
+          // then the offer's value on what is left; the points follow what is paid, multiplied
+          // while a member. The bank pays part of what is left, never more than it holds.
+          const member = await memberOf(tx, practiceId, patient.id, true)
+          const base = priceForMember(lines, member, withoutOffer)
+          const offer = await offerOn(tx, withMember(lines, base.pricing), promotion)
+          const points = offer.lines.map((l) => multipliedPoints(l.points, base.multiplier))
+          const bankCents = input.redemption?.bank_cents ?? 0
+          checkBank(member, bankCents, offer.total_cents)
           const at = now()
           const [visit] = await tx
             .insert(visits)
@@ -261,6 +285,10 @@ export function createRecording(
               created_by: user.id,
               total_cents: offer.total_cents,
               discount_cents: offer.discount_cents,
+              membership_id: member?.id ?? null,
+              allowance_cents: base.pricing.allowance_cents,
+              member_discount_cents: base.pricing.member_discount_cents,
+              bank_cents: bankCents,
               idempotency_key: input.idempotencyKey,
               redemption_promotion_id: promotion?.id ?? null,
               approved_by: approval?.approverId ?? null,
@@ -278,7 +306,8 @@ export function createRecording(
           let earned = 0
           for (const [position, priced] of lines.entries()) {
             const discounted = offer.lines[position]
-            const line = { ...priced, points: discounted?.points ?? priced.points }
+            const perks = base.pricing.lines[position]
+            const line = { ...priced, points: points[position] ?? priced.points }
             let entryId: number | null = null
             if (line.points > 0) {
               const entry = await ledger.credit({
@@ -303,6 +332,8 @@ export function createRecording(
               unit_price_cents: line.unit_price_cents,
               quantity: line.quantity,
               discount_cents: discounted?.discount_cents ?? 0,
+              allowance_units: perks?.allowance_units ?? 0,
+              member_discount_cents: perks?.member_discount_cents ?? 0,
               points: line.points,
               refused_reason: line.refused?.reason ?? null,
               refused_opens_on: line.refused?.opens_on ?? null,
@@ -324,6 +355,9 @@ export function createRecording(
                 key: `visit/${visit.id}/redeem`,
                 bonusKey: `visit/${visit.id}/bonus`,
               })
+          if (member) {
+            await spendMembership(tx, member, visit, base.pricing, bankCents, at, user.id)
+          }
           if (input.appointment_id) {
             await tx
               .update(appointments)
@@ -334,7 +368,7 @@ export function createRecording(
           const balance = ledger.balance()
           await queueStatement(deps, tx, patient, {
             id: visit.id,
-            earned: offer.points,
+            earned,
             balance,
             at,
           })
@@ -358,7 +392,17 @@ export function createRecording(
                   promotion_id: visit.redemption_promotion_id,
                   offer_title: promotion?.title ?? null,
                 },
-                { visit_id: visit.id },
+                {
+                  visit_id: visit.id,
+                  ...(member ? { membership_id: member.id } : {}),
+                  ...(bankCents > 0 ? { bank_cents: bankCents } : {}),
+                  ...(base.pricing.allowance_cents > 0
+                    ? { allowance_cents: base.pricing.allowance_cents }
+                    : {}),
+                  ...(base.pricing.member_discount_cents > 0
+                    ? { member_discount_cents: base.pricing.member_discount_cents }
+                    : {}),
+                },
               ),
             },
             at,

@@ -86,11 +86,14 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
     }
     // The code redeems at most the amount it was sent for.
     // A code for a visit's points and its offer covers both, and no other.
+    // A code for the bank pays at most its cents from the bank.
     const fits =
       (row.promotion_id !== null
         ? amount.promotion_id === row.promotion_id
         : amount.promotion_id === undefined) &&
-      (amount.points === undefined || (row.points !== null && amount.points <= row.points))
+      (amount.points === undefined || (row.points !== null && amount.points <= row.points)) &&
+      (amount.bank_cents === undefined ||
+        (row.bank_cents !== null && amount.bank_cents <= row.bank_cents))
     if (!fits) throw unprocessable(VISIT_MESSAGES.codeOtherAmount(await codeWords(row)))
     return row.id
   }
@@ -101,9 +104,21 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
       practice_id: number
       points: number | null
       promotion_id: number | null
+      bank_cents?: number | null
     },
     ex: Executor = db,
   ) {
+    const bank = row.bank_cents ? `${formatDollars(row.bank_cents)} from the membership bank` : null
+    const rest = await pointsAndOfferWords(row, ex)
+    if (!bank) return rest ?? 'another redemption'
+    return rest ? `${rest} and ${bank}` : bank
+  }
+
+  /** Points and an offer in the SMS's words, or null when the code is for neither. */
+  async function pointsAndOfferWords(
+    row: { practice_id: number; points: number | null; promotion_id: number | null },
+    ex: Executor,
+  ): Promise<string | null> {
     let offer: string | null = null
     if (row.promotion_id !== null) {
       const [promotion] = await ex
@@ -112,7 +127,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
         .where(eq(promotions.id, row.promotion_id))
       offer = `the offer “${promotion?.title ?? 'an offer'}”`
     }
-    if (row.points === null) return offer ?? 'another redemption'
+    if (row.points === null) return offer
     const rules = await readRules(ex, row.practice_id)
     const points = `${pointsText(row.points)} (${formatDollars(row.points * rules.point_value_cents)})`
     return offer ? `${points} and ${offer}` : points
@@ -151,15 +166,27 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
       }
       return { kind: 'override', reason: request.override.reason }
     }
-    if (!codeNeeded(points, threshold)) return { kind: 'none' }
-    if (!request.verification) throw notAllowed(VISIT_MESSAGES.codeNeeded(points))
-    const amount =
-      request.promotion_id !== undefined
+    // Paying from the membership bank always needs the patient's code: it is their money.
+    const bank = request.bank_cents ?? 0
+    const pointsNeedCode =
+      (points > 0 || request.promotion_id !== undefined) && codeNeeded(points, threshold)
+    if (!pointsNeedCode && bank === 0) return { kind: 'none' }
+    if (!request.verification) {
+      throw notAllowed(
+        pointsNeedCode ? VISIT_MESSAGES.codeNeeded(points) : VISIT_MESSAGES.bankCodeNeeded(bank),
+      )
+    }
+    const amount: CodeAmount = {
+      ...(request.promotion_id !== undefined
         ? {
             promotion_id: request.promotion_id,
             ...(request.points !== undefined ? { points: request.points } : {}),
           }
-        : { points }
+        : points > 0 || bank === 0
+          ? { points }
+          : {}),
+      ...(bank > 0 ? { bank_cents: bank } : {}),
+    }
     return {
       kind: 'code',
       codeId: await checkCode(user.practice_id, patientId, request.verification, amount),
@@ -203,6 +230,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
         // Points, an offer, or both (a visit's points and its offer, one code).
         points: amount.points ?? null,
         promotion_id: amount.promotion_id ?? null,
+        bank_cents: amount.bank_cents ?? null,
       }
       const at = now()
       const code = generateCode()
@@ -272,6 +300,7 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
           code_hash: hashCode(authyId, code),
           points: row.points,
           promotion_id: row.promotion_id,
+          bank_cents: row.bank_cents,
           expires_at: new Date(at.getTime() + VERIFICATION_RULES.codeTtlMs),
           attempts: 0,
           created_by: user.id,
@@ -290,7 +319,12 @@ export function createRedemptionCodes(deps: CheckoutDeps) {
             userId: user.id,
             practiceId: user.practice_id,
             ip,
-            details: { patient_id: patientId, points: row.points, promotion_id: row.promotion_id },
+            details: {
+              patient_id: patientId,
+              points: row.points,
+              promotion_id: row.promotion_id,
+              bank_cents: row.bank_cents,
+            },
           },
           at,
         )

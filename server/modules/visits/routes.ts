@@ -95,7 +95,7 @@ export function visitRoutes(ctx: ServerContext) {
       operation({
         summary: "Preview a visit's points",
         description:
-          "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit), and `offer_values`: for each offer with value the patient has claimed, what it would take off each line, the total to pay, the points earned on it, or why it matches no line. Writes nothing.",
+          "The lines with their price and points (the item's points per unit × quantity, or price × points per dollar), a line inside its procedure's minimum days between awards earning 0 with the day it opens again, the total, the balance, the point value, the redemption code threshold, the points ceiling per line and `approval_needed`: a sentence for each line priced above its catalogue price or earning more than the ceiling (a manager's approval is then needed to record the visit), and `offer_values`: for each offer with value the patient has claimed, what it would take off each line, the total to pay, the points earned on it, or why it matches no line; and `membership`: the patient's membership (the live one, or an ended one whose bank still holds value) with whether its perks apply, the flag the desk reads first when they do not (past due, unpaid, paused), what the bank holds and each allowance's units per cycle, left and used by these lines. The lines then carry `allowance_units` and `member_discount_cents`, `points` is after the member's multiplier and `total_cents` is what is due before an offer and the bank (`subtotal_cents`: the lines at their prices). Writes nothing.",
         tag: 'Visits',
         responses: {
           200: {
@@ -118,7 +118,7 @@ export function visitRoutes(ctx: ServerContext) {
       operation({
         summary: 'Record a visit',
         description:
-          "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The redemption may take `points`, `promotion_id` or both (one consent for both). An offer with value lowers its matching lines (worked out here, never taken from the request): the visit's `total_cents` is what the patient pays, `discount_cents` what the offer took off, and each discounted line earns points in proportion to what is paid for it; an offer whose procedures match no line is refused with 422. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. The same idempotencyKey again answers the same visit and writes nothing.",
+          "In one transaction under the patient's lock: the visit, its earn entries, the optional redemption (after the earn; the patient's code above the programme threshold, or a manager's override with a reason), a promotion's bonus and the appointment completed. The redemption may take `points`, `promotion_id` or both (one consent for both). An offer with value lowers its matching lines (worked out here, never taken from the request): the visit's `total_cents` is what the patient pays, `discount_cents` what the offer took off, and each discounted line earns points in proportion to what is paid for it; an offer whose procedures match no line is refused with 422. A line priced above its catalogue price or earning more than the programme's points ceiling per line needs `approval`: the token of POST /visits/approval for exactly these lines, or (a Manager or Admin recording it) a reason; the visit keeps who approved and why. A member's visit (an active membership) uses the plan's included treatments first (`allowance_units` per line, free, earning no points), then the member price on what is still charged (`member_discount_cents` per line), then the offer on what is left, and multiplies the points by the plan's multiplier; a past-due, unpaid or paused membership gives no perks (the preview's `membership.flag` says why). `redemption.bank_cents` pays part or all of `total_cents` from the membership bank, always with the patient's code (or a manager's override), never more than the bank holds or the visit comes to; the bank's value is the patient's whatever the membership's status. The same idempotencyKey again answers the same visit and writes nothing.",
         tag: 'Visits',
         responses: {
           201: {
@@ -127,8 +127,8 @@ export function visitRoutes(ctx: ServerContext) {
           },
           403: "A manager's approval is needed (each line's reason), the approval is for other lines or expired; the patient's code is needed to redeem N points, or only a manager or an admin can redeem without it.",
           404: 'No patient, appointment, item or promotion has this id in your practice.',
-          409: 'Not enough points: the balance is N. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived or merged into another record, the approval already used, or the key used for another change.',
-          422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived.',
+          409: 'Not enough points: the balance is N; the membership bank holds less than `bank_cents`. Or the appointment is already completed or cancelled, the promotion not claimed or already redeemed, the patient archived or merged into another record, the approval already used, or the key used for another change.',
+          422: 'The code is not correct, expired, used, tried too often or for another amount; an item is archived; the patient has no membership bank, or `bank_cents` is more than the visit comes to.',
         },
       }),
       requirePermission(ctx, 'visits.record'),
@@ -164,7 +164,7 @@ export function visitRoutes(ctx: ServerContext) {
       operation({
         summary: 'Undo a visit',
         description:
-          'Within 10 minutes of the visit: reverses its entries (the redemption first, then the bonus and the earns), gives a redeemed promotion back to the claims and sets the appointment back to scheduled. A second undo answers the same reversals.',
+          "Within 10 minutes of the visit: reverses its entries (the redemption first, then the bonus and the earns), gives a redeemed promotion back to the claims, puts back what the visit used of the patient's membership (its included treatments and the bank's payment, `membership_bank_cents` after it) and sets the appointment back to scheduled. A second undo answers the same reversals and puts back nothing twice.",
         tag: 'Visits',
         responses: {
           201: {
@@ -180,7 +180,14 @@ export function visitRoutes(ctx: ServerContext) {
       async (c) => {
         const { id } = c.req.valid('param')
         const result = await checkout.undo(c.var.user, id, ctx.clientIp(c))
-        return c.json({ entries: result.entries, balance: result.balance }, 201)
+        return c.json(
+          {
+            entries: result.entries,
+            balance: result.balance,
+            membership_bank_cents: result.membership_bank_cents,
+          },
+          201,
+        )
       },
     )
 }
@@ -195,7 +202,7 @@ export function patientRedemptionRoutes(ctx: ServerContext) {
       operation({
         summary: 'Text the patient a redemption code',
         description:
-          "Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), or both for a visit that redeems points and an offer together, with the practice's name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.",
+          'Sends the patient a 6-digit code by SMS for one amount: `points` (the SMS names them and their worth, e.g. 100 points ($10.00)) or `promotion_id` (it names the offer), or both for a visit that redeems points and an offer together, and `bank_cents` for what the membership bank pays ("$25.00 from the membership bank"), with the practice\'s name and the validity. The code redeems at most that amount, for this patient only, once: valid 10 minutes, 5 attempts. 30 seconds between codes and 5 an hour per patient.',
         tag: 'Visits',
         responses: {
           201: {

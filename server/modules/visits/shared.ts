@@ -66,6 +66,8 @@ export type Consent =
 export type RedemptionRequest = {
   points?: number | undefined
   promotion_id?: number | undefined
+  /** Cents paid from the membership bank (always with the patient's code or an override). */
+  bank_cents?: number | undefined
   verification?: { authyId: string; code: string } | undefined
   override?: { reason: string } | undefined
 }
@@ -81,8 +83,12 @@ export type PromotionRow = {
   procedure_ids: number[]
 }
 
-/** What a code is for: a number of points, or a claimed offer. */
-export type CodeAmount = { points?: number | undefined; promotion_id?: number | undefined }
+/** What a code is for: a number of points, a claimed offer, cents from the bank, or several. */
+export type CodeAmount = {
+  points?: number | undefined
+  promotion_id?: number | undefined
+  bank_cents?: number | undefined
+}
 
 /** What a visit or redemption posting reports for the audit trail (never personal values). */
 export type PostingSummary = {

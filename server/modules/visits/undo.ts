@@ -11,10 +11,12 @@ import {
   ledgerEntries,
   outboundMessages,
   patientPromotions,
+  visitItems,
   visits,
 } from '#server/db/schema.ts'
 import { conflict } from '#server/lib/domain-error.ts'
 import { createLedger, type LedgerEntryRow, type toAnswer } from '#server/modules/ledger/index.ts'
+import { bankOf, restoreMembership } from './membership.ts'
 import {
   balanceOf,
   type CheckoutDeps,
@@ -68,6 +70,7 @@ export function createUndo(deps: CheckoutDeps) {
     ): Promise<{
       entries: ReturnType<typeof toAnswer>[]
       balance: number
+      membership_bank_cents: number | null
       replayed: boolean
     }> {
       const visit = await visitOf(db, user.practice_id, visitId)
@@ -131,6 +134,23 @@ export function createUndo(deps: CheckoutDeps) {
                       ),
                     )
                 }
+                // The membership gets back what the visit used: its included treatments and the
+                // bank's payment.
+                const used = await tx
+                  .select({ item_id: visitItems.item_id, units: visitItems.allowance_units })
+                  .from(visitItems)
+                  .where(
+                    and(
+                      eq(visitItems.visit_id, visit.id),
+                      eq(visitItems.kind, 'procedure'),
+                      sql`${visitItems.allowance_units} > 0`,
+                    ),
+                  )
+                const units = new Map<number, number>()
+                for (const row of used) {
+                  units.set(row.item_id, (units.get(row.item_id) ?? 0) + row.units)
+                }
+                const memberBank = await restoreMembership(tx, visit, units, now(), user.id)
                 await tx
                   .update(visits)
                   .set({ undone_at: now(), undone_by: user.id })
@@ -149,17 +169,19 @@ export function createUndo(deps: CheckoutDeps) {
                       patient_id: visit.patient_id,
                       visit_id: visit.id,
                       points: reversals.reduce((sum, e) => sum + e.points, 0),
+                      ...(visit.bank_cents > 0 ? { bank_cents: visit.bank_cents } : {}),
                     },
                   },
                   now(),
                 )
-                return { reversals, balance: ledger.balance() }
+                return { reversals, balance: ledger.balance(), memberBank }
               })
             })()
       if (undone) {
         return {
           entries: await withAuthors(db, undone.reversals),
           balance: undone.balance,
+          membership_bank_cents: undone.memberBank,
           replayed: false,
         }
       }
@@ -167,6 +189,7 @@ export function createUndo(deps: CheckoutDeps) {
       return {
         entries: await withAuthors(db, reversals),
         balance: await balanceOf(db, visit.practice_id, visit.patient_id),
+        membership_bank_cents: await bankOf(db, visit.membership_id),
         replayed: true,
       }
     },
