@@ -226,9 +226,29 @@ export function memberAnswer(
 }
 
 /** Refuses a bank payment the membership cannot make: no bank, too little, more than is due. */
-export function checkBank(member: Member | null, bankCents: number, dueCents: number): void {
+export async function checkBank(
+  ex: Executor,
+  patient: { id: number; practice_id: number },
+  member: Member | null,
+  bankCents: number,
+  dueCents: number,
+): Promise<void> {
   if (bankCents <= 0) return
-  if (!member) throw unprocessable(VISIT_MESSAGES.noBank)
+  if (!member) {
+    // A former member whose bank was spent meanwhile (another desk, a moment ago) is told so.
+    const [former] = await ex
+      .select({ id: memberships.id })
+      .from(memberships)
+      .where(
+        and(
+          eq(memberships.practice_id, patient.practice_id),
+          eq(memberships.patient_id, patient.id),
+        ),
+      )
+      .limit(1)
+    if (former) throw conflict(VISIT_MESSAGES.bankTooLittle(0))
+    throw unprocessable(VISIT_MESSAGES.noBank)
+  }
   if (bankCents > member.bank_cents) throw conflict(VISIT_MESSAGES.bankTooLittle(member.bank_cents))
   if (bankCents > dueCents) throw unprocessable(VISIT_MESSAGES.bankMoreThanDue(dueCents))
 }

@@ -274,7 +274,13 @@ export function createRecording(
           const offer = await offerOn(tx, withMember(lines, base.pricing), promotion)
           const points = offer.lines.map((l) => multipliedPoints(l.points, base.multiplier))
           const bankCents = input.redemption?.bank_cents ?? 0
-          checkBank(member, bankCents, offer.total_cents)
+          await checkBank(
+            tx,
+            { id: patient.id, practice_id: practiceId },
+            member,
+            bankCents,
+            offer.total_cents,
+          )
           const at = now()
           const [visit] = await tx
             .insert(visits)
