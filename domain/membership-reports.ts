@@ -77,6 +77,8 @@ export type MembershipReportAllowance = v.InferOutput<typeof MembershipReportAll
 export const MembershipReportSchema = v.object({
   from: v.string(),
   to: v.string(),
+  /** The day the report counts as today: the billing clock's (a period ending then is "now"). */
+  today: v.string(),
   /** Memberships in each status at the end of the period. */
   active: v.number(),
   /** Memberships that started in the period. */

@@ -5,8 +5,15 @@
  */
 import { DAY_MS } from '#domain/time.ts'
 
-/** The worklist's four lists. */
-export const WORKLIST_LISTS = ['expiring', 'lapsing', 'offers-ending', 'appointments'] as const
+/** The worklist's lists. */
+export const WORKLIST_LISTS = [
+  'expiring',
+  'lapsing',
+  'offers-ending',
+  'appointments',
+  'memberships-past-due',
+  'cards-expiring',
+] as const
 export type WorklistList = (typeof WORKLIST_LISTS)[number]
 
 /** `YYYY-MM-DD` of a date in UTC. */

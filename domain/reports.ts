@@ -21,7 +21,7 @@ export const REPORT_MESSAGES = {
   to: 'to must be a calendar date written YYYY-MM-DD.',
   order: 'The period must start on or before the day it ends.',
   tooLong: `Choose a period of at most ${REPORT_MAX_DAYS} days.`,
-  list: 'list must be one of expiring, lapsing, offers-ending or appointments.',
+  list: 'list must be one of expiring, lapsing, offers-ending, appointments, memberships-past-due or cards-expiring.',
   page: 'page must be a whole number from 1.',
   pageSize: 'pageSize must be a whole number from 1 to 100.',
 } as const
@@ -163,14 +163,27 @@ export const WorklistRowSchema = v.object({
   last_name: v.string(),
   /** Points expiring (expiring), the balance (lapsing), else null. */
   points: v.nullable(v.number()),
-  /** The day the points lapse, the last visit, the offer's end or the appointment's start. */
+  /**
+   * The day the points lapse, the last visit, the offer's end, the appointment's start, the
+   * membership's next payment attempt (null when no retry is left) or the card's last valid day.
+   */
   at: v.nullable(v.string()),
-  /** The offer's title or the appointment's procedure. */
+  /**
+   * The offer's title, the appointment's procedure, the membership's plan (past due) or the card
+   * (`Visa ending 4242`).
+   */
   label: v.nullable(v.string()),
   /** The offer (offers-ending). */
   promotion_id: v.nullable(v.number()),
   /** The appointment (appointments). */
   appointment_id: v.nullable(v.number()),
+  /** The membership (memberships-past-due, cards-expiring). */
+  membership_id: v.optional(v.nullable(v.number())),
+  /**
+   * Money only, memberships-past-due: the amount due (the price of the cycle it owes). Absent for
+   * Staff and the other lists.
+   */
+  amount_cents: v.optional(v.number()),
 })
 export type WorklistRow = v.InferOutput<typeof WorklistRowSchema>
 

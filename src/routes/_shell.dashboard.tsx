@@ -39,13 +39,16 @@ export const Route = createFileRoute('/_shell/dashboard')({
       // The API module (and its answer schemas) loads with the dashboard, not with every page.
       const { getReportSummary, getWorklist } = await import('#src/api/reports.ts')
       // Counted in the database: the dashboard never loads the patient table or the ledger.
-      const [summary, expiring, lapsing, offersEnding, appointments] = await Promise.all([
-        getReportSummary(),
-        getWorklist('expiring', 1),
-        getWorklist('lapsing', 1),
-        getWorklist('offers-ending', 1),
-        getWorklist('appointments', 1),
-      ])
+      const [summary, expiring, lapsing, offersEnding, appointments, pastDue, cards] =
+        await Promise.all([
+          getReportSummary(),
+          getWorklist('expiring', 1),
+          getWorklist('lapsing', 1),
+          getWorklist('offers-ending', 1),
+          getWorklist('appointments', 1),
+          getWorklist('memberships-past-due', 1),
+          getWorklist('cards-expiring', 1),
+        ])
       return {
         summary,
         worklist: {
@@ -53,6 +56,8 @@ export const Route = createFileRoute('/_shell/dashboard')({
           lapsing,
           'offers-ending': offersEnding,
           appointments,
+          'memberships-past-due': pastDue,
+          'cards-expiring': cards,
         } satisfies Record<WorklistList, unknown>,
       }
     }),

@@ -188,6 +188,7 @@ describe.each(testBackends())('the memberships report, property-based, on $name'
         practiceId: practice.practiceId,
         from: monthStart(firstDay),
         to: today,
+        today,
         money: true,
       })
       expectBalanced(report)
@@ -209,6 +210,7 @@ describe.each(testBackends())('the memberships report, property-based, on $name'
         practiceId: practice.practiceId,
         from: monthStart(firstDay),
         to: today,
+        today,
         money: false,
       })
       expect(moneyKeys(counts)).toEqual([])

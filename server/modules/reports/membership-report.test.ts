@@ -112,6 +112,11 @@ describe.each(testBackends())('the memberships report on $name', (backend) => {
       allowances_outstanding: [],
     })
     expectBalanced(empty)
+    // By default, the 12 months to today (the billing clock's), month by month.
+    expect(empty.to).toBe(empty.today)
+    expect(empty.mrr_movement?.map((month) => month.month)).toHaveLength(12)
+    expect(empty.from).toBe(`${empty.mrr_movement?.[0]?.month}-01`)
+    expect(empty.mrr_movement?.at(-1)?.month).toBe(empty.today.slice(0, 7))
   })
 
   it('follows enrolments, a renewal, a decline that turns unpaid and pays again, and a cancel, to the cent', async () => {

@@ -114,6 +114,8 @@ export type MembershipReportInput = {
   practiceId: number
   from: string
   to: string
+  /** The billing clock's day. */
+  today: string
   /** Whether the reader may see money: else every money field is left out. */
   money: boolean
 }
@@ -186,6 +188,7 @@ export async function membershipReport(
   const report: MembershipReport = {
     from,
     to,
+    today: input.today,
     active: n(counts, 'active'),
     new: n(lifecycle, 'new'),
     paused: n(counts, 'paused'),

@@ -175,13 +175,21 @@ export function reportRoutes(ctx: ServerContext) {
     const user = c.var.user
     const now = await createBillingClock(ctx.db, ctx.now).now()
     const period = reportPeriod(c.req.query(), now)
+    // Without `from`: the 12 months to `to`, from the first day of the 11th month before it.
+    const from = c.req.query('from')
+      ? period.from
+      : new Date(Date.UTC(Number(period.to.slice(0, 4)), Number(period.to.slice(5, 7)) - 12, 1))
+          .toISOString()
+          .slice(0, 10)
     return membershipReport(ctx.db, {
       practiceId: user.practice_id,
-      ...period,
+      from,
+      to: period.to,
+      today: dayOf(now),
       money: can(user.access_rights, 'reports.money'),
     })
   }
-  const membershipsDescription = `For \`from\`..\`to\` (UTC days, both included; by default this month so far on the billing clock, at most ${REPORT_MAX_DAYS} days): memberships by status at the end of the period, new and cancelled (by reason) in it; churn rate (members active, past due or paused at the start who are cancelled, ended or unpaid at the end, over those members) and the failed-payment recovery rate (past-due episodes ended in the period by a paid retry, over those ended at all); live members' allowances left this cycle. Money (Manager, Admin; absent for Staff): MRR (each active or past-due membership's price normalised to a month: a quarter's / 3, a year's / 12, rounded to the cent), its movement month by month (opening + new + expansion − contraction − voluntary churn − involuntary churn + reactivation = closing, to the cent; a pause is contraction and its resumption expansion), the bank's roll-forward (opening + paid in − used − refunded = closing, equal to the members' banks when the period ends today) and the allowances' value at catalogue prices. Computed in the database.`
+  const membershipsDescription = `For \`from\`..\`to\` (UTC days, both included; \`to\` by default today on the billing clock, \`from\` by default the first day of the 12 months that end with \`to\`'s month; at most ${REPORT_MAX_DAYS} days): memberships by status at the end of the period, new and cancelled (by reason) in it; churn rate (members active, past due or paused at the start who are cancelled, ended or unpaid at the end, over those members) and the failed-payment recovery rate (past-due episodes ended in the period by a paid retry, over those ended at all); live members' allowances left this cycle. Money (Manager, Admin; absent for Staff): MRR (each active or past-due membership's price normalised to a month: a quarter's / 3, a year's / 12, rounded to the cent), its movement month by month (opening + new + expansion − contraction − voluntary churn − involuntary churn + reactivation = closing, to the cent; a pause is contraction and its resumption expansion), the bank's roll-forward (opening + paid in − used − refunded = closing, equal to the members' banks when the period ends today) and the allowances' value at catalogue prices. Computed in the database.`
 
   return new Hono<AppEnv>()
     .use(requireAuth(ctx))
@@ -219,7 +227,7 @@ export function reportRoutes(ctx: ServerContext) {
       operation({
         summary: "A page of the dashboard's worklist",
         description:
-          "One of four lists, paged (`pageSize` up to 100, default 10) with its total: `expiring` (patients whose points lapse in the next 30 days: the points and the first day), `lapsing` (patients with points and no visit for 90 days: the balance and the last visit), `offers-ending` (claimed offers that end within 7 days: the offer and its end), `appointments` (today's appointments not yet completed: the time and the procedure). Archived patients are left out.",
+          "One of six lists, paged (`pageSize` up to 100, default 10) with its total: `expiring` (patients whose points lapse in the next 30 days: the points and the first day), `lapsing` (patients with points and no visit for 90 days: the balance and the last visit), `offers-ending` (claimed offers that end within 7 days: the offer and its end), `appointments` (today's appointments not yet completed: the time and the procedure), `memberships-past-due` (members whose renewal was declined: the plan, the next retry and, for a Manager or an Admin, the amount due), `cards-expiring` (live memberships whose card expires at the end of this month on the billing clock: the card and its last day). Archived patients are left out.",
         tag: 'Reports',
         query: WorklistQuerySchema,
         responses: {
@@ -238,6 +246,8 @@ export function reportRoutes(ctx: ServerContext) {
           page,
           pageSize,
           now: ctx.now(),
+          billingNow: await createBillingClock(ctx.db, ctx.now).now(),
+          money: can(c.var.user.access_rights, 'reports.money'),
         })
         return c.json({ list: query.list, ...found, page, pageSize })
       },

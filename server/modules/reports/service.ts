@@ -340,13 +340,52 @@ type RawRow = {
   label: string | null
   promotion_id: unknown
   appointment_id: unknown
+  membership_id?: unknown
+  amount?: unknown
   total: unknown
 }
 
-/** The query of each list: its rows in order, each with `count(*) over ()` as `total`. */
-function worklistQuery(list: WorklistList, practiceId: number, now: Date): SQL {
+/**
+ * The query of each list: its rows in order, each with `count(*) over ()` as `total`. The
+ * memberships' lists read the billing clock's `billingNow` (the same as `now` in production).
+ */
+function worklistQuery(
+  list: WorklistList,
+  practiceId: number,
+  now: Date,
+  billingNow: Date = now,
+): SQL {
   const today = now.toISOString().slice(0, 10)
   switch (list) {
+    case 'memberships-past-due':
+      // The amount due is the cycle it owes: at the version it renews on (a change set for the
+      // renewal included).
+      return sql`select p.id as patient_id, p.first_name, p.last_name, null as points,
+            ${iso(sql`m.next_payment_attempt_at`)} as at, pl.name as label, null as promotion_id,
+            null as appointment_id, m.id as membership_id, v.price_cents as amount,
+            count(*) over () as total
+          from memberships m
+          join patients p on p.id = m.patient_id and p.archived_at is null
+          join membership_plan_versions v on v.id = coalesce(m.next_plan_version_id, m.plan_version_id)
+          join membership_plans pl on pl.id = v.plan_id
+          where m.practice_id = ${practiceId} and m.status = 'past_due'
+          order by m.next_payment_attempt_at asc nulls last, m.id`
+    case 'cards-expiring': {
+      // A card works to the end of its expiry month: those of this month stop at its last day.
+      const year = billingNow.getUTCFullYear()
+      const month = billingNow.getUTCMonth() + 1
+      const lastDay = new Date(Date.UTC(year, month, 0, 12)).toISOString()
+      return sql`select p.id as patient_id, p.first_name, p.last_name, null as points,
+            ${lastDay}::text as at, m.card_brand || ' ending ' || m.card_last4 as label,
+            null as promotion_id, null as appointment_id, m.id as membership_id,
+            null as amount, count(*) over () as total
+          from memberships m
+          join patients p on p.id = m.patient_id and p.archived_at is null
+          where m.practice_id = ${practiceId}
+            and m.status in ('active', 'past_due', 'paused', 'unpaid')
+            and m.card_exp_year = ${year} and m.card_exp_month = ${month}
+          order by p.last_name, p.first_name, m.id`
+    }
     case 'expiring': {
       const until = new Date(now.getTime() + WORKLIST_WINDOWS.expiringDays * DAY_MS)
       return sql`select lots.patient_id, p.first_name, p.last_name, lots.points,
@@ -408,20 +447,28 @@ function worklistQuery(list: WorklistList, practiceId: number, now: Date): SQL {
 /** `GET /reports/worklist`: one page of one list, with the list's total. */
 export async function worklistPage(
   db: Database,
-  input: { practiceId: number; list: WorklistList; page: number; pageSize: number; now: Date },
+  input: {
+    practiceId: number
+    list: WorklistList
+    page: number
+    pageSize: number
+    now: Date
+    /** The billing clock's time, for the memberships' lists; `now` without it. */
+    billingNow?: Date
+    /** Whether the reader may see money (the amount a member owes); else it is left out. */
+    money?: boolean
+  },
 ): Promise<{ data: WorklistRow[]; total: number }> {
   const { practiceId, list, page, pageSize, now } = input
+  const query = worklistQuery(list, practiceId, now, input.billingNow)
   const found = await rows<RawRow>(
     db,
-    sql`${worklistQuery(list, practiceId, now)} limit ${pageSize} offset ${(page - 1) * pageSize}`,
+    sql`${query} limit ${pageSize} offset ${(page - 1) * pageSize}`,
   )
   let total = Number(found[0]?.total ?? 0)
   if (found.length === 0 && page > 1) {
     // Past the last page: the total still says how many there are.
-    const counted = await one<{ n: unknown }>(
-      db,
-      sql`select count(*) as n from (${worklistQuery(list, practiceId, now)}) listed`,
-    )
+    const counted = await one<{ n: unknown }>(db, sql`select count(*) as n from (${query}) listed`)
     total = Number(counted.n)
   }
   const orNull = (value: unknown) => (value === null || value === undefined ? null : Number(value))
@@ -436,6 +483,10 @@ export async function worklistPage(
       label: row.label,
       promotion_id: orNull(row.promotion_id),
       appointment_id: orNull(row.appointment_id),
+      ...(row.membership_id === undefined ? {} : { membership_id: orNull(row.membership_id) }),
+      ...(input.money && row.amount !== undefined && row.amount !== null
+        ? { amount_cents: Number(row.amount) }
+        : {}),
     })),
   }
 }

@@ -1,6 +1,7 @@
 import '@mantine/core/styles/Tabs.css'
 import { Group, Loader, Paper, Stack, Tabs, Text, Title } from '@mantine/core'
 import { useEffect, useState } from 'react'
+import { money } from '#domain/memberships.ts'
 import {
   WORKLIST_LISTS,
   WORKLIST_WINDOWS,
@@ -32,6 +33,14 @@ const LISTS: Record<WorklistList, { tab: string; empty: string }> = {
     tab: "Today's appointments",
     empty: 'Every appointment of today is completed.',
   },
+  'memberships-past-due': {
+    tab: 'Memberships past due',
+    empty: 'No membership is past due: every renewal is paid.',
+  },
+  'cards-expiring': {
+    tab: 'Cards expiring this month',
+    empty: 'No member’s card expires at the end of this month.',
+  },
 }
 
 /** What a row says after the patient's name. */
@@ -45,6 +54,16 @@ function detail(list: WorklistList, row: WorklistRow): string {
       return `${row.label ?? 'Offer'} ends on ${row.at ? formatDate(row.at) : '—'}`
     case 'appointments':
       return `${row.at ? formatTime(row.at) : ''}${row.label ? ` · ${row.label}` : ''}`
+    case 'memberships-past-due':
+      return [
+        row.label ?? 'Membership',
+        row.amount_cents === undefined ? null : `${money(row.amount_cents)} due`,
+        row.at ? `next try ${formatDate(row.at)}` : 'no retry left',
+      ]
+        .filter(Boolean)
+        .join(' · ')
+    case 'cards-expiring':
+      return `${row.label ?? 'The card'} expires on ${row.at ? formatDate(row.at) : '—'}`
   }
 }
 
@@ -74,7 +93,8 @@ function Row({ list, row }: { list: WorklistList; row: WorklistRow }) {
 
 /**
  * The worklist: points expiring in the next 30 days, patients with points not seen in
- * 90 days, claimed offers that end within 7 days, and today's appointments not yet completed.
+ * 90 days, claimed offers that end within 7 days, today's appointments not yet completed,
+ * memberships past due and members' cards that expire at the end of this month.
  * Each list pages on the server; the open list and its page live in the address.
  */
 export function Worklist({
@@ -153,7 +173,7 @@ export function Worklist({
                   <Stack component="ul" gap={0} m={0} p={0} style={{ listStyle: 'none' }}>
                     {shown.data.map((row) => (
                       <Row
-                        key={`${row.patient_id}-${row.appointment_id ?? row.promotion_id ?? ''}`}
+                        key={`${row.patient_id}-${row.appointment_id ?? row.promotion_id ?? row.membership_id ?? ''}`}
                         list={key}
                         row={row}
                       />
