@@ -4,6 +4,8 @@ import {
   CardLinkSchema,
   type EnrolInput,
   type Membership,
+  type MembershipBank,
+  MembershipBankAnswerSchema,
   type MembershipEventSchema,
   MembershipEventsAnswerSchema,
   MembershipPlanSchema,
@@ -18,6 +20,7 @@ import {
   type Preview,
   PreviewSchema,
 } from '#domain/memberships.ts'
+import { parseAnswer } from '#src/api/contract.ts'
 import { http } from '#src/lib/http.ts'
 
 // The membership routes are new: until the server declares them and `npm run api:contract`
@@ -158,6 +161,15 @@ export type MembershipEvent = v.InferOutput<typeof MembershipEventSchema>
 export async function listMembershipEvents(id: number): Promise<MembershipEvent[]> {
   const answer = await http.get(`memberships/${id}/events`).json()
   return v.parse(MembershipEventsAnswerSchema, answer).data
+}
+
+/** `GET /memberships/{id}/bank`: the bank's entries, newest first, and its balance. */
+export async function getMembershipBank(id: number): Promise<MembershipBank> {
+  return parseAnswer(
+    'GET /api/memberships/:id/bank',
+    MembershipBankAnswerSchema,
+    await http.get(`memberships/${id}/bank`).json(),
+  )
 }
 
 /** `GET /practice/payments`: the practice's own payment account and its retry schedule. */

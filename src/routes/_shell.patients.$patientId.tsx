@@ -5,6 +5,7 @@ import { can, toRole } from '#domain/permissions.ts'
 import { formatPhone } from '#domain/phone.ts'
 import { adjustPoints, getLedger, reverseEntry } from '#src/api/ledger.ts'
 import {
+  getMembershipBank,
   getPaymentAccount,
   listMembershipEvents,
   listPatientMemberships,
@@ -69,8 +70,8 @@ export const Route = createFileRoute('/_shell/patients/$patientId')({
 })
 
 /**
- * The membership panel's data: the patient's memberships, the history of the one shown, the
- * plans to join or move to, the treatments' names and the payment account. Read apart from the
+ * The membership panel's data: the patient's memberships, the history and the bank of the one
+ * shown, the plans to join or move to, the treatments' names and the payment account. Read apart from the
  * rest of the profile: when it fails, the panel says why and the profile still shows.
  */
 async function loadMembership(patientId: number, practiceId: number) {
@@ -82,12 +83,16 @@ async function loadMembership(patientId: number, practiceId: number) {
   ])
   const list = memberships.ok ? memberships.value : []
   const shown = list.find((m) => m.status !== 'cancelled' && m.status !== 'ended') ?? list[0]
-  const events = shown
-    ? await readPart(() => listMembershipEvents(shown.id))
-    : ({ ok: true, value: [] } as const)
+  const [events, bank] = shown
+    ? await Promise.all([
+        readPart(() => listMembershipEvents(shown.id)),
+        readPart(() => getMembershipBank(shown.id)),
+      ])
+    : [{ ok: true, value: [] } as const, { ok: true, value: null } as const]
   return {
     memberships: memberships.ok ? memberships.value : memberships.message,
     events: events.ok ? events.value : events.message,
+    bank: bank.ok ? bank.value : bank.message,
     plans: plans.ok ? plans.value.filter((plan) => !plan.archived) : [],
     treatmentNames: new Map((treatments.ok ? treatments.value : []).map((t) => [t.id, t.name])),
     account: account.ok ? account.value : null,

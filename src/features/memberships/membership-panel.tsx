@@ -12,10 +12,11 @@ import {
   Title,
 } from '@mantine/core'
 import { useForm } from '@mantine/form'
-import { type ReactNode, useRef, useState } from 'react'
+import { type ReactNode, useId, useRef, useState } from 'react'
 import {
   MEMBERSHIP_MESSAGES,
   type Membership,
+  type MembershipBank,
   money,
   type PaymentAccount,
   type Plan,
@@ -36,8 +37,18 @@ import {
 } from './card-entry.tsx'
 import { CHANGE_TITLES, ChangeDialog, type ChangeKind } from './change-dialog.tsx'
 import { EnrolForm } from './enrol-form.tsx'
-import { nextPayment, StatusBadge } from './member-list.tsx'
-import { cardText, chartAllows, isLive, perksSummary } from './membership-texts.ts'
+import { StatusBadge } from './member-list.tsx'
+import { BankHistory, CELL_END } from './membership-bank.tsx'
+import {
+  allowanceLeftText,
+  cardText,
+  chartAllows,
+  isLive,
+  nextBillText,
+  otherPerksTexts,
+  perksOnHold,
+  rolloverText,
+} from './membership-texts.ts'
 import type { MembershipCalls, StripeCardFields } from './memberships.actors.ts'
 import { PaymentsNotConnected } from './payments-notice.tsx'
 
@@ -56,15 +67,18 @@ type Dialog = ChangeKind | 'enrol' | 'card' | 'resume' | 'undo-cancel'
 
 /**
  * The patient's membership on the profile. Without one: "Start membership" (the enrolment form).
- * With one: the plan and its version, the status (past due and unpaid in an alert the desk cannot
- * miss, with "Charge now"), the period, the next payment, the card, the bank, the allowances left,
- * what is scheduled, and the changes the lifecycle chart allows in its status for this role, each
- * confirmed after the server said what it costs. Its history follows.
+ * With one, at a glance: the plan (and the version it is grandfathered on), the status (past due,
+ * unpaid and paused in words, with what the desk should do), the next bill, the perks left this
+ * cycle, the bank and its history; then the card and the agreement, what is scheduled, and the
+ * changes the lifecycle chart allows in its status for this role, each confirmed after the server
+ * said what it costs. Its history follows. A membership that is over still shows its bank while it
+ * holds money: that is the patient's.
  */
 export function MembershipPanel({
   patient,
   memberships,
   events,
+  bank,
   plans,
   account,
   treatmentNames,
@@ -77,6 +91,8 @@ export function MembershipPanel({
   memberships: Membership[] | string
   /** The shown membership's history; a sentence when it could not be read. */
   events: readonly MembershipEventLine[] | string
+  /** The shown membership's bank; a sentence when it could not be read; null without one. */
+  bank: MembershipBank | string | null
   /** The active plans, to join or move to. */
   plans: readonly Plan[]
   /** The practice's payment account; null when it could not be read. */
@@ -130,6 +146,8 @@ export function MembershipPanel({
       {live ? (
         <MembershipDetails
           membership={live}
+          bank={bank}
+          currentVersion={plans.find((plan) => plan.id === live.plan.id)?.version}
           treatmentNames={treatmentNames}
           can={can}
           onAction={(next) => {
@@ -140,6 +158,7 @@ export function MembershipPanel({
       ) : (
         <NoMembership
           previous={shown}
+          bank={bank}
           patientArchived={patient.archived}
           account={account}
           hasPlans={plans.length > 0}
@@ -254,6 +273,7 @@ function PanelFrame({ children }: { children: ReactNode }) {
 
 function NoMembership({
   previous,
+  bank,
   patientArchived,
   account,
   hasPlans,
@@ -261,6 +281,7 @@ function NoMembership({
   onStart,
 }: {
   previous: Membership | undefined
+  bank: MembershipBank | string | null
   patientArchived: boolean
   account: PaymentAccount | null
   hasPlans: boolean
@@ -268,6 +289,10 @@ function NoMembership({
   onStart: () => void
 }) {
   const connected = account?.connected !== false
+  // The bank of a membership that is over is still the patient's money: it shows while it holds
+  // some, or has a history to read.
+  const keptBank =
+    previous && bank && (typeof bank === 'string' || bank.bank_cents > 0 || bank.data.length > 0)
   return (
     <Stack gap="sm" align="flex-start">
       <Text>
@@ -275,6 +300,21 @@ function NoMembership({
           ? `No membership now. The last one, ${previous.plan.name}, is ${STATUS_LABELS[previous.status].toLowerCase()}${previous.ended_at ? ` since ${formatDate(previous.ended_at)}` : ''}.`
           : 'Not a member yet.'}
       </Text>
+      {keptBank && (
+        <Stack gap="sm" w="100%">
+          {typeof bank !== 'string' && (
+            <BankBalance
+              cents={bank.bank_cents}
+              note={
+                bank.bank_cents > 0
+                  ? 'Still the patient’s: it never expires and pays at checkout with the patient’s code.'
+                  : 'Nothing is left in the bank.'
+              }
+            />
+          )}
+          <BankHistory bank={bank} />
+        </Stack>
+      )}
       {patientArchived ? (
         <Text size="sm" c="dimmed">
           {MEMBERSHIP_MESSAGES.archivedPatient}
@@ -298,11 +338,16 @@ function NoMembership({
 
 function MembershipDetails({
   membership,
+  bank,
+  currentVersion,
   treatmentNames,
   can,
   onAction,
 }: {
   membership: Membership
+  bank: MembershipBank | string | null
+  /** The plan's version new members join now; undefined when unknown (an archived plan). */
+  currentVersion: number | undefined
   treatmentNames: ReadonlyMap<number, string>
   can: MembershipAbilities
   onAction: (dialog: Dialog) => void
@@ -316,22 +361,30 @@ function MembershipDetails({
       `Ends on ${formatDate(membership.cancel_at)}: it will not renew.`,
     membership.next_plan &&
       `Moves to ${membership.next_plan.name} (${money(membership.next_plan.price_cents)}) at the next renewal${membership.current_period_end ? `, on ${formatDate(membership.current_period_end)}` : ''}.`,
-    status === 'paused' &&
-      membership.resumes_at &&
-      `Paused: billing starts again on ${formatDate(membership.resumes_at)}.`,
   ].filter((line): line is string => Boolean(line))
+  const grandfathered = currentVersion !== undefined && currentVersion > membership.plan.version
 
   return (
     <Stack gap="md">
-      <Group gap="sm">
-        <Text fw={600} size="lg">
-          {membership.plan.name}
-        </Text>
-        <Badge variant="outline" color="gray">
-          Version {membership.plan.version}
-        </Badge>
-        <StatusBadge status={status} />
-      </Group>
+      <Stack gap={4}>
+        <Group gap="sm">
+          <Text fw={600} size="lg">
+            {membership.plan.name}
+          </Text>
+          {grandfathered && (
+            <Badge variant="outline" color="gray">
+              Version {membership.plan.version}
+            </Badge>
+          )}
+          <StatusBadge status={status} />
+        </Group>
+        {grandfathered && (
+          <Text size="sm" c="dimmed">
+            Kept on version {membership.plan.version} (grandfathered): new members join version{' '}
+            {currentVersion}. Its price and perks stay until staff change the plan.
+          </Text>
+        )}
+      </Stack>
       {owes && (
         <Alert
           // White on Mantine's red 6 or orange is below 4.5:1: unpaid is filled dark red (5.5:1),
@@ -344,8 +397,8 @@ function MembershipDetails({
           <Stack gap="xs" align="flex-start">
             <Text size="sm">
               {status === 'unpaid'
-                ? 'Every retry of the renewal was declined. Perks stop until it is paid; the bank stays the patient’s.'
-                : `The renewal was declined${membership.failed_attempts > 0 ? ` ${membership.failed_attempts === 1 ? 'once' : `${membership.failed_attempts} times`}` : ''}.${membership.next_payment_attempt_at ? ` The next retry is on ${formatDate(membership.next_payment_attempt_at)}.` : ''} Ask the patient for another card, or charge now.`}
+                ? `Every retry of the renewal was declined and no more are scheduled. Perks stop until ${money(membership.next_plan?.price_cents ?? membership.plan.price_cents)} is paid; the bank stays the patient’s. Ask the patient for another card (“Update card” charges it at once), or charge the card on file now.`
+                : `The renewal was declined${membership.failed_attempts > 0 ? ` ${membership.failed_attempts === 1 ? 'once' : `${membership.failed_attempts} times`}` : ''}.${membership.next_payment_attempt_at ? ` The next retry is on ${formatDate(membership.next_payment_attempt_at)}.` : ''} Perks are on hold until it is paid. Ask the patient for another card, or charge now.`}
             </Text>
             {allows('charge.succeeded') && (
               <Button
@@ -360,39 +413,42 @@ function MembershipDetails({
           </Stack>
         </Alert>
       )}
+      {status === 'paused' && (
+        <Alert color="blue" variant="light" title="Paused: no charges, no perks">
+          <Text size="sm">
+            {membership.resumes_at
+              ? `Paused: billing starts again on ${formatDate(membership.resumes_at)}.`
+              : 'Paused.'}{' '}
+            The perks come back with the first paid cycle; the bank can still pay at checkout.
+            “Resume” starts billing again sooner if the patient asks.
+          </Text>
+        </Alert>
+      )}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+        <LabelledValue label="Next bill" value={nextBillText(membership)} />
         <LabelledValue
           label="Current period"
           value={`${formatDate(membership.current_period_start)} – ${formatDate(membership.current_period_end)}`}
         />
-        <LabelledValue label="Next payment" value={nextPayment(membership)} />
         <LabelledValue label="Card" value={cardText(membership.card)} />
-        <LabelledValue label="Bank balance" value={money(membership.bank_cents)} />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        <PerksLeft membership={membership} treatmentNames={treatmentNames} />
+        <Paper withBorder p="md" radius="md">
+          <BankBalance
+            cents={membership.bank_cents}
+            note="The patient’s own money: it never expires and pays at checkout with the patient’s code."
+          />
+        </Paper>
+      </SimpleGrid>
+      {bank !== null && <BankHistory bank={bank} />}
+      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="md">
         <LabelledValue label="Member since" value={formatDate(membership.started_at)} />
         <LabelledValue
           label="Agreement"
           value={`Accepted by ${membership.consent.accepted_by_name} on ${formatDate(membership.consent.accepted_at)}`}
         />
       </SimpleGrid>
-      <Stack gap={4}>
-        <Text size="sm" c="dimmed">
-          Allowances left this cycle
-        </Text>
-        {membership.allowances.length === 0 ? (
-          <Text fw={500}>None</Text>
-        ) : (
-          <List size="sm" spacing={2}>
-            {membership.allowances.map((allowance) => (
-              <List.Item key={allowance.catalogue_item_id}>
-                {allowance.name}: {allowance.remaining} left
-              </List.Item>
-            ))}
-          </List>
-        )}
-        <Text size="sm" c="dimmed">
-          Each paid cycle: {perksSummary(membership.plan.perks, treatmentNames)}.
-        </Text>
-      </Stack>
       {scheduled.length > 0 && (
         <Alert color="blue" variant="light" title="Scheduled">
           <Stack gap={2}>
@@ -446,6 +502,83 @@ function MembershipDetails({
           {PERMISSION_REFUSALS['memberships.cancelNow']}
         </Text>
       )}
+    </Stack>
+  )
+}
+
+/**
+ * What the membership still gives this cycle: each allowance's units left ("1 of 1 HydraFacial
+ * left this month") with its rollover cap in words, the member price, the points multiplier and
+ * what each paid cycle banks; and why none of it applies in a status that stops the perks.
+ */
+function PerksLeft({
+  membership,
+  treatmentNames,
+}: {
+  membership: Membership
+  treatmentNames: ReadonlyMap<number, string>
+}) {
+  const headingId = useId()
+  const { plan } = membership
+  const planAllowance = (id: number) =>
+    plan.perks.allowances.find((allowance) => allowance.catalogue_item_id === id)
+  const others = otherPerksTexts(plan, treatmentNames)
+  const hold = perksOnHold(membership.status)
+  const none = membership.allowances.length === 0 && others.length === 0
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby={headingId}>
+      <Stack gap="xs">
+        <Title order={3} size="h5" id={headingId}>
+          Perks left this cycle
+        </Title>
+        {hold && (
+          <Text size="sm" fw={500}>
+            {hold}
+          </Text>
+        )}
+        {none ? (
+          <Text size="sm">This plan has no perks.</Text>
+        ) : (
+          <List size="sm" spacing={6}>
+            {membership.allowances.map((allowance) => {
+              const perk = planAllowance(allowance.catalogue_item_id)
+              return (
+                <List.Item key={allowance.catalogue_item_id}>
+                  <Text size="sm" fw={600} span>
+                    {allowanceLeftText(allowance, perk?.quantity, plan.interval)}
+                  </Text>
+                  {perk && (
+                    <Text size="xs" c="dimmed">
+                      {rolloverText(perk.rollover_cap, plan.interval)}
+                    </Text>
+                  )}
+                </List.Item>
+              )
+            })}
+            {others.map((line) => (
+              <List.Item key={line}>{line}</List.Item>
+            ))}
+          </List>
+        )}
+      </Stack>
+    </Paper>
+  )
+}
+
+/** The bank's balance, large, with what it means. */
+function BankBalance({ cents, note }: { cents: number; note: string }) {
+  const headingId = useId()
+  return (
+    <Stack gap={6} component="section" aria-labelledby={headingId}>
+      <Title order={3} size="h5" id={headingId}>
+        Bank
+      </Title>
+      <Text fz={32} fw={700} lh={1}>
+        {money(cents)}
+      </Text>
+      <Text size="sm" c="dimmed">
+        {note}
+      </Text>
     </Stack>
   )
 }
@@ -590,7 +723,7 @@ function MembershipEvents({ events }: { events: readonly MembershipEventLine[] |
                     {formatDateTime(event.at)}
                   </Table.Td>
                   <Table.Td data-label="What">{event.detail}</Table.Td>
-                  <Table.Td data-label="Amount" ta="right">
+                  <Table.Td data-label="Amount" ta={CELL_END}>
                     {event.amount_cents === null ? '—' : money(event.amount_cents)}
                   </Table.Td>
                 </Table.Tr>

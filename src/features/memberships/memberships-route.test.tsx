@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import type { UserEvent } from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { Membership, PaymentAccount, Plan } from '#domain/memberships.ts'
+import type { Membership, MembershipBank, PaymentAccount, Plan } from '#domain/memberships.ts'
 import { demoPractice, demoSession } from '#tests/support/demo-session.ts'
 import { apiError, type FakeCall, type FakeRoutes, stubApi } from '#tests/support/fake-api.ts'
 import { NEXTECH_NOT_CHOSEN } from '#tests/support/nextech.ts'
@@ -102,6 +102,83 @@ const patient = {
   created_at: '2025-01-02T10:00:00.000Z',
 }
 
+/** Grace's bank: three paid cycles, a visit paid from it and undone, then one that stayed. */
+const BANK: MembershipBank = {
+  bank_cents: 15000,
+  data: [
+    {
+      id: 16,
+      kind: 'use',
+      amount_cents: -2500,
+      balance_after_cents: 15000,
+      cycle: null,
+      visit_id: 41,
+      at: '2026-11-20T12:00:00.000Z',
+      detail: 'Used at the visit of Nov 20, 2026, which came to $25.00',
+    },
+    {
+      id: 15,
+      kind: 'credit',
+      amount_cents: 5000,
+      balance_after_cents: 17500,
+      cycle: 3,
+      visit_id: null,
+      at: '2026-11-01T12:00:00.000Z',
+      detail: 'Paid in with cycle 3',
+    },
+    {
+      id: 14,
+      kind: 'restore',
+      amount_cents: 3000,
+      balance_after_cents: 12500,
+      cycle: null,
+      visit_id: 40,
+      at: '2026-10-28T12:00:00.000Z',
+      detail: 'Put back: the visit of Oct 27, 2026 was undone',
+    },
+    {
+      id: 13,
+      kind: 'use',
+      amount_cents: -3000,
+      balance_after_cents: 9500,
+      cycle: null,
+      visit_id: 40,
+      at: '2026-10-27T12:00:00.000Z',
+      detail: 'Used at the visit of Oct 27, 2026, which came to $240.00',
+    },
+    {
+      id: 12,
+      kind: 'use',
+      amount_cents: -500,
+      balance_after_cents: 12500,
+      cycle: null,
+      visit_id: 39,
+      at: '2026-10-10T12:00:00.000Z',
+      detail: 'Used at the visit of Oct 10, 2026, which came to $5.00',
+    },
+    {
+      id: 11,
+      kind: 'credit',
+      amount_cents: 5000,
+      balance_after_cents: 13000,
+      cycle: 2,
+      visit_id: null,
+      at: '2026-10-01T12:00:00.000Z',
+      detail: 'Paid in with cycle 2',
+    },
+    {
+      id: 10,
+      kind: 'credit',
+      amount_cents: 8000,
+      balance_after_cents: 8000,
+      cycle: 1,
+      visit_id: null,
+      at: '2026-09-01T12:00:00.000Z',
+      detail: 'Paid in with cycle 1',
+    },
+  ],
+}
+
 const created = (body: unknown, status = 201) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 
@@ -126,6 +203,7 @@ function api(overrides: FakeRoutes = {}): FakeRoutes {
     ],
     'GET /patients/2': patient,
     'GET /patients/2/memberships': { data: [] },
+    'GET /memberships/30/bank': BANK,
     'GET /memberships/30/events': {
       data: [
         {
@@ -406,8 +484,16 @@ describe('the membership panel on the profile', () => {
     expect(alert).toHaveTextContent('Payment past due')
     expect(alert).toHaveTextContent('The renewal was declined 2 times.')
     expect(panel.getByText('Visa •••• 4242, expires 04/30')).toBeInTheDocument()
-    expect(panel.getByText('$150.00')).toBeInTheDocument()
-    expect(panel.getByText('Hydrafacial: 1 left')).toBeInTheDocument()
+    expect(panel.getByText('Retry on Dec 4, 2026 · $99.00')).toBeInTheDocument()
+    expect(
+      within(panel.getByRole('region', { name: 'Bank' })).getByText('$150.00'),
+    ).toBeInTheDocument()
+    expect(panel.getByText('1 of 1 Hydrafacial left this month')).toBeInTheDocument()
+    expect(
+      within(panel.getByRole('region', { name: 'Perks left this cycle' })).getByText(
+        /^On hold while the payment is past due/,
+      ),
+    ).toBeInTheDocument()
     expect(panel.getByText('Renewal of Glow Monthly paid with Visa •••• 4242.')).toBeInTheDocument()
     // The chart takes no pause in past due.
     expect(panel.queryByRole('button', { name: 'Pause' })).toBeNull()
@@ -480,6 +566,176 @@ describe('the membership panel on the profile', () => {
     const panel = within(await screen.findByRole('region', { name: 'Membership' }))
     expect(panel.getByText(/^Payments are not connected:/)).toBeInTheDocument()
     expect(panel.queryByRole('button', { name: 'Start membership' })).toBeNull()
+  })
+})
+
+describe('the membership at a glance on the profile', () => {
+  it('shows the grandfathered version, the next bill, the perks left with the rollover cap, and the bank with its history, newest first', async () => {
+    const rolling: Plan = {
+      ...GLOW,
+      perks: {
+        ...GLOW.perks,
+        allowances: [{ catalogue_item_id: 3, quantity: 1, rollover_cap: 2 }],
+      },
+    }
+    stubApi(
+      api({
+        // New members join version 3; Grace keeps version 2.
+        'GET /membership-plans': { data: [{ ...rolling, version: 3 }, GOLD] },
+        'GET /patients/2/memberships': {
+          data: [
+            membership({
+              plan: rolling,
+              allowances: [{ catalogue_item_id: 3, name: 'Hydrafacial', remaining: 2 }],
+            }),
+          ],
+        },
+      }),
+    )
+    const { user } = renderRoute('/patients/2', { session: demoSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    expect(panel.getByText('Version 2')).toBeInTheDocument()
+    expect(
+      panel.getByText(/^Kept on version 2 \(grandfathered\): new members join version 3\./),
+    ).toBeInTheDocument()
+    expect(panel.getByText('Active')).toBeInTheDocument()
+    expect(panel.getByText('Dec 1, 2026 · $99.00')).toBeInTheDocument()
+
+    const perks = within(panel.getByRole('region', { name: 'Perks left this cycle' }))
+    expect(
+      perks.getByText('2 Hydrafacial left this month (1 a month, 1 rolled over)'),
+    ).toBeInTheDocument()
+    expect(perks.getByText('Up to 2 unused roll over to next month.')).toBeInTheDocument()
+    expect(perks.getByText('10% off everything (member price)')).toBeInTheDocument()
+    expect(perks.getByText('2× points at every visit')).toBeInTheDocument()
+    expect(perks.getByText('$50.00 paid into the bank each month')).toBeInTheDocument()
+
+    expect(
+      within(panel.getByRole('region', { name: 'Bank' })).getByText('$150.00'),
+    ).toBeInTheDocument()
+    const history = within(panel.getByRole('region', { name: 'Bank history' }))
+    const rows = () => history.getAllByRole('row').slice(1)
+    expect(rows()).toHaveLength(5)
+    expect(rows()[0]).toHaveTextContent('Used at the visit of Nov 20, 2026, which came to $25.00')
+    const used = history.getByRole('row', { name: /Used at the visit of Oct 27, 2026/ })
+    expect(within(used).getByRole('cell', { name: '−$30.00' })).toBeInTheDocument()
+    expect(within(used).getByRole('cell', { name: '$95.00' })).toBeInTheDocument()
+    const restored = history.getByRole('row', { name: /Put back: the visit of Oct 27, 2026/ })
+    expect(within(restored).getByRole('cell', { name: '+$30.00' })).toBeInTheDocument()
+    expect(history.queryByText('Paid in with cycle 1')).toBeNull()
+    expect(history.getByText('The newest 5 of 7 entries.')).toBeInTheDocument()
+
+    await user.click(history.getByRole('button', { name: 'Show all 7' }))
+    expect(rows()).toHaveLength(7)
+    const first = history.getByRole('row', { name: /Paid in with cycle 1/ })
+    expect(within(first).getByRole('cell', { name: '+$80.00' })).toBeInTheDocument()
+    expect(within(first).getByRole('cell', { name: '$80.00' })).toBeInTheDocument()
+    await user.click(history.getByRole('button', { name: 'Show the newest 5' }))
+    expect(rows()).toHaveLength(5)
+  })
+
+  it('shows no version for a member on the current one', async () => {
+    stubApi(api({ 'GET /patients/2/memberships': { data: [membership()] } }))
+    renderRoute('/patients/2', { session: demoSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    await panel.findByText('1 of 1 Hydrafacial left this month')
+    expect(panel.queryByText(/^Version /)).toBeNull()
+    expect(panel.getByText('Unused ones do not roll over to next month.')).toBeInTheDocument()
+  })
+
+  it('says in words what unpaid means and what the desk does, and that the bank still pays', async () => {
+    stubApi(
+      api({
+        'GET /patients/2/memberships': {
+          data: [
+            membership({ status: 'unpaid', failed_attempts: 5, next_payment_attempt_at: null }),
+          ],
+        },
+      }),
+    )
+    renderRoute('/patients/2', { session: staffSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    const alert = panel.getByRole('alert')
+    expect(alert).toHaveTextContent('Unpaid: perks are stopped')
+    expect(alert).toHaveTextContent(
+      'Every retry of the renewal was declined and no more are scheduled. Perks stop until $99.00 is paid; the bank stays the patient’s. Ask the patient for another card (“Update card” charges it at once), or charge the card on file now.',
+    )
+    expect(panel.getByText('$99.00 is due: no more automatic retries')).toBeInTheDocument()
+    expect(
+      panel.getByText(
+        'Stopped while unpaid: no allowances, member price or extra points until it is paid. The bank can still pay.',
+      ),
+    ).toBeInTheDocument()
+    // Staff see the bank: it is the patient's money, needed at the desk.
+    expect(
+      within(panel.getByRole('region', { name: 'Bank history' })).getAllByRole('row'),
+    ).toHaveLength(6)
+  })
+
+  it('says a paused membership is paused, until when, and what comes back', async () => {
+    stubApi(
+      api({
+        'GET /patients/2/memberships': {
+          data: [
+            membership({
+              status: 'paused',
+              resumes_at: '2027-02-01T12:00:00.000Z',
+              next_payment_attempt_at: '2027-02-01T12:00:00.000Z',
+            }),
+          ],
+        },
+      }),
+    )
+    renderRoute('/patients/2', { session: demoSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    expect(panel.getByText('Paused', { exact: true })).toBeInTheDocument()
+    expect(panel.getByText(/^Paused: billing starts again on Feb 1, 2027\./)).toBeInTheDocument()
+    expect(panel.getByText('Feb 1, 2027 · $99.00, when billing resumes')).toBeInTheDocument()
+    expect(panel.getByText(/^On hold while paused/)).toBeInTheDocument()
+  })
+
+  it("keeps showing the bank of a membership that is over while it holds the patient's money", async () => {
+    stubApi(
+      api({
+        'GET /patients/2/memberships': {
+          data: [
+            membership({
+              status: 'cancelled',
+              ended_at: '2026-11-25T12:00:00.000Z',
+              next_payment_attempt_at: null,
+            }),
+          ],
+        },
+      }),
+    )
+    renderRoute('/patients/2', { session: demoSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    expect(
+      panel.getByText(/^No membership now\. The last one, Glow Monthly, is cancelled since /),
+    ).toBeInTheDocument()
+    const bank = within(panel.getByRole('region', { name: 'Bank' }))
+    expect(bank.getByText('$150.00')).toBeInTheDocument()
+    expect(bank.getByText(/^Still the patient’s: it never expires/)).toBeInTheDocument()
+    expect(panel.getByRole('region', { name: 'Bank history' })).toBeInTheDocument()
+  })
+
+  it('says why the bank could not be read, and shows the rest', async () => {
+    stubApi(
+      api({
+        'GET /patients/2/memberships': { data: [membership()] },
+        'GET /memberships/30/bank': apiError(500, 'The bank could not be read. Please try again.'),
+      }),
+    )
+    renderRoute('/patients/2', { session: demoSession })
+    const panel = within(await screen.findByRole('region', { name: 'Membership' }))
+    const history = within(panel.getByRole('region', { name: 'Bank history' }))
+    expect(history.getByRole('alert')).toHaveTextContent(
+      'The bank could not be read. Please try again.',
+    )
+    expect(panel.getByText('1 of 1 Hydrafacial left this month')).toBeInTheDocument()
+    expect(
+      within(panel.getByRole('region', { name: 'Bank' })).getByText('$150.00'),
+    ).toBeInTheDocument()
   })
 })
 

@@ -179,6 +179,7 @@ function fakeServer() {
     'GET /patients/2': patient,
     'GET /patients/2/memberships': () => ({ data: [m] }),
     'GET /memberships/30/events': () => ({ data: history }),
+    'GET /memberships/30/bank': () => ({ data: [], bank_cents: m.bank_cents }),
     'GET /patients/2/ledger': {
       data: [],
       total: 0,
