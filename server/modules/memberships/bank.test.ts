@@ -6,7 +6,7 @@ import {
   type Membership,
   type MembershipBank,
 } from '#domain/memberships.ts'
-import { membershipBankEntries, memberships, visits } from '#server/db/schema.ts'
+import { membershipBankEntries, memberships, procedures, visits } from '#server/db/schema.ts'
 import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
 import { insertPatient, testBackends } from '#server/testing/test-app.ts'
@@ -301,6 +301,92 @@ describe.each(testBackends())('the membership bank on $name', (backend) => {
     const empty = await bankOf(spentAll.id)
     expect(empty.body.bank_cents).toBe(0)
     expect(empty.body.data.some((e) => e.kind === 'refund')).toBe(false)
+  })
+
+  it('shows a visit the checkout paid from the bank and its undo, then a refund takes back only what is left', async () => {
+    const m = await member()
+    await clock(31)
+    const [peel] = await t.db
+      .insert(procedures)
+      .values({ practice_id: t.demo.practiceId, name: `Peel ${m.id}`, price: 15000 })
+      .returning()
+    const visit = (bank_cents: number, label: string) =>
+      json<{ visit: { id: number; total_cents: number; created_at: string } }>('/visits', {
+        method: 'POST',
+        json: {
+          patient_id: m.patient_id,
+          items: [{ procedure_id: peel?.id, quantity: 1 }],
+          idempotencyKey: `bank-visit-${m.id}-${label}`,
+          redemption: { bank_cents, override: { reason: 'Patient at the desk, phone flat' } },
+        },
+      })
+    const first = await visit(3000, 'first')
+    expect(first.status).toBe(201)
+    const undone = await json(`/visits/${first.body.visit.id}/undo`, { method: 'POST', json: {} })
+    expect(undone.status).toBe(201)
+    const second = await visit(8000, 'second')
+    expect(second.status).toBe(201)
+
+    const day = (iso: string) =>
+      new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+        new Date(iso),
+      )
+    const dollars = (cents: number) =>
+      `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`
+    const bank = await bankOf(m.id, t.demo.staffToken)
+    expect(bank.body.bank_cents).toBe(2000)
+    expect(
+      bank.body.data.map((e) => [
+        e.kind,
+        e.amount_cents,
+        e.balance_after_cents,
+        e.visit_id,
+        e.detail,
+      ]),
+    ).toEqual([
+      [
+        'use',
+        -8000,
+        2000,
+        second.body.visit.id,
+        `Used at the visit of ${day(second.body.visit.created_at)}, which came to ${dollars(second.body.visit.total_cents)}`,
+      ],
+      [
+        'restore',
+        3000,
+        10_000,
+        first.body.visit.id,
+        `Put back: the visit of ${day(first.body.visit.created_at)} was undone`,
+      ],
+      [
+        'use',
+        -3000,
+        7000,
+        first.body.visit.id,
+        `Used at the visit of ${day(first.body.visit.created_at)}, which came to ${dollars(first.body.visit.total_cents)}`,
+      ],
+      ['credit', 5000, 10_000, null, 'Paid in with cycle 2'],
+      ['credit', 5000, 5000, null, 'Paid in with cycle 1'],
+    ])
+    expectRunningBalance(bank.body)
+
+    const ended = await json<Membership>(`/memberships/${m.id}/cancel`, {
+      method: 'POST',
+      json: { at: 'now', refund: true },
+    })
+    expect(ended.body).toMatchObject({ status: 'cancelled', bank_cents: 0 })
+    const after = await bankOf(m.id)
+    expect(after.body.data[0]).toMatchObject({
+      kind: 'refund',
+      amount_cents: -2000,
+      balance_after_cents: 0,
+      cycle: 2,
+    })
+    expectRunningBalance(after.body)
+    // The roll-forward: paid in − used + put back − taken back = the bank.
+    const sum = (kind: string) =>
+      after.body.data.filter((e) => e.kind === kind).reduce((n, e) => n + e.amount_cents, 0)
+    expect(sum('credit') + sum('use') + sum('restore') + sum('refund')).toBe(after.body.bank_cents)
   })
 
   it("leaves the bank the patient's when the cycle is not refunded", async () => {
