@@ -9,10 +9,22 @@ import type {
 } from '#domain/visits.ts'
 import { VISIT_MESSAGES } from '#domain/visits.ts'
 import {
+  allowanceLineWords,
+  allowanceSentence,
+  bankProblem,
+  bankUseAll,
   type CheckoutInput,
   type CheckoutPreview,
   checkoutMachine,
+  codeAmount,
+  cycleWords,
+  deskCents,
+  dueCents,
+  memberPriceSentence,
+  multiplierWords,
   needsConsent,
+  type UndoAnswer,
+  visitRequest,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   selectBusy,
@@ -28,15 +40,15 @@ function start(input: Partial<CheckoutInput> = {}) {
   const previewVisit = controlled<CheckoutPreview, VisitPreviewInput>()
   const sendCode = controlled<
     { authyId: string },
-    { patientId: number; points?: number; promotion_id?: number }
+    { patientId: number; points?: number; promotion_id?: number; bank_cents?: number }
   >()
   const checkCode = controlled<
     { valid: true },
-    { patientId: number; authyId: string; code: string; points?: number }
+    { patientId: number; authyId: string; code: string; points?: number; bank_cents?: number }
   >()
   const approveVisit = controlled<ApprovalAnswer, ApprovalRequest>()
   const recordVisit = controlled<VisitAnswer, VisitInput>()
-  const undoVisit = controlled<{ balance: number }, { visitId: number }>()
+  const undoVisit = controlled<UndoAnswer, { visitId: number }>()
   const onRecorded = vi.fn()
   const onUndone = vi.fn()
   const actor = createActor(
@@ -371,5 +383,235 @@ describe('the consent a redemption needs', () => {
     expect(needsConsent({ ...at(100), redemption: offer(9) })).toBe(true)
     expect(needsConsent({ ...at(100), redemption: { kind: 'points', points: 100 } })).toBe(false)
     expect(needsConsent({ ...at(100), redemption: { kind: 'points', points: 101 } })).toBe(true)
+  })
+})
+
+/** The member's two lines, previewed with `preview` (the member's, or the past-due one's). */
+async function toMemberReview(h: Harness, preview: CheckoutPreview = f.previewMember) {
+  h.actor.send({ type: 'item.add', item: f.procedure })
+  h.actor.send({ type: 'item.add', item: f.product })
+  h.actor.send({ type: 'items.submit' })
+  h.previewVisit.latest().answer.resolve(preview)
+  await waitFor(h.actor, (s) => s.matches('reviewing'))
+}
+
+describe('a member at checkout', () => {
+  beforeEach(() => vi.useFakeTimers({ now: new Date('2026-11-25T10:00:00.000Z') }))
+  afterEach(() => vi.useRealTimers())
+
+  it('pays from the bank only with a membership, and always with the patient’s code', async () => {
+    const plain = start()
+    await toReview(plain)
+    expect(plain.actor.getSnapshot().can({ type: 'bank.change', cents: 100 })).toBe(false)
+    expect(plain.actor.getSnapshot().can({ type: 'bank.useAll' })).toBe(false)
+
+    const h = start({ patient: f.member, canOverride: false })
+    await toMemberReview(h)
+    // No points and no offer: nothing needs the code yet.
+    expect(selectNeedsConsent(h.actor.getSnapshot())).toBe(false)
+    h.actor.send({ type: 'bank.change', cents: f.bankPay })
+    // Below the points threshold, any amount from the bank needs the code.
+    expect(selectNeedsConsent(h.actor.getSnapshot())).toBe(true)
+    h.actor.send({ type: 'review.submit' })
+    expect(h.actor.getSnapshot().matches({ consent: { code: 'idle' } })).toBe(true)
+    h.actor.send({ type: 'code.send' })
+    expect(h.sendCode.latest().input).toEqual({ patientId: f.member.id, bank_cents: f.bankPay })
+    h.sendCode.latest().answer.resolve({ authyId: f.authyId })
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    h.actor.send({ type: 'code.change', code: f.code })
+    expect(h.checkCode.latest().input).toEqual({
+      patientId: f.member.id,
+      authyId: f.authyId,
+      code: f.code,
+      bank_cents: f.bankPay,
+    })
+    h.checkCode.latest().answer.resolve({ valid: true })
+    await waitFor(h.actor, (s) => s.matches('confirming'))
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input).toEqual({
+      patient_id: f.member.id,
+      appointment_id: null,
+      items: [
+        { procedure_id: 2, quantity: 1, price_cents: 19_900 },
+        { product_id: 5, quantity: 1, price_cents: 6_500 },
+      ],
+      idempotencyKey: f.key,
+      redemption: { bank_cents: f.bankPay, verification: { authyId: f.authyId, code: f.code } },
+    })
+    h.recordVisit.latest().answer.resolve(f.answerMember)
+    await waitFor(h.actor, (s) => s.matches({ done: 'undoable' }))
+    expect(h.actor.getSnapshot().context.result?.membership_bank_cents).toBe(7_500)
+    h.actor.send({ type: 'visit.undo' })
+    h.undoVisit.latest().answer.resolve(f.undoneMember)
+    await waitFor(h.actor, (s) => s.matches('undone'))
+    expect(h.actor.getSnapshot().context).toMatchObject({
+      undoneBalance: 400,
+      undoneBank: 10_000,
+    })
+  })
+
+  it('a new bank amount drops the code sent for the last one; seeing the items again empties it', async () => {
+    const h = start({ patient: f.member })
+    await toMemberReview(h)
+    h.actor.send({ type: 'bank.change', cents: f.bankPay })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'code.send' })
+    h.sendCode.latest().answer.resolve({ authyId: f.authyId })
+    await waitFor(h.actor, (s) => s.matches({ consent: { code: 'sent' } }))
+    h.actor.send({ type: 'consent.back' })
+    h.actor.send({ type: 'bank.change', cents: 3_000 })
+    expect(h.actor.getSnapshot().context.authyId).toBeNull()
+    h.actor.send({ type: 'review.submit' })
+    expect(h.actor.getSnapshot().matches({ consent: { code: 'idle' } })).toBe(true)
+    h.actor.send({ type: 'consent.back' })
+    h.actor.send({ type: 'items.edit' })
+    expect(h.actor.getSnapshot().context.bankCents).toBe(0)
+  })
+
+  it('refuses more than the bank holds or the visit comes to, in the server’s words', async () => {
+    const h = start({ patient: f.member })
+    await toMemberReview(h)
+    h.actor.send({ type: 'bank.change', cents: 10_001 })
+    expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
+      VISIT_MESSAGES.bankTooLittle(10_000),
+    )
+    expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(false)
+    // $55.25 is due after the included HydraFacial and the member price.
+    h.actor.send({ type: 'bank.change', cents: 5_526 })
+    expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
+      VISIT_MESSAGES.bankMoreThanDue(5_525),
+    )
+    // Use all pays what is due, when that is less than the bank.
+    h.actor.send({ type: 'bank.useAll' })
+    expect(h.actor.getSnapshot().context.bankCents).toBe(5_525)
+    expect(deskCents(h.actor.getSnapshot().context)).toBe(0)
+    expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(true)
+  })
+
+  it('a past-due member: no perks, the flag, and the bank still pays (all of it with Use all)', async () => {
+    const h = start({ patient: f.pastDueMember })
+    await toMemberReview(h, f.previewPastDue)
+    const { context } = h.actor.getSnapshot()
+    expect(context.preview?.membership?.flag).toBe(VISIT_MESSAGES.memberPastDue('Glow Club'))
+    expect(dueCents(context)).toBe(26_400)
+    expect(multiplierWords(context.preview?.membership)).toBeNull()
+    h.actor.send({ type: 'bank.useAll' })
+    expect(h.actor.getSnapshot().context.bankCents).toBe(10_000)
+    expect(deskCents(h.actor.getSnapshot().context)).toBe(16_400)
+  })
+
+  it('a bank refusal at Confirm asks for another amount instead of a retry', async () => {
+    const h = start({ patient: f.member })
+    await toMemberReview(h)
+    h.actor.send({ type: 'bank.change', cents: f.bankPay })
+    h.actor.send({ type: 'review.submit' })
+    h.actor.send({ type: 'consent.useOverride' })
+    h.actor.send({ type: 'override.change', reason: f.reason })
+    h.actor.send({ type: 'consent.submit' })
+    h.actor.send({ type: 'visit.confirm' })
+    expect(h.recordVisit.latest().input.redemption).toEqual({
+      bank_cents: f.bankPay,
+      override: { reason: f.reason },
+    })
+    h.recordVisit.latest().answer.reject(new Error(VISIT_MESSAGES.bankTooLittle(1_000)))
+    await waitFor(h.actor, (s) => s.matches('confirming'))
+    expect(h.actor.getSnapshot().context.error).toBe(
+      `${VISIT_MESSAGES.bankTooLittle(1_000)} Nothing was recorded: press Back and change the amount paid from the bank.`,
+    )
+  })
+})
+
+describe('the member’s words and amounts', () => {
+  const allowance = {
+    catalogue_item_id: 2,
+    name: 'HydraFacial',
+    per_cycle: 1,
+    remaining: 1,
+    used: 1,
+  }
+  const membership = f.previewMember.preview.membership
+
+  it('says an allowance against the plan’s cycle', () => {
+    expect(allowanceSentence(allowance, 'month')).toBe('1 of 1 HydraFacial included this month')
+    expect(allowanceLineWords(allowance, 'month')).toBe('1 of 1 HydraFacial this month')
+    expect(cycleWords('quarter')).toBe('these 3 months')
+    expect(cycleWords('year')).toBe('this year')
+    const some = { ...allowance, per_cycle: 3, remaining: 2 }
+    expect(allowanceSentence(some, 'quarter')).toBe(
+      '1 of the 2 HydraFacial left these 3 months (3 included)',
+    )
+    expect(allowanceSentence({ ...allowance, remaining: 0, used: 0 }, 'year')).toBe(
+      'No HydraFacial left this year: all 1 included were used.',
+    )
+  })
+
+  it('says a line’s member price and the multiplier', () => {
+    expect(memberPriceSentence(membership, { member_discount_cents: 1_350 })).toBe(
+      'Member price: −$13.50 (15%)',
+    )
+    expect(memberPriceSentence(membership, { member_discount_cents: 0 })).toBeNull()
+    expect(multiplierWords(membership)).toBe('2× member points')
+  })
+
+  it('one code covers the points, the offer and the bank together', () => {
+    expect(codeAmount({ kind: 'none' }, [], 2_500)).toEqual({ bank_cents: 2_500 })
+    expect(codeAmount({ kind: 'points', points: 300 }, [], 2_500)).toEqual({
+      points: 300,
+      bank_cents: 2_500,
+    })
+    expect(
+      codeAmount(
+        { kind: 'promotion', promotion_id: 2, title: 'Birthday Glow', points: 50 },
+        [],
+        100,
+      ),
+    ).toEqual({ promotion_id: 2, points: 50, bank_cents: 100 })
+    expect(codeAmount({ kind: 'points', points: 300 })).toEqual({ points: 300 })
+  })
+
+  it('works the bank out on what is due after the member’s perks and the chosen offer', () => {
+    const preview = {
+      ...f.previewMember.preview,
+      offer_values: [
+        {
+          promotion_id: 2,
+          title: 'Birthday Glow',
+          value: '$5.00 off',
+          lines: [
+            { discount_cents: 0, points: 0 },
+            { discount_cents: 500, points: 100 },
+          ],
+          discount_cents: 500,
+          total_cents: 5_025,
+          points: 100,
+          problem: null,
+        },
+      ],
+    }
+    const context = {
+      preview,
+      offers: [{ ...f.offer, value: preview.offer_values[0] }],
+      redemption: { kind: 'promotion', promotion_id: 2, title: 'Birthday Glow' } as const,
+      bankCents: 5_100,
+    }
+    expect(dueCents(context)).toBe(5_025)
+    expect(bankUseAll(context)).toBe(5_025)
+    expect(bankProblem(context)).toBe(VISIT_MESSAGES.bankMoreThanDue(5_025))
+    expect(bankProblem({ ...context, preview: f.preview.preview })).toBe(VISIT_MESSAGES.noBank)
+    expect(needsConsent({ ...context, bankCents: 1 })).toBe(true)
+  })
+
+  it('sends the bank with points as one redemption', () => {
+    const snapshot = createActor(checkoutMachine, {
+      input: { idempotencyKey: f.key, canOverride: true, patient: f.member, items: [f.product] },
+    })
+      .start()
+      .getSnapshot()
+    const request = visitRequest({
+      ...snapshot.context,
+      redemption: { kind: 'points', points: 50 },
+      bankCents: 1_000,
+    })
+    expect(request.redemption).toEqual({ points: 50, bank_cents: 1_000 })
   })
 })

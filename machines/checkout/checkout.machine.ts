@@ -3,13 +3,14 @@ import { pointsText } from '#domain/points.ts'
 import type {
   ApprovalAnswer,
   ApprovalRequest,
+  MemberAtCheckout,
   OfferValuation,
   VisitAnswer,
   VisitInput,
   VisitPreview,
   VisitPreviewInput,
 } from '#domain/visits.ts'
-import { codeNeeded, VISIT_MESSAGES } from '#domain/visits.ts'
+import { codeNeeded, formatDollars, VISIT_MESSAGES } from '#domain/visits.ts'
 import { errorMessage } from '#machines/phone-verification/error-message.ts'
 
 /** How long a new code waits after the last one (30 s resend gap). */
@@ -80,8 +81,11 @@ export type CheckoutInput = {
 /** What the approval step has typed: the reason, and a manager's e-mail and password (Staff). */
 export type ApprovalFields = { reason: string; email: string; password: string }
 
-/** The code the patient was texted, and the redemption it is for. */
-export type SentCode = { points?: number; promotion_id?: number }
+/** The code the patient was texted, and the redemption it is for (points, offer and bank). */
+export type SentCode = { points?: number; promotion_id?: number; bank_cents?: number }
+
+/** The undo's answer: the points balance, and the membership bank after it put back its part. */
+export type UndoAnswer = { balance: number; membership_bank_cents?: number | null }
 
 export type CheckoutContext = {
   idempotencyKey: string
@@ -97,6 +101,8 @@ export type CheckoutContext = {
   preview: VisitPreview | null
   offers: ClaimedOffer[]
   redemption: CheckoutRedemption
+  /** Cents paid from the membership bank at this visit; 0: none. */
+  bankCents: number
   /** The id of the code the patient was texted (POST /patients/{id}/redemption-code). */
   authyId: string | null
   code: string
@@ -108,6 +114,8 @@ export type CheckoutContext = {
   result: VisitAnswer | null
   /** The balance after an undo. */
   undoneBalance: number | null
+  /** The membership bank after an undo put back what the visit paid from it, or null. */
+  undoneBank: number | null
   /** The last failure, in the server's words, with what to do. */
   error: string | null
 }
@@ -121,6 +129,8 @@ export type CheckoutEvent =
   | { type: 'items.submit' }
   | { type: 'items.edit' }
   | { type: 'redemption.choose'; redemption: CheckoutRedemption }
+  | { type: 'bank.change'; cents: number }
+  | { type: 'bank.useAll' }
   | { type: 'review.submit' }
   | { type: 'code.send' }
   | { type: 'code.change'; code: string }
@@ -174,24 +184,38 @@ export function withValuations(preview: CheckoutPreview): ClaimedOffer[] {
  * server's rule ({@link codeNeeded}), for points and for a claimed offer alike.
  */
 export function needsConsent(
-  context: Pick<CheckoutContext, 'preview' | 'redemption' | 'offers'>,
+  context: Pick<CheckoutContext, 'preview' | 'redemption' | 'offers'> &
+    Partial<Pick<CheckoutContext, 'bankCents'>>,
 ): boolean {
-  if (!context.preview || context.redemption.kind === 'none') return false
+  if (!context.preview) return false
+  // Any payment from the membership bank is the patient's to agree to, whatever the threshold.
+  if ((context.bankCents ?? 0) > 0) return true
+  if (context.redemption.kind === 'none') return false
   return codeNeeded(
     redemptionPoints(context.redemption, context.offers),
     context.preview.redemption_code_threshold,
   )
 }
 
-/** What the code is asked for: the points of the redemption, or its offer. */
-export function codeAmount(redemption: CheckoutRedemption, offers: readonly ClaimedOffer[] = []) {
+/**
+ * What the code is asked for: the points of the redemption, or its offer, and the amount paid
+ * from the membership bank (one code covers them together).
+ */
+export function codeAmount(
+  redemption: CheckoutRedemption,
+  offers: readonly ClaimedOffer[] = [],
+  bankCents = 0,
+): SentCode {
+  const bank = bankCents > 0 ? { bank_cents: bankCents } : {}
   if (redemption.kind === 'promotion') {
     return {
       promotion_id: redemption.promotion_id,
       ...(redemption.points ? { points: redemption.points } : {}),
+      ...bank,
     }
   }
-  return { points: redemptionPoints(redemption, offers) }
+  if (redemption.kind === 'none') return bank
+  return { points: redemptionPoints(redemption, offers), ...bank }
 }
 
 /** Whether the previewed lines need a manager's approval (a price or points above the rules). */
@@ -222,8 +246,8 @@ export function spendablePoints(
   return preview ? preview.balance + (valuation?.points ?? preview.points) : 0
 }
 
-/** Why the chosen redemption cannot be recorded, or null. */
-export function redemptionProblem(
+/** Why the chosen points or offer cannot be redeemed, or null. */
+export function pointsProblem(
   context: Pick<CheckoutContext, 'preview' | 'redemption'> &
     Partial<Pick<CheckoutContext, 'offers'>>,
 ): string | null {
@@ -244,6 +268,134 @@ export function redemptionProblem(
   return null
 }
 
+/**
+ * What the patient pays for the visit before the bank: the lines less the member's perks
+ * (the preview's total) and less the chosen offer (its valuation's total, worked out by the server
+ * on what the membership left).
+ */
+export function dueCents(
+  context: Pick<CheckoutContext, 'preview' | 'redemption'> &
+    Partial<Pick<CheckoutContext, 'offers'>>,
+): number {
+  if (!context.preview) return 0
+  const valuation = chosenValuation({
+    redemption: context.redemption,
+    offers: context.offers ?? [],
+  })
+  return valuation && !valuation.problem ? valuation.total_cents : context.preview.total_cents
+}
+
+/** What is left to pay at the desk once the bank paid its part (never below 0). */
+export function deskCents(
+  context: Pick<CheckoutContext, 'preview' | 'redemption' | 'bankCents'> &
+    Partial<Pick<CheckoutContext, 'offers'>>,
+): number {
+  return Math.max(0, dueCents(context) - context.bankCents)
+}
+
+/** The patient's membership bank at this visit, in cents (0 without a membership). */
+export function bankBalance(context: Pick<CheckoutContext, 'preview'>): number {
+  return context.preview?.membership?.bank_cents ?? 0
+}
+
+/** What "Use all" pays from the bank: all of it, or what the visit comes to when that is less. */
+export function bankUseAll(
+  context: Pick<CheckoutContext, 'preview' | 'redemption'> &
+    Partial<Pick<CheckoutContext, 'offers'>>,
+): number {
+  return Math.max(0, Math.min(bankBalance(context), dueCents(context)))
+}
+
+/** Why the amount paid from the bank cannot be paid, in the server's words, or null. */
+export function bankProblem(
+  context: Pick<CheckoutContext, 'preview' | 'redemption' | 'bankCents'> &
+    Partial<Pick<CheckoutContext, 'offers'>>,
+): string | null {
+  const cents = context.bankCents
+  if (cents === 0) return null
+  if (!Number.isInteger(cents) || cents < 0) {
+    return 'Please enter an amount in dollars and cents, such as 25.00.'
+  }
+  if (!context.preview?.membership) return VISIT_MESSAGES.noBank
+  const balance = bankBalance(context)
+  if (cents > balance) return VISIT_MESSAGES.bankTooLittle(balance)
+  const due = dueCents(context)
+  if (cents > due) return VISIT_MESSAGES.bankMoreThanDue(due)
+  return null
+}
+
+/** Why the chosen redemption or bank payment cannot be recorded, or null. */
+export function redemptionProblem(
+  context: Pick<CheckoutContext, 'preview' | 'redemption'> &
+    Partial<Pick<CheckoutContext, 'offers' | 'bankCents'>>,
+): string | null {
+  return pointsProblem(context) ?? bankProblem({ ...context, bankCents: context.bankCents ?? 0 })
+}
+
+/** How a plan's cycle reads after "included": "this month", "these 3 months", "this year". */
+export function cycleWords(interval: MemberAtCheckout['interval']): string {
+  if (interval === 'quarter') return 'these 3 months'
+  if (interval === 'year') return 'this year'
+  return 'this month'
+}
+
+type Allowance = MemberAtCheckout['allowances'][number]
+
+/**
+ * What an allowance does at this visit, counted against the cycle: "1 of 1 HydraFacial included
+ * this month" (units used of what the plan includes), or, when some were used earlier in the
+ * cycle, "1 of the 2 HydraFacial left this month (3 included)".
+ */
+export function allowanceSentence(
+  allowance: Allowance,
+  interval: MemberAtCheckout['interval'],
+): string {
+  const { used, remaining, per_cycle, name } = allowance
+  const cycle = cycleWords(interval)
+  if (remaining <= 0) return `No ${name} left ${cycle}: all ${per_cycle} included were used.`
+  if (remaining >= per_cycle) return `${used} of ${per_cycle} ${name} included ${cycle}`
+  return `${used} of the ${remaining} ${name} left ${cycle} (${per_cycle} included)`
+}
+
+/**
+ * The allowance as a line of the visit says it, after "Included with the membership: ":
+ * "1 of 1 HydraFacial this month", or "1 of the 2 HydraFacial left this month (3 included)".
+ */
+export function allowanceLineWords(
+  allowance: Allowance,
+  interval: MemberAtCheckout['interval'],
+): string {
+  const { used, remaining, per_cycle, name } = allowance
+  const cycle = cycleWords(interval)
+  if (remaining >= per_cycle) return `${used} of ${per_cycle} ${name} ${cycle}`
+  return `${used} of the ${remaining} ${name} left ${cycle} (${per_cycle} included)`
+}
+
+/** The allowance of a visit's line (a procedure), when the membership has one for it. */
+export function lineAllowance(
+  membership: MemberAtCheckout | null | undefined,
+  line: Pick<VisitPreview['lines'][number], 'kind' | 'item_id'>,
+): Allowance | null {
+  if (!membership || line.kind !== 'procedure') return null
+  return membership.allowances.find((a) => a.catalogue_item_id === line.item_id) ?? null
+}
+
+/** A line's member price: "Member price: −$13.50 (15%)", or null when none applies. */
+export function memberPriceSentence(
+  membership: MemberAtCheckout | null | undefined,
+  line: Pick<VisitPreview['lines'][number], 'member_discount_cents'>,
+): string | null {
+  const cents = line.member_discount_cents ?? 0
+  if (!membership || cents <= 0) return null
+  return `Member price: −${formatDollars(cents)} (${membership.discount_percent}%)`
+}
+
+/** The multiplier as the desk reads it next to a line's points: "2× member points", or null. */
+export function multiplierWords(membership: MemberAtCheckout | null | undefined): string | null {
+  if (!membership?.perks_apply || membership.points_multiplier <= 1) return null
+  return `${membership.points_multiplier}× member points`
+}
+
 /** A refusal of the posting that asks for the code again, and how. */
 function codeFailure(message: string): 'retype' | 'newCode' | 'needed' | null {
   if (message === VISIT_MESSAGES.codeIncorrect) return 'retype'
@@ -261,6 +413,20 @@ function codeFailure(message: string): 'retype' | 'newCode' | 'needed' | null {
 
 const RETRY_HINT = 'Nothing was recorded twice: press Confirm visit again to retry.'
 
+/**
+ * A refusal of the posting as the confirm step says it: the bank's refusals (the bank was used
+ * elsewhere meanwhile) ask for another amount; anything else may be retried with the same key.
+ */
+function recordFailure(message: string): string {
+  const bank =
+    message === VISIT_MESSAGES.noBank ||
+    message.startsWith('The membership bank holds ') ||
+    /the bank cannot pay more than the visit\.$/.test(message)
+  return bank
+    ? `${message} Nothing was recorded: press Back and change the amount paid from the bank.`
+    : `${message} ${RETRY_HINT}`
+}
+
 /** The body of `POST /visits` for this checkout. */
 export function visitRequest(context: CheckoutContext): VisitInput {
   const items = context.items.map((item) =>
@@ -276,14 +442,18 @@ export function visitRequest(context: CheckoutContext): VisitInput {
     ...(context.approval ? { approval: { token: context.approval.token } } : {}),
   }
   const { redemption } = context
-  if (redemption.kind === 'none') return request
+  const bank = context.bankCents > 0 ? { bank_cents: context.bankCents } : {}
+  if (redemption.kind === 'none' && context.bankCents <= 0) return request
   const spend =
-    redemption.kind === 'points'
-      ? { points: redemption.points }
-      : {
-          promotion_id: redemption.promotion_id,
-          ...(redemption.points ? { points: redemption.points } : {}),
-        }
+    redemption.kind === 'none'
+      ? bank
+      : redemption.kind === 'points'
+        ? { points: redemption.points, ...bank }
+        : {
+            promotion_id: redemption.promotion_id,
+            ...(redemption.points ? { points: redemption.points } : {}),
+            ...bank,
+          }
   const consent =
     context.consent?.kind === 'override'
       ? { override: { reason: context.reason.trim() } }
@@ -300,6 +470,12 @@ export function visitRequest(context: CheckoutContext): VisitInput {
  * the day they earn again → an optional redemption (points, or a promotion the patient claimed) →
  * the patient's SMS code when the programme's threshold asks for it, or a Manager's or Admin's
  * override with a reason → confirm → done, with Undo for 10 minutes.
+ *
+ * A member's visit (../shared/MEMBERSHIPS.md section 4): the server's preview applies the
+ * allowances, the member price and the multiplier line by line, or flags why they are on hold;
+ * the desk may pay part or all of what is left from the membership bank (`bank.change`,
+ * `bank.useAll`), which always asks for the patient's code or an override, and the undo puts the
+ * bank, the allowances and the points back.
  *
  * The idempotency key comes in with the input and is sent with every try of the same checkout,
  * so a double click (the second is not handled while posting), a retry after a timeout or a
@@ -335,7 +511,7 @@ export const checkoutMachine = setup({
     recordVisit: fromPromise<VisitAnswer, VisitInput>(() =>
       Promise.reject(new Error('recordVisit: not provided')),
     ),
-    undoVisit: fromPromise<{ balance: number }, { visitId: number }>(() =>
+    undoVisit: fromPromise<UndoAnswer, { visitId: number }>(() =>
       Promise.reject(new Error('undoVisit: not provided')),
     ),
   },
@@ -347,6 +523,8 @@ export const checkoutMachine = setup({
       (event.type === 'item.remove' || event.type === 'item.change') &&
       context.items.some((item) => item.key === event.key),
     isRedemptionValid: ({ context }) => redemptionProblem(context) === null,
+    /** The patient has a membership whose bank holds something to pay with. */
+    hasBank: ({ context }) => bankBalance(context) > 0,
     needsConsent: ({ context }) => needsConsent(context),
     needsApproval: ({ context }) => needsApproval(context) && context.approval === null,
     isApprovalReady: ({ context }) => approvalReady(context),
@@ -371,6 +549,7 @@ export const checkoutMachine = setup({
     clearPreview: assign({
       preview: null,
       redemption: { kind: 'none' as const },
+      bankCents: 0,
       consent: null,
       approval: null,
     }),
@@ -399,6 +578,7 @@ export const checkoutMachine = setup({
     preview: null,
     offers: [],
     redemption: { kind: 'none' },
+    bankCents: 0,
     authyId: null,
     code: '',
     reason: '',
@@ -406,6 +586,7 @@ export const checkoutMachine = setup({
     resendAvailableAt: null,
     result: null,
     undoneBalance: null,
+    undoneBank: null,
     error: null,
   }),
   initial: 'starting',
@@ -492,13 +673,32 @@ export const checkoutMachine = setup({
     },
     reviewing: {
       description:
-        'Step 3: the points the visit earns (refused lines say when they earn again) and an optional redemption.',
+        'Step 3: the points the visit earns (refused lines say when they earn again), what the membership takes off (a flag first when its perks are on hold), an optional redemption and an amount paid from the membership bank.',
       on: {
         'items.edit': { target: 'editingItems', actions: 'clearPreview' },
         // A code is for one amount: another redemption needs a new code.
         'redemption.choose': {
           actions: assign(({ event }) => ({
             redemption: event.redemption,
+            authyId: null,
+            code: '',
+            error: null,
+          })),
+        },
+        // What the membership bank pays; a code is for one amount, so a new amount drops it.
+        'bank.change': {
+          guard: 'hasBank',
+          actions: assign(({ event }) => ({
+            bankCents: event.cents,
+            authyId: null,
+            code: '',
+            error: null,
+          })),
+        },
+        'bank.useAll': {
+          guard: 'hasBank',
+          actions: assign(({ context }) => ({
+            bankCents: bankUseAll(context),
             authyId: null,
             code: '',
             error: null,
@@ -605,7 +805,7 @@ export const checkoutMachine = setup({
                 src: 'sendCode',
                 input: ({ context }) => ({
                   patientId: context.patient?.id ?? 0,
-                  ...codeAmount(context.redemption, context.offers),
+                  ...codeAmount(context.redemption, context.offers, context.bankCents),
                 }),
                 onDone: {
                   target: 'sent',
@@ -674,7 +874,7 @@ export const checkoutMachine = setup({
                   patientId: context.patient?.id ?? 0,
                   authyId: context.authyId ?? '',
                   code: context.code.trim(),
-                  ...codeAmount(context.redemption, context.offers),
+                  ...codeAmount(context.redemption, context.offers, context.bankCents),
                 }),
                 onDone: {
                   target: '#checkout.confirming',
@@ -761,7 +961,7 @@ export const checkoutMachine = setup({
           {
             target: 'confirming',
             actions: assign(({ event }) => ({
-              error: `${errorMessage(event.error, 'The visit could not be recorded.')} ${RETRY_HINT}`,
+              error: recordFailure(errorMessage(event.error, 'The visit could not be recorded.')),
             })),
           },
         ],
@@ -786,7 +986,10 @@ export const checkoutMachine = setup({
             onDone: {
               target: '#checkout.undone',
               actions: [
-                assign(({ event }) => ({ undoneBalance: event.output.balance })),
+                assign(({ event }) => ({
+                  undoneBalance: event.output.balance,
+                  undoneBank: event.output.membership_bank_cents ?? null,
+                })),
                 'onUndone',
               ],
             },

@@ -1,9 +1,13 @@
 import type { SnapshotFrom } from 'xstate'
 import type { OfferValuation } from '#domain/visits.ts'
 import {
+  bankProblem,
   type checkoutMachine,
   chosenValuation,
+  deskCents,
+  dueCents,
   needsConsent,
+  pointsProblem,
   redemptionProblem,
   spendablePoints,
 } from '#machines/checkout/checkout.machine.ts'
@@ -52,6 +56,26 @@ export function selectNeedsConsent(snapshot: CheckoutSnapshot): boolean {
 /** Why the chosen redemption cannot be recorded, or null. */
 export function selectRedemptionProblem(snapshot: CheckoutSnapshot): string | null {
   return redemptionProblem(snapshot.context)
+}
+
+/** Why the chosen points or offer cannot be redeemed (next to the points field), or null. */
+export function selectPointsProblem(snapshot: CheckoutSnapshot): string | null {
+  return pointsProblem(snapshot.context)
+}
+
+/** Why the bank cannot pay the amount typed (next to the bank field), or null. */
+export function selectBankProblem(snapshot: CheckoutSnapshot): string | null {
+  return bankProblem(snapshot.context)
+}
+
+/** What the visit comes to before the bank: the lines less the member's perks and the offer. */
+export function selectDueCents(snapshot: CheckoutSnapshot): number {
+  return dueCents(snapshot.context)
+}
+
+/** What is paid at the desk once the bank paid its part. */
+export function selectDeskCents(snapshot: CheckoutSnapshot): number {
+  return deskCents(snapshot.context)
 }
 
 /** The most points the visit can redeem. */

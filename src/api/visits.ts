@@ -42,8 +42,13 @@ export async function getVisit(id: number): Promise<VisitAnswer> {
   )
 }
 
-/** `POST /visits/{id}/undo`: reverses the visit's entries within its 10 minutes. */
-export async function undoVisit(id: number): Promise<{ balance: number }> {
+/**
+ * `POST /visits/{id}/undo`: reverses the visit's entries within its 10 minutes, and puts back
+ * what it took from the membership (the bank it paid from, the allowances it used).
+ */
+export async function undoVisit(
+  id: number,
+): Promise<{ balance: number; membership_bank_cents?: number | null }> {
   return parseAnswer(
     'POST /api/visits/:id/undo',
     VisitUndoAnswerSchema,

@@ -21,18 +21,28 @@ import { useState } from 'react'
 import type { ActorRefFrom } from 'xstate'
 import { pointsText } from '#domain/points.ts'
 import type { CatalogueItem } from '#domain/practice-data.ts'
+import type { MemberAtCheckout, VisitPreview } from '#domain/visits.ts'
 import {
   aboveCatalogue,
+  allowanceLineWords,
+  allowanceSentence,
+  bankUseAll,
   type CheckoutItem,
   type CheckoutRedemption,
   type checkoutMachine,
+  lineAllowance,
+  memberPriceSentence,
+  multiplierWords,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   CHECKOUT_STEPS,
+  selectBankProblem,
   selectBusy,
+  selectDeskCents,
+  selectDueCents,
   selectEarnedPoints,
   selectNeedsConsent,
-  selectRedemptionProblem,
+  selectPointsProblem,
   selectResendSecondsLeft,
   selectSpendable,
   selectStepIndex,
@@ -346,15 +356,186 @@ function ItemsStep({
   )
 }
 
+const STATUS_WORDS: Record<MemberAtCheckout['status'], string> = {
+  active: 'Active',
+  past_due: 'Past due',
+  paused: 'Paused',
+  unpaid: 'Unpaid',
+  cancelled: 'Cancelled',
+  ended: 'Ended',
+}
+
+/** The member's plan, status and bank, and what the membership does at this visit. */
+function MemberBlock({ membership }: { membership: MemberAtCheckout }) {
+  const used = membership.allowances.filter((a) => a.used > 0)
+  const multiplier = multiplierWords(membership)
+  return (
+    <Paper withBorder p="sm" radius="md" component="section" aria-label="Membership">
+      <Stack gap={4}>
+        <Group justify="space-between" gap="xs" wrap="wrap">
+          <Group gap="xs" wrap="wrap">
+            <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
+              {membership.plan_name}
+            </Text>
+            <Badge color={membership.perks_apply ? 'teal' : 'orange'} variant="light">
+              {STATUS_WORDS[membership.status]}
+            </Badge>
+          </Group>
+          <Text fw={600}>Bank: {formatCents(membership.bank_cents)}</Text>
+        </Group>
+        {membership.perks_apply ? (
+          <>
+            {used.map((a) => (
+              <Text key={a.catalogue_item_id} size="sm">
+                {allowanceSentence(a, membership.interval)}.
+              </Text>
+            ))}
+            {membership.discount_percent > 0 && (
+              <Text size="sm">Member price: {membership.discount_percent}% off.</Text>
+            )}
+            {multiplier && <Text size="sm">Points at this visit: {multiplier}.</Text>}
+          </>
+        ) : (
+          <Text size="sm">No member perks at this visit; the bank can still pay.</Text>
+        )}
+      </Stack>
+    </Paper>
+  )
+}
+
+/** What the membership does to one line: its included units, its member price. */
+function MemberLine({
+  membership,
+  line,
+}: {
+  membership: MemberAtCheckout
+  line: VisitPreview['lines'][number]
+}) {
+  const allowance = lineAllowance(membership, line)
+  const units = line.allowance_units ?? 0
+  const price = memberPriceSentence(membership, line)
+  return (
+    <>
+      {units > 0 && allowance && (
+        <Text size="sm" c="teal.9" data-testid="line-allowance">
+          Included with the membership: {allowanceLineWords(allowance, membership.interval)}
+        </Text>
+      )}
+      {price && (
+        <Text size="sm" c="teal.9" data-testid="line-member-price">
+          {price}
+        </Text>
+      )}
+    </>
+  )
+}
+
+/** A line's unit price; units the membership includes are struck to $0.00. */
+function LinePrice({ line }: { line: VisitPreview['lines'][number] }) {
+  const units = line.allowance_units ?? 0
+  if (units <= 0) {
+    return (
+      <Text size="sm" c="dimmed">
+        {formatCents(line.unit_price_cents)} each
+      </Text>
+    )
+  }
+  const charged = line.quantity - units
+  return (
+    <Text size="sm" c="dimmed" data-testid="line-price">
+      {units === line.quantity ? '' : `${units} of ${line.quantity}: `}
+      <s>{formatCents(line.unit_price_cents)}</s> $0.00 each
+      {charged > 0 ? `; ${charged} at ${formatCents(line.unit_price_cents)} each` : ''}
+    </Text>
+  )
+}
+
+/** A row of the totals: a label and an amount. */
+function TotalRow({
+  label,
+  cents,
+  minus,
+  strong,
+}: {
+  label: string
+  cents: number
+  minus?: boolean
+  strong?: boolean
+}) {
+  return (
+    <Group justify="space-between" gap="xs" wrap="nowrap">
+      <Text fw={strong ? 700 : undefined}>{label}</Text>
+      <Text fw={strong ? 700 : undefined} style={{ whiteSpace: 'nowrap' }}>
+        {minus ? '−' : ''}
+        {formatCents(cents)}
+      </Text>
+    </Group>
+  )
+}
+
+/** The money field of the membership bank, with Use all and its problem next to it. */
+function BankField({
+  actorRef,
+  membership,
+}: {
+  actorRef: CheckoutActorRef
+  membership: MemberAtCheckout
+}) {
+  const bankCents = useSelector(actorRef, (s) => s.context.bankCents)
+  const problem = useSelector(actorRef, selectBankProblem)
+  const canUseAll = useSelector(actorRef, (s) => s.can({ type: 'bank.useAll' }))
+  const all = useSelector(actorRef, (s) => bankUseAll(s.context))
+  // The amount as typed, kept while the field is being edited.
+  const [typed, setTyped] = useState<string | number>(bankCents > 0 ? bankCents / 100 : '')
+  return (
+    <Group align="flex-start" gap="sm" wrap="wrap">
+      <NumberInput
+        label="Paid from the membership bank"
+        description={`Bank: ${formatCents(membership.bank_cents)}. Any amount from the bank needs the patient's code.`}
+        maw={320}
+        style={{ flex: '1 1 220px' }}
+        min={0}
+        decimalScale={2}
+        allowNegative={false}
+        thousandSeparator=","
+        prefix="$"
+        value={typed}
+        error={bankCents === 0 ? undefined : (problem ?? undefined)}
+        onChange={(value) => {
+          setTyped(value)
+          const dollars = Number(value)
+          actorRef.send({
+            type: 'bank.change',
+            cents: Number.isFinite(dollars) ? Math.round(dollars * 100) : 0,
+          })
+        }}
+      />
+      <Button
+        variant="default"
+        mt={{ base: 0, xs: 50 }}
+        disabled={!canUseAll}
+        onClick={() => {
+          actorRef.send({ type: 'bank.useAll' })
+          setTyped(actorRef.getSnapshot().context.bankCents / 100)
+        }}
+        aria-label={`Use all: ${formatCents(all)} from the bank`}
+      >
+        Use all
+      </Button>
+    </Group>
+  )
+}
+
 function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const preview = useSelector(actorRef, (s) => s.context.preview)
   const offers = useSelector(actorRef, (s) => s.context.offers)
   const redemption = useSelector(actorRef, (s) => s.context.redemption)
-  const problem = useSelector(actorRef, selectRedemptionProblem)
+  const problem = useSelector(actorRef, selectPointsProblem)
   const needsCode = useSelector(actorRef, selectNeedsConsent)
   const spendable = useSelector(actorRef, selectSpendable)
   const canContinue = useSelector(actorRef, (s) => s.can({ type: 'review.submit' }))
   const approval = useSelector(actorRef, (s) => s.context.approval)
+  const desk = useSelector(actorRef, selectDeskCents)
   // The chosen offer's value on these lines, as the server worked it out.
   const valuation = useSelector(actorRef, selectValuation)
   // The typed amount, kept as typed while it is not a whole number yet.
@@ -366,6 +547,11 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
     redemption.kind === 'promotion' && redemption.points ? redemption.points : '',
   )
   if (!preview) return null
+  const membership = preview.membership ?? null
+  const multiplier = multiplierWords(membership)
+  const subtotal =
+    preview.subtotal_cents ??
+    preview.lines.reduce((sum, line) => sum + line.unit_price_cents * line.quantity, 0)
   const choice =
     redemption.kind === 'promotion' ? `promotion-${redemption.promotion_id}` : redemption.kind
   const offerRedemption = (
@@ -384,55 +570,77 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
     if (offer) next = offerRedemption(offer, extra)
     actorRef.send({ type: 'redemption.choose', redemption: next })
   }
+  const offerOff = valuation && !valuation.problem ? valuation.discount_cents : 0
   return (
     <Stack gap="md">
       <StepTitle>Points for this visit</StepTitle>
+      {membership?.flag && (
+        <Alert color="orange" title="Member perks are on hold" data-testid="member-flag">
+          {membership.flag}
+        </Alert>
+      )}
+      {membership && <MemberBlock membership={membership} />}
       <Stack
         gap="xs"
         component="ul"
         aria-label="Points per item"
         style={{ listStyle: 'none', padding: 0, margin: 0 }}
       >
-        {preview.lines.map((line, index) => (
-          <Paper key={`${line.kind}-${line.item_id}`} withBorder p="sm" radius="md" component="li">
-            <Group justify="space-between" gap="xs" wrap="wrap">
-              <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
-                {line.quantity} × {line.name}
-              </Text>
-              {line.refused ? (
-                <Badge color="gray" variant="light">
-                  No points
-                </Badge>
-              ) : (
-                <Group gap="xs">
-                  {line.points > preview.max_points_per_line && (
-                    <Badge color="orange" variant="light">
-                      Unusual
-                    </Badge>
-                  )}
-                  <Text fw={600}>+{points(valuation?.lines[index]?.points ?? line.points)}</Text>
-                </Group>
-              )}
-            </Group>
-            <Text size="sm" c="dimmed">
-              {formatCents(line.unit_price_cents)} each
-            </Text>
-            {(valuation?.lines[index]?.discount_cents ?? 0) > 0 && (
-              <Text size="sm" c="teal.9" data-testid="line-discount">
-                Offer: −{formatCents(valuation?.lines[index]?.discount_cents ?? 0)}, pays{' '}
-                {formatCents(
-                  line.unit_price_cents * line.quantity -
-                    (valuation?.lines[index]?.discount_cents ?? 0),
+        {preview.lines.map((line, index) => {
+          const linePoints = valuation?.lines[index]?.points ?? line.points
+          return (
+            <Paper
+              key={`${line.kind}-${line.item_id}`}
+              withBorder
+              p="sm"
+              radius="md"
+              component="li"
+            >
+              <Group justify="space-between" gap="xs" wrap="wrap">
+                <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
+                  {line.quantity} × {line.name}
+                </Text>
+                {line.refused ? (
+                  <Badge color="gray" variant="light">
+                    No points
+                  </Badge>
+                ) : (
+                  <Group gap="xs">
+                    {line.points > preview.max_points_per_line && (
+                      <Badge color="orange" variant="light">
+                        Unusual
+                      </Badge>
+                    )}
+                    {multiplier && linePoints > 0 && (
+                      <Badge color="grape" variant="light">
+                        {multiplier}
+                      </Badge>
+                    )}
+                    <Text fw={600}>+{points(linePoints)}</Text>
+                  </Group>
                 )}
-              </Text>
-            )}
-            {line.refused && (
-              <Text size="sm" c="dimmed">
-                {line.name} earns points again on {formatDate(line.refused.opens_on)}.
-              </Text>
-            )}
-          </Paper>
-        ))}
+              </Group>
+              <LinePrice line={line} />
+              {membership && <MemberLine membership={membership} line={line} />}
+              {(valuation?.lines[index]?.discount_cents ?? 0) > 0 && (
+                <Text size="sm" c="teal.9" data-testid="line-discount">
+                  Offer: −{formatCents(valuation?.lines[index]?.discount_cents ?? 0)}, pays{' '}
+                  {formatCents(
+                    line.unit_price_cents * line.quantity -
+                      (line.allowance_units ?? 0) * line.unit_price_cents -
+                      (line.member_discount_cents ?? 0) -
+                      (valuation?.lines[index]?.discount_cents ?? 0),
+                  )}
+                </Text>
+              )}
+              {line.refused && (
+                <Text size="sm" c="dimmed">
+                  {line.name} earns points again on {formatDate(line.refused.opens_on)}.
+                </Text>
+              )}
+            </Paper>
+          )
+        })}
       </Stack>
       <Stack gap={2}>
         {valuation && !valuation.problem ? (
@@ -538,6 +746,26 @@ function ReviewStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           }}
         />
       )}
+      <Paper withBorder p="sm" radius="md" component="section" aria-label="Totals">
+        <Stack gap={6}>
+          <TotalRow label="Subtotal" cents={subtotal} />
+          {(membership?.allowance_cents ?? 0) > 0 && (
+            <TotalRow
+              label="Included with the membership"
+              cents={membership?.allowance_cents ?? 0}
+              minus
+            />
+          )}
+          {(membership?.member_discount_cents ?? 0) > 0 && (
+            <TotalRow label="Member price" cents={membership?.member_discount_cents ?? 0} minus />
+          )}
+          {offerOff > 0 && <TotalRow label="Offer" cents={offerOff} minus />}
+          {membership && membership.bank_cents > 0 && (
+            <BankField actorRef={actorRef} membership={membership} />
+          )}
+          <TotalRow label="Due at the desk" cents={desk} strong />
+        </Stack>
+      </Paper>
       {needsCode && <Text size="sm">The next step asks for the patient's code from an SMS.</Text>}
       <Group gap="sm">
         <Button variant="default" onClick={() => actorRef.send({ type: 'items.edit' })}>
@@ -629,12 +857,19 @@ function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const canOverride = useSelector(actorRef, (s) => s.can({ type: 'consent.useOverride' }))
   const canSubmit = useSelector(actorRef, (s) => s.can({ type: 'consent.submit' }))
   const checking = useSelector(actorRef, (s) => selectBusy(s) === 'check')
-  const spent = redemption.kind === 'points' ? points(redemption.points) : 'this offer'
+  const bankCents = useSelector(actorRef, (s) => s.context.bankCents)
+  const bank = bankCents > 0 ? `${formatCents(bankCents)} from the membership bank` : null
+  const redeemed =
+    redemption.kind === 'none'
+      ? null
+      : `redeem ${redemption.kind === 'points' ? points(redemption.points) : 'this offer'}`
+  // What the patient agrees to: "redeem 300 points and pay $25.00 from the membership bank".
+  const spent = [redeemed, bank && `pay ${bank}`].filter(Boolean).join(' and ')
   return (
     <Stack gap="md">
       <StepTitle>The patient's consent</StepTitle>
       {mode === 'code' ? (
-        <CodeFields actorRef={actorRef} spent={spent} />
+        <CodeFields actorRef={actorRef} spent={spent} bank={bank} />
       ) : (
         <OverrideFields actorRef={actorRef} spent={spent} />
       )}
@@ -662,7 +897,15 @@ function ConsentStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   )
 }
 
-function CodeFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: string }) {
+function CodeFields({
+  actorRef,
+  spent,
+  bank,
+}: {
+  actorRef: CheckoutActorRef
+  spent: string
+  bank: string | null
+}) {
   const sent = useSelector(
     actorRef,
     (s) => s.matches({ consent: { code: 'sent' } }) || s.matches({ consent: { code: 'checking' } }),
@@ -678,9 +921,12 @@ function CodeFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent: st
   const secondsLeft = useSelector(actorRef, (s) => selectResendSecondsLeft(s, now))
   return (
     <Stack gap="sm">
-      <Text>
-        To redeem {spent}, the patient confirms with a 6-digit code we text to their phone.
-      </Text>
+      <Text>To {spent}, the patient confirms with a 6-digit code we text to their phone.</Text>
+      {bank && (
+        <Text size="sm" data-testid="code-amount">
+          The text message names the amount: {bank}. The code pays only that amount.
+        </Text>
+      )}
       {sent && (
         <TextInput
           label="SMS code"
@@ -719,7 +965,8 @@ function OverrideFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent
   return (
     <Stack gap="sm">
       <Text>
-        Redeem {spent} without the patient's code. The reason is kept with the redemption.
+        {spent.charAt(0).toUpperCase()}
+        {spent.slice(1)} without the patient's code. The reason is kept with the redemption.
       </Text>
       <Textarea
         label="Reason for the override"
@@ -743,10 +990,20 @@ function OverrideFields({ actorRef, spent }: { actorRef: CheckoutActorRef; spent
 function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const context = useSelector(actorRef, (s) => s.context)
   const busy = useSelector(actorRef, (s) => selectBusy(s) === 'record')
-  const total = useSelector(actorRef, selectTotalCents)
+  const total = useSelector(actorRef, selectDueCents)
+  const desk = useSelector(actorRef, selectDeskCents)
   const earned = useSelector(actorRef, selectEarnedPoints)
   const valuation = useSelector(actorRef, selectValuation)
-  const { redemption, consent } = context
+  const { redemption, consent, bankCents } = context
+  const membership = context.preview?.membership ?? null
+  const multiplier = multiplierWords(membership)
+  const consentWords =
+    consent?.kind === 'code'
+      ? ", with the patient's code"
+      : consent?.kind === 'override'
+        ? ', with a manager override'
+        : ''
+  const used = membership?.perks_apply ? membership.allowances.filter((a) => a.used > 0) : []
   const redeemed =
     redemption.kind === 'points'
       ? `${points(redemption.points)}`
@@ -760,6 +1017,9 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
         <Stack gap="xs">
           {context.items.map((item, index) => {
             const discount = valuation?.lines[index]?.discount_cents ?? 0
+            const line = context.preview?.lines[index]
+            const included = (line?.allowance_units ?? 0) * (line?.unit_price_cents ?? 0)
+            const memberOff = line?.member_discount_cents ?? 0
             return (
               <Stack key={item.key} gap={0}>
                 <Group justify="space-between" gap="xs" wrap="wrap">
@@ -768,6 +1028,26 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
                   </Text>
                   <Text>{formatCents(item.quantity * item.price_cents)}</Text>
                 </Group>
+                {included > 0 && (
+                  <Group justify="space-between" gap="xs" wrap="wrap">
+                    <Text size="sm" c="teal.9">
+                      Included with the membership ({line?.allowance_units} ×)
+                    </Text>
+                    <Text size="sm" c="teal.9">
+                      −{formatCents(included)}
+                    </Text>
+                  </Group>
+                )}
+                {memberOff > 0 && (
+                  <Group justify="space-between" gap="xs" wrap="wrap">
+                    <Text size="sm" c="teal.9">
+                      Member price ({membership?.discount_percent}%)
+                    </Text>
+                    <Text size="sm" c="teal.9">
+                      −{formatCents(memberOff)}
+                    </Text>
+                  </Group>
+                )}
                 {discount > 0 && (
                   <Group justify="space-between" gap="xs" wrap="wrap">
                     <Text size="sm" c="teal.9">
@@ -787,18 +1067,43 @@ function ConfirmStep({ actorRef }: { actorRef: CheckoutActorRef }) {
               {formatCents(total)}
             </Text>
           </Group>
-          <Text>Points earned: {points(earned)}</Text>
+          {bankCents > 0 && (
+            <>
+              <Group justify="space-between" gap="xs">
+                <Text>
+                  Paid from the membership bank{redemption.kind === 'none' ? consentWords : ''}
+                </Text>
+                <Text data-testid="visit-bank">−{formatCents(bankCents)}</Text>
+              </Group>
+              <Group justify="space-between" gap="xs">
+                <Text fw={700}>Due at the desk</Text>
+                <Text fw={700} data-testid="visit-desk">
+                  {formatCents(desk)}
+                </Text>
+              </Group>
+            </>
+          )}
+          {used.map((a) => (
+            <Text key={a.catalogue_item_id}>
+              Uses {allowanceSentence(a, membership?.interval ?? 'month')}.
+            </Text>
+          ))}
+          <Text>
+            Points earned: {points(earned)}
+            {multiplier && earned > 0 ? ` (${multiplier})` : ''}
+          </Text>
           {context.approval && (
             <Text>
               Approved by {context.approval.approved_by.first_name}{' '}
               {context.approval.approved_by.last_name}: {context.approvalFields.reason.trim()}
             </Text>
           )}
-          <Text>
-            Redeemed: {redeemed}
-            {consent?.kind === 'code' ? ", with the patient's code" : ''}
-            {consent?.kind === 'override' ? ', with a manager override' : ''}
-          </Text>
+          {(redemption.kind !== 'none' || bankCents === 0) && (
+            <Text>
+              Redeemed: {redeemed}
+              {consentWords}
+            </Text>
+          )}
         </Stack>
       </Paper>
       <ErrorAlert actorRef={actorRef} />
@@ -823,6 +1128,8 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
   const patient = useSelector(actorRef, (s) => s.context.patient)
   const undone = useSelector(actorRef, (s) => s.matches('undone'))
   const undoneBalance = useSelector(actorRef, (s) => s.context.undoneBalance)
+  const undoneBank = useSelector(actorRef, (s) => s.context.undoneBank)
+  const membership = useSelector(actorRef, (s) => s.context.preview?.membership ?? null)
   const canUndo = useSelector(actorRef, (s) => s.can({ type: 'visit.undo' }))
   const undoing = useSelector(actorRef, (s) => selectBusy(s) === 'undo')
   const [asking, setAsking] = useState(false)
@@ -832,11 +1139,22 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
     .filter((e) => e.kind === 'redeem')
     .reduce((n, e) => n + Math.abs(e.points), 0)
   const bonus = result.entries.filter((e) => e.kind === 'bonus').reduce((n, e) => n + e.points, 0)
+  const { visit } = result
+  const bank = visit.bank_cents ?? 0
+  const included = result.lines
+    .filter((line) => (line.allowance_units ?? 0) > 0)
+    .map((line) => `${line.allowance_units} × ${line.name}`)
+  const memberOff = (visit.allowance_cents ?? 0) + (visit.member_discount_cents ?? 0)
+  const used = membership?.perks_apply ? membership.allowances.filter((a) => a.used > 0) : []
   return (
     <Stack gap="md">
       {undone ? (
         <Alert color="green" role="status" title="Visit undone">
           Its points were reversed. The balance is back to {points(undoneBalance ?? 0)}.
+          {bank > 0 &&
+            ` ${formatCents(bank)} went back to the membership bank${undoneBank !== null ? `: bank now ${formatCents(undoneBank)}` : ''}.`}
+          {included.length > 0 &&
+            ` Included treatments put back: ${included.join(', ')} can be used again.`}
         </Alert>
       ) : (
         <Alert color="green" role="status" title="Visit recorded">
@@ -846,6 +1164,11 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           {points(result.balance)}.
           {(result.visit.discount_cents ?? 0) > 0 &&
             ` The offer took ${formatCents(result.visit.discount_cents ?? 0)} off: the visit comes to ${formatCents(result.visit.total_cents)}.`}
+          {memberOff > 0 &&
+            ` The membership took ${formatCents(memberOff)} off${(visit.allowance_cents ?? 0) > 0 && (visit.member_discount_cents ?? 0) > 0 ? ` (included ${formatCents(visit.allowance_cents ?? 0)}, member price ${formatCents(visit.member_discount_cents ?? 0)})` : ''}.`}
+          {used.map((a) => ` Used ${allowanceSentence(a, membership?.interval ?? 'month')}.`)}
+          {bank > 0 &&
+            ` Paid from the membership bank: ${formatCents(bank)}${result.membership_bank_cents != null ? ` · bank now ${formatCents(result.membership_bank_cents)}` : ''}. Due at the desk: ${formatCents(Math.max(0, visit.total_cents - bank))}.`}
         </Alert>
       )}
       <ErrorAlert actorRef={actorRef} />
@@ -882,7 +1205,11 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
         <Stack gap="md">
           <Text>
             The points it earned and redeemed are reversed and a redeemed offer goes back to the
-            patient.{result.visit.appointment_id !== null && ' The appointment is open again.'}
+            patient.
+            {bank > 0 && ` ${formatCents(bank)} goes back to the membership bank.`}
+            {included.length > 0 &&
+              ` The included treatments (${included.join(', ')}) can be used again.`}
+            {result.visit.appointment_id !== null && ' The appointment is open again.'}
           </Text>
           <DialogActions
             busy={false}

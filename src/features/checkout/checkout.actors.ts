@@ -10,6 +10,7 @@ import type {
   CheckoutPreview,
   ClaimedOffer,
   SentCode,
+  UndoAnswer,
 } from '#machines/checkout/checkout.machine.ts'
 import { listPatientPromotions } from '#src/api/promotions.ts'
 import {
@@ -50,6 +51,7 @@ export const checkoutActors = {
       return { preview, offers }
     }),
   ),
+  // The code is for one amount: points, an offer and `bank_cents` together, as the SMS names it.
   sendCode: fromPromise<{ authyId: string }, { patientId: number } & SentCode>(
     ({ input: { patientId, ...amount } }) =>
       withUserMessage(() => sendRedemptionCode(patientId, amount)),
@@ -66,7 +68,7 @@ export const checkoutActors = {
   recordVisit: fromPromise<VisitAnswer, VisitInput>(({ input }) =>
     withUserMessage(() => recordVisit(input)),
   ),
-  undoVisit: fromPromise<{ balance: number }, { visitId: number }>(({ input }) =>
+  undoVisit: fromPromise<UndoAnswer, { visitId: number }>(({ input }) =>
     withUserMessage(() => undoVisit(input.visitId)),
   ),
 }

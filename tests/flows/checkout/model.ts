@@ -7,10 +7,13 @@
  */
 import type { AnyMachineSnapshot, EventObject } from 'xstate'
 import type { LedgerEntry } from '#domain/ledger.ts'
-import type { ApprovalAnswer, VisitAnswer, VisitPreview } from '#domain/visits.ts'
+import { applyMembership, multipliedPoints } from '#domain/member-pricing.ts'
+import type { ApprovalAnswer, MemberAtCheckout, VisitAnswer, VisitPreview } from '#domain/visits.ts'
 import { formatDollars, VISIT_MESSAGES } from '#domain/visits.ts'
 import {
   aboveCatalogue,
+  allowanceLineWords,
+  allowanceSentence,
   approvalReady,
   type CheckoutEvent,
   type CheckoutInput,
@@ -20,9 +23,12 @@ import {
   type ClaimedOffer,
   checkoutMachine,
   chosenValuation,
+  deskCents,
+  memberPriceSentence,
   needsApproval,
   needsConsent,
   redemptionProblem,
+  type UndoAnswer,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   type CallAnswers,
@@ -180,6 +186,133 @@ const answerOffer: VisitAnswer = {
   balance: 249,
 }
 
+/**
+ * The member's plan: 1 HydraFacial a month included, 15% member price on the whole catalogue,
+ * $100.00 banked a month, 2× points. The browser replay builds it on the demo practice.
+ */
+const memberPlan = {
+  name: 'Glow Club',
+  price_cents: 9_900,
+  bank_cents: 10_000,
+  discount_percent: 15,
+  points_multiplier: 2,
+  hydraFacials: 1,
+} as const
+/** A member in good standing (enrolled at the desk, first cycle paid). */
+const member: CheckoutPatient = { id: 7, name: 'Maya Chen' }
+/** A member whose renewal was declined: past due. */
+const pastDueMember: CheckoutPatient = { id: 8, name: 'Noah Park' }
+/** The lines a member's visit holds: HydraFacial and Vitamin C Serum. */
+const memberItems = [procedure, product]
+/** What the real server earns on the two lines for a patient who has not had them yet. */
+const memberBasePoints = [200, 65]
+
+/**
+ * HydraFacial and Vitamin C Serum for a member, as the real server previews them: worked out with
+ * the same pure member pricing (allowances first, then the member price, then the multiplier);
+ * a past-due member's perks are on hold and flagged, the bank still pays.
+ */
+function memberPreview(status: 'active' | 'past_due'): VisitPreview {
+  const active = status === 'active'
+  const inputs = memberItems.map((item, i) => ({
+    kind: item.kind,
+    item_id: item.item_id,
+    unit_price_cents: item.price_cents,
+    quantity: item.quantity,
+    points: memberBasePoints[i] ?? 0,
+  }))
+  const pricing = applyMembership(
+    inputs,
+    active
+      ? {
+          discount_percent: memberPlan.discount_percent,
+          discount_item_ids: [],
+          points_multiplier: memberPlan.points_multiplier,
+          allowances: new Map([[procedure.item_id, memberPlan.hydraFacials]]),
+        }
+      : null,
+  )
+  const multiplier = active ? memberPlan.points_multiplier : 1
+  const lines = memberItems.map((item, i) => {
+    const line = pricing.lines[i]
+    return {
+      ...previewLine(item, multipliedPoints(line?.points ?? 0, multiplier)),
+      allowance_units: line?.allowance_units ?? 0,
+      member_discount_cents: line?.member_discount_cents ?? 0,
+    }
+  })
+  const membership: MemberAtCheckout = {
+    membership_id: active ? 21 : 22,
+    plan_name: memberPlan.name,
+    interval: 'month',
+    status,
+    perks_apply: active,
+    flag: active ? null : VISIT_MESSAGES.memberPastDue(memberPlan.name),
+    bank_cents: memberPlan.bank_cents,
+    discount_percent: memberPlan.discount_percent,
+    points_multiplier: memberPlan.points_multiplier,
+    allowances: [
+      {
+        catalogue_item_id: procedure.item_id,
+        name: procedure.name,
+        per_cycle: memberPlan.hydraFacials,
+        remaining: memberPlan.hydraFacials,
+        used: pricing.allowances_used.get(procedure.item_id) ?? 0,
+      },
+    ],
+    allowance_cents: pricing.allowance_cents,
+    member_discount_cents: pricing.member_discount_cents,
+  }
+  return {
+    lines,
+    points: lines.reduce((sum, line) => sum + line.points, 0),
+    total_cents: pricing.lines.reduce((sum, line) => sum + line.net_cents, 0),
+    subtotal_cents: memberItems.reduce((sum, item) => sum + item.price_cents * item.quantity, 0),
+    membership,
+    balance: preview.balance,
+    point_value_cents: preview.point_value_cents,
+    redemption_code_threshold: preview.redemption_code_threshold,
+    max_points_per_line: preview.max_points_per_line,
+    approval_needed: [],
+    offer_values: [],
+  }
+}
+const previewMember = memberPreview('active')
+const previewPastDue = memberPreview('past_due')
+/** What the desk pays from the member's bank: $25.00 of the $100.00. */
+const bankPay = 2_500
+/** The member's visit recorded: HydraFacial included, the serum at the member price, $25 from the bank. */
+const answerMember: VisitAnswer = {
+  visit: {
+    id: 33,
+    patient_id: member.id,
+    appointment_id: null,
+    total_cents: previewMember.total_cents,
+    discount_cents: 0,
+    allowance_cents: previewMember.membership?.allowance_cents ?? 0,
+    member_discount_cents: previewMember.membership?.member_discount_cents ?? 0,
+    bank_cents: bankPay,
+    created_at: '2026-11-25T10:00:00.000Z',
+    undo_until: '2026-11-25T10:10:00.000Z',
+    undone_at: null,
+  },
+  lines: previewMember.lines,
+  entries: [
+    {
+      ...visitEntry(83, 'earn', previewMember.points, preview.balance + previewMember.points),
+      patient_id: member.id,
+      source_id: 33,
+    },
+  ],
+  balance: preview.balance + previewMember.points,
+  membership_bank_cents: memberPlan.bank_cents - bankPay,
+}
+/** The undo of the member's visit: the points reversed, the bank and the allowance put back. */
+const undoneMember: UndoAnswer = {
+  balance: preview.balance,
+  membership_bank_cents: memberPlan.bank_cents,
+}
+
 /** What the desk enters and what the fake server answers. */
 export const checkoutFixtures = {
   key: 'web-checkout-fixture-key',
@@ -223,6 +356,16 @@ export const checkoutFixtures = {
   timeout: 'The server is taking too long to answer. Please try again.',
   undoFailed: 'The server could not be reached. Check your connection and try again.',
   undoneBalance: 400,
+  memberPlan,
+  member,
+  pastDueMember,
+  /** The preview of HydraFacial (included) and Vitamin C Serum (member price) for a member. */
+  previewMember: { preview: previewMember, offers: [] } satisfies CheckoutPreview,
+  /** The same lines for a past-due member: no perks, the flag, the bank. */
+  previewPastDue: { preview: previewPastDue, offers: [] } satisfies CheckoutPreview,
+  bankPay,
+  answerMember,
+  undoneMember,
 } as const
 
 /** Events of the graph: the desk's, the four calls' answers and the two delays. */
@@ -233,7 +376,7 @@ export type CheckoutModelEvent =
   | CallAnswers<'checkCode', { valid: true }>
   | CallAnswers<'approveVisit', ApprovalAnswer>
   | CallAnswers<'recordVisit', VisitAnswer>
-  | CallAnswers<'undoVisit', { balance: number }>
+  | CallAnswers<'undoVisit', UndoAnswer>
   | { type: 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown' }
   | { type: 'xstate.after.undoWindow.checkout.done.undoable' }
 
@@ -263,6 +406,8 @@ export const checkoutEvents: CheckoutModelEvent[] = [
       points: f.manyPoints,
     },
   },
+  { type: 'bank.change', cents: f.bankPay },
+  { type: 'bank.useAll' },
   { type: 'review.submit' },
   { type: 'code.send' },
   { type: 'code.change', code: f.code.slice(0, 3) },
@@ -281,6 +426,8 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'xstate.done.actor.previewVisit', output: f.preview },
   { type: 'xstate.done.actor.previewVisit', output: f.previewApproval },
   { type: 'xstate.done.actor.previewVisit', output: f.previewOffer },
+  { type: 'xstate.done.actor.previewVisit', output: f.previewMember },
+  { type: 'xstate.done.actor.previewVisit', output: f.previewPastDue },
   { type: 'xstate.error.actor.previewVisit', error: new Error(f.previewFailed) },
   { type: 'xstate.done.actor.sendCode', output: { authyId: f.authyId } },
   { type: 'xstate.error.actor.sendCode', error: new Error(f.codeTooSoon) },
@@ -291,9 +438,10 @@ export const checkoutEvents: CheckoutModelEvent[] = [
   { type: 'xstate.error.actor.approveVisit', error: new Error(VISIT_MESSAGES.approverCredentials) },
   { type: 'xstate.done.actor.recordVisit', output: f.answer },
   { type: 'xstate.done.actor.recordVisit', output: f.answerOffer },
+  { type: 'xstate.done.actor.recordVisit', output: f.answerMember },
   { type: 'xstate.error.actor.recordVisit', error: new Error(VISIT_MESSAGES.codeAttempts) },
   { type: 'xstate.error.actor.recordVisit', error: new Error(f.timeout) },
-  { type: 'xstate.done.actor.undoVisit', output: { balance: f.undoneBalance } },
+  { type: 'xstate.done.actor.undoVisit', output: f.undoneMember },
   { type: 'xstate.error.actor.undoVisit', error: new Error(f.undoFailed) },
   { type: 'xstate.error.actor.undoVisit', error: new Error(VISIT_MESSAGES.undoWindowPassed) },
   { type: 'xstate.after.resendCooldown.checkout.consent.code.sent.coolingDown' },
@@ -313,6 +461,8 @@ export function checkoutSignature(snapshot: AnyMachineSnapshot): string {
     approval: c.approval !== null,
     approvalReady: approvalReady(c),
     redemption: c.redemption,
+    member: c.preview?.membership?.status ?? null,
+    bank: c.bankCents,
     code: c.authyId !== null,
     codeValid: /^\d{6}$/.test(c.code),
     reason: c.reason.trim() !== '',
@@ -366,6 +516,66 @@ export function offerValueSeen(snapshot: AnyMachineSnapshot): string[] {
   return []
 }
 
+/**
+ * What the screen shows of the membership in this state, in the server's numbers: at the review
+ * the flag first (perks on hold), the plan, its status and bank, each line's included units and
+ * member price, the totals and what is due at the desk; the code step's amount; what the
+ * confirm step lists; what the recorded visit used and what the undo put back.
+ */
+export function memberSeen(snapshot: AnyMachineSnapshot): string[] {
+  const c = snapshot.context as Context
+  const membership = c.preview?.membership
+  if (!membership || !c.preview) return []
+  const bank = formatDollars(c.bankCents)
+  if (snapshot.matches('reviewing')) {
+    const seen = [
+      ...(membership.flag ? [`first, the warning “${membership.flag}”`] : []),
+      `the membership: ${membership.plan_name}, ${membership.perks_apply ? 'Active' : 'Past due'}, “Bank: ${formatDollars(membership.bank_cents)}”`,
+    ]
+    c.preview.lines.forEach((line, index) => {
+      const allowance = (line.allowance_units ?? 0) > 0 ? membership.allowances[0] : undefined
+      if (allowance) {
+        seen.push(
+          `under ${line.name} “Included with the membership: ${allowanceLineWords(allowance, membership.interval)}” and its price struck to $0.00`,
+        )
+      }
+      const price = memberPriceSentence(membership, line)
+      if (price) seen.push(`under ${line.name} “${price}”`)
+      if (membership.perks_apply && (c.preview?.lines[index]?.points ?? 0) > 0) {
+        seen.push(`next to its points “${membership.points_multiplier}× member points”`)
+      }
+    })
+    seen.push(
+      `the totals: Subtotal ${formatDollars(c.preview.subtotal_cents ?? 0)}${membership.allowance_cents > 0 ? `, Included with the membership −${formatDollars(membership.allowance_cents)}` : ''}${membership.member_discount_cents > 0 ? `, Member price −${formatDollars(membership.member_discount_cents)}` : ''}, Paid from the membership bank ${c.bankCents > 0 ? bank : '(empty)'} with Use all, Due at the desk ${formatDollars(deskCents(c))}`,
+    )
+    return seen
+  }
+  if (snapshot.matches('consent') && c.bankCents > 0) {
+    return [`“The text message names the amount: ${bank} from the membership bank.”`]
+  }
+  if (snapshot.matches('confirming') && c.bankCents > 0) {
+    return [
+      ...membership.allowances
+        .filter((a) => a.used > 0)
+        .map((a) => `“Uses ${allowanceSentence(a, membership.interval)}.”`),
+      `Paid from the membership bank −${bank} and Due at the desk ${formatDollars(deskCents(c))}`,
+    ]
+  }
+  const result = c.result
+  const recorded = snapshot.matches({ done: 'undoable' }) || snapshot.matches({ done: 'closed' })
+  if (recorded && result?.visit.bank_cents) {
+    return [
+      `“Paid from the membership bank: ${formatDollars(result.visit.bank_cents)} · bank now ${formatDollars(result.membership_bank_cents ?? 0)}.”`,
+    ]
+  }
+  if (snapshot.matches('undone') && result?.visit.bank_cents) {
+    return [
+      `“${formatDollars(result.visit.bank_cents)} went back to the membership bank: bank now ${formatDollars(c.undoneBank ?? 0)}.” and the included HydraFacial can be used again`,
+    ]
+  }
+  return []
+}
+
 /** What the browser replay sets up through the API before each path. */
 const SETUP = `(The browser replay gives each path a patient of its own with a phone and ${f.preview.preview.balance} points, and an appointment for HydraFacial where one is completed; it sets the programme's code threshold to ${f.preview.preview.redemption_code_threshold} points for the path, as the model's preview has it.)`
 
@@ -376,7 +586,7 @@ const states: Record<string, string> = {
     'You see: step Items for the patient: the lines with Quantity and Unit price, Add a procedure and Add a product, and See points (enabled with at least one line)',
   'checkout.previewing': 'You see: See points is busy',
   'checkout.reviewing':
-    'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer (with its value); with an offer with value chosen, each line it lowers says what it takes off and what the line pays, and the visit says what it costs instead and the points it earns on that; Continue',
+    'You see: step Points: each line with the points it earns (a refused line says when it earns points again), the total, the balance, and Redeem: Nothing, Points or a claimed offer (with its value); with an offer with value chosen, each line it lowers says what it takes off and what the line pays, and the visit says what it costs instead and the points it earns on that; for a member, the membership first (a flag when its perks are on hold), what it takes off each line, the totals down to Due at the desk and the Paid from the membership bank field with Use all; Continue',
   'checkout.approval.editing':
     "You see: step Points, “A manager's approval”: the reason the lines need it, the Reason for the approval field and, for Staff, the Manager's e-mail and Manager's password; Back and Approve (enabled once filled)",
   'checkout.approval.requesting': 'You see: Approve is busy',
@@ -399,7 +609,8 @@ const states: Record<string, string> = {
   'checkout.done.undoing': 'You see: Undo visit is busy',
   'checkout.done.closed':
     'You see: "Visit recorded" without Undo visit: the 10 minutes have passed',
-  'checkout.undone': 'You see: "Visit undone" with the balance after the reversals',
+  'checkout.undone':
+    'You see: "Visit undone" with the balance after the reversals (and, for a member, what went back to the bank and the included treatments that can be used again)',
 }
 
 function redemptionWords(event: Extract<CheckoutEvent, { type: 'redemption.choose' }>) {
@@ -431,6 +642,10 @@ function describeEvent(event: EventObject): string {
       return 'Click Edit items'
     case 'redemption.choose':
       return redemptionWords(e)
+    case 'bank.change':
+      return `Type ${formatDollars(e.cents).slice(1)} in Paid from the membership bank`
+    case 'bank.useAll':
+      return 'Click Use all next to Paid from the membership bank'
     case 'review.submit':
       return 'Click Continue'
     case 'code.send':
@@ -464,6 +679,12 @@ function describeEvent(event: EventObject): string {
       if (e.output.preview.approval_needed.length > 0) {
         return `The server previews ${e.output.preview.points} points and asks for a manager's approval: "${e.output.preview.approval_needed[0]}"`
       }
+      if (e.output.preview.membership) {
+        const m = e.output.preview.membership
+        return m.perks_apply
+          ? `The server previews the member's visit: HydraFacial included (1 of 1 this month), Vitamin C Serum at the member price (−${formatDollars(m.member_discount_cents)}), ${e.output.preview.points} points at ${m.points_multiplier}×, ${formatDollars(e.output.preview.total_cents)} to pay; the bank holds ${formatDollars(m.bank_cents)}`
+          : `The server previews the visit at full price, ${formatDollars(e.output.preview.total_cents)}, and flags the membership: "${m.flag}"; the bank holds ${formatDollars(m.bank_cents)}`
+      }
       if (e.output.offers.length > 0) {
         return `The server previews ${e.output.preview.points} points for ${formatDollars(e.output.preview.total_cents)} and the patient's claimed offer ${f.offer.title}: ${f.offerWords}`
       }
@@ -475,11 +696,16 @@ function describeEvent(event: EventObject): string {
     case 'xstate.done.actor.sendCode':
       return "The server texts a code to the patient's phone"
     case 'xstate.done.actor.recordVisit':
+      if (e.output.visit.bank_cents) {
+        return `The server records the visit: the included HydraFacial and the member price used, ${formatDollars(e.output.visit.bank_cents)} paid from the bank (${formatDollars(e.output.membership_bank_cents ?? 0)} left), ${e.output.entries.find((entry) => entry.kind === 'earn')?.points ?? 0} points earned`
+      }
       return e.output.visit.discount_cents
         ? `The server records the visit: ${formatDollars(e.output.visit.total_cents)} to pay, ${e.output.entries.find((entry) => entry.kind === 'earn')?.points ?? 0} points earned and ${f.manyPoints} redeemed`
         : 'The server records the visit'
     case 'xstate.done.actor.undoVisit':
-      return 'The server posts the reversals'
+      return e.output.membership_bank_cents != null
+        ? `The server posts the reversals and puts back the bank (${formatDollars(e.output.membership_bank_cents)}) and the included HydraFacial`
+        : 'The server posts the reversals'
     // Every call but the undo is refused in the same words, with the server's message.
     case 'xstate.error.actor.approveVisit':
     case 'xstate.error.actor.checkCode':
@@ -503,6 +729,53 @@ const start = (extra: Partial<CheckoutInput>): CheckoutInput => ({
   canOverride: true,
   ...extra,
 })
+
+/** Whether the checkout is for one of the members (the member scenarios). */
+function isMember(patient: CheckoutPatient | null): boolean {
+  return patient?.id === f.member.id || patient?.id === f.pastDueMember.id
+}
+
+type Context = ReturnType<typeof checkoutMachine.getInitialSnapshot>['context']
+
+/**
+ * What a member's checkout allows, or undefined where the general rules decide. Keeps the graph
+ * small: a member's visit holds HydraFacial and Vitamin C Serum as the catalogue prices them, the
+ * server answers without failing, and the desk pays from the bank rather than redeeming points:
+ * the member in good standing types an amount (the code step, confirm, done and the undo follow);
+ * the past-due member is flagged and the desk uses all of the bank, without going on.
+ */
+function memberAllows(c: Context, e: CheckoutModelEvent): boolean | undefined {
+  const pastDue = c.patient?.id === f.pastDueMember.id
+  if (e.type.startsWith('xstate.error.') || e.type.startsWith('xstate.after.')) return false
+  switch (e.type) {
+    case 'item.add':
+      return !c.items.some((i: CheckoutItem) => i.key === e.item.key)
+    case 'patient.change':
+    case 'item.change':
+    case 'item.remove':
+    case 'items.edit':
+    case 'redemption.choose':
+    case 'consent.back':
+    case 'confirm.back':
+      return false
+    case 'items.submit':
+      return memberItems.every((item) => c.items.some((i: CheckoutItem) => i.key === item.key))
+    case 'xstate.done.actor.previewVisit':
+      return e.output === (pastDue ? f.previewPastDue : f.previewMember)
+    case 'bank.change':
+      return !pastDue && c.bankCents !== e.cents
+    case 'bank.useAll':
+      return pastDue && c.bankCents === 0
+    case 'review.submit':
+      return !pastDue && c.bankCents > 0 && redemptionProblem(c) === null
+    case 'code.change':
+      return e.code.length === 6 && !/^\d{6}$/.test(c.code)
+    case 'xstate.done.actor.recordVisit':
+      return e.output === f.answerMember
+    default:
+      return undefined
+  }
+}
 
 /** The checkout's model. */
 export const checkoutModel: Model = {
@@ -528,11 +801,35 @@ export const checkoutModel: Model = {
       name: 'Record visit from the profile as Staff',
       input: start({ patient: f.patient, canOverride: false }),
     },
+    {
+      name: "Record visit from a member's profile as Staff",
+      input: start({ patient: f.member, canOverride: false }),
+    },
+    {
+      name: "Record visit from a past-due member's profile as Staff",
+      input: start({ patient: f.pastDueMember, canOverride: false }),
+    },
   ],
   signature: checkoutSignature,
   allows: (snapshot, event) => {
     const c = snapshot.context
     const e = event as CheckoutModelEvent
+    const memberVisit = isMember(c.patient)
+    if (memberVisit) {
+      const allowed = memberAllows(c, e)
+      if (allowed !== undefined) return allowed
+    }
+    // The member's previews and visit are the member scenarios' only.
+    if (
+      (e.type === 'xstate.done.actor.previewVisit' &&
+        (e.output === f.previewMember || e.output === f.previewPastDue)) ||
+      (e.type === 'xstate.done.actor.recordVisit' && e.output === f.answerMember)
+    ) {
+      return false
+    }
+    // The paths undo a visit paid from the bank, whose undo puts the most back (points, the
+    // bank, the included treatment); the undo's failures are tried on any visit.
+    if (e.type === 'xstate.done.actor.undoVisit') return (c.result?.visit.bank_cents ?? 0) > 0
     // The screen offers only what the patient claimed, and adds a line the visit does not hold
     // yet (a second choice of the same item raises its quantity, which the graph does not tell).
     if (e.type === 'item.add') return !c.items.some((i: CheckoutItem) => i.key === e.item.key)
@@ -672,6 +969,14 @@ export function previewsOffer(path: QaPath): boolean {
   )
 }
 
+/** Which member a path checks out: the one in good standing, the past-due one, or none. */
+export function memberScenario(path: QaPath): 'member' | 'pastDue' | null {
+  const patient = (path.input as CheckoutInput).patient
+  if (patient?.id === f.member.id) return 'member'
+  if (patient?.id === f.pastDueMember.id) return 'pastDue'
+  return null
+}
+
 /** The checkout flow. */
 export const checkoutFlow: FlowSpec = {
   id: 'checkout',
@@ -691,18 +996,29 @@ export const checkoutFlow: FlowSpec = {
       host: () => 'local',
       start: (path) =>
         `${
-          path.modelScenario.startsWith('Complete')
-            ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
-            : path.modelScenario.startsWith('Record')
-              ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
-              : 'As the demo Manager (manager@example.com), open /checkout.'
-        } ${SETUP}${
+          memberScenario(path) === 'member'
+            ? `As a Staff member, open ${f.member.name}'s profile and click Record visit. (The browser replay gives the path a patient of its own with a phone and ${f.preview.preview.balance} points, enrolled through the API in ${f.memberPlan.name}: 1 HydraFacial a month included, ${f.memberPlan.discount_percent}% member price, ${formatDollars(f.memberPlan.bank_cents)} banked a month, ${f.memberPlan.points_multiplier}× points; the first month is paid.)`
+            : memberScenario(path) === 'pastDue'
+              ? `As a Staff member, open ${f.pastDueMember.name}'s profile and click Record visit. (The browser replay enrols the path's own patient in ${f.memberPlan.name} as for a member, then puts a card that declines on file and moves the billing clock past the renewal: the renewal is declined and the membership is past due; the first month's ${formatDollars(f.memberPlan.bank_cents)} stays in the bank.)`
+              : ''
+        }${
+          memberScenario(path) !== null
+            ? ''
+            : path.modelScenario.startsWith('Complete')
+              ? `As the demo Admin, open Appointments and click Complete on ${patientWords}'s HydraFacial appointment.`
+              : path.modelScenario.startsWith('Record')
+                ? `As a Staff member, open ${patientWords}'s profile and click Record visit.`
+                : 'As the demo Manager (manager@example.com), open /checkout.'
+        }${memberScenario(path) !== null ? '' : ` ${SETUP}`}${
           previewsOffer(path)
             ? ` (The patient has claimed the offer “${f.offer.title}”, ${f.offerWords}: the browser replay creates it as a promotion of the path's own, publishes it and claims it for the patient.)`
             : ''
         }`,
       step,
-      extras: (path, i) => offerValueSeen((path.steps[i] as QaStep).state),
+      extras: (path, i) => [
+        ...offerValueSeen((path.steps[i] as QaStep).state),
+        ...memberSeen((path.steps[i] as QaStep).state),
+      ],
     },
   ],
 }

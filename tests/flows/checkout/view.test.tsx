@@ -23,8 +23,11 @@ import {
   checkoutMachine,
   chosenValuation,
   codeAmount,
+  deskCents,
+  memberPriceSentence,
   redemptionProblem,
   type SentCode,
+  type UndoAnswer,
 } from '#machines/checkout/checkout.machine.ts'
 import { CheckoutView } from '#src/features/checkout/checkout-view.tsx'
 import {
@@ -56,7 +59,7 @@ type Harness = {
   >
   approveVisit: ReturnType<typeof controlled<ApprovalAnswer, ApprovalRequest>>
   recordVisit: ReturnType<typeof controlled<VisitAnswer, VisitInput>>
-  undoVisit: ReturnType<typeof controlled<{ balance: number }, { visitId: number }>>
+  undoVisit: ReturnType<typeof controlled<UndoAnswer, { visitId: number }>>
 }
 
 const catalogueItem = (id: number, name: string, price: number): CatalogueItem => ({
@@ -82,7 +85,7 @@ async function open(path: QaPath): Promise<Harness> {
   >()
   const approveVisit = controlled<ApprovalAnswer, ApprovalRequest>()
   const recordVisit = controlled<VisitAnswer, VisitInput>()
-  const undoVisit = controlled<{ balance: number }, { visitId: number }>()
+  const undoVisit = controlled<UndoAnswer, { visitId: number }>()
   const actor = createActor(
     checkoutMachine.provide({
       actors: {
@@ -174,6 +177,9 @@ const perform: PerformEach<Harness, CheckoutModelEvent> = {
       await setText(user, 'Points to redeem', String(redemption.points))
     }
   },
+  'bank.change': ({ user }, { cents }) =>
+    setText(user, 'Paid from the membership bank', String(cents / 100)),
+  'bank.useAll': ({ user }) => click(user, /^Use all/),
   'review.submit': ({ user }) => click(user, 'Continue'),
   'code.send': ({ user }) => click(user, /^(Get code|Resend code)$/),
   'code.change': ({ user }, { code }) => setText(user, 'SMS code', code),
@@ -210,10 +216,10 @@ const perform: PerformEach<Harness, CheckoutModelEvent> = {
   },
   'xstate.done.actor.sendCode': async (h, { output }) => {
     // The code is asked for the one amount the desk chose.
-    const { redemption, offers } = h.actor.getSnapshot().context
+    const { redemption, offers, bankCents, patient } = h.actor.getSnapshot().context
     expect(h.sendCode.latest().input).toEqual({
-      patientId: f.patient.id,
-      ...codeAmount(redemption, offers),
+      patientId: patient?.id,
+      ...codeAmount(redemption, offers, bankCents),
     })
     await act(async () => h.sendCode.latest().answer.resolve(output))
   },
@@ -221,7 +227,12 @@ const perform: PerformEach<Harness, CheckoutModelEvent> = {
     await act(async () => h.sendCode.latest().answer.reject(error))
   },
   'xstate.done.actor.checkCode': async (h, { output }) => {
-    expect(h.checkCode.latest().input).toMatchObject({ patientId: f.patient.id, code: f.code })
+    const { redemption, offers, bankCents, patient } = h.actor.getSnapshot().context
+    expect(h.checkCode.latest().input).toMatchObject({
+      patientId: patient?.id,
+      code: f.code,
+      ...codeAmount(redemption, offers, bankCents),
+    })
     await act(async () => h.checkCode.latest().answer.resolve(output))
   },
   'xstate.error.actor.checkCode': async (h, { error }) => {
@@ -248,7 +259,7 @@ const perform: PerformEach<Harness, CheckoutModelEvent> = {
   'xstate.done.actor.undoVisit': async (h, { output }) => {
     // The visit the server recorded on this path (the fixture's, or the offer's).
     const { visitId } = h.undoVisit.latest().input
-    expect([f.answer.visit.id, f.answerOffer.visit.id]).toContain(visitId)
+    expect([f.answer.visit.id, f.answerOffer.visit.id, f.answerMember.visit.id]).toContain(visitId)
     expect(visitId).toBe(h.actor.getSnapshot().context.result?.visit.id)
     await act(async () => h.undoVisit.latest().answer.resolve(output))
   },
@@ -273,6 +284,69 @@ function expectError(snapshot: Snapshot) {
   else expect(alert).toBeNull()
 }
 
+/**
+ * A member's review: the flag before anything else when the perks are on hold, the plan with its
+ * status and bank, each line's included units and member price, the totals and the bank field.
+ */
+function expectMemberReview(s: Snapshot) {
+  const membership = s.context.preview?.membership
+  if (!membership) {
+    expect(screen.queryByRole('region', { name: 'Membership' })).toBeNull()
+    expect(screen.queryByLabelText('Paid from the membership bank')).toBeNull()
+    return
+  }
+  const block = screen.getByRole('region', { name: 'Membership' })
+  expect(block).toHaveTextContent(membership.plan_name)
+  expect(block).toHaveTextContent(`Bank: $${(membership.bank_cents / 100).toFixed(2)}`)
+  const flag = screen.queryByTestId('member-flag')
+  if (membership.flag) {
+    expect(flag).toHaveTextContent(membership.flag)
+    // The flag comes before the membership, the lines and the bank.
+    expect(flag?.compareDocumentPosition(block)).toBe(Node.DOCUMENT_POSITION_FOLLOWING)
+    expect(block).toHaveTextContent('Past due')
+    expect(screen.queryByTestId('line-allowance')).toBeNull()
+    expect(screen.queryByTestId('line-member-price')).toBeNull()
+  } else {
+    expect(flag).toBeNull()
+    expect(block).toHaveTextContent('Active')
+    expect(screen.getByTestId('line-allowance')).toHaveTextContent(
+      'Included with the membership: 1 of 1 HydraFacial this month',
+    )
+    expect(screen.getByTestId('line-price')).toHaveTextContent('$199.00 $0.00 each')
+    const priced = s.context.preview?.lines.find((line) => line.member_discount_cents)
+    expect(screen.getByTestId('line-member-price')).toHaveTextContent(
+      memberPriceSentence(membership, priced ?? {}) ?? '',
+    )
+    expect(screen.getAllByText(`${membership.points_multiplier}× member points`)).toHaveLength(1)
+  }
+  const totals = screen.getByRole('region', { name: 'Totals' })
+  expect(totals).toHaveTextContent(`Due at the desk$${(deskCents(s.context) / 100).toFixed(2)}`)
+  const field = screen.getByLabelText('Paid from the membership bank')
+  expect(field).toHaveValue(
+    s.context.bankCents > 0
+      ? `$${(s.context.bankCents / 100).toFixed(2).replace(/\.00$/, '')}`
+      : '',
+  )
+  expect(button(/^Use all/)).toBeEnabled()
+}
+
+const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`
+
+/** The code step of a bank payment names its amount, as the text message does. */
+function expectBankCode(s: Snapshot) {
+  const { bankCents } = s.context
+  if (bankCents > 0) {
+    expect(
+      screen.getByText(
+        `To pay ${dollars(bankCents)} from the membership bank, the patient confirms with a 6-digit code we text to their phone.`,
+      ),
+    ).toBeVisible()
+    expect(screen.getByTestId('code-amount')).toHaveTextContent(
+      `The text message names the amount: ${dollars(bankCents)} from the membership bank.`,
+    )
+  } else expect(screen.queryByTestId('code-amount')).toBeNull()
+}
+
 const loading = (name: string | RegExp) => expect(button(name)).toHaveAttribute('data-loading')
 
 /** What the checkout must show in each state (keyed by the state node id). */
@@ -283,7 +357,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
   },
   'checkout.editingItems': (s) => {
     expect(screen.getByRole('heading', { name: 'What did the visit include?' })).toBeVisible()
-    expect(screen.getByText(`${f.patient.name}`)).toBeVisible()
+    expect(screen.getByText(`${s.context.patient?.name}`)).toBeVisible()
     for (const item of s.context.items) {
       expect(screen.getByLabelText(`Quantity of ${item.name}`)).toBeVisible()
     }
@@ -329,6 +403,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
         expect(screen.getByText(f.approvalReason)).toBeVisible()
       }
     }
+    expectMemberReview(s)
     const r = s.context.redemption
     const checked =
       r.kind === 'none' ? 'Nothing' : r.kind === 'points' ? 'Points' : new RegExp(`^${r.title}`)
@@ -340,6 +415,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     }
   },
   'checkout.consent.code.idle': (s) => {
+    expectBankCode(s)
     expect(screen.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
     expect(button('Get code')).toBeEnabled()
     expect(button('Continue')).toBeDisabled()
@@ -363,6 +439,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
   },
   'checkout.approval.requesting': () => loading('Approve'),
   'checkout.consent.code.sent.coolingDown': (s) => {
+    expectBankCode(s)
     expect(screen.getByLabelText('SMS code')).toBeVisible()
     expect(button(/^Resend code in \d+ s$/)).toBeDisabled()
     expectError(s)
@@ -378,6 +455,15 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     else expect(button('Continue')).toBeDisabled()
   },
   'checkout.confirming': (s) => {
+    // A member's visit lists what it uses: the included treatment and the bank.
+    if (s.context.bankCents > 0) {
+      expect(screen.getByText('Uses 1 of 1 HydraFacial included this month.')).toBeVisible()
+      expect(screen.getByTestId('visit-bank')).toHaveTextContent(`−${dollars(s.context.bankCents)}`)
+      expect(screen.getByTestId('visit-desk')).toHaveTextContent(dollars(deskCents(s.context)))
+      expect(screen.getByText(/^Paid from the membership bank/)).toHaveTextContent(
+        "Paid from the membership bank, with the patient's code",
+      )
+    } else expect(screen.queryByTestId('visit-bank')).toBeNull()
     expect(screen.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
     // What the patient pays and the points earned on it, the offer's value taken off.
     if (chosenValuation(s.context)) {
@@ -387,13 +473,28 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
         `Redeemed: the offer ${f.offer.title} and ${f.manyPoints} points`,
       )
     } else {
-      expect(screen.getByText(`Points earned: ${s.context.preview?.points} points`)).toBeVisible()
+      // A member's points are multiplied, and say so.
+      const multiplier = s.context.preview?.membership?.perks_apply
+        ? ` (${s.context.preview.membership.points_multiplier}× member points)`
+        : ''
+      expect(
+        screen.getByText(`Points earned: ${s.context.preview?.points} points${multiplier}`),
+      ).toBeVisible()
     }
     expect(button('Confirm visit')).toBeEnabled()
     expectError(s)
   },
   'checkout.submitting': () => loading('Confirm visit'),
   'checkout.done.undoable': (s) => {
+    const bank = s.context.result?.visit.bank_cents ?? 0
+    if (bank > 0) {
+      expect(screen.getByRole('status')).toHaveTextContent(
+        `Paid from the membership bank: ${dollars(bank)} · bank now ${dollars(s.context.result?.membership_bank_cents ?? 0)}.`,
+      )
+      expect(screen.getByRole('status')).toHaveTextContent(
+        'Used 1 of 1 HydraFacial included this month.',
+      )
+    } else expect(screen.getByRole('status')).not.toHaveTextContent('membership bank')
     expect(screen.getByRole('status')).toHaveTextContent('Visit recorded')
     const result = s.context.result
     expect(screen.getByRole('status')).toHaveTextContent(
@@ -415,10 +516,17 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     expect(screen.getByRole('link', { name: "Open the patient's profile" })).toBeVisible()
     expectError(s)
   },
-  'checkout.undone': () => {
+  'checkout.undone': (s) => {
     expect(screen.getByRole('status')).toHaveTextContent(
       'Visit undone' + 'Its points were reversed. The balance is back to 400 points.',
     )
+    // What went back: the bank's payment and the included treatment.
+    const bank = s.context.result?.visit.bank_cents ?? 0
+    if (bank > 0) {
+      expect(screen.getByRole('status')).toHaveTextContent(
+        `${dollars(bank)} went back to the membership bank: bank now ${dollars(s.context.undoneBank ?? 0)}. Included treatments put back: 1 × HydraFacial can be used again.`,
+      )
+    }
   },
 }
 
