@@ -212,3 +212,113 @@ test('memberships: connect payments, build a plan, enrol at the desk, a year of 
   ).toHaveLength(1)
   await shoot(page, 'membership-paid-again', panel)
 })
+
+test("the profile at a glance: after the clock renews a cycle, the perks left this cycle and the bank's history", async ({
+  page,
+  request,
+}) => {
+  const stamp = `${Date.now()}`.slice(-6)
+  const admin = await signUpPractice(request, `Lumen Clinic ${stamp}`)
+  const headers = { Authorization: `Bearer ${admin.jwt}` }
+  const connected = await request.post('/api/practice/payments/connect', { headers, data: {} })
+  expect(connected.status(), await connected.text()).toBe(200)
+  const made = await request.post('/api/procedures', {
+    headers,
+    data: { name: 'HydraFacial', price: 19_900 },
+  })
+  expect(made.status(), await made.text()).toBe(201)
+  const hydrafacial = (await made.json()) as { id: number }
+  const peelMade = await request.post('/api/procedures', {
+    headers,
+    data: { name: 'Glow peel', price: 15_000 },
+  })
+  expect(peelMade.status(), await peelMade.text()).toBe(201)
+  const peel = (await peelMade.json()) as { id: number }
+  const planName = `Lumen Monthly ${stamp}`
+  const plan = await request.post('/api/membership-plans', {
+    headers,
+    data: {
+      name: planName,
+      description: 'A HydraFacial a month and $50 banked.',
+      price_cents: 9900,
+      interval: 'month',
+      perks: {
+        bank_cents: 5000,
+        allowances: [{ catalogue_item_id: hydrafacial.id, quantity: 1, rollover_cap: 1 }],
+        discount_percent: 10,
+        discount_item_ids: [],
+        points_multiplier: 2,
+        join_bonus_points: 0,
+      },
+    },
+  })
+  expect(plan.status(), await plan.text()).toBe(201)
+  const patient = await createPatient(request, admin, {
+    first_name: 'Iris',
+    last_name: `Member${stamp}`,
+    email: `iris.member${stamp}@example.com`,
+  })
+  const token = await request.post('/api/payments/test-tokens', {
+    data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+  })
+  expect(token.status(), await token.text()).toBe(200)
+  const enrolled = await request.post(`/api/patients/${patient.id}/memberships`, {
+    headers,
+    data: {
+      plan_id: ((await plan.json()) as { id: number }).id,
+      payment_method_token: ((await token.json()) as { id: string }).id,
+      consent: { text_version: '2026-11-01', accepted_by_name: `Iris Member${stamp}` },
+      idempotencyKey: `glance-${stamp}`,
+    },
+  })
+  expect(enrolled.status(), await enrolled.text()).toBe(201)
+  const membership = (await enrolled.json()) as Membership
+
+  // The clock moves past the first renewal: cycle 2 is paid, banks $50.00 more, and the unused
+  // HydraFacial of cycle 1 rolls over (cap 1).
+  const now = Date.parse((await moveClock(request, 0)).now)
+  const renewal = Date.parse(membership.current_period_end)
+  const renewed = await moveClock(request, Math.ceil((renewal - now) / DAY_MS))
+  expect(renewed.charged).toBeGreaterThanOrEqual(1)
+  // The desk records a peel and pays $30.00 of it from the bank (the Admin's override of the code).
+  const visit = await request.post('/api/visits', {
+    headers,
+    data: {
+      patient_id: patient.id,
+      items: [{ procedure_id: peel.id, quantity: 1 }],
+      idempotencyKey: `glance-visit-${stamp}`,
+      redemption: { bank_cents: 3000, override: { reason: 'Patient at the desk, phone flat' } },
+    },
+  })
+  expect(visit.status(), await visit.text()).toBe(201)
+
+  await openAs(page, admin, `/patients/${patient.id}`)
+  const panel = page.getByRole('region', { name: 'Membership', exact: true })
+  await expect(panel.getByText('Active', { exact: true })).toBeVisible()
+  const perks = panel.getByRole('region', { name: 'Perks left this cycle' })
+  await expect(
+    perks.getByText('2 HydraFacial left this month (1 a month, 1 rolled over)'),
+  ).toBeVisible()
+  await expect(perks.getByText('Up to 1 unused one rolls over to next month.')).toBeVisible()
+  await expect(perks.getByText('10% off everything (member price)')).toBeVisible()
+  await expect(perks.getByText('2× points at every visit')).toBeVisible()
+  await expect(
+    panel.getByRole('region', { name: 'Bank', exact: true }).getByText('$70.00'),
+  ).toBeVisible()
+  const history = panel.getByRole('region', { name: 'Bank history' })
+  const rows = history.getByRole('row')
+  await expect(rows).toHaveCount(4)
+  // Newest first, each with the balance it left.
+  await expect(rows.nth(1)).toContainText(
+    /Used at the visit of [A-Z][a-z]{2} \d{1,2}, \d{4}, which came to \$/,
+  )
+  await expect(rows.nth(1).getByRole('cell', { name: '−$30.00', exact: true })).toBeVisible()
+  await expect(rows.nth(1).getByRole('cell', { name: '$70.00', exact: true })).toBeVisible()
+  await expect(rows.nth(2)).toContainText('Paid in with cycle 2')
+  await expect(rows.nth(2).getByRole('cell', { name: '+$50.00', exact: true })).toBeVisible()
+  await expect(rows.nth(2).getByRole('cell', { name: '$100.00', exact: true })).toBeVisible()
+  await expect(rows.nth(3)).toContainText('Paid in with cycle 1')
+  await expect(rows.nth(3).getByRole('cell', { name: '$50.00', exact: true })).toBeVisible()
+  await expect(panel.getByText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} · \$99\.00$/)).toBeVisible()
+  await shoot(page, 'membership-profile-glance')
+})
