@@ -29,6 +29,7 @@ const PAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/patients\/duplicates$/, 'Possible duplicates'],
   [/^\/promotions$/, 'Promotions'],
   [/^\/memberships$/, 'Memberships'],
+  [/^\/memberships\/dashboard$/, 'Memberships dashboard'],
   [/^\/procedures$/, 'Procedures'],
   [/^\/personnel$/, 'Personnel'],
   [/^\/personnel\/[^/]+$/, 'Profile'],

@@ -30,6 +30,7 @@ import { Route as ShellProceduresRouteImport } from './routes/_shell.procedures'
 import { Route as ShellSettingsRouteImport } from './routes/_shell.settings'
 import { Route as MembershipCardTokenRouteImport } from './routes/membership-card.$token'
 import { Route as ShellDashboardLiabilityRouteImport } from './routes/_shell.dashboard_.liability'
+import { Route as ShellMembershipsDashboardRouteImport } from './routes/_shell.memberships_.dashboard'
 import { Route as ShellPatientsIndexRouteImport } from './routes/_shell.patients.index'
 import { Route as ShellPatientsPatientIdRouteImport } from './routes/_shell.patients.$patientId'
 import { Route as ShellPatientsDuplicatesRouteImport } from './routes/_shell.patients.duplicates'
@@ -145,6 +146,12 @@ const ShellDashboardLiabilityRoute = ShellDashboardLiabilityRouteImport.update({
   path: '/dashboard/liability',
   getParentRoute: () => ShellRoute,
 } as any)
+const ShellMembershipsDashboardRoute =
+  ShellMembershipsDashboardRouteImport.update({
+    id: '/memberships_/dashboard',
+    path: '/memberships/dashboard',
+    getParentRoute: () => ShellRoute,
+  } as any)
 const ShellPatientsIndexRoute = ShellPatientsIndexRouteImport.update({
   id: '/patients/',
   path: '/patients/',
@@ -218,6 +225,7 @@ export interface FileRoutesByFullPath {
   '/settings': typeof ShellSettingsRoute
   '/membership-card/$token': typeof MembershipCardTokenRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
+  '/memberships/dashboard': typeof ShellMembershipsDashboardRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -250,6 +258,7 @@ export interface FileRoutesByTo {
   '/settings': typeof ShellSettingsRoute
   '/membership-card/$token': typeof MembershipCardTokenRoute
   '/dashboard/liability': typeof ShellDashboardLiabilityRoute
+  '/memberships/dashboard': typeof ShellMembershipsDashboardRoute
   '/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/patients/import': typeof ShellPatientsImportRoute
@@ -284,6 +293,7 @@ export interface FileRoutesById {
   '/_shell/settings': typeof ShellSettingsRoute
   '/membership-card/$token': typeof MembershipCardTokenRoute
   '/_shell/dashboard_/liability': typeof ShellDashboardLiabilityRoute
+  '/_shell/memberships_/dashboard': typeof ShellMembershipsDashboardRoute
   '/_shell/patients/$patientId': typeof ShellPatientsPatientIdRoute
   '/_shell/patients/duplicates': typeof ShellPatientsDuplicatesRoute
   '/_shell/patients/import': typeof ShellPatientsImportRoute
@@ -318,6 +328,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/membership-card/$token'
     | '/dashboard/liability'
+    | '/memberships/dashboard'
     | '/patients/$patientId'
     | '/patients/duplicates'
     | '/patients/import'
@@ -350,6 +361,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/membership-card/$token'
     | '/dashboard/liability'
+    | '/memberships/dashboard'
     | '/patients/$patientId'
     | '/patients/duplicates'
     | '/patients/import'
@@ -383,6 +395,7 @@ export interface FileRouteTypes {
     | '/_shell/settings'
     | '/membership-card/$token'
     | '/_shell/dashboard_/liability'
+    | '/_shell/memberships_/dashboard'
     | '/_shell/patients/$patientId'
     | '/_shell/patients/duplicates'
     | '/_shell/patients/import'
@@ -561,6 +574,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ShellDashboardLiabilityRouteImport
       parentRoute: typeof ShellRoute
     }
+    '/_shell/memberships_/dashboard': {
+      id: '/_shell/memberships_/dashboard'
+      path: '/memberships/dashboard'
+      fullPath: '/memberships/dashboard'
+      preLoaderRoute: typeof ShellMembershipsDashboardRouteImport
+      parentRoute: typeof ShellRoute
+    }
     '/_shell/patients/': {
       id: '/_shell/patients/'
       path: '/patients'
@@ -643,6 +663,7 @@ interface ShellRouteChildren {
   ShellProceduresRoute: typeof ShellProceduresRoute
   ShellSettingsRoute: typeof ShellSettingsRoute
   ShellDashboardLiabilityRoute: typeof ShellDashboardLiabilityRoute
+  ShellMembershipsDashboardRoute: typeof ShellMembershipsDashboardRoute
   ShellPatientsPatientIdRoute: typeof ShellPatientsPatientIdRoute
   ShellPatientsDuplicatesRoute: typeof ShellPatientsDuplicatesRoute
   ShellPatientsImportRoute: typeof ShellPatientsImportRoute
@@ -663,6 +684,7 @@ const ShellRouteChildren: ShellRouteChildren = {
   ShellProceduresRoute: ShellProceduresRoute,
   ShellSettingsRoute: ShellSettingsRoute,
   ShellDashboardLiabilityRoute: ShellDashboardLiabilityRoute,
+  ShellMembershipsDashboardRoute: ShellMembershipsDashboardRoute,
   ShellPatientsPatientIdRoute: ShellPatientsPatientIdRoute,
   ShellPatientsDuplicatesRoute: ShellPatientsDuplicatesRoute,
   ShellPatientsImportRoute: ShellPatientsImportRoute,

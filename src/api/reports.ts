@@ -1,3 +1,4 @@
+import { type MembershipReport, MembershipReportSchema } from '#domain/membership-reports.ts'
 import {
   type LiabilityReport,
   LiabilityReportSchema,
@@ -75,5 +76,31 @@ export async function fetchLiabilityCsv(period: {
   return {
     blob: await response.blob(),
     fileName: fileNameOf(response.headers.get('Content-Disposition'), 'liability'),
+  }
+}
+
+/** `GET /reports/memberships`: the memberships dashboard of a period (money for Managers and Admins). */
+export async function getMembershipReport(
+  period: { from?: string | undefined; to?: string | undefined } = {},
+): Promise<MembershipReport> {
+  const searchParams = Object.fromEntries(
+    Object.entries(period).filter((entry): entry is [string, string] => Boolean(entry[1])),
+  )
+  return parseAnswer(
+    'GET /api/reports/memberships',
+    MembershipReportSchema,
+    await http.get('reports/memberships', { searchParams }).json(),
+  )
+}
+
+/** `GET /reports/memberships.csv`: the same numbers as a file (Staff: the counts only). */
+export async function fetchMembershipReportCsv(period: {
+  from: string
+  to: string
+}): Promise<{ blob: Blob; fileName: string }> {
+  const response = await http.get('reports/memberships.csv', { searchParams: period, retry: 0 })
+  return {
+    blob: await response.blob(),
+    fileName: fileNameOf(response.headers.get('Content-Disposition'), 'memberships'),
   }
 }

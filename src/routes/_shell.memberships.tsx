@@ -24,6 +24,7 @@ import { TaskModal } from '#src/ui/app-modal.tsx'
 import { AreaPage } from '#src/ui/area-page.tsx'
 import { ConfirmDialog } from '#src/ui/dialog-actions.tsx'
 import { FailureAlert } from '#src/ui/failure-alert.tsx'
+import { ButtonLink } from '#src/ui/links.tsx'
 
 type MembershipsSearch = { archived?: true; status?: MembershipStatus; page?: number }
 
@@ -76,6 +77,11 @@ function MembershipsPage() {
       title="Memberships"
       description="Plans patients pay for each cycle, their perks, and who is on them."
     >
+      <Group>
+        <ButtonLink to="/memberships/dashboard" variant="default">
+          Memberships dashboard
+        </ButtonLink>
+      </Group>
       <Stack gap="sm" component="section" aria-labelledby="plans-heading">
         <Group justify="space-between">
           <Title order={2} size="h4" id="plans-heading">

@@ -17,18 +17,19 @@ const monthName = new Intl.DateTimeFormat('en-US', {
 /** `2027-03` as "Mar 2027". */
 export const formatMonth = (month: string) => monthName.format(new Date(`${month}-01T00:00:00Z`))
 
-type Column<Row> = { label: string; value: (row: Row) => string | number }
+export type Column<Row> = { label: string; value: (row: Row) => string | number }
 
 /**
  * A chart with its text alternatives: a sentence that sums it up (read by everyone, screen
  * readers included) and a "Show as table" switch to the same numbers as a table.
  */
-function ChartCard<Row>({
+export function ChartCard<Row>({
   title,
   summary,
   rows,
   columns,
   rowKey,
+  tableMinWidth,
   children,
 }: {
   title: string
@@ -36,10 +37,41 @@ function ChartCard<Row>({
   rows: Row[]
   columns: Column<Row>[]
   rowKey: (row: Row) => string
+  /** A table wider than a phone scrolls inside the card from this width, not the page. */
+  tableMinWidth?: number
   children: ReactNode
 }) {
   const [asTable, setAsTable] = useState(false)
   const headingId = useId()
+  const table = (
+    <Table striped withTableBorder fz="sm" layout="fixed" miw={tableMinWidth}>
+      <Table.Caption>{title}</Table.Caption>
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((column) => (
+            <Table.Th key={column.label} scope="col">
+              {column.label}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {rows.map((row) => (
+          <Table.Tr key={rowKey(row)}>
+            {columns.map((column, i) =>
+              i === 0 ? (
+                <Table.Th key={column.label} scope="row">
+                  {column.value(row)}
+                </Table.Th>
+              ) : (
+                <Table.Td key={column.label}>{column.value(row)}</Table.Td>
+              ),
+            )}
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  )
   return (
     <Paper component="section" aria-labelledby={headingId} withBorder p="md" radius="md" miw={0}>
       <Stack gap="sm">
@@ -61,33 +93,20 @@ function ChartCard<Row>({
         </Text>
         <div className={classes.chartBox}>
           {asTable ? (
-            <Table striped withTableBorder fz="sm" layout="fixed">
-              <Table.Caption>{title}</Table.Caption>
-              <Table.Thead>
-                <Table.Tr>
-                  {columns.map((column) => (
-                    <Table.Th key={column.label} scope="col">
-                      {column.label}
-                    </Table.Th>
-                  ))}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rows.map((row) => (
-                  <Table.Tr key={rowKey(row)}>
-                    {columns.map((column, i) =>
-                      i === 0 ? (
-                        <Table.Th key={column.label} scope="row">
-                          {column.value(row)}
-                        </Table.Th>
-                      ) : (
-                        <Table.Td key={column.label}>{column.value(row)}</Table.Td>
-                      ),
-                    )}
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            tableMinWidth ? (
+              // Wider than a phone: it scrolls sideways inside the card, and takes the focus so the
+              // keyboard can scroll it too.
+              <section
+                className={classes.tableScroll}
+                aria-label={`${title} (scrolls sideways)`}
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+                tabIndex={0}
+              >
+                {table}
+              </section>
+            ) : (
+              table
+            )
           ) : (
             // The drawing repeats the sentence above and the table; screen readers skip it.
             <div aria-hidden="true">{children}</div>
