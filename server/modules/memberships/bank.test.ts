@@ -10,6 +10,7 @@ import { membershipBankEntries, memberships, procedures, visits } from '#server/
 import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
 import { insertPatient, testBackends } from '#server/testing/test-app.ts'
+import { refundedShare } from './service.ts'
 
 // The membership bank (../shared/MEMBERSHIPS.md sections 3 and 5): its entries with the running
 // balance, and what a refunded cycle takes back. Locks and transactions: on both engines.
@@ -223,7 +224,7 @@ describe.each(testBackends())('the membership bank on $name', (backend) => {
     expect(refunded).toBeGreaterThan(0)
     const money = (cents: number) =>
       `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`
-    const sentence = `Ends now, with ${money(refunded)} refunded for the unused part of the cycle; $50.00 of this cycle's banked value is taken back; $50.00 stays the patient's.`
+    const sentence = `Ends now, with ${money(refunded)} refunded for the unused part of the cycle; $50.00 of this cycle's banked value (the refunded part's share) is taken back; $50.00 stays the patient's.`
     expect(preview.body.preview.summary).toBe(sentence)
     // The preview changes nothing.
     expect((await bankOf(m.id)).body.data).toHaveLength(2)
@@ -259,6 +260,32 @@ describe.each(testBackends())('the membership bank on $name', (backend) => {
     expect((await bankOf(m.id)).body.data.filter((e) => e.kind === 'refund')).toHaveLength(1)
   })
 
+  it("takes back the refunded part's share of the cycle's banked value when part of the cycle was used", async () => {
+    const m = await member()
+    await clock(31)
+    // Half-way through cycle 2: about half its fee is refunded, and the same share of its $50.00.
+    await clock(15)
+    const ended = await json<Membership>(`/memberships/${m.id}/cancel`, {
+      method: 'POST',
+      json: { at: 'now', refund: true },
+    })
+    expect(ended.status).toBe(200)
+    const bank = await bankOf(m.id)
+    const refund = bank.body.data.find((e) => e.kind === 'refund')
+    const events = (
+      await json<{ data: { kind: string; amount_cents: number | null }[] }>(
+        `/memberships/${m.id}/events`,
+      )
+    ).body.data
+    const refunded = -(events.find((e) => e.kind === 'refunded')?.amount_cents ?? 0)
+    expect(refunded).toBeGreaterThan(0)
+    expect(refunded).toBeLessThan(9900)
+    expect(refund?.amount_cents).toBe(-refundedShare(5000, refunded, { price_cents: 9900 }))
+    expect(-(refund?.amount_cents ?? 0)).toBeLessThan(5000)
+    expect(ended.body.bank_cents).toBe(10_000 + (refund?.amount_cents ?? 0))
+    expectRunningBalance(bank.body)
+  })
+
   it('takes back only what is unspent of the cycle, and nothing when it was all spent', async () => {
     const partly = await member()
     const spentAll = await member()
@@ -271,7 +298,7 @@ describe.each(testBackends())('the membership bank on $name', (backend) => {
       { method: 'POST', json: { at: 'now', refund: true } },
     )
     expect(preview.body.preview.summary).toMatch(
-      /; \$20\.00 of this cycle's banked value is taken back \(the rest of its \$50\.00 was already spent\); \$0\.00 stays the patient's\.$/,
+      /; \$20\.00 of this cycle's banked value \(the refunded part's share\) is taken back \(the rest of that \$50\.00 was already spent\); \$0\.00 stays the patient's\.$/,
     )
     const ended = await json<Membership>(`/memberships/${partly.id}/cancel`, {
       method: 'POST',
@@ -292,7 +319,7 @@ describe.each(testBackends())('the membership bank on $name', (backend) => {
       { method: 'POST', json: { at: 'now', refund: true } },
     )
     expect(none.body.preview.summary).toMatch(
-      /; this cycle's banked value of \$50\.00 was already spent, so nothing is taken back from the bank\.$/,
+      /; the refunded part's share of this cycle's banked value \(\$50\.00\) was already spent, so nothing is taken back from the bank\.$/,
     )
     await json(`/memberships/${spentAll.id}/cancel`, {
       method: 'POST',

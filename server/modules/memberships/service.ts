@@ -117,16 +117,30 @@ export function takeBack(
   return { credit, taken, stays: balance - taken }
 }
 
+/**
+ * The part of a cycle's banked value that goes with a refund of part of its fee: the same share as
+ * the refund is of the fee (a refund of the unused half takes back half the cycle's credit), to the
+ * cent, never more than the credit.
+ */
+export function refundedShare(
+  credit: number,
+  refunded: number,
+  version: { price_cents: number },
+): number {
+  if (credit <= 0 || refunded <= 0 || version.price_cents <= 0) return 0
+  return Math.min(credit, Math.round((credit * refunded) / version.price_cents))
+}
+
 /** The sentence of "cancel now": the refund, then what becomes of the bank. */
 function cancelNowSummary(refundable: number, bank: ReturnType<typeof takeBack>): string {
   const ends = `Ends now${refundable > 0 ? `, with ${money(refundable)} refunded for the unused part of the cycle` : ''}`
   if (refundable <= 0 || bank.credit <= 0)
     return `${ends}; the bank's ${money(bank.stays)} stays the patient's.`
   if (bank.taken === 0)
-    return `${ends}; this cycle's banked value of ${money(bank.credit)} was already spent, so nothing is taken back from the bank.`
+    return `${ends}; the refunded part's share of this cycle's banked value (${money(bank.credit)}) was already spent, so nothing is taken back from the bank.`
   const spent =
-    bank.taken < bank.credit ? ` (the rest of its ${money(bank.credit)} was already spent)` : ''
-  return `${ends}; ${money(bank.taken)} of this cycle's banked value is taken back${spent}; ${money(bank.stays)} stays the patient's.`
+    bank.taken < bank.credit ? ` (the rest of that ${money(bank.credit)} was already spent)` : ''
+  return `${ends}; ${money(bank.taken)} of this cycle's banked value (the refunded part's share) is taken back${spent}; ${money(bank.stays)} stays the patient's.`
 }
 
 export function createMembershipService(deps: MembershipDeps) {
@@ -1035,7 +1049,7 @@ export function createMembershipService(deps: MembershipDeps) {
         : 0
     // A refund of the cycle takes its banked value back, as far as it is unspent; without a
     // refund the bank stays the patient's.
-    const credit = refundable > 0 ? await cycleCredit(db, m) : 0
+    const credit = refundable > 0 ? refundedShare(await cycleCredit(db, m), refundable, version) : 0
     if (preview) {
       const summary = cancelNowSummary(refundable, takeBack(credit, m.bank_cents))
       return { preview: { amount_cents: -refundable, effective_at: at.toISOString(), summary } }
@@ -1055,7 +1069,10 @@ export function createMembershipService(deps: MembershipDeps) {
       const locked = (await lockMembership(tx, m.id)) as MembershipRow
       const status = moveStatus(locked.status, 'cancel.now', 'be cancelled')
       // The bank as it is under the lock: a visit may have spent from it since the preview.
-      const bank = takeBack(refundable > 0 ? await cycleCredit(tx, locked) : 0, locked.bank_cents)
+      const bank = takeBack(
+        refundable > 0 ? refundedShare(await cycleCredit(tx, locked), refundable, version) : 0,
+        locked.bank_cents,
+      )
       const summary = cancelNowSummary(refundable, bank)
       await tx
         .update(memberships)
