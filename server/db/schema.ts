@@ -1543,6 +1543,8 @@ export const memberships = pgTable(
       .on(t.next_payment_attempt_at)
       .where(sql`${t.next_payment_attempt_at} is not null`),
     index('memberships_practice_idx').on(t.practice_id, t.status),
+    // A patient's memberships (the checkout reads the live one, or the last with a bank left).
+    index('memberships_patient_idx').on(t.patient_id, t.id),
     uniqueIndex('memberships_card_link_unique').on(t.card_link_hash),
     check('memberships_bank_check', sql`${t.bank_cents} >= 0`),
     check(

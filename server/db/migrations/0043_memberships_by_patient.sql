@@ -1,0 +1,1 @@
+CREATE INDEX "memberships_patient_idx" ON "memberships" USING btree ("patient_id","id");
