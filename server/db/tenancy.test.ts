@@ -89,6 +89,7 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
     created_by: 'users',
     approved_by: 'users',
     undone_by: 'users',
+    membership_id: 'memberships',
   },
   visit_items: { visit_id: 'visits', entry_id: 'ledger_entries' },
   redemption_codes: { patient_id: 'patients', created_by: 'users' },
@@ -113,9 +114,13 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
     plan_version_id: 'membership_plan_versions',
     charge_id: 'membership_charges',
   },
-  membership_bank_entries: { membership_id: 'memberships' },
+  membership_bank_entries: { membership_id: 'memberships', visit_id: 'visits' },
   membership_allowances: { membership_id: 'memberships', catalogue_item_id: 'procedures' },
-  membership_events: { membership_id: 'memberships', user_id: 'users' },
+  membership_events: {
+    membership_id: 'memberships',
+    user_id: 'users',
+    plan_version_id: 'membership_plan_versions',
+  },
 }
 
 const tables: PgTable[] = Object.values(schema as Record<string, unknown>).filter(
