@@ -43,8 +43,17 @@ export function ChartCard<Row>({
 }) {
   const [asTable, setAsTable] = useState(false)
   const headingId = useId()
+  // In a table that scrolls sideways, a cell keeps its figure on one line.
+  const nowrap = tableMinWidth ? ({ whiteSpace: 'nowrap' } as const) : undefined
   const table = (
-    <Table striped withTableBorder fz="sm" layout="fixed" miw={tableMinWidth}>
+    <Table
+      striped
+      withTableBorder
+      fz="sm"
+      // A scrolling table sizes its columns to their content (a month's name on one line).
+      layout={tableMinWidth ? 'auto' : 'fixed'}
+      miw={tableMinWidth}
+    >
       <Table.Caption>{title}</Table.Caption>
       <Table.Thead>
         <Table.Tr>
@@ -60,11 +69,13 @@ export function ChartCard<Row>({
           <Table.Tr key={rowKey(row)}>
             {columns.map((column, i) =>
               i === 0 ? (
-                <Table.Th key={column.label} scope="row">
+                <Table.Th key={column.label} scope="row" style={nowrap}>
                   {column.value(row)}
                 </Table.Th>
               ) : (
-                <Table.Td key={column.label}>{column.value(row)}</Table.Td>
+                <Table.Td key={column.label} style={nowrap}>
+                  {column.value(row)}
+                </Table.Td>
               ),
             )}
           </Table.Tr>

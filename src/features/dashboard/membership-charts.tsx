@@ -50,7 +50,9 @@ export function MrrMovementChart({ months }: { months: MembershipReportMrrMonth[
           ...MRR_MOVEMENTS.map((movement) => ({
             label: movement.label,
             value: (month: MembershipReportMrrMonth) =>
-              `${movement.sign < 0 ? '−' : '+'}${money(month[movement.key])}`,
+              month[movement.key] === 0
+                ? money(0)
+                : `${movement.sign < 0 ? '−' : '+'}${money(month[movement.key])}`,
           })),
           { label: 'Closing', value: (month) => money(month.closing_mrr_cents) },
         ]}

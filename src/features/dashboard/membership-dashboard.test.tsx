@@ -154,7 +154,7 @@ describe('the memberships dashboard', () => {
       within(october)
         .getAllByRole('cell')
         .map((cell) => cell.textContent),
-    ).toEqual(['$298.00', '+$0.00', '+$0.00', '−$0.00', '−$0.00', '−$99.00', '+$0.00', '$199.00'])
+    ).toEqual(['$298.00', '$0.00', '$0.00', '$0.00', '$0.00', '−$99.00', '$0.00', '$199.00'])
     expect(chart.getByRole('button', { name: 'Show as chart' })).toHaveAttribute(
       'aria-pressed',
       'true',

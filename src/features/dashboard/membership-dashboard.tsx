@@ -127,7 +127,8 @@ function PeriodPicker({
           w={{ base: 'calc(50% - 6px)', xs: 170 }}
           onChange={(event) => setToMonth(event.currentTarget.value)}
         />
-        <Button type="submit" variant="default">
+        {/* Level with the fields, whose wrappers keep room for an error line (src/app/forms.css). */}
+        <Button type="submit" variant="default" style={{ marginBottom: 'var(--glow-error-room)' }}>
           Show these months
         </Button>
       </Group>
@@ -330,7 +331,8 @@ export function MembershipDashboard({
               <Title order={2} size="h4" id="members-title">
                 Members
               </Title>
-              <SimpleGrid cols={{ base: 2, sm: 3, lg: 4 }} spacing="sm">
+              {/* Nine tiles with MRR fill three rows of three; Staff's eight, two rows of four. */}
+              <SimpleGrid cols={{ base: 2, sm: moneyShown ? 3 : 4 }} spacing="sm">
                 {moneyShown && report.mrr_cents !== undefined && (
                   <Tile
                     label="MRR"
