@@ -150,7 +150,7 @@ describe('checkout', () => {
       appointment_id: null,
       items: [
         { procedure_id: 2, quantity: 1, price_cents: 19_900 },
-        { product_id: 5, quantity: 1, price_cents: 6_500 },
+        { product_id: 5, quantity: 1, price_cents: 18_200 },
       ],
       idempotencyKey: f.key,
     })
@@ -314,7 +314,7 @@ describe('checkout', () => {
     await toReview(h)
     h.actor.send({ type: 'redemption.choose', redemption: { kind: 'points', points: 9_000 } })
     expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
-      'The patient can redeem at most 465 points at this visit.',
+      'The patient can redeem at most 580 points at this visit.',
     )
     expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(false)
     h.actor.send({
@@ -386,6 +386,18 @@ describe('the consent a redemption needs', () => {
   })
 })
 
+/** The member's preview with $200 in the bank: more than the visit comes to. */
+const richerBank: CheckoutPreview = {
+  ...f.previewMember,
+  preview: {
+    ...f.previewMember.preview,
+    membership: f.previewMember.preview.membership && {
+      ...f.previewMember.preview.membership,
+      bank_cents: 20_000,
+    },
+  },
+}
+
 /** The member's two lines, previewed with `preview` (the member's, or the past-due one's). */
 async function toMemberReview(h: Harness, preview: CheckoutPreview = f.previewMember) {
   h.actor.send({ type: 'item.add', item: f.procedure })
@@ -433,7 +445,7 @@ describe('a member at checkout', () => {
       appointment_id: null,
       items: [
         { procedure_id: 2, quantity: 1, price_cents: 19_900 },
-        { product_id: 5, quantity: 1, price_cents: 6_500 },
+        { product_id: 5, quantity: 1, price_cents: 18_200 },
       ],
       idempotencyKey: f.key,
       redemption: { bank_cents: f.bankPay, verification: { authyId: f.authyId, code: f.code } },
@@ -476,16 +488,22 @@ describe('a member at checkout', () => {
       VISIT_MESSAGES.bankTooLittle(10_000),
     )
     expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(false)
-    // $55.25 is due after the included HydraFacial and the member price.
-    h.actor.send({ type: 'bank.change', cents: 5_526 })
-    expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
-      VISIT_MESSAGES.bankMoreThanDue(5_525),
+    // A bank of $200: $154.70 is due after the included HydraFacial and the member price.
+    const rich = start({ patient: f.member })
+    await toMemberReview(rich, richerBank)
+    rich.actor.send({ type: 'bank.change', cents: 15_471 })
+    expect(selectRedemptionProblem(rich.actor.getSnapshot())).toBe(
+      VISIT_MESSAGES.bankMoreThanDue(15_470),
     )
     // Use all pays what is due, when that is less than the bank.
+    rich.actor.send({ type: 'bank.useAll' })
+    expect(rich.actor.getSnapshot().context.bankCents).toBe(15_470)
+    expect(deskCents(rich.actor.getSnapshot().context)).toBe(0)
+    expect(rich.actor.getSnapshot().can({ type: 'review.submit' })).toBe(true)
+    // A bank smaller than what is due: all of it.
     h.actor.send({ type: 'bank.useAll' })
-    expect(h.actor.getSnapshot().context.bankCents).toBe(5_525)
-    expect(deskCents(h.actor.getSnapshot().context)).toBe(0)
-    expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(true)
+    expect(h.actor.getSnapshot().context.bankCents).toBe(10_000)
+    expect(deskCents(h.actor.getSnapshot().context)).toBe(5_470)
   })
 
   it('a past-due member: no perks, the flag, and the bank still pays (all of it with Use all)', async () => {
@@ -493,11 +511,11 @@ describe('a member at checkout', () => {
     await toMemberReview(h, f.previewPastDue)
     const { context } = h.actor.getSnapshot()
     expect(context.preview?.membership?.flag).toBe(VISIT_MESSAGES.memberPastDue('Glow Club'))
-    expect(dueCents(context)).toBe(26_400)
+    expect(dueCents(context)).toBe(38_100)
     expect(multiplierWords(context.preview?.membership)).toBeNull()
     h.actor.send({ type: 'bank.useAll' })
     expect(h.actor.getSnapshot().context.bankCents).toBe(10_000)
-    expect(deskCents(h.actor.getSnapshot().context)).toBe(16_400)
+    expect(deskCents(h.actor.getSnapshot().context)).toBe(28_100)
   })
 
   it('a bank refusal at Confirm asks for another amount instead of a retry', async () => {

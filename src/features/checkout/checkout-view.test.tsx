@@ -78,7 +78,7 @@ async function open(patient: CheckoutPatient = f.member) {
       <CheckoutView
         actorRef={actor}
         procedures={[catalogueItem(2, 'HydraFacial', 19_900)]}
-        products={[catalogueItem(5, 'Vitamin C Serum', 6_500)]}
+        products={[catalogueItem(5, 'Vitamin C Serum', 18_200)]}
         searchPatients={async () => []}
       />
     ),
@@ -140,14 +140,14 @@ describe('the checkout of a member', () => {
     expect(hydra).toHaveTextContent('$199.00 $0.00 each')
     expect(hydra).toHaveTextContent('+0 points')
     expect(within(hydra as HTMLElement).queryByText('2× member points')).toBeNull()
-    expect(serum).toHaveTextContent('Member price: −$9.75 (15%)')
-    expect(serum).toHaveTextContent('+110 points')
+    expect(serum).toHaveTextContent('Member price: −$27.30 (15%)')
+    expect(serum).toHaveTextContent('+306 points')
     expect(within(serum as HTMLElement).getByText('2× member points')).toBeVisible()
     expect(totalRows()).toEqual([
-      'Subtotal$264.00',
+      'Subtotal$381.00',
       'Included with the membership−$199.00',
-      'Member price−$9.75',
-      'Due at the desk$55.25',
+      'Member price−$27.30',
+      'Due at the desk$154.70',
     ])
     expect(bankField()).toHaveAccessibleDescription(
       "Bank: $100.00. Any amount from the bank needs the patient's code.",
@@ -174,34 +174,42 @@ describe('the checkout of a member', () => {
     expect(screen.queryByText(/^Included with the membership:/)).toBeNull()
     expect(screen.queryByText(/^Member price:/)).toBeNull()
     expect(screen.queryByText('2× member points')).toBeNull()
-    expect(totalRows()).toEqual(['Subtotal$264.00', 'Due at the desk$264.00'])
+    expect(totalRows()).toEqual(['Subtotal$381.00', 'Due at the desk$381.00'])
     await h.user.click(screen.getByRole('button', { name: 'Use all: $100.00 from the bank' }))
     expect(bankField()).toHaveValue('$100')
-    expect(totalRows()).toEqual(['Subtotal$264.00', 'Due at the desk$164.00'])
+    expect(totalRows()).toEqual(['Subtotal$381.00', 'Due at the desk$281.00'])
     h.actor.stop()
   })
 
   it('says next to the bank field what it cannot pay, keeping what was typed', async () => {
     const h = await open()
-    await preview(h)
+    // $200.00 in the bank, more than the $154.70 the visit comes to.
+    const membership = f.previewMember.preview.membership
+    await preview(h, {
+      ...f.previewMember,
+      preview: {
+        ...f.previewMember.preview,
+        membership: membership && { ...membership, bank_cents: 20_000 },
+      },
+    })
     const continueButton = screen.getByRole('button', { name: 'Continue' })
-    await h.user.type(bankField(), '150')
-    expect(bankField()).toHaveValue('$150')
+    await h.user.type(bankField(), '250')
+    expect(bankField()).toHaveValue('$250')
     expect(bankField()).toBeInvalid()
     expect(bankField()).toHaveAccessibleDescription(
-      expect.stringContaining(VISIT_MESSAGES.bankTooLittle(10_000)),
+      expect.stringContaining(VISIT_MESSAGES.bankTooLittle(20_000)),
     )
     expect(continueButton).toBeDisabled()
     await h.user.clear(bankField())
-    await h.user.type(bankField(), '60')
-    expect(bankField()).toHaveValue('$60')
+    await h.user.type(bankField(), '160')
+    expect(bankField()).toHaveValue('$160')
     expect(bankField()).toHaveAccessibleDescription(
-      expect.stringContaining(VISIT_MESSAGES.bankMoreThanDue(5_525)),
+      expect.stringContaining(VISIT_MESSAGES.bankMoreThanDue(15_470)),
     )
     expect(continueButton).toBeDisabled()
     // Use all: what the visit comes to, as it is less than the bank.
-    await h.user.click(screen.getByRole('button', { name: 'Use all: $55.25 from the bank' }))
-    expect(bankField()).toHaveValue('$55.25')
+    await h.user.click(screen.getByRole('button', { name: 'Use all: $154.70 from the bank' }))
+    expect(bankField()).toHaveValue('$154.7')
     expect(bankField()).toBeValid()
     expect(totalRows().at(-1)).toBe('Due at the desk$0.00')
     expect(continueButton).toBeEnabled()
@@ -231,12 +239,12 @@ describe('the checkout of a member', () => {
     await screen.findByRole('heading', { name: 'Confirm the visit' })
     expect(screen.getByText('Included with the membership (1 ×)')).toBeVisible()
     expect(screen.getByText('Member price (15%)')).toBeVisible()
-    expect(screen.getByTestId('visit-total')).toHaveTextContent('$55.25')
+    expect(screen.getByTestId('visit-total')).toHaveTextContent('$154.70')
     expect(screen.getByText("Paid from the membership bank, with the patient's code")).toBeVisible()
     expect(screen.getByTestId('visit-bank')).toHaveTextContent('−$25.00')
-    expect(screen.getByTestId('visit-desk')).toHaveTextContent('$30.25')
+    expect(screen.getByTestId('visit-desk')).toHaveTextContent('$129.70')
     expect(screen.getByText('Uses 1 of 1 HydraFacial included this month.')).toBeVisible()
-    expect(screen.getByText('Points earned: 110 points (2× member points)')).toBeVisible()
+    expect(screen.getByText('Points earned: 306 points (2× member points)')).toBeVisible()
     h.actor.stop()
   })
 
@@ -252,7 +260,7 @@ describe('the checkout of a member', () => {
     await act(async () => h.recordVisit.latest().answer.resolve(f.answerMember))
     const recorded = await screen.findByRole('status')
     expect(recorded).toHaveTextContent(
-      `Visit recorded${f.member.name} earned 110 points. The balance is now 510 points. The membership took $208.75 off (included $199.00, member price $9.75). Used 1 of 1 HydraFacial included this month. Paid from the membership bank: $25.00 · bank now $75.00. Due at the desk: $30.25.`,
+      `Visit recorded${f.member.name} earned 306 points. The balance is now 706 points. The membership took $226.30 off (included $199.00, member price $27.30). Used 1 of 1 HydraFacial included this month. Paid from the membership bank: $25.00 · bank now $75.00. Due at the desk: $129.70.`,
     )
     await h.user.click(screen.getByRole('button', { name: 'Undo visit' }))
     const dialog = await screen.findByRole('dialog', { name: 'Undo this visit?' })

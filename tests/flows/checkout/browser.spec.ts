@@ -12,12 +12,17 @@
 import { randomUUID } from 'node:crypto'
 import type { APIRequestContext } from '@playwright/test'
 import type { ProgrammeRules } from '#domain/ledger.ts'
+import { MEMBERSHIP_AGREEMENT, type Membership, type Plan } from '#domain/memberships.ts'
 import type { CatalogueItem } from '#domain/practice-data.ts'
 import { formatDollars, VISIT_MESSAGES, type VisitAnswer } from '#domain/visits.ts'
 import {
+  allowanceLineWords,
+  allowanceSentence,
   type CheckoutPreview,
   type CheckoutRedemption,
   chosenValuation,
+  deskCents,
+  memberPriceSentence,
 } from '#machines/checkout/checkout.machine.ts'
 import {
   type ApiSession,
@@ -41,6 +46,7 @@ import {
   checkoutFlow,
   checkoutModel,
   checkoutFixtures as f,
+  memberScenario,
   previewsOffer,
 } from './model.ts'
 
@@ -116,7 +122,10 @@ async function createPatient(
   admin: ApiSession,
   path: QaPath,
 ): Promise<Patient> {
-  const [first = 'Avery', last = 'Brooks'] = f.patient.name.split(' ')
+  const scenario = memberScenario(path)
+  const modelled =
+    scenario === 'member' ? f.member : scenario === 'pastDue' ? f.pastDueMember : f.patient
+  const [first = 'Avery', last = 'Brooks'] = modelled.name.split(' ')
   // Letters only, so that the search reads it as a name (not as phone digits).
   const tag = (RUN * 100 + path.number)
     .toString(26)
@@ -185,6 +194,101 @@ async function claimOffer(request: APIRequestContext, admin: ApiSession, patient
     data: { promo: id, patient_id: patient.id },
   })
   expect(claimed.status(), await claimed.text()).toBe(200)
+}
+
+async function ok<T>(response: Awaited<ReturnType<APIRequestContext['get']>>, status = 200) {
+  expect(response.status(), await response.text()).toBe(status)
+  return (await response.json()) as T
+}
+
+/** A test token of the test gateway's card `number`. */
+async function cardToken(request: APIRequestContext, number: string): Promise<string> {
+  const token = await request.post('/api/payments/test-tokens', {
+    data: { number, exp_month: 12, exp_year: 2030, cvc: '123' },
+  })
+  return (await ok<{ id: string }>(token)).id
+}
+
+/**
+ * The model's plan on the demo practice (once per server), payments connected: 1 HydraFacial a
+ * month included, the member price, the bank and the multiplier of the model.
+ */
+async function memberPlan(request: APIRequestContext, admin: ApiSession): Promise<Plan> {
+  const account = await ok<{ connected: boolean }>(
+    await request.get('/api/practice/payments', { headers: headers(admin) }),
+  )
+  if (!account.connected) {
+    await ok(
+      await request.post('/api/practice/payments/connect', { headers: headers(admin), data: {} }),
+    )
+  }
+  const { data: plans } = await ok<{ data: Plan[] }>(
+    await request.get('/api/membership-plans', { headers: headers(admin) }),
+  )
+  const found = plans.find((plan) => plan.name === f.memberPlan.name)
+  if (found) return found
+  const hydra = await catalogueItem(request, admin, 'procedures', f.procedure.name)
+  const created = await request.post('/api/membership-plans', {
+    headers: headers(admin),
+    data: {
+      name: f.memberPlan.name,
+      description: 'A HydraFacial a month, member prices and a monthly bank.',
+      price_cents: f.memberPlan.price_cents,
+      interval: 'month',
+      setup_fee_cents: 0,
+      min_cycles: 1,
+      notice_days: 0,
+      perks: {
+        bank_cents: f.memberPlan.bank_cents,
+        allowances: [
+          { catalogue_item_id: hydra.id, quantity: f.memberPlan.hydraFacials, rollover_cap: 0 },
+        ],
+        discount_percent: f.memberPlan.discount_percent,
+        discount_item_ids: [],
+        points_multiplier: f.memberPlan.points_multiplier,
+        join_bonus_points: 0,
+      },
+    },
+  })
+  return ok<Plan>(created, 201)
+}
+
+/**
+ * Enrols the path's patient in the model's plan with the test card 4242… (the first month paid,
+ * its bank credited); for the past-due member, a card that declines goes on file and the billing
+ * clock moves past the renewal, which is declined.
+ */
+async function enrol(context: Context, pastDue: boolean): Promise<void> {
+  const { request, admin, patient, path } = context
+  const plan = await memberPlan(request, admin)
+  const enrolled = await request.post(`/api/patients/${patient.id}/memberships`, {
+    headers: headers(admin),
+    data: {
+      plan_id: plan.id,
+      payment_method_token: await cardToken(request, '4242424242424242'),
+      consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: patient.name },
+      idempotencyKey: `paths-checkout-${RUN}-${path.number}`,
+    },
+  })
+  const membership = await ok<Membership>(enrolled, 201)
+  if (!pastDue) return
+  await ok(
+    await request.put(`/api/memberships/${membership.id}/card`, {
+      headers: headers(admin),
+      data: { payment_method_token: await cardToken(request, '4000000000000341') },
+    }),
+  )
+  const clock = await ok<{ now: string }>(
+    await request.post('/api/dev/clock', { data: { days: 0 } }),
+  )
+  const days = Math.ceil(
+    (Date.parse(membership.current_period_end) - Date.parse(clock.now)) / (24 * 60 * 60 * 1000),
+  )
+  await ok(await request.post('/api/dev/clock', { data: { days: Math.max(1, days) } }))
+  const after = await ok<Membership>(
+    await request.get(`/api/memberships/${membership.id}`, { headers: headers(admin) }),
+  )
+  expect(after.status).toBe('past_due')
 }
 
 /** Another desk has the patient texted a code (refused when one went out under 30 s ago). */
@@ -288,6 +392,68 @@ async function expectError(context: Context, state: QaStep['state']) {
   else await expect(alerts).toHaveCount(0)
 }
 
+type Seen = {
+  preview: CheckoutPreview['preview'] | null
+  redemption: CheckoutRedemption
+  offers: CheckoutPreview['offers']
+  bankCents: number
+  undoneBank: number | null
+  result: VisitAnswer | null
+}
+
+/**
+ * A member's review in the real server's numbers (the model's, worked out the same): the flag
+ * first when the perks are on hold, the plan, its status and bank, each line's included units and
+ * member price with the multiplier, what is due at the desk and the bank field.
+ */
+async function expectMemberReview(context: Context, c: Seen) {
+  const { page } = context
+  const membership = c.preview?.membership
+  if (!membership || !c.preview) {
+    await expect(page.getByRole('region', { name: 'Membership' })).toHaveCount(0)
+    return
+  }
+  const block = page.getByRole('region', { name: 'Membership' })
+  await expect(block).toContainText(membership.plan_name)
+  await expect(block).toContainText(membership.perks_apply ? 'Active' : 'Past due')
+  await expect(block).toContainText(`Bank: ${formatDollars(membership.bank_cents)}`)
+  const flag = page.getByTestId('member-flag')
+  if (membership.flag) await expect(flag).toContainText(membership.flag)
+  else await expect(flag).toHaveCount(0)
+  const items = page.getByRole('list', { name: 'Points per item' }).getByRole('listitem')
+  for (const [index, line] of c.preview.lines.entries()) {
+    const item = items.nth(index)
+    await expect(item).toContainText(`+${line.points} points`)
+    const allowance = (line.allowance_units ?? 0) > 0 ? membership.allowances[0] : undefined
+    if (allowance) {
+      await expect(item).toContainText(
+        `Included with the membership: ${allowanceLineWords(allowance, membership.interval)}`,
+      )
+    }
+    const price = memberPriceSentence(membership, line)
+    if (price) await expect(item).toContainText(price)
+    await expect(item.getByText(`${membership.points_multiplier}× member points`)).toHaveCount(
+      membership.perks_apply && line.points > 0 ? 1 : 0,
+    )
+  }
+  await expect(page.getByRole('region', { name: 'Totals' })).toContainText(
+    `Due at the desk${formatDollars(deskCents(c))}`,
+  )
+  const field = page.getByRole('textbox', { name: 'Paid from the membership bank' })
+  if (c.bankCents > 0) await expect(field).toHaveValue(`$${c.bankCents / 100}`)
+  else await expect(field).toHaveValue('')
+}
+
+/** The code step of a bank payment names its amount, as the text message does. */
+async function expectBankCode(context: Context, c: Seen) {
+  const amount = context.page.getByTestId('code-amount')
+  if (c.bankCents > 0) {
+    await expect(amount).toContainText(
+      `The text message names the amount: ${formatDollars(c.bankCents)} from the membership bank.`,
+    )
+  } else await expect(amount).toHaveCount(0)
+}
+
 async function addItem(context: Context, label: string, name: string) {
   await context.page.getByRole('combobox', { name: label }).click()
   await context.page.getByRole('option', { name: new RegExp(`^${name}`) }).click()
@@ -305,6 +471,8 @@ const replayer: Replayer<Context> = {
     let url = '/checkout'
     let session = context.admin
     if (previewsOffer(path)) await claimOffer(request, context.admin, context.patient)
+    const member = memberScenario(path)
+    if (member) await enrol(context, member === 'pastDue')
     if (path.modelScenario.startsWith('Complete')) {
       const appointment = await createAppointment(request, context.admin, context.patient)
       url = `/checkout?appointmentId=${appointment}`
@@ -370,6 +538,14 @@ const replayer: Replayer<Context> = {
         }
         return
       }
+      case 'bank.change':
+        await page
+          .getByRole('textbox', { name: 'Paid from the membership bank' })
+          .fill(String(event.cents / 100))
+        return
+      case 'bank.useAll':
+        await page.getByRole('button', { name: /^Use all/ }).click()
+        return
       case 'review.submit':
       case 'consent.submit':
         await button(context, 'Continue').click()
@@ -480,16 +656,13 @@ const replayer: Replayer<Context> = {
 
   async expectStep(context, i) {
     const { page, gate, state } = atStep(context, i)
-    const c = state.context as {
+    const c = state.context as Seen & {
       items: { name: string }[]
       appointmentId: number | null
       redemption: CheckoutRedemption
       reason: string
       canOverride: boolean
       canApprove: boolean
-      preview: CheckoutPreview['preview'] | null
-      offers: CheckoutPreview['offers']
-      result: VisitAnswer | null
     }
     // The chosen offer's value, in the model's numbers (the real server's, worked out the same).
     const valuation = chosenValuation(c)
@@ -549,6 +722,7 @@ const replayer: Replayer<Context> = {
         } else {
           await expect(button(context, 'Continue')).toBeDisabled()
         }
+        await expectMemberReview(context, c)
         return
       }
       case 'checkout.approval.editing':
@@ -575,6 +749,7 @@ const replayer: Replayer<Context> = {
         await expect(button(context, 'Get code')).toBeEnabled()
         await expect(button(context, 'Continue')).toBeDisabled()
         await expect(button(context, 'Use a manager override')).toHaveCount(c.canOverride ? 1 : 0)
+        await expectBankCode(context, c)
         await expectError(context, state)
         return
       case 'checkout.consent.code.sending':
@@ -583,6 +758,7 @@ const replayer: Replayer<Context> = {
         return
       case 'checkout.consent.code.sent.coolingDown':
         await expect(page.getByLabel('SMS code')).toBeVisible()
+        await expectBankCode(context, c)
         await expect(button(context, /^Resend code in \d+ s$/)).toBeDisabled()
         await expectError(context, state)
         return
@@ -605,6 +781,18 @@ const replayer: Replayer<Context> = {
           )
           await expect(page.getByText(`Points earned: ${offerValue.points} points`)).toBeVisible()
         }
+        if (c.bankCents > 0) {
+          // What the member's visit uses: the included treatment and the bank.
+          for (const a of c.preview?.membership?.allowances.filter((x) => x.used > 0) ?? []) {
+            await expect(
+              page.getByText(
+                `Uses ${allowanceSentence(a, c.preview?.membership?.interval ?? 'month')}.`,
+              ),
+            ).toBeVisible()
+          }
+          await expect(page.getByTestId('visit-bank')).toHaveText(`−${formatDollars(c.bankCents)}`)
+          await expect(page.getByTestId('visit-desk')).toHaveText(formatDollars(deskCents(c)))
+        }
         await expect(button(context, 'Confirm visit')).toBeEnabled()
         await expectError(context, state)
         return
@@ -624,6 +812,12 @@ const replayer: Replayer<Context> = {
             `earned ${sum('earn')} points and redeemed ${-sum('redeem')} points. The balance is now ${answer.balance} points. The offer took ${formatDollars(answer.visit.discount_cents)} off: the visit comes to ${formatDollars(answer.visit.total_cents)}.`,
           )
         }
+        if (answer?.visit.bank_cents) {
+          // The bank paid its part: the server's balance after it.
+          await expect(recorded).toContainText(
+            `Paid from the membership bank: ${formatDollars(answer.visit.bank_cents)} · bank now ${formatDollars(answer.membership_bank_cents ?? 0)}.`,
+          )
+        }
         await expect(button(context, 'Undo visit').first()).toBeEnabled()
         await expectError(context, state)
         return
@@ -638,11 +832,21 @@ const replayer: Replayer<Context> = {
         await expect(page.getByRole('link', { name: "Open the patient's profile" })).toBeVisible()
         await expectError(context, state)
         return
-      case 'checkout.undone':
-        await expect(page.getByRole('status').filter({ hasText: 'Visit undone' })).toContainText(
-          'Its points were reversed.',
-        )
+      case 'checkout.undone': {
+        const undone = page.getByRole('status').filter({ hasText: 'Visit undone' })
+        await expect(undone).toContainText('Its points were reversed.')
+        const bank = c.result?.visit.bank_cents ?? 0
+        if (bank > 0) {
+          // The server put the bank back, and the included HydraFacial.
+          await expect(undone).toContainText(
+            `${formatDollars(bank)} went back to the membership bank: bank now ${formatDollars(c.undoneBank ?? 0)}.`,
+          )
+          await expect(undone).toContainText(
+            `Included treatments put back: 1 × ${f.procedure.name} can be used again.`,
+          )
+        }
         return
+      }
       default:
         throw new Error(`no screen check for ${leaf}`)
     }

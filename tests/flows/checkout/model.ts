@@ -56,8 +56,8 @@ const product: CheckoutItem = {
   item_id: 5,
   name: 'Vitamin C Serum',
   quantity: 1,
-  price_cents: 6_500,
-  catalogue_price_cents: 6_500,
+  price_cents: 18_200,
+  catalogue_price_cents: 18_200,
 }
 /** An item's line as the server previews it, at its own price: `points` earned, or `refused` and why. */
 function previewLine(
@@ -74,10 +74,10 @@ const preview: VisitPreview = {
       reason: VISIT_MESSAGES.earnsAgainOn('HydraFacial', '2027-01-10'),
       opens_on: '2027-01-10',
     }),
-    previewLine(product, 65),
+    previewLine(product, 180),
   ],
-  points: 65,
-  total_cents: 26_400,
+  points: 180,
+  total_cents: 38_100,
   balance: 400,
   point_value_cents: 10,
   redemption_code_threshold: 100,
@@ -85,8 +85,8 @@ const preview: VisitPreview = {
   approval_needed: [],
 }
 /** Vitamin C Serum typed at ten times its catalogue price: a manager approves it. */
-const tenTimes = 65_000
-const approvalReason = VISIT_MESSAGES.priceAboveCatalogue('Vitamin C Serum', '$650.00', '$65.00')
+const tenTimes = 182_000
+const approvalReason = VISIT_MESSAGES.priceAboveCatalogue('Vitamin C Serum', '$1,820.00', '$182.00')
 const previewApproval: VisitPreview = {
   ...preview,
   lines: preview.lines.map((line) =>
@@ -136,14 +136,14 @@ const answer: VisitAnswer = {
     id: 31,
     patient_id: 4,
     appointment_id: null,
-    total_cents: 26_400,
+    total_cents: 38_100,
     created_at: '2026-11-25T10:00:00.000Z',
     undo_until: '2026-11-25T10:10:00.000Z',
     undone_at: null,
   },
   lines: preview.lines,
   entries: [],
-  balance: 165,
+  balance: 280,
 }
 /** A ledger entry of the offer's visit, posted by the desk at 10:00. */
 const visitEntry = (
@@ -205,7 +205,7 @@ const pastDueMember: CheckoutPatient = { id: 8, name: 'Noah Park' }
 /** The lines a member's visit holds: HydraFacial and Vitamin C Serum. */
 const memberItems = [procedure, product]
 /** What the real server earns on the two lines for a patient who has not had them yet. */
-const memberBasePoints = [200, 65]
+const memberBasePoints = [200, 180]
 
 /**
  * HydraFacial and Vitamin C Serum for a member, as the real server previews them: worked out with

@@ -73,7 +73,7 @@ const catalogueItem = (id: number, name: string, price: number): CatalogueItem =
   archived: false,
 })
 const procedures = [catalogueItem(2, 'HydraFacial', 19_900), catalogueItem(3, 'Botox', 35_000)]
-const products = [catalogueItem(5, 'Vitamin C Serum', 6_500)]
+const products = [catalogueItem(5, 'Vitamin C Serum', 18_200)]
 
 /** Starts the real machine with calls the test answers and renders the checkout around it. */
 async function open(path: QaPath): Promise<Harness> {
