@@ -65,6 +65,8 @@ let countOwnPatients: () => Promise<number> = async () => -1
 let ownPatientId = 0
 /** The practice a membership plan was saved in. */
 let practiceOfPlan: (id: number) => Promise<number> = async () => -1
+/** The caller's practice's active memberships, read from the database. */
+let countOwnActiveMembers: () => Promise<number> = async () => -1
 
 /** Another practice's ledger rows answer 404 like unknown ones, so their ids cannot be counted. */
 const notFound = async (response: Response) => {
@@ -811,6 +813,31 @@ const PROTECTED: Record<string, (other: Foreign, own: { practiceId: number }) =>
     path: `/api/memberships/${o.membershipId}/events`,
     expect: notFound,
   }),
+  'GET /api/memberships/:id/bank': (o) => ({
+    path: `/api/memberships/${o.membershipId}/bank`,
+    expect: notFound,
+  }),
+  // The memberships report counts the caller's practice only: never the other's member.
+  'GET /api/reports/memberships': () => ({
+    path: '/api/reports/memberships',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { active: number }
+      expect(body.active).toBe(await countOwnActiveMembers())
+    },
+  }),
+  'GET /api/reports/memberships.csv': () => ({
+    path: '/api/reports/memberships.csv',
+    expect: async (response) => {
+      expect(response.status).toBe(200)
+      const active = (await response.text())
+        .split('\n')
+        .map((line) => line.trim())
+        .find((line) => line.startsWith('active,'))
+      expect(active, 'the CSV has a line for active members').toBeDefined()
+      expect(active?.endsWith(`,${await countOwnActiveMembers()}`)).toBe(true)
+    },
+  }),
   'POST /api/memberships/:id/pause': (o) => ({
     path: `/api/memberships/${o.membershipId}/pause`,
     body: { cycles: 1 },
@@ -974,6 +1001,15 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
         .from(membershipPlans)
         .where(eq(membershipPlans.id, id))
       return plan?.practice_id ?? -1
+    }
+    countOwnActiveMembers = async () => {
+      const [now] = await t.db
+        .select({ n: count() })
+        .from(memberships)
+        .where(
+          and(eq(memberships.practice_id, t.demo.practiceId), eq(memberships.status, 'active')),
+        )
+      return Number(now?.n ?? -1)
     }
     countOwnPatients = async () => {
       const [now] = await t.db

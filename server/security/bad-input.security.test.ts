@@ -69,6 +69,9 @@ const OPTIONAL_INPUT = new Set([
   // The plans (`archived`) and the members (`status`, `plan_id`, `page`).
   'GET /api/membership-plans',
   'GET /api/memberships',
+  // The memberships report and its CSV (`from`, `to`: the last 12 months without them).
+  'GET /api/reports/memberships',
+  'GET /api/reports/memberships.csv',
 ])
 
 // Field names the real bodies use, so generated objects reach the schemas' inner checks.

@@ -38,11 +38,18 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   // A visit Staff recorded at the desk: each line's unit price and what the patient pays.
   // With an offer's value taken off: what the offer took off each line and
   // the visit, which the desk tells the patient at checkout.
+  // A member's visit: what the membership took off (included units, the member price) and what
+  // the bank paid, with the bank after it, which the desk tells the patient.
   'GET /api/visits/:id': [
     '.visit.total_cents',
     '.visit.discount_cents',
+    '.visit.allowance_cents',
+    '.visit.member_discount_cents',
+    '.visit.bank_cents',
     '.lines[].unit_price_cents',
     '.lines[].discount_cents',
+    '.lines[].member_discount_cents',
+    '.membership_bank_cents',
   ],
   // An offer's value ("$50 off HydraFacial"): what the patient is offered and the desk redeems,
   // like a catalogue price; its funnel's revenue stays for Managers and Admins.
@@ -86,6 +93,13 @@ const STAFF_MAY_SEE: Record<string, string[]> = {
   // A member's charges and refunds on the timeline: what the desk answers when the patient asks
   // what was taken from the card.
   'GET /api/memberships/:id/events': ['.data[].amount_cents'],
+  // The bank's history with its running balance: the patient's own money, which the desk spends
+  // with them and explains entry by entry.
+  'GET /api/memberships/:id/bank': [
+    '.bank_cents',
+    '.data[].amount_cents',
+    '.data[].balance_after_cents',
+  ],
 }
 
 /** Routes Staff are refused (403): money, settings and the log. Everything else is walked. */
