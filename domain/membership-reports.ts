@@ -7,9 +7,10 @@
  *   their plan version's price normalised to a month ({@link monthlyCents}: a quarter's price / 3,
  *   a year's / 12, each rounded to the cent once per membership, so every sum is exact). Paused,
  *   unpaid, cancelled and ended memberships count 0.
- * - **Movement** of a month is worked out per patient from the MRR at the month's opening and at
- *   its closing: from 0 to more is *new* (the patient's first membership started in the month),
- *   *reactivation* (an unpaid or former member pays again) or *expansion* (a paused member resumed);
+ * - **Movement** of a month is worked out per membership from its MRR at the month's opening and
+ *   at its closing: from 0 to more is *new* (the patient's first membership, started in the month),
+ *   *reactivation* (an unpaid membership paid again, or a new membership of a patient who had one
+ *   before) or *expansion* (a paused membership resumed);
  *   from more to 0 is *contraction* (paused), *involuntary churn* (unpaid, or ended for failed
  *   payment) or *voluntary churn* (cancelled or ended by the patient or staff); a change between two
  *   amounts is expansion or contraction. So opening + new + expansion − contraction − voluntary −

@@ -79,7 +79,7 @@ function history(practiceId: number, bounds: Date[]): SQL {
       window w as (partition by membership_id order by at, tie, ord)
     ),
     st as (
-      select s.membership_id, b.i, s.status
+      select s.membership_id, b.i, s.status, s.at as since
       from seg s join bounds b on s.at < b.b and (s.next_at is null or s.next_at >= b.b)
     ),
     version_ev as (
@@ -92,10 +92,20 @@ function history(practiceId: number, bounds: Date[]): SQL {
       where e.practice_id = ${practiceId} and e.kind = 'plan_changed' and e.at < ${ts(last)}
         and e.plan_version_id is not null
     ),
+    -- Only the changes of version: a membership renews on the same version cycle after cycle, so
+    -- the join below meets about one version per membership, not one per cycle.
+    version_changes as (
+      select membership_id, plan_version_id, at, tie from (
+        select membership_id, plan_version_id, at, tie,
+          lag(plan_version_id) over (partition by membership_id order by at, tie) as previous
+        from version_ev
+      ) ordered
+      where previous is distinct from plan_version_id
+    ),
     vseg as (
       select membership_id, plan_version_id, at,
         lead(at) over (partition by membership_id order by at, tie) as next_at
-      from version_ev
+      from version_changes
     ),
     contrib as (
       select st.membership_id, st.i, st.status,
@@ -104,9 +114,12 @@ function history(practiceId: number, bounds: Date[]): SQL {
         else 0 end as mrr
       from st
       join bounds b on b.i = st.i
+      left join bounds pb on pb.i = st.i - 1
       left join vseg vs on vs.membership_id = st.membership_id and vs.at < b.b
         and (vs.next_at is null or vs.next_at >= b.b)
       left join membership_plan_versions v on v.id = vs.plan_version_id
+      -- A membership already over when the month opened moves nothing: left out.
+      where not (st.status in ('cancelled', 'ended') and (pb.b is null or st.since < pb.b))
     )`
 }
 
@@ -217,33 +230,24 @@ export async function membershipReport(
   }
   if (!input.money) return report
 
-  const movement = await rows<Record<string, unknown>>(
-    db,
-    sql`with ${head},
-      pt as (
-        select m.patient_id, c.i, sum(c.mrr)::bigint as mrr,
-          (array_agg(c.status order by m.started_at desc, m.id desc))[1] as status,
-          (array_agg(m.cancel_reason order by m.started_at desc, m.id desc))[1] as reason
-        from contrib c join memberships m on m.id = c.membership_id
-        group by m.patient_id, c.i
+  // The planner overestimates this statement's rows (ranges joined by time), and PostgreSQL
+  // would spend longer compiling it (JIT, over a second at 10,000 members) than running it.
+  const movement = await db.transaction(async (tx) => {
+    await tx.execute(sql`set local jit = off`)
+    return rows<Record<string, unknown>>(
+      tx as unknown as Database,
+      sql`with ${head},
+      -- Each membership's MRR and status at a month's opening (the bound before) and its closing.
+      -- A membership over before a month opened has nothing to move in it and is left out.
+      pairs as (
+        select c.membership_id, c.i, c.mrr as c, c.status as cst,
+          coalesce(lag(c.mrr) over w, 0) as o, lag(c.status) over w as ost
+        from contrib c
+        window w as (partition by c.membership_id order by c.i)
       ),
       firsts as (
         select patient_id, min(started_at) as first_start from memberships
         where practice_id = ${practiceId} group by patient_id
-      ),
-      pairs as (
-        select x.i, x.patient_id,
-          coalesce(sum(x.mrr) filter (where x.side = 'o'), 0) as o,
-          coalesce(sum(x.mrr) filter (where x.side = 'c'), 0) as c,
-          max(x.status) filter (where x.side = 'o') as ost,
-          max(x.status) filter (where x.side = 'c') as cst,
-          max(x.reason) filter (where x.side = 'c') as reason
-        from (
-          select i + 1 as i, patient_id, mrr, status, reason, 'o' as side from pt where i < ${k}
-          union all
-          select i, patient_id, mrr, status, reason, 'c' as side from pt where i > 0
-        ) x
-        group by x.i, x.patient_id
       ),
       classed as (
         select p.i, p.o, p.c,
@@ -252,7 +256,7 @@ export async function membershipReport(
             when p.o = 0 and p.c > 0 and f.first_start < ob.b then 'reactivation'
             when p.o = 0 and p.c > 0 then 'new'
             when p.o > 0 and p.c = 0 and p.cst = 'paused' then 'contraction'
-            when p.o > 0 and p.c = 0 and (p.cst = 'unpaid' or p.reason = 'failed_payment')
+            when p.o > 0 and p.c = 0 and (p.cst = 'unpaid' or m.cancel_reason = 'failed_payment')
               then 'involuntary'
             when p.o > 0 and p.c = 0 then 'voluntary'
             when p.c > p.o then 'expansion'
@@ -260,25 +264,31 @@ export async function membershipReport(
           end as kind
         from pairs p
         join bounds ob on ob.i = p.i - 1
-        left join firsts f on f.patient_id = p.patient_id
-      )
+        join memberships m on m.id = p.membership_id
+        left join firsts f on f.patient_id = m.patient_id
+        where p.i > 0 and (p.o <> 0 or p.c <> 0)
+      ),
+      closings as (select i, sum(mrr) as mrr from contrib group by i)
       select b.i,
-        coalesce(sum(c.o), 0)::bigint as opening,
-        coalesce(sum(c.c), 0)::bigint as closing,
+        coalesce(sum(c.c - c.o), 0)::bigint as change,
         coalesce(sum(c.c) filter (where c.kind = 'new'), 0)::bigint as new,
         coalesce(sum(c.c - c.o) filter (where c.kind = 'expansion'), 0)::bigint as expansion,
         coalesce(sum(c.o - c.c) filter (where c.kind = 'contraction'), 0)::bigint as contraction,
         coalesce(sum(c.o) filter (where c.kind = 'voluntary'), 0)::bigint as voluntary,
         coalesce(sum(c.o) filter (where c.kind = 'involuntary'), 0)::bigint as involuntary,
-        coalesce(sum(c.c) filter (where c.kind = 'reactivation'), 0)::bigint as reactivation
-      from bounds b left join classed c on c.i = b.i
+        coalesce(sum(c.c) filter (where c.kind = 'reactivation'), 0)::bigint as reactivation,
+        coalesce(max(cl.mrr), 0)::bigint as closing
+      from bounds b
+      left join classed c on c.i = b.i
+      left join closings cl on cl.i = b.i
       where b.i > 0
       group by b.i order by b.i`,
-  )
+    )
+  })
   const mrr_movement = movement.map(
     (row, index): MembershipReportMrrMonth => ({
       month: months[index] as string,
-      opening_mrr_cents: n(row, 'opening'),
+      opening_mrr_cents: n(row, 'closing') - n(row, 'change'),
       new_cents: n(row, 'new'),
       expansion_cents: n(row, 'expansion'),
       contraction_cents: n(row, 'contraction'),
