@@ -487,6 +487,8 @@ describe('a member at checkout', () => {
     expect(selectRedemptionProblem(h.actor.getSnapshot())).toBe(
       VISIT_MESSAGES.bankTooLittle(10_000),
     )
+    // An amount the bank cannot pay takes nothing off what is due at the desk.
+    expect(deskCents(h.actor.getSnapshot().context)).toBe(15_470)
     expect(h.actor.getSnapshot().can({ type: 'review.submit' })).toBe(false)
     // A bank of $200: $154.70 is due after the included HydraFacial and the member price.
     const rich = start({ patient: f.member })

@@ -285,12 +285,16 @@ export function dueCents(
   return valuation && !valuation.problem ? valuation.total_cents : context.preview.total_cents
 }
 
-/** What is left to pay at the desk once the bank paid its part (never below 0). */
+/**
+ * What is left to pay at the desk once the bank paid its part; an amount the bank cannot pay
+ * (more than it holds or the visit comes to) takes nothing off.
+ */
 export function deskCents(
   context: Pick<CheckoutContext, 'preview' | 'redemption' | 'bankCents'> &
     Partial<Pick<CheckoutContext, 'offers'>>,
 ): number {
-  return Math.max(0, dueCents(context) - context.bankCents)
+  const bank = bankProblem(context) === null ? context.bankCents : 0
+  return Math.max(0, dueCents(context) - bank)
 }
 
 /** The patient's membership bank at this visit, in cents (0 without a membership). */

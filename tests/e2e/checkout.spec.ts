@@ -1,4 +1,7 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test'
+import { MEMBERSHIP_AGREEMENT, type Membership, type Plan } from '#domain/memberships.ts'
+import { nanpTestPhone } from '#domain/sign-up/sample-values.ts'
+import { VISIT_MESSAGES } from '#domain/visits.ts'
 import {
   type ApiSession,
   apiSignIn,
@@ -585,5 +588,189 @@ test.describe('checkout at the front desk', () => {
     await expect(page.getByRole('button', { name: 'Get code' })).toBeVisible()
     await expect(page.getByRole('button', { name: 'Use a manager override' })).toHaveCount(0)
     await shoot(page, 'checkout-code', page.getByRole('button', { name: 'Get code' }))
+  })
+
+  test('a member at the desk: the included HydraFacial, the member price, the bank paid with the patient’s code, and Undo puts it all back', async ({
+    page,
+    request,
+  }) => {
+    const admin = await apiSignIn(request)
+    const auth = { Authorization: `Bearer ${admin.jwt}` }
+    const ok = async <T>(response: Awaited<ReturnType<APIRequestContext['get']>>, status = 200) => {
+      expect(response.status(), await response.text()).toBe(status)
+      return (await response.json()) as T
+    }
+    const stamp = `${Date.now()}`.slice(-7)
+    // The practice takes membership payments and sells a plan: 1 HydraFacial a month included,
+    // 15% member price, $100 banked a month, 2× points.
+    const account = await ok<{ connected: boolean }>(
+      await request.get('/api/practice/payments', { headers: auth }),
+    )
+    if (!account.connected) {
+      await ok(await request.post('/api/practice/payments/connect', { headers: auth, data: {} }))
+    }
+    const procedures = await ok<{ id: number; name: string }[]>(
+      await request.get('/api/procedures', {
+        headers: auth,
+        params: { practice: admin.practice.id },
+      }),
+    )
+    const hydra = procedures.find((p) => p.name === 'HydraFacial')
+    if (!hydra) throw new Error('no HydraFacial in the catalogue')
+    const planName = `Glow Club ${stamp}`
+    const plan = await ok<Plan>(
+      await request.post('/api/membership-plans', {
+        headers: auth,
+        data: {
+          name: planName,
+          description: 'A HydraFacial a month, member prices and a monthly bank.',
+          price_cents: 9_900,
+          interval: 'month',
+          setup_fee_cents: 0,
+          min_cycles: 1,
+          notice_days: 0,
+          perks: {
+            bank_cents: 10_000,
+            allowances: [{ catalogue_item_id: hydra.id, quantity: 1, rollover_cap: 0 }],
+            discount_percent: 15,
+            discount_item_ids: [],
+            points_multiplier: 2,
+            join_bonus_points: 0,
+          },
+        },
+      }),
+      201,
+    )
+    const phone = nanpTestPhone(`558${stamp}`)
+    const patient = await createPatient(request, admin, {
+      first_name: 'Maya',
+      last_name: `Member${stamp}`,
+      phone,
+    })
+    const name = `Maya Member${stamp}`
+    const token = await ok<{ id: string }>(
+      await request.post('/api/payments/test-tokens', {
+        data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+      }),
+    )
+    const membership = await ok<Membership>(
+      await request.post(`/api/patients/${patient.id}/memberships`, {
+        headers: auth,
+        data: {
+          plan_id: plan.id,
+          payment_method_token: token.id,
+          consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: name },
+          idempotencyKey: `e2e-member-checkout-${stamp}`,
+        },
+      }),
+      201,
+    )
+    const membershipNow = () =>
+      request
+        .get(`/api/memberships/${membership.id}`, { headers: auth })
+        .then((r) => ok<Membership>(r))
+
+    // The desk records the visit from the member's profile: HydraFacial and a Chemical Peel.
+    const desk = await apiSignIn(request, STAFF.email, STAFF.password)
+    await openAs(page, desk, `/patients/${patient.id}`)
+    await page.getByRole('link', { name: 'Record visit' }).click()
+    await expect(page.getByText('Step 2 of 6: Items')).toBeVisible()
+    await addItem(page, 'Add a procedure', 'HydraFacial')
+    await addItem(page, 'Add a procedure', 'Chemical Peel')
+    await page.getByRole('button', { name: 'See points' }).click()
+
+    // The review knows the member: the plan, the included HydraFacial, the member price.
+    const block = page.getByRole('region', { name: 'Membership' })
+    await expect(block).toContainText(planName)
+    await expect(block.getByText('Active', { exact: true })).toBeVisible()
+    await expect(block.getByText('Bank: $100.00')).toBeVisible()
+    await expect(block.getByText('1 of 1 HydraFacial included this month.')).toBeVisible()
+    await expect(page.getByRole('alert')).toHaveCount(0)
+    const lines = page.getByRole('list', { name: 'Points per item' }).getByRole('listitem')
+    await expect(lines.nth(0)).toContainText(
+      'Included with the membership: 1 of 1 HydraFacial this month',
+    )
+    await expect(lines.nth(0)).toContainText('$199.00 $0.00 each')
+    await expect(lines.nth(0)).toContainText('+0 points')
+    await expect(lines.nth(1)).toContainText('Member price: −$22.50 (15%)')
+    await expect(lines.nth(1).getByText('2× member points')).toBeVisible()
+    const totals = page.getByRole('region', { name: 'Totals' })
+    await expect(totals).toContainText('Subtotal$349.00')
+    await expect(totals).toContainText('Included with the membership−$199.00')
+    await expect(totals).toContainText('Member price−$22.50')
+    await expect(totals).toContainText('Due at the desk$127.50')
+    await shoot(page, 'checkout-member-review', block)
+
+    // More than the bank holds is refused next to the field, keeping what was typed.
+    const bankField = page.getByRole('textbox', { name: 'Paid from the membership bank' })
+    await bankField.fill('150')
+    await expect(page.getByText(VISIT_MESSAGES.bankTooLittle(10_000))).toBeVisible()
+    await expect(bankField).toHaveValue('$150')
+    await expect(totals).toContainText('Due at the desk$127.50')
+    await expect(page.getByRole('button', { name: 'Continue' })).toBeDisabled()
+    await shoot(page, 'checkout-member-bank', totals)
+    // Use all: the whole bank, as the visit comes to more.
+    await page.getByRole('button', { name: 'Use all: $100.00 from the bank' }).click()
+    await expect(bankField).toHaveValue('$100')
+    await expect(totals).toContainText('Due at the desk$27.50')
+    await page.getByRole('button', { name: 'Continue' }).click()
+
+    // Paying from the bank needs the patient's code, for that amount.
+    await expect(page.getByRole('heading', { name: "The patient's consent" })).toBeVisible()
+    await expect(
+      page.getByText(
+        'To pay $100.00 from the membership bank, the patient confirms with a 6-digit code we text to their phone.',
+      ),
+    ).toBeVisible()
+    const sentAfter = new Date(Date.now() - 1000)
+    await page.getByRole('button', { name: 'Get code' }).click()
+    const sms = await waitForMessage(request, 'sms', `+1${phone}`, { after: sentAfter })
+    expect(sms.text).toContain('$100.00 from the membership bank')
+    await shoot(page, 'checkout-member-code', page.getByTestId('code-amount'))
+    await page.getByLabel('SMS code').fill(sms.code ?? '')
+
+    // The summary lists what the visit uses.
+    await expect(page.getByRole('heading', { name: 'Confirm the visit' })).toBeVisible()
+    await expect(page.getByText('Uses 1 of 1 HydraFacial included this month.')).toBeVisible()
+    await expect(page.getByTestId('visit-total')).toHaveText('$127.50')
+    await expect(page.getByTestId('visit-bank')).toHaveText('−$100.00')
+    await expect(page.getByTestId('visit-desk')).toHaveText('$27.50')
+    await expect(
+      page.getByText("Paid from the membership bank, with the patient's code"),
+    ).toBeVisible()
+    await shoot(page, 'checkout-member-confirm', page.getByTestId('visit-desk'))
+    await page.getByRole('button', { name: 'Confirm visit' }).click()
+
+    const done = outcome(page)
+    await expect(done).toContainText('Visit recorded')
+    await expect(done).toContainText('Used 1 of 1 HydraFacial included this month.')
+    await expect(done).toContainText(
+      'Paid from the membership bank: $100.00 · bank now $0.00. Due at the desk: $27.50.',
+    )
+    await shoot(page, 'checkout-member-done', done)
+    const used = await membershipNow()
+    expect(used.bank_cents).toBe(0)
+    expect(used.allowances.find((a) => a.catalogue_item_id === hydra.id)?.remaining).toBe(0)
+
+    // Undo puts back the points, the bank and the included HydraFacial.
+    await page.getByRole('button', { name: 'Undo visit' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Undo this visit?' })
+    await expect(dialog).toContainText('$100.00 goes back to the membership bank.')
+    await dialog.getByRole('button', { name: 'Undo visit' }).click()
+    const undone = outcome(page)
+    await expect(undone).toContainText('Visit undone')
+    await expect(undone).toContainText(
+      '$100.00 went back to the membership bank: bank now $100.00. The membership includes 1 × HydraFacial again.',
+    )
+    await shoot(page, 'checkout-member-undone', undone)
+    const restored = await membershipNow()
+    expect(restored.bank_cents).toBe(10_000)
+    expect(restored.allowances.find((a) => a.catalogue_item_id === hydra.id)?.remaining).toBe(1)
+
+    // The profile shows the bank restored and the allowance left again.
+    await page.getByRole('link', { name: "Open the patient's profile" }).click()
+    const panel = page.getByRole('region', { name: 'Membership', exact: true })
+    await expect(panel.getByRole('region', { name: 'Bank', exact: true })).toContainText('$100.00')
+    await expect(panel.getByText('1 of 1 HydraFacial left this month')).toBeVisible()
   })
 })

@@ -365,6 +365,17 @@ const STATUS_WORDS: Record<MemberAtCheckout['status'], string> = {
   ended: 'Ended',
 }
 
+/** The status badge's colours, as the profile's membership shows them (each 4.5:1 or more). */
+const STATUS_COLORS: Record<MemberAtCheckout['status'], string> = {
+  active: 'green',
+  past_due: 'orange',
+  paused: 'blue',
+  // Filled: white on red 9 is 5.5:1.
+  unpaid: 'red.9',
+  cancelled: 'gray',
+  ended: 'gray',
+}
+
 /** The member's plan, status and bank, and what the membership does at this visit. */
 function MemberBlock({ membership }: { membership: MemberAtCheckout }) {
   const used = membership.allowances.filter((a) => a.used > 0)
@@ -377,7 +388,10 @@ function MemberBlock({ membership }: { membership: MemberAtCheckout }) {
             <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
               {membership.plan_name}
             </Text>
-            <Badge color={membership.perks_apply ? 'teal' : 'orange'} variant="light">
+            <Badge
+              color={STATUS_COLORS[membership.status]}
+              variant={membership.status === 'unpaid' ? 'filled' : 'light'}
+            >
               {STATUS_WORDS[membership.status]}
             </Badge>
           </Group>
@@ -487,42 +501,48 @@ function BankField({
   const all = useSelector(actorRef, (s) => bankUseAll(s.context))
   // The amount as typed, kept while the field is being edited.
   const [typed, setTyped] = useState<string | number>(bankCents > 0 ? bankCents / 100 : '')
+  const useAll = (
+    <Button
+      variant="default"
+      style={{ flexShrink: 0 }}
+      disabled={!canUseAll}
+      onClick={() => {
+        actorRef.send({ type: 'bank.useAll' })
+        setTyped(actorRef.getSnapshot().context.bankCents / 100)
+      }}
+      aria-label={`Use all: ${formatCents(all)} from the bank`}
+    >
+      Use all
+    </Button>
+  )
   return (
-    <Group align="flex-start" gap="sm" wrap="wrap">
-      <NumberInput
-        label="Paid from the membership bank"
-        description={`Bank: ${formatCents(membership.bank_cents)}. Any amount from the bank needs the patient's code.`}
-        maw={320}
-        style={{ flex: '1 1 220px' }}
-        min={0}
-        decimalScale={2}
-        allowNegative={false}
-        thousandSeparator=","
-        prefix="$"
-        value={typed}
-        error={bankCents === 0 ? undefined : (problem ?? undefined)}
-        onChange={(value) => {
-          setTyped(value)
-          const dollars = Number(value)
-          actorRef.send({
-            type: 'bank.change',
-            cents: Number.isFinite(dollars) ? Math.round(dollars * 100) : 0,
-          })
-        }}
-      />
-      <Button
-        variant="default"
-        mt={{ base: 0, xs: 50 }}
-        disabled={!canUseAll}
-        onClick={() => {
-          actorRef.send({ type: 'bank.useAll' })
-          setTyped(actorRef.getSnapshot().context.bankCents / 100)
-        }}
-        aria-label={`Use all: ${formatCents(all)} from the bank`}
-      >
-        Use all
-      </Button>
-    </Group>
+    <NumberInput
+      label="Paid from the membership bank"
+      description={`Bank: ${formatCents(membership.bank_cents)}. Any amount from the bank needs the patient's code.`}
+      maw={420}
+      min={0}
+      decimalScale={2}
+      allowNegative={false}
+      thousandSeparator=","
+      prefix="$"
+      value={typed}
+      error={bankCents === 0 ? undefined : (problem ?? undefined)}
+      // Use all sits next to the amount, above its message.
+      inputContainer={(input) => (
+        <Group gap="sm" wrap="nowrap" align="flex-start">
+          <div style={{ flex: 1, minWidth: 0 }}>{input}</div>
+          {useAll}
+        </Group>
+      )}
+      onChange={(value) => {
+        setTyped(value)
+        const dollars = Number(value)
+        actorRef.send({
+          type: 'bank.change',
+          cents: Number.isFinite(dollars) ? Math.round(dollars * 100) : 0,
+        })
+      }}
+    />
   )
 }
 
@@ -1153,8 +1173,7 @@ function DoneStep({ actorRef }: { actorRef: CheckoutActorRef }) {
           Its points were reversed. The balance is back to {points(undoneBalance ?? 0)}.
           {bank > 0 &&
             ` ${formatCents(bank)} went back to the membership bank${undoneBank !== null ? `: bank now ${formatCents(undoneBank)}` : ''}.`}
-          {included.length > 0 &&
-            ` Included treatments put back: ${included.join(', ')} can be used again.`}
+          {included.length > 0 && ` The membership includes ${included.join(', ')} again.`}
         </Alert>
       ) : (
         <Alert color="green" role="status" title="Visit recorded">

@@ -524,7 +524,7 @@ const expectScreen: Record<string, (snapshot: Snapshot) => void> = {
     const bank = s.context.result?.visit.bank_cents ?? 0
     if (bank > 0) {
       expect(screen.getByRole('status')).toHaveTextContent(
-        `${dollars(bank)} went back to the membership bank: bank now ${dollars(s.context.undoneBank ?? 0)}. Included treatments put back: 1 × HydraFacial can be used again.`,
+        `${dollars(bank)} went back to the membership bank: bank now ${dollars(s.context.undoneBank ?? 0)}. The membership includes 1 × HydraFacial again.`,
       )
     }
   },
