@@ -842,7 +842,7 @@ const replayer: Replayer<Context> = {
             `${formatDollars(bank)} went back to the membership bank: bank now ${formatDollars(c.undoneBank ?? 0)}.`,
           )
           await expect(undone).toContainText(
-            `Included treatments put back: 1 × ${f.procedure.name} can be used again.`,
+            `The membership includes 1 × ${f.procedure.name} again.`,
           )
         }
         return
