@@ -141,6 +141,19 @@ test('memberships dashboard: members, MRR, its movement and the bank for the Adm
   expect(csv).toContain('active,,2')
   expect(csv).toContain('mrr_dollars,,297')
 
+  // The main dashboard's worklist lists Kai as past due, with the plan, the amount and the next try.
+  await openAs(page, admin, '/dashboard')
+  const worklist = page.getByRole('region', { name: 'Worklist' })
+  await worklist.getByRole('tab', { name: 'Memberships past due (1)' }).click()
+  const owing = worklist.getByRole('tabpanel').getByRole('listitem')
+  await expect(owing).toHaveCount(1)
+  await expect(owing.getByRole('link', { name: `Kai Member${stamp}` })).toBeVisible()
+  await expect(owing).toContainText(`Lumen Monthly ${stamp} · $99.00 due · next try`)
+  await worklist.getByRole('tab', { name: 'Cards expiring this month (0)' }).click()
+  await expect(
+    worklist.getByText('No member’s card expires at the end of this month.'),
+  ).toBeVisible()
+
   // Staff: the counts, and not one dollar amount.
   await openAs(page, staff, '/memberships/dashboard')
   await expect(page.getByRole('heading', { level: 1, name: 'Memberships dashboard' })).toBeVisible()
