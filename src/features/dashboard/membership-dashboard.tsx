@@ -160,11 +160,14 @@ function BankTable({ report }: { report: MembershipReport }) {
   if (!bank) return null
   const addsUp = bankClosing(bank) === bank.closing_cents
   const endsToday = report.to === report.today
+  /** A movement with the sign of its effect on the balance (none when nothing moved). */
+  const signed = (sign: '+' | '−', cents: number) =>
+    cents === 0 ? money(0) : `${sign}${money(cents)}`
   const lines: [string, string, boolean][] = [
     ['Opening balance', money(bank.opening_cents), true],
-    ['Paid in with cycles', `+${money(bank.paid_in_cents)}`, false],
-    ['Used at visits', `−${money(bank.used_cents)}`, false],
-    ['Refunded', `−${money(bank.refunded_cents)}`, false],
+    ['Paid in with cycles', signed('+', bank.paid_in_cents), false],
+    ['Used at visits', signed('−', bank.used_cents), false],
+    ['Refunded', signed('−', bank.refunded_cents), false],
     ['Closing balance', money(bank.closing_cents), true],
   ]
   return (
