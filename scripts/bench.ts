@@ -15,9 +15,10 @@
  * - API: autocannon at 20 connections (see bench/api.ts), and cold start (bench/cold-start.ts).
  * - Sign-in during a flood: the median of real sign-ins while 200 addresses send wrong
  *   passwords, each under its per-address limit (bench/sign-in-flood.ts).
- * - The portal at scale: a practice of 100 and one of 10,000 patients (200,000 ledger entries)
- *   side by side, seeded in bulk; search, profile with ledger, adjustments, a redemption, the
- *   dashboard and the patient page's size at both, timed in rounds in which the two take turns, on
+ * - The portal at scale: a practice of 100 and one of 10,000 patients (200,000 ledger entries),
+ *   every patient a member (bench/scale-members.ts), side by side, seeded in bulk; search, profile
+ *   with ledger, adjustments, a redemption, the dashboard, a member's checkout (allowance, member
+ *   price, bank), the memberships report and the patient page's size at both, timed in rounds in which the two take turns, on
  *   PGlite and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (bench/scale.ts),
  *   printed as a table of its own.
  *
@@ -354,7 +355,7 @@ if (wanted.has('scale')) {
   }
   result.scale = scale
   for (const database of scaleDatabases()) {
-    const label = `portal at scale on ${database.label}: 100, then 10,000 patients and 200,000 ledger entries`
+    const label = `portal at scale on ${database.label}: 100, then 10,000 patients and members, 200,000 ledger entries`
     await attempt(label, async () => {
       scale.runs.push(await benchScale(database, scale))
     })

@@ -1,8 +1,10 @@
 /**
  * The portal at scale (`npm run bench -- --only=scale`): a practice of 100 and one of 10,000
  * patients with 20 ledger entries each (200,000 at 10,000; scripts/bench/scale-seed.ts writes
- * them in bulk, as the ledger service would have), and the server time of the portal's everyday
- * requests at both sizes, on PGlite (a fresh temporary DATA_DIR) and on PostgreSQL when
+ * them in bulk, as the ledger service would have), every patient a member of a plan with up to 15
+ * months of billing history (scripts/bench/scale-members.ts), and the server time of the
+ * portal's everyday requests at both sizes, a member's checkout and the memberships report
+ * included, on PGlite (a fresh temporary DATA_DIR) and on PostgreSQL when
  * `BENCH_DATABASE_URL` or `TEST_DATABASE_URL` is set (a database of its own next to that one,
  * dropped at the end: server/testing/test-app.ts `postgresBackend`).
  *
@@ -31,6 +33,7 @@ import {
   type TestBackend,
 } from '#server/testing/test-app.ts'
 import { removeDir, tempDataDir } from './processes.ts'
+import { enrolMembers, type ScaleMembers } from './scale-members.ts'
 import {
   createScalePractice,
   firstNameOf,
@@ -58,7 +61,9 @@ export type ScaleSize = {
   patients: number
   /** Ledger entries of the practice when the timings began. */
   ledgerEntries: number
-  /** Time to grow the practice to this size (bulk insert, check, ANALYZE). */
+  /** Memberships of the practice (every patient a member: scripts/bench/scale-members.ts). */
+  members?: number
+  /** Time to grow the practice to this size (bulk insert, check, ANALYZE), members included. */
   seedMs: number
   operations: ScaleOperation[]
   /** Bytes of `GET /api/patients?pageSize=25` as sent without compression, and gzipped. */
@@ -120,8 +125,20 @@ export function scaleDatabases(env: NodeJS.ProcessEnv = process.env): ScaleDatab
 /** One request or service call of an operation: answers its status, the body read. */
 type Call = (i: number) => Promise<string>
 
-/** One operation of the portal on one practice: `warm` checks its answers, `call` is timed. */
-type OperationPlan = { label: string; warm: Call; call: Call }
+/**
+ * One operation of the portal on one practice: `warm` checks its answers, `call` is timed, and
+ * `after` (not timed) puts back what a timed call changed, before the next one. `requests` and
+ * `warmUp`, when given, replace the bench's counts for this operation (one whose call takes
+ * seconds at scale), the same at every size.
+ */
+type OperationPlan = {
+  label: string
+  warm: Call
+  call: Call
+  after?: () => Promise<void>
+  requests?: number
+  warmUp?: number
+}
 
 /** The timings of one operation on one practice, gathered round by round. */
 type Gathered = { durations: number[]; rounds: number[]; statusCounts: Record<string, number> }
@@ -134,14 +151,18 @@ type Gathered = { durations: number[]; rounds: number[]; statusCounts: Record<st
  */
 async function timeInTurns(
   plans: OperationPlan[][],
-  { requests, warmUp, rounds }: { requests: number; warmUp: number; rounds: number },
+  counts: { requests: number; warmUp: number; rounds: number },
 ): Promise<ScaleOperation[][]> {
-  const perRound = Math.max(1, Math.ceil(requests / rounds))
+  const { rounds } = counts
   const gathered: Gathered[][] = plans.map((ops) =>
     ops.map(() => ({ durations: [], rounds: [], statusCounts: {} })),
   )
   const count = plans[0]?.length ?? 0
   for (let op = 0; op < count; op++) {
+    const first = plans[0]?.[op]
+    const warmUp = Math.min(first?.warmUp ?? counts.warmUp, counts.warmUp)
+    const requests = Math.min(first?.requests ?? counts.requests, counts.requests)
+    const perRound = Math.max(1, Math.ceil(requests / rounds))
     for (const ops of plans) {
       const plan = ops[op] as OperationPlan
       for (let i = 0; i < warmUp; i++) await plan.warm(i)
@@ -156,6 +177,7 @@ async function timeInTurns(
           const status = await plan.call(warmUp + round * perRound + k)
           durations.push(performance.now() - started)
           into.statusCounts[status] = (into.statusCounts[status] ?? 0) + 1
+          await plan.after?.()
         }
         into.durations.push(...durations)
         into.rounds.push(percentile(durations, 50))
@@ -231,10 +253,97 @@ const pick = <T>(list: readonly T[], i: number): T => list[(i * 7919) % list.len
 /** The practice's figures other than timings: its size, its ledger, the answer of a page. */
 type Sized = Omit<ScaleSize, 'seedMs' | 'operations'>
 
+/** The bank paid at each member checkout, on an Admin's override (a cycle banks $100). */
+const MEMBER_BANK_CENTS = 5_000
+
+/**
+ * A member at the desk: the preview, then the visit, of a HydraFacial the allowance covers and a
+ * peel at the member price, $50.00 of it paid from the bank on the Admin's override (a new
+ * idempotency key each time), for another active member each call. `after` undoes the visit (not
+ * timed), which puts the allowance and the bank back: every call finds the same perks. The
+ * checked calls also hold the answers to the perks (allowance, member price, bank).
+ */
+function memberCheckout(
+  t: TestApp,
+  token: string,
+  members: ScaleMembers,
+  idempotencyKey: () => string,
+): { warm: Call; call: Call; after: () => Promise<void> } {
+  const items = [
+    { procedure_id: members.hydraFacialId, quantity: 1 },
+    { procedure_id: members.peelId, quantity: 1 },
+  ]
+  let recorded: number | undefined
+  const undo = async (checked: boolean) => {
+    if (recorded === undefined) return
+    const id = recorded
+    recorded = undefined
+    const undone = await send(t, token, `/api/visits/${id}/undo`, { method: 'POST' }, checked)
+    if (undone.status !== 201)
+      throw new Error(`POST /api/visits/${id}/undo answered ${undone.status}`)
+  }
+  const run = (checked: boolean) => async (i: number) => {
+    const patient_id = pick(members.activePatientIds, i)
+    const preview = await send(
+      t,
+      token,
+      '/api/visits/preview',
+      { method: 'POST', json: { patient_id, items } },
+      checked,
+    )
+    const visit = await send(
+      t,
+      token,
+      '/api/visits',
+      {
+        method: 'POST',
+        json: {
+          patient_id,
+          items,
+          idempotencyKey: idempotencyKey(),
+          redemption: { bank_cents: MEMBER_BANK_CENTS, override: { reason: 'Bench' } },
+        },
+      },
+      checked,
+    )
+    if (visit.status === 201) {
+      recorded = (JSON.parse(visit.body.toString()) as { visit: { id: number } }).visit.id
+    }
+    if (checked) {
+      const shown = JSON.parse(preview.body.toString()) as {
+        membership?: {
+          perks_apply: boolean
+          allowance_cents: number
+          member_discount_cents: number
+        }
+      }
+      const paid = JSON.parse(visit.body.toString()) as { visit?: { bank_cents: number } }
+      const m = shown.membership
+      if (!m?.perks_apply || m.allowance_cents <= 0 || m.member_discount_cents <= 0) {
+        throw new Error(`The member checkout's preview shows no perks: ${preview.body.toString()}`)
+      }
+      if (paid.visit?.bank_cents !== MEMBER_BANK_CENTS) {
+        throw new Error(`The member checkout was not paid from the bank: ${visit.body.toString()}`)
+      }
+      await undo(true)
+    }
+    return String([preview.status, visit.status].find((status) => status >= 300) ?? visit.status)
+  }
+  return { warm: run(true), call: run(false), after: () => undo(false) }
+}
+
+/** Timed calls of the memberships report (each takes seconds at 10,000 members). */
+const REPORT_REQUESTS = 10
+
+/** `YYYY-MM-DD` of `days` days before today (UTC). */
+const dayBefore = (days: number) =>
+  new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)
+
 /** The portal's everyday operations on one practice, each as a plan to time. */
 async function operationsOf(
   t: TestApp,
   practice: ScalePractice,
+  members: ScaleMembers,
 ): Promise<{ plans: OperationPlan[]; sized: Sized }> {
   const ids = await patientIds(t, practice)
   const [entries] = await rowsOf<{ n: number }>(
@@ -246,7 +355,7 @@ async function operationsOf(
   const idempotencyKey = () => `bench-scale-${practice.practiceId}-${Date.now()}-${key++}`
   const size = practice.patients
   const plans: OperationPlan[] = []
-  const run = (label: string, calls: { warm: Call; call: Call }) => {
+  const run = (label: string, calls: Omit<OperationPlan, 'label'>) => {
     plans.push({ label, ...calls })
   }
 
@@ -344,6 +453,20 @@ async function operationsOf(
     http(t, token, () => [[`/api/reports/liability?from=${new Date().getUTCFullYear()}-01-01`]]),
   )
 
+  // Members: every patient is one (scripts/bench/scale-members.ts).
+  run(
+    'Member checkout: preview + visit, allowance, member price, bank (2 requests)',
+    memberCheckout(t, token, members, idempotencyKey),
+  )
+  // Seconds a call at 10,000 members: fewer calls, so that the part ends within the hour.
+  run(`Memberships report, a year (GET /reports/memberships; ${REPORT_REQUESTS} calls)`, {
+    ...http(t, token, () => [
+      [`/api/reports/memberships?from=${dayBefore(364)}&to=${dayBefore(0)}`],
+    ]),
+    requests: REPORT_REQUESTS,
+    warmUp: 2,
+  })
+
   const page = await send(t, token, '/api/patients?pageSize=25', {}, true)
   if (page.status !== 200) throw new Error(`GET /api/patients answered ${page.status}`)
   return {
@@ -351,6 +474,7 @@ async function operationsOf(
     sized: {
       patients: size,
       ledgerEntries: Number(entries?.n ?? 0),
+      members: members.members,
       pageBytes: page.body.byteLength,
       pageGzipBytes: gzipSync(page.body).byteLength,
     },
@@ -359,6 +483,8 @@ async function operationsOf(
 
 /** Page loads of the dashboard timed in Chromium at each size. */
 const DASHBOARD_LOADS = 7
+
+const DASHBOARD_LABEL = 'Dashboard in Chromium: numbers shown after sign-in (page load)'
 
 /**
  * The dashboard in Chromium, signed in as the practice's Admin: the built SPA and the API served
@@ -407,7 +533,7 @@ async function dashboardInBrowser(
       statusCounts.shown = (statusCounts.shown ?? 0) + (i > 0 ? 1 : 0)
     }
     return {
-      label: 'Dashboard in Chromium: numbers shown after sign-in (page load)',
+      label: DASHBOARD_LABEL,
       p50Ms: percentile(durations, 50),
       p95Ms: percentile(durations, 95),
       statusCounts,
@@ -432,15 +558,18 @@ export async function benchScale(
 ): Promise<ScaleRun> {
   const t = await createTestApp(database.backend)
   try {
-    const grown: { practice: ScalePractice; seedMs: number }[] = []
+    const grown: { practice: ScalePractice; members: ScaleMembers; seedMs: number }[] = []
     for (const size of SCALE_SIZES) {
       const practice = await createScalePractice(t.db)
       const started = performance.now()
       await growPractice(t.db, practice, size)
-      grown.push({ practice, seedMs: performance.now() - started })
+      const members = await enrolMembers(t.db, practice)
+      grown.push({ practice, members, seedMs: performance.now() - started })
     }
     const planned = []
-    for (const { practice } of grown) planned.push(await operationsOf(t, practice))
+    for (const { practice, members } of grown) {
+      planned.push(await operationsOf(t, practice, members))
+    }
     const timings = await timeInTurns(
       planned.map((p) => p.plans),
       { requests, warmUp, rounds },
@@ -448,7 +577,17 @@ export async function benchScale(
     const sizes: ScaleSize[] = []
     for (const [index, { practice, seedMs }] of grown.entries()) {
       const operations = timings[index] ?? []
-      const browserLoad = await dashboardInBrowser(t, practice)
+      // A page that never showed its numbers (a `dist/` rebuilt meanwhile, a timeout) is a failed
+      // row of the table, not the loss of every timing above.
+      const browserLoad = await dashboardInBrowser(t, practice).catch((error: unknown) => {
+        console.error(`The dashboard in Chromium at ${practice.patients} patients: ${error}`)
+        return {
+          label: DASHBOARD_LABEL,
+          p50Ms: Number.NaN,
+          p95Ms: Number.NaN,
+          statusCounts: { failed: 1 },
+        }
+      })
       if (browserLoad) operations.push(browserLoad)
       sizes.push({ ...(planned[index]?.sized as Sized), operations, seedMs })
     }
