@@ -105,6 +105,88 @@ async function addItem(page: Page, label: 'Add a procedure' | 'Add a product', n
   await page.getByRole('option', { name: new RegExp(`^${name}`) }).click()
 }
 
+async function ok<T>(response: Awaited<ReturnType<APIRequestContext['get']>>, status = 200) {
+  expect(response.status(), await response.text()).toBe(status)
+  return (await response.json()) as T
+}
+
+/**
+ * A patient of its own with a phone, enrolled through the API (the test card 4242…, the first
+ * month paid) in a plan of its own: 1 HydraFacial a month included, 15% member price, $100
+ * banked a month, 2× points.
+ */
+async function enrolMember(request: APIRequestContext, firstName: string) {
+  const admin = await apiSignIn(request)
+  const auth = { Authorization: `Bearer ${admin.jwt}` }
+  const stamp = `${Date.now()}`.slice(-7)
+  const account = await ok<{ connected: boolean }>(
+    await request.get('/api/practice/payments', { headers: auth }),
+  )
+  if (!account.connected) {
+    await ok(await request.post('/api/practice/payments/connect', { headers: auth, data: {} }))
+  }
+  const procedures = await ok<{ id: number; name: string }[]>(
+    await request.get('/api/procedures', {
+      headers: auth,
+      params: { practice: admin.practice.id },
+    }),
+  )
+  const hydra = procedures.find((p) => p.name === 'HydraFacial')
+  if (!hydra) throw new Error('no HydraFacial in the catalogue')
+  const planName = `Glow Club ${stamp}`
+  const plan = await ok<Plan>(
+    await request.post('/api/membership-plans', {
+      headers: auth,
+      data: {
+        name: planName,
+        description: 'A HydraFacial a month, member prices and a monthly bank.',
+        price_cents: 9_900,
+        interval: 'month',
+        setup_fee_cents: 0,
+        min_cycles: 1,
+        notice_days: 0,
+        perks: {
+          bank_cents: 10_000,
+          allowances: [{ catalogue_item_id: hydra.id, quantity: 1, rollover_cap: 0 }],
+          discount_percent: 15,
+          discount_item_ids: [],
+          points_multiplier: 2,
+          join_bonus_points: 0,
+        },
+      },
+    }),
+    201,
+  )
+  const phone = nanpTestPhone(`558${stamp}`)
+  const patient = await createPatient(request, admin, {
+    first_name: firstName,
+    last_name: `Member${stamp}`,
+    phone,
+  })
+  const name = `${firstName} Member${stamp}`
+  const membership = await ok<Membership>(
+    await request.post(`/api/patients/${patient.id}/memberships`, {
+      headers: auth,
+      data: {
+        plan_id: plan.id,
+        payment_method_token: await cardToken(request, '4242424242424242'),
+        consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: name },
+        idempotencyKey: `e2e-member-checkout-${stamp}`,
+      },
+    }),
+    201,
+  )
+  return { admin, auth, hydra, planName, membership, phone, name, patient }
+}
+
+/** A test token of the test gateway's card `number`. */
+async function cardToken(request: APIRequestContext, number: string): Promise<string> {
+  const token = await request.post('/api/payments/test-tokens', {
+    data: { number, exp_month: 12, exp_year: 2030, cvc: '123' },
+  })
+  return (await ok<{ id: string }>(token)).id
+}
+
 test.describe('checkout at the front desk', () => {
   // Each journey checks axe and takes screenshots at two widths on a shared 2-core machine.
   test.describe.configure({ timeout: 180_000 })
@@ -594,77 +676,7 @@ test.describe('checkout at the front desk', () => {
     page,
     request,
   }) => {
-    const admin = await apiSignIn(request)
-    const auth = { Authorization: `Bearer ${admin.jwt}` }
-    const ok = async <T>(response: Awaited<ReturnType<APIRequestContext['get']>>, status = 200) => {
-      expect(response.status(), await response.text()).toBe(status)
-      return (await response.json()) as T
-    }
-    const stamp = `${Date.now()}`.slice(-7)
-    // The practice takes membership payments and sells a plan: 1 HydraFacial a month included,
-    // 15% member price, $100 banked a month, 2× points.
-    const account = await ok<{ connected: boolean }>(
-      await request.get('/api/practice/payments', { headers: auth }),
-    )
-    if (!account.connected) {
-      await ok(await request.post('/api/practice/payments/connect', { headers: auth, data: {} }))
-    }
-    const procedures = await ok<{ id: number; name: string }[]>(
-      await request.get('/api/procedures', {
-        headers: auth,
-        params: { practice: admin.practice.id },
-      }),
-    )
-    const hydra = procedures.find((p) => p.name === 'HydraFacial')
-    if (!hydra) throw new Error('no HydraFacial in the catalogue')
-    const planName = `Glow Club ${stamp}`
-    const plan = await ok<Plan>(
-      await request.post('/api/membership-plans', {
-        headers: auth,
-        data: {
-          name: planName,
-          description: 'A HydraFacial a month, member prices and a monthly bank.',
-          price_cents: 9_900,
-          interval: 'month',
-          setup_fee_cents: 0,
-          min_cycles: 1,
-          notice_days: 0,
-          perks: {
-            bank_cents: 10_000,
-            allowances: [{ catalogue_item_id: hydra.id, quantity: 1, rollover_cap: 0 }],
-            discount_percent: 15,
-            discount_item_ids: [],
-            points_multiplier: 2,
-            join_bonus_points: 0,
-          },
-        },
-      }),
-      201,
-    )
-    const phone = nanpTestPhone(`558${stamp}`)
-    const patient = await createPatient(request, admin, {
-      first_name: 'Maya',
-      last_name: `Member${stamp}`,
-      phone,
-    })
-    const name = `Maya Member${stamp}`
-    const token = await ok<{ id: string }>(
-      await request.post('/api/payments/test-tokens', {
-        data: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
-      }),
-    )
-    const membership = await ok<Membership>(
-      await request.post(`/api/patients/${patient.id}/memberships`, {
-        headers: auth,
-        data: {
-          plan_id: plan.id,
-          payment_method_token: token.id,
-          consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: name },
-          idempotencyKey: `e2e-member-checkout-${stamp}`,
-        },
-      }),
-      201,
-    )
+    const { auth, hydra, planName, membership, phone, patient } = await enrolMember(request, 'Maya')
     const membershipNow = () =>
       request
         .get(`/api/memberships/${membership.id}`, { headers: auth })
@@ -772,5 +784,58 @@ test.describe('checkout at the front desk', () => {
     const panel = page.getByRole('region', { name: 'Membership', exact: true })
     await expect(panel.getByRole('region', { name: 'Bank', exact: true })).toContainText('$100.00')
     await expect(panel.getByText('1 of 1 HydraFacial left this month')).toBeVisible()
+  })
+
+  test('a past-due member is flagged before anything is used; the bank still pays', async ({
+    page,
+    request,
+  }) => {
+    const { auth, planName, membership, patient } = await enrolMember(request, 'Noah')
+    // A card that declines goes on file; the renewal a month later is declined: past due.
+    await ok(
+      await request.put(`/api/memberships/${membership.id}/card`, {
+        headers: auth,
+        data: { payment_method_token: await cardToken(request, '4000000000000341') },
+      }),
+    )
+    const clock = await ok<{ now: string }>(
+      await request.post('/api/dev/clock', { data: { days: 0 } }),
+    )
+    const days = Math.ceil(
+      (Date.parse(membership.current_period_end) - Date.parse(clock.now)) / (24 * 60 * 60 * 1000),
+    )
+    await ok(await request.post('/api/dev/clock', { data: { days: Math.max(1, days) } }))
+
+    const desk = await apiSignIn(request, STAFF.email, STAFF.password)
+    await openAs(page, desk, `/checkout?patientId=${patient.id}`)
+    await addItem(page, 'Add a procedure', 'HydraFacial')
+    await page.getByRole('button', { name: 'See points' }).click()
+    await expect(page.getByRole('heading', { name: 'Points for this visit' })).toBeVisible()
+    // The flag first, before the membership, the lines and the bank.
+    const flag = page.getByRole('alert')
+    await expect(flag).toContainText(VISIT_MESSAGES.memberPastDue(planName))
+    const block = page.getByRole('region', { name: 'Membership' })
+    await expect(block.getByText('Past due', { exact: true })).toBeVisible()
+    expect(
+      await flag.evaluate(
+        (alert, after) => after !== null && (alert.compareDocumentPosition(after) & 4) === 4,
+        await block.elementHandle(),
+      ),
+    ).toBe(true)
+    // No member perks: the full price, no included HydraFacial, no multiplier.
+    await expect(page.getByText(/^Included with the membership/)).toHaveCount(0)
+    await expect(page.getByText('2× member points')).toHaveCount(0)
+    const totals = page.getByRole('region', { name: 'Totals' })
+    await expect(totals).toContainText('Due at the desk$199.00')
+    await shoot(page, 'checkout-member-past-due', flag)
+    // The bank's paid value can still be used.
+    await page.getByRole('button', { name: 'Use all: $100.00 from the bank' }).click()
+    await expect(totals).toContainText('Due at the desk$99.00')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await expect(
+      page.getByText(
+        'To pay $100.00 from the membership bank, the patient confirms with a 6-digit code we text to their phone.',
+      ),
+    ).toBeVisible()
   })
 })
