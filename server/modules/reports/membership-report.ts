@@ -154,9 +154,12 @@ export async function membershipReport(
         (count(*) filter (where i = ${k} and status = 'past_due'))::int as past_due,
         (count(*) filter (where i = ${k} and status = 'unpaid'))::int as unpaid,
         (count(*) filter (where i = 0 and status in ('active', 'past_due', 'paused')))::int as at_start,
-        (select count(*) from st s0 join st s1 on s1.membership_id = s0.membership_id and s1.i = ${k}
-          where s0.i = 0 and s0.status in ('active', 'past_due', 'paused')
-            and s1.status in ('cancelled', 'ended', 'unpaid'))::int as churned,
+        -- One pass over the start and the end, grouped by membership: a self-join of the CTE
+        -- was planned as a nested loop (2 rows estimated a side) and took 21 s at 10,000 members.
+        (select count(*) from (select membership_id from st where i = 0 or i = ${k}
+          group by membership_id
+          having bool_or(i = 0 and status in ('active', 'past_due', 'paused'))
+            and bool_or(i = ${k} and status in ('cancelled', 'ended', 'unpaid'))) ch)::int as churned,
         (select count(*) from seg where status = 'past_due' and next_status = 'active'
           and next_at >= ${ts(start)} and next_at < ${ts(end)})::int as recovered,
         (select count(*) from seg where status = 'past_due' and next_status in ('unpaid', 'cancelled', 'ended')
