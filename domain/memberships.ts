@@ -325,6 +325,14 @@ export const CancelInputSchema = v.object({
     'Choose when it ends: at the end of the term, or now.',
   ),
   refund: v.optional(v.boolean(), false),
+  /** Who asked for it: the patient (the default), or the practice ending it (`staff`). */
+  requested_by: v.optional(
+    v.picklist(
+      ['patient', 'staff'] as const,
+      'Say who asked for the cancellation: the patient, or the practice (staff).',
+    ),
+    'patient',
+  ),
 })
 
 export const ChangePlanInputSchema = v.object({

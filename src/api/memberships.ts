@@ -106,7 +106,13 @@ export function isCardDeclined(error: unknown): boolean {
 /** The changes that cost (or refund) money and so are previewed before they are made. */
 export type PricedChange =
   | { kind: 'pause'; cycles: number }
-  | { kind: 'cancel'; at: 'period_end' | 'now'; refund: boolean }
+  | {
+      kind: 'cancel'
+      at: 'period_end' | 'now'
+      refund: boolean
+      /** Who asked: the patient, or the practice ending it. */
+      requested_by: 'patient' | 'staff'
+    }
   | { kind: 'change-plan'; plan_id: number; at: 'now' | 'period_end' }
   | { kind: 'retry-payment' }
 

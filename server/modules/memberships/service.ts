@@ -1010,9 +1010,10 @@ export function createMembershipService(deps: MembershipDeps) {
   async function cancel(
     user: AuthUser,
     id: number,
-    input: { at: 'period_end' | 'now'; refund: boolean },
+    input: { at: 'period_end' | 'now'; refund: boolean; requested_by?: 'patient' | 'staff' },
     preview: boolean,
   ) {
+    const reason = input.requested_by ?? 'patient'
     const { m, version } = await forChange(user.practice_id, id)
     const at = await billing.clock.now()
     if (input.at === 'period_end') {
@@ -1028,7 +1029,7 @@ export function createMembershipService(deps: MembershipDeps) {
         moveStatus(locked.status, 'cancel.at_period_end', 'be cancelled at the end of the term')
         await tx
           .update(memberships)
-          .set({ cancel_at: end, cancel_reason: 'patient' })
+          .set({ cancel_at: end, cancel_reason: reason })
           .where(eq(memberships.id, m.id))
         await writeEvent(tx, m, 'cancel_scheduled', summary, at, { userId: user.id })
         await audit(tx, user, m, `cancelled at the end of the term (${dateOf(end)})`, at)
@@ -1082,9 +1083,7 @@ export function createMembershipService(deps: MembershipDeps) {
           ended_at: at,
           cancel_at: at,
           cancel_reason:
-            locked.status === 'past_due' || locked.status === 'unpaid'
-              ? 'failed_payment'
-              : 'patient',
+            locked.status === 'past_due' || locked.status === 'unpaid' ? 'failed_payment' : reason,
           next_payment_attempt_at: null,
           renews_at: null,
           card_link_hash: null,

@@ -31,13 +31,20 @@ export function previewAmount(amount: number): string {
   return 'Nothing is charged or refunded today.'
 }
 
-type Choices = { cycles: string; refund: 'yes' | 'no'; plan_id: string; at: 'now' | 'period_end' }
+type Choices = {
+  cycles: string
+  refund: 'yes' | 'no'
+  plan_id: string
+  at: 'now' | 'period_end'
+  by: 'patient' | 'staff'
+}
 
 const FIRST_CHOICES: Choices = {
   cycles: String(PAUSE_CYCLES.min),
   refund: 'no',
   plan_id: '',
   at: 'period_end',
+  by: 'patient',
 }
 
 function changeOf(kind: ChangeKind, choices: Choices): PricedChange {
@@ -45,9 +52,15 @@ function changeOf(kind: ChangeKind, choices: Choices): PricedChange {
     case 'pause':
       return { kind: 'pause', cycles: Number(choices.cycles) }
     case 'cancel-end':
-      return { kind: 'cancel', at: 'period_end', refund: false }
+      // At the end of the term is what a patient asks for; the practice ends one now.
+      return { kind: 'cancel', at: 'period_end', refund: false, requested_by: 'patient' }
     case 'cancel-now':
-      return { kind: 'cancel', at: 'now', refund: choices.refund === 'yes' }
+      return {
+        kind: 'cancel',
+        at: 'now',
+        refund: choices.refund === 'yes',
+        requested_by: choices.by,
+      }
     case 'change-plan':
       return { kind: 'change-plan', plan_id: Number(choices.plan_id), at: choices.at }
     case 'charge':
@@ -137,6 +150,18 @@ export function ChangeDialog({
                   .map((n) => (
                     <Radio key={n} value={String(n)} label={n === 1 ? '1 cycle' : `${n} cycles`} />
                   ))}
+              </Stack>
+            </Radio.Group>
+          )}
+          {kind === 'cancel-now' && (
+            <Radio.Group
+              label="Who asked"
+              value={choices.by}
+              onChange={(by) => setChoices({ ...choices, by: by as 'patient' | 'staff' })}
+            >
+              <Stack gap="xs" mt="xs">
+                <Radio value="patient" label="The patient asked to cancel" />
+                <Radio value="staff" label="The practice is ending the membership" />
               </Stack>
             </Radio.Group>
           )}
