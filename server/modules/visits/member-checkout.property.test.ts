@@ -16,8 +16,7 @@ import { bankClosing, MembershipReportSchema, mrrClosing } from '#domain/members
 import { MEMBERSHIP_AGREEMENT } from '#domain/memberships.ts'
 import { addDays } from '#domain/report-period.ts'
 import { REPORT_MAX_DAYS } from '#domain/reports.ts'
-import { procedures } from '#server/db/schema.ts'
-import { CARDS, cardToken } from '#server/testing/memberships.ts'
+import { CARDS, cardToken, memberPlan } from '#server/testing/memberships.ts'
 import { useMember, useTestApp } from '#server/testing/suite.ts'
 import { insertPatient, testBackends } from '#server/testing/test-app.ts'
 
@@ -129,32 +128,11 @@ describe.each(testBackends())('members at the desk, property-based, on $name', (
   }
 
   it('keeps every bank equal to its entries and the roll-forward balanced through visits, undos, renewals and refunds', async () => {
-    const connected = await api('/practice/payments/connect', 'POST', {}, t.demo.adminToken)
-    expect(connected.status).toBeLessThan(300)
-    const suffix = Math.random().toString(36).slice(2, 8)
-    const [hydra] = await t.db
-      .insert(procedures)
-      .values({ practice_id: t.demo.practiceId, name: `HydraFacial ${suffix}`, price: 19900 })
-      .returning()
-    const [peel] = await t.db
-      .insert(procedures)
-      .values({ practice_id: t.demo.practiceId, name: `Peel ${suffix}`, price: 7500, points: 50 })
-      .returning()
-    if (!hydra || !peel) throw new Error('no procedures')
-    const plan = await api('/membership-plans', 'POST', {
-      name: `Property ${suffix}`,
-      price_cents: 9900,
-      interval: 'month',
-      perks: {
-        bank_cents: 5000,
-        allowances: [{ catalogue_item_id: hydra.id, quantity: 1, rollover_cap: 1 }],
-        discount_percent: 15,
-        discount_item_ids: [],
-        points_multiplier: 2,
-        join_bonus_points: 0,
-      },
+    const { planId, hydra, peel, suffix } = await memberPlan(t, manager.token, {
+      bankCents: 5000,
+      rolloverCap: 1,
+      peel: { price: 7500, points: 50 },
     })
-    expect(plan.status).toBe(201)
     let steps = 0
     let paidFromBank = 0
     let undone = 0
@@ -182,10 +160,8 @@ describe.each(testBackends())('members at the desk, property-based, on $name', (
         ) => {
           const patientId = patients[whom] as number
           const items = [
-            ...(hydraUnits ? [{ procedure_id: hydra.id, quantity: hydraUnits }] : []),
-            ...(peelUnits || !hydraUnits
-              ? [{ procedure_id: peel.id, quantity: peelUnits || 1 }]
-              : []),
+            ...(hydraUnits ? [{ procedure_id: hydra, quantity: hydraUnits }] : []),
+            ...(peelUnits || !hydraUnits ? [{ procedure_id: peel, quantity: peelUnits || 1 }] : []),
           ]
           const preview = await api('/visits/preview', 'POST', { patient_id: patientId, items })
           expect(preview.status).toBe(200)
@@ -203,7 +179,7 @@ describe.each(testBackends())('members at the desk, property-based, on $name', (
         }
         const enrol = async (whom: number) => {
           const enrolled = await api(`/patients/${patients[whom]}/memberships`, 'POST', {
-            plan_id: plan.body.id,
+            plan_id: planId,
             payment_method_token: cardToken(t, CARDS.ok),
             consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Member' },
             idempotencyKey: key(),

@@ -13,9 +13,8 @@ import {
   membershipBankEntries,
   memberships,
   outbox,
-  procedures,
 } from '#server/db/schema.ts'
-import { CARDS, cardToken } from '#server/testing/memberships.ts'
+import { CARDS, cardToken, memberPlan } from '#server/testing/memberships.ts'
 import { useMember, useTestApp } from '#server/testing/suite.ts'
 import { insertPatient, testBackends } from '#server/testing/test-app.ts'
 
@@ -42,31 +41,11 @@ describe.each(testBackends())('a member at checkout on $name', (backend) => {
 
   /** A practice with payments, HydraFacial ($199, 1 a month included) and a peel ($150, 100 points). */
   async function member() {
-    await post('/practice/payments/connect', {}, t.demo.adminToken)
-    const suffix = Math.random().toString(36).slice(2, 8)
-    const [hydra] = await t.db
-      .insert(procedures)
-      .values({ practice_id: t.demo.practiceId, name: `HydraFacial ${suffix}`, price: 19900 })
-      .returning()
-    const [peel] = await t.db
-      .insert(procedures)
-      .values({ practice_id: t.demo.practiceId, name: `Peel ${suffix}`, price: 15000, points: 100 })
-      .returning()
-    if (!hydra || !peel) throw new Error('no procedures')
-    const plan = await post('/membership-plans', {
-      name: `Glow ${suffix}`,
-      price_cents: 9900,
-      interval: 'month',
-      perks: {
-        bank_cents: 10000,
-        allowances: [{ catalogue_item_id: hydra.id, quantity: 1, rollover_cap: 0 }],
-        discount_percent: 15,
-        discount_item_ids: [],
-        points_multiplier: 2,
-        join_bonus_points: 0,
-      },
+    const { planId, hydra, peel } = await memberPlan(t, manager.token, {
+      bankCents: 10000,
+      rolloverCap: 0,
+      peel: { price: 15000, points: 100 },
     })
-    expect(plan.status).toBe(201)
     const patient = await insertPatient(t.db, {
       practice_id: t.demo.practiceId,
       first_name: 'Maya',
@@ -74,7 +53,7 @@ describe.each(testBackends())('a member at checkout on $name', (backend) => {
       phone: `555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`,
     })
     const enrolled = await post(`/patients/${patient.id}/memberships`, {
-      plan_id: plan.body.id,
+      plan_id: planId,
       payment_method_token: cardToken(t, CARDS.ok),
       consent: { text_version: MEMBERSHIP_AGREEMENT.version, accepted_by_name: 'Maya Lopez' },
       idempotencyKey: key('enrol'),
@@ -82,8 +61,8 @@ describe.each(testBackends())('a member at checkout on $name', (backend) => {
     expect(enrolled.status).toBe(201)
     return {
       patientId: patient.id,
-      hydra: hydra.id,
-      peel: peel.id,
+      hydra,
+      peel,
       membership: enrolled.body as unknown as Membership,
     }
   }
