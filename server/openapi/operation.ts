@@ -59,7 +59,11 @@ export const TAGS = [
     name: 'Integrations',
     description: "The practice's health record (Nextech): the connection and its test.",
   },
-  { name: 'Reports', description: 'CSV exports of patients and the ledger (Manager, Admin).' },
+  {
+    name: 'Reports',
+    description:
+      'The dashboard and its worklist, the points liability, the memberships report, and CSV exports (money for Managers and Admins only).',
+  },
   { name: 'Operations', description: 'Health and the development outbox.' },
   { name: 'Reference', description: 'This document and its interactive reference.' },
 ] as const satisfies readonly { name: string; description: string }[]
