@@ -38,6 +38,11 @@ test.describe('the CSV exports', () => {
     )
 
     await page.goto('/dashboard')
+    // The charts arrive after the page (their own chunk) and the worklist's tabs after their counts:
+    // a click while they push the Exports section down can land beside the button.
+    await expect(page.getByRole('button', { name: 'Show as table' }).first()).toBeVisible()
+    await expect(page.getByRole('tab').first()).toBeVisible()
+    await page.getByRole('button', { name: 'Export ledger CSV' }).scrollIntoViewIfNeeded()
     const [ledger] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Export ledger CSV' }).click(),
