@@ -88,6 +88,22 @@ export const WalletCodeSchema = v.pipe(
   v.regex(/^\d{6}$/, WALLET_MESSAGES.codeFormat),
 )
 
+/** The practice a wallet belongs to, as its pages show it. */
+export const WalletPracticeSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  /** A path the server serves, or null. */
+  logo_url: v.nullable(v.string()),
+})
+export type WalletPractice = v.InferOutput<typeof WalletPracticeSchema>
+
+/**
+ * `GET /api/wallet/{practiceId}` (public): the practice's name and logo for the sign-in page;
+ * 404 with {@link WALLET_MESSAGES}.practiceNotFound for an id that is no practice.
+ */
+export const WalletPracticeAnswerSchema = v.object({ practice: WalletPracticeSchema })
+export type WalletPracticeAnswer = v.InferOutput<typeof WalletPracticeAnswerSchema>
+
 /** `POST /api/wallet/{practiceId}/code` (public, rate-limited). */
 export const WalletCodeInputSchema = v.object({ contact: WalletContactSchema })
 export type WalletCodeInput = v.InferOutput<typeof WalletCodeInputSchema>
@@ -106,8 +122,9 @@ export type WalletCodeAnswer = v.InferOutput<typeof WalletCodeAnswerSchema>
 /**
  * `POST /api/wallet/{practiceId}/session`: 200 with a session; 401 for a wrong code (the same
  * answer for an unknown contact), 410 for an expired code, 429 when locked or rate-limited.
- * The error's `details.reason` says which: `wrong`, `expired`, `locked`, `rate_limited`; a lock
- * also gives `details.retry_after_seconds` (and the `Retry-After` header).
+ * The error's `details.reason` says which: `wrong`, `expired`, `locked`, `rate_limited`; a 429
+ * also gives `details.retry_after_seconds` (and `details.retryAfterSeconds`, and the `Retry-After`
+ * header). The code call's 429 (too many codes asked for) has the same details.
  */
 export const WalletSessionInputSchema = v.object({
   contact: WalletContactSchema,
@@ -199,12 +216,7 @@ export type WalletHistoryLine = v.InferOutput<typeof WalletHistorySchema>
 
 /** `GET /api/wallet/me`: the patient's own things in this practice. */
 export const WalletMeSchema = v.object({
-  practice: v.object({
-    id: v.number(),
-    name: v.string(),
-    /** A path the server serves, or null. */
-    logo_url: v.nullable(v.string()),
-  }),
+  practice: WalletPracticeSchema,
   patient: v.object({
     first_name: v.string(),
     points: v.number(),
