@@ -74,6 +74,7 @@ import { isSecuredResponse, securityHeaders } from '#server/security/headers.ts'
 import { HashingBusyError, passwordHashing } from '#server/security/passwords.ts'
 import { createMemoryRateLimitStore } from '#server/security/rate-limit.ts'
 import { serveSpa } from '#server/static.ts'
+import { walletPracticeLookup } from '#server/wallet-practice.ts'
 
 export type { AppConfig, AppDeps, AuthUser, ServerContext } from '#server/context.ts'
 
@@ -403,6 +404,7 @@ export function createApp(deps: AppDeps) {
           'hcaptcha-sitekey': ctx.config.hcaptchaSiteKey,
           'support-email': ctx.config.supportEmail,
         },
+        walletPractice: walletPracticeLookup(ctx.db),
       }),
     )
   }

@@ -219,6 +219,79 @@ function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
 }
 
+/** What the patient wallet's page needs of a practice: its name, or null when there is none. */
+export type WalletPracticeLookup = (practiceId: number) => Promise<{ name: string } | null>
+
+/** `/wallet/{practiceId}` and anything below it (the wallet's own files aside). */
+const WALLET_PAGE = /^\/wallet\/(\d{1,9})(?:\/.*)?$/
+/** The short link a practice prints or texts: `/w/{practiceId}`. */
+const WALLET_SHORT_LINK = /^\/w\/(\d{1,9})\/?$/
+const WALLET_MANIFEST = /^\/wallet\/(\d{1,9})\/manifest\.webmanifest$/
+
+/**
+ * The wallet's web app manifest for one practice: its name, installed at its own wallet, with the
+ * wallet's icons (public/wallet/).
+ */
+export function walletManifest(practiceId: number, practiceName: string): string {
+  return JSON.stringify({
+    id: `/wallet/${practiceId}`,
+    name: `${practiceName} wallet`,
+    short_name: practiceName.length <= 12 ? practiceName : 'Wallet',
+    description: `Your points, offers and membership with ${practiceName}.`,
+    start_url: `/wallet/${practiceId}`,
+    scope: '/wallet/',
+    display: 'standalone',
+    orientation: 'portrait',
+    background_color: '#f8f9fa',
+    theme_color: '#0b5a5a',
+    icons: [
+      { src: '/wallet/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+      { src: '/wallet/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+      {
+        src: '/wallet/icon-maskable-512.png',
+        sizes: '512x512',
+        type: 'image/png',
+        purpose: 'maskable',
+      },
+    ],
+  })
+}
+
+/**
+ * wallet.html for one practice: its name in the title and in `glow:practice-name` (the sign-in
+ * shows it before any call) and its manifest linked; for a practice that does not exist,
+ * `glow:practice` says so and the page shows that the link is not valid.
+ */
+export function walletPageHtml(
+  html: string,
+  practiceId: number,
+  practice: { name: string } | null | undefined,
+): string {
+  if (practice === null) {
+    return html.replace('</head>', '<meta name="glow:practice" content="missing"></head>')
+  }
+  const head = [
+    `<link rel="manifest" href="/wallet/${practiceId}/manifest.webmanifest">`,
+    practice
+      ? `<meta name="glow:practice-name" content="${escapeAttribute(practice.name)}"><meta name="apple-mobile-web-app-title" content="${escapeAttribute(practice.name)}">`
+      : '',
+  ].join('')
+  const titled = practice
+    ? html.replace(
+        /<title>([^<]*)<\/title>/,
+        (_all, title: string) => `<title>${escapeText(practice.name)} · ${title}</title>`,
+      )
+    : html
+  return titled.replace('</head>', `${head}</head>`)
+}
+
+function escapeText(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
+
+/** At most this many practices' wallet pages are kept built in memory. */
+const WALLET_PAGES_KEPT = 500
+
 /**
  * Serves the built SPA from `distDir` (Hono middleware, mounted after the API):
  * - files are indexed once at start, so a request can only ever reach a file that is in dist/;
@@ -230,11 +303,19 @@ function escapeAttribute(value: string): string {
  *   page the build prerendered (`prerendered.json`) is answered with its markup in `#root` when
  *   the address has no query string (the prerender is what a first-time visitor sees);
  * - text assets are served brotli- or gzip-compressed per `Accept-Encoding`, with
- *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start.
+ *   `Vary: Accept-Encoding`; they are compressed once, in the background, right after start;
+ * - the patient's wallet (its own entry, wallet.html, without the staff app's bundle) answers
+ *   `/wallet/{practiceId}` and every path below it, with the practice's name and manifest
+ *   (`/wallet/{practiceId}/manifest.webmanifest`) from `walletPractice`; a practice that does not
+ *   exist answers 404 with the page saying so; `/w/{practiceId}`, the short link, redirects there.
  */
 export function serveSpa(
   distDir: string,
-  { log, settings = {} }: { log?: Logger; settings?: RuntimeSettings } = {},
+  {
+    log,
+    settings = {},
+    walletPractice,
+  }: { log?: Logger; settings?: RuntimeSettings; walletPractice?: WalletPracticeLookup } = {},
 ): MiddlewareHandler {
   if (!existsSync(join(distDir, 'index.html'))) {
     throw new Error(`${distDir} has no index.html: build the web app first (npm run build)`)
@@ -250,6 +331,22 @@ export function serveSpa(
   const index = staticFile('/index.html', Buffer.from(html), log)
   files.set('/index.html', index)
   const { routes, prerendered } = pageVariants(files, html, log)
+  const walletBuilt = files.get('/wallet.html')
+  files.delete('/wallet.html')
+  const walletHtml = walletBuilt
+    ? withRuntimeSettings(walletBuilt.body.toString('utf8'), settings)
+    : undefined
+  /** Each practice's wallet page (and manifest), built once, by practice and name. */
+  const walletPages = new Map<string, StaticFile>()
+  const walletFile = (key: string, urlPath: string, make: () => string): StaticFile => {
+    let built = walletPages.get(key)
+    if (!built) {
+      if (walletPages.size >= WALLET_PAGES_KEPT) walletPages.clear()
+      built = staticFile(urlPath, Buffer.from(make()), log)
+      walletPages.set(key, built)
+    }
+    return built
+  }
 
   return async (c, next) => {
     const method = c.req.method
@@ -257,9 +354,36 @@ export function serveSpa(
     if ((method !== 'GET' && method !== 'HEAD') || path === '/api' || path.startsWith('/api/')) {
       return next()
     }
+    const shortLink = WALLET_SHORT_LINK.exec(path)?.[1]
+    if (shortLink && walletHtml) {
+      return new Response(null, {
+        status: 302,
+        headers: { Location: `/wallet/${Number(shortLink)}`, 'Cache-Control': REVALIDATE },
+      })
+    }
     const decoded = decodePath(path)
     let file =
       decoded === undefined ? undefined : files.get(decoded === '/' ? '/index.html' : decoded)
+    let status: 200 | 404 = 200
+    const walletId = !file && walletHtml ? WALLET_PAGE.exec(path)?.[1] : undefined
+    if (walletId && walletHtml) {
+      const practiceId = Number(walletId)
+      const practice = walletPractice ? await walletPractice(practiceId) : undefined
+      const manifest = WALLET_MANIFEST.test(path)
+      if (practice === null) {
+        if (manifest) return next()
+        status = 404
+      }
+      file = manifest
+        ? walletFile(`manifest:${practiceId}:${practice?.name}`, '/manifest.webmanifest', () =>
+            walletManifest(practiceId, practice?.name ?? 'Your'),
+          )
+        : walletFile(
+            `page:${practiceId}:${practice === null ? '' : practice?.name}`,
+            '/wallet.html',
+            () => walletPageHtml(walletHtml, practiceId, practice),
+          )
+    }
     if (!file) {
       if (path.startsWith('/assets/')) return next()
       const plain = decoded !== undefined && !c.req.url.includes('?')
@@ -292,6 +416,6 @@ export function serveSpa(
       return new Response(null, { status: 304, headers })
     }
     headers.set('Content-Length', String(body.length))
-    return new Response(method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers })
+    return new Response(method === 'HEAD' ? null : new Uint8Array(body), { status, headers })
   }
 }

@@ -9,7 +9,9 @@ const SOURCES = [
   'machines',
   'public',
   'index.html',
+  'wallet.html',
   'vite.config.ts',
+  'vite.wallet.config.ts',
   'postcss.config.cjs',
   'package.json',
   'package-lock.json',
@@ -30,10 +32,10 @@ function newestMtime(path: string): number {
   return newest
 }
 
-/** True when `<outDir>/index.html` (default `dist/`) is missing or older than any source of the bundle. */
+/** True when `<outDir>/index.html` (default `dist/`) or the wallet's page is missing or older than any source of the bundle. */
 export function isBuildStale(root = process.cwd(), outDir = 'dist'): boolean {
   const built = join(root, outDir, 'index.html')
-  if (!existsSync(built)) return true
+  if (!existsSync(built) || !existsSync(join(root, outDir, 'wallet.html'))) return true
   const builtAt = statSync(built).mtimeMs
   return SOURCES.some((source) => newestMtime(resolve(root, source)) > builtAt)
 }
@@ -69,6 +71,13 @@ export async function ensureBuilt(
       configFile: resolve(root, 'vite.config.ts'),
       logLevel: 'warn',
       build: { outDir, emptyOutDir: true },
+    })
+    // The patient's wallet: its own entry, built on its own into the same folder (vite.wallet.config.ts).
+    await build({
+      root,
+      configFile: resolve(root, 'vite.wallet.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: false },
     })
     await prerenderPages(root, outDir)
   } finally {
