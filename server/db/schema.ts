@@ -1602,6 +1602,9 @@ export const membershipCharges = pgTable(
     index('membership_charges_recovered_idx')
       .on(t.practice_id, t.settled_at)
       .where(sql`${t.purpose} = 'cycle' and ${t.status} = 'succeeded' and ${t.attempt} > 1`),
+    index('membership_charges_recovered_history_idx')
+      .on(t.membership_id, t.settled_at)
+      .where(sql`${t.purpose} = 'cycle' and ${t.status} = 'succeeded' and ${t.attempt} > 1`),
     check(
       'membership_charges_status_check',
       sql`${t.status} in ('pending', 'succeeded', 'failed')`,
@@ -1630,12 +1633,25 @@ export const membershipCycles = pgTable(
     period_start: timestamp({ withTimezone: true }).notNull(),
     period_end: timestamp({ withTimezone: true }).notNull(),
     bank_cents: integer().notNull(),
+    /**
+     * Whether this cycle moved the membership to another plan version than the one before it (its
+     * first cycle, a change at the period's end), or the membership has ever changed plan now: set
+     * by a trigger (migration 0045). The memberships report reads only these cycles for the MRR's
+     * history, not every renewal.
+     */
+    version_changed: boolean().notNull().default(false),
     created_at: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.membership_id, t.cycle] }),
     // The memberships report reads a practice's cycles (each one's plan version) up to a day.
     index('membership_cycles_practice_idx').on(t.practice_id, t.created_at),
+    index('membership_cycles_version_changed_idx')
+      .on(t.practice_id, t.created_at)
+      .where(sql`${t.version_changed}`),
+    index('membership_cycles_versions_idx')
+      .on(t.membership_id, t.created_at)
+      .where(sql`${t.version_changed}`),
   ],
 )
 
@@ -1728,7 +1744,48 @@ export const membershipEvents = pgTable(
       .where(
         sql`${t.kind} in ('enrolled', 'past_due', 'unpaid', 'paused', 'resumed', 'cancelled', 'ended', 'plan_changed')`,
       ),
+    // …and the whole status history of the memberships that changed in a month.
+    index('membership_events_status_history_idx')
+      .on(t.membership_id, t.at)
+      .where(
+        sql`${t.kind} in ('enrolled', 'past_due', 'unpaid', 'paused', 'resumed', 'cancelled', 'ended', 'plan_changed')`,
+      ),
   ],
+)
+
+/**
+ * The memberships report's closed months (server/modules/reports/membership-report.ts), stored the
+ * first time a report needs them once the month is over on the billing clock: the statuses and
+ * the MRR at the month's end, its MRR movement and its bank flows. A closed month does not change
+ * (every write is dated on the billing clock, which only moves forward), so the report reads a
+ * year of them instead of recomputing each membership's history.
+ */
+export const membershipReportMonths = pgTable(
+  'membership_report_months',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    /** The month's first day (UTC). */
+    month: date({ mode: 'string' }).notNull(),
+    active: integer().notNull(),
+    paused: integer().notNull(),
+    past_due: integer().notNull(),
+    unpaid: integer().notNull(),
+    mrr_cents: bigint({ mode: 'number' }).notNull(),
+    new_cents: bigint({ mode: 'number' }).notNull(),
+    expansion_cents: bigint({ mode: 'number' }).notNull(),
+    contraction_cents: bigint({ mode: 'number' }).notNull(),
+    voluntary_cents: bigint({ mode: 'number' }).notNull(),
+    involuntary_cents: bigint({ mode: 'number' }).notNull(),
+    reactivation_cents: bigint({ mode: 'number' }).notNull(),
+    bank_paid_in_cents: bigint({ mode: 'number' }).notNull(),
+    bank_used_cents: bigint({ mode: 'number' }).notNull(),
+    bank_refunded_cents: bigint({ mode: 'number' }).notNull(),
+    bank_closing_cents: bigint({ mode: 'number' }).notNull(),
+    computed_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.practice_id, t.month] })],
 )
 
 /** Gateway events (webhooks) already applied, by the gateway's event id: each is applied once. */

@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { monthlyCents } from '#domain/membership-reports.ts'
 import { MEMBERSHIP_AGREEMENT, type PlanInterval } from '#domain/memberships.ts'
-import { dayOf, monthStart } from '#domain/report-period.ts'
+import { addDays, dayOf, monthStart } from '#domain/report-period.ts'
 import { contextOf } from '#server/app.ts'
 import type { AuthUser } from '#server/context.ts'
 import { procedures } from '#server/db/schema.ts'
@@ -192,6 +192,31 @@ describe.each(testBackends())('the memberships report, property-based, on $name'
         money: true,
       })
       expectBalanced(report)
+      // The stored closed months (table membership_report_months) change nothing: the same
+      // report, every month worked out from the memberships (no month closed at the epoch).
+      const unstored = await membershipReport(t.db, {
+        practiceId: practice.practiceId,
+        from: monthStart(firstDay),
+        to: today,
+        today,
+        now: new Date(0),
+        money: true,
+      })
+      expect(unstored, 'the report without its stored months').toEqual(report)
+      // A period that starts within a month (a year back from today, as the bench asks).
+      const within = addDays(today, -40) > firstDay ? addDays(today, -40) : firstDay
+      for (const [from, to] of [
+        [within, today],
+        [firstDay, addDays(today, -20) > firstDay ? addDays(today, -20) : today],
+      ] as const) {
+        const part = { practiceId: practice.practiceId, from, to, today, money: true }
+        const stored = await membershipReport(t.db, part)
+        expectBalanced(stored)
+        expect(
+          await membershipReport(t.db, { ...part, now: new Date(0) }),
+          `${from}..${to}`,
+        ).toEqual(stored)
+      }
       expect(report.mrr_cents, 'MRR now').toBe(await currentMrr())
       expect(report.bank?.closing_cents, 'the bank closes at the members’ banks').toBe(
         report.bank?.members_cents,

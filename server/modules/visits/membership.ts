@@ -16,6 +16,7 @@ import { applyOffer, type OfferResult } from '#domain/offer-value.ts'
 import { type MemberAtCheckout, VISIT_MESSAGES } from '#domain/visits.ts'
 import type { Transaction } from '#server/db/client.ts'
 import {
+  billingClock,
   membershipAllowances,
   membershipBankEntries,
   membershipEvents,
@@ -26,6 +27,18 @@ import {
 } from '#server/db/schema.ts'
 import { conflict } from '#server/lib/domain-error.ts'
 import { type Executor, unprocessable } from './shared.ts'
+
+/**
+ * `at` (the wall clock) on the billing clock: moved by the offset `POST /dev/clock` set, as the
+ * memberships module's `createBillingClock` reads it (not imported: memberships imports visits).
+ */
+async function billingInstant(tx: Transaction, at: Date): Promise<Date> {
+  const [row] = await tx
+    .select({ offset_ms: billingClock.offset_ms })
+    .from(billingClock)
+    .where(eq(billingClock.id, 1))
+  return new Date(at.getTime() + (row?.offset_ms ?? 0))
+}
 
 /** The patient's membership as the checkout needs it. */
 export type Member = {
@@ -267,6 +280,10 @@ export async function spendMembership(
   at: Date,
   userId: number,
 ): Promise<number> {
+  // The bank's entries and the timeline are dated on the billing clock, as renewals are, so the
+  // memberships report's closed months never gain an entry (they differ only once
+  // `POST /dev/clock` has moved the billing clock, outside production).
+  const billingAt = await billingInstant(tx, at)
   for (const [itemId, units] of pricing.allowances_used) {
     const [left] = await tx
       .update(membershipAllowances)
@@ -292,7 +309,7 @@ export async function spendMembership(
       amount_cents: -bankCents,
       balance_after: bank,
       visit_id: visit.id,
-      created_at: at,
+      created_at: billingAt,
     })
     await tx.update(memberships).set({ bank_cents: bank }).where(eq(memberships.id, member.id))
   }
@@ -312,7 +329,7 @@ export async function spendMembership(
       amount_cents: bankCents > 0 ? bankCents : null,
       detail: `Visit ${visit.id}: ${parts.join(', ')}.`,
       user_id: userId,
-      at,
+      at: billingAt,
     })
   }
   return bank
@@ -332,6 +349,7 @@ export async function restoreMembership(
   userId: number,
 ): Promise<number | null> {
   if (visit.membership_id === null) return null
+  const billingAt = await billingInstant(tx, at)
   const [m] = await tx
     .select({
       id: memberships.id,
@@ -365,7 +383,7 @@ export async function restoreMembership(
         amount_cents: visit.bank_cents,
         balance_after: bank + visit.bank_cents,
         visit_id: visit.id,
-        created_at: at,
+        created_at: billingAt,
       })
       .onConflictDoNothing()
       .returning({ id: membershipBankEntries.id })
@@ -387,7 +405,7 @@ export async function restoreMembership(
       amount_cents: visit.bank_cents > 0 ? visit.bank_cents : null,
       detail: `Visit ${visit.id} undone: ${parts.join(' and ')} put back.`,
       user_id: userId,
-      at,
+      at: billingAt,
     })
   }
   return bank
