@@ -62,6 +62,11 @@ export type WalletCalls = {
   logout(): Promise<void>
 }
 
+/** An address under /api/ of this page's server (absolute: ky and fetch outside browsers need it). */
+function apiUrl(path: string): string {
+  return new URL(`/api/${path}`, window.location.origin).href
+}
+
 function xsrfToken(): string | undefined {
   const found = /(?:^|;\s*)XSRF-TOKEN=([^;]+)/.exec(document.cookie)?.[1]
   return found ? decodeURIComponent(found) : undefined
@@ -107,7 +112,7 @@ const TokenSchema = v.object({ id: v.pipe(v.string(), v.startsWith('tok_')) })
 export function testCardToken(card: WalletCardFields): Promise<string> {
   return call(async () => {
     const answer = await ky
-      .post('/api/payments/test-tokens', {
+      .post(apiUrl('payments/test-tokens'), {
         timeout: 20_000,
         retry: 0,
         json: {
@@ -140,7 +145,7 @@ export function walletCalls(
   onRenewed: (expiresAt: string) => void = () => {},
 ): WalletCalls {
   const api = ky.create({
-    prefixUrl: '/api',
+    prefixUrl: apiUrl(''),
     timeout: 20_000,
     retry: 0,
     headers: { Authorization: `Bearer ${token}` },
