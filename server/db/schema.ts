@@ -1844,3 +1844,65 @@ export const testGatewayCharges = pgTable(
   },
   (t) => [uniqueIndex('test_gateway_charges_key_unique').on(t.account_id, t.idempotency_key)],
 )
+
+/**
+ * A sign-in code of the patient's wallet (docs/decisions/027-patients-wallet.md): 6 digits, sent
+ * to a patient's e-mail or phone, stored only as a salted SHA-256, single-use, 10 minutes. The
+ * contact is kept as a keyed hash too (the code is matched by it), never as typed.
+ */
+export const walletCodes = pgTable(
+  'wallet_codes',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the practice and the normalised contact (lowercase e-mail or E.164 phone). */
+    contact_hash: text().notNull(),
+    /** `email` or `sms`: where the code went. */
+    channel: text().notNull(),
+    salt: text().notNull(),
+    code_hash: text().notNull(),
+    /** Wrong codes typed while this one was the newest (at most 5, then it is spent). */
+    attempts: integer().notNull().default(0),
+    expires_at: instant().notNull(),
+    used_at: instant(),
+    created_at: createdAt(),
+  },
+  (t) => [
+    index('wallet_codes_contact_idx').on(t.practice_id, t.contact_hash, t.created_at),
+    check('wallet_codes_channel_check', sql`${t.channel} in ('email', 'sms')`),
+  ],
+)
+
+/**
+ * A patient session of the wallet: an opaque random bearer token, stored as its SHA-256, that
+ * opens only `/api/wallet/me…` for one patient of one practice. It slides (30 minutes idle) up to
+ * 12 hours after sign-in; logout, archiving or merging the patient revoke it.
+ */
+export const patientSessions = pgTable(
+  'patient_sessions',
+  {
+    id: serial().primaryKey(),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    patient_id: integer()
+      .notNull()
+      .references(() => patients.id, { onDelete: 'cascade' }),
+    token_hash: text().notNull(),
+    created_at: createdAt(),
+    last_seen_at: instant().notNull(),
+    expires_at: instant().notNull(),
+    revoked_at: instant(),
+    /** Why it ended early: `logout`, `archived`, `merged`. */
+    revoked_reason: text(),
+  },
+  (t) => [
+    uniqueIndex('patient_sessions_token_hash_unique').on(t.token_hash),
+    index('patient_sessions_patient_idx').on(t.practice_id, t.patient_id),
+  ],
+)

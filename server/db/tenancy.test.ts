@@ -121,6 +121,8 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
     user_id: 'users',
     plan_version_id: 'membership_plan_versions',
   },
+  wallet_codes: { patient_id: 'patients' },
+  patient_sessions: { patient_id: 'patients' },
 }
 
 const tables: PgTable[] = Object.values(schema as Record<string, unknown>).filter(
