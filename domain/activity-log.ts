@@ -90,6 +90,13 @@ export const ACTION_LABELS: Record<AuditAction, { group: string; label: string }
   'promotion.claimed': { group: 'Promotions', label: 'Claimed an offer for a patient' },
   'promotion.redeemed': { group: 'Promotions', label: 'Redeemed an offer' },
   'promotion.sent': { group: 'Promotions', label: 'Sent an offer to patients' },
+  'wallet.signed_in': { group: 'Wallet', label: 'A patient signed in to the wallet' },
+  'wallet.signed_out': { group: 'Wallet', label: 'A patient signed out of the wallet' },
+  'wallet.locked': { group: 'Wallet', label: 'Wallet sign-in locked after wrong codes' },
+  'wallet.consent_changed': { group: 'Wallet', label: 'A patient changed their consent' },
+  'wallet.card_updated': { group: 'Wallet', label: 'A patient updated their card' },
+  'wallet.membership_cancelled': { group: 'Wallet', label: 'A patient cancelled their membership' },
+  'wallet.membership_paused': { group: 'Wallet', label: 'A patient paused their membership' },
 }
 
 /** The names an event's ids stand for, read when the log is shown. */
@@ -115,6 +122,7 @@ const offer = (details: Record<string, unknown>) =>
   text(details.title) ? `“${text(details.title)}”` : 'an offer'
 const dollars = (cents: number) =>
   (cents / 100).toLocaleString('en-US', { style: 'currency', currency: 'USD' })
+const capital = (name: string) => `${name[0]?.toUpperCase() ?? ''}${name.slice(1)}`
 const possessive = (name: string) => (name.endsWith('s') ? `${name}'` : `${name}'s`)
 
 /** The rules' names in the audit details (`*_before`/`*_after`), in words. */
@@ -410,6 +418,20 @@ export function describeActivity(
       return sentence(
         `sent the offer ${offer(details)} to ${num(details.sent).toLocaleString('en-US')} ${num(details.sent) === 1 ? 'patient' : 'patients'} by e-mail`,
       )
+    case 'wallet.signed_in':
+      return `${capital(patient)} signed in to the wallet with a code sent by ${details.channel === 'sms' ? 'SMS' : 'e-mail'}.`
+    case 'wallet.signed_out':
+      return `${capital(patient)} signed out of the wallet.`
+    case 'wallet.locked':
+      return `The wallet's sign-in was locked for ${num(details.minutes)} minutes after ${num(details.tries)} wrong codes.`
+    case 'wallet.consent_changed':
+      return `${capital(patient)} chose from the wallet: e-mails ${details.email_subscription ? 'on' : 'off'}, texts ${details.sms_subscription ? 'on' : 'off'}.`
+    case 'wallet.card_updated':
+      return `${capital(patient)} updated the membership's card from the wallet${details.charged ? `, and ${dollars(num(details.amount_cents))} was charged` : ''}.`
+    case 'wallet.membership_cancelled':
+      return `${capital(patient)} cancelled the membership from the wallet: ${text(details.change)}.`
+    case 'wallet.membership_paused':
+      return `${capital(patient)} paused the membership from the wallet: ${text(details.change)}`
     default:
       return sentence(`did ${action}`)
   }

@@ -93,6 +93,14 @@ export const AUDIT_ACTIONS = [
   'membership_plan.archived',
   'membership.enrolled',
   'membership.changed',
+  // The patient's wallet: what a patient did with their own session (no staff member).
+  'wallet.signed_in',
+  'wallet.signed_out',
+  'wallet.locked',
+  'wallet.consent_changed',
+  'wallet.card_updated',
+  'wallet.membership_cancelled',
+  'wallet.membership_paused',
 ] as const
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -1,4 +1,4 @@
-export { readProgrammeRules } from './queries.ts'
+export { pointValueCents, readProgrammeRules } from './queries.ts'
 export { ledgerRoutes, patientLedgerRoutes } from './routes.ts'
 export { programmeRuleRoutes } from './rules-routes.ts'
 export {

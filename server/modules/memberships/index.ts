@@ -10,3 +10,4 @@ export {
   paymentWebhookRoutes,
   scheduleBilling,
 } from './routes.ts'
+export type { ChangeActor } from './service.ts'

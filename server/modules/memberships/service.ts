@@ -904,7 +904,19 @@ export function createMembershipService(deps: MembershipDeps) {
     )
   }
 
+  /** A staff member as the one who changes a membership. */
+  const staffActor = (user: AuthUser): ChangeActor => ({
+    practiceId: user.practice_id,
+    userId: user.id,
+    record: (tx, m, change, at) => audit(tx, user, m, change, at),
+  })
+
   async function pause(user: AuthUser, id: number, cycles: number, preview: boolean) {
+    return pauseAs(staffActor(user), id, cycles, preview)
+  }
+
+  async function pauseAs(actor: ChangeActor, id: number, cycles: number, preview: boolean) {
+    const user = { practice_id: actor.practiceId, id: actor.userId }
     const { m, version } = await forChange(user.practice_id, id)
     moveStatus(m.status, 'pause', 'be paused')
     const resumes = cycleEnd(m.current_period_end, version.interval as PlanInterval, cycles)
@@ -931,7 +943,7 @@ export function createMembershipService(deps: MembershipDeps) {
         })
         .where(eq(memberships.id, m.id))
       await writeEvent(tx, m, 'paused', summary, at, { userId: user.id })
-      await audit(tx, user, m, summary, at)
+      await actor.record(tx, m, summary, at)
     })
     return getMembership(user.practice_id, id)
   }
@@ -1013,6 +1025,23 @@ export function createMembershipService(deps: MembershipDeps) {
     input: { at: 'period_end' | 'now'; refund: boolean; requested_by?: 'patient' | 'staff' },
     preview: boolean,
   ) {
+    if (input.at === 'now' && !can(user.access_rights, 'memberships.cancelNow')) {
+      throw notAllowed(MEMBERSHIP_MESSAGES.cancelNowNeedsManager)
+    }
+    return cancelAs(staffActor(user), id, input, preview)
+  }
+
+  /**
+   * Cancels for `actor`: at the end of the term (the first cycle end the minimum term and the
+   * notice period allow), or now (whoever calls it checked that the actor may end it now).
+   */
+  async function cancelAs(
+    actor: ChangeActor,
+    id: number,
+    input: { at: 'period_end' | 'now'; refund: boolean; requested_by?: 'patient' | 'staff' },
+    preview: boolean,
+  ) {
+    const user = { practice_id: actor.practiceId, id: actor.userId }
     const reason = input.requested_by ?? 'patient'
     const { m, version } = await forChange(user.practice_id, id)
     const at = await billing.clock.now()
@@ -1032,12 +1061,9 @@ export function createMembershipService(deps: MembershipDeps) {
           .set({ cancel_at: end, cancel_reason: reason })
           .where(eq(memberships.id, m.id))
         await writeEvent(tx, m, 'cancel_scheduled', summary, at, { userId: user.id })
-        await audit(tx, user, m, `cancelled at the end of the term (${dateOf(end)})`, at)
+        await actor.record(tx, m, `cancelled at the end of the term (${dateOf(end)})`, at)
       })
       return getMembership(user.practice_id, id)
-    }
-    if (!can(user.access_rights, 'memberships.cancelNow')) {
-      throw notAllowed(MEMBERSHIP_MESSAGES.cancelNowNeedsManager)
     }
     moveStatus(m.status, 'cancel.now', 'be cancelled')
     const paid = await paidCharge(m)
@@ -1130,9 +1156,8 @@ export function createMembershipService(deps: MembershipDeps) {
         )
       }
       await writeEvent(tx, m, 'cancelled', summary, at, { userId: user.id })
-      await audit(
+      await actor.record(
         tx,
-        user,
         m,
         `ended now${refundable ? ` with ${money(refundable)} refunded` : ''}${bank.taken ? `, ${money(bank.taken)} taken back from the bank` : ''}`,
         at,
@@ -1457,6 +1482,15 @@ export function createMembershipService(deps: MembershipDeps) {
     return { status, charged: result.charged === 'charged', message }
   }
 
+  /**
+   * The first cycle end on which a cancellation asked at `at` may take effect (minimum term and
+   * notice period kept), for the patient's wallet to say before it is asked.
+   */
+  async function cancelEffectiveAt(practiceId: number, id: number, at: Date): Promise<Date> {
+    const { m, version } = await forChange(practiceId, id)
+    return earliestEnd(m, version, at)
+  }
+
   return {
     listPlans,
     getPlan: (practiceId: number, id: number) => onePlan(db, practiceId, id),
@@ -1472,16 +1506,32 @@ export function createMembershipService(deps: MembershipDeps) {
     connect,
     enrol,
     pause,
+    pauseAs,
     resume,
     cancel,
+    cancelAs,
+    cancelEffectiveAt,
     undoCancel,
     changePlan,
     retryPayment,
     cardByStaff,
+    /** A new card saved for the membership's patient (no staff member): the wallet's card update. */
+    cardByPatient: (practiceId: number, id: number, token: string) =>
+      updateCard(practiceId, id, token, null),
     cardLink,
     cardFromLink,
   }
 }
 
 export type MembershipService = ReturnType<typeof createMembershipService>
+
+/**
+ * Who changes a membership: a staff member (`userId`), or the patient from the wallet (`userId`
+ * null); `record` writes the change to the audit trail in the change's transaction.
+ */
+export type ChangeActor = {
+  practiceId: number
+  userId: number | null
+  record: (tx: Transaction, m: MembershipRow, change: string, at: Date) => Promise<void>
+}
 export type { Preview }

@@ -6,7 +6,13 @@ import { promotionSendRoutes } from './send-routes.ts'
 export { type OfferEmailProps, offerEmail } from './offer-email.ts'
 export { offerRoutes } from './offer-routes.ts'
 export { patientPageRoutes } from './page-routes.ts'
-export { claimsOfPatient, expireClaims, funnelFor } from './service.ts'
+export {
+  claimPromotion,
+  claimsOfPatient,
+  expireClaims,
+  funnelFor,
+  offerValueText,
+} from './service.ts'
 export { oneClickUnsubscribeRoutes } from './unsubscribe-routes.ts'
 export {
   isUnsubscribeTokenShaped,
