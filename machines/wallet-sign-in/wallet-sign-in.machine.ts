@@ -179,7 +179,7 @@ export const walletSignInMachine = setup({
     },
     sendingCode: {
       description: 'Asking the server to send a code to the contact.',
-      entry: assign({ error: null, contactError: null }),
+      entry: assign({ error: null, contactError: null, codeError: null }),
       invoke: {
         id: 'sendWalletCode',
         src: 'sendWalletCode',
@@ -216,6 +216,8 @@ export const walletSignInMachine = setup({
       description:
         'A code went out: where to, the code field, and Send a new code once the wait is over.',
       initial: 'entering',
+      // The code's field error belongs to the code step.
+      exit: assign({ codeError: null }),
       after: {
         resendWait: { actions: assign({ canResend: true }) },
       },
