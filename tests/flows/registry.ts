@@ -12,6 +12,7 @@ import { personnelInvitationsFlow } from './personnel-invitations/model.ts'
 import { registerPersonnelFlow } from './register-personnel/model.ts'
 import { signInScreenFlow } from './sign-in-screen/model.ts'
 import { signUpFlow } from './sign-up/model.ts'
+import { walletSignInFlow } from './wallet-sign-in/model.ts'
 
 /** The flows, one path file each. */
 export const FLOWS: readonly FlowSpec[] = [
@@ -22,6 +23,7 @@ export const FLOWS: readonly FlowSpec[] = [
   checkoutFlow,
   patientImportFlow,
   membershipFlow,
+  walletSignInFlow,
 ]
 
 /** Every model the flows walk (a child flow's model once), in the order they first appear. */
