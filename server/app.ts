@@ -56,6 +56,7 @@ import {
 import { activityLogRoutes, reportRoutes } from '#server/modules/reports/index.ts'
 import { signUpRoutes, testTokenRoutes } from '#server/modules/sign-up/index.ts'
 import { patientRedemptionRoutes, visitRoutes } from '#server/modules/visits/index.ts'
+import { walletRoutes } from '#server/modules/wallet/index.ts'
 import { createNextechConnector } from '#server/nextech/connector.ts'
 import { NEXTECH_SANDBOX } from '#server/nextech/sandbox.ts'
 import { operation } from '#server/openapi/operation.ts'
@@ -369,6 +370,8 @@ export function createApp(deps: AppDeps) {
   api.route('/promotions', promotionRoutes(ctx))
   // The public offer page's calls: the personal link's token is the key.
   api.route('/offers', offerRoutes(ctx))
+  // The patient's wallet: sign-in by code (public), then a patient session, never a staff token.
+  api.route('/wallet', walletRoutes(ctx))
   api.route('/users', userRoutes(ctx))
   api.route('/auth', authRoutes(ctx))
   api.route('/auth', signUpRoutes(ctx))

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
+import { apiRoutes, PATIENT_ROUTES, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import { createTestApp, httpBackends, type TestApp } from '#server/testing/test-app.ts'
 import { type OpenApiDocument, openApiPath } from './document.ts'
 import { operationDoc } from './operation.ts'
@@ -70,8 +70,15 @@ describe('the OpenAPI document covers every route the app serves, and nothing el
     for (const route of apiRoutes(t.app)) {
       const operation = document.paths[openApiPath(route.path)]?.[route.method.toLowerCase()]
       const isPublic = PUBLIC_ROUTES.has(route.key)
-      expect(operation?.security, route.key).toEqual(isPublic ? [] : undefined)
-      expect(Object.keys(operation?.responses ?? {}).includes('401'), route.key).toBe(!isPublic)
+      // The wallet's own routes take the patient's session, not the staff bearer token.
+      const patient = PATIENT_ROUTES.has(route.key)
+      expect(operation?.security, route.key).toEqual(
+        isPublic ? [] : patient ? [{ patient: [] }] : undefined,
+      )
+      // A public call answers 401 only for a wrong credential it checks itself: the wallet's code.
+      expect(Object.keys(operation?.responses ?? {}).includes('401'), route.key).toBe(
+        !isPublic || route.key === 'POST /api/wallet/:practiceId/session',
+      )
     }
   })
 

@@ -319,7 +319,7 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
         : doc.description,
       tags: [doc.tag],
       ...(route.access ? { 'x-permission': route.access } : {}),
-      ...(doc.public ? { security: [] } : {}),
+      ...(doc.public ? { security: [] } : doc.patient ? { security: [{ patient: [] }] } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(body
         ? {
@@ -367,6 +367,12 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): OpenApiDocu
     components: {
       schemas: catalog.components(),
       securitySchemes: {
+        patient: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A patient session of the wallet: the `token` of `POST /api/wallet/{practiceId}/session` (an opaque `gwp_…` string, not a JWT), stored hashed on the server; it ends after 30 minutes without a call, 12 hours after sign-in, at logout, or when the practice archives the patient. It opens only `/api/wallet/me…` and `/api/wallet/logout`; a staff token is refused there, and it is refused everywhere else.',
+        },
         bearer: {
           type: 'http',
           scheme: 'bearer',

@@ -64,6 +64,11 @@ export const TAGS = [
     description:
       'The dashboard and its worklist, the points liability, the memberships report, and CSV exports (money for Managers and Admins only).',
   },
+  {
+    name: 'Wallet',
+    description:
+      "The patient's wallet: sign-in by a code sent by e-mail or SMS, and the patient's own points, offers, consent and membership with a patient session.",
+  },
   { name: 'Operations', description: 'Health and the development outbox.' },
   { name: 'Reference', description: 'This document and its interactive reference.' },
 ] as const satisfies readonly { name: string; description: string }[]
@@ -86,6 +91,11 @@ export type OperationDoc = {
   tag: TagName
   /** Callable without a session. */
   public?: true
+  /**
+   * Opened by a patient session of the wallet (`Authorization: Bearer gwp_…`), never a staff
+   * token: published with the `patient` scheme instead of the staff `bearer` one.
+   */
+  patient?: true
   path?: Record<string, ParameterDoc>
   query?: Record<string, ParameterDoc> | v.GenericSchema
   /** The body as published, when the validator's schema rewrites it first (register). */

@@ -196,6 +196,9 @@ export function createTestMemberPayments({
     return { chargeId: row.id }
   }
 
+  /** The cards saved by `updateCard`, by account, customer and idempotency key. */
+  const cardUpdates = new Map<string, ProviderCard>()
+
   async function byKey(accountId: string, key: string) {
     const [row] = await db
       .select()
@@ -249,9 +252,15 @@ export function createTestMemberPayments({
       return { customerId: id, card }
     },
 
-    async updateCard({ accountId, customerId, token }) {
+    async updateCard({ accountId, customerId, token, idempotencyKey }) {
       await customerOf(accountId, customerId)
+      // As Stripe answers a request sent again with its idempotency key: the first answer, and
+      // the one-time token is not spent twice (a patient's double tap, a retry after a lost answer).
+      const replayKey = `${accountId}:${customerId}:${idempotencyKey}`
+      const replayed = cardUpdates.get(replayKey)
+      if (replayed) return { ...replayed }
       const { number, card } = gateway.takeCard(token)
+      cardUpdates.set(replayKey, { ...card })
       await db
         .update(testGatewayMemberCustomers)
         .set({

@@ -20,7 +20,7 @@ import { randomToken } from '#server/lib/random.ts'
 import { createLedger } from '#server/modules/ledger/service.ts'
 import { TEST_TOKEN_MESSAGES } from '#server/payments/test-gateway.ts'
 import { TEXAS_PRACTICE_DETAILS } from '#server/testing/api-journeys.ts'
-import { apiRoutes, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
+import { apiRoutes, fillPath, PATIENT_ROUTES, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useTestApp } from '#server/testing/suite.ts'
 import {
@@ -30,6 +30,9 @@ import {
   mintToken,
   type PracticeFixture,
 } from '#server/testing/test-app.ts'
+
+/** A route of the staff's API: neither public nor the patient's wallet. */
+const staffRoute = (key: string) => !PUBLIC_ROUTES.has(key) && !PATIENT_ROUTES.has(key)
 
 /** A request at another practice's rows, and what must come back. */
 type ForeignCase = {
@@ -1023,9 +1026,11 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
   it('classifies every route of the app as public or protected', () => {
     const routes = apiRoutes(t.app).map((route) => route.key)
     expect(routes.length).toBeGreaterThan(35)
-    const unclassified = routes.filter((key) => !PUBLIC_ROUTES.has(key) && !(key in PROTECTED))
+    const unclassified = routes.filter(
+      (key) => !PUBLIC_ROUTES.has(key) && !PATIENT_ROUTES.has(key) && !(key in PROTECTED),
+    )
     expect(unclassified, 'routes that are neither public nor in the protected table').toEqual([])
-    const stale = [...PUBLIC_ROUTES, ...Object.keys(PROTECTED)].filter(
+    const stale = [...PUBLIC_ROUTES, ...PATIENT_ROUTES, ...Object.keys(PROTECTED)].filter(
       (key) => !routes.includes(key),
     )
     expect(stale, 'table entries for routes the app does not have').toEqual([])
@@ -1066,7 +1071,10 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
     expect(protectedRoutes.length).toBeGreaterThan(20)
     const answers: string[] = []
     for (const route of protectedRoutes) {
-      const target = PROTECTED[route.key]?.(other, { practiceId: t.demo.practiceId })
+      // The wallet's routes refuse every staff token, good or bad, and every bad token: 401 here.
+      const target = PATIENT_ROUTES.has(route.key)
+        ? { path: fillPath(route.path, () => '1'), body: route.method === 'GET' ? undefined : {} }
+        : PROTECTED[route.key]?.(other, { practiceId: t.demo.practiceId })
       if (!target) throw new Error(`unclassified route ${route.key}`)
       for (const [kind, token] of Object.entries(tokens)) {
         const response = await t.request(target.path, {
@@ -1085,7 +1093,7 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
 
   it("answers another practice's rows with 404 and keeps lists and new rows to the user's practice", async () => {
     const results: string[] = []
-    for (const route of apiRoutes(t.app).filter((r) => !PUBLIC_ROUTES.has(r.key))) {
+    for (const route of apiRoutes(t.app).filter((r) => staffRoute(r.key))) {
       const make = PROTECTED[route.key]
       if (!make) throw new Error(`unclassified route ${route.key}`)
       const target = make(other, { practiceId: t.demo.practiceId })
@@ -1143,7 +1151,7 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
     const declared = declarations()
     const routes = apiRoutes(t.app)
     const undeclared = routes
-      .filter((route) => !PUBLIC_ROUTES.has(route.key))
+      .filter((route) => staffRoute(route.key))
       .filter((route) => (declared.get(route.key) ?? []).length !== 1)
       .map((route) => `${route.key}: ${JSON.stringify(declared.get(route.key) ?? [])}`)
     expect(undeclared, 'protected routes without exactly one permission declaration').toEqual([])
@@ -1158,7 +1166,7 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       const declared = declarations()
       const refused: string[] = []
       const allowed: string[] = []
-      for (const route of apiRoutes(t.app).filter((r) => !PUBLIC_ROUTES.has(r.key))) {
+      for (const route of apiRoutes(t.app).filter((r) => staffRoute(r.key))) {
         const [access] = declared.get(route.key) ?? []
         const target = PROTECTED[route.key]?.(other, { practiceId: t.demo.practiceId })
         if (!access || !target) throw new Error(`undeclared or unclassified route ${route.key}`)
@@ -1200,6 +1208,25 @@ describe.each(httpBackends())('authorisation of every route on $name', (backend)
       expect(allowed.length).toBeGreaterThan(15)
     },
   )
+
+  it("refuses a staff token, any role's, on every route of the patient's wallet", async () => {
+    const answers: string[] = []
+    for (const route of apiRoutes(t.app).filter((r) => PATIENT_ROUTES.has(r.key))) {
+      for (const token of [t.demo.adminToken, t.demo.staffToken]) {
+        const response = await t.request(
+          fillPath(route.path, () => '1'),
+          {
+            method: route.method,
+            token,
+            ...(route.method === 'GET' ? {} : { json: {} }),
+          },
+        )
+        answers.push(`${route.key} → ${response.status}`)
+      }
+    }
+    expect(answers.length).toBe(PATIENT_ROUTES.size * 2)
+    expect(answers.filter((line) => !line.endsWith('→ 403'))).toEqual([])
+  })
 
   it('answers the public routes without a session (never 401)', async () => {
     const statuses: string[] = []

@@ -127,6 +127,8 @@ const KNOWN_KEYS = [
   'price_cents',
   'interval',
   'perks',
+  'contact',
+  'sms_subscription',
 ] as const
 
 // Strings no field accepts: empty, blank, NUL, control characters, far too long, lone surrogates.

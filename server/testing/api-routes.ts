@@ -60,6 +60,25 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/openapi.json',
   'GET /api/docs',
   'GET /api/docs/assets/:file',
+  // The patient's wallet: its practice's name, and the sign-in by code (rate-limited).
+  'GET /api/wallet/:practiceId',
+  'POST /api/wallet/:practiceId/code',
+  'POST /api/wallet/:practiceId/session',
+])
+
+/**
+ * Routes a patient session of the wallet opens, and nothing else: a staff token is refused there
+ * (403) and a patient token is refused on every other route (server/modules/wallet/*.test.ts walks
+ * them all). Not public: without a patient session they answer 401.
+ */
+export const PATIENT_ROUTES = new Set([
+  'GET /api/wallet/me',
+  'POST /api/wallet/me/offers/:promotionId/claim',
+  'PUT /api/wallet/me/consent',
+  'PUT /api/wallet/me/card',
+  'POST /api/wallet/me/membership/cancel',
+  'POST /api/wallet/me/membership/pause',
+  'POST /api/wallet/logout',
 ])
 
 /** Fills a route's `:params` with values (encoded), e.g. `/api/users/:id` → `/api/users/7`. */
