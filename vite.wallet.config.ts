@@ -16,6 +16,7 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: false,
     sourcemap: false,
+    chunkSizeWarningLimit: 600,
     modulePreload: { polyfill: false },
     rolldownOptions: {
       input: { wallet: 'wallet.html' },

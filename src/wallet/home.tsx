@@ -28,7 +28,13 @@ export function WalletHome({ wallet: first, cachedAt, calls, onSignedOut, onLogg
   const [wallet, setWallet] = useState(first)
   const [loggingOut, setLoggingOut] = useState(false)
   const { practice, patient } = wallet
-  const section = { wallet, onWallet: setWallet, onSignedOut }
+  const onWallet = (changed: WalletMe) => {
+    setWallet(changed)
+    // Asked again through the service worker, so that what it keeps for offline reading is what
+    // the patient sees now.
+    void calls.me().catch(() => undefined)
+  }
+  const section = { wallet, onWallet, onSignedOut }
 
   return (
     <Container size={560} px="md" className="wallet-page">
@@ -67,7 +73,7 @@ export function WalletHome({ wallet: first, cachedAt, calls, onSignedOut, onLogg
         <main>
           <Stack gap="md">
             {cachedAt && (
-              <Alert color="yellow" role="status" title="You are offline">
+              <Alert color="orange" role="status" title="You are offline">
                 This is your wallet as it was on {dateTime(cachedAt)}. Changes need a connection.
               </Alert>
             )}
@@ -97,8 +103,8 @@ export function WalletHome({ wallet: first, cachedAt, calls, onSignedOut, onLogg
                 </div>
               )}
             </Section>
-            <OffersSection {...section} calls={calls} />
             <MembershipSection {...section} calls={calls} />
+            <OffersSection {...section} calls={calls} />
             <Section title="History">
               {wallet.history.length === 0 ? (
                 <Text>No points yet. Points you earn at your visits will show here.</Text>

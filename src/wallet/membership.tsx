@@ -25,7 +25,7 @@ const STATUS: Record<WalletMembership['status'], { label: string; color: string 
   active: { label: 'Active', color: 'green' },
   past_due: { label: 'Past due', color: 'red' },
   unpaid: { label: 'Unpaid', color: 'red' },
-  paused: { label: 'Paused', color: 'yellow' },
+  paused: { label: 'Paused', color: 'orange' },
   cancelled: { label: 'Cancelled', color: 'gray' },
   ended: { label: 'Ended', color: 'gray' },
 }

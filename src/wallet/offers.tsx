@@ -1,7 +1,6 @@
 import { Badge, Button, Group, Stack, Text } from '@mantine/core'
 import { useState } from 'react'
 import type { WalletCalls } from './api.ts'
-import { longDate } from './format.ts'
 import { Outcome } from './outcome.tsx'
 import { Section } from './section.tsx'
 import { type SectionProps, useWalletAction } from './wallet-action.ts'
@@ -37,11 +36,6 @@ export function OffersSection({
                 {offer.description && (
                   <Text size="sm" c="dimmed">
                     {offer.description}
-                  </Text>
-                )}
-                {offer.ends_at && !offer.claimed && (
-                  <Text size="sm" c="dimmed">
-                    Until {longDate(offer.ends_at)}
                   </Text>
                 )}
                 {offer.claimed ? (

@@ -57,7 +57,7 @@ export function WalletApp({ practiceId, practiceName, signIn: SignIn, callsFor }
     return (
       <Container size={560} className="wallet-page">
         <main>
-          <Alert color="yellow" role="alert" title="Wallet not found">
+          <Alert color="orange" role="alert" title="Wallet not found">
             {WALLET_MESSAGES.practiceNotFound}
           </Alert>
         </main>
@@ -71,7 +71,7 @@ export function WalletApp({ practiceId, practiceName, signIn: SignIn, callsFor }
         <main>
           <Stack gap="md">
             {notice && (
-              <Alert color="blue" role="status">
+              <Alert color="green" role="status">
                 {notice}
               </Alert>
             )}
