@@ -17,6 +17,8 @@ export const OfferAnswerSchema = v.object({
     name: v.string(),
     /** The practice's logo (a path the server serves), or null. */
     logo: v.nullable(v.string()),
+    /** The practice's patient wallet (`/wallet/{practiceId}`), where the patient sees all their points. */
+    wallet_url: v.optional(v.string()),
   }),
   patient: v.object({ first_name: v.string() }),
   offer: v.object({

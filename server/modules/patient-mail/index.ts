@@ -6,6 +6,7 @@ export {
   offerContent,
   patientTemplateMail,
   readMailPractice,
+  walletLink,
 } from './service.ts'
 export {
   type PointsReminderProps,

@@ -15,6 +15,8 @@ export type MailPractice = {
   practice_name: string
   postal_address?: string | null
   logo_url?: string | null
+  /** The practice's patient wallet (`/wallet/{practiceId}`), absolute; where "See all my points" goes. */
+  wallet_url?: string | null
 }
 
 /** The content of one patient e-mail: paragraphs of plain text and, optionally, one button. */

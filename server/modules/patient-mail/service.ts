@@ -77,7 +77,12 @@ export function mailPracticeOf(row: MailPracticeRow, publicUrl: string): MailPra
   }
 }
 
-/** Reads the practice as its patient e-mails need it. */
+/** The practice's patient wallet, where a patient signs in with a code and sees all their points. */
+export function walletLink(publicUrl: string, practiceId: number): string {
+  return `${publicUrl.replace(/\/+$/, '')}/wallet/${practiceId}`
+}
+
+/** Reads the practice as its patient e-mails need it, with the link to its wallet. */
 export async function readMailPractice(
   db: Database | Transaction,
   practiceId: number,
@@ -88,7 +93,7 @@ export async function readMailPractice(
     .from(practices)
     .where(eq(practices.id, practiceId))
   if (!row) throw new Error('The practice was not found')
-  return mailPracticeOf(row, publicUrl)
+  return { ...mailPracticeOf(row, publicUrl), wallet_url: walletLink(publicUrl, practiceId) }
 }
 
 /** Whether marketing e-mail may reach the patient: an e-mail, subscribed, not archived. */
@@ -178,7 +183,15 @@ export function statementContent(
       `Hello ${patient.first_name},`,
       `Thank you for your visit on ${dateFormat.format(visitedAt)}. You earned ${pointsText(earned)}.`,
       `Your balance is now ${pointsText(balance)}.`,
+      ...(practice.wallet_url
+        ? [
+            'Your wallet shows all your points, your history and the offers you can claim: sign in with a code we send you, no password.',
+          ]
+        : []),
     ],
+    ...(practice.wallet_url
+      ? { action: { label: 'See all my points', href: practice.wallet_url } }
+      : {}),
   }
 }
 
@@ -197,6 +210,9 @@ export function offerContent(
       ...(offer.value ? [`${offer.value} at your visit.`] : []),
       ...(offer.description.trim() ? [offer.description.trim()] : []),
       'Claim it with the button below and show this e-mail at your next visit.',
+      ...(practice.wallet_url
+        ? [`See all your points and offers in your wallet: ${practice.wallet_url}`]
+        : []),
     ],
     action: { label: 'Claim offer', href: offer.link },
   }

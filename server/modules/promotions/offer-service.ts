@@ -24,7 +24,7 @@ async function sendOf(ctx: OfferContext, token: string) {
     .select({
       send: promotionSends,
       promotion: promotions,
-      practice: { name: practices.practice_name, logo: practices.image_path },
+      practice: { id: practices.id, name: practices.practice_name, logo: practices.image_path },
       patient: { first_name: patients.first_name, archived_at: patients.archived_at },
     })
     .from(promotionSends)
@@ -80,7 +80,11 @@ async function answerOf(ctx: OfferContext, row: SendRow): Promise<OfferAnswer> {
     }
   }
   return {
-    practice: row.practice,
+    practice: {
+      name: row.practice.name,
+      logo: row.practice.logo,
+      wallet_url: `/wallet/${row.practice.id}`,
+    },
     patient: { first_name: row.patient.first_name },
     offer: {
       title: promotion.title,

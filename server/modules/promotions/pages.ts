@@ -43,6 +43,8 @@ export const OFFER_PAGE = {
   intro:
     'An offer from your practice, sent to you by e-mail. Claim it here, then show the e-mail at your next visit.',
   button: 'Claim offer',
+  /** The link to the practice's wallet, below the offer. */
+  wallet: 'See all my points',
 } as const
 
 // Mantine's look of the app's public pages (src/ui/public-page.tsx, src/app/theme.ts): the teal
@@ -222,6 +224,11 @@ export function offerPage(
       paragraph(offerTerms(answer.offer), 'c s d'),
       ...(error ? [alert('red', error, 'alert')] : []),
       offerOutcome(answer, path),
+      ...(answer.practice.wallet_url
+        ? [
+            `<p class="c s"><a href="${escapeHtml(answer.practice.wallet_url)}">${OFFER_PAGE.wallet}</a></p>`,
+          ]
+        : []),
     )
   }
   return document({ path, heading: 'Your offer', body: parts.join('\n') })

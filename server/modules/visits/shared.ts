@@ -200,6 +200,7 @@ export async function lockPatient(tx: Transaction, practiceId: number, patientId
       email: patients.email,
       email_subscription: patients.email_subscription,
       unsubscribe_id: patients.unsubscribe_id,
+      practice_id: patients.practice_id,
       practice_name: practices.practice_name,
     })
     .from(patients)

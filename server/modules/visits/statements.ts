@@ -1,7 +1,11 @@
 /** The points statement a visit sends the patient. */
 import { UNDO_WINDOW_MS } from '#domain/visits.ts'
 import type { Transaction } from '#server/db/client.ts'
-import { patientTemplateMail, pointsStatementEmail } from '#server/modules/patient-mail/index.ts'
+import {
+  patientTemplateMail,
+  pointsStatementEmail,
+  walletLink,
+} from '#server/modules/patient-mail/index.ts'
 import type { CheckoutDeps, LockedPatient } from './shared.ts'
 
 /**
@@ -19,7 +23,11 @@ export async function queueStatement(
 ) {
   const message = patientTemplateMail(pointsStatementEmail, patient, {
     publicUrl: deps.publicUrl,
-    practice: { practice_name: patient.practice_name },
+    practice: {
+      practice_name: patient.practice_name,
+      // "See all my points": the practice's wallet.
+      wallet_url: walletLink(deps.publicUrl, patient.practice_id),
+    },
     firstName: patient.first_name,
     earned: visit.earned,
     balance: visit.balance,

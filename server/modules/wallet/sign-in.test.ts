@@ -17,9 +17,12 @@ import { WALLET_LIMITS } from './limits.ts'
 
 const unique = () => Math.random().toString(36).slice(2, 10)
 
-/** A fresh client address per test, so the per-address counters of one test spare the others. */
-const address = () =>
-  `203.0.113.${Math.floor(Math.random() * 250) + 1}, 198.51.100.${Math.floor(Math.random() * 250) + 1}`
+/** A fresh client address each call, so the per-address counters of one test spare the others. */
+let addresses = 0
+const address = () => {
+  addresses += 1
+  return `203.0.113.7, 10.${Math.floor(addresses / 250) % 250}.${addresses % 250}.1`
+}
 
 type Answer = {
   status: number

@@ -15,6 +15,7 @@ import {
   patientSessions,
   promotions,
 } from '#server/db/schema.ts'
+import { pointsStatementEmail, walletLink } from '#server/modules/patient-mail/index.ts'
 import { apiRoutes, fillPath, PATIENT_ROUTES, PUBLIC_ROUTES } from '#server/testing/api-routes.ts'
 import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { grantPoints, useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
@@ -466,5 +467,48 @@ describe.each(testBackends())('the wallet on $name', (backend) => {
     expect(
       await call(t, '/wallet/me/membership/cancel', { method: 'POST', token: r.token }),
     ).toMatchObject({ status: 409, body: { error: { message: WALLET_MESSAGES.noMembership } } })
+  })
+
+  it('leads to the wallet from the offer e-mail, the offer page and the points statement', async () => {
+    const email = `wren.${unique()}@other.example`
+    await insertPatient(t.db, {
+      practice_id: other.practiceId,
+      first_name: 'Wren',
+      last_name: 'Reader',
+      email,
+    })
+    const created = await t.request('/api/promotions', {
+      method: 'POST',
+      token: other.token,
+      json: { title: `Wallet week ${unique()}`, ends_at: '2099-03-01T12:00:00.000Z' },
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: number }
+    await t.request(`/api/promotions/${id}/publish`, { method: 'POST', token: other.token })
+    const sent = await t.request(`/api/promotions/${id}/send`, {
+      method: 'POST',
+      token: other.token,
+    })
+    expect(sent.status).toBe(200)
+    await t.deliver()
+    const [mail] = await t.db.select().from(outbox).where(eq(outbox.to, email))
+    const wallet = `${t.config.publicUrl}/wallet/${other.practiceId}`
+    expect(mail?.text).toContain(`See all your points and offers in your wallet: ${wallet}`)
+    expect(mail?.html).toContain(wallet)
+    const token = new URL(mail?.link ?? '').pathname.split('/').pop() ?? ''
+    const page = await (await t.request(`/offers/${token}`)).text()
+    expect(page).toContain(`<a href="/wallet/${other.practiceId}">See all my points</a>`)
+    // The points statement's button is the wallet.
+    const statement = pointsStatementEmail.render({
+      publicUrl: t.config.publicUrl,
+      practice: { practice_name: 'Glow', wallet_url: walletLink(t.config.publicUrl, 7) },
+      unsubscribeId: 'abcdefghijklmnopqrstuv',
+      firstName: 'Wren',
+      earned: 10,
+      balance: 10,
+      visitedAt: new Date().toISOString(),
+    })
+    expect(statement.link).toBe(`${t.config.publicUrl}/wallet/7`)
+    expect(statement.html).toContain('See all my points')
   })
 })
