@@ -429,9 +429,9 @@ export function describeActivity(
     case 'wallet.card_updated':
       return `${capital(patient)} updated the membership's card from the wallet${details.charged ? `, and ${dollars(num(details.amount_cents))} was charged` : ''}.`
     case 'wallet.membership_cancelled':
-      return `${capital(patient)} cancelled the membership from the wallet: ${text(details.change)}.`
+      return `${capital(patient)} cancelled the membership from the wallet${text(details.change) ? `: ${text(details.change).replace(/[.]$/, '')}` : ''}.`
     case 'wallet.membership_paused':
-      return `${capital(patient)} paused the membership from the wallet: ${text(details.change)}`
+      return `${capital(patient)} paused the membership from the wallet${text(details.change) ? `: ${text(details.change).replace(/[.]$/, '')}` : ''}.`
     default:
       return sentence(`did ${action}`)
   }
