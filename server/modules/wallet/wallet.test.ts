@@ -139,7 +139,7 @@ describe.each(testBackends())('the wallet on $name', (backend) => {
     expect(wallet.membership).toBeNull()
   })
 
-  it('ends the session at logout and when the practice archives the patient', async () => {
+  it('ends the session at logout, and when the practice archives the patient or merges it away', async () => {
     const a = await signedIn()
     const out = await call(t, '/wallet/logout', { method: 'POST', token: a.token })
     expect(out).toEqual({ status: 200, body: { signed_out: true } })
@@ -170,6 +170,23 @@ describe.each(testBackends())('the wallet on $name', (backend) => {
     // Restoring the patient opens no old session again.
     await t.request(`/api/patients/${b.id}/restore`, { method: 'POST', token: t.demo.adminToken })
     expect((await me(b.token)).status).toBe(401)
+
+    // Merged into another patient: the merged one's session ends, and does not become the kept one's.
+    const kept = await signedIn()
+    const merged = await signedIn()
+    const merge = await t.request(`/api/patients/${kept.id}/merge/${merged.id}`, {
+      method: 'POST',
+      token: t.demo.adminToken,
+      json: {},
+    })
+    expect(merge.status).toBe(201)
+    expect((await me(merged.token)).status).toBe(401)
+    expect((await me(kept.token)).status).toBe(200)
+    const moved = await t.db
+      .select()
+      .from(patientSessions)
+      .where(eq(patientSessions.patient_id, kept.id))
+    expect(moved.map((row) => row.revoked_reason).sort()).toEqual(['merged', null])
   })
 
   it('slides the session: 30 minutes without a call ends it, and 12 hours end it however active', async () => {
