@@ -121,6 +121,7 @@ function codeMessage(
     to: contact.value,
     subject: `${code} is your ${practiceName} wallet code`,
     text: `Hello,\n\n${code} is your code to open your ${practiceName} wallet (${link}). It expires in ${WALLET_CODE_MINUTES} minutes.\n\nIf you did not ask for it, ignore this e-mail: nobody can open your wallet without the code.`,
+    link,
   }
 }
 

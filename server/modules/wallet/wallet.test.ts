@@ -375,6 +375,16 @@ describe.each(testBackends())('the wallet on $name', (backend) => {
       can_update_card: true,
     })
     expect(due.membership?.status_text).toContain('Past due')
+    // A card that is declined too: saved, and the answer says the payment was declined.
+    const declined = await call(t, '/wallet/me/card', {
+      method: 'PUT',
+      token: p.token,
+      json: { payment_method_token: cardToken(t, CARDS.failsWhenCharged) },
+    })
+    expect(declined.status).toBe(402)
+    expect(declined.body.error?.message).toMatch(
+      /^Your card is saved, but the payment was declined/,
+    )
     const token = cardToken(t, CARDS.ok)
     const first = await call(t, '/wallet/me/card', {
       method: 'PUT',
@@ -411,11 +421,12 @@ describe.each(testBackends())('the wallet on $name', (backend) => {
       .select()
       .from(auditEvents)
       .where(eq(auditEvents.action, 'wallet.card_updated'))
+      .orderBy(auditEvents.id)
     expect(
       audited
         .filter((row) => (row.details as { patient_id: number }).patient_id === p.id)
         .map((row) => (row.details as { charged: boolean }).charged),
-    ).toEqual([true, false, false])
+    ).toEqual([false, true, false, false])
   })
 
   it("cancels at the end the plan's minimum term and notice allow, and pauses only what may be paused", async () => {
