@@ -8,7 +8,7 @@ import { serveSpa, type WalletPracticeLookup } from './static.ts'
 const INDEX =
   '<!doctype html><html><head><title>Glow Rewards</title></head><body>staff</body></html>'
 const WALLET =
-  '<!doctype html><html><head><title>Your wallet</title><script type="module" src="/assets/wallet-abc.js"></script></head><body><div id="root"></div></body></html>'
+  '<!doctype html><html><head><title>Your wallet</title><script type="module" src="/assets/wallet-abc.js"></script></head><body><div id="root" data-wallet-prerendered><p>Your points at %GLOW_PRACTICE_NAME%.</p></div></body></html>'
 
 let dist: string
 beforeAll(() => {
@@ -43,6 +43,8 @@ describe('the patient wallet, served', () => {
         '<meta name="glow:practice-name" content="Radiance &amp; &quot;Glow&quot; &lt;Clinic>">',
       )
       expect(html).toContain('<link rel="manifest" href="/wallet/3/manifest.webmanifest">')
+      // The prerendered sign-in names the practice.
+      expect(html).toContain('<p>Your points at Radiance &amp; "Glow" &lt;Clinic&gt;.</p>')
     }
   })
 

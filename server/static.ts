@@ -267,8 +267,13 @@ export function walletPageHtml(
   practiceId: number,
   practice: { name: string } | null | undefined,
 ): string {
+  // The prerendered sign-in names the practice (scripts/lib/prerender-wallet.ts).
+  const named = html.replaceAll(
+    WALLET_PRACTICE_NAME_SLOT,
+    escapeText(practice?.name ?? 'your practice'),
+  )
   if (practice === null) {
-    return html.replace('</head>', '<meta name="glow:practice" content="missing"></head>')
+    return named.replace('</head>', '<meta name="glow:practice" content="missing"></head>')
   }
   const head = [
     `<link rel="manifest" href="/wallet/${practiceId}/manifest.webmanifest">`,
@@ -277,17 +282,20 @@ export function walletPageHtml(
       : '',
   ].join('')
   const titled = practice
-    ? html.replace(
+    ? named.replace(
         /<title>([^<]*)<\/title>/,
         (_all, title: string) => `<title>${escapeText(practice.name)} · ${title}</title>`,
       )
-    : html
+    : named
   return titled.replace('</head>', `${head}</head>`)
 }
 
 function escapeText(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
+
+/** Where the prerendered sign-in names the practice (src/wallet/prerender.tsx). */
+const WALLET_PRACTICE_NAME_SLOT = '%GLOW_PRACTICE_NAME%'
 
 /** At most this many practices' wallet pages are kept built in memory. */
 const WALLET_PAGES_KEPT = 500

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { prerenderPages } from './prerender.ts'
+import { prerenderWallet } from './prerender-wallet.ts'
 
 /** Everything the SPA bundle is made from: when any of it is newer than dist/, dist/ is stale. */
 const SOURCES = [
@@ -79,6 +80,7 @@ export async function ensureBuilt(
       logLevel: 'warn',
       build: { outDir, emptyOutDir: false },
     })
+    await prerenderWallet(root, outDir)
     await prerenderPages(root, outDir)
   } finally {
     if (nodeEnv === undefined) delete process.env.NODE_ENV

@@ -1,5 +1,13 @@
 import { Alert, Button, Container, Loader, Stack, Text } from '@mantine/core'
-import { type ComponentType, useCallback, useEffect, useMemo, useState } from 'react'
+import {
+  type ComponentType,
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useMemo,
+  useState,
+} from 'react'
 import { WALLET_MESSAGES } from '#domain/wallet.ts'
 import {
   forgetCachedWallet,
@@ -8,13 +16,18 @@ import {
   WalletSignedOutError,
   walletCalls,
 } from './api.ts'
-import { WalletHome } from './home.tsx'
 import {
   clearWalletSession,
   readWalletSession,
   saveWalletSession,
   type WalletSession,
 } from './session.ts'
+
+// The signed-in screens (and @mantine/form) load only with a session: the sign-in, the first
+// screen of most visits, does not wait for them.
+const WalletHome = lazy(() =>
+  import('./home.tsx').then((module) => ({ default: module.WalletHome })),
+)
 
 /** The sign-in view's props (src/wallet/sign-in/): it hands over the new session. */
 export type WalletSignInProps = {
@@ -154,18 +167,7 @@ function SignedIn({
     return () => workers.removeEventListener('controllerchange', keep)
   }, [calls])
 
-  if (loaded.state === 'loading') {
-    return (
-      <Container size={560} className="wallet-page">
-        <main aria-busy="true">
-          <Stack align="center" py="xl" gap="sm">
-            <Loader aria-hidden />
-            <Text>Loading your wallet…</Text>
-          </Stack>
-        </main>
-      </Container>
-    )
-  }
+  if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'failed') {
     return (
       <Container size={560} className="wallet-page">
@@ -184,12 +186,27 @@ function SignedIn({
     )
   }
   return (
-    <WalletHome
-      wallet={loaded.wallet}
-      cachedAt={loaded.cachedAt}
-      calls={calls}
-      onSignedOut={() => onSignedOut(WALLET_MESSAGES.signedOut)}
-      onLoggedOut={() => onSignedOut(WALLET_MESSAGES.signedOutNow)}
-    />
+    <Suspense fallback={<Loading />}>
+      <WalletHome
+        wallet={loaded.wallet}
+        cachedAt={loaded.cachedAt}
+        calls={calls}
+        onSignedOut={() => onSignedOut(WALLET_MESSAGES.signedOut)}
+        onLoggedOut={() => onSignedOut(WALLET_MESSAGES.signedOutNow)}
+      />
+    </Suspense>
+  )
+}
+
+function Loading() {
+  return (
+    <Container size={560} className="wallet-page">
+      <main aria-busy="true">
+        <Stack align="center" py="xl" gap="sm">
+          <Loader aria-hidden />
+          <Text>Loading your wallet…</Text>
+        </Stack>
+      </main>
+    </Container>
   )
 }
