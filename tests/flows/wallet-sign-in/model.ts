@@ -223,6 +223,10 @@ function extras(path: QaPath, i: number): string[] {
   return seen
 }
 
+/** How the replay makes a lost connection. */
+const UNREACHABLE =
+  'a lost connection cannot be arranged with the real server; the request is answered 503 without a body, as a proxy answers when the server cannot be reached.'
+
 function step(path: QaPath, i: number): StepPlan {
   const event = (path.steps[i] as QaStep).event as WalletSignInModelEvent
   if (event.type === 'contact.change' && event.value === walletFixtures.contact) {
@@ -254,11 +258,11 @@ function step(path: QaPath, i: number): StepPlan {
       }
     }
     if (error === walletErrors.verifyOffline) {
-      return { intercepted: 'the request is aborted in the browser, as with no connection.' }
+      return { intercepted: UNREACHABLE }
     }
   }
   if (event.type === 'xstate.error.actor.sendWalletCode') {
-    return { intercepted: 'the request is aborted in the browser, as with no connection.' }
+    return { intercepted: UNREACHABLE }
   }
   if (event.type === RESEND_WAIT_EVENT) {
     return {

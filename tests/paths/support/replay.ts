@@ -53,6 +53,8 @@ const CALLS: Record<string, { method: string; url: RegExp }> = {
   undoVisit: { method: 'POST', url: /\/api\/visits\/\d+\/undo$/ },
   previewChunk: { method: 'POST', url: /\/api\/patients\/import\/preview$/ },
   importChunk: { method: 'POST', url: /\/api\/patients\/import$/ },
+  sendWalletCode: { method: 'POST', url: /\/api\/wallet\/\d+\/code$/ },
+  openWalletSession: { method: 'POST', url: /\/api\/wallet\/\d+\/session$/ },
 }
 
 /** An answer given by interception instead of the server. */
