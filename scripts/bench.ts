@@ -3,7 +3,8 @@
  * .tmp/bench.json. It is a measurement, not a test: it never fails on a missed budget (the table
  * says which are met) and exits non-zero only when a part could not run.
  *
- * - First-load JS and CSS of /signin, /signup, /thankyou, /unsubscribe/:id from the production
+ * - First-load JS and CSS of /signin, /signup, /thankyou, /unsubscribe/:id, /offers/:token and the
+ *   patient wallet's /wallet/:practiceId (signed out) from the production
  *   build: each page is loaded in headless Chromium against the real server; the scripts and style
  *   sheets fetched until the network is quiet are summed as gzip (level 9, computed from dist/) and
  *   as the bytes actually transferred (brotli).
@@ -48,7 +49,7 @@
  * (default 2000 requests, 16 at once);
  * `--duration=N` sets the autocannon seconds (default 5); `--lighthouse-runs=N` the runs per page
  * (default 3); `--lighthouse-throttling=simulate,devtools` the throttling methods (default both);
- * `--pages=/unsubscribe,/offers` only the public pages whose path starts with one of these;
+ * `--pages=/unsubscribe,/offers,/wallet` only the public pages whose path starts with one of these;
  * `--scale-requests=N` the timed calls per operation at scale (default 200);
  * `--billing-members=N` the members of the billing part (default 100,000),
  * `--billing-concurrency=N` its runDue concurrency (default 8, the pool has 10 connections) and
@@ -80,6 +81,7 @@ import {
   type LighthouseThrottling,
   medianRun,
   runLighthouse,
+  walletPagePath,
 } from './bench/lighthouse.ts'
 import { benchNextech, formatNextechTable, type NextechBench } from './bench/nextech.ts'
 import { benchOfferSend } from './bench/offer-send.ts'
@@ -272,6 +274,9 @@ if (needsApp) {
     })
     await attempt('finding an offer link (the demo Admin sends a live offer)', async () => {
       allPages.push(`/offers/${await offerToken(baseUrl)}`)
+    })
+    await attempt("finding the patient wallet's page (the demo practice's)", async () => {
+      allPages.push(await walletPagePath(baseUrl))
     })
     const pages = pageFilter
       ? allPages.filter((page) => pageFilter.some((prefix) => page.startsWith(prefix)))

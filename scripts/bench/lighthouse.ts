@@ -128,3 +128,21 @@ export function medianRun(runs: LighthouseResult[]): LighthouseResult {
     performanceRuns: runs.map((run) => run.performance),
   }
 }
+
+/**
+ * The patient wallet's page of the demo practice, `/wallet/{practiceId}` (its own entry, signed
+ * out: the prerendered sign-in), for the bench's first-load and Lighthouse rows: the demo Admin's
+ * practice, found by signing in once.
+ */
+export async function walletPagePath(baseUrl: string): Promise<string> {
+  const signIn = await fetch(`${baseUrl}/api/auth/local`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ identifier: 'demo@example.com', password: 'DemoPass123' }),
+  })
+  if (!signIn.ok) throw new Error(`demo sign-in answered ${signIn.status}`)
+  const { practice } = (await signIn.json()) as { practice: { id: number } }
+  const page = await fetch(`${baseUrl}/wallet/${practice.id}`)
+  if (!page.ok) throw new Error(`the wallet's page answered ${page.status}`)
+  return `/wallet/${practice.id}`
+}
