@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, SimulatedClock, waitFor } from 'xstate'
-import { WALLET_MESSAGES, type WalletCodeAnswer, type WalletSessionAnswer } from '#domain/wallet.ts'
+import {
+  parseContact,
+  WALLET_MESSAGES,
+  type WalletCodeAnswer,
+  type WalletSessionAnswer,
+} from '#domain/wallet.ts'
 import { WALLET_SIGN_IN_TEXT } from '#machines/wallet-sign-in/messages.ts'
 import {
   codeProblem,
@@ -53,6 +58,24 @@ describe('wallet sign-in: the contact', () => {
     expect(contactProblem('   ')).toBe(WALLET_MESSAGES.contactRequired)
     expect(contactProblem('jane@')).toBe(WALLET_MESSAGES.contactInvalid)
     expect(contactProblem('12')).toBe(WALLET_MESSAGES.contactInvalid)
+    expect(contactProblem('415 555 01x2')).toBe(WALLET_MESSAGES.contactInvalid)
+    expect(contactProblem('jane @example.com')).toBe(WALLET_MESSAGES.contactInvalid)
+  })
+
+  it('agrees with the server on what it accepts (domain/wallet.ts parseContact)', () => {
+    for (const text of [
+      'jane@example.com',
+      ' Jane@Example.com ',
+      '(415) 555-0142',
+      '+1 415 555 0142',
+    ]) {
+      expect(parseContact(text), text).not.toBeNull()
+      expect(contactProblem(text), text).toBeNull()
+    }
+    for (const text of ['', 'jane@', '12', 'jane', '555-01']) {
+      expect(parseContact(text), text).toBeNull()
+      expect(contactProblem(text), text).not.toBeNull()
+    }
   })
 
   it('says what is wrong with the contact and sends nothing; typing again clears it', () => {

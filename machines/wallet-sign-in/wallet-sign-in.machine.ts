@@ -1,6 +1,5 @@
 import { assign, fromPromise, setup } from 'xstate'
 import {
-  parseContact,
   WALLET_CODE_LENGTH,
   WALLET_MESSAGES,
   WALLET_RESEND_AFTER_SECONDS,
@@ -67,10 +66,25 @@ export function normaliseCode(code: string): string {
   return code.replace(/\s+/g, '')
 }
 
-/** Why `contact` cannot be sent, or null when it is an e-mail or a phone. */
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const PHONE_PATTERN = /^\+?[\d\s().-]+$/
+
+/**
+ * Why `contact` cannot be sent, or null when it looks like an e-mail or a phone (10 to 15
+ * digits). A first check for the patient's typing only: the server parses the phone fully
+ * (domain/wallet.ts `parseContact`) and its refusal is shown as sent. Not `parseContact` here:
+ * it brings libphonenumber's metadata (about 120 KB, 30 KB gzipped) into the wallet's first load.
+ */
 export function contactProblem(contact: string): string | null {
-  if (contact.trim() === '') return WALLET_MESSAGES.contactRequired
-  return parseContact(contact) ? null : WALLET_MESSAGES.contactInvalid
+  const text = contact.trim()
+  if (text === '') return WALLET_MESSAGES.contactRequired
+  if (text.includes('@')) {
+    return text.length <= 254 && EMAIL_PATTERN.test(text) ? null : WALLET_MESSAGES.contactInvalid
+  }
+  const digits = text.replace(/\D/g, '').length
+  return PHONE_PATTERN.test(text) && digits >= 10 && digits <= 15
+    ? null
+    : WALLET_MESSAGES.contactInvalid
 }
 
 /** Why `code` cannot be checked, or null when it has 6 digits. */
