@@ -1,6 +1,6 @@
 import { tanstackRouter, tanstackRouterGenerator } from '@tanstack/router-plugin/vite'
 import react from '@vitejs/plugin-react'
-import { defineConfig } from 'vite'
+import { defineConfig, type Plugin } from 'vite'
 import { entryBudget } from './scripts/vite/entry-budget.ts'
 import { checkMantineStyles } from './scripts/vite/mantine-styles.ts'
 import { routePreloads } from './scripts/vite/route-preloads.ts'
@@ -16,6 +16,25 @@ const MANTINE_INPUT_FOUNDATION =
   /node_modules[\\/]@mantine[\\/](core[\\/]esm[\\/](components[\\/](Input|InputBase|TextInput)[\\/]|components[\\/]Checkbox[\\/]CheckIcon\.mjs|utils[\\/]InlineInput[\\/])|hooks[\\/]esm[\\/]use-uncontrolled)/
 
 const apiPort = process.env.API_PORT ?? '3001'
+
+/**
+ * `npm run dev`: the patient wallet's addresses (`/wallet/{practiceId}…`) open its own page,
+ * wallet.html (built for production by vite.wallet.config.ts, and served by server/static.ts).
+ */
+function walletDevPage(): Plugin {
+  return {
+    name: 'glow:wallet-dev-page',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use((request, _response, next) => {
+        if (request.url && /^\/wallet\/\d{1,9}(\/[^.]*)?(\?.*)?$/.test(request.url)) {
+          request.url = '/wallet.html'
+        }
+        next()
+      })
+    },
+  }
+}
 
 export default defineConfig({
   plugins: [
@@ -44,6 +63,7 @@ export default defineConfig({
     routePreloads(),
     checkMantineStyles(),
     entryBudget(),
+    walletDevPage(),
   ],
   server: {
     proxy: {
