@@ -20,6 +20,7 @@ import {
   pgTable,
   primaryKey,
   serial,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -1543,6 +1544,8 @@ export const memberships = pgTable(
       .on(t.next_payment_attempt_at)
       .where(sql`${t.next_payment_attempt_at} is not null`),
     index('memberships_practice_idx').on(t.practice_id, t.status),
+    // The memberships report's new members of a stretch.
+    index('memberships_started_idx').on(t.practice_id, t.started_at),
     // A patient's memberships (the checkout reads the live one, or the last with a bank left).
     index('memberships_patient_idx').on(t.patient_id, t.id),
     uniqueIndex('memberships_card_link_unique').on(t.card_link_hash),
@@ -1754,6 +1757,54 @@ export const membershipEvents = pgTable(
 )
 
 /**
+ * Each change of a membership's status or plan version, with its state before and after, kept at
+ * write time by triggers (migration 0047) on what the memberships report reads history from: a
+ * status event (`source` 0, `source_id` the event's id), a renewal paid on a retry (1, the
+ * charge's id), a cycle on another plan version (2, the cycle) and a change of plan now (3, the
+ * event's id). A membership's changes run in the order (`at`, `source`, `source_id`), the order in
+ * which the report applies them; each one's state before is the one after the change before it,
+ * so a window's movement is read from the changes in it alone (the first one's state before, the
+ * last one's after), never from a membership's whole history. Derived: a change written out of
+ * order (a bulk load, two at the same instant) carries the state on to the ones after it, and
+ * `membership_changes_rebuild(practice_id)` writes a practice's rows again from their sources.
+ */
+export const membershipChanges = pgTable(
+  'membership_changes',
+  {
+    membership_id: integer()
+      .notNull()
+      .references(() => memberships.id, { onDelete: 'cascade' }),
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    at: timestamp({ withTimezone: true }).notNull(),
+    source: smallint().notNull(),
+    source_id: integer().notNull(),
+    /** The status this change sets (`enrolled` and `resumed` set `active`), or null. */
+    sets_status: text(),
+    /** The plan version this change sets, or null. Copied from its source, which is checked. */
+    sets_plan_version_id: integer(),
+    status_before: text(),
+    plan_version_before: integer(),
+    status_after: text(),
+    plan_version_after: integer(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.membership_id, t.at, t.source, t.source_id] }),
+    // A window's changes, by practice and time.
+    index('membership_changes_practice_idx').on(t.practice_id, t.at),
+    // The period's cancellations and churn: changes to cancelled, ended or unpaid.
+    index('membership_changes_churn_idx')
+      .on(t.practice_id, t.at)
+      .where(sql`${t.sets_status} in ('cancelled', 'ended', 'unpaid')`),
+    // The ends of past-due episodes (recovered or not).
+    index('membership_changes_past_due_ends_idx')
+      .on(t.practice_id, t.at)
+      .where(sql`${t.status_before} = 'past_due' and ${t.sets_status} is not null`),
+  ],
+)
+
+/**
  * The memberships report's closed months (server/modules/reports/membership-report.ts), stored the
  * first time a report needs them once the month is over on the billing clock: the statuses and
  * the MRR at the month's end, its MRR movement and its bank flows. A closed month does not change
@@ -1786,6 +1837,54 @@ export const membershipReportMonths = pgTable(
     computed_at: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.practice_id, t.month] })],
+)
+
+/**
+ * The memberships report's closed windows: what changed in a stretch of time that is over on the
+ * billing clock (an hour after the day it ends on, as a month), stored the first time a report
+ * needs it: the change of each status count and of MRR, the MRR movement and the bank flows, or
+ * for a whole period its churn and recoveries. A report whose period or open month runs on to
+ * today adds to the stored part only what changed since (server/modules/reports/
+ * membership-report.ts). Derived, like the closed months: a row can be deleted and is worked out
+ * again by the next report that needs it; rows not computed for two days are removed.
+ */
+export const membershipReportWindows = pgTable(
+  'membership_report_windows',
+  {
+    practice_id: integer()
+      .notNull()
+      .references(() => practices.id, { onDelete: 'cascade' }),
+    starts_at: timestamp({ withTimezone: true }).notNull(),
+    ends_at: timestamp({ withTimezone: true }).notNull(),
+    /** A whole period's churn and recoveries, else a stretch's changes and flows. */
+    period: boolean().notNull(),
+    active: integer().notNull(),
+    paused: integer().notNull(),
+    past_due: integer().notNull(),
+    unpaid: integer().notNull(),
+    live: integer().notNull(),
+    mrr_cents: bigint({ mode: 'number' }).notNull(),
+    new_cents: bigint({ mode: 'number' }).notNull(),
+    expansion_cents: bigint({ mode: 'number' }).notNull(),
+    contraction_cents: bigint({ mode: 'number' }).notNull(),
+    voluntary_cents: bigint({ mode: 'number' }).notNull(),
+    involuntary_cents: bigint({ mode: 'number' }).notNull(),
+    reactivation_cents: bigint({ mode: 'number' }).notNull(),
+    bank_paid_in_cents: bigint({ mode: 'number' }).notNull(),
+    bank_used_cents: bigint({ mode: 'number' }).notNull(),
+    bank_refunded_cents: bigint({ mode: 'number' }).notNull(),
+    churned: integer().notNull(),
+    recovered: integer().notNull(),
+    not_recovered: integer().notNull(),
+    /** A period's memberships started in it, and those cancelled or ended in it (by reason). */
+    started: integer().notNull(),
+    cancelled: integer().notNull(),
+    cancelled_patient: integer().notNull(),
+    cancelled_staff: integer().notNull(),
+    cancelled_failed_payment: integer().notNull(),
+    computed_at: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.practice_id, t.starts_at, t.ends_at, t.period] })],
 )
 
 /** Gateway events (webhooks) already applied, by the gateway's event id: each is applied once. */

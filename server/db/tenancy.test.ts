@@ -121,6 +121,7 @@ const SAME_PRACTICE_CHECKED: Record<string, Record<string, string>> = {
     user_id: 'users',
     plan_version_id: 'membership_plan_versions',
   },
+  membership_changes: { membership_id: 'memberships' },
   wallet_codes: { patient_id: 'patients' },
   patient_sessions: { patient_id: 'patients' },
 }

@@ -1,6 +1,8 @@
 /** What the memberships report's tests check of every answer. */
+import { sql } from 'drizzle-orm'
 import { expect } from 'vitest'
 import { bankClosing, type MembershipReport, mrrClosing } from '#domain/membership-reports.ts'
+import type { Database } from '#server/db/client.ts'
 
 /** Every key of a JSON value that names money, and every path to a value under one. */
 export function moneyKeys(value: unknown, path = ''): string[] {
@@ -24,4 +26,26 @@ export function expectBalanced(report: MembershipReport) {
   })
   expect(report.mrr_cents).toBe(months.at(-1)?.closing_mrr_cents)
   if (report.bank) expect(bankClosing(report.bank)).toBe(report.bank.closing_cents)
+}
+
+/**
+ * The changes the triggers kept for a practice (`membership_changes`, migration 0047) are the ones
+ * worked out again from their sources in one pass (`membership_changes_rebuild`): every change,
+ * and each one's state before and after.
+ */
+export async function expectChangesAsRebuilt(db: Database, practiceId: number) {
+  const changes = async () =>
+    (
+      (await db.execute(sql`
+        select membership_id, at::text as at, source, source_id, sets_status, sets_plan_version_id,
+          status_before, plan_version_before, status_after, plan_version_after
+        from membership_changes where practice_id = ${practiceId}
+        order by membership_id, at, source, source_id`)) as unknown as {
+        rows: Record<string, unknown>[]
+      }
+    ).rows
+  const kept = await changes()
+  await db.execute(sql`select membership_changes_rebuild(${practiceId}::int)`)
+  expect(kept, 'the changes kept at write time').toEqual(await changes())
+  return kept.length
 }

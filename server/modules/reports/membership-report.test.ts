@@ -5,7 +5,11 @@ import type { MembershipReport } from '#domain/membership-reports.ts'
 import { MEMBERSHIP_AGREEMENT } from '#domain/memberships.ts'
 import { addDays, dayOf, monthStart } from '#domain/report-period.ts'
 import { auditEvents, procedures } from '#server/db/schema.ts'
-import { expectBalanced, moneyKeys } from '#server/testing/membership-report.ts'
+import {
+  expectBalanced,
+  expectChangesAsRebuilt,
+  moneyKeys,
+} from '#server/testing/membership-report.ts'
 import { CARDS, cardToken, PLAN } from '#server/testing/memberships.ts'
 import { useMember, usePracticeFixture, useTestApp } from '#server/testing/suite.ts'
 import { insertPatient, testBackends } from '#server/testing/test-app.ts'
@@ -272,6 +276,63 @@ describe.each(testBackends())('the memberships report on $name', (backend) => {
         ),
       )
     expect(audited).toHaveLength(2)
+  })
+
+  it('keeps each change with the state before and after it, whatever order it is written in', async () => {
+    const id = await enrol('Dora', ids.monthly)
+    const rowsOf = async (query: ReturnType<typeof sql>) =>
+      ((await t.db.execute(query)) as unknown as { rows: Record<string, unknown>[] }).rows
+    const [enrolled] = await rowsOf(
+      sql`select e.at, m.plan_version_id from membership_events e join memberships m
+          on m.id = e.membership_id where e.membership_id = ${id} and e.kind = 'enrolled'`,
+    )
+    const [quarterly] = await rowsOf(
+      sql`select id from membership_plan_versions where plan_id = ${ids.quarterly}`,
+    )
+    const day = (n: number) => new Date(new Date(String(enrolled?.at)).getTime() + n * 86_400_000)
+    const event = (kind: string, at: Date, version: unknown = null) =>
+      t.db.execute(sql`
+        insert into membership_events (practice_id, membership_id, kind, detail, plan_version_id, at)
+        values (${practice.practiceId}, ${id}, ${kind}, 'Written out of order.',
+          ${version}::int, ${at.toISOString()}::timestamptz)`)
+    // Written last to first (as a bulk load might): a renewal paid on its retry on day 10, a pause
+    // at the same instant (an event comes before a charge), the past-due day before them, and a
+    // change of plan now before all of them.
+    await t.db.execute(sql`
+      insert into membership_charges (practice_id, membership_id, cycle, purpose, attempt,
+        amount_cents, status, idempotency_key, created_at, settled_at)
+      values (${practice.practiceId}, ${id}, 2, 'cycle', 2, 9900, 'succeeded',
+        ${`report-out-of-order-${id}`}, ${day(10).toISOString()}::timestamptz,
+        ${day(10).toISOString()}::timestamptz)`)
+    await event('paused', day(10))
+    await event('past_due', day(5))
+    await event('plan_changed', day(3), quarterly?.id)
+    const changes = await rowsOf(
+      sql`select source, sets_status, status_before, status_after, plan_version_before,
+            plan_version_after
+          from membership_changes where membership_id = ${id} order by at, source, source_id`,
+    )
+    const version = Number(enrolled?.plan_version_id)
+    const other = Number(quarterly?.id)
+    const n = (value: unknown) => (value === null ? null : Number(value))
+    expect(
+      changes.map((c) => [
+        n(c.source),
+        c.status_before,
+        c.status_after,
+        n(c.plan_version_before),
+        n(c.plan_version_after),
+      ]),
+    ).toEqual([
+      // The enrolment, then its first cycle (the plan version).
+      [0, null, 'active', null, null],
+      [2, 'active', 'active', null, version],
+      [3, 'active', 'active', version, other],
+      [0, 'active', 'past_due', other, other],
+      [0, 'past_due', 'paused', other, other],
+      [1, 'paused', 'active', other, other],
+    ])
+    await expectChangesAsRebuilt(t.db, practice.practiceId)
   })
 
   it('refuses a period that ends before it starts', async () => {

@@ -10,18 +10,23 @@
  * - its **plan version** over time from its paid cycles (`membership_cycles`) and its changes of
  *   plan now (`membership_events.plan_version_id`, migration 0042).
  * The state at an instant is the one after every change before it; a change at exactly a month's
- * first instant belongs to that month.
+ * first instant belongs to that month. Triggers keep each of those changes as it is written, with
+ * the state before and after it, in `membership_changes` (migration 0047), in the order applied.
  *
  * So that a year's report costs about the same at 10,000 members as at 100, nothing is read per
- * membership per month:
+ * membership, only per change:
  * - a **closed month** (over on the billing clock) is worked out once and stored in
  *   `membership_report_months` (migration 0045): the statuses and MRR at its end, its movement and
  *   its bank flows. It never changes: every write is dated on the billing clock, which only moves
  *   forward (a visit's bank entry too);
  * - the rest (the days of the period's first month before it starts, the open month) is worked
- *   out from the memberships that *changed* in it (a status event, a renewal paid by a retry, a
- *   cycle on another plan version: partial indexes of 0042 and 0045), added to the standing the
- *   last closed month ended with. A membership without a change is the same at both ends.
+ *   out from the changes in it, added to the standing the last closed month ended with: a
+ *   membership's first change in a stretch gives its state at the start, its last the state at
+ *   the end, and a membership without a change is the same at both ends;
+ * - what changed in a stretch that is over (a day and an hour past, on the billing clock) is
+ *   stored the first time a report needs it, in `membership_report_windows`: the period's first
+ *   days, its first month, and the part of the open month and of the whole period up to the last
+ *   closed day. A report adds to it only what changed since, for the memberships that changed.
  */
 import { type SQL, sql } from 'drizzle-orm'
 import type {
@@ -57,9 +62,6 @@ export function reportBounds(from: string, to: string): { months: string[]; boun
   return { months, bounds }
 }
 
-const STATUS_KINDS = sql.raw(
-  `('enrolled', 'past_due', 'unpaid', 'paused', 'resumed', 'cancelled', 'ended')`,
-)
 /** The kinds the partial indexes of migrations 0042 and 0045 hold, spelled as they are. */
 const INDEXED_KINDS = sql.raw(
   `('enrolled', 'past_due', 'unpaid', 'paused', 'resumed', 'cancelled', 'ended', 'plan_changed')`,
@@ -99,6 +101,15 @@ type WindowAnswer = {
   churned: number
   recovered: number
   not_recovered: number
+  /** A period's memberships started in it, and those cancelled or ended in it (by reason). */
+  lifecycle: Lifecycle
+}
+type Lifecycle = {
+  started: number
+  cancelled: number
+  patient: number
+  staff: number
+  failed_payment: number
 }
 
 const ZERO_STANDING: Standing = { active: 0, paused: 0, past_due: 0, unpaid: 0, live: 0, mrr: 0 }
@@ -122,120 +133,108 @@ function plus(a: Standing, b: Standing): Standing {
   }
 }
 
+/** A plan version's price as a month's revenue (domain/membership-reports.ts `monthlyCents`). */
+const MONTHLY = (v: string) =>
+  sql.raw(`round(${v}.price_cents::numeric /
+    case ${v}.interval when 'quarter' then 3 when 'year' then 12 else 1 end)::int`)
+
+/** The state of a membership after its last change before `${t}` (the row's `membership_id`). */
+const STATE_BEFORE = (x: string, t: string) =>
+  sql.raw(`(select c.status_after as status, c.plan_version_after as version
+      from membership_changes c
+      where c.membership_id = ${x}.membership_id and c.at < ${x}.${t}
+      order by c.at desc, c.source desc, c.source_id desc limit 1)`)
+
 /**
- * What changed in each window, in one statement that reads only the memberships with a change in
- * a window (a status event, a renewal paid by a retry, a change of plan version): every other
- * membership is the same at both ends and moves nothing. For those, the state at each end is the
- * one after every change before it (a change at exactly `a` belongs to the window), from their
- * whole history; the movement is classed as domain/membership-reports.ts says.
- *
- * A period window reads only the memberships that turned unpaid, cancelled, ended or active again
- * in it: the members it may have churned or recovered.
+ * A window as the statement below works it out, `[a, b)`: from its changes alone when `d = a`;
+ * else what its changes from `d` on add to the answer of `[a, d)` (stored apart).
  */
-function windowsQuery(practiceId: number, windows: Window[]): SQL {
-  const last = windows.reduce((max, w) => (w.b > max ? w.b : max), windows[0]?.b as Date)
+type Part = { a: Date; d: Date; b: Date; period: boolean }
+
+/**
+ * What changed in each part, in one statement that reads only changes (`membership_changes`,
+ * kept at write time: a status event, a renewal paid by a retry, a change of plan version, each
+ * with its state before and after): a membership without a change is the same at both ends and
+ * moves nothing.
+ *
+ * - Worked out alone (`d = a`), a membership's state at `a` is the one before its first change in
+ *   the window (a change at exactly `a` belongs to it), at `b` the one after its last.
+ * - Added to `[a, d)`: each membership that changed from `d` on counts with its states at `a` and
+ *   `b`, less what it counted in `[a, d)` (its states at `a` and `d`), each looked up by its key.
+ *
+ * The movement is classed as domain/membership-reports.ts says. A period part gives the churn
+ * (worked out alone: from the changes to cancelled, ended or unpaid in it), and from `d` on the
+ * past-due episodes that ended (each one change), the memberships started and those cancelled or
+ * ended, by their reason.
+ */
+function windowsQuery(practiceId: number, parts: Part[]): SQL {
   return sql`
-    with windows(w, a, b, period) as (values ${sql.join(
-      windows.map(
-        (w, i) => sql`(${i}::int, ${ts(w.a)}, ${ts(w.b)}, ${sql.raw(w.period ? 'true' : 'false')})`,
+    with windows(w, a, d, b, period) as (values ${sql.join(
+      parts.map(
+        (p, i) =>
+          sql`(${i}::int, ${ts(p.a)}, ${ts(p.d)}, ${ts(p.b)}, ${sql.raw(p.period ? 'true' : 'false')})`,
       ),
       sql`, `,
     )}),
-    changed as (
-      select distinct w.w, x.membership_id from windows w
-      cross join lateral (
-        select e.membership_id from membership_events e
-        where e.practice_id = ${practiceId} and e.kind in ${INDEXED_KINDS}
-          and e.at >= w.a and e.at < w.b
-          and (not w.period or e.kind in ('unpaid', 'cancelled', 'ended', 'resumed'))
-        union all
-        select c.membership_id from membership_charges c
-        where c.practice_id = ${practiceId} and c.purpose = 'cycle' and c.status = 'succeeded'
-          and c.attempt > 1 and c.settled_at >= w.a and c.settled_at < w.b
-        union all
-        select y.membership_id from membership_cycles y
-        where not w.period and y.practice_id = ${practiceId} and y.version_changed
-          and y.created_at >= w.a and y.created_at < w.b
+    -- The changes of the windows worked out alone, numbered per membership in the order they apply.
+    ch as materialized (
+      select w.w, c.membership_id, c.status_before, c.plan_version_before, c.status_after,
+        c.plan_version_after,
+        row_number() over (partition by w.w, c.membership_id
+          order by c.at, c.source, c.source_id) as i,
+        count(*) over (partition by w.w, c.membership_id) as n
+      from windows w
+      join membership_changes c on c.practice_id = ${practiceId}
+        and c.at >= w.a and c.at < w.b
+      where not w.period and w.d = w.a
+    ),
+    -- The memberships that changed since \`d\`, with their states at \`a\`, \`d\` and \`b\`.
+    since as materialized (
+      select x.w, x.membership_id, sa.status as sa, sa.version as va, sd.status as sd,
+        sd.version as vd, sb.status as sb, sb.version as vb
+      from (
+        select distinct w.w, w.a, w.d, w.b, c.membership_id from windows w
+        join membership_changes c on c.practice_id = ${practiceId}
+          and c.at >= w.d and c.at < w.b
+        where w.d > w.a
       ) x
-    ),
-    ids as (select distinct membership_id from changed),
-    status_ev as (
-      select e.membership_id, e.at, 0 as tie, e.id as ord,
-        case e.kind when 'enrolled' then 'active' when 'resumed' then 'active' else e.kind end as status
-      from ids join membership_events e on e.membership_id = ids.membership_id
-        and e.kind in ${STATUS_KINDS} and e.at < ${ts(last)}
-      union all
-      select c.membership_id, c.settled_at, 1, c.id, 'active'
-      from ids join membership_charges c on c.membership_id = ids.membership_id
-        and c.purpose = 'cycle' and c.status = 'succeeded' and c.attempt > 1
-        and c.settled_at < ${ts(last)}
-    ),
-    seg as (
-      select membership_id, status, at,
-        lead(at) over w as next_at, lead(status) over w as next_status
-      from status_ev
-      window w as (partition by membership_id order by at, tie, ord)
-    ),
-    -- The versions: a cycle that changed it (migration 0045 marks them) or a change of plan now.
-    version_ev as (
-      select y.membership_id, y.created_at as at, 0 as tie, y.plan_version_id
-      from ids join membership_cycles y on y.membership_id = ids.membership_id
-        and y.version_changed and y.created_at < ${ts(last)}
-      union all
-      select e.membership_id, e.at, 1, e.plan_version_id
-      from ids join membership_events e on e.membership_id = ids.membership_id
-        and e.kind = 'plan_changed' and e.at < ${ts(last)} and e.plan_version_id is not null
-    ),
-    version_changes as (
-      select membership_id, plan_version_id, at, tie from (
-        select membership_id, plan_version_id, at, tie,
-          lag(plan_version_id) over (partition by membership_id order by at, tie) as previous
-        from version_ev
-      ) ordered
-      where previous is distinct from plan_version_id
-    ),
-    vseg as (
-      select membership_id, plan_version_id, at,
-        lead(at) over (partition by membership_id order by at, tie) as next_at
-      from version_changes
+      left join lateral ${STATE_BEFORE('x', 'a')} sa on true
+      left join lateral ${STATE_BEFORE('x', 'd')} sd on true
+      left join lateral ${STATE_BEFORE('x', 'b')} sb on true
     ),
     ends as (
-      select c.w, c.membership_id, e.side, e.t
-      from changed c join windows w on w.w = c.w
-      cross join lateral (values (0, w.a), (1, w.b)) e(side, t)
+      select w, membership_id, 1 as sign,
+        max(status_before) filter (where i = 1) as ost,
+        max(plan_version_before) filter (where i = 1) as ov,
+        max(status_after) filter (where i = n) as cst,
+        max(plan_version_after) filter (where i = n) as cv
+      from ch group by w, membership_id
+      union all
+      select w, membership_id, 1, sa, va, sb, vb from since
+      union all
+      select w, membership_id, -1, sa, va, sd, vd from since
     ),
-    val as (
-      select n.w, n.membership_id, n.side, g.status,
-        case when g.status in ('active', 'past_due') then coalesce(round(v.price_cents::numeric /
-          case v.interval when 'quarter' then 3 when 'year' then 12 else 1 end)::int, 0)
-        else 0 end as mrr
-      from ends n
-      join seg g on g.membership_id = n.membership_id and g.at < n.t
-        and (g.next_at is null or g.next_at >= n.t)
-      left join vseg vs on vs.membership_id = n.membership_id and vs.at < n.t
-        and (vs.next_at is null or vs.next_at >= n.t)
-      left join membership_plan_versions v on v.id = vs.plan_version_id
+    -- Each membership's state at the two ends, with its MRR.
+    pairs as materialized (
+      select e.w, e.membership_id, e.sign, e.ost, e.cst,
+        case when e.ost in ('active', 'past_due') then coalesce(${MONTHLY('ov')}, 0) else 0 end as o,
+        case when e.cst in ('active', 'past_due') then coalesce(${MONTHLY('cv')}, 0) else 0 end as c
+      from ends e
+      left join membership_plan_versions ov on ov.id = e.ov
+      left join membership_plan_versions cv on cv.id = e.cv
     ),
-    pairs as (
-      select c.w, c.membership_id, o.status as ost, cl.status as cst,
-        coalesce(o.mrr, 0) as o, coalesce(cl.mrr, 0) as c
-      from changed c
-      left join val o on o.w = c.w and o.membership_id = c.membership_id and o.side = 0
-      left join val cl on cl.w = c.w and cl.membership_id = c.membership_id and cl.side = 1
-    ),
-    firsts as (
-      select m.patient_id, min(m.started_at) as first_start from memberships m
-      where m.patient_id in (select m2.patient_id from ids join memberships m2 on m2.id = ids.membership_id)
-      group by m.patient_id
-    ),
-    classed as (
+    classed as materialized (
       select p.*,
         case
+          when w.period then null
           when p.o = 0 and p.c > 0 and p.ost = 'paused' then 'expansion'
-          when p.o = 0 and p.c > 0 and f.first_start < w.a then 'reactivation'
+          when p.o = 0 and p.c > 0 and exists (select 1 from memberships m
+            join memberships f on f.patient_id = m.patient_id
+            where m.id = p.membership_id and f.started_at < w.a) then 'reactivation'
           when p.o = 0 and p.c > 0 then 'new'
           when p.o > 0 and p.c = 0 and p.cst = 'paused' then 'contraction'
-          when p.o > 0 and p.c = 0 and (p.cst = 'unpaid' or m.cancel_reason = 'failed_payment')
+          when p.o > 0 and p.c = 0 and (p.cst = 'unpaid' or (select m.cancel_reason
+            from memberships m where m.id = p.membership_id) = 'failed_payment')
             then 'involuntary'
           when p.o > 0 and p.c = 0 then 'voluntary'
           when p.c > p.o then 'expansion'
@@ -243,46 +242,79 @@ function windowsQuery(practiceId: number, windows: Window[]): SQL {
         end as kind
       from pairs p
       join windows w on w.w = p.w
-      join memberships m on m.id = p.membership_id
-      left join firsts f on f.patient_id = m.patient_id
     ),
-    moved as (
+    moved as materialized (
       select w,
-        count(*) filter (where cst = 'active') - count(*) filter (where ost = 'active') as active,
-        count(*) filter (where cst = 'paused') - count(*) filter (where ost = 'paused') as paused,
-        count(*) filter (where cst = 'past_due') - count(*) filter (where ost = 'past_due') as past_due,
-        count(*) filter (where cst = 'unpaid') - count(*) filter (where ost = 'unpaid') as unpaid,
-        count(*) filter (where cst in ('active', 'past_due', 'paused'))
-          - count(*) filter (where ost in ('active', 'past_due', 'paused')) as live,
-        coalesce(sum(c - o), 0) as mrr,
-        coalesce(sum(c) filter (where kind = 'new'), 0) as new,
-        coalesce(sum(c - o) filter (where kind = 'expansion'), 0) as expansion,
-        coalesce(sum(o - c) filter (where kind = 'contraction'), 0) as contraction,
-        coalesce(sum(o) filter (where kind = 'voluntary'), 0) as voluntary,
-        coalesce(sum(o) filter (where kind = 'involuntary'), 0) as involuntary,
-        coalesce(sum(c) filter (where kind = 'reactivation'), 0) as reactivation,
-        count(*) filter (where ost in ('active', 'past_due', 'paused')
-          and cst in ('cancelled', 'ended', 'unpaid')) as churned
+        coalesce(sum(sign) filter (where cst = 'active'), 0)
+          - coalesce(sum(sign) filter (where ost = 'active'), 0) as active,
+        coalesce(sum(sign) filter (where cst = 'paused'), 0)
+          - coalesce(sum(sign) filter (where ost = 'paused'), 0) as paused,
+        coalesce(sum(sign) filter (where cst = 'past_due'), 0)
+          - coalesce(sum(sign) filter (where ost = 'past_due'), 0) as past_due,
+        coalesce(sum(sign) filter (where cst = 'unpaid'), 0)
+          - coalesce(sum(sign) filter (where ost = 'unpaid'), 0) as unpaid,
+        coalesce(sum(sign) filter (where cst in ('active', 'past_due', 'paused')), 0)
+          - coalesce(sum(sign) filter (where ost in ('active', 'past_due', 'paused')), 0) as live,
+        coalesce(sum(sign * (c - o)), 0) as mrr,
+        coalesce(sum(sign * c) filter (where kind = 'new'), 0) as new,
+        coalesce(sum(sign * (c - o)) filter (where kind = 'expansion'), 0) as expansion,
+        coalesce(sum(sign * (o - c)) filter (where kind = 'contraction'), 0) as contraction,
+        coalesce(sum(sign * o) filter (where kind = 'voluntary'), 0) as voluntary,
+        coalesce(sum(sign * o) filter (where kind = 'involuntary'), 0) as involuntary,
+        coalesce(sum(sign * c) filter (where kind = 'reactivation'), 0) as reactivation,
+        coalesce(sum(sign) filter (where ost in ('active', 'past_due', 'paused')
+          and cst in ('cancelled', 'ended', 'unpaid')), 0) as churned
       from classed group by w
     ),
-    recoveries as (
-      select c.w,
-        count(*) filter (where g.next_status = 'active') as recovered,
-        count(*) filter (where g.next_status in ('unpaid', 'cancelled', 'ended')) as not_recovered
-      from changed c join windows w on w.w = c.w and w.period
-      join seg g on g.membership_id = c.membership_id and g.status = 'past_due'
-        and g.next_at >= w.a and g.next_at < w.b
-      group by c.w
-    ),
-    bank as (
-      select w.w,
-        coalesce(sum(e.amount_cents) filter (where e.kind = 'credit'), 0) as paid_in,
-        coalesce(-sum(e.amount_cents) filter (where e.kind not in ('credit', 'refund')), 0) as used,
-        coalesce(-sum(e.amount_cents) filter (where e.kind = 'refund'), 0) as refunded
+    -- A period worked out alone: live at its start, cancelled, ended or unpaid at its end; such a
+    -- membership changed to one of those in it.
+    churn as materialized (
+      select w.w, count(*) as churned
       from windows w
-      join membership_bank_entries e on e.practice_id = ${practiceId}
-        and e.created_at >= w.a and e.created_at < w.b
-      where not w.period
+      cross join lateral (
+        select distinct c.membership_id from membership_changes c
+        where c.practice_id = ${practiceId} and c.at >= w.a and c.at < w.b
+          and c.sets_status in ('cancelled', 'ended', 'unpaid')
+      ) k
+      cross join lateral (
+        select c.status_after from membership_changes c
+        where c.membership_id = k.membership_id and c.at < w.b
+        order by c.at desc, c.source desc, c.source_id desc limit 1
+      ) closing
+      cross join lateral (
+        select c.status_after from membership_changes c
+        where c.membership_id = k.membership_id and c.at < w.a
+        order by c.at desc, c.source desc, c.source_id desc limit 1
+      ) opening
+      where w.period and w.d = w.a and closing.status_after in ('cancelled', 'ended', 'unpaid')
+        and opening.status_after in ('active', 'past_due', 'paused')
+      group by w.w
+    ),
+    -- A period's memberships started in it, and its cancellations (the reason their own).
+    lifecycle as materialized (
+      select w.w,
+        (select count(*) from memberships s where s.practice_id = ${practiceId}
+          and s.started_at >= w.d and s.started_at < w.b) as started,
+        count(m.id) as cancelled,
+        count(*) filter (where m.cancel_reason = 'patient') as patient,
+        count(*) filter (where m.cancel_reason = 'staff') as staff,
+        count(*) filter (where m.cancel_reason = 'failed_payment') as failed_payment
+      from windows w
+      left join membership_changes c on c.practice_id = ${practiceId}
+        and c.at >= w.d and c.at < w.b and c.sets_status in ('cancelled', 'ended')
+      left join memberships m on m.id = c.membership_id
+      where w.period
+      group by w.w, w.d, w.b
+    ),
+    recoveries as materialized (
+      select w.w,
+        count(*) filter (where c.sets_status = 'active') as recovered,
+        count(*) filter (where c.sets_status in ('unpaid', 'cancelled', 'ended')) as not_recovered
+      from windows w
+      join membership_changes c on c.practice_id = ${practiceId}
+        and c.at >= w.d and c.at < w.b
+        and c.status_before = 'past_due' and c.sets_status is not null
+      where w.period
       group by w.w
     )
     select w.w,
@@ -294,57 +326,233 @@ function windowsQuery(practiceId: number, windows: Window[]): SQL {
       coalesce(m.voluntary, 0)::bigint as voluntary,
       coalesce(m.involuntary, 0)::bigint as involuntary,
       coalesce(m.reactivation, 0)::bigint as reactivation,
-      coalesce(m.churned, 0)::int as churned,
+      (coalesce(m.churned, 0) + coalesce(ch.churned, 0))::int as churned,
       coalesce(r.recovered, 0)::int as recovered, coalesce(r.not_recovered, 0)::int as not_recovered,
-      coalesce(k.paid_in, 0)::bigint as paid_in, coalesce(k.used, 0)::bigint as used,
-      coalesce(k.refunded, 0)::bigint as refunded
+      coalesce(l.started, 0)::int as started, coalesce(l.cancelled, 0)::int as cancelled,
+      coalesce(l.patient, 0)::int as cancelled_patient, coalesce(l.staff, 0)::int as cancelled_staff,
+      coalesce(l.failed_payment, 0)::int as cancelled_failed_payment
     from windows w
     left join moved m on m.w = w.w
+    left join churn ch on ch.w = w.w
     left join recoveries r on r.w = w.w
-    left join bank k on k.w = w.w
+    left join lifecycle l on l.w = w.w
     order by w.w`
 }
 
-/** What changed in each window (see {@link windowsQuery}), in the windows' order. */
+/** The bank's entries in each part from `d` to `b`: paid in, used (net of undone visits'), refunded. */
+function bankQuery(practiceId: number, parts: Part[]): SQL {
+  return sql`
+    with spans(w, d, b) as (values ${sql.join(
+      parts.map((p, i) => sql`(${i}::int, ${ts(p.d)}, ${ts(p.b)})`),
+      sql`, `,
+    )})
+    select s.w,
+      coalesce(sum(e.amount_cents) filter (where e.kind = 'credit'), 0)::bigint as paid_in,
+      coalesce(-sum(e.amount_cents) filter (where e.kind not in ('credit', 'refund')), 0)::bigint
+        as used,
+      coalesce(-sum(e.amount_cents) filter (where e.kind = 'refund'), 0)::bigint as refunded
+    from spans s
+    left join membership_bank_entries e on e.practice_id = ${practiceId}
+      and e.created_at >= s.d and e.created_at < s.b
+    group by s.w
+    order by s.w`
+}
+
+const ZERO_ANSWER: WindowAnswer = {
+  delta: ZERO_STANDING,
+  movement: ZERO_MOVEMENT,
+  bank: { paid_in: 0, used: 0, refunded: 0 },
+  churned: 0,
+  recovered: 0,
+  not_recovered: 0,
+  lifecycle: { started: 0, cancelled: 0, patient: 0, staff: 0, failed_payment: 0 },
+}
+
+/** Whether nothing happened in a window: every figure of its answer is 0. */
+const isZero = (x: WindowAnswer) =>
+  [x.delta, x.movement, x.bank, x.lifecycle, x].every((part) =>
+    Object.values(part).every((value) => typeof value !== 'number' || value === 0),
+  )
+
+function addAnswers(x: WindowAnswer, y: WindowAnswer): WindowAnswer {
+  const sum = <T extends Record<string, number>>(p: T, q: T) =>
+    Object.fromEntries(Object.keys(p).map((key) => [key, (p[key] ?? 0) + (q[key] ?? 0)])) as T
+  return {
+    delta: sum(x.delta, y.delta),
+    movement: sum(x.movement, y.movement),
+    bank: sum(x.bank, y.bank),
+    churned: x.churned + y.churned,
+    recovered: x.recovered + y.recovered,
+    not_recovered: x.not_recovered + y.not_recovered,
+    lifecycle: sum(x.lifecycle, y.lifecycle),
+  }
+}
+
+/** An answer from a row of the statements above or of `membership_report_windows`. */
+function answerOf(row: Record<string, unknown>, bank: Record<string, unknown>): WindowAnswer {
+  const n = (key: string) => Number(row[key] ?? 0)
+  const k = (key: string) => Number(bank[key] ?? 0)
+  return {
+    delta: {
+      active: n('active'),
+      paused: n('paused'),
+      past_due: n('past_due'),
+      unpaid: n('unpaid'),
+      live: n('live'),
+      mrr: n('mrr'),
+    },
+    movement: {
+      new: n('new'),
+      expansion: n('expansion'),
+      contraction: n('contraction'),
+      voluntary: n('voluntary'),
+      involuntary: n('involuntary'),
+      reactivation: n('reactivation'),
+    },
+    bank: { paid_in: k('paid_in'), used: k('used'), refunded: k('refunded') },
+    churned: n('churned'),
+    recovered: n('recovered'),
+    not_recovered: n('not_recovered'),
+    lifecycle: {
+      started: n('started'),
+      cancelled: n('cancelled'),
+      patient: n('cancelled_patient'),
+      staff: n('cancelled_staff'),
+      failed_payment: n('cancelled_failed_payment'),
+    },
+  }
+}
+
+/** How long after a month or a day ends on the billing clock it counts as closed (writes in flight). */
+const CLOSE_AFTER_MS = 60 * 60 * 1000
+
+/**
+ * What changed in each window, in the windows' order. With `closedDayEnd` (the end of the last
+ * closed day), a window over by then is read from `membership_report_windows`, worked out and
+ * stored the first time; a window running on past it adds what changed since to its stored part
+ * up to then. A closed window never changes: every write is dated on the billing clock, which
+ * only moves forward. Without, each window is worked out from its changes alone.
+ */
 async function changesIn(
   db: Database,
   practiceId: number,
   windows: Window[],
+  closedDayEnd: Date | null,
 ): Promise<WindowAnswer[]> {
   if (windows.length === 0) return []
-  // The planner overestimates this statement's rows (ranges joined by time), and PostgreSQL
-  // would spend longer compiling it (JIT) than running it.
-  const found = await db.transaction(async (tx) => {
-    await tx.execute(sql`set local jit = off`)
-    return rows<Record<string, unknown>>(
-      tx as unknown as Database,
-      windowsQuery(practiceId, windows),
+  const keyOf = (a: Date, b: Date, period: boolean) =>
+    `${a.toISOString()} ${b.toISOString()} ${period}`
+  /** The closed windows each window needs: itself, or its part up to `closedDayEnd`. */
+  const storedPart = (w: Window): Window | null => {
+    if (!closedDayEnd || w.a >= closedDayEnd) return null
+    return { a: w.a, b: w.b <= closedDayEnd ? w.b : closedDayEnd, period: w.period }
+  }
+  const needed = new Map<string, Window>()
+  for (const w of windows) {
+    const part = storedPart(w)
+    if (part) needed.set(keyOf(part.a, part.b, !!part.period), part)
+  }
+  const stored = new Map<string, WindowAnswer>()
+  if (needed.size) {
+    const found = await rows<Record<string, unknown>>(
+      db,
+      sql`select * from membership_report_windows
+          where practice_id = ${practiceId} and (starts_at, ends_at, period) in (${sql.join(
+            [...needed.values()].map(
+              (w) => sql`(${ts(w.a)}, ${ts(w.b)}, ${sql.raw(w.period ? 'true' : 'false')})`,
+            ),
+            sql`, `,
+          )})`,
     )
-  })
-  return found.map((row) => {
-    const n = (key: string) => Number(row[key] ?? 0)
-    return {
-      delta: {
-        active: n('active'),
-        paused: n('paused'),
-        past_due: n('past_due'),
-        unpaid: n('unpaid'),
-        live: n('live'),
-        mrr: n('mrr'),
-      },
-      movement: {
-        new: n('new'),
-        expansion: n('expansion'),
-        contraction: n('contraction'),
-        voluntary: n('voluntary'),
-        involuntary: n('involuntary'),
-        reactivation: n('reactivation'),
-      },
-      bank: { paid_in: n('paid_in'), used: n('used'), refunded: n('refunded') },
-      churned: n('churned'),
-      recovered: n('recovered'),
-      not_recovered: n('not_recovered'),
+    for (const row of found) {
+      const answer = answerOf(
+        {
+          ...row,
+          mrr: row.mrr_cents,
+          new: row.new_cents,
+          expansion: row.expansion_cents,
+          contraction: row.contraction_cents,
+          voluntary: row.voluntary_cents,
+          involuntary: row.involuntary_cents,
+          reactivation: row.reactivation_cents,
+        },
+        {
+          paid_in: row.bank_paid_in_cents,
+          used: row.bank_used_cents,
+          refunded: row.bank_refunded_cents,
+        },
+      )
+      const a = new Date(
+        String(row.starts_at instanceof Date ? row.starts_at.toISOString() : row.starts_at),
+      )
+      const b = new Date(
+        String(row.ends_at instanceof Date ? row.ends_at.toISOString() : row.ends_at),
+      )
+      stored.set(keyOf(a, b, row.period === true || row.period === 't'), answer)
     }
+  }
+  // The statement's parts: the closed windows not stored yet, worked out alone; then each window,
+  // alone when nothing of it is closed, else what changed after its closed part.
+  const missing = [...needed.entries()].filter(([key]) => !stored.has(key))
+  const parts: Part[] = missing.map(([, w]) => ({ a: w.a, d: w.a, b: w.b, period: !!w.period }))
+  const first = parts.length
+  for (const w of windows) {
+    const part = storedPart(w)
+    parts.push({ a: w.a, d: part ? part.b : w.a, b: w.b, period: !!w.period })
+  }
+  const open = parts.slice(first)
+  const computable = parts.filter((p, i) => i < first || p.d < p.b)
+  // The planner overestimates these statements' rows (ranges joined by time), and PostgreSQL
+  // would spend longer compiling them (JIT) than running them.
+  const answers = await db.transaction(async (tx) => {
+    await tx.execute(sql`set local jit = off`)
+    const ex = tx as unknown as Database
+    if (computable.length === 0) return open.map(() => ZERO_ANSWER)
+    const found = await rows<Record<string, unknown>>(ex, windowsQuery(practiceId, computable))
+    const flowing = computable.map((p) => (p.period ? { ...p, d: p.b } : p))
+    const flows = await rows<Record<string, unknown>>(ex, bankQuery(practiceId, flowing))
+    const computed = computable.map((_, i) => answerOf(found[i] ?? {}, flows[i] ?? {}))
+    for (const [i, [key]] of missing.entries()) stored.set(key, computed[i] as WindowAnswer)
+    // A window in which nothing happened is not stored: working it out again reads nothing.
+    const storing = missing
+      .map(([, w], i) => ({ w, x: computed[i] as WindowAnswer }))
+      .filter(({ x }) => !isZero(x))
+    if (storing.length) {
+      await ex.execute(sql`
+        insert into membership_report_windows (practice_id, starts_at, ends_at, period, active,
+          paused, past_due, unpaid, live, mrr_cents, new_cents, expansion_cents, contraction_cents,
+          voluntary_cents, involuntary_cents, reactivation_cents, bank_paid_in_cents,
+          bank_used_cents, bank_refunded_cents, churned, recovered, not_recovered, started,
+          cancelled, cancelled_patient, cancelled_staff, cancelled_failed_payment)
+        values ${sql.join(
+          storing.map(({ w, x }) => {
+            return sql`(${practiceId}, ${ts(w.a)}, ${ts(w.b)}, ${sql.raw(w.period ? 'true' : 'false')},
+              ${x.delta.active}, ${x.delta.paused}, ${x.delta.past_due}, ${x.delta.unpaid},
+              ${x.delta.live}, ${x.delta.mrr}, ${x.movement.new}, ${x.movement.expansion},
+              ${x.movement.contraction}, ${x.movement.voluntary}, ${x.movement.involuntary},
+              ${x.movement.reactivation}, ${x.bank.paid_in}, ${x.bank.used}, ${x.bank.refunded},
+              ${x.churned}, ${x.recovered}, ${x.not_recovered}, ${x.lifecycle.started},
+              ${x.lifecycle.cancelled}, ${x.lifecycle.patient}, ${x.lifecycle.staff},
+              ${x.lifecycle.failed_payment})`
+          }),
+          sql`, `,
+        )}
+        on conflict do nothing`)
+      // Windows of days gone by are not asked for again (a period moves on with the days).
+      await ex.execute(sql`
+        delete from membership_report_windows
+        where practice_id = ${practiceId} and computed_at < now() - interval '2 days'`)
+    }
+    let next = first
+    return open.map((p) => (p.d < p.b ? (computed[next++] as WindowAnswer) : ZERO_ANSWER))
+  })
+  return windows.map((w, i) => {
+    const part = storedPart(w)
+    const after = answers[i] as WindowAnswer
+    if (!part) return after
+    const before = stored.get(keyOf(part.a, part.b, !!part.period))
+    if (!before) throw new Error('The memberships report lost a stored window')
+    return addAnswers(before, after)
   })
 }
 
@@ -360,10 +568,9 @@ type ClosedMonth = {
   bankClosing: number
 }
 
-/** How long after a month ends on the billing clock it counts as closed (writes in flight). */
-const CLOSE_AFTER_MS = 60 * 60 * 1000
-
 const monthOf = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1))
+const dayOf = (date: Date) =>
+  new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()))
 const nextMonth = (date: Date) =>
   new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1))
 const dayKey = (date: Date) => date.toISOString().slice(0, 10)
@@ -435,7 +642,7 @@ async function closedMonths(
   for (let m = first; nextMonth(m) <= closedEnd; m = nextMonth(m)) {
     missing.push({ a: m, b: nextMonth(m) })
   }
-  const answers = await changesIn(db, practiceId, missing)
+  const answers = await changesIn(db, practiceId, missing, null)
   let standing = lastStored?.closing ?? ZERO_STANDING
   let bankClosing = lastStored?.bankClosing ?? 0
   const computed: ClosedMonth[] = missing.map((w, i) => {
@@ -500,6 +707,7 @@ export async function membershipReport(
   const end = bounds[k] as Date
   const now = input.now ?? startOf(input.today)
   const closedEnd = monthOf(new Date(now.getTime() - CLOSE_AFTER_MS))
+  const closedDayEnd = dayOf(new Date(now.getTime() - CLOSE_AFTER_MS))
   const closed = await closedMonths(db, practiceId, closedEnd)
   const firstStored = [...closed.values()][0]?.start
 
@@ -533,7 +741,7 @@ export async function membershipReport(
     segment.push(storedMonth(a, b) ?? windows.push({ a, b }) - 1)
   }
   const whole = windows.push({ a: start, b: end, period: true }) - 1
-  const answers = await changesIn(db, practiceId, windows)
+  const answers = await changesIn(db, practiceId, windows, closedDayEnd)
 
   const opening = storedAt(anchor)
   let standing = opening.standing
@@ -577,53 +785,50 @@ export async function membershipReport(
   })
   const period = answers[whole] as WindowAnswer
 
-  const [lifecycle] = await rows<Record<string, unknown>>(
-    db,
-    sql`select
-        (select count(*) from memberships where practice_id = ${practiceId}
-          and started_at >= ${ts(start)} and started_at < ${ts(end)})::int as new,
-        (count(*) filter (where m.cancel_reason = 'patient'))::int as patient,
-        (count(*) filter (where m.cancel_reason = 'staff'))::int as staff,
-        (count(*) filter (where m.cancel_reason = 'failed_payment'))::int as failed_payment,
-        count(*)::int as cancelled,
-        (select coalesce(sum(bank_cents), 0) from memberships
-          where practice_id = ${practiceId})::bigint as members_bank
-      from membership_events e join memberships m on m.id = e.membership_id
-      where e.practice_id = ${practiceId} and e.kind in ('cancelled', 'ended')
-        and e.at >= ${ts(start)} and e.at < ${ts(end)}`,
-  )
-  const allowances = await rows<{
+  // Now: the members' banks, and the units left of each treatment to live members (those not
+  // cancelled or ended, the only other statuses: fewer to look up than the live ones).
+  const current = await rows<{
     catalogue_item_id: unknown
-    name: string
+    name: string | null
     units: unknown
     value: unknown
+    members_bank: unknown
   }>(
     db,
-    sql`select a.catalogue_item_id, p.name, sum(a.remaining)::int as units,
-          sum(a.remaining::bigint * p.price)::bigint as value
-        from memberships m
-        join membership_allowances a on a.membership_id = m.id
-        join procedures p on p.id = a.catalogue_item_id
-        where m.practice_id = ${practiceId} and m.status in ('active', 'past_due', 'paused', 'unpaid')
-          and a.remaining > 0
-        group by a.catalogue_item_id, p.name
-        order by p.name, a.catalogue_item_id`,
+    sql`select 0::bigint as k, null::int as catalogue_item_id, null::text as name,
+          null::int as units, null::bigint as value,
+          (select coalesce(sum(bank_cents), 0) from memberships
+            where practice_id = ${practiceId})::bigint as members_bank
+        union all
+        select row_number() over (order by p.name, u.catalogue_item_id), u.catalogue_item_id,
+          p.name, u.units::int, (u.units * p.price)::bigint, null
+        from (
+          select a.catalogue_item_id, sum(a.remaining) as units
+          from membership_allowances a
+          where a.practice_id = ${practiceId} and a.remaining > 0
+            and a.membership_id not in (select id from memberships
+              where practice_id = ${practiceId} and status in ('cancelled', 'ended'))
+          group by a.catalogue_item_id
+        ) u
+        join procedures p on p.id = u.catalogue_item_id
+        order by k`,
   )
-  const n = (row: Record<string, unknown> | undefined, key: string) => Number(row?.[key] ?? 0)
+  const [banks, ...allowances] = current
+  const lifecycle = period.lifecycle
   const report: MembershipReport = {
     from,
     to,
     today: input.today,
     active: standing.active,
-    new: n(lifecycle, 'new'),
+    new: lifecycle.started,
     paused: standing.paused,
     past_due: standing.past_due,
     unpaid: standing.unpaid,
-    cancelled: n(lifecycle, 'cancelled'),
+    cancelled: lifecycle.cancelled,
     cancelled_by_reason: {
-      patient: n(lifecycle, 'patient'),
-      staff: n(lifecycle, 'staff'),
-      failed_payment: n(lifecycle, 'failed_payment'),
+      patient: lifecycle.patient,
+      staff: lifecycle.staff,
+      failed_payment: lifecycle.failed_payment,
     },
     members_at_start: atStart.live,
     churned: period.churned,
@@ -634,7 +839,7 @@ export async function membershipReport(
     allowances_outstanding: allowances.map(
       (row): MembershipReportAllowance => ({
         catalogue_item_id: Number(row.catalogue_item_id),
-        name: row.name,
+        name: String(row.name),
         units: Number(row.units),
         ...(input.money ? { value_cents: Number(row.value) } : {}),
       }),
@@ -651,7 +856,7 @@ export async function membershipReport(
       used_cents: bank.used,
       refunded_cents: bank.refunded,
       closing_cents: bankOpening + bank.paid_in - bank.used - bank.refunded,
-      members_cents: n(lifecycle, 'members_bank'),
+      members_cents: Number(banks?.members_bank ?? 0),
     },
   }
 }
