@@ -469,13 +469,17 @@ async function operationsOf(
     warmUp: 2,
   })
   // The first report after a month closes works out the closed months it has not stored yet
-  // (server/modules/reports/membership-report.ts): here all 15, each call after they are removed.
+  // (server/modules/reports/membership-report.ts): here all 15, and the closed windows, each
+  // call after they are removed.
   const report = http(t, token, () => [
     [`/api/reports/memberships?from=${dayBefore(364)}&to=${dayBefore(0)}`],
   ])
   const unstore = async () => {
     await t.db.execute(
       sql`delete from membership_report_months where practice_id = ${practice.practiceId}::int`,
+    )
+    await t.db.execute(
+      sql`delete from membership_report_windows where practice_id = ${practice.practiceId}::int`,
     )
   }
   run(
