@@ -785,8 +785,9 @@ export async function membershipReport(
   })
   const period = answers[whole] as WindowAnswer
 
-  // Now: the members' banks, and the units left of each treatment to live members (those not
-  // cancelled or ended, the only other statuses: fewer to look up than the live ones).
+  // Now: the members' banks, and the units left of each treatment to live members, in one read of
+  // the practice's memberships (which also finds those cancelled or ended, the only other
+  // statuses: their allowances do not count) and one of the allowances, without a join.
   const current = await rows<{
     catalogue_item_id: unknown
     name: string | null
@@ -795,10 +796,13 @@ export async function membershipReport(
     members_bank: unknown
   }>(
     db,
-    sql`select 0::bigint as k, null::int as catalogue_item_id, null::text as name,
-          null::int as units, null::bigint as value,
-          (select coalesce(sum(bank_cents), 0) from memberships
-            where practice_id = ${practiceId})::bigint as members_bank
+    sql`with m as materialized (
+          select coalesce(sum(bank_cents), 0) as bank,
+            coalesce(array_agg(id) filter (where status in ('cancelled', 'ended')), '{}') as gone
+          from memberships where practice_id = ${practiceId}
+        )
+        select 0::bigint as k, null::int as catalogue_item_id, null::text as name,
+          null::int as units, null::bigint as value, (select bank from m)::bigint as members_bank
         union all
         select row_number() over (order by p.name, u.catalogue_item_id), u.catalogue_item_id,
           p.name, u.units::int, (u.units * p.price)::bigint, null
@@ -806,8 +810,7 @@ export async function membershipReport(
           select a.catalogue_item_id, sum(a.remaining) as units
           from membership_allowances a
           where a.practice_id = ${practiceId} and a.remaining > 0
-            and a.membership_id not in (select id from memberships
-              where practice_id = ${practiceId} and status in ('cancelled', 'ended'))
+            and a.membership_id not in (select unnest(gone) from m)
           group by a.catalogue_item_id
         ) u
         join procedures p on p.id = u.catalogue_item_id
