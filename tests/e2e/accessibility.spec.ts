@@ -49,6 +49,11 @@ async function resetLink(request: APIRequestContext, baseURL: string): Promise<s
   return mail.link
 }
 
+// Each test here stands alone (its own data, its own session), so the two workers share them out
+// one by one instead of one worker taking the whole file: the longest files of the suite would
+// otherwise end it with one worker idle (decision record 013).
+test.describe.configure({ mode: 'parallel' })
+
 test.describe('accessibility (axe, WCAG 2.1 AA)', () => {
   test('sign-in views: sign in, its error, forgot password, reset password and its errors', async ({
     page,

@@ -8,6 +8,11 @@ import {
   test,
 } from './support/fixtures.ts'
 
+// Each test here stands alone (its own data, its own session), so the two workers share them out
+// one by one instead of one worker taking the whole file: the longest files of the suite would
+// otherwise end it with one worker idle (decision record 013).
+test.describe.configure({ mode: 'parallel' })
+
 test.describe('routing', () => {
   test('an unknown path goes to the not-found page', async ({ page }) => {
     await page.goto('/no/such/page')

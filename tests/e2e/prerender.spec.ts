@@ -42,6 +42,11 @@ async function holdScripts(page: Page): Promise<() => void> {
   return release
 }
 
+// Each test here stands alone (its own data, its own session), so the two workers share them out
+// one by one instead of one worker taking the whole file: the longest files of the suite would
+// otherwise end it with one worker idle (decision record 013).
+test.describe.configure({ mode: 'parallel' })
+
 test.describe('prerendered pages', () => {
   for (const { path, heading } of PAGES) {
     test(`${path} arrives as markup and is hydrated without a mismatch`, async ({

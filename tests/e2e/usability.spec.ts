@@ -60,6 +60,11 @@ async function inviteColleague(request: APIRequestContext, email: string, positi
   return mail.link ?? ''
 }
 
+// Each test here stands alone (its own data, its own session), so the two workers share them out
+// one by one instead of one worker taking the whole file: the longest files of the suite would
+// otherwise end it with one worker idle (decision record 013).
+test.describe.configure({ mode: 'parallel' })
+
 test.describe('usability', () => {
   test('1. after the phone is verified the e-mail stays editable: a taken e-mail is marked and changed, and the sign-up goes on', async ({
     page,

@@ -13,7 +13,10 @@ export default defineConfig({
   testMatch: '**/browser.spec.ts',
   outputDir: '../../.tmp/paths/test-results',
   globalSetup: '../e2e/support/global-setup.ts',
-  fullyParallel: false,
+  // Every path stands alone (its own patient, appointment and offer; settings put back), so the
+  // workers share out the paths one by one rather than a flow each: a flow of 17 paths on one
+  // worker ended the replay with the other idle for over a minute.
+  fullyParallel: true,
   workers: WORKERS,
   retries: 0,
   // Safety nets, never waits: a busy machine (`npm run test:stress`) makes a journey slow, not wrong.
