@@ -1805,6 +1805,23 @@ export const membershipChanges = pgTable(
 )
 
 /**
+ * The memberships report's MRR (at the end, or its change over a window), MRR movement and bank
+ * flows, as the stored months and windows both keep them: new columns each time it is called.
+ */
+const reportMovementColumns = () => ({
+  mrr_cents: bigint({ mode: 'number' }).notNull(),
+  new_cents: bigint({ mode: 'number' }).notNull(),
+  expansion_cents: bigint({ mode: 'number' }).notNull(),
+  contraction_cents: bigint({ mode: 'number' }).notNull(),
+  voluntary_cents: bigint({ mode: 'number' }).notNull(),
+  involuntary_cents: bigint({ mode: 'number' }).notNull(),
+  reactivation_cents: bigint({ mode: 'number' }).notNull(),
+  bank_paid_in_cents: bigint({ mode: 'number' }).notNull(),
+  bank_used_cents: bigint({ mode: 'number' }).notNull(),
+  bank_refunded_cents: bigint({ mode: 'number' }).notNull(),
+})
+
+/**
  * The memberships report's closed months (server/modules/reports/membership-report.ts), stored the
  * first time a report needs them once the month is over on the billing clock: the statuses and
  * the MRR at the month's end, its MRR movement and its bank flows. A closed month does not change
@@ -1823,16 +1840,7 @@ export const membershipReportMonths = pgTable(
     paused: integer().notNull(),
     past_due: integer().notNull(),
     unpaid: integer().notNull(),
-    mrr_cents: bigint({ mode: 'number' }).notNull(),
-    new_cents: bigint({ mode: 'number' }).notNull(),
-    expansion_cents: bigint({ mode: 'number' }).notNull(),
-    contraction_cents: bigint({ mode: 'number' }).notNull(),
-    voluntary_cents: bigint({ mode: 'number' }).notNull(),
-    involuntary_cents: bigint({ mode: 'number' }).notNull(),
-    reactivation_cents: bigint({ mode: 'number' }).notNull(),
-    bank_paid_in_cents: bigint({ mode: 'number' }).notNull(),
-    bank_used_cents: bigint({ mode: 'number' }).notNull(),
-    bank_refunded_cents: bigint({ mode: 'number' }).notNull(),
+    ...reportMovementColumns(),
     bank_closing_cents: bigint({ mode: 'number' }).notNull(),
     computed_at: createdAt(),
   },
@@ -1863,16 +1871,7 @@ export const membershipReportWindows = pgTable(
     past_due: integer().notNull(),
     unpaid: integer().notNull(),
     live: integer().notNull(),
-    mrr_cents: bigint({ mode: 'number' }).notNull(),
-    new_cents: bigint({ mode: 'number' }).notNull(),
-    expansion_cents: bigint({ mode: 'number' }).notNull(),
-    contraction_cents: bigint({ mode: 'number' }).notNull(),
-    voluntary_cents: bigint({ mode: 'number' }).notNull(),
-    involuntary_cents: bigint({ mode: 'number' }).notNull(),
-    reactivation_cents: bigint({ mode: 'number' }).notNull(),
-    bank_paid_in_cents: bigint({ mode: 'number' }).notNull(),
-    bank_used_cents: bigint({ mode: 'number' }).notNull(),
-    bank_refunded_cents: bigint({ mode: 'number' }).notNull(),
+    ...reportMovementColumns(),
     churned: integer().notNull(),
     recovered: integer().notNull(),
     not_recovered: integer().notNull(),
