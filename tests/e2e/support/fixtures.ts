@@ -54,12 +54,20 @@ export async function readOutbox(request: APIRequestContext): Promise<OutboxMess
   return body.messages
 }
 
-/** Waits for the newest outbox message on a channel to an address (e-mail or phone). */
+/**
+ * Waits for the newest outbox message on a channel to an address (e-mail or phone), sent at or
+ * after `after` and, when `where` is given, the newest that it accepts (another message to the same
+ * address, a notice the queue sends meanwhile, is not the one awaited).
+ */
 export async function waitForMessage(
   request: APIRequestContext,
   channel: OutboxMessage['channel'],
   to: string,
-  { after = new Date(0), timeout = 10_000 } = {},
+  {
+    after = new Date(0),
+    timeout = 10_000,
+    where = (_message: OutboxMessage) => true,
+  }: { after?: Date; timeout?: number; where?: (message: OutboxMessage) => boolean } = {},
 ): Promise<OutboxMessage> {
   const deadline = Date.now() + timeout
   while (Date.now() < deadline) {
@@ -67,7 +75,8 @@ export async function waitForMessage(
       (message) =>
         message.channel === channel &&
         message.to.toLowerCase() === to.toLowerCase() &&
-        new Date(message.sentAt) >= after,
+        new Date(message.sentAt) >= after &&
+        where(message),
     )
     if (found) return found
     await new Promise((resolve) => setTimeout(resolve, 200))
