@@ -1059,6 +1059,11 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_reverses_unique').on(t.reverses_id),
     index('ledger_entries_patient_idx').on(t.patient_id, t.id),
     index('ledger_entries_practice_created_idx').on(t.practice_id, t.created_at),
+    // The entries a visit (or another source) posted, read back for its answer and by its undo:
+    // without it, a scan of the practice's whole ledger (23 ms a read at 200,000 entries).
+    index('ledger_entries_source_idx')
+      .on(t.source_type, t.source_id)
+      .where(sql`${t.source_id} is not null`),
     // The worklist's lots that lapse soon: only lots carry an expiry.
     index('ledger_entries_practice_expires_idx')
       .on(t.practice_id, t.expires_at)
