@@ -357,6 +357,37 @@ describe('bench report of the portal at scale', () => {
     ])
   })
 
+  it('measures a cost paid once a day without judging it, and says why under the table', () => {
+    const once = 'the first report of a day'
+    const withCold: ScaleRun = {
+      ...run,
+      sizes: run.sizes.map((size, index) => ({
+        ...size,
+        operations: [
+          ...size.operations,
+          { ...op('Cold report', index ? 60 : 15), unbudgeted: once },
+          {
+            ...op('Cold failing', 10, index ? { 200: 3, 500: 1 } : undefined),
+            unbudgeted: once,
+          },
+        ],
+      })),
+    }
+    expect(scaleCells(withCold, 'Cold report')).toEqual([
+      '15.0 ms / 30.0 ms',
+      '60.0 ms / 120 ms',
+      '4.00×',
+      '—',
+    ])
+    // A call that failed still fails the row.
+    expect(scaleCells(withCold, 'Cold failing')[3]).toBe('NO')
+    const table = formatScaleTable({ requests: 200, warmUp: 20, runs: [withCold] })
+    expect(table).toContain(`— Cold report: not budgeted, ${once}.`)
+    expect(formatScaleTable({ requests: 200, warmUp: 20, runs: [run] })).not.toContain(
+      'not budgeted',
+    )
+  })
+
   it('holds the patient page at 10,000 patients to 20 KB', () => {
     expect(pageSizeCells(run)).toEqual([
       '9.9 KB (gzip 1.6 KB)',
