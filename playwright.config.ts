@@ -29,7 +29,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'off',
     launchOptions: {
-      executablePath: chromiumPath(),
+      executablePath: chromiumPath({ headlessShell: true }),
       args: [...CHROMIUM_ARGS, ...remoteHostArgs(WORKERS)],
     },
   },

@@ -47,7 +47,7 @@ function readJson<T>(path: string): T | undefined {
 const only = process.argv.slice(2)
 const wants = (stage: string) => only.length === 0 || only.includes(stage)
 
-const chromium = findChromium()
+const chromium = findChromium({ headlessShell: true })
 if ((wants('e2e') || wants('paths')) && !chromium) {
   console.error(
     '\n✖ No Chromium found, and the end-to-end tests and the QA path replay need one.\n' +

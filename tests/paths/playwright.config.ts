@@ -35,7 +35,7 @@ export default defineConfig({
     screenshot: 'off',
     trace: 'off',
     launchOptions: {
-      executablePath: chromiumPath(),
+      executablePath: chromiumPath({ headlessShell: true }),
       args: [...CHROMIUM_ARGS, ...remoteHostArgs(WORKERS)],
     },
   },

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { findChromium } from '#scripts/lib/chromium.ts'
 import { freePortRange } from '#scripts/lib/free-port.ts'
 
-const chromium = findChromium()
+const chromium = findChromium({ headlessShell: true })
 if (!chromium) {
   console.error(
     'No Chromium found, and the QA path replay needs one. Install it with ' +
