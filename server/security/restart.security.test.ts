@@ -2,7 +2,8 @@
  * Faults with a real server process: the server is killed with SIGKILL in the middle of a
  * sign-up (between the practice row and the user row of its transaction), then started again on
  * the same PGlite data folder. Every committed row must be there, and nothing of the interrupted
- * sign-up.
+ * sign-up. And a SIGTERM that arrives while the server is still starting (it answers /api/health
+ * before the demo practice's first Nextech sync is over) stops it cleanly once started.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,7 +13,13 @@ import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '#scripts/lib/free-port.ts'
 import { openDatabase } from '#server/db/client.ts'
-import { patients, practices, users, verificationCodes } from '#server/db/schema.ts'
+import {
+  nextechSyncRuns,
+  patients,
+  practices,
+  users,
+  verificationCodes,
+} from '#server/db/schema.ts'
 import { DEMO_ADMIN } from '#server/demo/seed.ts'
 import { type ApiCall, postJson, readySignUp, signIn } from '#server/testing/api-journeys.ts'
 
@@ -163,6 +170,33 @@ describe('restart after a crash (PGlite on disk, SIGKILL)', () => {
         .from(verificationCodes)
         .where(eq(verificationCodes.id, interrupted.authyId))
       expect(verification?.used_at).toBeInstanceOf(Date)
+    } finally {
+      await handle.close()
+    }
+  }, 180_000)
+})
+
+describe('a SIGTERM while the server is still starting', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'glow-early-stop-'))
+
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it('stops cleanly once started, and leaves no Nextech sync running in the database', async () => {
+    // A new data folder: the start seeds the demo practice and connects it to the Nextech
+    // sandbox, whose first sync runs after /api/health already answers.
+    const child = await startServer(dataDir, await freePort())
+    child.kill('SIGTERM')
+    await exited(child)
+    // Node's own handler would have ended the process by the signal, mid-sync.
+    expect({ code: child.exitCode, signal: child.signalCode }).toEqual({ code: 0, signal: null })
+    const handle = await openDatabase({ dataDir })
+    try {
+      const runs = await handle.db
+        .select({ status: nextechSyncRuns.status, error: nextechSyncRuns.error })
+        .from(nextechSyncRuns)
+      expect(runs.length).toBeGreaterThan(0)
+      expect(runs.filter((run) => run.status === 'running')).toEqual([])
+      expect(runs.filter((run) => run.error !== null)).toEqual([])
     } finally {
       await handle.close()
     }

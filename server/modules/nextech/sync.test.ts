@@ -15,6 +15,7 @@ import {
   ledgerEntries,
   nextechClaimLines,
   nextechConnections,
+  nextechSyncRuns,
   outbox,
   patients,
   practices,
@@ -608,6 +609,44 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     const lee = await n.glowPatient('lee.park.1@example.com')
     expect(lee?.points).toBe(600)
     expect(await n.entries()).toBe(30)
+  })
+
+  it('answers the run going when the same process is asked again, without marking it interrupted', async () => {
+    // A server connecting a practice starts its first sync, and its schedule's first tick asks
+    // again at once: the second ask is the first run, not a second beside it.
+    const n = await connectedPractice(t, [person('1', 'Lee', 'Park')])
+    for (let i = 0; i < 5; i += 1) {
+      n.sandbox.store.addBill({
+        patientId: '1',
+        items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 20 }],
+      })
+    }
+    const release = n.holdBills()
+    const first = await n.startOn(n.app)
+    const again = await n.startOn(n.app)
+    expect(again).toBe(first)
+    release()
+    const run = await vi.waitFor(
+      async () => {
+        const read = (await (await n.call(`/runs/${first}`)).json()) as NextechRun
+        expect(read.status).not.toBe('running')
+        return read
+      },
+      { timeout: 30_000, interval: 5 },
+    )
+    expect(run).toMatchObject({ id: first, status: 'done', error: null })
+    // Once it is over, the next ask is a new run.
+    expect((await n.sync()).id).toBeGreaterThan(first)
+    const runs = await t.db
+      .select({ id: nextechSyncRuns.id, status: nextechSyncRuns.status })
+      .from(nextechSyncRuns)
+      .where(eq(nextechSyncRuns.practice_id, n.practiceId))
+      .orderBy(nextechSyncRuns.id)
+    expect(runs).toEqual([
+      { id: first, status: 'done' },
+      { id: expect.any(Number), status: 'done' },
+    ])
+    expect((await n.glowPatient('lee.park.1@example.com'))?.points).toBe(100)
   })
 
   it('lists unmapped service codes, and a mapped code earns as its catalogue item', async () => {

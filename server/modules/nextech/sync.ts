@@ -83,6 +83,9 @@ export type SyncOptions = {
 /** A run started: its id, and its end (the route does not wait for it; tests and the bench do). */
 export type StartedRun = { runId: number; done: Promise<void> }
 
+/** A run this process has going, and whether its outcome is being written (it is then over). */
+type Going = { started: Promise<StartedRun>; settling: boolean }
+
 /** A lease that another process took after this one's lapsed: the run stops. */
 class LeaseLost extends Error {}
 
@@ -492,6 +495,15 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
     }
   }
 
+  /**
+   * The run of each practice this process has going (or is starting): a second start here answers
+   * it. The lease alone let this process take its own practice again (its owner matches), and the
+   * server's first scheduled sync then marked the connect run still going as interrupted and ran
+   * a second beside it. A run whose outcome is being written (`settling`) is over: a start then
+   * waits for it to be written, and starts a new run.
+   */
+  const going = new Map<number, Going>()
+
   return {
     /**
      * Starts a run of `practiceId` unless one is going (in this process or another): answers
@@ -501,89 +513,21 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
       practiceId: number,
       trigger: 'manual' | 'schedule' | 'connect',
     ): Promise<StartedRun> {
-      const credentials = await credentialsFor(practiceId)
-      const [connection] = await db
-        .select({ practice_id: nextechConnections.practice_id })
-        .from(nextechConnections)
-        .where(eq(nextechConnections.practice_id, practiceId))
-      if (!credentials || !connection) throw conflict(NEXTECH_SYNC_MESSAGES.notConnected)
-      // The lease and the run's row together: a second process asking now waits for this
-      // transaction, then finds the lease held and the run to answer.
-      const run = await db.transaction(async (tx) => {
-        const at = ctx.now()
-        const leased = await tx
-          .update(nextechConnections)
-          .set({ lease_owner: owner, lease_until: new Date(at.getTime() + NEXTECH_LEASE_MS) })
-          .where(
-            and(
-              eq(nextechConnections.practice_id, practiceId),
-              or(
-                isNull(nextechConnections.lease_until),
-                lt(nextechConnections.lease_until, at),
-                eq(nextechConnections.lease_owner, owner),
-              ),
-            ),
-          )
-          .returning({ id: nextechConnections.practice_id })
-        if (leased.length === 0) return null
-        // A run left `running` by a process that died is over: this one takes its place.
-        await tx
-          .update(nextechSyncRuns)
-          .set({ status: 'failed', error: NEXTECH_SYNC_MESSAGES.interrupted, finished_at: at })
-          .where(
-            and(eq(nextechSyncRuns.practice_id, practiceId), eq(nextechSyncRuns.status, 'running')),
-          )
-        const [inserted] = await tx
-          .insert(nextechSyncRuns)
-          .values({ practice_id: practiceId, trigger, started_at: at })
-          .returning({ id: nextechSyncRuns.id })
-        return inserted ?? null
-      })
-      if (!run) {
-        const [current] = await db
-          .select({ id: nextechSyncRuns.id })
-          .from(nextechSyncRuns)
-          .where(
-            and(eq(nextechSyncRuns.practice_id, practiceId), eq(nextechSyncRuns.status, 'running')),
-          )
-          .orderBy(desc(nextechSyncRuns.id))
-          .limit(1)
-        if (current) return { runId: current.id, done: Promise.resolve() }
-        throw conflict(NEXTECH_SYNC_MESSAGES.busy)
+      for (let current = going.get(practiceId); current; current = going.get(practiceId)) {
+        if (!current.settling) return current.started
+        await current.started.then(
+          (run) => run.done,
+          () => undefined,
+        )
       }
-      const done = (async () => {
-        try {
-          const result = await execute(practiceId, run.id, credentials)
-          await finish(practiceId, run.id, { ok: true, ...result })
-        } catch (error) {
-          if (error instanceof LeaseLost) {
-            // Another process holds the practice now: its run speaks for the connection.
-            await db
-              .update(nextechSyncRuns)
-              .set({ status: 'failed', error: error.message, finished_at: ctx.now() })
-              .where(eq(nextechSyncRuns.id, run.id))
-              .catch(() => undefined)
-            return
-          }
-          if (!(error instanceof NextechFailure)) {
-            ctx.log.error(`The Nextech sync of practice ${practiceId} stopped`, error)
-          }
-          const message =
-            error instanceof NextechFailure
-              ? error.message
-              : 'The sync stopped on an error of ours. It resumes where it stopped on the next run.'
-          await finish(practiceId, run.id, {
-            ok: false,
-            error: message,
-            reason: error instanceof NextechFailure ? error.reason : 'internal',
-          }).catch((stored: unknown) => ctx.log.error('The failed sync run was not stored', stored))
-        } finally {
-          await release(practiceId).catch(() => undefined)
-        }
-      })()
-      running.add(done)
-      void done.finally(() => running.delete(done))
-      return { runId: run.id, done }
+      const entry = { settling: false } as Going
+      entry.started = startRun(practiceId, trigger, entry)
+      going.set(practiceId, entry)
+      const forget = () => {
+        if (going.get(practiceId) === entry) going.delete(practiceId)
+      }
+      entry.started.then((run) => run.done.finally(forget), forget)
+      return entry.started
     },
 
     /** Resolves when every run this process started has ended. */
@@ -593,6 +537,98 @@ export function createNextechSync(ctx: Context, options: SyncOptions = {}) {
 
     patients: patientSync,
     bills,
+  }
+
+  async function startRun(
+    practiceId: number,
+    trigger: 'manual' | 'schedule' | 'connect',
+    entry: Going,
+  ): Promise<StartedRun> {
+    const credentials = await credentialsFor(practiceId)
+    const [connection] = await db
+      .select({ practice_id: nextechConnections.practice_id })
+      .from(nextechConnections)
+      .where(eq(nextechConnections.practice_id, practiceId))
+    if (!credentials || !connection) throw conflict(NEXTECH_SYNC_MESSAGES.notConnected)
+    // The lease and the run's row together: a second process asking now waits for this
+    // transaction, then finds the lease held and the run to answer.
+    const run = await db.transaction(async (tx) => {
+      const at = ctx.now()
+      const leased = await tx
+        .update(nextechConnections)
+        .set({ lease_owner: owner, lease_until: new Date(at.getTime() + NEXTECH_LEASE_MS) })
+        .where(
+          and(
+            eq(nextechConnections.practice_id, practiceId),
+            or(
+              isNull(nextechConnections.lease_until),
+              lt(nextechConnections.lease_until, at),
+              eq(nextechConnections.lease_owner, owner),
+            ),
+          ),
+        )
+        .returning({ id: nextechConnections.practice_id })
+      if (leased.length === 0) return null
+      // A run left `running` by a process that died is over: this one takes its place.
+      await tx
+        .update(nextechSyncRuns)
+        .set({ status: 'failed', error: NEXTECH_SYNC_MESSAGES.interrupted, finished_at: at })
+        .where(
+          and(eq(nextechSyncRuns.practice_id, practiceId), eq(nextechSyncRuns.status, 'running')),
+        )
+      const [inserted] = await tx
+        .insert(nextechSyncRuns)
+        .values({ practice_id: practiceId, trigger, started_at: at })
+        .returning({ id: nextechSyncRuns.id })
+      return inserted ?? null
+    })
+    if (!run) {
+      const [current] = await db
+        .select({ id: nextechSyncRuns.id })
+        .from(nextechSyncRuns)
+        .where(
+          and(eq(nextechSyncRuns.practice_id, practiceId), eq(nextechSyncRuns.status, 'running')),
+        )
+        .orderBy(desc(nextechSyncRuns.id))
+        .limit(1)
+      if (current) return { runId: current.id, done: Promise.resolve() }
+      throw conflict(NEXTECH_SYNC_MESSAGES.busy)
+    }
+    const done = (async () => {
+      try {
+        const result = await execute(practiceId, run.id, credentials)
+        entry.settling = true
+        await finish(practiceId, run.id, { ok: true, ...result })
+      } catch (error) {
+        entry.settling = true
+        if (error instanceof LeaseLost) {
+          // Another process holds the practice now: its run speaks for the connection.
+          await db
+            .update(nextechSyncRuns)
+            .set({ status: 'failed', error: error.message, finished_at: ctx.now() })
+            .where(eq(nextechSyncRuns.id, run.id))
+            .catch(() => undefined)
+          return
+        }
+        if (!(error instanceof NextechFailure)) {
+          ctx.log.error(`The Nextech sync of practice ${practiceId} stopped`, error)
+        }
+        const message =
+          error instanceof NextechFailure
+            ? error.message
+            : 'The sync stopped on an error of ours. It resumes where it stopped on the next run.'
+        await finish(practiceId, run.id, {
+          ok: false,
+          error: message,
+          reason: error instanceof NextechFailure ? error.reason : 'internal',
+        }).catch((stored: unknown) => ctx.log.error('The failed sync run was not stored', stored))
+      } finally {
+        await release(practiceId).catch(() => undefined)
+      }
+    })()
+    running.add(done)
+    void done.finally(() => running.delete(done))
+    return { runId: run.id, done }
   }
 }
 
