@@ -65,11 +65,21 @@ export function nextechService(
         .where(
           and(eq(nextechSyncRuns.practice_id, practiceId), gt(nextechSyncRuns.started_at, since)),
         ),
+      // A run is going while a process holds the practice's lease: the run of a process that
+      // died stays `running` until the next sync takes its place, but it is not going.
       ctx.db
         .select({ id: nextechSyncRuns.id })
         .from(nextechSyncRuns)
+        .innerJoin(
+          nextechConnections,
+          eq(nextechConnections.practice_id, nextechSyncRuns.practice_id),
+        )
         .where(
-          and(eq(nextechSyncRuns.practice_id, practiceId), eq(nextechSyncRuns.status, 'running')),
+          and(
+            eq(nextechSyncRuns.practice_id, practiceId),
+            eq(nextechSyncRuns.status, 'running'),
+            gt(nextechConnections.lease_until, ctx.now()),
+          ),
         )
         .orderBy(desc(nextechSyncRuns.id))
         .limit(1),

@@ -575,6 +575,10 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     )
     t.setNow(new Date(Date.now() + 3 * 60 * 1000))
     try {
+      // With its lease lapsed the dead run is not shown as going (Settings would show a sync
+      // running until the next one took its place).
+      const status = (await (await n.call('')).json()) as { sync: { running_run_id: unknown } }
+      expect(status.sync.running_run_id).toBeNull()
       const taken = await n.sync(other)
       expect(taken.id).not.toBe(dead)
       expect(taken.status).toBe('done')
