@@ -25,7 +25,11 @@ import {
 import { randomToken } from '#server/lib/random.ts'
 import { createNextechClient } from '#server/nextech/client.ts'
 import type { NextechConnector } from '#server/nextech/connector.ts'
-import { createNextechSandbox, type SandboxPatient } from '#server/nextech/sandbox.ts'
+import {
+  createNextechSandbox,
+  type SandboxBillInput,
+  type SandboxPatient,
+} from '#server/nextech/sandbox.ts'
 import type { Waiting } from '#server/nextech/throttle.ts'
 import { useTestApp } from '#server/testing/suite.ts'
 import {
@@ -184,6 +188,21 @@ async function connectedPractice(
     points,
     glowPatient,
     entries,
+  }
+}
+
+/** `count` bills of one `SVC` line at `unitPrice` (Service 0, 1, …), each for `patientId`'s patient. */
+function addServiceBills(
+  n: { sandbox: { store: { addBill: (bill: SandboxBillInput) => unknown } } },
+  count: number,
+  unitPrice: number,
+  patientId: string | ((i: number) => string),
+) {
+  for (let i = 0; i < count; i += 1) {
+    n.sandbox.store.addBill({
+      patientId: typeof patientId === 'string' ? patientId : patientId(i),
+      items: [{ code: 'SVC', text: `Service ${i}`, unitPrice }],
+    })
   }
 }
 
@@ -415,12 +434,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
   it('retries 429s and 5xx, and a sync cut off resumes from its page without a gap or a double', async () => {
     const people = Array.from({ length: 3 }, (_, i) => person(String(i + 1), `P${i}`, 'Page'))
     const n = await connectedPractice(t, people)
-    for (let i = 0; i < 101; i += 1) {
-      n.sandbox.store.addBill({
-        patientId: String((i % 3) + 1),
-        items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 10 }],
-      })
-    }
+    addServiceBills(n, 101, 10, (i) => String((i % 3) + 1))
     let claims = 0
     // Three pages (50, 50, 1); after the second Nextech stops answering for the rest of the run.
     let pagesServed = 0
@@ -515,12 +529,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     // Three pages of bills (50, 50, 1): cut before the first, after the first, after the second.
     for (const served of [0, 1, 2]) {
       const n = await connectedPractice(t, people)
-      for (let i = 0; i < 101; i += 1) {
-        n.sandbox.store.addBill({
-          patientId: '1',
-          items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 5 }],
-        })
-      }
+      addServiceBills(n, 101, 5, '1')
       let pages = 0
       n.setFault((url) => {
         if (!url.includes('/api/Claim')) return undefined
@@ -541,12 +550,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
 
   it('takes over from a process that died holding the sync, once its lease lapses', async () => {
     const n = await connectedPractice(t, [person('1', 'Dee', 'Crash')])
-    for (let i = 0; i < 60; i += 1) {
-      n.sandbox.store.addBill({
-        patientId: '1',
-        items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 3 }],
-      })
-    }
+    addServiceBills(n, 60, 3, '1')
     // The first process reads its first page of bills and never gets an answer to the next.
     let claims = 0
     let hang: () => void = () => undefined
@@ -596,12 +600,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
 
   it('syncs one practice once when two server processes are asked at the same time', async () => {
     const n = await connectedPractice(t, [person('1', 'Lee', 'Park')])
-    for (let i = 0; i < 30; i += 1) {
-      n.sandbox.store.addBill({
-        patientId: '1',
-        items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 20 }],
-      })
-    }
+    addServiceBills(n, 30, 20, '1')
     const other = n.secondApp()
     // The first process's run waits at its first page of bills while the second is asked.
     const release = n.holdBills()
@@ -619,12 +618,7 @@ describe.each(testBackends())('the Nextech sync on $name, against the sandbox', 
     // A server connecting a practice starts its first sync, and its schedule's first tick asks
     // again at once: the second ask is the first run, not a second beside it.
     const n = await connectedPractice(t, [person('1', 'Lee', 'Park')])
-    for (let i = 0; i < 5; i += 1) {
-      n.sandbox.store.addBill({
-        patientId: '1',
-        items: [{ code: 'SVC', text: `Service ${i}`, unitPrice: 20 }],
-      })
-    }
+    addServiceBills(n, 5, 20, '1')
     const release = n.holdBills()
     const first = await n.startOn(n.app)
     const again = await n.startOn(n.app)
