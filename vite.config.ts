@@ -27,7 +27,8 @@ function walletDevPage(): Plugin {
     apply: 'serve',
     configureServer(server) {
       server.middlewares.use((request, _response, next) => {
-        if (request.url && /^\/wallet\/\d{1,9}(\/[^.]*)?(\?.*)?$/.test(request.url)) {
+        // An address with no practice too (`/wallet`): the wallet then says the link is not valid.
+        if (request.url && /^\/wallet(\/[^.]*)?(\?.*)?$/.test(request.url)) {
           request.url = '/wallet.html'
         }
         next()

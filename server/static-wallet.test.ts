@@ -57,6 +57,17 @@ describe('the patient wallet, served', () => {
     expect(await (await app().request('/wallet/99/manifest.webmanifest')).text()).toBe('next')
   })
 
+  it("answers an address that names no practice with the wallet's page saying so, not the staff app", async () => {
+    for (const path of ['/wallet', '/wallet/', '/wallet/offers']) {
+      const response = await app().request(path)
+      expect(response.status, path).toBe(404)
+      const html = await response.text()
+      expect(html, path).not.toContain('staff')
+      expect(html, path).toContain('<meta name="glow:practice" content="missing">')
+      expect(html, path).toContain('<script type="module" src="/assets/wallet-abc.js">')
+    }
+  })
+
   it("answers the practice's manifest: its name, started at its wallet, standalone, with the icons", async () => {
     const response = await app().request('/wallet/3/manifest.webmanifest')
     expect(response.status).toBe(200)
@@ -89,6 +100,5 @@ describe('the patient wallet, served', () => {
     expect(worker.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8')
     expect(worker.headers.get('Cache-Control')).toBe('no-cache')
     expect(await (await app().request('/wallet.html')).text()).toBe(INDEX)
-    expect(await (await app().request('/wallet')).text()).toBe(INDEX)
   })
 })

@@ -224,6 +224,11 @@ export type WalletPracticeLookup = (practiceId: number) => Promise<{ name: strin
 
 /** `/wallet/{practiceId}` and anything below it (the wallet's own files aside). */
 const WALLET_PAGE = /^\/wallet\/(\d{1,9})(?:\/.*)?$/
+/**
+ * A wallet address that names no practice (`/wallet`, `/wallet/`, `/wallet/abc`; a name with a
+ * dot is a missing file): the wallet's page saying the link is not valid, not the staff app.
+ */
+const WALLET_WITHOUT_PRACTICE = /^\/wallet(?:\/[^./]*)?\/?$/
 /** The short link a practice prints or texts: `/w/{practiceId}`. */
 const WALLET_SHORT_LINK = /^\/w\/(\d{1,9})\/?$/
 const WALLET_MANIFEST = /^\/wallet\/(\d{1,9})\/manifest\.webmanifest$/
@@ -315,7 +320,8 @@ const WALLET_PAGES_KEPT = 500
  * - the patient's wallet (its own entry, wallet.html, without the staff app's bundle) answers
  *   `/wallet/{practiceId}` and every path below it, with the practice's name and manifest
  *   (`/wallet/{practiceId}/manifest.webmanifest`) from `walletPractice`; a practice that does not
- *   exist answers 404 with the page saying so; `/w/{practiceId}`, the short link, redirects there.
+ *   exist, or an address that names none (`/wallet`), answers 404 with the page saying so;
+ *   `/w/{practiceId}`, the short link, redirects there.
  */
 export function serveSpa(
   distDir: string,
@@ -374,6 +380,10 @@ export function serveSpa(
       decoded === undefined ? undefined : files.get(decoded === '/' ? '/index.html' : decoded)
     let status: 200 | 404 = 200
     const walletId = !file && walletHtml ? WALLET_PAGE.exec(path)?.[1] : undefined
+    if (!file && !walletId && walletHtml && WALLET_WITHOUT_PRACTICE.test(path)) {
+      status = 404
+      file = walletFile('page:none', '/wallet.html', () => walletPageHtml(walletHtml, 0, null))
+    }
     if (walletId && walletHtml) {
       const practiceId = Number(walletId)
       const practice = walletPractice ? await walletPractice(practiceId) : undefined
